@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// `npm test`: typecheck, then vitest, then one plain closing line the CI harness reads:
+// "N passed, N failed, N skipped". The exit code is non-zero when either step fails.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, existsSync } from "node:fs";
+
+const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
+const extra = process.argv.slice(2);
+
+const tsc = spawnSync("npx", ["tsc", "-p", ".", "--noEmit"], { stdio: "inherit", env });
+const typecheckOk = tsc.status === 0;
+if (!typecheckOk) console.error("typecheck failed");
+
+mkdirSync(".ci-out", { recursive: true });
+const report = ".ci-out/vitest.json";
+const vitest = spawnSync(
+  "npx",
+  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra],
+  { stdio: "inherit", env },
+);
+
+let passed = 0, failed = 0, skipped = 0;
+if (existsSync(report)) {
+  const r = JSON.parse(readFileSync(report, "utf8"));
+  passed = r.numPassedTests;
+  failed = r.numFailedTests;
+  skipped = r.numPendingTests + r.numTodoTests;
+  // A file that fails to load counts as a failure even though it reports no tests.
+  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
+  failed += brokenFiles;
+}
+if (!typecheckOk) failed += 1;
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(typecheckOk && vitest.status === 0 ? 0 : 1);

@@ -1,0 +1,53 @@
+// Configuration and state values as the plan engine and provider see them. A value may be
+// unknown until apply (an attribute of a resource that does not exist yet); unknown is a
+// first-class value of its own type, never a placeholder string.
+
+/** A value that will only be known during apply. Use the `UNKNOWN` singleton. */
+export class Unknown {
+  static readonly instance = new Unknown();
+  private constructor() {}
+  toJSON(): never {
+    throw new TypeError("an unknown value cannot be serialized; check isUnknown() first");
+  }
+  toString(): string {
+    return "(known after apply)";
+  }
+}
+
+export const UNKNOWN = Unknown.instance;
+
+export type Value = null | boolean | number | string | Unknown | Value[] | { [key: string]: Value };
+
+/** A value with no unknown anywhere inside it: plain JSON. */
+export type KnownValue = null | boolean | number | string | KnownValue[] | { [key: string]: KnownValue };
+
+export type Attributes = Record<string, Value>;
+
+export function isUnknown(value: unknown): value is Unknown {
+  return value === UNKNOWN;
+}
+
+/** True when the value, and everything nested in it, is known. */
+export function isWhollyKnown(value: Value): value is KnownValue {
+  if (value === UNKNOWN) return false;
+  if (Array.isArray(value)) return value.every(isWhollyKnown);
+  if (value !== null && typeof value === "object") return Object.values(value).every(isWhollyKnown);
+  return true;
+}
+
+/** Deep equality of two values; an unknown equals only another unknown. */
+export function valuesEqual(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (a instanceof Unknown || b instanceof Unknown) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as Value[];
+    return a.length === bb.length && a.every((item, i) => valuesEqual(item, bb[i]!));
+  }
+  const ao = a as Record<string, Value>;
+  const bo = b as Record<string, Value>;
+  const keys = Object.keys(ao);
+  if (keys.length !== Object.keys(bo).length) return false;
+  return keys.every((key) => Object.hasOwn(bo, key) && valuesEqual(ao[key]!, bo[key]!));
+}

@@ -1,0 +1,152 @@
+// The provider interface the plan engine drives, modelled on Terraform's resource protocol so
+// the seeds' vocabulary maps one to one (ARCHITECTURE §4): validate, plan (ModifyPlan lives
+// here), create, read, update, delete, importState — plus resumeWrite, which re-sends a write
+// whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
+
+import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Attributes, KnownValue } from "../core/values.ts";
+import type { WireFormRef } from "../core/protocol.ts";
+
+/** Path of an attribute inside a resource's attributes, Terraform style: `["versions", 0, "weight"]`. */
+export type AttributePath = (string | number)[];
+
+export type AttributeMode = "required" | "optional" | "computed" | "optional-computed";
+
+export type AttributeType =
+  | { kind: "string"; enum?: readonly string[] }
+  | { kind: "number"; integer: boolean; minimum?: number; maximum?: number }
+  | { kind: "bool" }
+  | { kind: "json" } // a string holding one JSON document (`vars_json`, `outputs_json`)
+  | { kind: "list"; element: AttributeType; minItems?: number; maxItems?: number }
+  | { kind: "set"; element: AttributeType; minItems?: number; maxItems?: number }
+  | { kind: "object"; attributes: Record<string, AttributeSchema> };
+
+export interface AttributeSchema {
+  mode: AttributeMode;
+  type: AttributeType;
+  /** A change to this attribute plans a replacement (RequiresReplace). */
+  forceNew: boolean;
+  /** Never shown in plan output or logs. Only the provider `token` is sensitive today. */
+  sensitive?: boolean;
+  /** Static default applied when configuration leaves an optional attribute null. */
+  default?: KnownValue;
+  /** A computed value keeps its prior value across plans instead of becoming unknown. */
+  useStateForUnknown?: boolean;
+  description?: string;
+}
+
+/** One Terraform resource type the provider serves — one Form line (group + kind). */
+export interface ResourceTypeSchema {
+  /** `takoform_worker_bundle` */
+  type: string;
+  /** The Form line: FormRef apiVersion + kind. */
+  apiVersion: string;
+  kind: string;
+  role: "identity" | "revision" | "deployment" | "attachment" | "policy";
+  declaresUpdate: boolean;
+  attributes: Record<string, AttributeSchema>;
+  /**
+   * Optional attributes whose contributed values may be dropped to start the resource as a
+   * placeholder (RFC 0011 rule 3): optional in the desiredSchema and the Form declares update.
+   */
+  placeholderEligible: readonly string[];
+}
+
+/** What the engine stores for one resource and hands back to the provider. */
+export interface ResourceState {
+  type: string;
+  /** Every attribute in Terraform naming: envelope (name, space, uid, generation, revision, form_*, …) and desired fields. */
+  attributes: Attributes;
+}
+
+export interface PlanRequest {
+  type: string;
+  address: string;
+  /** null when the resource does not exist yet. */
+  prior: ResourceState | null;
+  /** The resource's configuration after reference evaluation; null plans its destruction. */
+  config: Attributes | null;
+}
+
+export interface PlanResponse {
+  /** Proposed attributes after the change; null for a destroy. May contain unknowns. */
+  planned: Attributes | null;
+  /** Attribute paths whose change forces a replacement. Non-empty ⇒ the engine plans a replace. */
+  requiresReplace: AttributePath[];
+  diagnostics: Diagnostic[];
+}
+
+/** A host write about to be sent, recorded durably by the engine before the provider sends it. */
+export interface WriteIntent {
+  operation: "create" | "update" | "delete";
+  type: string;
+  space: string;
+  name: string;
+  ref: WireFormRef;
+  /** Incarnation the write addresses (empty for a create). */
+  uid: string;
+  idempotencyKey: string;
+  /** The exact request, without credentials, so a resume sends the same bytes. */
+  request: { method: string; path: string; headers: Record<string, string>; body?: string };
+}
+
+export interface WriteContext {
+  /**
+   * Extra scope mixed into the write's Idempotency-Key so that several writes of one resource in
+   * one deploy get distinct keys (RFC 0011 settling: `settle:<n>`, placeholders: `placeholder`).
+   */
+  idempotencyScope?: string;
+  /** Called with each mutating host request before it is sent; the engine persists it first. */
+  recordIntent(intent: WriteIntent): Promise<void> | void;
+  signal?: AbortSignal;
+}
+
+export interface WriteResult {
+  /**
+   * The state to record. A failed create that the host accepted still returns state (name,
+   * space, exact ref, pending_operation_id) so the next run reconciles instead of duplicating.
+   * null when nothing exists (a failed create before acceptance, or a completed delete).
+   */
+  state: ResourceState | null;
+  diagnostics: Diagnostic[];
+}
+
+export interface ReadResult {
+  /** null: the resource is gone (only a structured resource_not_found concludes that). */
+  state: ResourceState | null;
+  diagnostics: Diagnostic[];
+}
+
+export interface ImportResult {
+  state: ResourceState | null;
+  diagnostics: Diagnostic[];
+}
+
+export interface Provider {
+  /** Every resource type this provider build serves (bundled plus any project registry). */
+  schemas(): readonly ResourceTypeSchema[];
+  schema(type: string): ResourceTypeSchema | undefined;
+
+  /** Static checks of configuration; unknown values are skipped, never guessed. */
+  validate(type: string, config: Attributes): Diagnostic[];
+
+  /** ModifyPlan: relation-drift recovery, bundle re-hash, revision names, same-name safety, host support. */
+  plan(request: PlanRequest): Promise<PlanResponse>;
+
+  create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult>;
+  update(type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult>;
+  delete(type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult>;
+
+  /** Refresh: the pending-operation resume table, the UID rule, relation-drift warnings. */
+  read(prior: ResourceState): Promise<ReadResult>;
+
+  /** Parses an import ID (`NAME`, `SPACE/NAME` or the canonical JSON object) into state for a read. */
+  importState(type: string, id: string): ImportResult;
+
+  /**
+   * Re-sends a write whose intent was recorded but whose outcome was never recorded (the process
+   * died). The host replays it by Idempotency-Key when it committed, or executes it when it never
+   * arrived; nothing is ever adopted by name.
+   */
+  resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult>;
+}
