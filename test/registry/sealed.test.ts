@@ -1,0 +1,193 @@
+import { describe, it, expect } from "vitest";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  planSeal, sealPackages, staleFiles, packageIndex, serialize, SealError,
+  DEFINITION_MEDIA_TYPE, FIXTURE_MEDIA_TYPE, type PackagePayload,
+} from "../../scripts/seal-packages.ts";
+import { digestCanonical } from "../../src/forms/digest.ts";
+import { PACKAGES, CORPUS, UPSTREAM_LANE, readJson, upstreamForms, loadFormPackages, type Json } from "./packages.ts";
+
+function scratchCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), "seal-"));
+  cpSync(PACKAGES, dir, { recursive: true });
+  return dir;
+}
+
+function editJson(root: string, path: string, edit: (doc: Json) => void): void {
+  const doc = readJson(join(root, path));
+  edit(doc);
+  writeFileSync(join(root, path), serialize(doc));
+}
+
+describe("sealed packages", () => {
+  it("every file on disk holds exactly the sealed bytes", () => {
+    const plan = planSeal(PACKAGES);
+    expect(plan.length).toBeGreaterThan(100);
+    expect(staleFiles(PACKAGES, plan)).toEqual([]);
+  });
+
+  it("covers every definition, fixture, index and candidate set", () => {
+    const paths = new Set(planSeal(PACKAGES).map((f) => f.path));
+    for (const pkg of loadFormPackages()) {
+      expect(paths.has(`${pkg.dir}/definition.json`)).toBe(true);
+      expect(paths.has(`${pkg.dir}/package-index.json`)).toBe(true);
+      for (const f of pkg.fixtures) expect(paths.has(`${pkg.dir}/${f.path}`)).toBe(true);
+    }
+    for (const family of ["edge", "other", "mesh"]) expect(paths.has(`forms/${family}/v1alpha1/candidate-set.json`)).toBe(true);
+  });
+
+  it("package indexes and candidate sets agree with the definitions they name", () => {
+    for (const pkg of loadFormPackages()) {
+      const { apiVersion, kind, definitionVersion } = pkg.definition;
+      expect(pkg.index.formRef).toEqual({ apiVersion, kind, definitionVersion, schemaDigest: digestCanonical(pkg.definition) });
+      const listed = pkg.index.files.map((f: Json) => f.path);
+      expect(listed).toEqual([...listed].sort());
+      expect(listed).toEqual(["definition.json", ...pkg.fixtures.map((f) => f.path)].sort());
+      for (const file of pkg.index.files) {
+        expect(file.mediaType).toBe(file.path === "definition.json" ? DEFINITION_MEDIA_TYPE : FIXTURE_MEDIA_TYPE);
+        expect(file.size).toBe(readFileSync(join(PACKAGES, pkg.dir, file.path)).byteLength);
+      }
+    }
+  });
+
+  it("a changed Interface propagates to every Binding, Form, index and candidate set that names it", () => {
+    const root = scratchCopy();
+    try {
+      editJson(root, "interfaces/v1alpha1/edge.queue/definition.json", (doc) => {
+        doc.description += " Edited.";
+      });
+      const stale = staleFiles(root);
+      expect(stale).toContain("bindings/v1alpha1/module-worker.queue-producer/definition.json");
+      expect(stale).toContain("forms/edge/v1alpha1/at-least-once-queue/definition.json");
+      expect(stale).toContain("forms/edge/v1alpha1/queue-consumer/definition.json");
+      // WorkerVersion carries the Binding digest and the Interface digest; the deployment pins the version.
+      expect(stale).toContain("forms/edge/v1alpha1/worker-version/definition.json");
+      expect(stale).toContain("forms/edge/v1alpha1/worker-deployment/definition.json");
+      expect(stale).toContain("forms/edge/v1alpha1/worker-deployment/package-index.json");
+      expect(stale).toContain("forms/edge/v1alpha1/candidate-set.json");
+      expect(stale).not.toContain("forms/edge/v1alpha1/object-bucket/definition.json");
+      expect(stale).not.toContain("forms/mesh/v1alpha1/candidate-set.json");
+
+      const written = sealPackages(root);
+      expect(written.sort()).toEqual([...stale].sort());
+      expect(sealPackages(root)).toEqual([]);
+      const queue = readJson(join(root, "interfaces/v1alpha1/edge.queue/definition.json"));
+      const consumer = readJson(join(root, "forms/edge/v1alpha1/queue-consumer/definition.json"));
+      expect(consumer.desiredSchema.properties.queue["x-takoform-required-interface"].schemaDigest).toBe(digestCanonical(queue));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a re-formatted fixture is restored to the canonical layout, leaving every digest as it was", () => {
+    const root = scratchCopy();
+    try {
+      const fixture = "forms/mesh/v1alpha1/container/fixtures/desired.json";
+      const before = readFileSync(join(root, fixture), "utf8");
+      writeFileSync(join(root, fixture), JSON.stringify(readJson(join(root, fixture))));
+      expect(staleFiles(root)).toEqual([fixture]);
+      expect(sealPackages(root)).toEqual([fixture]);
+      expect(readFileSync(join(root, fixture), "utf8")).toBe(before);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a changed fixture value moves its package digest but not its schema digest", () => {
+    const root = scratchCopy();
+    try {
+      editJson(root, "forms/mesh/v1alpha1/container/fixtures/desired.json", (doc) => {
+        doc.image = "registry.example.test/render:1.5.0";
+      });
+      expect(staleFiles(root).sort()).toEqual(
+        ["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort(),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a reference to a contract it does not have", () => {
+    const root = scratchCopy();
+    try {
+      editJson(root, "forms/edge/v1alpha1/worker-endpoint/definition.json", (doc) => {
+        doc.desiredSchema.properties.worker["x-takoform-required-interface"].name = "worker.nothing";
+      });
+      expect(() => planSeal(root)).toThrow(SealError);
+      expect(() => planSeal(root)).toThrow(/unknown interface worker\.nothing@1\.0\.0/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a cycle of exact Form refs, which no digest could satisfy", () => {
+    const root = scratchCopy();
+    try {
+      editJson(root, "forms/mesh/v1alpha1/container/definition.json", (doc) => {
+        doc.desiredSchema.properties.owner = {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            apiVersion: { type: "string", const: "mesh.takoform-cdk.dev/v1alpha1" },
+            kind: { type: "string", const: "Worker" },
+            name: { type: "string", minLength: 1, maxLength: 63, pattern: "^[a-z][a-z0-9-]{0,62}$" },
+          },
+          required: ["apiVersion", "kind", "name"],
+          "x-takoform-target-formrefs": [
+            { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "Worker", definitionVersion: "0.1.0", schemaDigest: "sha256:" + "0".repeat(64) },
+          ],
+        };
+      });
+      expect(() => planSeal(root)).toThrow(/exact-ref cycle/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a payload the definition does not list", () => {
+    const root = scratchCopy();
+    try {
+      mkdirSync(join(root, "forms/other/v1alpha1/edge-kv-namespace/fixtures"), { recursive: true });
+      writeFileSync(join(root, "forms/other/v1alpha1/edge-kv-namespace/fixtures/stray.json"), "{}\n");
+      expect(() => planSeal(root)).toThrow(/stray\.json: not listed/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a candidate set naming a package it does not have", () => {
+    const root = scratchCopy();
+    try {
+      editJson(root, "forms/other/v1alpha1/candidate-set.json", (doc) => {
+        doc.defaultCreates.push({ slug: "no-such-form" });
+      });
+      expect(() => planSeal(root)).toThrow(/no-such-form/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!CORPUS)("the package index rules reproduce upstream's published digests", () => {
+  it("rebuilds every upstream v1alpha3 package index byte for byte", () => {
+    const candidates = readJson(join(UPSTREAM_LANE, "forms/candidates/edge/v1alpha1/candidate-set.json"));
+    const published = new Map<string, string>(candidates.forms.map((f: Json) => [f.kind, f.packageDigest]));
+    const packages = upstreamForms();
+    expect(packages).toHaveLength(12);
+    for (const pkg of packages) {
+      const raw = (p: string) => readFileSync(join(UPSTREAM_LANE, pkg.dir, p), "utf8");
+      const payloads: PackagePayload[] = [
+        { path: "definition.json", mediaType: DEFINITION_MEDIA_TYPE, text: raw("definition.json") },
+        ...pkg.fixtures.map((f) => ({ path: f.path, mediaType: FIXTURE_MEDIA_TYPE, text: raw(f.path) })),
+      ];
+      // Upstream files use the same formatting the seal writes.
+      for (const p of payloads) expect(serialize(JSON.parse(p.text))).toBe(p.text);
+      const index = packageIndex(pkg.index.formRef, payloads);
+      expect(serialize(index)).toBe(raw("package-index.json"));
+      expect(digestCanonical(index)).toBe(published.get(pkg.definition.kind));
+      expect(pkg.index.formRef.schemaDigest).toBe(digestCanonical(pkg.definition));
+    }
+  });
+});
