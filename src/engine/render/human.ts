@@ -1,0 +1,134 @@
+// The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
+// replacement, the cycle steps when there are any, warnings and errors, and the summary line.
+
+import type { Value } from "../../core/values.ts";
+import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
+import type { Plan, ResourceChange } from "../plan/types.ts";
+import { diffLines, SENSITIVE_VALUE } from "./values.ts";
+
+export interface HumanRenderOptions {
+  color: boolean;
+}
+
+const SYMBOL: Record<string, string> = {
+  create: "  +",
+  update: "  ~",
+  "delete,create": "-/+",
+  "create,delete": "+/-",
+  delete: "  -",
+  read: " <=",
+};
+
+const HEADLINE: Record<string, string> = {
+  create: "will be created",
+  update: "will be updated in-place",
+  "delete,create": "must be replaced",
+  "create,delete": "must be replaced",
+  delete: "will be destroyed",
+};
+
+function paint(text: string, code: string, options: HumanRenderOptions): string {
+  return options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+function colorOf(key: string): string {
+  if (key === "create") return "32";
+  if (key === "delete") return "31";
+  if (key === "update") return "33";
+  return "35";
+}
+
+function sensitiveOf(change: ResourceChange): Set<string> {
+  return new Set(change.sensitivePaths.map((p) => String(p[0])));
+}
+
+function masked(value: Value | undefined, sensitive: boolean): Value | undefined {
+  return sensitive && value !== undefined && value !== null ? SENSITIVE_VALUE : value;
+}
+
+function renderChange(change: ResourceChange, options: HumanRenderOptions): string {
+  const key = change.actions.join(",");
+  const symbol = SYMBOL[key] ?? "  ?";
+  let headline = HEADLINE[key] ?? key;
+  if (change.actionReason === "delete_because_no_resource_config") headline += " (not in configuration)";
+  if (change.actionReason === "relation_drift_recovery") headline += " (a referenced resource changed out of band)";
+  if (change.actionReason === "replace_by_triggers") headline += " (replace_triggered_by)";
+  if (change.placeholder) headline += " (as a cycle placeholder first)";
+  if (change.importingId !== undefined) headline += ` (imported from ${change.importingId})`;
+
+  const sensitive = sensitiveOf(change);
+  const forcing = new Set(change.replacePaths.map((p) => String(p[0])));
+  const before = change.before ?? {};
+  const after = change.after ?? {};
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const width = Math.max(0, ...names.map((n) => n.length));
+  const body: string[] = [];
+  let hidden = 0;
+  for (const name of names) {
+    const b = change.before === null ? undefined : masked(before[name], sensitive.has(name));
+    const a = change.after === null ? undefined : masked(after[name], sensitive.has(name));
+    const note = forcing.has(name) ? " # forces replacement" : "";
+    const lines = diffLines(name, b, a, "      ", width, note);
+    if (lines.length === 0 && b !== undefined && b !== null) hidden++;
+    body.push(...lines);
+  }
+  if (hidden > 0) body.push(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`);
+  const reasons = change.replaceReasons.map((r) => `        # ${r.path.join(".")}: ${r.reason}`);
+  const head = `  # ${change.address} ${headline}`;
+  const open = `${paint(symbol, colorOf(key), options)} resource "${change.type}" "${change.name}" {`;
+  return [paint(head, "1", options), open, ...body, ...reasons, "    }"].join("\n");
+}
+
+/** Counts for the summary line; a replacement counts once as an add and once as a destroy. */
+export function summarize(plan: Plan): { add: number; change: number; destroy: number; import: number } {
+  let add = 0, change = 0, destroy = 0, imported = 0;
+  for (const c of plan.resourceChanges) {
+    if (c.importingId !== undefined) imported++;
+    const key = c.actions.join(",");
+    if (key === "create") add++;
+    else if (key === "update") change++;
+    else if (key === "delete") destroy++;
+    else if (key === "delete,create" || key === "create,delete") { add++; destroy++; }
+  }
+  return { add, change, destroy, import: imported };
+}
+
+const CYCLE_STEPS = new Set(["create-placeholder", "finalize", "settle", "revert"]);
+
+export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
+  const out: string[] = [];
+  const changes = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op");
+  if (changes.length > 0) {
+    const used = new Set(changes.map((c) => c.actions.join(",")));
+    out.push("Resource actions are indicated with the following symbols:");
+    for (const key of ["create", "update", "delete,create", "create,delete", "delete"]) {
+      if (!used.has(key)) continue;
+      const label = { create: "create", update: "update in-place", "delete,create": "destroy and then create replacement", "create,delete": "create replacement and then destroy", delete: "destroy" }[key];
+      out.push(`  ${paint(SYMBOL[key]!.trim().padStart(3), colorOf(key), options)} ${label}`);
+    }
+    out.push("", "Takoform will perform the following actions:", "");
+    for (const change of changes) out.push(renderChange(change, options), "");
+  }
+  if (plan.steps.some((s) => CYCLE_STEPS.has(s.action))) {
+    out.push("Dependency cycles are resolved with placeholders (RFC 0011); the apply runs these steps:", "");
+    plan.steps.forEach((s, i) => out.push(`  ${String(i + 1).padStart(3)}. ${s.action}${s.pass !== undefined ? ` (pass ${s.pass})` : ""} ${s.address}`));
+    out.push("");
+  }
+  const outputs = plan.outputChanges.filter((o) => o.actions[0] !== "no-op");
+  if (outputs.length > 0) {
+    out.push("Changes to Outputs:");
+    for (const o of outputs) {
+      const after = o.sensitive ? SENSITIVE_VALUE : o.afterUnknown ? "(known after apply)" : JSON.stringify(o.after ?? null);
+      out.push(`  ${o.actions[0] === "delete" ? "-" : o.actions[0] === "create" ? "+" : "~"} ${o.name} = ${o.actions[0] === "delete" ? "null" : after}`);
+    }
+    out.push("");
+  }
+  for (const d of plan.diagnostics) out.push(renderDiagnostic(d, { color: options.color }), "");
+  if (changes.length === 0 && outputs.length === 0) {
+    out.push(plan.refreshOnly ? "No changes. State matches the host." : "No changes. Your infrastructure matches the configuration.");
+  } else {
+    const s = summarize(plan);
+    out.push(`Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,132 @@
+// The machine-readable plan: shaped like `terraform show -json` (resource_changes with Terraform's
+// action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
+
+import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
+import { diagnosticToJson } from "../../provider/diagnostics/render.ts";
+import type { AttributePath } from "../../provider/types.ts";
+import type { Plan, ResourceChange } from "../plan/types.ts";
+
+export const PLAN_JSON_FORMAT_VERSION = "1.2";
+const SENSITIVE = "(sensitive value)";
+
+/** `after` with unknown leaves removed: omitted from objects, null inside lists (Terraform's convention). */
+export function knownPart(value: Value): KnownValue | undefined {
+  if (isUnknown(value)) return undefined;
+  if (Array.isArray(value)) return value.map((item) => knownPart(item) ?? null);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, KnownValue> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const known = knownPart(item);
+      if (known !== undefined) out[key] = known;
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Terraform's `after_unknown`: the shape of `after` with every unknown leaf `true`; known leaves
+ * are omitted from objects and `false` inside lists.
+ */
+export function unknownMask(value: Value): unknown {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) {
+    return value.map((item) => {
+      const mask = unknownMask(item);
+      return mask === undefined ? false : mask;
+    });
+  }
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const mask = unknownMask(item);
+      if (mask !== undefined && mask !== false) out[key] = mask;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/** A `before_sensitive`/`after_sensitive` mask: `true` at each sensitive path. */
+function sensitiveMask(paths: readonly AttributePath[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of paths) {
+    let node: Record<string, unknown> = out;
+    path.forEach((step, i) => {
+      const key = String(step);
+      if (i === path.length - 1) node[key] = true;
+      else node = (node[key] ??= {}) as Record<string, unknown>;
+    });
+  }
+  return out;
+}
+
+function redact(value: KnownValue | undefined, paths: readonly AttributePath[]): KnownValue | undefined {
+  if (value === undefined || value === null || paths.length === 0) return value;
+  const copy = structuredClone(value) as Record<string, KnownValue>;
+  for (const path of paths) {
+    let node: unknown = copy;
+    for (let i = 0; i < path.length - 1 && node !== null && typeof node === "object"; i++) {
+      node = (node as Record<string, unknown>)[String(path[i])];
+    }
+    const last = String(path[path.length - 1]);
+    if (node !== null && typeof node === "object" && Object.hasOwn(node, last)) (node as Record<string, unknown>)[last] = SENSITIVE;
+  }
+  return copy;
+}
+
+function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    actions: change.actions,
+    before: redact(change.before ?? null, change.sensitivePaths) ?? null,
+    after: change.after === null ? null : redact(knownPart(change.after), change.sensitivePaths) ?? null,
+    after_unknown: change.after === null ? {} : unknownMask(change.after) ?? {},
+    before_sensitive: change.before === null ? false : sensitiveMask(change.sensitivePaths),
+    after_sensitive: change.after === null ? false : sensitiveMask(change.sensitivePaths),
+  };
+  if (change.replacePaths.length > 0) body["replace_paths"] = change.replacePaths;
+  if (change.importingId !== undefined) body["importing"] = { id: change.importingId };
+  const out: Record<string, unknown> = {
+    address: change.address,
+    mode: "managed",
+    type: change.type,
+    name: change.name,
+    provider_name: "registry.terraform.io/tako0614/takoform",
+    change: body,
+  };
+  if (change.actionReason !== undefined) out["action_reason"] = change.actionReason;
+  if (change.replaceReasons.length > 0) out["replace_reasons"] = change.replaceReasons;
+  if (change.placeholder) out["placeholder"] = true;
+  return out;
+}
+
+export function planToJson(plan: Plan): Record<string, unknown> {
+  return {
+    format_version: PLAN_JSON_FORMAT_VERSION,
+    takoform_plan_version: plan.formatVersion,
+    destroy: plan.destroy,
+    refresh_only: plan.refreshOnly,
+    state: { lineage: plan.stateLineage, serial: plan.stateSerial },
+    resource_changes: plan.resourceChanges.map(resourceChangeJson),
+    output_changes: Object.fromEntries(
+      plan.outputChanges.map((o) => [
+        o.name,
+        {
+          actions: o.actions,
+          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE) : o.before ?? null,
+          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE) : o.after ?? null,
+          after_unknown: o.afterUnknown,
+          before_sensitive: o.sensitive,
+          after_sensitive: o.sensitive,
+        },
+      ]),
+    ),
+    diagnostics: plan.diagnostics.map(diagnosticToJson),
+    steps: plan.steps.map((s) => {
+      const step: Record<string, unknown> = { id: s.id, address: s.address, action: s.action, depends_on: s.dependsOn };
+      if (s.instance !== undefined) step["instance"] = s.instance;
+      if (s.pass !== undefined) step["pass"] = s.pass;
+      return step;
+    }),
+  };
+}
