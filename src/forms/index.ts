@@ -1,0 +1,51 @@
+// The definition model: strict I-JSON, digests, Form/Interface/Binding definitions, relation
+// derivation, desired-spec validation and Form packages on disk.
+
+export { digestBytes, digestCanonical, canonicalJson, sha256Hex, type JsonValue } from "./digest.ts";
+export { parseStrictJson, StrictJsonError, type StrictJsonOptions, type StrictJsonReason } from "./strict-json.ts";
+export { escapePointerToken, unescapePointerToken, formatPointer, parsePointer, compareUtf8 } from "./pointer.ts";
+export * from "./refs.ts";
+export { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
+export {
+  deriveRelations,
+  relationInstances,
+  relationSchemaPointer,
+  isReferenceNode,
+  BINDING_ANNOTATION,
+  TARGET_FORMREFS,
+  REQUIRED_INTERFACE,
+  type Relation,
+  type RelationInstance,
+  type DerivationOrigin,
+} from "./relations.ts";
+export {
+  readFormDefinition,
+  readInterfaceDefinition,
+  readBindingDefinition,
+  classifyDocument,
+  isPackagePath,
+  type DocumentShape,
+  type FormDefinition,
+  type FormModel,
+  type InterfaceModel,
+  type InterfaceDefinition,
+  type BindingModel,
+  type BindingDefinition,
+  type ConformanceFixture,
+  type NegativeConformanceFixture,
+  type FixtureStage,
+  type Role,
+  ROLES,
+  BASE_CAPABILITIES,
+} from "./definition.ts";
+export {
+  compileDesiredSchema,
+  materializeDefaults,
+  SchemaCompileError,
+  TAKOFORM_KEYWORDS,
+  type SpecViolation,
+  type DesiredSpecValidator,
+} from "./validate.ts";
+export { checkPortableSchema, SCHEMA_DIALECT, PORTABLE_FIELD_POLICY } from "./schema-rules.ts";
+export { cloneJson, isJsonObject, type JsonObject } from "./shape.ts";
+export * from "./package.ts";

@@ -1,0 +1,104 @@
+// Desired-spec validation with ajv (JSON Schema 2020-12), strict mode on. Each violation
+// carries the JSON pointer of the offending member: ajv's instancePath, extended with the
+// member name for `required`, `additionalProperties` and `propertyNames` errors (ajv reports
+// those at the parent object).
+//
+// Compiled validators are cached by the canonical digest of the schema, so every definition
+// that carries byte-different but JSON-equal schemas shares one compiled function.
+
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { digestCanonical, type JsonValue } from "./digest.ts";
+import { escapePointerToken } from "./pointer.ts";
+import { BINDING_ANNOTATION, REQUIRED_INTERFACE, TARGET_FORMREFS } from "./relations.ts";
+import { cloneJson, hasOwn, isJsonObject, setMember, type JsonObject } from "./shape.ts";
+
+export interface SpecViolation {
+  pointer: string;
+  keyword: string;
+  message: string;
+}
+
+export interface DesiredSpecValidator {
+  validate(spec: JsonValue): SpecViolation[];
+}
+
+/** The annotation keywords Form definitions use; ajv strict mode refuses any other unknown one. */
+export const TAKOFORM_KEYWORDS = [BINDING_ANNOTATION, TARGET_FORMREFS, REQUIRED_INTERFACE, "x-takoform-fieldPolicy"] as const;
+
+/** Thrown when a schema does not compile (unknown keyword, bad pattern, broken $ref …). */
+export class SchemaCompileError extends Error {
+  override name = "SchemaCompileError";
+}
+
+let ajv: Ajv2020 | undefined;
+const cache = new Map<string, DesiredSpecValidator>();
+
+function engine(): Ajv2020 {
+  if (ajv === undefined) {
+    ajv = new Ajv2020({
+      strict: true,
+      allowUnionTypes: true,
+      allErrors: true,
+      // Compiled functions are cached here by digest; ajv need not remember schemas itself.
+      addUsedSchema: false,
+    });
+    for (const keyword of TAKOFORM_KEYWORDS) ajv.addKeyword(keyword);
+    // `format` is asserted, as the upstream validator asserts it; no Edge desiredSchema uses it.
+    addFormats.default(ajv);
+  }
+  return ajv;
+}
+
+/** Compiles (or reuses) the validator of one schema. Throws SchemaCompileError. */
+export function compileDesiredSchema(desiredSchema: JsonValue): DesiredSpecValidator {
+  const key = digestCanonical(desiredSchema);
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  let fn: ValidateFunction;
+  try {
+    // ajv keeps references into the schema; give it a private copy.
+    fn = engine().compile(cloneJson(desiredSchema) as object);
+  } catch (error) {
+    throw new SchemaCompileError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const validator: DesiredSpecValidator = {
+    validate(spec: JsonValue): SpecViolation[] {
+      if (fn(spec)) return [];
+      return (fn.errors ?? []).map(toViolation);
+    },
+  };
+  cache.set(key, validator);
+  return validator;
+}
+
+function toViolation(error: ErrorObject): SpecViolation {
+  let pointer = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "required" && typeof params.missingProperty === "string") {
+    pointer += `/${escapePointerToken(params.missingProperty)}`;
+  } else if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
+    pointer += `/${escapePointerToken(params.additionalProperty)}`;
+  } else if (error.keyword === "propertyNames" && typeof params.propertyName === "string") {
+    pointer += `/${escapePointerToken(params.propertyName)}`;
+  }
+  return { pointer, keyword: error.keyword, message: error.message ?? error.keyword };
+}
+
+/**
+ * Fills every top-level property the schema declares a `default` for and the spec omits
+ * (host-api §1.7). Present members keep their written value; nested defaults are not applied.
+ * Returns a deep copy; the inputs are never modified.
+ */
+export function materializeDefaults(desiredSchema: JsonValue, spec: JsonValue): JsonValue {
+  const copy = cloneJson(spec);
+  if (!isJsonObject(copy) || !isJsonObject(desiredSchema)) return copy;
+  const properties = desiredSchema.properties;
+  if (!isJsonObject(properties)) return copy;
+  for (const name of Object.keys(properties)) {
+    const property = properties[name];
+    if (!isJsonObject(property) || !hasOwn(property, "default") || hasOwn(copy, name)) continue;
+    setMember(copy as JsonObject, name, cloneJson(property.default!));
+  }
+  return copy;
+}
