@@ -1,0 +1,243 @@
+// HostClient: a negotiated Host API v1alpha3 lane and every call the provider and engine make on
+// it. `connect` validates the endpoint and discovery before any other call is possible, so a
+// client object always speaks to a verified v1alpha3 origin.
+
+import { API_ROOT, DISCOVERY_PATH, type LifecycleOperation, type WireFormRef, type WireOperation, type WireResource } from "../core/protocol.ts";
+import * as artifacts from "./artifacts.ts";
+import { type CallOptions, expectStatus, HostConnection, type RequestEvent, type WireCall } from "./connection.ts";
+import { parseEndpoint, validateDiscovery, type NegotiatedLane } from "./discovery.ts";
+import { ClientInputError, DiscoveryError, type HostApiError } from "./errors.ts";
+import type { BundleModule, WorkerBundleManifest } from "./manifest.ts";
+import { operationError } from "./operation-shape.ts";
+import * as operations from "./operations.ts";
+import { resend, type ResendExpectation } from "./resend.ts";
+import * as reads from "./resource-reads.ts";
+import type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
+import * as writes from "./resource-writes.ts";
+import * as support from "./support.ts";
+import { createNodeTransport, type HostTransport } from "./transport.ts";
+import type { JsonObject } from "./wire-reader.ts";
+
+export interface HostClientOptions {
+  /** The host origin, e.g. `https://host.example` or `http://127.0.0.1:8080`. */
+  endpoint: string;
+  /** Bearer token; never logged, never part of an error or a hook payload. */
+  token?: string;
+  /** Defaults to a keep-alive node:http(s) transport owned (and closed) by the client. */
+  transport?: HostTransport;
+  /** Total attempts of a retryable call (default 3). */
+  retryAttempts?: number;
+  /** Deadline of a call whose caller set none, and of operation polling (default 10 min). */
+  overallDeadlineMs?: number;
+  /** Deadline of the discovery request (default 15 s). */
+  discoveryTimeoutMs?: number;
+  userAgent?: string;
+  /** Debug hook: every request's method, URL and headers, Authorization excluded. */
+  onRequest?: (event: RequestEvent) => void;
+  /** Aborts the discovery. */
+  signal?: AbortSignal;
+  /** Source of the backoff jitter (tests pin it). */
+  random?: () => number;
+}
+
+export const DEFAULT_USER_AGENT = "takoform-cdk";
+
+export class HostClient {
+  private constructor(
+    private readonly conn: HostConnection,
+    private readonly ownedTransport?: { close(): void },
+  ) {}
+
+  /** Validates the endpoint, negotiates the v1alpha3 lane by discovery, and returns a ready client. */
+  static async connect(options: HostClientOptions): Promise<HostClient> {
+    const origin = parseEndpoint(options.endpoint);
+    if (options.token !== undefined && (options.token === "" || /[\u0000-\u001f\u007f]/.test(options.token))) {
+      throw new ClientInputError("takoform: the bearer token is empty or contains control characters");
+    }
+    const owned = options.transport === undefined ? createNodeTransport() : undefined;
+    const transport = options.transport ?? owned!;
+    const settings = {
+      transport,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      retryAttempts: options.retryAttempts ?? 3,
+      overallDeadlineMs: options.overallDeadlineMs ?? 600_000,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.onRequest !== undefined ? { onRequest: options.onRequest } : {}),
+      ...(options.random !== undefined ? { random: options.random } : {}),
+    };
+    const probe = new HostConnection({ ...settings, lane: { origin, apiPath: API_ROOT, features: {} } });
+    try {
+      const call: WireCall = { call: "discovery", method: "GET", path: DISCOVERY_PATH, retryable: false };
+      const callOpts: CallOptions = { deadline: Date.now() + (options.discoveryTimeoutMs ?? 15_000) };
+      if (options.signal) callOpts.signal = options.signal;
+      let lane: NegotiatedLane;
+      try {
+        const response = await probe.send(call, callOpts);
+        expectStatus(call, response, [200]);
+        lane = validateDiscovery(probe.json(call, response), origin);
+      } catch (err) {
+        if (err instanceof DiscoveryError) throw err;
+        const message = err instanceof Error ? err.message.replace(/^takoform: /, "") : String(err);
+        throw new DiscoveryError(`takoform: v1alpha3 discovery at ${origin.origin} failed: ${message}`, { cause: err });
+      }
+      return new HostClient(new HostConnection({ ...settings, lane }), owned);
+    } catch (err) {
+      owned?.close();
+      throw probe.scrub(err);
+    }
+  }
+
+  private async guard<T>(call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (err) {
+      throw this.conn.scrub(err);
+    }
+  }
+
+  /** The negotiated lane (origin, API base path, advertised optional endpoints and features). */
+  get lane(): NegotiatedLane {
+    return this.conn.lane;
+  }
+
+  /** Releases pooled sockets of a transport the client created itself. */
+  close(): void {
+    this.ownedTransport?.close();
+  }
+
+  // ---- Forms ----
+
+  getFormAvailability(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormAvailability> {
+    return this.guard(reads.getFormAvailability(this.conn, space, ref, opts));
+  }
+
+  ensureFormAvailable(space: string, ref: WireFormRef, operation: Extract<LifecycleOperation, "create" | "update">, opts?: CallOptions): Promise<FormAvailability> {
+    return this.guard(reads.ensureFormAvailable(this.conn, space, ref, operation, opts));
+  }
+
+  getFormDefinition(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormDefinitionDocument> {
+    return this.guard(reads.getFormDefinition(this.conn, space, ref, opts));
+  }
+
+  // ---- Resources ----
+
+  validateResource(request: reads.ResourceRequest, opts?: CallOptions): Promise<ValidationAnswer> {
+    return this.guard(reads.validateResource(this.conn, request, opts));
+  }
+
+  prepareResource(request: reads.ResourceRequest, expectedGeneration?: string, opts?: CallOptions): Promise<PreparedResource> {
+    return this.guard(reads.prepareResource(this.conn, request, expectedGeneration, opts));
+  }
+
+  applyResource(request: reads.ResourceRequest, fence?: writes.ApplyFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+    return this.guard(writes.applyResource(this.conn, request, fence, opts));
+  }
+
+  /** A 404 `resource_not_found` is thrown as a HostApiError; test it with isResourceNotFound. */
+  getResource(space: string, ref: WireFormRef, name: string, opts?: CallOptions): Promise<WireResource> {
+    return this.guard(reads.getResource(this.conn, space, ref, name, opts));
+  }
+
+  observeResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+    return this.guard(writes.observeResource(this.conn, space, ref, name, fence, opts));
+  }
+
+  /** Absence (direct 404 or a terminal `resource_not_found`) is thrown; isResourceNotFound tells it apart. */
+  deleteResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.DeleteResult> {
+    return this.guard(writes.deleteResource(this.conn, space, ref, name, fence, opts));
+  }
+
+  importResource(request: writes.ImportRequest, fence?: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+    return this.guard(writes.importResource(this.conn, request, fence, opts));
+  }
+
+  /** Re-sends a recorded write intent and finishes its answer like the original call. */
+  resend(request: writes.IntentRequest, expect: ResendExpectation & { kind: "delete" }, opts?: CallOptions): Promise<writes.DeleteResult>;
+  resend(request: writes.IntentRequest, expect: ResendExpectation & { kind: "apply" | "import" }, opts?: CallOptions): Promise<writes.ResourceResult>;
+  resend(request: writes.IntentRequest, expect: ResendExpectation, opts?: CallOptions): Promise<writes.ResourceResult | writes.DeleteResult>;
+  resend(request: writes.IntentRequest, expect: ResendExpectation, opts?: CallOptions): Promise<writes.ResourceResult | writes.DeleteResult> {
+    return this.guard(resend(this.conn, request, expect, opts));
+  }
+
+  // ---- Operations ----
+
+  getOperation(id: string, opts?: CallOptions): Promise<operations.OperationAnswer> {
+    return this.guard(operations.getOperation(this.conn, id, opts));
+  }
+
+  cancelOperation(id: string, opts?: CallOptions & { idempotencyScope?: string }): Promise<WireOperation> {
+    return this.guard(operations.cancelOperation(this.conn, id, opts));
+  }
+
+  /**
+   * Polls an operation to its terminal state. The terminal document is returned; a terminal error
+   * is also given typed (taxonomy status, retryable only for auto-retryable codes).
+   */
+  awaitOperation(id: string, opts: CallOptions = {}): Promise<{ operation: WireOperation; error?: HostApiError }> {
+    return this.guard(this.pollToEnd(id, opts));
+  }
+
+  private async pollToEnd(id: string, opts: CallOptions): Promise<{ operation: WireOperation; error?: HostApiError }> {
+    const first = await operations.getOperation(this.conn, id, opts);
+    const awaitOpts: operations.AwaitOptions = { ...opts };
+    if (first.retryAfterMs !== undefined) awaitOpts.initialRetryAfterMs = first.retryAfterMs;
+    const operation = await operations.awaitOperation(this.conn, first.operation, awaitOpts);
+    return operation.error ? { operation, error: operationError(operation, `operation ${id}`, "operation") } : { operation };
+  }
+
+  // ---- Artifacts ----
+
+  startUpload(manifest: JsonObject, opts?: artifacts.ArtifactOptions): Promise<{ uploadId: string; missingBlobs: string[] }> {
+    return this.guard(artifacts.startUpload(this.conn, manifest, opts));
+  }
+
+  putBlob(uploadId: string, digest: string, bytes: Uint8Array, opts?: CallOptions): Promise<void> {
+    return this.guard(artifacts.putBlob(this.conn, uploadId, digest, bytes, opts));
+  }
+
+  commitUpload(uploadId: string, manifestDigest: string, opts?: artifacts.ArtifactOptions): Promise<string> {
+    return this.guard(artifacts.commitUpload(this.conn, uploadId, manifestDigest, opts));
+  }
+
+  abandonUpload(uploadId: string, opts?: artifacts.ArtifactOptions): Promise<void> {
+    return this.guard(artifacts.abandonUpload(this.conn, uploadId, opts));
+  }
+
+  headBlob(digest: string, opts?: CallOptions): Promise<boolean> {
+    return this.guard(artifacts.headBlob(this.conn, digest, opts));
+  }
+
+  getArtifactManifest(digest: string, opts?: CallOptions): Promise<JsonObject> {
+    return this.guard(artifacts.getArtifactManifest(this.conn, digest, opts));
+  }
+
+  uploadArtifact(manifest: JsonObject, blobs: ReadonlyMap<string, Uint8Array>, opts?: artifacts.ArtifactOptions): Promise<artifacts.UploadResult> {
+    return this.guard(artifacts.uploadArtifact(this.conn, manifest, blobs, opts));
+  }
+
+  uploadWorkerBundle(
+    input: { mainModule: string; modules: readonly BundleModule[] },
+    opts?: artifacts.ArtifactOptions,
+  ): Promise<artifacts.UploadResult & { manifest: WorkerBundleManifest }> {
+    return this.guard(artifacts.uploadWorkerBundle(this.conn, input, opts));
+  }
+
+  // ---- Support profiles ----
+
+  listFormSupport(opts?: CallOptions) {
+    return this.guard(support.listFormSupport(this.conn, opts));
+  }
+
+  getFormSupport(ref: WireFormRef, opts?: CallOptions) {
+    return this.guard(support.getFormSupport(this.conn, ref, opts));
+  }
+
+  getInterfaceSupport(name: string, version: string, opts?: CallOptions) {
+    return this.guard(support.getInterfaceSupport(this.conn, name, version, opts));
+  }
+
+  getBindingSupport(name: string, version: string, opts?: CallOptions) {
+    return this.guard(support.getBindingSupport(this.conn, name, version, opts));
+  }
+}
+

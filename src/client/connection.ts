@@ -1,0 +1,219 @@
+// One negotiated connection to a host: it sends requests with the common headers, bounds each by
+// a deadline, retries only stable retryable error envelopes of calls flagged retryable, and turns
+// every non-2xx answer into a typed error. It never logs or reports the bearer token.
+
+import type { JsonValue } from "../forms/digest.ts";
+import type { NegotiatedLane } from "./discovery.ts";
+import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
+import { decodeErrorResponse } from "./operation-shape.ts";
+import { parseRetryAfter, retryDelay, sleep } from "./timing.ts";
+import { headerValues, type HostTransport, type HostTransportResponse } from "./transport.ts";
+import { MAX_RESPONSE_BYTES, WireReader } from "./wire-reader.ts";
+
+/** Per-call controls every request accepts. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Absolute deadline in milliseconds since the epoch (Date.now() clock). */
+  deadline?: number;
+}
+
+/** What a debug hook sees of a request: never the credential. */
+export interface RequestEvent {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  attempt: number;
+}
+
+export interface ConnectionSettings {
+  lane: NegotiatedLane;
+  transport: HostTransport;
+  token?: string;
+  userAgent: string;
+  retryAttempts: number;
+  overallDeadlineMs: number;
+  onRequest?: (event: RequestEvent) => void;
+  random?: () => number;
+}
+
+/** One HTTP exchange the client wants to make. */
+export interface WireCall {
+  /** Names the call in messages, e.g. `apply edge.example/v1 Queue "prod"/q`. */
+  call: string;
+  method: string;
+  /** Origin-relative target with its query. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  contentType?: string;
+  /** Flagged retryable (apply, delete, observe, import, upload start, commit, cancel, abandon). */
+  retryable: boolean;
+}
+
+const REDACTED = "[redacted]";
+
+export class HostConnection {
+  readonly lane: NegotiatedLane;
+  readonly transport: HostTransport;
+  readonly retryAttempts: number;
+  readonly overallDeadlineMs: number;
+  readonly random: () => number;
+  private readonly token: string | undefined;
+  private readonly userAgent: string;
+  private readonly onRequest: ((event: RequestEvent) => void) | undefined;
+
+  constructor(settings: ConnectionSettings) {
+    this.lane = settings.lane;
+    this.transport = settings.transport;
+    this.token = settings.token;
+    this.userAgent = settings.userAgent;
+    this.retryAttempts = Math.max(1, Math.floor(settings.retryAttempts));
+    this.overallDeadlineMs = settings.overallDeadlineMs;
+    this.onRequest = settings.onRequest;
+    this.random = settings.random ?? Math.random;
+  }
+
+  get apiPath(): string {
+    return this.lane.apiPath;
+  }
+
+  /** Removes the token from any text a host (or a transport) produced. */
+  readonly redact = (text: string): string => (this.token ? text.split(this.token).join(REDACTED) : text);
+
+  /**
+   * Last line of defence for the credential: scrubs it from an error's message and stack, and
+   * from its causes, whatever path produced them.
+   */
+  scrub(err: unknown): unknown {
+    if (!this.token) return err;
+    let current: unknown = err;
+    for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+      if (current.message.includes(this.token)) current.message = this.redact(current.message);
+      if (current.stack?.includes(this.token)) current.stack = this.redact(current.stack);
+      current = (current as { cause?: unknown }).cause;
+    }
+    return err;
+  }
+
+  /** The deadline a call runs under: the caller's, else now + the overall deadline. */
+  deadlineOf(opts: CallOptions): number {
+    return opts.deadline ?? Date.now() + this.overallDeadlineMs;
+  }
+
+  /** The headers a call sends, Authorization excluded (what an intent records). */
+  publicHeaders(call: WireCall): Record<string, string> {
+    const headers: Record<string, string> = { Accept: "application/json", "User-Agent": this.userAgent };
+    if (call.body !== undefined) headers["Content-Type"] = call.contentType ?? "application/json";
+    for (const [name, value] of Object.entries(call.headers ?? {})) {
+      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+      headers[name] = value;
+    }
+    return headers;
+  }
+
+  /**
+   * Sends a call and returns its 2xx answer. Non-2xx answers become HostApiError or
+   * ProtocolInvalidError; only a stable envelope with `retryable: true` on a call flagged
+   * retryable is tried again, with the same bytes and the same Idempotency-Key.
+   */
+  async send(call: WireCall, opts: CallOptions = {}): Promise<HostTransportResponse> {
+    const deadline = this.deadlineOf(opts);
+    const callerHasDeadline = opts.deadline !== undefined;
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.exchange(call, opts.signal, deadline, attempt);
+      if (response.status >= 200 && response.status < 300) return response;
+      const error = decodeErrorResponse(call.call, response.status, response.body, parseRetryAfter(response.headers), this.redact);
+      const last = attempt + 1 >= this.retryAttempts;
+      if (!call.retryable || last || !(error instanceof HostApiError) || !error.retryable) throw error;
+      const delay = retryDelay(error.retryAfterMs, attempt, callerHasDeadline, this.random);
+      // Waiting past the caller's deadline cannot end in an answer; report the host's refusal now.
+      if (callerHasDeadline && Date.now() + delay >= deadline) throw error;
+      await this.pause(delay, opts.signal);
+    }
+  }
+
+  /** An abortable wait; an abort surfaces as a TransportError. */
+  async pause(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (reason) {
+      throw new TransportError("aborted", "takoform: the call was aborted while waiting", undefined, { cause: reason });
+    }
+  }
+
+  private async exchange(call: WireCall, signal: AbortSignal | undefined, deadline: number, attempt: number): Promise<HostTransportResponse> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new TransportError("deadline", `takoform: ${call.call}: the deadline passed before the request was sent`);
+    if (signal?.aborted) throw new TransportError("aborted", `takoform: ${call.call}: the request was aborted`);
+    const headers = this.publicHeaders(call);
+    const url = `${this.lane.origin.origin}${call.path}`;
+    this.onRequest?.({ method: call.method, url, headers: { ...headers }, attempt });
+    if (this.token) headers["Authorization"] = `Bearer ${this.token}`;
+    const timeout = AbortSignal.timeout(remaining);
+    const composed = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let response: HostTransportResponse;
+    try {
+      const request = { method: call.method, url, headers, maxResponseBytes: MAX_RESPONSE_BYTES, signal: composed };
+      response = await this.transport(call.body === undefined ? request : { ...request, body: call.body });
+    } catch (err) {
+      throw this.transportFailure(call, err, timeout.aborted);
+    }
+    if (call.method !== "HEAD" && response.body.byteLength > MAX_RESPONSE_BYTES) {
+      throw new TransportError("too-large", `takoform: ${call.call}: host response body exceeds ${MAX_RESPONSE_BYTES} bytes`, response.status);
+    }
+    return response;
+  }
+
+  private transportFailure(call: WireCall, err: unknown, timedOut: boolean): TransportError {
+    if (err instanceof TransportError) {
+      const reason = timedOut && err.reason === "aborted" ? "deadline" : err.reason;
+      return new TransportError(reason, this.redact(`takoform: ${call.call}: ${err.message.replace(/^takoform: /, "")}`), err.status, { cause: err });
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return new TransportError(timedOut ? "deadline" : "network", this.redact(`takoform: ${call.call}: transport failed: ${message}`), undefined, { cause: err });
+  }
+
+  /** A reader for the body of `response` to `call`. */
+  reader(call: WireCall | string, status: number): WireReader {
+    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact);
+  }
+
+  /** Strict JSON of a 2xx body, refusing an empty one. */
+  json(call: WireCall | string, response: HostTransportResponse): JsonValue {
+    return this.reader(call, response.status).json(response.body);
+  }
+}
+
+/** Refuses a 2xx outside the call's list. */
+export function expectStatus(call: WireCall | string, response: HostTransportResponse, allowed: readonly number[]): void {
+  if (!allowed.includes(response.status)) {
+    const name = typeof call === "string" ? call : call.call;
+    throw new ProtocolInvalidError(`takoform: ${name}: host returned unexpected success status ${response.status}`, response.status);
+  }
+}
+
+/** A 204 must have an empty body. */
+export function expectEmptyBody(call: WireCall | string, response: HostTransportResponse): void {
+  if (response.body.byteLength !== 0) {
+    const name = typeof call === "string" ? call : call.call;
+    throw new ProtocolInvalidError(`takoform: ${name}: host returned ${response.status} with a non-empty body`, response.status);
+  }
+}
+
+/** The single ETag a representation carries, checked equal to `"<revision>"`. */
+export function expectETag(call: WireCall | string, response: HostTransportResponse, revision: string, optional = false): void {
+  const values = headerValues(response.headers, "etag");
+  if (optional && values.length === 0) return;
+  if (values.length !== 1 || values[0] !== `"${revision}"`) {
+    const name = typeof call === "string" ? call : call.call;
+    throw new ProtocolInvalidError(
+      `takoform: ${name}: host response must carry exactly one ETag, the quoted revision "${revision}" (got ${values.length === 0 ? "none" : values.join(" | ")})`,
+      response.status,
+    );
+  }
+}
+
+const UTF8 = new TextEncoder();
+export function utf8(text: string): Uint8Array {
+  return UTF8.encode(text);
+}

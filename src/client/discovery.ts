@@ -1,0 +1,183 @@
+// Endpoint and discovery validation (reference provider §7.1, host API §2.1). The bearer token
+// is only ever sent to the configured origin, so every advertised endpoint must be that origin,
+// with exactly the lane's paths written without any percent-encoding.
+
+import { API_ROOT, HOST_API_VERSION, REQUIRED_FEATURES } from "../core/protocol.ts";
+import type { JsonValue } from "../forms/digest.ts";
+import { DiscoveryError } from "./errors.ts";
+
+/** A configured endpoint reduced to the origin every call goes to. */
+export interface HostOrigin {
+  /** `scheme://host[:port]` as the WHATWG URL parser normalizes it (default ports dropped). */
+  origin: string;
+  scheme: "http" | "https";
+  /** Lower-case host name; IPv6 addresses keep their brackets. */
+  hostname: string;
+  /** The effective port (80/443 when none is written). */
+  port: number;
+}
+
+export interface NegotiatedLane {
+  origin: HostOrigin;
+  /** Path of the API base, always `/apis/forms.takoform.com/v1alpha3`. */
+  apiPath: string;
+  /** Optional endpoints, validated and recorded though the client does not use them. */
+  artifacts?: string;
+  operations?: string;
+  support?: string;
+  oidcIssuer?: string;
+  /** Feature flags exactly as advertised (the seven required ones are all true). */
+  features: Record<string, boolean>;
+}
+
+interface RawUrl {
+  scheme: string;
+  authority: string;
+  path: string;
+  query?: string;
+  fragment?: string;
+}
+
+// RFC 3986 appendix B, kept raw so nothing the host wrote is normalized away before it is judged.
+const URL_PARTS = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/s;
+
+function splitUrl(raw: string): RawUrl | undefined {
+  const m = URL_PARTS.exec(raw);
+  if (!m) return undefined;
+  const parts: RawUrl = { scheme: m[1]!.toLowerCase(), authority: m[2]!, path: m[3]! };
+  if (m[4] !== undefined) parts.query = m[4];
+  if (m[5] !== undefined) parts.fragment = m[5];
+  return parts;
+}
+
+/** Parses the scheme and authority, refusing userinfo, a query and a fragment. */
+function parseOrigin(raw: string, what: string, allowedSchemes: readonly string[]): { parts: RawUrl; origin: HostOrigin } {
+  const parts = splitUrl(raw);
+  if (!parts) throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} is not an absolute URL`);
+  if (!allowedSchemes.includes(parts.scheme)) {
+    throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} must use ${allowedSchemes.join(" or ")}`);
+  }
+  if (parts.authority.includes("@")) throw new DiscoveryError(`takoform: ${what} must not carry userinfo`);
+  if (parts.query !== undefined) throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} must not carry a query`);
+  if (parts.fragment !== undefined) throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} must not carry a fragment`);
+  if (parts.authority === "" || /[\\\s]/.test(parts.authority)) {
+    throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} has no valid host`);
+  }
+  let url: URL;
+  try {
+    url = new URL(`${parts.scheme}://${parts.authority}/`);
+  } catch {
+    throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} has no valid host`);
+  }
+  const scheme = parts.scheme as "http" | "https";
+  const port = url.port === "" ? (scheme === "https" ? 443 : 80) : Number(url.port);
+  return { parts, origin: { origin: url.origin, scheme, hostname: url.hostname.toLowerCase(), port } };
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1 — the only hosts plain http may reach. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (h === "localhost") return true;
+  if (h === "[::1]" || h === "::1") return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return v4 !== null && v4.slice(1).every((o) => Number(o) <= 255) && Number(v4[1]) === 127;
+}
+
+/**
+ * The configured endpoint: an absolute http(s) origin, path empty or `/`, no userinfo, query or
+ * fragment; plain http only for a loopback host.
+ */
+export function parseEndpoint(endpoint: string): HostOrigin {
+  const { parts, origin } = parseOrigin(endpoint, "endpoint", ["http", "https"]);
+  if (parts.path !== "" && parts.path !== "/") {
+    throw new DiscoveryError(`takoform: endpoint ${JSON.stringify(endpoint)} must be an origin; its path must be empty or "/"`);
+  }
+  if (origin.scheme === "http" && !isLoopbackHost(origin.hostname)) {
+    throw new DiscoveryError(
+      `takoform: endpoint ${JSON.stringify(endpoint)} uses plain http for a non-loopback host; use https (http is allowed only for localhost, 127.0.0.0/8 and ::1)`,
+    );
+  }
+  return origin;
+}
+
+function sameOrigin(a: HostOrigin, b: HostOrigin): boolean {
+  return a.scheme === b.scheme && a.hostname === b.hostname && a.port === b.port;
+}
+
+function isObject(v: JsonValue | undefined): v is { [key: string]: JsonValue } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const ENDPOINT_KEYS = ["api", "artifacts", "operations", "support", "oidc_issuer"] as const;
+
+/** Validates a decoded discovery document against the configured origin. */
+export function validateDiscovery(doc: JsonValue, configured: HostOrigin): NegotiatedLane {
+  if (!isObject(doc)) throw new DiscoveryError("takoform: versioned discovery is not a JSON object");
+  for (const key of Object.keys(doc)) {
+    if (key !== "api_versions" && key !== "features" && key !== "endpoints") {
+      throw new DiscoveryError(`takoform: versioned discovery carries the unknown member ${JSON.stringify(key)}`);
+    }
+  }
+  const versions = doc["api_versions"];
+  if (!Array.isArray(versions) || versions.length !== 1 || versions[0] !== HOST_API_VERSION) {
+    throw new DiscoveryError(`takoform: versioned discovery must advertise only API version ${HOST_API_VERSION}`);
+  }
+  const features = doc["features"];
+  if (!isObject(features)) throw new DiscoveryError("takoform: versioned discovery has no features object");
+  for (const [name, value] of Object.entries(features)) {
+    if (typeof value !== "boolean") {
+      throw new DiscoveryError(`takoform: versioned discovery features.${name} must be a boolean`);
+    }
+  }
+  for (const name of REQUIRED_FEATURES) {
+    if (features[name] !== true) throw new DiscoveryError(`takoform: versioned discovery does not advertise features.${name}`);
+  }
+  const endpoints = doc["endpoints"];
+  if (!isObject(endpoints)) throw new DiscoveryError("takoform: versioned discovery has no endpoints object");
+  for (const key of Object.keys(endpoints)) {
+    if (!(ENDPOINT_KEYS as readonly string[]).includes(key)) {
+      throw new DiscoveryError(`takoform: versioned discovery endpoints carries the unknown member ${JSON.stringify(key)}`);
+    }
+  }
+  for (const key of ENDPOINT_KEYS) {
+    const value = endpoints[key];
+    if (value !== undefined && typeof value !== "string") {
+      throw new DiscoveryError(`takoform: versioned discovery endpoints.${key} must be a string`);
+    }
+  }
+  if (endpoints["api"] === undefined) throw new DiscoveryError("takoform: versioned discovery omits endpoints.api");
+
+  const lane: NegotiatedLane = { origin: configured, apiPath: API_ROOT, features: features as Record<string, boolean> };
+  const expectedPaths: Record<string, string> = {
+    api: API_ROOT,
+    artifacts: `${API_ROOT}/artifacts`,
+    operations: `${API_ROOT}/operations`,
+    support: `${API_ROOT}/support`,
+  };
+  for (const key of ["api", "artifacts", "operations", "support"] as const) {
+    const raw = endpoints[key] as string | undefined;
+    if (raw === undefined) continue;
+    const what = `discovery endpoints.${key}`;
+    const { parts, origin } = parseOrigin(raw, what, ["http", "https"]);
+    if (!sameOrigin(origin, configured)) {
+      throw new DiscoveryError(
+        `takoform: ${what} ${JSON.stringify(raw)} is not the configured origin ${configured.origin}; cross-origin discovery endpoints are rejected to protect bearer credentials`,
+      );
+    }
+    if (parts.path.includes("%")) {
+      throw new DiscoveryError(
+        `takoform: ${what} ${JSON.stringify(raw)}: endpoint path must not percent-encode any character; v1alpha3 paths are ordinary segments`,
+      );
+    }
+    if (parts.path !== expectedPaths[key]) {
+      throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} must have the path ${expectedPaths[key]}, not ${JSON.stringify(parts.path)}`);
+    }
+    if (key !== "api") lane[key] = raw;
+  }
+  const issuer = endpoints["oidc_issuer"] as string | undefined;
+  if (issuer !== undefined) {
+    parseOrigin(issuer, "discovery endpoints.oidc_issuer", ["https"]);
+    lane.oidcIssuer = issuer;
+  }
+  return lane;
+}

@@ -1,0 +1,38 @@
+// Public surface of the Host API v1alpha3 client.
+
+export { HostClient, DEFAULT_USER_AGENT, type HostClientOptions } from "./client.ts";
+export type { CallOptions, RequestEvent } from "./connection.ts";
+export {
+  AcceptedError,
+  ClientInputError,
+  DiscoveryError,
+  FormUnavailableError,
+  HostApiError,
+  OperationDeadlineError,
+  ProtocolInvalidError,
+  TakoformClientError,
+  TransportError,
+  hostErrorOf,
+  isOperationNotFound,
+  isResourceNotFound,
+  statusForCode,
+} from "./errors.ts";
+export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "./go-json.ts";
+export { mutationKey, incarnationKey, bodyDigestHex, uploadStartKey, commitKey, cancelKey, abandonKey } from "./keys.ts";
+export { buildWorkerBundleManifest, type BundleModule, type BuiltManifest, type WorkerBundleManifest } from "./manifest.ts";
+export type { ResourceRequest } from "./resource-reads.ts";
+export type {
+  ApplyFence,
+  DeleteResult,
+  ImportRequest,
+  IncarnationFence,
+  IntentRequest,
+  MutationOptions,
+  ResourceResult,
+  WriteIntentRecord,
+} from "./resource-writes.ts";
+export type { ResendExpectation } from "./resend.ts";
+export type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
+export type { UploadResult, ArtifactOptions } from "./artifacts.ts";
+export { createNodeTransport, inProcessTransport, type InProcessHandler, type HostTransport, type HostTransportRequest, type HostTransportResponse, type NodeTransport } from "./transport.ts";
+export type { NegotiatedLane } from "./discovery.ts";
