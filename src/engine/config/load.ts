@@ -1,0 +1,239 @@
+// Reads one synthesized stack (cdk.tf.json, or any Terraform JSON file given with --config) into
+// a StackConfig. Every problem becomes a diagnostic; the config is returned only when there is
+// no error, so nothing downstream can plan from a half-understood stack.
+
+import { readFile } from "node:fs/promises";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { readImports } from "./blocks/imports.ts";
+import { readOutputs } from "./blocks/outputs.ts";
+import { readProvider } from "./blocks/provider.ts";
+import { readResources } from "./blocks/resources.ts";
+import { readVariables } from "./blocks/variables.ts";
+import { CONFIG_CODES, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
+import { referencesOf, variablesOf } from "./expression/evaluate.ts";
+import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
+
+export interface LoadResult {
+  /** null when any diagnostic is an error. */
+  config: StackConfig | null;
+  diagnostics: Diagnostic[];
+}
+
+const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
+  data: {
+    detail: "Data sources read external objects at plan time; takoform has no read-only lookups.",
+    repair: "Reference a managed resource's attribute instead, or pass the value in as a variable.",
+  },
+  locals: {
+    detail: "Local values are Terraform expressions evaluated by Terraform; takoform does not evaluate them.",
+    repair: "Replace each TerraformLocal with a TypeScript constant.",
+  },
+  module: {
+    detail: "Terraform modules are HCL the engine cannot load.",
+    repair: "Compose resources with constructs (for example WorkerApp) instead of a Terraform module.",
+  },
+  moved: {
+    detail: "Moving a resource to a new address is not supported yet.",
+    repair: "Keep the resource's address stable (e.g. overrideLogicalId), or let plan destroy and re-create it.",
+  },
+  removed: {
+    detail: "removed blocks are not supported.",
+    repair: "Delete the construct and let plan destroy the resource, or use `takoform state` to forget it without destroying it.",
+  },
+  check: {
+    detail: "check blocks hold Terraform assertions, which takoform does not evaluate.",
+    repair: "Assert in TypeScript or in tests instead.",
+  },
+};
+
+/** Settings of the `terraform` block that have no meaning for takoform and are skipped silently. */
+const IGNORED_TERRAFORM = new Set(["backend", "required_providers", "required_version"]);
+
+export async function loadConfigFile(file: string): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return {
+      config: null,
+      diagnostics: [
+        {
+          severity: "error",
+          code: CONFIG_CODES.invalidJson,
+          summary: `Cannot read the configuration file ${file}`,
+          cause: (error as Error).message,
+          repair: "Check the path given with --config, or run `takoform synth`.",
+        },
+      ],
+    };
+  }
+  return loadStackConfig(text, { file });
+}
+
+/** Loads a stack from its JSON text (or an already parsed document). */
+export function loadStackConfig(source: unknown, options: { file?: string } = {}): LoadResult {
+  const problems = new Problems();
+  const where = options.file ?? "the configuration";
+  let document: unknown = source;
+  if (typeof source === "string") {
+    try {
+      document = JSON.parse(source);
+    } catch (error) {
+      problems.error({ code: CONFIG_CODES.invalidJson, summary: `${where} is not valid JSON`, detail: (error as Error).message, repair: "Re-run the synthesis (`takoform synth`)." });
+      return { config: null, diagnostics: problems.diagnostics };
+    }
+  }
+  if (!isPlainObject(document)) {
+    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where} is not a Terraform JSON object`, repair: "Give a cdk.tf.json produced by cdktf synthesis." });
+    return { config: null, diagnostics: problems.diagnostics };
+  }
+
+  const config: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [] };
+  if (options.file !== undefined) config.file = options.file;
+  for (const [key, block] of Object.entries(document)) {
+    switch (key) {
+      case "//": {
+        const metadata = isPlainObject(block) && isPlainObject(block.metadata) ? block.metadata : {};
+        if (typeof metadata.stackName === "string") config.stackName = metadata.stackName;
+        break;
+      }
+      case "resource":
+        config.resources = readResources(block, problems);
+        break;
+      case "output":
+        config.outputs = readOutputs(block, problems);
+        break;
+      case "variable":
+        config.variables = readVariables(block, problems);
+        break;
+      case "provider":
+        config.provider = readProvider(block, problems);
+        break;
+      case "import":
+        config.imports = readImports(block, problems);
+        break;
+      case "terraform":
+        readTerraformSettings(block, problems);
+        break;
+      default: {
+        const refused = REFUSED_BLOCKS[key];
+        problems.error({
+          code: CONFIG_CODES.unsupportedBlock,
+          summary: refused ? `\`${key}\` blocks are not supported` : `Unknown top-level block \`${key}\``,
+          detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import and terraform blocks.",
+          repair: refused?.repair ?? `Remove the ${key} block.`,
+        });
+      }
+    }
+  }
+  checkReferences(config, problems);
+  const failed = problems.diagnostics.some((d) => d.severity === "error");
+  return { config: failed ? null : config, diagnostics: problems.diagnostics };
+}
+
+function readTerraformSettings(block: unknown, problems: Problems): void {
+  if (!isPlainObject(block)) return;
+  for (const key of Object.keys(block)) {
+    if (IGNORED_TERRAFORM.has(key) || key === "//") continue;
+    problems.warning({
+      code: CONFIG_CODES.ignoredSetting,
+      summary: `terraform.${key} is ignored`,
+      detail: key === "cloud" ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud." : "takoform does not use this Terraform setting.",
+      repair: `Remove terraform.${key} to silence this warning.`,
+    });
+  }
+}
+
+/** Every reference must name something declared, and no resource may refer to itself. */
+function checkReferences(config: StackConfig, problems: Problems): void {
+  const undeclared = (ref: ReferenceExpr, context: string, address?: string, attribute?: string) =>
+    problems.error({
+      code: CONFIG_CODES.undeclaredReference,
+      summary: `${context} refers to ${ref.address}, which is not declared`,
+      detail: `The reference \${${ref.text}} names no resource of this stack.`,
+      repair: "Declare the resource in the same stack, or fix the reference.",
+      ...(address ? { address } : {}),
+      ...(attribute ? { attribute } : {}),
+    });
+  const checkVariables = (expr: Expression, context: string, address?: string, attribute?: string) => {
+    for (const ref of variablesOf(expr)) {
+      if (config.variables.has(ref.name)) continue;
+      problems.error({
+        code: CONFIG_CODES.undeclaredReference,
+        summary: `${context} refers to the undeclared variable "${ref.name}"`,
+        detail: `\${${ref.text}} names no variable of this stack.`,
+        repair: `Declare it with new TerraformVariable(this, "${ref.name}", { … }).`,
+        ...(address ? { address } : {}),
+        ...(attribute ? { attribute } : {}),
+      });
+    }
+  };
+
+  for (const resource of config.resources.values()) {
+    const where = describeResource(resource.address, resource.constructPath);
+    const checkExpr = (expr: Expression, attribute: string, context: string) => {
+      for (const ref of referencesOf(expr)) {
+        if (ref.address === resource.address) {
+          problems.error({
+            code: CONFIG_CODES.selfReference,
+            summary: `${context} refers to the resource itself`,
+            detail: `\${${ref.text}} in ${attribute}: a resource cannot depend on its own attributes.`,
+            repair: "Remove the reference; a value the resource only learns after apply cannot configure it.",
+            address: resource.address,
+            attribute,
+          });
+        } else if (!config.resources.has(ref.address)) {
+          undeclared(ref, context, resource.address, attribute);
+        }
+      }
+      checkVariables(expr, context, resource.address, attribute);
+    };
+    for (const [attribute, expr] of Object.entries(resource.attributes)) checkExpr(expr, attribute, where);
+    for (const contribution of resource.contributions) {
+      const context = `The contribution from ${contribution.from} to ${where}`;
+      if (contribution.from === resource.address) {
+        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} contributes to itself`, detail: "A contribution comes from another construct.", repair: "Set the value in the resource's own configuration.", address: resource.address });
+      } else if (!config.resources.has(contribution.from)) {
+        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} names an undeclared source`, detail: `${contribution.from} is not a resource of this stack.`, repair: "Contribute from a resource of the same stack.", address: resource.address });
+      }
+      for (const [attribute, expr] of Object.entries(contribution.values)) checkExpr(expr, attribute, context);
+    }
+    for (const ref of resource.lifecycle.replaceTriggeredBy) {
+      checkExpr(ref, "lifecycle.replace_triggered_by", where);
+    }
+    for (const dependency of resource.dependsOn) {
+      if (dependency === resource.address) {
+        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} depends on itself`, repair: "Remove it from depends_on.", address: resource.address, attribute: "depends_on" });
+      } else if (!config.resources.has(dependency)) {
+        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${where} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry.", address: resource.address, attribute: "depends_on" });
+      }
+    }
+  }
+
+  for (const output of config.outputs.values()) {
+    const context = `output "${output.name}"`;
+    for (const ref of referencesOf(output.value)) if (!config.resources.has(ref.address)) undeclared(ref, context);
+    checkVariables(output.value, context);
+    for (const dependency of output.dependsOn) {
+      if (!config.resources.has(dependency)) {
+        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry." });
+      }
+    }
+  }
+
+  if (config.provider) {
+    for (const [key, expr] of Object.entries(config.provider)) checkVariables(expr as Expression, `The takoform provider's ${key}`);
+  }
+
+  const imported = new Set<string>();
+  for (const entry of config.imports) {
+    if (!config.resources.has(entry.to)) {
+      problems.error({ code: CONFIG_CODES.invalidImport, summary: `An import targets ${entry.to}, which is not declared`, detail: "An import fills the state of a resource declared in the stack.", repair: "Declare the resource, then import into it." });
+    }
+    if (imported.has(entry.to)) {
+      problems.error({ code: CONFIG_CODES.invalidImport, summary: `${entry.to} is imported twice`, repair: "Keep one import per resource.", address: entry.to });
+    }
+    imported.add(entry.to);
+    checkVariables(entry.id, `The import into ${entry.to}`);
+  }
+}

@@ -1,0 +1,200 @@
+// Locating the stack of a cdktf project: run the app named in cdktf.json the way the cdktf CLI
+// does (cwd = project dir, CDKTF_OUTDIR = the output directory, CDKTF_CONTEXT_JSON = the
+// context), read <outdir>/manifest.json, pick the stack, load its cdk.tf.json.
+
+import { spawn } from "node:child_process";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { CONFIG_CODES, isPlainObject } from "./diagnostics.ts";
+import { loadConfigFile, type LoadResult } from "./load.ts";
+
+export interface ProjectOptions {
+  /** The stack to load (`--stack NAME`); required when the app defines more than one. */
+  stack?: string;
+  /** Environment for the app (default: this process's). CDKTF_OUTDIR and friends are set on top. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** How long the app may run before it is killed. Default 5 minutes. */
+  timeoutMs?: number;
+}
+
+export interface SynthResult {
+  /** Absolute output directory (cdktf.json `output`, default `cdktf.out`). */
+  outdir: string;
+  /** Stack name → absolute path of its cdk.tf.json. Empty when synthesis failed. */
+  stacks: Map<string, string>;
+  diagnostics: Diagnostic[];
+}
+
+export interface ProjectLoadResult extends LoadResult {
+  stack?: string;
+  stackFile?: string;
+  outdir?: string;
+}
+
+const STDERR_LINES_SHOWN = 40;
+
+/** Runs the project's app and reads the manifest it wrote (`takoform synth`). */
+export async function synthesizeProject(projectDir: string, options: ProjectOptions = {}): Promise<SynthResult> {
+  const dir = resolve(projectDir);
+  const diagnostics: Diagnostic[] = [];
+  const fail = (code: Diagnostic["code"], summary: string, detail: string | undefined, repair: string, outdir = join(dir, "cdktf.out")): SynthResult => {
+    const diagnostic: Diagnostic = { severity: "error", code, summary, repair };
+    if (detail) diagnostic.detail = detail;
+    diagnostics.push(diagnostic);
+    return { outdir, stacks: new Map(), diagnostics };
+  };
+
+  const projectFile = join(dir, "cdktf.json");
+  let project: unknown;
+  try {
+    project = JSON.parse(await readFile(projectFile, "utf8"));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return fail(
+      CONFIG_CODES.projectInvalid,
+      missing ? `${dir} has no cdktf.json` : `${projectFile} is not valid JSON`,
+      missing ? undefined : (error as Error).message,
+      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Fix the JSON in cdktf.json.",
+    );
+  }
+  if (!isPlainObject(project) || typeof project.app !== "string" || project.app.trim() === "") {
+    return fail(CONFIG_CODES.projectInvalid, 'cdktf.json has no "app" command', undefined, 'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".');
+  }
+  const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
+  const outdir = isAbsolute(output) ? output : join(dir, output);
+  const manifestPath = join(outdir, "manifest.json");
+  // A manifest left by an earlier run must not pass for this run's result. cdktf's App creates
+  // only the last level of its outdir, so the parents are made here, as the cdktf CLI does.
+  await rm(manifestPath, { force: true });
+  await mkdir(outdir, { recursive: true });
+
+  const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: outdir, SYNTH_HCL_OUTPUT: "false" };
+  if (isPlainObject(project.context)) env.CDKTF_CONTEXT_JSON = JSON.stringify(project.context);
+  const run = await runApp(project.app, dir, env, options.timeoutMs ?? 300_000);
+  if (run.exitCode !== 0) {
+    const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    return fail(
+      CONFIG_CODES.appFailed,
+      `The app "${project.app}" ${why}`,
+      tail(run.stderr) || tail(run.stdout) || "It printed nothing.",
+      `Fix the error above; run "${project.app}" in ${dir} to see its full output.`,
+      outdir,
+    );
+  }
+
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(await readFile(manifestPath, "utf8"));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return fail(
+      CONFIG_CODES.manifestInvalid,
+      missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `${manifestPath} is not valid JSON`,
+      missing ? "The app must call app.synth()." : (error as Error).message,
+      missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
+      outdir,
+    );
+  }
+  const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
+  if (stacksBlock === null) return fail(CONFIG_CODES.manifestInvalid, `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
+
+  const stacks = new Map<string, string>();
+  for (const name of Object.keys(stacksBlock).sort()) {
+    const entry = stacksBlock[name];
+    if (!isPlainObject(entry) || typeof entry.synthesizedStackPath !== "string") continue;
+    stacks.set(name, join(outdir, entry.synthesizedStackPath));
+    for (const annotation of Array.isArray(entry.annotations) ? entry.annotations : []) {
+      if (!isPlainObject(annotation) || typeof annotation.message !== "string") continue;
+      const level = String(annotation.level ?? "");
+      if (!level.endsWith("warn") && !level.endsWith("error")) continue;
+      diagnostics.push({
+        severity: level.endsWith("error") ? "error" : "warning",
+        code: CONFIG_CODES.appAnnotation,
+        summary: annotation.message,
+        detail: `Reported by the construct ${String(annotation.constructPath ?? "?")} in stack ${name}.`,
+      });
+    }
+  }
+  return { outdir, stacks, diagnostics };
+}
+
+/** Runs the app, picks the stack and loads it. */
+export async function loadProjectConfig(projectDir: string, options: ProjectOptions = {}): Promise<ProjectLoadResult> {
+  const synth = await synthesizeProject(projectDir, options);
+  const diagnostics = [...synth.diagnostics];
+  if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir };
+  const names = [...synth.stacks.keys()];
+  let stack: string | undefined;
+  if (options.stack !== undefined) {
+    if (!synth.stacks.has(options.stack)) {
+      diagnostics.push({
+        severity: "error",
+        code: CONFIG_CODES.stackNotFound,
+        summary: `The app has no stack named "${options.stack}"`,
+        detail: names.length ? `Its stacks are: ${names.join(", ")}.` : "It defines no stacks.",
+        repair: names.length ? `Use --stack with one of: ${names.join(", ")}.` : "Create a TerraformStack in the app.",
+      });
+      return { config: null, diagnostics, outdir: synth.outdir };
+    }
+    stack = options.stack;
+  } else if (names.length === 1) {
+    stack = names[0];
+  } else {
+    diagnostics.push(
+      names.length === 0
+        ? { severity: "error", code: CONFIG_CODES.stackNotFound, summary: "The app defines no stacks", repair: "Create a TerraformStack in the app." }
+        : {
+            severity: "error",
+            code: CONFIG_CODES.stackAmbiguous,
+            summary: `The app defines ${names.length} stacks`,
+            detail: `Its stacks are: ${names.join(", ")}.`,
+            repair: `Choose one with --stack NAME (${names.join(", ")}).`,
+          },
+    );
+    return { config: null, diagnostics, outdir: synth.outdir };
+  }
+  const stackFile = synth.stacks.get(stack!)!;
+  const loaded = await loadConfigFile(stackFile);
+  diagnostics.push(...loaded.diagnostics);
+  const failed = diagnostics.some((d) => d.severity === "error");
+  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir };
+}
+
+interface AppRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command through the shell (as cdktf does); keeps the last 64 KiB of each stream. */
+function runApp(command: string, cwd: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<AppRun> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, { cwd, env: env as NodeJS.ProcessEnv, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    const keep = (buffer: string, chunk: string) => (buffer + chunk).slice(-65_536);
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout = keep(stdout, chunk)));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = keep(stderr, chunk)));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolvePromise({ exitCode: null, signal: null, timedOut, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.on("close", (exitCode, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ exitCode, signal, timedOut, stdout, stderr });
+    });
+  });
+}
+
+function tail(text: string): string {
+  const lines = text.trimEnd().split("\n");
+  return lines.slice(-STDERR_LINES_SHOWN).join("\n");
+}

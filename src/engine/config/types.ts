@@ -1,0 +1,151 @@
+// The typed model of a synthesized stack: what the engine plans from. Expressions are parsed once
+// at load time; nothing here is evaluated until the engine supplies values (evaluate.ts).
+
+import type { KnownValue } from "../../core/values.ts";
+import type { AttributePath } from "../../provider/types.ts";
+
+// ---- expressions ----
+
+/** A value with no interpolation anywhere inside it (after `$${` / `%%{` unescaping). */
+export interface LiteralExpr {
+  kind: "literal";
+  value: KnownValue;
+}
+
+/** `${takoform_x.name.attr[0].field}`: an attribute (path may be empty: the whole resource). */
+export interface ReferenceExpr {
+  kind: "reference";
+  /** `takoform_x.name` */
+  address: string;
+  path: AttributePath;
+  /** The traversal as written, without `${ }`, for messages. */
+  text: string;
+}
+
+/** `${var.name}` or `${var.name.field}`. */
+export interface VariableExpr {
+  kind: "variable";
+  name: string;
+  path: AttributePath;
+  text: string;
+}
+
+export type InterpolationExpr = ReferenceExpr | VariableExpr;
+
+/** A string mixing literal text and interpolations; evaluates to a string. */
+export interface TemplateExpr {
+  kind: "template";
+  parts: (string | InterpolationExpr)[];
+}
+
+export interface ListExpr {
+  kind: "list";
+  items: Expression[];
+}
+
+export interface ObjectExpr {
+  kind: "object";
+  entries: Record<string, Expression>;
+}
+
+/**
+ * A string that is exactly one interpolation is the interpolation itself (a reference or a
+ * variable), so it evaluates to the referenced value with its own type — cdktf renders a number
+ * reference as `"${type.name.replicas}"`.
+ */
+export type Expression = LiteralExpr | ReferenceExpr | VariableExpr | TemplateExpr | ListExpr | ObjectExpr;
+
+// ---- blocks ----
+
+export interface LifecycleConfig {
+  createBeforeDestroy: boolean;
+  preventDestroy: boolean;
+  /** `"all"`, or the attribute paths whose configured changes are ignored. */
+  ignoreChanges: "all" | AttributePath[];
+  /** Replace this resource when any of these resources (path empty) or attributes change. */
+  replaceTriggeredBy: ReferenceExpr[];
+}
+
+/**
+ * Values another construct contributed to this resource (RFC 0011). Kept apart from
+ * `attributes`: a placeholder is the resource's attributes without its contributions.
+ */
+export interface ContributionConfig {
+  /** Address of the contributing construct's resource. */
+  from: string;
+  /** Contributed attribute name → value. */
+  values: Record<string, Expression>;
+}
+
+export interface ResourceConfig {
+  /** `takoform_module_worker.api` */
+  address: string;
+  type: string;
+  name: string;
+  /** The resource's own configuration (meta-arguments and `//` removed). */
+  attributes: Record<string, Expression>;
+  contributions: ContributionConfig[];
+  /** Addresses from `depends_on`, sorted, without duplicates. */
+  dependsOn: string[];
+  lifecycle: LifecycleConfig;
+  /** The construct path from `//.metadata.path` (e.g. `demo/api`), for messages. */
+  constructPath?: string;
+}
+
+export interface OutputConfig {
+  name: string;
+  value: Expression;
+  sensitive: boolean;
+  description?: string;
+  dependsOn: string[];
+}
+
+/** A variable's declared type (Terraform type constraint syntax, parsed). */
+export type TypeConstraint =
+  | { kind: "any" }
+  | { kind: "string" }
+  | { kind: "number" }
+  | { kind: "bool" }
+  | { kind: "list" | "set" | "map"; element: TypeConstraint }
+  | { kind: "object"; attributes: Record<string, TypeConstraint>; optional: string[] }
+  | { kind: "tuple"; elements: TypeConstraint[] };
+
+export interface VariableConfig {
+  name: string;
+  type: TypeConstraint;
+  /** The type as written (`list(string)`), for messages. */
+  typeText: string;
+  /** Absent: the variable is required. */
+  default?: KnownValue;
+  sensitive: boolean;
+  nullable: boolean;
+  description?: string;
+}
+
+/** The stack's `provider.takoform` block. Only literals and variables are allowed in it. */
+export interface ProviderConfig {
+  endpoint?: Expression;
+  space?: Expression;
+  /** Sensitive: never shown, never stored. */
+  token?: Expression;
+}
+
+export interface ImportConfig {
+  /** Address of the resource to import into. */
+  to: string;
+  /** The import ID: `NAME`, `SPACE/NAME`, or JSON text of the canonical object. Literal or variables. */
+  id: Expression;
+}
+
+export interface StackConfig {
+  /** The file read, when loaded from disk. */
+  file?: string;
+  /** `//.metadata.stackName`, when cdktf wrote it. */
+  stackName?: string;
+  /** Every resource, keyed and iterated in address order. */
+  resources: Map<string, ResourceConfig>;
+  outputs: Map<string, OutputConfig>;
+  variables: Map<string, VariableConfig>;
+  provider: ProviderConfig | null;
+  imports: ImportConfig[];
+}

@@ -1,0 +1,125 @@
+// Values for the stack's input variables. Precedence, highest first:
+//   1. a value passed by the caller (`--var NAME=VALUE`, a var file, the embedding API);
+//   2. the environment variable TAKOFORM_VAR_<name>;
+//   3. the environment variable TF_VAR_<name> (what a cdktf/Terraform user already has set);
+//   4. the declared default.
+// Text values (environment, or a string passed for a non-string type) are read as JSON for
+// structured types and converted for number/bool; Terraform would read HCL there, we read JSON.
+// Diagnostics never include the value of a sensitive variable.
+
+import type { Diagnostic } from "../../../core/diagnostic.ts";
+import type { KnownValue } from "../../../core/values.ts";
+import { CONFIG_CODES, Problems } from "../diagnostics.ts";
+import type { VariableConfig } from "../types.ts";
+import { convertValue, isStructured } from "./type-constraint.ts";
+
+export interface VariableInputs {
+  /** Values given explicitly; they win over the environment. */
+  values?: Readonly<Record<string, KnownValue>>;
+  /** The environment to read TAKOFORM_VAR_* / TF_VAR_* from (default: none). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export type VariableSource = "value" | `env:${string}` | "default";
+
+export interface ResolvedVariables {
+  values: Map<string, KnownValue>;
+  /** Names of variables declared sensitive: their values must never be shown or stored in the clear. */
+  sensitive: Set<string>;
+  /** Where each value came from, for `plan` output ("from TF_VAR_region"). */
+  sources: Map<string, VariableSource>;
+  diagnostics: Diagnostic[];
+}
+
+export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>, inputs: VariableInputs = {}): ResolvedVariables {
+  const problems = new Problems();
+  const values = new Map<string, KnownValue>();
+  const sensitive = new Set<string>();
+  const sources = new Map<string, VariableSource>();
+  const given = inputs.values ?? {};
+  const env = inputs.env ?? {};
+
+  for (const name of Object.keys(given).sort()) {
+    if (!variables.has(name)) {
+      problems.error({
+        code: CONFIG_CODES.undeclaredVariableValue,
+        summary: `A value was given for the undeclared variable "${name}"`,
+        detail: `The stack declares ${variables.size === 0 ? "no variables" : `the variables ${[...variables.keys()].map((v) => `"${v}"`).join(", ")}`}.`,
+        repair: `Remove the value, or declare it with new TerraformVariable(this, "${name}", { … }).`,
+      });
+    }
+  }
+
+  for (const variable of variables.values()) {
+    if (variable.sensitive) sensitive.add(variable.name);
+    let raw: KnownValue | undefined;
+    let source: VariableSource;
+    let fromText = false;
+    if (Object.hasOwn(given, variable.name)) {
+      raw = given[variable.name]!;
+      source = "value";
+      fromText = typeof raw === "string";
+    } else if (env[`TAKOFORM_VAR_${variable.name}`] !== undefined) {
+      raw = env[`TAKOFORM_VAR_${variable.name}`]!;
+      source = `env:TAKOFORM_VAR_${variable.name}`;
+      fromText = true;
+    } else if (env[`TF_VAR_${variable.name}`] !== undefined) {
+      raw = env[`TF_VAR_${variable.name}`]!;
+      source = `env:TF_VAR_${variable.name}`;
+      fromText = true;
+    } else if (variable.default !== undefined) {
+      raw = variable.default;
+      source = "default";
+    } else {
+      problems.error({
+        code: CONFIG_CODES.variableMissing,
+        summary: `No value for the required variable "${variable.name}"`,
+        detail: `The variable has no default${variable.description ? ` (${variable.description})` : ""}.`,
+        repair: `Set TAKOFORM_VAR_${variable.name} (or TF_VAR_${variable.name}) in the environment, or pass --var ${variable.name}=VALUE.`,
+      });
+      continue;
+    }
+
+    const origin = source === "value" ? "the given value" : source === "default" ? "the default" : source.slice(4);
+    if (fromText && typeof raw === "string" && isStructured(variable.type)) {
+      try {
+        raw = JSON.parse(raw) as KnownValue;
+      } catch {
+        problems.error({
+          code: CONFIG_CODES.variableType,
+          summary: `The value of variable "${variable.name}" is not valid JSON`,
+          detail: `${origin} must be JSON text for the type ${variable.typeText}.`,
+          repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.`,
+        });
+        continue;
+      }
+    }
+    if (raw === null && !variable.nullable) {
+      problems.error({
+        code: CONFIG_CODES.variableType,
+        summary: `The variable "${variable.name}" must not be null`,
+        detail: `It is declared with nullable = false, and ${origin} is null.`,
+        repair: "Give it a non-null value.",
+      });
+      continue;
+    }
+    const converted = convertValue(raw, variable.type, "", variable.sensitive);
+    if (!converted.ok) {
+      problems.error({
+        code: CONFIG_CODES.variableType,
+        summary: `The value of variable "${variable.name}" does not match its type ${variable.typeText}`,
+        detail: `From ${origin}: ${converted.reason}.`,
+        repair: `Give a value of type ${variable.typeText}.`,
+      });
+      continue;
+    }
+    values.set(variable.name, converted.value);
+    sources.set(variable.name, source);
+  }
+  return { values, sensitive, sources, diagnostics: problems.diagnostics };
+}
+
+function exampleFor(typeText: string): string {
+  if (typeText.startsWith("list") || typeText.startsWith("set") || typeText.startsWith("tuple")) return '["a","b"]';
+  return '{"key":"value"}';
+}

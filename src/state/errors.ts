@@ -1,0 +1,79 @@
+// Typed failures of the state store. Each message says what happened and what to do next.
+
+import type { LockInfo } from "./types.ts";
+
+export class StateError extends Error {
+  override name = "StateError";
+}
+
+/** Someone else holds the state lock (or held it and stopped renewing). */
+export class StateLockedError extends StateError {
+  override name = "StateLockedError";
+  constructor(
+    readonly lock: LockInfo,
+    /** The lease's expiry has passed: the holder stopped renewing it. */
+    readonly stale: boolean,
+    /** When known: the holder's process is not running on this host. */
+    readonly holderGone: boolean,
+    reason: string,
+  ) {
+    super(`${reason}\n${describeHolder(lock, stale, holderGone)}`);
+  }
+}
+
+/** This handle's lease was taken over (or released): it must not write any more. */
+export class LeaseLostError extends StateError {
+  override name = "LeaseLostError";
+  constructor(
+    readonly ourToken: number,
+    readonly current: LockInfo | null,
+  ) {
+    super(
+      current
+        ? `the state lease (token ${ourToken}) was taken over by "${current.holder}" (pid ${current.pid} on ${current.hostname}, token ${current.token}); this process must stop writing state`
+        : `the state lease (token ${ourToken}) is no longer held (it was released or broken); this process must stop writing state`,
+    );
+  }
+}
+
+/** A read-only open of a state file that does not exist. */
+export class StateNotFoundError extends StateError {
+  override name = "StateNotFoundError";
+  constructor(readonly path: string) {
+    super(`no state at ${path}; nothing has been applied in this project yet`);
+  }
+}
+
+/** The file is not a takoform state, or was written by a newer takoform. */
+export class StateFormatError extends StateError {
+  override name = "StateFormatError";
+  constructor(readonly path: string, detail: string) {
+    super(`${path} is not a state file this takoform can open: ${detail}`);
+  }
+}
+
+/** A write that would break a state invariant (an unknown value, an intent on a missing record, …). */
+export class StateWriteError extends StateError {
+  override name = "StateWriteError";
+  constructor(readonly address: string, detail: string) {
+    super(`cannot write state for ${address}: ${detail}`);
+  }
+}
+
+/** Misuse of the locking API by the caller (acquiring twice, renewing without a lease). */
+export class StateUsageError extends StateError {
+  override name = "StateUsageError";
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function describeHolder(lock: LockInfo, stale: boolean, holderGone: boolean): string {
+  const who = `Lock holder: "${lock.holder}", pid ${lock.pid} on host ${lock.hostname}, since ${iso(lock.acquiredAt)} (token ${lock.token}).`;
+  if (stale) {
+    const gone = holderGone ? ` Process ${lock.pid} is no longer running on this host.` : "";
+    return `${who} Its lease expired at ${iso(lock.expiresAt)}, so the holder stopped renewing it (it most likely crashed).${gone} If no other takoform process is working on this state, take the lock over with --force-unlock.`;
+  }
+  return `${who} Its lease is live until ${iso(lock.expiresAt)}. Wait for that run to finish; if its process is gone, the lease goes stale at that time and can then be taken over with --force-unlock.`;
+}

@@ -1,0 +1,70 @@
+// src/state — durable state and its lock.
+//
+// How the engine uses it
+// ----------------------
+//   const store = openLocalState(join(projectDir, ".takoform", "state.db"));
+//   await store.acquire({ holder: `apply:${runId}`, leaseMs: 60_000, wait: { timeoutMs: 0 } });
+//   const timer = setInterval(() => store.renew().catch(stop), 20_000);   // renew well inside the lease
+//
+//   // Before planning: finish what a crash interrupted.
+//   for (const record of await store.inFlight()) {
+//     // record.intent.write is the exact request; record.intent.previousStatus what it was before.
+//     const result = await provider.resumeWrite(record.intent!.write, priorStateOf(record));
+//     await store.settle(record.address, result.state ? toInput(result.state) : null);
+//   }
+//
+//   // One apply step (intent BEFORE the host call, result AFTER it):
+//   await provider.create(type, planned, {
+//     recordIntent: (write) => store.setIntent(address, "creating", { stepId, write }),
+//   }).then((result) => store.settle(address, result.state ? toInput(result.state) : null));
+//
+//   await store.putOutputs({ url: { value: "https://…", sensitive: false } });
+//   clearInterval(timer); await store.release(); await store.close();
+//
+// where `toInput(state)` is `{ type: state.type, status: "ready" | "placeholder", attributes,
+// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`.
+//
+// Guarantees
+// - Each write is one transaction on one record; the whole state is never rewritten.
+// - `serial()` rises with every data write (never with lock traffic) and `lineage` never
+//   changes: a saved plan stores both and refuses to apply when either differs.
+// - A write made by a handle whose lease was taken over fails with LeaseLostError before it
+//   changes anything; the engine must stop at once (no further host calls).
+// - A killed process loses no committed write; `inFlight()` then lists exactly the steps whose
+//   intent was recorded and whose result was not.
+// - Identity columns (ref, space, name, uid, generation, revision, pending_operation_id,
+//   relation_drift_reason) are derived from the provider's envelope attributes on every write.
+// - Values are known JSON only (an unknown is a StateWriteError); credentials are stripped from
+//   stored intents; sensitive values are stored sealed (see sensitive.ts).
+//
+// `openLocalStateReadOnly` serves `state list/show/pull` without touching the lock.
+// A PostgreSQL store for teams is planned behind the same StateStore interface (docs/state.md).
+
+export type {
+  AcquireOptions,
+  ContributionEdge,
+  InFlightStatus,
+  LockInfo,
+  RecordedIntent,
+  ResourceInput,
+  ResourceRecord,
+  ResourceStatus,
+  SettledStatus,
+  StateDocument,
+  StateReader,
+  StateStore,
+  StoredOutput,
+} from "./types.ts";
+export { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
+export {
+  LeaseLostError,
+  StateError,
+  StateFormatError,
+  StateLockedError,
+  StateNotFoundError,
+  StateUsageError,
+  StateWriteError,
+} from "./errors.ts";
+export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
+export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
+export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";

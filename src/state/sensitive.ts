@@ -1,0 +1,70 @@
+// Sensitive values never reach state in the clear. They are stored sealed as
+// `{"$sensitive":"sha256:<hex>"}`: enough to tell whether a configured value changed, never
+// enough to get it back.
+//
+// The hex is HMAC-SHA256 keyed by the state's lineage over the value's RFC 8785 canonical JSON.
+// Keying by lineage (rather than a bare SHA-256) means a precomputed table of hashes of common
+// secrets is useless against any state file, and the same secret in two states does not produce
+// the same seal. It does not make a weak secret unguessable by someone holding the file; that is
+// what keeping secrets out of state altogether (provider `token`) is for.
+
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { KnownValue } from "../core/values.ts";
+import { canonicalJson } from "../forms/digest.ts";
+import type { AttributePath } from "../provider/types.ts";
+
+// A type alias (not an interface) so a seal is assignable wherever a KnownValue object is.
+export type SealedSensitive = { $sensitive: string };
+
+const SEAL_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** Seals one value. `salt` is the state's lineage (`store.lineage`). */
+export function sealSensitive(value: KnownValue, salt: string): SealedSensitive {
+  const mac = createHmac("sha256", salt).update(canonicalJson(value), "utf8").digest("hex");
+  return { $sensitive: `sha256:${mac}` };
+}
+
+/** True for a value produced by `sealSensitive` (and nothing else: one key, a well-formed digest). */
+export function isSealedSensitive(value: unknown): value is SealedSensitive {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const seal = (value as Record<string, unknown>).$sensitive;
+  return keys.length === 1 && typeof seal === "string" && SEAL_PATTERN.test(seal);
+}
+
+/** Whether a sealed value was sealed from `value` under the same salt. Constant-time compare. */
+export function sealedMatches(sealed: SealedSensitive, value: KnownValue, salt: string): boolean {
+  const fresh = Buffer.from(sealSensitive(value, salt).$sensitive, "utf8");
+  const stored = Buffer.from(sealed.$sensitive, "utf8");
+  return fresh.length === stored.length && timingSafeEqual(fresh, stored);
+}
+
+/**
+ * A copy of `attributes` with the value at each path sealed. Paths that do not exist, or whose
+ * value is null (nothing secret to hide) or already sealed, are left as they are.
+ */
+export function sealAttributes(
+  attributes: Record<string, KnownValue>,
+  paths: readonly AttributePath[],
+  salt: string,
+): Record<string, KnownValue> {
+  if (paths.length === 0) return attributes;
+  const copy = structuredClone(attributes) as Record<string, KnownValue>;
+  for (const path of paths) {
+    if (path.length === 0) continue;
+    let parent: KnownValue = copy;
+    for (let i = 0; i < path.length - 1 && parent !== null; i++) parent = childOf(parent, path[i]!);
+    if (parent === null || typeof parent !== "object") continue;
+    const last = path[path.length - 1]!;
+    const current = childOf(parent, last);
+    if (current === null || isSealedSensitive(current)) continue;
+    (parent as Record<string | number, KnownValue>)[last] = sealSensitive(current, salt);
+  }
+  return copy;
+}
+
+function childOf(value: KnownValue, key: string | number): KnownValue {
+  if (Array.isArray(value)) return typeof key === "number" && key < value.length ? value[key]! : null;
+  if (value !== null && typeof value === "object" && typeof key === "string" && Object.hasOwn(value, key)) return value[key]!;
+  return null;
+}

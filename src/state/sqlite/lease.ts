@@ -1,0 +1,114 @@
+// The state lock: a lease with a fencing token, kept as one row in the state database itself so
+// the lock and the data it guards can be checked in the same transaction.
+//
+// - A lease is live until `expires_at`; its holder extends it with `renew()`.
+// - Every acquisition takes a new token from a counter that never goes down, so a token names
+//   exactly one tenure.
+// - A lease whose expiry has passed is stale. Nobody takes it silently: only an explicit takeover
+//   (`--force-unlock`) may, and a takeover of a live lease is refused.
+// - Every data write made under a lease re-reads the token inside its write transaction and
+//   fails with LeaseLostError if it changed: a process that was paused past its expiry and
+//   taken over can never write again (the "zombie" case).
+
+import { hostname as osHostname } from "node:os";
+import type BetterSqlite3 from "better-sqlite3";
+import { LeaseLostError, StateLockedError } from "../errors.ts";
+import type { AcquireOptions, LockInfo } from "../types.ts";
+import { lockFromRow, type LockRow } from "./rows.ts";
+
+type Db = BetterSqlite3.Database;
+
+export type AcquireAttempt = { acquired: LockInfo } | { blocked: LockInfo; stale: boolean };
+
+export class LeaseTable {
+  private readonly selectLock;
+  private readonly insertLock;
+  private readonly renewLock;
+  private readonly deleteLock;
+  private readonly nextToken;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {
+    this.selectLock = db.prepare<[], LockRow>("SELECT holder, pid, hostname, acquired_at, renewed_at, expires_at, token FROM lock WHERE id = 1");
+    this.insertLock = db.prepare(
+      "INSERT OR REPLACE INTO lock (id, holder, pid, hostname, acquired_at, renewed_at, expires_at, token) VALUES (1, @holder, @pid, @hostname, @acquired_at, @renewed_at, @expires_at, @token)",
+    );
+    this.renewLock = db.prepare("UPDATE lock SET renewed_at = ?, expires_at = ? WHERE id = 1 AND token = ?");
+    this.deleteLock = db.prepare("DELETE FROM lock WHERE id = 1 AND token = ?");
+    this.nextToken = db.prepare<[], { lock_token: number }>("UPDATE info SET lock_token = lock_token + 1 WHERE id = 1 RETURNING lock_token");
+  }
+
+  current(): LockInfo | null {
+    const row = this.selectLock.get();
+    return row ? lockFromRow(row) : null;
+  }
+
+  /** One attempt, in one immediate transaction: take a free (or, with takeover, stale) lease. */
+  tryAcquire(options: AcquireOptions): AcquireAttempt {
+    const attempt = this.db.transaction((): AcquireAttempt => {
+      const now = this.now();
+      const existing = this.current();
+      if (existing) {
+        const stale = existing.expiresAt <= now;
+        if (!stale || !options.takeover) return { blocked: existing, stale };
+      }
+      const token = this.nextToken.get()!.lock_token;
+      const row: LockRow = {
+        holder: options.holder,
+        pid: process.pid,
+        hostname: osHostname(),
+        acquired_at: now,
+        renewed_at: now,
+        expires_at: now + options.leaseMs,
+        token,
+      };
+      this.insertLock.run(row);
+      return { acquired: lockFromRow(row) };
+    });
+    return attempt.immediate();
+  }
+
+  renew(token: number, leaseMs: number): LockInfo {
+    const renew = this.db.transaction((): LockInfo => {
+      const now = this.now();
+      const changed = this.renewLock.run(now, now + leaseMs, token).changes;
+      const current = this.current();
+      if (changed === 0 || current === null) throw new LeaseLostError(token, current);
+      return current;
+    });
+    return renew.immediate();
+  }
+
+  release(token: number): boolean {
+    return this.deleteLock.run(token).changes > 0;
+  }
+
+  /**
+   * The fence every data write runs inside its own transaction. A handle holding a lease must
+   * still hold it; a handle holding none may write only while nobody holds the lock at all.
+   */
+  checkFence(token: number | null): void {
+    const current = this.current();
+    if (token !== null) {
+      if (current === null || current.token !== token) throw new LeaseLostError(token, current);
+      return;
+    }
+    if (current !== null) {
+      const stale = current.expiresAt <= this.now();
+      throw new StateLockedError(current, stale, holderGone(current), "the state is locked by another run, and this handle holds no lease, so it may not write");
+    }
+  }
+}
+
+/** True only when the holder ran on this host and its process no longer exists. */
+export function holderGone(lock: LockInfo): boolean {
+  if (lock.hostname !== osHostname() || lock.pid === process.pid) return false;
+  try {
+    process.kill(lock.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}

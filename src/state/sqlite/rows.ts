@@ -1,0 +1,148 @@
+// Row shapes of the SQLite layout and their conversion to and from the state model.
+
+import type { KnownValue } from "../../core/values.ts";
+import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus } from "../types.ts";
+import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "../records.ts";
+
+export interface ResourceRow {
+  address: string;
+  type: string;
+  status: ResourceStatus;
+  form_api_version: string | null;
+  form_kind: string | null;
+  form_definition_version: string | null;
+  form_schema_digest: string | null;
+  package_digest: string | null;
+  space: string | null;
+  name: string | null;
+  uid: string | null;
+  generation: string | null;
+  revision: string | null;
+  pending_operation_id: string | null;
+  relation_drift_reason: string | null;
+  attributes: string;
+  dependencies: string | null;
+  contributions: string | null;
+  intent: string | null;
+  serial: number;
+}
+
+export interface LockRow {
+  holder: string;
+  pid: number;
+  hostname: string;
+  acquired_at: number;
+  renewed_at: number;
+  expires_at: number;
+  token: number;
+}
+
+/** Column order of `INSERT OR REPLACE INTO resources`. */
+export const RESOURCE_COLUMNS = [
+  "address",
+  "type",
+  "status",
+  "form_api_version",
+  "form_kind",
+  "form_definition_version",
+  "form_schema_digest",
+  "package_digest",
+  "space",
+  "name",
+  "uid",
+  "generation",
+  "revision",
+  "pending_operation_id",
+  "relation_drift_reason",
+  "attributes",
+  "dependencies",
+  "contributions",
+  "intent",
+  "serial",
+] as const;
+
+/** Empty lists are stored as NULL, which keeps rows small and reads free of parses. */
+function jsonOrNull(value: readonly unknown[]): string | null {
+  return value.length === 0 ? null : JSON.stringify(value);
+}
+
+export function toRow(
+  address: string,
+  type: string,
+  status: ResourceStatus,
+  attributesJson: string,
+  columns: DerivedColumns,
+  dependencies: readonly string[],
+  contributions: readonly ContributionEdge[],
+  intent: RecordedIntent | null,
+  serial: number,
+): ResourceRow {
+  return {
+    address,
+    type,
+    status,
+    form_api_version: columns.ref?.apiVersion ?? null,
+    form_kind: columns.ref?.kind ?? null,
+    form_definition_version: columns.ref?.definitionVersion ?? null,
+    form_schema_digest: columns.ref?.schemaDigest ?? null,
+    package_digest: columns.packageDigest,
+    space: columns.space,
+    name: columns.name,
+    uid: columns.uid,
+    generation: columns.generation,
+    revision: columns.revision,
+    pending_operation_id: columns.pendingOperationId,
+    relation_drift_reason: columns.relationDriftReason,
+    attributes: attributesJson,
+    dependencies: jsonOrNull(dependencies),
+    contributions: jsonOrNull(contributions),
+    intent: intent === null ? null : JSON.stringify(intent),
+    serial,
+  };
+}
+
+export function fromRow(row: ResourceRow): ResourceRecord {
+  const attributes = JSON.parse(row.attributes) as Record<string, KnownValue>;
+  const ref =
+    row.form_api_version !== null && row.form_kind !== null && row.form_definition_version !== null && row.form_schema_digest !== null
+      ? {
+          apiVersion: row.form_api_version,
+          kind: row.form_kind,
+          definitionVersion: row.form_definition_version,
+          schemaDigest: row.form_schema_digest,
+        }
+      : null;
+  return {
+    address: row.address,
+    type: row.type,
+    status: row.status,
+    ref,
+    packageDigest: row.package_digest,
+    space: row.space,
+    name: row.name,
+    uid: row.uid,
+    generation: row.generation,
+    revision: row.revision,
+    pendingOperationId: row.pending_operation_id,
+    relationDriftReason: row.relation_drift_reason,
+    attributes,
+    outputs: decodeOutputs(attributes[ENVELOPE.outputsJson]),
+    conditions: conditionsOf(attributes),
+    dependencies: row.dependencies === null ? [] : (JSON.parse(row.dependencies) as string[]),
+    contributions: row.contributions === null ? [] : (JSON.parse(row.contributions) as ContributionEdge[]),
+    intent: row.intent === null ? null : (JSON.parse(row.intent) as RecordedIntent),
+    serial: row.serial,
+  };
+}
+
+export function lockFromRow(row: LockRow): LockInfo {
+  return {
+    holder: row.holder,
+    pid: row.pid,
+    hostname: row.hostname,
+    acquiredAt: row.acquired_at,
+    renewedAt: row.renewed_at,
+    expiresAt: row.expires_at,
+    token: row.token,
+  };
+}

@@ -1,0 +1,121 @@
+// The on-disk layout of a local state file and how a connection to it is configured.
+//
+// Durability trade (docs/state.md): WAL with synchronous=NORMAL. Every committed transaction is
+// in the WAL before the call returns, so a process that is killed — the common failure: Ctrl-C,
+// CI timeout, OOM — loses nothing. What NORMAL gives up is an fsync per commit, so a power loss
+// or kernel crash can lose the last few transactions (the WAL is synced at checkpoints). The
+// database never corrupts either way. With an fsync per step, 10,000 resources × 2–3 writes
+// would spend tens of seconds in fsync alone; and a lost last transaction is an intent or a
+// result the next run reconciles through the provider's recovery rules (Idempotency-Key replay,
+// pending-operation resume), never by guessing.
+
+import type { Database } from "better-sqlite3";
+import { StateFormatError } from "../errors.ts";
+
+/** `PRAGMA application_id` of a takoform state file: the bytes "TAKO". */
+export const APPLICATION_ID = 0x54414b4f;
+/** `PRAGMA user_version`: the layout version below. */
+export const SCHEMA_VERSION = 1;
+
+const DDL = `
+CREATE TABLE info (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  lineage     TEXT    NOT NULL,
+  serial      INTEGER NOT NULL,
+  lock_token  INTEGER NOT NULL,   -- last fencing token handed out; never decreases
+  created_at  TEXT    NOT NULL
+);
+
+CREATE TABLE resources (
+  address                 TEXT NOT NULL UNIQUE,
+  type                    TEXT NOT NULL,
+  status                  TEXT NOT NULL CHECK (status IN ('ready','placeholder','creating','updating','deleting','reverting')),
+  form_api_version        TEXT,
+  form_kind               TEXT,
+  form_definition_version TEXT,
+  form_schema_digest      TEXT,
+  package_digest          TEXT,
+  space                   TEXT,
+  name                    TEXT,
+  uid                     TEXT,
+  generation              TEXT,
+  revision                TEXT,
+  pending_operation_id    TEXT,
+  relation_drift_reason   TEXT,
+  attributes              TEXT NOT NULL,   -- JSON object, known values only (outputs and conditions are read from it)
+  dependencies            TEXT,            -- JSON array of addresses; NULL = []
+  contributions           TEXT,            -- JSON array of {from, fields}; NULL = []
+  intent                  TEXT,            -- JSON RecordedIntent while a host write is in flight
+  serial                  INTEGER NOT NULL,
+  -- An intent exists exactly while the status is an in-flight one.
+  CHECK ((intent IS NULL) = (status IN ('ready','placeholder')))
+);
+
+CREATE INDEX resources_in_flight ON resources (address) WHERE intent IS NOT NULL;
+
+CREATE TABLE outputs (
+  name       TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,   -- JSON; sealed when sensitive
+  sensitive  INTEGER NOT NULL CHECK (sensitive IN (0, 1))
+);
+
+CREATE TABLE lock (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder       TEXT    NOT NULL,
+  pid          INTEGER NOT NULL,
+  hostname     TEXT    NOT NULL,
+  acquired_at  INTEGER NOT NULL,
+  renewed_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL,
+  token        INTEGER NOT NULL
+);
+`;
+
+/** Connection settings every handle uses. */
+export function configureConnection(db: Database, readOnly: boolean): void {
+  if (!readOnly) {
+    db.pragma("journal_mode = WAL");
+  }
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+}
+
+/**
+ * Creates the layout in an empty database, or verifies an existing one. Returns the lineage.
+ * Creation runs in one immediate transaction so two processes opening a new file at once
+ * cannot both initialise it.
+ */
+export function ensureSchema(db: Database, path: string, newLineage: () => string): void {
+  const init = db.transaction(() => {
+    const appId = db.pragma("application_id", { simple: true }) as number;
+    const version = db.pragma("user_version", { simple: true }) as number;
+    const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
+    if (appId === 0 && version === 0 && tables.n === 0) {
+      db.exec(DDL);
+      db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(
+        newLineage(),
+        new Date().toISOString(),
+      );
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return;
+    }
+    verifySchema(db, path);
+  });
+  init.immediate();
+}
+
+/** Refuses a file that is not a takoform state or that a newer layout wrote. */
+export function verifySchema(db: Database, path: string): void {
+  const appId = db.pragma("application_id", { simple: true }) as number;
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (appId !== APPLICATION_ID) {
+    throw new StateFormatError(path, "it is an SQLite database, but not a takoform state (application_id differs)");
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new StateFormatError(path, `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`);
+  }
+  if (version < SCHEMA_VERSION) {
+    throw new StateFormatError(path, `state layout ${version} is older than any this build knows`);
+  }
+}

@@ -1,0 +1,175 @@
+// The state model: one record per resource address, the in-flight intent written before every
+// host call, the stack outputs, and the lease that keeps two applies from writing one state.
+// The interfaces are storage-neutral (every call returns a Promise) so a PostgreSQL store can
+// sit behind them later; the local SQLite store is the only implementation today.
+
+import type { KnownValue } from "../core/values.ts";
+import type { WireFormRef } from "../core/protocol.ts";
+import type { WriteIntent } from "../provider/types.ts";
+
+/**
+ * Where a record is in its lifecycle.
+ * - `ready`: settled with its full configuration.
+ * - `placeholder`: settled, but created (or reverted) without its RFC 0011 contributions.
+ * - `creating` / `updating` / `deleting` / `reverting`: a host write is in flight; the record
+ *   carries the intent that was persisted before the write was sent.
+ */
+export type ResourceStatus = "ready" | "placeholder" | "creating" | "updating" | "deleting" | "reverting";
+
+export const SETTLED_STATUSES = ["ready", "placeholder"] as const;
+export const IN_FLIGHT_STATUSES = ["creating", "updating", "deleting", "reverting"] as const;
+export type SettledStatus = (typeof SETTLED_STATUSES)[number];
+export type InFlightStatus = (typeof IN_FLIGHT_STATUSES)[number];
+
+/**
+ * A contribution edge (RFC 0011): this resource holds values contributed by the resource at
+ * `from`, in the named attributes. Kept in state so that destroying a cycle that was removed
+ * from code can still find which member refers to which.
+ */
+export interface ContributionEdge {
+  from: string;
+  fields: string[];
+}
+
+/** The intent persisted before a host write and cleared by `settle` once the result is known. */
+export interface RecordedIntent {
+  /** The engine's step id (e.g. `create:takoform_x.a`, `settle:2:takoform_x.a`). */
+  stepId: string;
+  /** ISO-8601 time the intent was recorded. */
+  at: string;
+  /** The exact request about to be sent (credential headers are stripped before storage). */
+  write: WriteIntent;
+  /** The record's settled status before this write; null when the record did not exist. */
+  previousStatus: SettledStatus | null;
+}
+
+/** What the engine hands the store for a settled record. */
+export interface ResourceInput {
+  type: string;
+  status: SettledStatus;
+  /**
+   * The provider's attribute document in Terraform naming (envelope + desired fields + outputs).
+   * Known values only; sensitive values already sealed with `sealSensitive`.
+   */
+  attributes: Record<string, KnownValue>;
+  /** Addresses this resource depended on when it was last applied. */
+  dependencies?: readonly string[];
+  contributions?: readonly ContributionEdge[];
+}
+
+/**
+ * One stored resource. The identity columns (`ref`, `space`, `name`, `uid`, …) are derived by
+ * the store from the envelope attributes on every write, so they can never disagree with the
+ * attribute document, and listing or looking them up needs no JSON parse.
+ */
+export interface ResourceRecord {
+  address: string;
+  type: string;
+  status: ResourceStatus;
+  /** The exact FormRef recorded (`form_api_version`, `form_kind`, `form_definition_version`, `form_schema_digest`). */
+  ref: WireFormRef | null;
+  packageDigest: string | null;
+  space: string | null;
+  name: string | null;
+  uid: string | null;
+  generation: string | null;
+  revision: string | null;
+  pendingOperationId: string | null;
+  relationDriftReason: string | null;
+  attributes: Record<string, KnownValue>;
+  /** The host's `status.outputs`, decoded from `outputs_json`. */
+  outputs: Record<string, KnownValue>;
+  conditions: KnownValue[];
+  dependencies: string[];
+  contributions: ContributionEdge[];
+  intent: RecordedIntent | null;
+  /** The state serial of the write that last changed this record. */
+  serial: number;
+}
+
+/** A stack output (`output` block) as stored; sensitive values are sealed. */
+export interface StoredOutput {
+  value: KnownValue;
+  sensitive: boolean;
+}
+
+/** The whole state as one JSON document (`takoform state pull`). Sensitive values stay sealed. */
+export interface StateDocument {
+  version: 1;
+  lineage: string;
+  serial: number;
+  resources: ResourceRecord[];
+  outputs: Record<string, StoredOutput>;
+}
+
+/** The lock row: who holds the lease, where, since when, until when, and under which token. */
+export interface LockInfo {
+  holder: string;
+  pid: number;
+  hostname: string;
+  /** Milliseconds since the epoch. */
+  acquiredAt: number;
+  renewedAt: number;
+  expiresAt: number;
+  /** Fencing token: strictly increasing across every acquisition of this state. */
+  token: number;
+}
+
+export interface AcquireOptions {
+  /** Who is asking, e.g. `apply:<run id>`; shown to anyone who finds the state locked. */
+  holder: string;
+  /** Lease length; the holder must `renew()` before it runs out. */
+  leaseMs: number;
+  /** Wait for a live lease to be released, polling with backoff, up to `timeoutMs`. */
+  wait?: { timeoutMs: number };
+  /** Take over a lease whose expiry has passed (`--force-unlock`). Refused while the lease is live. */
+  takeover?: boolean;
+}
+
+/** Read access: what `state list/show/pull` and plan need. Takes no lock. */
+export interface StateReader {
+  /** Fixed at creation; identifies this state across copies. */
+  readonly lineage: string;
+  /** Bumped by every data write (not by lock traffic), so a saved plan can detect that state moved. */
+  serial(): Promise<number>;
+  /** Every record, ordered by address. */
+  list(): Promise<ResourceRecord[]>;
+  get(address: string): Promise<ResourceRecord | undefined>;
+  /** Records with an unsettled intent, ordered by address: the steps a crash interrupted. */
+  inFlight(): Promise<ResourceRecord[]>;
+  outputs(): Promise<Record<string, StoredOutput>>;
+  /** The current lock row, if any (live or expired). */
+  lockInfo(): Promise<LockInfo | null>;
+  pull(): Promise<StateDocument>;
+  close(): Promise<void>;
+}
+
+/**
+ * Read-write access. Every write is one transaction on one record (never a rewrite of the whole
+ * state), bumps the serial, and — when this handle holds the lease — verifies inside the same
+ * transaction that the fencing token is still ours, so a process that lost its lease cannot write.
+ */
+export interface StateStore extends StateReader {
+  acquire(options: AcquireOptions): Promise<LockInfo>;
+  /** Extends the lease by the acquisition's `leaseMs`; fails with `LeaseLostError` if taken over. */
+  renew(): Promise<LockInfo>;
+  /** Gives the lease up. Returns false when it had already been taken over (nothing to release). */
+  release(): Promise<boolean>;
+  /** The lease this handle last acquired (it may since have been lost), or null after release. */
+  readonly lease: LockInfo | null;
+
+  /** Writes a settled record (refresh, import). Refused while the record has an unsettled intent. */
+  putResource(address: string, input: ResourceInput): Promise<void>;
+  /**
+   * Persists the intent of a host write before it is sent and moves the record to an in-flight
+   * status. For an address with no record, only `creating` is accepted and a record is started
+   * from the intent (type, space, name, ref) with no attributes.
+   */
+  setIntent(address: string, status: InFlightStatus, intent: { stepId: string; write: WriteIntent }): Promise<void>;
+  /** Records the result of the in-flight write and clears the intent; null removes the record. */
+  settle(address: string, input: ResourceInput | null): Promise<void>;
+  /** Forgets a record (e.g. `state rm`, or a refresh that proved the resource gone). */
+  removeResource(address: string): Promise<boolean>;
+  /** Replaces the stack outputs; values marked sensitive are sealed by the store. */
+  putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void>;
+}

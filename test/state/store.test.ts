@@ -1,0 +1,289 @@
+// Record-level behaviour of the local state store: what a record holds, the intent lifecycle,
+// serial and lineage, refusals, the read-only open, and the pull document.
+
+import { describe, it, expect, beforeEach, afterEach } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { UNKNOWN, type KnownValue } from "../../src/core/values.ts";
+import type { WriteIntent } from "../../src/provider/types.ts";
+import {
+  deposedAddress,
+  isSealedSensitive,
+  openLocalState,
+  openLocalStateReadOnly,
+  parseStateAddress,
+  StateFormatError,
+  StateNotFoundError,
+  StateWriteError,
+  type StateStore,
+} from "../../src/state/index.ts";
+
+const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "WorkerVersion", definitionVersion: "0.1.0", schemaDigest: `sha256:${"d".repeat(64)}` };
+
+function envelope(name: string, extra: Record<string, KnownValue> = {}): Record<string, KnownValue> {
+  return {
+    name,
+    space: "default",
+    uid: `uid-${name}`,
+    generation: "3",
+    revision: "7",
+    form_api_version: REF.apiVersion,
+    form_kind: REF.kind,
+    form_definition_version: REF.definitionVersion,
+    form_schema_digest: REF.schemaDigest,
+    form_package_digest: `sha256:${"e".repeat(64)}`,
+    conditions: [{ type: "Ready", status: "True", reason: "Available" }],
+    ready: true,
+    outputs_json: '{"url":"https://app.example"}',
+    pending_operation_id: null,
+    relation_drift_reason: null,
+    ...extra,
+  };
+}
+
+function writeIntent(name: string, operation: WriteIntent["operation"] = "create"): WriteIntent {
+  return {
+    operation,
+    type: "takoform_worker_version",
+    space: "default",
+    name,
+    ref: REF,
+    uid: operation === "create" ? "" : `uid-${name}`,
+    idempotencyKey: `idem-${name}-${operation}`,
+    request: {
+      method: "PUT",
+      path: `/apis/forms.takoform.com/v1alpha3/spaces/default/resources/${name}`,
+      headers: { "Idempotency-Key": `idem-${name}`, Authorization: "Bearer super-secret-token", "content-type": "application/json" },
+      body: '{"spec":{}}',
+    },
+  };
+}
+
+let dir: string;
+let store: StateStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "takoform-state-"));
+  store = openLocalState(join(dir, ".takoform", "state.db"));
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("records", () => {
+  it("derives the identity columns from the envelope and round-trips everything else", async () => {
+    await store.putResource("takoform_worker_version.app", {
+      type: "takoform_worker_version",
+      status: "ready",
+      attributes: envelope("app-v1", { relation_drift_reason: "ExternalChange", pending_operation_id: "op-1" }),
+      dependencies: ["takoform_worker_bundle.app", "takoform_module_worker.app", "takoform_worker_bundle.app"],
+      contributions: [{ from: "takoform_module_worker.peer", fields: ["service_bindings", "kv_bindings", "service_bindings"] }],
+    });
+    const record = (await store.get("takoform_worker_version.app"))!;
+    expect(record).toMatchObject({
+      address: "takoform_worker_version.app",
+      type: "takoform_worker_version",
+      status: "ready",
+      ref: REF,
+      packageDigest: `sha256:${"e".repeat(64)}`,
+      space: "default",
+      name: "app-v1",
+      uid: "uid-app-v1",
+      generation: "3",
+      revision: "7",
+      pendingOperationId: "op-1",
+      relationDriftReason: "ExternalChange",
+      outputs: { url: "https://app.example" },
+      conditions: [{ type: "Ready", status: "True", reason: "Available" }],
+      dependencies: ["takoform_module_worker.app", "takoform_worker_bundle.app"],
+      contributions: [{ from: "takoform_module_worker.peer", fields: ["kv_bindings", "service_bindings"] }],
+      intent: null,
+    });
+    expect(record.attributes.ready).toBe(true);
+    expect(record.serial).toBe(await store.serial());
+  });
+
+  it("records no ref unless all four FormRef members are present", async () => {
+    const attributes = envelope("half");
+    delete attributes.form_schema_digest;
+    await store.putResource("takoform_x.half", { type: "takoform_x", status: "ready", attributes });
+    expect((await store.get("takoform_x.half"))!.ref).toBeNull();
+  });
+
+  it("lists in address order and looks up single records", async () => {
+    for (const name of ["c", "a", "b"]) await store.putResource(`takoform_x.${name}`, { type: "takoform_x", status: "ready", attributes: { name } });
+    expect((await store.list()).map((r) => r.address)).toEqual(["takoform_x.a", "takoform_x.b", "takoform_x.c"]);
+    expect(await store.get("takoform_x.zzz")).toBeUndefined();
+  });
+
+  it("refuses unknown values, naming the attribute path", async () => {
+    const attributes = { name: "x", versions: [{ weight: 1 }, { weight: UNKNOWN }] } as unknown as Record<string, KnownValue>;
+    const error = await store.putResource("takoform_x.u", { type: "takoform_x", status: "ready", attributes }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateWriteError);
+    expect((error as Error).message).toContain("versions[1].weight is unknown");
+    expect(await store.get("takoform_x.u")).toBeUndefined();
+    await expect(store.putResource("takoform_x.n", { type: "takoform_x", status: "ready", attributes: { n: Number.NaN } })).rejects.toThrow(/JSON cannot hold/);
+  });
+
+  it("refuses in-flight statuses outside setIntent", async () => {
+    await expect(
+      store.putResource("takoform_x.s", { type: "takoform_x", status: "creating" as never, attributes: {} }),
+    ).rejects.toBeInstanceOf(StateWriteError);
+  });
+
+  it("keeps deposed objects under their own address", () => {
+    const deposed = deposedAddress("takoform_module_worker.api", "uid-1");
+    expect(parseStateAddress(deposed)).toEqual({ address: "takoform_module_worker.api", deposed: "uid-1" });
+    expect(parseStateAddress("takoform_module_worker.api")).toEqual({ address: "takoform_module_worker.api", deposed: null });
+    expect([deposed, "takoform_module_worker.api", "takoform_module_worker.apz"].sort()[1]).toBe(deposed);
+  });
+});
+
+describe("intents", () => {
+  it("starts a record from a create intent, then settles it", async () => {
+    await store.setIntent("takoform_worker_version.app", "creating", { stepId: "create:app", write: writeIntent("app-v1") });
+    const creating = (await store.get("takoform_worker_version.app"))!;
+    expect(creating).toMatchObject({ status: "creating", type: "takoform_worker_version", ref: REF, space: "default", name: "app-v1", uid: null, attributes: {} });
+    expect(creating.intent).toMatchObject({ stepId: "create:app", previousStatus: null });
+    expect(Date.parse(creating.intent!.at)).not.toBeNaN();
+    expect(creating.intent!.write.request.headers).toEqual({ "Idempotency-Key": "idem-app-v1", "content-type": "application/json" });
+    expect((await store.inFlight()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
+
+    await store.settle("takoform_worker_version.app", { type: "takoform_worker_version", status: "ready", attributes: envelope("app-v1") });
+    const ready = (await store.get("takoform_worker_version.app"))!;
+    expect(ready.status).toBe("ready");
+    expect(ready.intent).toBeNull();
+    expect(ready.uid).toBe("uid-app-v1");
+    expect(await store.inFlight()).toEqual([]);
+  });
+
+  it("keeps the prior attributes while an update is in flight and remembers the settled status", async () => {
+    await store.putResource("takoform_module_worker.api", { type: "takoform_module_worker", status: "placeholder", attributes: envelope("api") });
+    await store.setIntent("takoform_module_worker.api", "updating", { stepId: "settle:1", write: writeIntent("api", "update") });
+    // The provider may record a second request of the same step: the original prior status stays.
+    await store.setIntent("takoform_module_worker.api", "updating", { stepId: "settle:1", write: writeIntent("api", "update") });
+    const updating = (await store.get("takoform_module_worker.api"))!;
+    expect(updating.status).toBe("updating");
+    expect(updating.intent!.previousStatus).toBe("placeholder");
+    expect(updating.attributes).toEqual(envelope("api"));
+    await expect(
+      store.putResource("takoform_module_worker.api", { type: "takoform_module_worker", status: "ready", attributes: envelope("api") }),
+    ).rejects.toThrow(/unsettled updating intent \(step settle:1\)/);
+  });
+
+  it("removes the record when a delete settles with null", async () => {
+    await store.putResource("takoform_x.gone", { type: "takoform_x", status: "ready", attributes: envelope("gone") });
+    await store.setIntent("takoform_x.gone", "deleting", { stepId: "delete:gone", write: writeIntent("gone", "delete") });
+    await store.settle("takoform_x.gone", null);
+    expect(await store.get("takoform_x.gone")).toBeUndefined();
+  });
+
+  it("refuses a non-create intent for an address with no record", async () => {
+    await expect(store.setIntent("takoform_x.none", "updating", { stepId: "u", write: writeIntent("none", "update") })).rejects.toThrow(
+      /only a create may start a new record/,
+    );
+    await expect(store.setIntent("takoform_x.none", "ready" as never, { stepId: "u", write: writeIntent("none") })).rejects.toBeInstanceOf(StateWriteError);
+  });
+
+  it("never stores credential headers", async () => {
+    await store.setIntent("takoform_x.cred", "creating", { stepId: "c", write: writeIntent("cred") });
+    await store.close();
+    const bytes = Buffer.concat(
+      [".takoform/state.db", ".takoform/state.db-wal"].map((f) => {
+        try {
+          return readFileSync(join(dir, f));
+        } catch {
+          return Buffer.alloc(0);
+        }
+      }),
+    );
+    expect(bytes.includes("super-secret-token")).toBe(false);
+    expect(bytes.includes("idem-cred")).toBe(true); // the intent itself is there
+    store = openLocalState(join(dir, ".takoform", "state.db"));
+  });
+});
+
+describe("serial and lineage", () => {
+  it("bumps the serial exactly once per data write and never for no-ops", async () => {
+    expect(await store.serial()).toBe(0);
+    await store.putResource("takoform_x.a", { type: "takoform_x", status: "ready", attributes: {} });
+    expect(await store.serial()).toBe(1);
+    await store.setIntent("takoform_x.a", "updating", { stepId: "u", write: writeIntent("a", "update") });
+    await store.settle("takoform_x.a", { type: "takoform_x", status: "ready", attributes: { v: 2 } });
+    expect(await store.serial()).toBe(3);
+    expect(await store.removeResource("takoform_x.missing")).toBe(false);
+    await store.settle("takoform_x.missing", null);
+    expect(await store.serial()).toBe(3);
+    expect(await store.removeResource("takoform_x.a")).toBe(true);
+    await store.putOutputs({ url: { value: "https://x", sensitive: false } });
+    expect(await store.serial()).toBe(5);
+  });
+
+  it("keeps the lineage for the life of the file and gives every new state its own", async () => {
+    const lineage = store.lineage;
+    expect(lineage).toMatch(/^[0-9a-f-]{36}$/);
+    await store.close();
+    store = openLocalState(join(dir, ".takoform", "state.db"));
+    expect(store.lineage).toBe(lineage);
+    const other = openLocalState(":memory:");
+    expect(other.lineage).not.toBe(lineage);
+    await other.close();
+  });
+});
+
+describe("outputs and pull", () => {
+  it("stores sensitive outputs sealed and pulls one consistent document", async () => {
+    await store.putResource("takoform_x.a", { type: "takoform_x", status: "ready", attributes: envelope("a") });
+    await store.putOutputs({ url: { value: "https://a", sensitive: false }, password: { value: "hunter2-secret", sensitive: true } });
+    const outputs = await store.outputs();
+    expect(outputs.url).toEqual({ value: "https://a", sensitive: false });
+    expect(outputs.password!.sensitive).toBe(true);
+    expect(isSealedSensitive(outputs.password!.value)).toBe(true);
+
+    const doc = await store.pull();
+    expect(doc).toMatchObject({ version: 1, lineage: store.lineage, serial: 2, outputs });
+    expect(doc.resources.map((r) => r.address)).toEqual(["takoform_x.a"]);
+    expect(JSON.stringify(doc)).not.toContain("hunter2-secret");
+
+    await store.putOutputs({ url: { value: "https://b", sensitive: false } });
+    expect(Object.keys(await store.outputs())).toEqual(["url"]);
+  });
+});
+
+describe("opening files", () => {
+  it("reads without locking, and sees what the writer committed", async () => {
+    const path = join(dir, ".takoform", "state.db");
+    await store.acquire({ holder: "writer", leaseMs: 60_000 });
+    await store.putResource("takoform_x.a", { type: "takoform_x", status: "ready", attributes: { name: "a" } });
+    const reader = openLocalStateReadOnly(path);
+    expect(reader.lineage).toBe(store.lineage);
+    expect((await reader.list()).map((r) => r.address)).toEqual(["takoform_x.a"]);
+    expect((await reader.lockInfo())?.holder).toBe("writer");
+    expect("putResource" in reader).toBe(false);
+    await reader.close();
+  });
+
+  it("reports a missing state, a foreign SQLite file and garbage distinctly", async () => {
+    expect(() => openLocalStateReadOnly(join(dir, "nope.db"))).toThrow(StateNotFoundError);
+    const foreign = join(dir, "foreign.db");
+    const db = new Database(foreign);
+    db.exec("CREATE TABLE t (x)");
+    db.close();
+    expect(() => openLocalState(foreign)).toThrow(StateFormatError);
+    expect(() => openLocalStateReadOnly(foreign)).toThrow(/not a takoform state/);
+    const garbage = join(dir, "garbage.db");
+    writeFileSync(garbage, "this is not a database at all, just some text that is long enough to matter".repeat(100));
+    expect(() => openLocalState(garbage)).toThrow(StateFormatError);
+  });
+
+  it("refuses a state written by a newer layout", async () => {
+    const path = join(dir, "newer.db");
+    (await openLocalState(path).close());
+    const db = new Database(path);
+    db.pragma("user_version = 99");
+    db.close();
+    expect(() => openLocalState(path)).toThrow(/newer takoform/);
+  });
+});
