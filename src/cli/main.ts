@@ -10,6 +10,8 @@ interface CommandEntry {
 /** Every subcommand, in the order `--help` lists them. Later work adds rows here. */
 export const COMMANDS: Record<string, CommandEntry> = {
   forms: { summary: "Inspect and check Form packages (forms inspect | forms check)", load: async () => (await import("./commands/forms.ts")).command },
+  get: { summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)", load: async () => (await import("./commands/get.ts")).command },
+  host: { summary: "Serve the embedded local host over HTTP (host serve)", load: async () => (await import("./commands/host.ts")).command },
 };
 
 const USAGE = `Usage: takoform <command> [options]

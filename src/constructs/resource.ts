@@ -1,0 +1,310 @@
+// The base class of every generated Takoform resource construct. It turns a typed, camelCase
+// configuration into the Terraform JSON the upstream provider's schema describes (snake_case
+// attribute names, refs as target names, JSON maps as JSON text), passes the meta-arguments our
+// engine supports through, refuses the ones it does not, and reads computed attributes back as
+// tokens.
+//
+// Reserved synthesis shape (RFC 0011): values another construct contributes to this resource are
+// written under the resource's `"//"` member as
+//   { "takoform": { "contributions": [ { "from": "<type>.<name>", "values": { <attribute>: … } } ] } }
+// so the engine can tell a resource's own configuration (its placeholder) from its contributions.
+// `recordContribution` is the hook; the authoring API for it lives elsewhere.
+
+import { Token, TerraformResource, type IResolvable, type ITerraformDependable, type TerraformProvider, type TerraformResourceLifecycle } from "cdktf";
+import type { Construct } from "constructs";
+import { hostImportId, type HostImportIdentity } from "./import.ts";
+
+/** The meta-arguments a Takoform resource accepts (count and for_each are refused by the engine). */
+export interface TakoformMetaArguments {
+  readonly dependsOn?: ITerraformDependable[];
+  readonly lifecycle?: TerraformResourceLifecycle;
+  readonly provider?: TerraformProvider;
+}
+
+/** Envelope configuration every resource type has. */
+export interface TakoformResourceConfig extends TakoformMetaArguments {
+  /** SpaceID; the provider's default space when left out. */
+  readonly space?: string;
+  /** Go duration bounding a create (default 20m). */
+  readonly createTimeout?: string;
+  /** Go duration bounding a delete (default 30m). */
+  readonly deleteTimeout?: string;
+}
+
+/** A non-revision resource: exactly one of `name` and `namePrefix`. */
+export interface NamedResourceConfig extends TakoformResourceConfig {
+  /** The host resource name (`^[a-z][a-z0-9-]{0,62}$`). */
+  readonly name?: string;
+  /** Prefix of a name generated at create (`<prefix><8 hex>`), so a replacement can run side by side. */
+  readonly namePrefix?: string;
+}
+
+/** A revision resource: `name` pinned, or derived from its content and `revisionOwner`. */
+export interface RevisionResourceConfig extends TakoformResourceConfig {
+  /** Pins the revision name; leave it out to derive one from the content and revisionOwner. */
+  readonly name?: string;
+  /** Whose revision this is (usually the module worker): a name, or the construct whose name is used. */
+  readonly revisionOwner?: string | TakoformResource;
+}
+
+/** Only on types whose Form declares update. */
+export interface UpdateTimeoutConfig {
+  /** Go duration bounding an update (default 20m). */
+  readonly updateTimeout?: string;
+}
+
+export type BundleModuleContentType =
+  | "application/javascript+module"
+  | "application/octet-stream"
+  | "application/wasm"
+  | "text/plain"
+  | "application/source-map+json";
+
+export interface BundleModule {
+  /** Module path inside the bundle (relative, `/`-separated). */
+  readonly name: string;
+  readonly contentType: BundleModuleContentType;
+  /** Local file holding the module's bytes. */
+  readonly contentFile: string;
+}
+
+/** The bundle authoring surface: `manifestDigest` alone, or `mainModule` + `modules` (both spellings may agree). */
+export interface ArtifactBundleConfig {
+  /** `sha256:<hex>` of a committed artifact manifest. */
+  readonly manifestDigest?: string;
+  /** The module loaded first; one of `modules`. */
+  readonly mainModule?: string;
+  readonly modules?: readonly BundleModule[];
+}
+
+/** How a generated class maps one config key to one attribute. */
+export type SynthMember =
+  | { readonly key: string; readonly attribute: string; readonly kind: "value" }
+  /** A name, or a construct whose `name` token is used; `targetType` checks the construct's type. */
+  | { readonly key: string; readonly attribute: string; readonly kind: "ref"; readonly targetType?: string };
+
+export type SynthField =
+  | SynthMember
+  /** A JSON object: text as is, or an object serialized with sorted keys. */
+  | { readonly key: string; readonly attribute: string; readonly kind: "json" }
+  /** A list of objects whose members map one by one. */
+  | { readonly key: string; readonly attribute: string; readonly kind: "list"; readonly members: readonly SynthMember[] };
+
+export interface ResourceTraits {
+  readonly revision: boolean;
+  readonly declaresUpdate: boolean;
+  readonly artifactBacked: boolean;
+}
+
+export interface TakoformResourceSpec {
+  /** Terraform resource type, e.g. `takoform_worker_version`. */
+  readonly type: string;
+  /** The Form line this type serves. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly traits: ResourceTraits;
+  readonly fields: readonly SynthField[];
+}
+
+/** One synthesized contribution (the reserved RFC 0011 shape). */
+export interface SynthesizedContribution {
+  /** Address of the contributing resource (`<type>.<name>`). */
+  readonly from: string;
+  /** Attribute name → value (tokens allowed). */
+  readonly values: Record<string, unknown>;
+}
+
+export class TakoformConstructError extends Error {
+  override name = "TakoformConstructError";
+}
+
+const UNSUPPORTED_META = [
+  ["count", "`count` is not supported by the takoform engine; create one construct per instance"],
+  ["forEach", "`forEach` is not supported by the takoform engine; create one construct per instance"],
+  ["provisioners", "provisioners are not supported by the takoform engine"],
+  ["connection", "connection blocks are not supported by the takoform engine"],
+] as const;
+
+export abstract class TakoformResource extends TerraformResource {
+  /** The Form line this resource's type serves. */
+  readonly formLine: { readonly apiVersion: string; readonly kind: string };
+  readonly #spec: TakoformResourceSpec;
+  readonly #config: Readonly<Record<string, unknown>>;
+  readonly #contributions: SynthesizedContribution[] = [];
+  #importId: string | undefined;
+
+  protected constructor(scope: Construct, id: string, spec: TakoformResourceSpec, config: TakoformResourceConfig) {
+    const raw = config as unknown as Record<string, unknown>;
+    for (const [key, message] of UNSUPPORTED_META) {
+      if (raw[key] !== undefined) throw new TakoformConstructError(`${spec.type} "${id}": ${message}.`);
+    }
+    super(scope, id, {
+      terraformResourceType: spec.type,
+      terraformGeneratorMetadata: { providerName: "takoform" },
+      dependsOn: config.dependsOn,
+      lifecycle: config.lifecycle,
+      provider: config.provider,
+    });
+    this.#spec = spec;
+    this.#config = raw;
+    this.formLine = { apiVersion: spec.apiVersion, kind: spec.kind };
+    if (spec.traits.artifactBacked) {
+      // The two authoring modes (reference §5.6); the provider checks the rest at plan time.
+      const local = [raw.mainModule, raw.modules].filter((v) => v !== undefined).length;
+      if (local === 1) throw new TakoformConstructError(`${spec.type} "${id}": set mainModule and modules together (local bundle authoring), or neither.`);
+      if (local === 0 && raw.manifestDigest === undefined) {
+        throw new TakoformConstructError(`${spec.type} "${id}": author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.`);
+      }
+    }
+    if (!spec.traits.revision) {
+      const named = raw.name !== undefined;
+      const prefixed = raw.namePrefix !== undefined;
+      if (named === prefixed) {
+        throw new TakoformConstructError(`${spec.type} "${id}": set exactly one of name and namePrefix.`);
+      }
+    }
+  }
+
+  // ---- computed attributes (tokens) ----
+
+  /** The host resource name (`metadata.name`). Use it to refer to this resource. */
+  get name(): string {
+    return this.getStringAttribute("name");
+  }
+  get space(): string {
+    return this.getStringAttribute("space");
+  }
+  get uid(): string {
+    return this.getStringAttribute("uid");
+  }
+  get generation(): string {
+    return this.getStringAttribute("generation");
+  }
+  get revision(): string {
+    return this.getStringAttribute("revision");
+  }
+  get ready(): IResolvable {
+    return this.getBooleanAttribute("ready");
+  }
+  /** Every declared output as one JSON object (`"{}"` when the Form declares none). */
+  get outputsJson(): string {
+    return this.getStringAttribute("outputs_json");
+  }
+  get formDefinitionVersion(): string {
+    return this.getStringAttribute("form_definition_version");
+  }
+  get formSchemaDigest(): string {
+    return this.getStringAttribute("form_schema_digest");
+  }
+
+  // ---- import ----
+
+  /**
+   * Adopts an existing host resource into this construct by writing an `import` block
+   * (`{"to": "<type>.<name>", "id": "<id>"}`). The id is `NAME`, `SPACE/NAME`, or the canonical
+   * identity object (serialized as compact JSON; the four FormRef members all or none).
+   */
+  importFromHost(id: string | HostImportIdentity): void {
+    if (this.#importId !== undefined) throw new TakoformConstructError(`${this.#spec.type} "${this.node.id}": importFromHost was already called.`);
+    this.#importId = hostImportId(id, this.#spec.kind);
+  }
+
+  // ---- contributions (RFC 0011) ----
+
+  /** Hook for the contribution API: records values another construct contributes to this one. */
+  protected recordContribution(contribution: SynthesizedContribution): void {
+    this.#contributions.push(contribution);
+  }
+
+  /** The contributions synthesized under `"//".takoform.contributions`. */
+  protected get contributions(): readonly SynthesizedContribution[] {
+    return this.#contributions;
+  }
+
+  // ---- synthesis ----
+
+  protected override synthesizeAttributes(): { [name: string]: any } {
+    const c = this.#config;
+    const traits = this.#spec.traits;
+    const out: Record<string, unknown> = {};
+    out.name = c.name;
+    if (!traits.revision) out.name_prefix = c.namePrefix;
+    out.space = c.space;
+    out.create_timeout = c.createTimeout;
+    if (traits.declaresUpdate) out.update_timeout = c.updateTimeout;
+    out.delete_timeout = c.deleteTimeout;
+    if (traits.revision) out.revision_owner = refValue(c.revisionOwner, "revisionOwner", undefined);
+    if (traits.artifactBacked) {
+      out.manifest_digest = c.manifestDigest;
+      out.main_module = c.mainModule;
+      const modules = c.modules as readonly BundleModule[] | undefined;
+      out.modules = modules?.map((m) => ({ name: m.name, content_type: m.contentType, content_file: m.contentFile }));
+    }
+    for (const field of this.#spec.fields) out[field.attribute] = synthField(field, c[field.key]);
+    for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+    return out;
+  }
+
+  override toTerraform(): any {
+    const out = super.toTerraform();
+    const attributes = out.resource?.[this.terraformResourceType]?.[this.friendlyUniqueId];
+    if (this.#contributions.length > 0 && attributes !== undefined) {
+      attributes["//"] = { ...(attributes["//"] ?? {}), takoform: { contributions: this.#contributions.map((c) => ({ from: c.from, values: { ...c.values } })) } };
+    }
+    if (this.#importId !== undefined) {
+      out.import = [...(out.import ?? []), { to: `${this.terraformResourceType}.${this.friendlyUniqueId}`, id: this.#importId }];
+    }
+    return out;
+  }
+}
+
+function refValue(value: unknown, key: string, targetType: string | undefined): unknown {
+  if (value === undefined || value === null || typeof value === "string") return value ?? undefined;
+  if (value instanceof TakoformResource) {
+    if (targetType !== undefined && value.terraformResourceType !== targetType) {
+      throw new TakoformConstructError(`${key} refers to a ${value.terraformResourceType}; it must be a ${targetType} (or a name).`);
+    }
+    return value.name;
+  }
+  throw new TakoformConstructError(`${key} must be a resource name or a Takoform resource construct.`);
+}
+
+function synthMember(member: SynthMember, value: unknown, path: string): unknown {
+  return member.kind === "ref" ? refValue(value, path, member.targetType) : value;
+}
+
+function synthField(field: SynthField, value: unknown): unknown {
+  if (value === undefined) return undefined;
+  switch (field.kind) {
+    case "value":
+    case "ref":
+      return synthMember(field, value, field.key);
+    case "json":
+      return typeof value === "string" ? value : jsonText(value, field.key);
+    case "list":
+      if (!Array.isArray(value)) throw new TakoformConstructError(`${field.key} must be a list.`);
+      return value.map((element, i) => {
+        const out: Record<string, unknown> = {};
+        for (const member of field.members) {
+          const v = synthMember(member, (element as Record<string, unknown>)[member.key], `${field.key}[${i}].${member.key}`);
+          if (v !== undefined) out[member.attribute] = v;
+        }
+        return out;
+      });
+  }
+}
+
+/** JSON text with sorted keys. String tokens survive as template interpolations; number tokens cannot. */
+function jsonText(value: unknown, key: string): string {
+  const sort = (v: unknown, path: string): unknown => {
+    if (typeof v === "number" && Token.isUnresolved(v)) {
+      throw new TakoformConstructError(`${path} is a number token, which cannot be embedded in JSON text; pass the whole value as a string instead.`);
+    }
+    if (Array.isArray(v)) return v.map((x, i) => sort(x, `${path}[${i}]`));
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k], `${path}.${k}`)]));
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value, key));
+}

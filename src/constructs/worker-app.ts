@@ -1,0 +1,219 @@
+// WorkerApp: the official way to run one worker (decision 0029 rule 5; the upstream `worker-app`
+// module's role). It composes the five resources of a worker aggregate so that a code change
+// moves traffic forward without ever leaving the worker unserved:
+//
+//   ModuleWorker  <name>                the stable identity authors reference (no create_before_destroy)
+//   WorkerBundle  bundle-<content>-<owner>   derived name, revision_owner = <name>, create_before_destroy
+//   WorkerVersion version-<content>-<owner>  derived name, revision_owner = <name>, create_before_destroy
+//   WorkerDeployment <name>-deployment  updated in place to weight the new version (no create_before_destroy)
+//   WorkerEndpoint   <name>-endpoint    optional; waits for the deployment (it needs a served fetch)
+//   WorkerCronTrigger <name>-cron       optional; waits for the deployment (it needs `scheduled`)
+//
+// Neither revision writes a name: changed content derives a different name, so the new revision is
+// created beside the old one, the deployment moves to it, and only then are the old ones deleted.
+
+import { readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { TerraformProvider } from "cdktf";
+import { Construct } from "constructs";
+import type { BundleModuleContentType } from "./resource.ts";
+import { TakoformConstructError } from "./resource.ts";
+import type { AtLeastOnceQueue } from "./generated/at-least-once-queue.gen.ts";
+import type { EdgeKVNamespace } from "./generated/edge-kv-namespace.gen.ts";
+import type { ObjectBucket } from "./generated/edge-object-bucket.gen.ts";
+import { ModuleWorker } from "./generated/module-worker.gen.ts";
+import type { SQLiteDatabase } from "./generated/sqlite-database.gen.ts";
+import { WorkerBundle } from "./generated/worker-bundle.gen.ts";
+import { WorkerCronTrigger } from "./generated/worker-cron-trigger.gen.ts";
+import { WorkerDeployment } from "./generated/worker-deployment.gen.ts";
+import { WorkerEndpoint } from "./generated/worker-endpoint.gen.ts";
+import { WorkerVersion } from "./generated/worker-version.gen.ts";
+
+/** File extension (lowercase, without the dot) → module media type; anything else is octet-stream. */
+export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleContentType>> = {
+  js: "application/javascript+module",
+  mjs: "application/javascript+module",
+  wasm: "application/wasm",
+  txt: "text/plain",
+  map: "application/source-map+json",
+  bin: "application/octet-stream",
+};
+
+type Handler = "fetch" | "scheduled" | "queue";
+
+export interface WorkerAppConfig {
+  /** The worker's name and the owner of its revisions (`^[a-z][a-z0-9-]{0,62}$`). */
+  readonly name: string;
+  /** SpaceID; the provider's default space when left out. */
+  readonly space?: string;
+  /** Directory whose every file (recursively, sorted by path) becomes one bundle module. */
+  readonly contentDir: string;
+  /** The module loaded first (default `index.js`). */
+  readonly mainModule?: string;
+  /** Extension → media type overrides, merged over {@link DEFAULT_MODULE_MEDIA_TYPES}. */
+  readonly moduleMediaTypes?: Readonly<Record<string, BundleModuleContentType>>;
+  /** Handlers the main module exports (default `["fetch"]`). */
+  readonly handlers?: readonly Handler[];
+  /** Plain configuration; each value keeps its JSON type. Never secrets. */
+  readonly vars?: Readonly<Record<string, unknown>>;
+  /** Names of secrets the host injects (names only). */
+  readonly requiredSensitiveVars?: readonly string[];
+  /** Binding name → the bound resource (a name, or the construct). */
+  readonly kvBindings?: Readonly<Record<string, string | EdgeKVNamespace>>;
+  readonly bucketBindings?: Readonly<Record<string, string | ObjectBucket>>;
+  readonly sqliteBindings?: Readonly<Record<string, string | SQLiteDatabase>>;
+  readonly queueProducerBindings?: Readonly<Record<string, string | AtLeastOnceQueue>>;
+  readonly serviceBindings?: Readonly<Record<string, string | ModuleWorker>>;
+  /** Give the worker a host-assigned HTTPS endpoint (`<name>-endpoint`). */
+  readonly endpoint?: boolean;
+  /** A five-field UTC cron schedule; adds `<name>-cron` (the handlers must include `scheduled`). */
+  readonly cron?: string;
+  /** Go durations bounding each resource's create, update and delete. */
+  readonly createTimeout?: string;
+  readonly deleteTimeout?: string;
+  readonly provider?: TerraformProvider;
+}
+
+/** Every file under `dir` as a posix-style relative path, sorted (the upstream module's `fileset`). */
+export function listModuleFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() || (entry.isSymbolicLink() && statSync(full).isFile())) out.push(relative(dir, full).split(sep).join("/"));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+function mediaTypeOf(path: string, table: Readonly<Record<string, BundleModuleContentType>>): BundleModuleContentType {
+  const dot = path.lastIndexOf(".");
+  const extension = dot < 0 || dot < path.lastIndexOf("/") ? "" : path.slice(dot + 1).toLowerCase();
+  return table[extension] ?? "application/octet-stream";
+}
+
+/** A `{name → target}` map as a binding list sorted by binding name. */
+function bindingList<T>(map: Readonly<Record<string, string | T>> | undefined): { name: string; targetName: string | T }[] | undefined {
+  if (map === undefined) return undefined;
+  return Object.keys(map)
+    .sort()
+    .map((name) => ({ name, targetName: map[name]! }));
+}
+
+export class WorkerApp extends Construct {
+  readonly worker: ModuleWorker;
+  readonly bundle: WorkerBundle;
+  readonly version: WorkerVersion;
+  readonly deployment: WorkerDeployment;
+  readonly endpoint?: WorkerEndpoint;
+  readonly cronTrigger?: WorkerCronTrigger;
+
+  constructor(scope: Construct, id: string, config: WorkerAppConfig) {
+    super(scope, id);
+    const contentDir = resolve(config.contentDir);
+    let files: string[];
+    try {
+      files = listModuleFiles(contentDir);
+    } catch (error) {
+      throw new TakoformConstructError(`WorkerApp "${config.name}": contentDir ${config.contentDir} cannot be read (${(error as Error).message}); build the worker first.`);
+    }
+    const mainModule = config.mainModule ?? "index.js";
+    if (!files.includes(mainModule)) {
+      throw new TakoformConstructError(`WorkerApp "${config.name}": mainModule "${mainModule}" is not a file under ${config.contentDir} (found: ${files.join(", ") || "nothing"}).`);
+    }
+    const mediaTypes = { ...DEFAULT_MODULE_MEDIA_TYPES, ...config.moduleMediaTypes };
+    // Paths are written relative to the project directory (where the app runs), so the synthesized
+    // JSON is the same on every checkout; the engine reads them from there.
+    const base = process.cwd();
+    const contentFile = (path: string): string => {
+      const full = join(contentDir, ...path.split("/"));
+      const rel = relative(base, full);
+      return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? full : rel.split(sep).join("/");
+    };
+    const common = {
+      space: config.space,
+      createTimeout: config.createTimeout,
+      deleteTimeout: config.deleteTimeout,
+      provider: config.provider,
+    };
+
+    this.worker = new ModuleWorker(this, "worker", { ...common, name: config.name });
+
+    this.bundle = new WorkerBundle(this, "bundle", {
+      ...common,
+      revisionOwner: config.name,
+      mainModule,
+      modules: files.map((path) => ({ name: path, contentType: mediaTypeOf(path, mediaTypes), contentFile: contentFile(path) })),
+      lifecycle: { createBeforeDestroy: true },
+    });
+
+    const vars = config.vars !== undefined && Object.keys(config.vars).length > 0 ? config.vars : undefined;
+    this.version = new WorkerVersion(this, "version", {
+      ...common,
+      revisionOwner: config.name,
+      worker: this.worker,
+      bundle: this.bundle,
+      handlers: config.handlers ?? ["fetch"],
+      varsJson: vars as { readonly [key: string]: unknown } | undefined,
+      requiredSensitiveVars: config.requiredSensitiveVars,
+      kvBindings: bindingList(config.kvBindings),
+      bucketBindings: bindingList(config.bucketBindings),
+      sqliteBindings: bindingList(config.sqliteBindings),
+      queueProducerBindings: bindingList(config.queueProducerBindings),
+      serviceBindings: bindingList(config.serviceBindings),
+      lifecycle: { createBeforeDestroy: true },
+    });
+
+    this.deployment = new WorkerDeployment(this, "deployment", {
+      ...common,
+      updateTimeout: config.createTimeout,
+      name: `${config.name}-deployment`,
+      worker: this.worker,
+      versions: [{ workerVersion: this.version, weight: 10000 }],
+    });
+
+    // Attachments need a deployment that serves their handler; the host refuses them before it.
+    if (config.endpoint) {
+      this.endpoint = new WorkerEndpoint(this, "endpoint", {
+        ...common,
+        name: `${config.name}-endpoint`,
+        worker: this.worker,
+        dependsOn: [this.deployment],
+      });
+    }
+    if (config.cron !== undefined) {
+      this.cronTrigger = new WorkerCronTrigger(this, "cron", {
+        ...common,
+        updateTimeout: config.createTimeout,
+        name: `${config.name}-cron`,
+        worker: this.worker,
+        cron: config.cron,
+        dependsOn: [this.deployment],
+      });
+    }
+  }
+
+  get workerName(): string {
+    return this.worker.name;
+  }
+  get bundleName(): string {
+    return this.bundle.name;
+  }
+  get versionName(): string {
+    return this.version.name;
+  }
+  get deploymentName(): string {
+    return this.deployment.name;
+  }
+  /** The endpoint's HTTPS URL (requires `endpoint: true`). */
+  get url(): string {
+    if (this.endpoint === undefined) throw new TakoformConstructError(`WorkerApp has no endpoint; set endpoint: true to get a url.`);
+    return this.endpoint.url;
+  }
+  get hostname(): string {
+    if (this.endpoint === undefined) throw new TakoformConstructError(`WorkerApp has no endpoint; set endpoint: true to get a hostname.`);
+    return this.endpoint.hostname;
+  }
+}

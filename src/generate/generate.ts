@@ -1,0 +1,70 @@
+// `takoform get` without the command line: definitions in, generated files out (as a map of
+// layout-relative path → content). Nothing is rendered when any definition is refused or any
+// naming rule fails.
+
+import { formRefKey, groupKindKey } from "../forms/refs.ts";
+import { GenerateError } from "./errors.ts";
+import { GENERATED_HEADER, layoutFor, specifier, type Layout, type LayoutKind } from "./layout.ts";
+import { buildModel, type GenerationLine, type GenerationModel } from "./model.ts";
+import { codecPaths, renderCodecIndex, renderCodecModule, renderRegistryIndex, type RenderedFiles } from "./render-data.ts";
+import { constructFileName, renderConstruct, renderConstructIndex } from "./render-constructs.ts";
+
+export interface GenerateOptions {
+  formsDirs: readonly string[];
+  layout: LayoutKind;
+  /** `<apiVersion>/<Kind>` → resource type name. */
+  typeNames?: ReadonlyMap<string, string>;
+  /** Base for file paths shown in problems. */
+  displayBase?: string;
+}
+
+export interface GenerateResult {
+  layout: Layout;
+  model: GenerationModel | null;
+  /** Layout-relative path → file content, sorted by path. Empty when there are problems. */
+  files: RenderedFiles;
+  problems: GenerateError[];
+}
+
+export function generate(options: GenerateOptions): GenerateResult {
+  const layout = layoutFor(options.layout);
+  const { model, problems } = buildModel({ formsDirs: options.formsDirs, typeNames: options.typeNames, displayBase: options.displayBase });
+  if (model === null) return { layout, model, files: new Map(), problems };
+  try {
+    return { layout, model, files: render(layout, model), problems: [] };
+  } catch (error) {
+    if (!(error instanceof GenerateError)) throw error;
+    return { layout, model, files: new Map(), problems: [error] };
+  }
+}
+
+export function render(layout: Layout, model: GenerationModel): RenderedFiles {
+  const files: [string, string][] = [];
+  const paths = codecPaths(layout, model.codecs);
+  for (const codec of model.codecs) {
+    const path = paths.get(formRefKey(codec.ref))!;
+    files.push([path, renderCodecModule(layout, path, codec)]);
+  }
+  files.push([`${layout.codecsDir}/index.gen.ts`, renderCodecIndex(layout, model, paths)]);
+  files.push([layout.registryIndex, renderRegistryIndex(layout, model)]);
+
+  const byLine = new Map<string, GenerationLine>(model.lines.map((l) => [groupKindKey(l), l]));
+  for (const line of model.lines) {
+    files.push([`${layout.constructsDir}/${constructFileName(line.type)}`, renderConstruct(layout, line, byLine)]);
+  }
+  files.push([`${layout.constructsDir}/index.gen.ts`, renderConstructIndex(layout, model)]);
+  if (layout.rootIndex !== null) {
+    files.push([
+      layout.rootIndex,
+      [
+        GENERATED_HEADER,
+        "// This project's Form registry (load `takoformRegistry` beside the bundled one) and its constructs.",
+        `export { takoformRegistry } from "${specifier(layout.rootIndex, layout.registryIndex)}";`,
+        `export * from "${specifier(layout.rootIndex, `${layout.constructsDir}/index.gen.ts`)}";`,
+        "",
+      ].join("\n"),
+    ]);
+  }
+  files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(files);
+}

@@ -1,0 +1,181 @@
+// The generation model: every definition under the --forms directories, turned into codecs,
+// grouped into Form lines with a default create each, and named (resource type + class).
+// Problems from any step are collected; a model with problems is never rendered.
+
+import { basename, dirname, join, relative, resolve } from "node:path";
+import type { FormRef } from "../forms/refs.ts";
+import { formatFormRef, formRefKey, groupKindKey } from "../forms/refs.ts";
+import { loadDefinitions, type LoadedForm } from "../forms/catalog.ts";
+import { compareUtf8 } from "../forms/pointer.ts";
+import type { FormCodec } from "../registry/codec-types.ts";
+import type { SupportedRef } from "../registry/registry.ts";
+import { CodecSurfaceError, resourceTypeSchema } from "../provider/codec/schema.ts";
+import type { ResourceTypeSchema } from "../provider/types.ts";
+import { scanCandidateSets, type CandidateEntry } from "./candidates.ts";
+import { deriveCodec } from "./derive-codec.ts";
+import { GenerateError } from "./errors.ts";
+import { compareSemver } from "./semver.ts";
+import { nameLines, TypeNameErrors } from "./type-names.ts";
+
+export interface GenerationLine {
+  apiVersion: string;
+  kind: string;
+  type: string;
+  className: string;
+  /** The line's codecs in registry order. */
+  codecs: FormCodec[];
+  defaultCodec: FormCodec;
+  schema: ResourceTypeSchema;
+}
+
+export interface GenerationModel {
+  /** Every codec, sorted by exact ref. */
+  codecs: FormCodec[];
+  /** Lines sorted by type name. */
+  lines: GenerationLine[];
+  supported: SupportedRef[];
+  defaultCreates: FormRef[];
+}
+
+export interface ModelOptions {
+  /** Directories holding Form packages (searched recursively). */
+  formsDirs: readonly string[];
+  /** `<apiVersion>/<Kind>` → resource type name. */
+  typeNames?: ReadonlyMap<string, string>;
+  /** Base for the file paths shown in problems (default: the current directory). */
+  displayBase?: string;
+}
+
+export interface ModelResult {
+  model: GenerationModel | null;
+  problems: GenerateError[];
+}
+
+interface SourcedForm {
+  form: LoadedForm;
+  /** Definition path as shown to the user. */
+  file: string;
+}
+
+export function compareRefs(a: FormRef, b: FormRef): number {
+  return (
+    compareUtf8(a.apiVersion, b.apiVersion) ||
+    compareUtf8(a.kind, b.kind) ||
+    compareUtf8(a.definitionVersion, b.definitionVersion) ||
+    compareUtf8(a.schemaDigest, b.schemaDigest)
+  );
+}
+
+export function buildModel(options: ModelOptions): ModelResult {
+  const base = resolve(options.displayBase ?? process.cwd());
+  const problems: GenerateError[] = [];
+  const forms: SourcedForm[] = [];
+  const candidates: CandidateEntry[] = [];
+
+  for (const dir of options.formsDirs) {
+    const root = resolve(dir);
+    const display = (path: string): string => relative(base, join(root, path)).split("\\").join("/");
+    const catalog = loadDefinitions(root);
+    for (const p of catalog.problems) {
+      problems.push(new GenerateError("definition-refused", p.file === undefined ? undefined : display(p.file), p.pointer, `${p.detail} [${p.code}]`));
+    }
+    for (const form of catalog.forms) forms.push({ form, file: display(form.path) });
+    const scan = scanCandidateSets(root, display);
+    candidates.push(...scan.entries);
+    problems.push(...scan.problems);
+  }
+
+  // One definition per group, kind and definitionVersion across every directory.
+  const byIdentity = new Map<string, SourcedForm>();
+  for (const sourced of forms) {
+    const ref = sourced.form.ref;
+    const key = `${groupKindKey(ref)} ${ref.definitionVersion}`;
+    const earlier = byIdentity.get(key);
+    if (earlier !== undefined) {
+      problems.push(new GenerateError("duplicate-definition", sourced.file, "/definitionVersion", `${formatFormRef(ref)} is also defined by ${earlier.file}`));
+      continue;
+    }
+    byIdentity.set(key, sourced);
+  }
+
+  const codecs: FormCodec[] = [];
+  for (const { form, file } of byIdentity.values()) {
+    try {
+      codecs.push(deriveCodec(form, { file, directoryName: basename(dirname(join("/", form.path))), packageDigest: form.packageDigest }));
+    } catch (error) {
+      if (!(error instanceof GenerateError)) throw error;
+      problems.push(error);
+    }
+  }
+  codecs.sort((a, b) => compareRefs(a.ref, b.ref));
+  const loadedKeys = new Set(forms.map((f) => formRefKey(f.form.ref)));
+  const codecByKey = new Map(codecs.map((c) => [formRefKey(c.ref), c]));
+
+  // Lines and their default creates.
+  const lineCodecs = new Map<string, FormCodec[]>();
+  for (const codec of codecs) {
+    const key = groupKindKey(codec.ref);
+    lineCodecs.set(key, [...(lineCodecs.get(key) ?? []), codec]);
+  }
+  const defaults = new Map<string, { codec: FormCodec; entry: CandidateEntry }>();
+  for (const entry of candidates) {
+    const codec = codecByKey.get(formRefKey(entry.formRef));
+    if (codec === undefined) {
+      // A definition that loaded but could not become a codec has already been reported.
+      if (loadedKeys.has(formRefKey(entry.formRef))) continue;
+      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`));
+      continue;
+    }
+    if (entry.packageDigest !== null && entry.packageDigest !== codec.packageDigest) {
+      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/packageDigest`, `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`));
+      continue;
+    }
+    const key = groupKindKey(codec.ref);
+    const earlier = defaults.get(key);
+    if (earlier !== undefined && earlier.codec !== codec) {
+      problems.push(new GenerateError("candidate-set", entry.file, entry.pointer, `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`));
+      continue;
+    }
+    defaults.set(key, { codec, entry });
+  }
+
+  const lineList = [...lineCodecs.entries()].map(([key, list]) => {
+    // No candidate set names the line: the highest definitionVersion is its default create.
+    const defaultCodec = defaults.get(key)?.codec ?? [...list].sort((a, b) => compareSemver(b.ref.definitionVersion, a.ref.definitionVersion))[0]!;
+    return { apiVersion: defaultCodec.ref.apiVersion, kind: defaultCodec.ref.kind, slug: defaultCodec.slug, codecs: list, defaultCodec };
+  });
+
+  let names: Map<string, { type: string; className: string }> = new Map();
+  try {
+    names = nameLines(lineList, options.typeNames);
+  } catch (error) {
+    if (error instanceof TypeNameErrors) problems.push(...error.problems);
+    else if (error instanceof GenerateError) problems.push(error);
+    else throw error;
+  }
+
+  const lines: GenerationLine[] = [];
+  for (const line of lineList) {
+    const name = names.get(groupKindKey(line));
+    if (name === undefined) continue;
+    try {
+      const schema = resourceTypeSchema(name.type, line.codecs, line.defaultCodec);
+      lines.push({ apiVersion: line.apiVersion, kind: line.kind, type: name.type, className: name.className, codecs: line.codecs, defaultCodec: line.defaultCodec, schema });
+    } catch (error) {
+      if (!(error instanceof CodecSurfaceError)) throw error;
+      const offender = line.codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? line.defaultCodec;
+      const file = byIdentity.get(`${groupKindKey(offender.ref)} ${offender.ref.definitionVersion}`)?.file;
+      problems.push(new GenerateError(error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface", file, "", error.message));
+    }
+  }
+  lines.sort((a, b) => compareUtf8(a.type, b.type));
+
+  if (problems.length > 0) return { model: null, problems: sortProblems(problems) };
+  const supported: SupportedRef[] = codecs.map((c) => ({ ...c.ref, packageDigest: c.packageDigest }));
+  const defaultCreates: FormRef[] = lines.map((l) => ({ ...l.defaultCodec.ref })).sort(compareRefs);
+  return { model: { codecs, lines, supported, defaultCreates }, problems: [] };
+}
+
+function sortProblems(problems: GenerateError[]): GenerateError[] {
+  return problems.sort((a, b) => compareUtf8(a.file ?? "", b.file ?? "") || compareUtf8(a.pointer, b.pointer) || compareUtf8(a.detail, b.detail));
+}

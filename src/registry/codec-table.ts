@@ -1,0 +1,127 @@
+// The registry paired with its codecs and resource types: what the provider dispatches on.
+// - create: the line's DefaultCreates ref and that ref's codec;
+// - read / update / delete / import-with-ref: the exact ref recorded in state, served only when
+//   it is both Supported and has a codec — membership, not equality with the default, decides;
+// - a ref that fails either test is a RegistryError naming it and every known ref of its kind,
+//   raised before any host call (decision 0017 rule 4).
+// Immutable like the registry: withCodec returns a copy.
+
+import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
+import type { FormCodec } from "./codec-types.ts";
+import { listRefs, RegistryError } from "./errors.ts";
+import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
+import { FormRegistry, type SupportedRef } from "./registry.ts";
+
+export interface ServedRef {
+  ref: SupportedRef;
+  codec: FormCodec;
+}
+
+export class CodecTable {
+  readonly #codecs: ReadonlyMap<string, FormCodec>;
+  readonly #types: ReadonlyMap<string, ResourceTypeEntry>;
+
+  private constructor(
+    readonly registry: FormRegistry,
+    codecs: ReadonlyMap<string, FormCodec>,
+    types: ReadonlyMap<string, ResourceTypeEntry>,
+  ) {
+    this.#codecs = codecs;
+    this.#types = types;
+  }
+
+  /** Loads generated data. Codecs for refs the registry does not support are ignored. */
+  static fromGenerated(data: GeneratedRegistry): CodecTable {
+    if (data.format !== GENERATED_REGISTRY_FORMAT) {
+      throw new RegistryError(
+        "format-mismatch",
+        `takoform: generated registry format ${String(data.format)} is not ${GENERATED_REGISTRY_FORMAT}; run \`takoform get\` again with this version`,
+      );
+    }
+    const registry = FormRegistry.of(data.supported, data.defaultCreates);
+    const codecs = new Map<string, FormCodec>();
+    for (const ref of registry.supportedRefs()) {
+      const codec = data.codecs[formRefKey(ref)];
+      if (codec !== undefined) codecs.set(formRefKey(ref), codec);
+    }
+    return new CodecTable(registry, codecs, new Map(data.types.map((t) => [t.type, t])));
+  }
+
+  /** A copy that also supports `codec.ref` with this codec (tests add a synthetic definition this way). */
+  withCodec(codec: FormCodec, options: { asDefaultCreate?: boolean; type?: ResourceTypeEntry } = {}): CodecTable {
+    const registry = this.registry.register({ ...codec.ref, packageDigest: codec.packageDigest }, { asDefaultCreate: options.asDefaultCreate });
+    const codecs = new Map(this.#codecs);
+    codecs.set(formRefKey(codec.ref), codec);
+    const types = new Map(this.#types);
+    if (options.type !== undefined) types.set(options.type.type, options.type);
+    return new CodecTable(registry, codecs, types);
+  }
+
+  /** The create target of a line: its default ref and that ref's codec. */
+  defaultCreate(line: GroupKind): ServedRef {
+    const ref = this.registry.defaultCreate(line);
+    const codec = this.#codecs.get(formRefKey(ref));
+    if (codec === undefined) {
+      throw new RegistryError("no-codec", `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`, this.renderedCodecRefsForKind(ref.kind));
+    }
+    return { ref, codec };
+  }
+
+  /** The ref recorded in state, served only when Supported AND compiled; otherwise a RegistryError. */
+  forStateRef(ref: FormRef): ServedRef {
+    const held = this.registry.lookup(ref);
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    if (held === undefined || codec === undefined) {
+      const known = this.renderedCodecRefsForKind(ref.kind);
+      throw new RegistryError(
+        held === undefined ? "unsupported-ref" : "no-codec",
+        `takoform: state Form identity ${formatFormRef(ref)} is not supported by this build; it carries ${ref.kind} codecs for ${listRefs(known)}`,
+        known,
+      );
+    }
+    return { ref: held, codec };
+  }
+
+  /** forStateRef without the error: undefined is the fail-closed signal. */
+  tryForStateRef(ref: FormRef): ServedRef | undefined {
+    const held = this.registry.lookup(ref);
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    return held === undefined || codec === undefined ? undefined : { ref: held, codec };
+  }
+
+  codec(ref: FormRef): FormCodec | undefined {
+    return this.tryForStateRef(ref)?.codec;
+  }
+
+  /** Every served (supported and compiled) ref of a kind, rendered, sorted — for diagnostics. */
+  renderedCodecRefsForKind(kind: string): string[] {
+    return this.registry
+      .supportedRefsForKind(kind)
+      .filter((r) => this.#codecs.has(formRefKey(r)))
+      .map(formatFormRef);
+  }
+
+  /** The codecs of one line in registry order. */
+  codecsFor(line: GroupKind): FormCodec[] {
+    return this.registry
+      .supportedRefsFor(line)
+      .map((r) => this.#codecs.get(formRefKey(r)))
+      .filter((c): c is FormCodec => c !== undefined);
+  }
+
+  /** Resource types sorted by name. */
+  types(): ResourceTypeEntry[] {
+    return [...this.#types.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  }
+
+  type(typeName: string): ResourceTypeEntry | undefined {
+    return this.#types.get(typeName);
+  }
+
+  /** The resource type serving a Form line, if any. */
+  typeForLine(line: GroupKind): ResourceTypeEntry | undefined {
+    const key = groupKindKey(line);
+    for (const entry of this.#types.values()) if (groupKindKey(entry) === key) return entry;
+    return undefined;
+  }
+}

@@ -1,0 +1,34 @@
+// The data `takoform get` writes: the Supported and DefaultCreates tables, the Terraform resource
+// type that serves each Form line, and one codec per supported exact ref. The bundled set lives
+// in registry/generated/index.gen.ts; a project's in <project>/.gen/takoform/registry/index.gen.ts.
+// Both export one value, `takoformRegistry: GeneratedRegistry`.
+
+import type { FormRef } from "../forms/refs.ts";
+import type { FormCodec } from "./codec-types.ts";
+import type { SupportedRef } from "./registry.ts";
+
+/** Bumped when the shape below changes incompatibly; a loader refuses other versions. */
+export const GENERATED_REGISTRY_FORMAT = 1;
+
+/** One Terraform resource type: it serves every supported definition of one Form line. */
+export interface ResourceTypeEntry {
+  /** `takoform_worker_version` */
+  type: string;
+  /** The Form line (FormRef apiVersion + kind). */
+  apiVersion: string;
+  kind: string;
+  /** The generated construct class (`WorkerVersion`, `OtherEdgeKVNamespace`, `MeshService`). */
+  className: string;
+}
+
+export interface GeneratedRegistry {
+  format: typeof GENERATED_REGISTRY_FORMAT;
+  /** Every exact ref the set can read, update and delete, sorted. */
+  supported: SupportedRef[];
+  /** One exact ref per Form line that new resources are created under, sorted. */
+  defaultCreates: FormRef[];
+  /** Resource types, sorted by type name. */
+  types: ResourceTypeEntry[];
+  /** formRefKey(ref) → the codec of that exact definition; one per supported ref. */
+  codecs: Readonly<Record<string, FormCodec>>;
+}

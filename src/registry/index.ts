@@ -1,0 +1,11 @@
+// The exact-FormRef registry (decision 0017): immutable snapshots keyed by the whole FormRef,
+// fail-closed lookups, codec and resource-type tables, and the generated data's shape.
+// The bundled generated data itself is in ./bundled.ts (kept out of this index so the generator,
+// which writes that data, never imports it).
+
+export { FormRegistry, type SupportedRef, type RegisterOptions } from "./registry.ts";
+export { RegistryError, listRefs, type RegistryErrorCode } from "./errors.ts";
+export { CodecTable, type ServedRef } from "./codec-table.ts";
+export { combineGenerated, type CombinedRegistry } from "./combine.ts";
+export { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
+export type * from "./codec-types.ts";

@@ -1,0 +1,76 @@
+// Test helpers for codecs, the generator and constructs: the bundled definitions as documents,
+// synthetic definitions built from them, and the bundled generation model.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { JsonValue } from "../../src/forms/digest.ts";
+import { readFormDefinition } from "../../src/forms/definition.ts";
+import type { FormModel } from "../../src/forms/definition-types.ts";
+import { parseStrictJson } from "../../src/forms/strict-json.ts";
+import { buildModel, deriveCodec, type GenerationModel } from "../../src/generate/index.ts";
+import type { FormCodec } from "../../src/registry/codec-types.ts";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));
+export const EDGE = "edge.takoform-cdk.dev/v1alpha1";
+export const OTHER = "other.takoform-cdk.dev/v1alpha1";
+export const MESH = "mesh.takoform-cdk.dev/v1alpha1";
+export const DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
+// Definitions are open-ended JSON documents; tests edit them structurally.
+export type Doc = { [key: string]: any };
+
+/** A bundled definition document, freshly parsed (safe to edit). */
+export function bundledDoc(family: string, slug: string): Doc {
+  return parseStrictJson(readFileSync(`${PACKAGES}/forms/${family}/v1alpha1/${slug}/definition.json`)) as Doc;
+}
+
+export function formOf(doc: Doc): FormModel {
+  return readFormDefinition(doc as JsonValue, { file: "test/definition.json" });
+}
+
+export function codecOf(doc: Doc, slug?: string): FormCodec {
+  return deriveCodec(formOf(doc), { file: "test/definition.json", directoryName: slug, packageDigest: null });
+}
+
+let cached: GenerationModel | undefined;
+
+/** The bundled generation model (built once per test file). */
+export function bundledModel(): GenerationModel {
+  if (cached === undefined) {
+    const result = buildModel({ formsDirs: [PACKAGES], displayBase: ROOT });
+    if (result.model === null) throw new Error(result.problems.map((p) => p.message).join("\n"));
+    cached = result.model;
+  }
+  return cached;
+}
+
+export function line(kind: string, group = EDGE) {
+  const found = bundledModel().lines.find((l) => l.kind === kind && l.apiVersion === group);
+  if (found === undefined) throw new Error(`no line ${group} ${kind}`);
+  return found;
+}
+
+/** The default codec of a bundled line. */
+export function codec(kind: string, group = EDGE): FormCodec {
+  return line(kind, group).defaultCodec;
+}
+
+/** A minimal identity/attachment Form document with the given desired properties. */
+export function syntheticDoc(kind: string, properties: Doc, options: { required?: string[]; update?: boolean; role?: string; immutable?: string[]; outputs?: Doc; group?: string; version?: string } = {}): Doc {
+  const doc: Doc = {
+    apiVersion: options.group ?? "test.takoform-cdk.dev/v1alpha1",
+    kind,
+    definitionVersion: options.version ?? "0.1.0",
+    title: kind,
+    role: options.role ?? "identity",
+    desiredSchema: { $schema: DIALECT, type: "object", additionalProperties: false, properties, ...(options.required ? { required: options.required } : {}) },
+    lifecycleCapabilities: options.update ? ["create", "read", "update", "delete", "import", "observe"] : ["create", "read", "delete", "import", "observe"],
+  };
+  if (options.immutable) doc.immutableFields = options.immutable;
+  else if (!options.update && options.role !== "revision" && Object.keys(properties).length > 0) doc.immutableFields = Object.keys(properties).map((p) => `/${p}`);
+  if (options.outputs) {
+    doc.outputSchema = { $schema: DIALECT, type: "object", additionalProperties: false, properties: options.outputs, required: Object.keys(options.outputs) };
+  }
+  return doc;
+}
