@@ -88,6 +88,12 @@ export interface WriteIntent {
   idempotencyKey: string;
   /** The exact request, without credentials, so a resume sends the same bytes. */
   request: { method: string; path: string; headers: Record<string, string>; body?: string };
+  /**
+   * Attributes the host never stores (revision_owner, name_prefix, timeouts, the bundle's local
+   * authoring), wholly known, so `resumeWrite` records the state the original write would have.
+   * Set by the provider; the engine persists it with the intent and hands it back unchanged.
+   */
+  attributes?: Record<string, KnownValue>;
 }
 
 export interface WriteContext {

@@ -1,0 +1,220 @@
+// The WorkerBundle authoring surface (reference §5.6) of an artifact-backed revision: either a
+// bare `manifest_digest` (the bundle already exists on the host), or local files — `main_module`
+// plus `modules[]` — whose manifest the provider computes, uploads and then applies by digest.
+// Module bytes are read here and never enter state; only paths, sizes and digests do.
+
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { buildWorkerBundleManifest, type BundleModule } from "../../client/manifest.ts";
+import { ARTIFACT_MEDIA_TYPES } from "../../core/protocol.ts";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isDigest } from "../../core/grammar.ts";
+import { isUnknown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
+import { BUNDLE_MEDIA_TYPES } from "../codec/envelope.ts";
+import { errorText } from "../diagnostics/host-fault.ts";
+
+/** Largest module file the provider reads (256 MiB). */
+export const MAX_MODULE_FILE_BYTES = 268_435_456;
+const MODULE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+const LOADABLE: readonly string[] = ARTIFACT_MEDIA_TYPES.loadable;
+
+export interface ResolvedModule {
+  name: string;
+  content_type: string;
+  content_file: string | null;
+  size: number;
+  digest: string;
+}
+
+export type BundleAuthoring =
+  /** The bundle is named by digest only; nothing is uploaded. */
+  | { mode: "digest"; manifestDigest: string }
+  /** Local files: the computed manifest digest, the resolved module list, and the bytes to upload. */
+  | { mode: "local"; manifestDigest: string; mainModule: string; modules: ResolvedModule[]; upload: BundleModule[] }
+  /** Something is unknown or unreadable at plan time: the digest cannot be resolved yet. */
+  | { mode: "unresolved"; modules?: Value };
+
+export interface AuthoringResult {
+  authoring?: BundleAuthoring;
+  diagnostics: Diagnostic[];
+}
+
+function problem(summary: string, detail: string, attribute: string): Diagnostic {
+  return { severity: "error", summary, detail, attribute, pointer: "/manifestDigest" };
+}
+
+type ModuleElement = Record<string, Value>;
+
+function moduleElements(value: Value): ModuleElement[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) && !isUnknown(item) ? (item as ModuleElement) : {}));
+}
+
+/**
+ * Checks that need no file access (configuration validation): the authoring mode, media types,
+ * module names, and the main module. Unknown values are skipped.
+ */
+export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const main = attributes["main_module"] ?? null;
+  const modules = attributes["modules"] ?? null;
+  if ((main === null) !== (modules === null)) {
+    out.push(
+      problem(
+        "Incomplete local bundle authoring",
+        "main_module and modules author a bundle from local files together; set both, or neither and name the bundle by manifest_digest.",
+        main === null ? "main_module" : "modules",
+      ),
+    );
+    return out;
+  }
+  if (main === null || isUnknown(modules)) return out;
+  const elements = moduleElements(modules);
+  if (elements === undefined) return out;
+  if (elements.length === 0) {
+    out.push(problem("Empty bundle", "modules must list at least one module.", "modules"));
+    return out;
+  }
+  const seen = new Map<string, number>();
+  elements.forEach((element, i) => {
+    const name = element["name"];
+    const type = element["content_type"];
+    if (typeof name === "string") {
+      if (!MODULE_PATH.test(name)) out.push(problem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
+      const first = seen.get(name);
+      if (first !== undefined) out.push(problem("Duplicate module name", `modules[${i}].name ${JSON.stringify(name)} is already declared by modules[${first}].`, `modules[${i}].name`));
+      else seen.set(name, i);
+    }
+    if (typeof type === "string" && !(BUNDLE_MEDIA_TYPES as readonly string[]).includes(type)) {
+      out.push(problem("Invalid module content type", `modules[${i}].content_type ${JSON.stringify(type)} is not one of ${BUNDLE_MEDIA_TYPES.join(", ")}.`, `modules[${i}].content_type`));
+    }
+  });
+  if (typeof main === "string") {
+    if (!MODULE_PATH.test(main)) out.push(problem("Invalid main module", `main_module ${JSON.stringify(main)} is not a relative module path.`, "main_module"));
+    const index = seen.get(main);
+    const allKnown = elements.every((e) => typeof e["name"] === "string");
+    if (index === undefined && allKnown) {
+      out.push(problem("Unknown main module", `main_module ${JSON.stringify(main)} names no declared module.`, "main_module"));
+    } else if (index !== undefined) {
+      const type = elements[index]!["content_type"];
+      if (typeof type === "string" && !LOADABLE.includes(type)) {
+        out.push(problem("Main module is not loadable", `main_module ${JSON.stringify(main)} has content type ${type}, which the runtime cannot load as a main module; a source map may be carried but never be main.`, "main_module"));
+      }
+    }
+  }
+  return out;
+}
+
+async function readModuleFile(path: string): Promise<Uint8Array> {
+  const absolute = resolve(path);
+  const info = await stat(absolute);
+  if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+  if (info.size > MAX_MODULE_FILE_BYTES) throw new Error(`${path} is ${info.size} bytes; a module file may hold at most ${MAX_MODULE_FILE_BYTES}`);
+  return new Uint8Array(await readFile(absolute));
+}
+
+/**
+ * Resolves the authoring. In "plan" mode an unknown or unreadable input leaves the result
+ * unresolved without an error; in "apply" mode it is an error.
+ */
+export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan" | "apply"): Promise<AuthoringResult> {
+  const staticProblems = staticBundleProblems(attributes);
+  // At plan time these are configuration errors validate() already reports; the digest just stays unresolved.
+  if (staticProblems.length > 0) return mode === "plan" ? { authoring: { mode: "unresolved" }, diagnostics: [] } : { diagnostics: staticProblems };
+  const main = attributes["main_module"] ?? null;
+  const modules = attributes["modules"] ?? null;
+  const pinned = attributes["manifest_digest"] ?? null;
+
+  if (main === null && modules === null) {
+    if (typeof pinned === "string" && isDigest(pinned)) return { authoring: { mode: "digest", manifestDigest: pinned }, diagnostics: [] };
+    if (isUnknown(pinned) && mode === "plan") return { authoring: { mode: "unresolved" }, diagnostics: [] };
+    return {
+      diagnostics: [
+        problem(
+          "No bundle authored",
+          pinned === null || isUnknown(pinned)
+            ? "A worker bundle needs manifest_digest, or main_module and modules naming local files, wholly known before it can be applied."
+            : `manifest_digest ${JSON.stringify(pinned)} is not a sha256 digest.`,
+          "manifest_digest",
+        ),
+      ],
+    };
+  }
+
+  if (isUnknown(main) || isUnknown(modules)) {
+    if (mode === "plan") return { authoring: { mode: "unresolved", modules: UNKNOWN }, diagnostics: [] };
+    return { diagnostics: [problem("Unknown bundle authoring", "main_module and modules must be wholly known before the provider can apply this bundle.", isUnknown(main) ? "main_module" : "modules")] };
+  }
+  const elements = moduleElements(modules)!;
+  const upload: BundleModule[] = [];
+  const resolved: ResolvedModule[] = [];
+  let unresolved = false;
+  const partial: Value[] = [];
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i]!;
+    const name = element["name"];
+    const type = element["content_type"];
+    const file = element["content_file"] ?? null;
+    if (typeof name !== "string" || typeof type !== "string" || typeof file !== "string") {
+      if (mode === "apply") {
+        const missing = typeof file !== "string" && !isUnknown(file);
+        return {
+          diagnostics: [
+            problem(
+              missing ? "Missing module content_file" : "Unknown bundle authoring",
+              missing
+                ? `modules[${i}] has no content_file, so the provider has no bytes to upload; name the local file, or author the bundle by manifest_digest.`
+                : `modules[${i}] must be wholly known before the provider can apply this bundle.`,
+              `modules[${i}]`,
+            ),
+          ],
+        };
+      }
+      unresolved = true;
+      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
+      continue;
+    }
+    try {
+      const bytes = await readModuleFile(file);
+      upload.push({ name, mediaType: type, bytes });
+      partial.push({ ...element, size: bytes.byteLength, digest: "" });
+    } catch (err) {
+      if (mode === "apply") {
+        return { diagnostics: [problem("Unreadable module file", `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`, `modules[${i}].content_file`)] };
+      }
+      unresolved = true;
+      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
+      continue;
+    }
+    resolved.push({ name, content_type: type, content_file: file, size: 0, digest: "" });
+  }
+  if (unresolved) return { authoring: { mode: "unresolved", modules: partial }, diagnostics: [] };
+
+  let built: ReturnType<typeof buildWorkerBundleManifest>;
+  try {
+    built = buildWorkerBundleManifest({ mainModule: main as string, modules: upload });
+  } catch (err) {
+    return { diagnostics: [problem("Invalid local bundle", errorText(err), "modules")] };
+  }
+  built.manifest.modules.forEach((entry, i) => {
+    resolved[i]!.size = entry.size;
+    resolved[i]!.digest = entry.digest;
+  });
+  if (typeof pinned === "string" && pinned !== built.manifestDigest) {
+    return {
+      diagnostics: [
+        problem(
+          "Conflicting bundle authoring",
+          `manifest_digest is ${pinned} but the authored modules commit manifest ${built.manifestDigest}; the two spellings of one bundle must agree.`,
+          "manifest_digest",
+        ),
+      ],
+    };
+  }
+  return { authoring: { mode: "local", manifestDigest: built.manifestDigest, mainModule: main as string, modules: resolved, upload }, diagnostics: [] };
+}
+
+/** The modules attribute value of a resolved local authoring (what state records: no bytes). */
+export function modulesValue(modules: readonly ResolvedModule[]): Value {
+  return modules.map((m) => ({ name: m.name, content_type: m.content_type, content_file: m.content_file, size: m.size, digest: m.digest }));
+}

@@ -1,0 +1,125 @@
+// Which exact Form identity an operation addresses (decision 0017 rules 1–4):
+// 1. create uses the line's DefaultCreates ref;
+// 2. read, update, delete and the plan of an existing resource use the ref recorded in state
+//    (`form_*`);
+// 3. a recorded ref the build cannot serve fails closed — it is NEVER swapped for another ref of
+//    the same kind, because that query's resource_not_found would read as deletion;
+// 4. the plan uses the planned `form_*` when all four are known, else the default create ref.
+// Every failure here happens before any host call.
+
+import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Attributes } from "../core/values.ts";
+import { formatFormRef, type FormRef } from "../forms/refs.ts";
+import type { FormCodec } from "../registry/codec-types.ts";
+import { listRefs, RegistryError } from "../registry/errors.ts";
+import type { ResourceTypeEntry } from "../registry/generated-types.ts";
+import type { SupportedRef } from "../registry/registry.ts";
+import { knownString } from "./attributes.ts";
+import { errorText } from "./diagnostics/host-fault.ts";
+import { providerCode } from "./diagnostics/codes.ts";
+import type { ProviderRuntime } from "./runtime.ts";
+
+export interface Served {
+  ref: SupportedRef;
+  codec: FormCodec;
+}
+
+export type Dispatch = { served: Served; diagnostic?: undefined } | { served?: undefined; diagnostic: Diagnostic };
+
+const FORM_ATTRIBUTES = ["form_api_version", "form_kind", "form_definition_version", "form_schema_digest"] as const;
+
+/** The exact ref recorded in attributes, when all four members are known non-empty strings. */
+export function recordedRef(attributes: Attributes | null | undefined): FormRef | undefined {
+  const [apiVersion, kind, definitionVersion, schemaDigest] = FORM_ATTRIBUTES.map((n) => knownString(attributes, n));
+  if (apiVersion === undefined || kind === undefined || definitionVersion === undefined || schemaDigest === undefined) return undefined;
+  return { apiVersion, kind, definitionVersion, schemaDigest };
+}
+
+/** The five `form_*` attributes of a served ref (the package digest from the registry). */
+export function formAttributes(ref: SupportedRef): Attributes {
+  return {
+    form_api_version: ref.apiVersion,
+    form_kind: ref.kind,
+    form_definition_version: ref.definitionVersion,
+    form_schema_digest: ref.schemaDigest,
+    form_package_digest: ref.packageDigest,
+  };
+}
+
+/** The codec of the ref recorded in state, or the fail-closed diagnostic. */
+export function serveState(rt: ProviderRuntime, type: string, attributes: Attributes, identity: Omit<Diagnostic, "severity" | "summary"> = {}): Dispatch {
+  const ref = recordedRef(attributes);
+  if (ref === undefined) {
+    return {
+      diagnostic: {
+        severity: "error",
+        summary: "State has no exact v1alpha3 Form identity",
+        detail:
+          "State for this resource does not record all four members of its exact FormRef (form_api_version, form_kind, form_definition_version, form_schema_digest), so the provider cannot tell which contract it was written under.",
+        code: providerCode("state-form-ref-missing"),
+        resourceType: type,
+        pointer: "/form",
+        ...identity,
+        repair:
+          "State from another lane or build is never transformed. Remove this resource from state and import it under an exact Form identity, or create it explicitly.",
+      },
+    };
+  }
+  const served = rt.table.tryForStateRef(ref);
+  if (served !== undefined) return { served };
+  const known = rt.table.renderedCodecRefsForKind(ref.kind);
+  return {
+    diagnostic: {
+      severity: "error",
+      summary: "State Form identity is not supported by this provider",
+      detail:
+        `This provider build carries ${ref.kind} codecs for ${listRefs(known)}. ` +
+        `State records ${formatFormRef(ref)}; reading, updating or deleting it under any other exact FormRef would treat state written against one contract as another, so the provider refuses before contacting the host.`,
+      code: providerCode("state-form-ref-unsupported"),
+      resourceType: type,
+      pointer: "/form",
+      ...identity,
+      ref,
+      repair: "Pin the provider build (or project registry) that wrote this state, or migrate the resource explicitly: remove it from state and import it under a Form identity this build supports.",
+    },
+  };
+}
+
+/** The create target of a line: its DefaultCreates ref and codec. */
+export function serveCreate(rt: ProviderRuntime, type: string, line: ResourceTypeEntry): Dispatch {
+  try {
+    return { served: rt.table.defaultCreate(line) };
+  } catch (err) {
+    return {
+      diagnostic: {
+        severity: "error",
+        summary: `${line.kind} FormRef missing`,
+        code: providerCode("internal"),
+        resourceType: type,
+        cause: errorText(err),
+        repair:
+          err instanceof RegistryError
+            ? "This build has no default create identity for the Form line; regenerate the registry (`takoform get`) so the line has one."
+            : "Report this provider bug.",
+      },
+    };
+  }
+}
+
+/** The plan's codec: the planned `form_*` when all four are known (existing resources), else the create default. */
+export function servePlan(rt: ProviderRuntime, type: string, line: ResourceTypeEntry, planned: Attributes, identity: Omit<Diagnostic, "severity" | "summary"> = {}): Dispatch {
+  return recordedRef(planned) !== undefined ? serveState(rt, type, planned, identity) : serveCreate(rt, type, line);
+}
+
+/** The diagnostic of a space that is not a SpaceID (the resource's, or the provider default). */
+export function invalidSpace(type: string, space: unknown): Diagnostic {
+  return {
+    severity: "error",
+    summary: "Invalid or missing SpaceID",
+    detail: `${JSON.stringify(space)} is not a SpaceID: 1 to 255 characters, no "/", no control characters, and no leading or trailing white space.`,
+    resourceType: type,
+    attribute: "space",
+    pointer: "/metadata/space",
+    repair: "Set space (or the provider's default space) to a valid SpaceID.",
+  };
+}

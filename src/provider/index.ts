@@ -1,0 +1,13 @@
+// The Takoform provider: resource lifecycle per exact FormRef.
+
+export { TakoformProvider, type TakoformProviderOptions } from "./provider.ts";
+export type * from "./types.ts";
+export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
+export { renderDiagnostic, renderDetail, diagnosticToJson } from "./diagnostics/render.ts";
+export { HOST_CODE_REPAIRS, PROVIDER_CODES, providerCode } from "./diagnostics/codes.ts";
+export { parseImportId, IMPORT_ID_SYNTAX, ImportIdError, type ImportIdentity } from "./import/import-id.ts";
+export { deriveName, deriveRevisionName, contentDigest, specDigest, ownerDigestHex } from "./revision/names.ts";
+export { parseRelationHostReason } from "./relation/drift.ts";
+export { parseGoDuration } from "./timeouts.ts";
+export { cronProblem } from "./validate/cron.ts";
+export { canonicalHostname } from "./validate/hostname.ts";

@@ -1,0 +1,239 @@
+// ModifyPlan step 5: plan-time host support (decision 0031; reference §12). The plan asks the
+// host's support profiles whether it can serve this resource at all, before anything is applied:
+// 1. the exact Form (refusal: error; could not ask: a warning, and nothing further is checked);
+// 2. the lifecycle operations the profile lists, when it lists any;
+// 3. each Interface the Form provides, and each Binding the planned configuration actually uses;
+// 4. planned values against the published enums, ranges and collection limits.
+// Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
+// surface is a warning — apply stays the backstop. Plans never mutate the host.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { WireSupportProfile } from "../../core/protocol.ts";
+import { isUnknown, isWhollyKnown, type Value } from "../../core/values.ts";
+import type { CodecField, FormCodec } from "../../registry/codec-types.ts";
+import { providerCode } from "../diagnostics/codes.ts";
+import { errorText } from "../diagnostics/host-fault.ts";
+import type { SupportAnswer } from "./support-cache.ts";
+import { planIdentity, type PlanPass } from "./state.ts";
+
+/** A contract a Form names by name and version. */
+interface ContractRef {
+  name: string;
+  version: string;
+}
+
+/**
+ * The Interfaces a codec's Form provides and the Binding versions it accepts. The generated codec
+ * type does not declare them today; a codec that carries them (optional members of the same
+ * names) has them checked, and otherwise Interfaces are not asked about and a binding is asked at
+ * version 1.0.0, upstream's default.
+ */
+function providedInterfaces(codec: FormCodec): ContractRef[] {
+  const list = (codec as FormCodec & { providedInterfaces?: ContractRef[] }).providedInterfaces;
+  return Array.isArray(list) ? list.filter((c) => typeof c?.name === "string" && typeof c?.version === "string") : [];
+}
+
+function bindingVersion(codec: FormCodec, binding: string): string {
+  const accepted = (codec as FormCodec & { acceptedBindings?: ContractRef[] }).acceptedBindings;
+  return (Array.isArray(accepted) ? accepted.find((b) => b?.name === binding)?.version : undefined) ?? "1.0.0";
+}
+
+function unreadable(what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+  // No host fault is attached: this is not the host's answer to the resource, and the code must stay ours.
+  const d: Diagnostic = {
+    severity: "warning",
+    summary: `Host support for ${what} could not be read at plan time`,
+    detail: "The provider could not learn from the host's support profile whether it serves this. Nothing has been refused; the apply will find out.",
+    code: providerCode("host-support-unreadable"),
+    ...identity,
+    cause: errorText(answer.error),
+    repair: "Nothing is required. If the apply fails, check that the host publishes its support profiles.",
+  };
+  return d;
+}
+
+function upperFirst(s: string): string {
+  return s === "" ? s : s[0]!.toUpperCase() + s.slice(1);
+}
+
+function describeValue(value: Value): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+export async function planHostSupport(p: PlanPass): Promise<void> {
+  const codec = p.served.codec;
+  const kind = codec.ref.kind;
+  const identity = planIdentity(p);
+  let client;
+  try {
+    client = await p.rt.client();
+  } catch (err) {
+    p.diagnostics.push(unreadable(`Form ${kind}`, { error: err }, identity));
+    return;
+  }
+  const support = p.rt.support;
+  const form = await support.form(client, p.served.ref);
+  if (form.refused !== undefined) {
+    p.diagnostics.push({
+      severity: "error",
+      summary: `This host does not support ${kind}`,
+      detail: `The host's support profile route answered that it does not serve ${kind} at definition version ${p.served.ref.definitionVersion}, so this resource could not be applied there.`,
+      code: providerCode("host-does-not-support-form"),
+      ...identity,
+      pointer: "/form",
+      cause: errorText(form.refused),
+      repair: `Remove this ${kind} from the configuration, use a host that supports it, or ask the host operator to install it.`,
+    });
+    return;
+  }
+  if (form.profile === undefined) {
+    p.diagnostics.push(unreadable(`Form ${kind}`, form, identity));
+    return;
+  }
+  const profile = form.profile;
+  checkOperations(p, profile, identity);
+
+  const lookups: Promise<void>[] = [];
+  for (const contract of providedInterfaces(codec)) {
+    lookups.push(
+      support.interface(client, contract.name, contract.version).then((answer) => {
+        const label = `${contract.name}@${contract.version}`;
+        if (answer.refused !== undefined) {
+          p.diagnostics.push({
+            severity: "error",
+            summary: `This host does not implement ${label}`,
+            detail: `${kind} provides the Interface ${label}, and the host's support profile route answered that it does not implement it.`,
+            code: providerCode("host-does-not-support-interface"),
+            ...identity,
+            pointer: "/form",
+            cause: errorText(answer.refused),
+            repair: `Use a host that implements ${label}, or remove this ${kind}.`,
+          });
+        } else if (answer.profile === undefined) {
+          p.diagnostics.push(unreadable(`Interface ${label}`, answer, identity));
+        }
+      }),
+    );
+  }
+  for (const field of codec.fields) {
+    if (field.type.kind !== "binding-list") continue;
+    const planned = p.planned[field.attribute];
+    if (!Array.isArray(planned) || planned.length === 0) continue;
+    const binding = field.type.binding;
+    const version = bindingVersion(codec, binding);
+    lookups.push(
+      support.binding(client, binding, version).then((answer) => {
+        if (answer.refused !== undefined) {
+          p.diagnostics.push({
+            severity: "error",
+            summary: `This host does not implement the ${binding} binding`,
+            detail: `${field.attribute} declares bindings under ${binding}@${version}, and the host's support profile route answered that it does not implement that Binding.`,
+            code: providerCode("host-does-not-support-binding"),
+            ...identity,
+            attribute: field.attribute,
+            pointer: `/${field.wire}`,
+            cause: errorText(answer.refused),
+            repair: `Remove the ${field.attribute} entries, or use a host that implements ${binding}@${version}.`,
+          });
+        } else if (answer.profile === undefined) {
+          p.diagnostics.push(unreadable(`Binding ${binding}@${version}`, answer, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+        }
+      }),
+    );
+  }
+  await Promise.all(lookups);
+  checkValues(p, codec, profile, identity);
+}
+
+function checkOperations(p: PlanPass, profile: WireSupportProfile, identity: Omit<Diagnostic, "severity" | "summary">): void {
+  const offered = profile.operations;
+  if (!Array.isArray(offered) || offered.length === 0) return;
+  const codec = p.served.codec;
+  const required = ["create", "read", "delete", ...(codec.declaresUpdate ? ["update"] : [])];
+  const missing = required.filter((op) => !(offered as string[]).includes(op));
+  if (missing.length === 0) return;
+  p.diagnostics.push({
+    severity: "error",
+    summary: `This host does not offer the whole ${codec.ref.kind} lifecycle`,
+    detail: `The host's support profile offers ${offered.join(", ")}; managing this resource needs ${required.join(", ")}, so ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing.`,
+    code: providerCode("host-does-not-support-value"),
+    ...identity,
+    pointer: "/form",
+    repair: "Use a host that offers the whole lifecycle of this Form, or ask the host operator to enable it.",
+  });
+}
+
+function valueRefusal(p: PlanPass, field: CodecField, value: Value, identity: Omit<Diagnostic, "severity" | "summary">, why: string): void {
+  p.diagnostics.push({
+    severity: "error",
+    summary: `This host does not accept ${field.attribute} = ${describeValue(value)}`,
+    detail: why,
+    code: providerCode("host-does-not-support-value"),
+    ...identity,
+    attribute: field.attribute,
+    pointer: `/${field.wire}`,
+    repair: `Choose a value of ${field.attribute} this host supports, or use a host that supports this one.`,
+  });
+}
+
+function checkValues(p: PlanPass, codec: FormCodec, profile: WireSupportProfile, identity: Omit<Diagnostic, "severity" | "summary">): void {
+  const enums = profile.supportedEnums ?? {};
+  const ranges = profile.supportedRanges ?? {};
+  const limits = profile.limits ?? {};
+  for (const field of codec.fields) {
+    const value = p.planned[field.attribute];
+    if (value === undefined || value === null || isUnknown(value)) continue;
+    const allowed = Object.hasOwn(enums, field.wire) ? enums[field.wire] : undefined;
+    if (Array.isArray(allowed)) {
+      const members = field.type.kind === "string-set" && Array.isArray(value) ? value : field.type.kind === "string" ? [value] : [];
+      for (const member of members) {
+        if (typeof member === "string" && !allowed.includes(member)) {
+          valueRefusal(p, field, member, identity, `The host's support profile accepts ${field.attribute} only from ${allowed.join(", ")}.`);
+        }
+      }
+    }
+    const range = Object.hasOwn(ranges, field.wire) ? ranges[field.wire] : undefined;
+    if (field.type.kind === "integer" && typeof value === "number" && range !== undefined) {
+      const { minimum, maximum } = range;
+      if ((typeof minimum === "number" && value < minimum) || (typeof maximum === "number" && value > maximum)) {
+        valueRefusal(p, field, value, identity, `The host's support profile accepts ${field.attribute} from ${minimum ?? "any"} to ${maximum ?? "any"}.`);
+      }
+    }
+    const limitKey = `maximum${upperFirst(field.wire)}`;
+    const limit = Object.hasOwn(limits, limitKey) ? limits[limitKey] : undefined;
+    const counted = field.type.kind === "string-set" || field.type.kind === "binding-list" || field.type.kind === "object-list";
+    if (counted && Array.isArray(value) && typeof limit === "number" && value.length > limit) {
+      p.diagnostics.push({
+        severity: "error",
+        summary: `This host accepts fewer ${field.attribute} entries than the plan declares`,
+        detail: `The plan declares ${value.length} ${field.attribute} entries; the host's support profile sets ${limitKey} to ${limit}.`,
+        code: providerCode("host-limit-exceeded"),
+        ...identity,
+        attribute: field.attribute,
+        pointer: `/${field.wire}`,
+        repair: `Declare at most ${limit} ${field.attribute} entries, or use a host with a higher limit.`,
+      });
+    }
+  }
+  const maximumBundleBytes = limits["maximumBundleBytes"];
+  const modules = p.planned["modules"];
+  if (codec.artifactBacked && typeof maximumBundleBytes === "number" && Array.isArray(modules) && isWhollyKnown(modules)) {
+    let total = 0;
+    for (const m of modules) {
+      const size = m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, Value>)["size"] : undefined;
+      if (typeof size === "number") total += size;
+    }
+    if (total > maximumBundleBytes) {
+      p.diagnostics.push({
+        severity: "error",
+        summary: "This bundle is larger than the host accepts",
+        detail: `The bundle's modules total ${total} bytes; the host's support profile sets maximumBundleBytes to ${maximumBundleBytes}. Nothing has been uploaded.`,
+        code: providerCode("host-limit-exceeded"),
+        ...identity,
+        attribute: "modules",
+        pointer: "/manifestDigest",
+        repair: "Make the bundle smaller (fewer or smaller modules), or use a host that accepts larger bundles.",
+      });
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// plan(request): Terraform's PlanResourceChange as the plugin framework runs it, then the
+// provider's ModifyPlan hooks in their fixed order (reference §4.6):
+//   propose → replacement by attribute → 1 relation-drift recovery → 2 bundle re-hash →
+//   3 revision name → 4 same-name safety → 5 host support → no-op or unknown marking.
+// A plan whose planned state equals prior returns prior unchanged, so the engine sees a no-op.
+// The engine plans the new object of a replacement with a second call whose prior is null, as
+// Terraform core does. Nothing here mutates the host; step 5 only reads support profiles.
+//
+// `name_prefix` needs no hook of its own: its `name` is Optional+Computed, so it is unknown on a
+// create, kept from prior on an update, and — because the engine plans a replacement's new object
+// as a create — unknown again on a replacement, which is what lets the engine replace it side by side.
+
+import type { Attributes } from "../../core/values.ts";
+import { cloneAttributes } from "../attributes.ts";
+import { formAttributes, serveCreate, serveState } from "../dispatch.ts";
+import { unknownType, type ProviderRuntime } from "../runtime.ts";
+import type { PlanRequest, PlanResponse } from "../types.ts";
+import { planWorkerBundle } from "./bundle.ts";
+import { planHostSupport } from "./host-support.ts";
+import { attributesEqual, forceNewChanges, markComputedUnknown, propose } from "./propose.ts";
+import { planRelationRecovery } from "./relation-recovery.ts";
+import { planRevisionName } from "./revision-name.ts";
+import { planImmutableRevisionSafety } from "./same-name.ts";
+import type { PlanPass } from "./state.ts";
+
+export async function planResource(rt: ProviderRuntime, request: PlanRequest): Promise<PlanResponse> {
+  const { type, config } = request;
+  const line = rt.line(type);
+  if (line === undefined) return { planned: null, requiresReplace: [], diagnostics: [unknownType(type)] };
+  if (config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
+  const schema = rt.schema(type)!;
+  const prior: Attributes | null = request.prior?.attributes ?? null;
+
+  // An existing resource is planned under the ref its state records (fail closed); a new one under the create default.
+  const dispatch = prior !== null ? serveState(rt, type, prior, { resourceType: type }) : serveCreate(rt, type, line);
+  if (dispatch.diagnostic) return { planned: null, requiresReplace: [], diagnostics: [dispatch.diagnostic] };
+
+  const planned = propose(schema, config, prior, rt.defaultSpace);
+  if (prior === null) Object.assign(planned, formAttributes(dispatch.served.ref));
+  const pass: PlanPass = {
+    rt,
+    type,
+    line,
+    schema,
+    served: dispatch.served,
+    prior,
+    config,
+    planned,
+    requiresReplace: prior !== null ? forceNewChanges(schema, planned, prior) : [],
+    diagnostics: [],
+  };
+
+  planRelationRecovery(pass);
+  await planWorkerBundle(pass);
+  planRevisionName(pass);
+  planImmutableRevisionSafety(pass);
+  await planHostSupport(pass);
+
+  if (prior !== null && pass.requiresReplace.length === 0 && attributesEqual(schema, planned, prior)) {
+    return { planned: cloneAttributes(prior), requiresReplace: [], diagnostics: pass.diagnostics };
+  }
+  markComputedUnknown(schema, planned, prior);
+  return { planned, requiresReplace: pass.requiresReplace.map((a) => [a]), diagnostics: pass.diagnostics };
+}

@@ -1,0 +1,103 @@
+// ModifyPlan step 3: the derived name of a revision-role resource (decision 0029 rules 1–3;
+// reference §3.4). When configuration leaves `name` out, the plan derives it from the planned
+// content and the declared `revision_owner`:
+// - no owner: refused (two owners could otherwise reach one name);
+// - a pinned name beside an owner: refused (the owner would decide nothing);
+// - content not yet known: unknown on a create, left as it is on a replacement (marking it
+//   unknown would force a replacement on every plan; the same-name check reports the real issue);
+// - a changed derived name forces a replacement, added here by hand because attribute-level
+//   replacement has already been decided when this hook runs.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
+import type { JsonObject } from "../../forms/shape.ts";
+import { encodeSpec } from "../codec/encode.ts";
+import { providerCode } from "../diagnostics/codes.ts";
+import { deriveRevisionName } from "../revision/names.ts";
+import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
+
+export function ownerMissing(kind: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+  return {
+    severity: "error",
+    summary: `Deriving this ${kind} name needs to know whose revision it is.`,
+    detail:
+      "A content-derived name is the same for every revision with identical content, so two owners deploying the same bytes would reach one name. " +
+      "The owner half of the name keeps them apart, and only the configuration can say who the owner is.",
+    code: providerCode("revision-owner-missing"),
+    ...identity,
+    pointer: "/metadata/name",
+    attribute: "revision_owner",
+    repair:
+      "Set `revision_owner` to the stable name this revision belongs to — usually the takoform_module_worker it serves — or pin `name`. The official WorkerApp construct sets it for you.",
+  };
+}
+
+export function ownerIgnored(kind: string, name: Value, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+  return {
+    severity: "error",
+    summary: `A pinned ${kind} name leaves \`revision_owner\` with nothing to decide.`,
+    detail: "revision_owner only chooses the owner half of a derived name; with `name` set, no name is derived.",
+    code: providerCode("revision-owner-ignored"),
+    ...identity,
+    ...(typeof name === "string" ? { name } : {}),
+    pointer: "/metadata/name",
+    attribute: "revision_owner",
+    repair: "Remove `revision_owner`, or remove `name` to let the provider derive it.",
+  };
+}
+
+/** The planned wire spec, when every value it needs is known (else undefined). */
+export function plannedSpec(p: PlanPass): JsonObject | undefined {
+  const codec = p.served.codec;
+  if (codec.artifactBacked) {
+    const digest = p.planned["manifest_digest"];
+    return typeof digest === "string" && digest !== "" ? { manifestDigest: digest } : undefined;
+  }
+  const encoded = encodeSpec(codec, p.planned, { mode: "plan" });
+  return encoded.unresolved || encoded.errors.length > 0 ? undefined : encoded.spec;
+}
+
+export function planRevisionName(p: PlanPass): void {
+  const codec = p.served.codec;
+  if (codec.role !== "revision") return;
+  const configuredName = p.config["name"] ?? null;
+  const configuredOwner = p.config["revision_owner"] ?? null;
+  const identity = planIdentity(p);
+  if (configuredName !== null) {
+    // A name that is configured but not yet known still counts as pinned.
+    if (configuredOwner !== null) p.diagnostics.push(ownerIgnored(codec.ref.kind, configuredName, identity));
+    else ownerDecidesNothing(p);
+    return;
+  }
+  if (configuredOwner === null) {
+    p.diagnostics.push(ownerMissing(codec.ref.kind, identity));
+    return;
+  }
+  const spec = plannedSpec(p);
+  let derived: Value;
+  if (spec !== undefined && typeof configuredOwner === "string") {
+    const name = deriveRevisionName(codec, configuredOwner, spec);
+    if (name === undefined) return;
+    derived = name;
+  } else if (p.prior !== null) {
+    return;
+  } else {
+    derived = UNKNOWN;
+  }
+  if (p.prior !== null && derived === p.prior["name"]) ownerDecidesNothing(p);
+  if (valuesEqual(p.planned["name"] ?? null, derived)) return;
+  p.planned["name"] = derived;
+  if (p.prior !== null) addReplace(p, "name");
+}
+
+/**
+ * `revision_owner` only chooses the owner half of a derived name. When the name the plan arrives
+ * at is the one the resource already has — a pinned name, or the same derived name (an imported
+ * revision gaining its owner) — a change of the owner alone changes nothing on the host, so it
+ * does not force a replacement; it is recorded by a provider-side update.
+ */
+function ownerDecidesNothing(p: PlanPass): void {
+  if (p.prior === null) return;
+  const name = p.planned["name"];
+  if (typeof name === "string" && name === p.prior["name"]) removeReplace(p, "revision_owner");
+}

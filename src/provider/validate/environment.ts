@@ -1,0 +1,66 @@
+// The module environment namespace (reference §13.2). The keys of the vars JSON map, the names of
+// required sensitive vars and the name of every binding all become names in ONE environment a
+// module reads, so a name may appear once across all of them. The projecting fields are the ones
+// the codec marks with an environment role. Unknown, null and malformed values are skipped,
+// never guessed.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
+import { isJsonObject } from "../../forms/shape.ts";
+import { parseStrictJson } from "../../forms/strict-json.ts";
+import type { FormCodec } from "../../registry/codec-types.ts";
+
+interface Occurrence {
+  name: string;
+  path: string;
+}
+
+function occurrences(role: string, attribute: string, value: Value): Occurrence[] {
+  if (value === null || isUnknown(value)) return [];
+  switch (role) {
+    case "map-keys": {
+      if (typeof value !== "string") return [];
+      try {
+        const parsed = parseStrictJson(value);
+        return isJsonObject(parsed) ? Object.keys(parsed).map((k) => ({ name: k, path: `${attribute}.${k}` })) : [];
+      } catch {
+        return [];
+      }
+    }
+    case "items":
+      return Array.isArray(value) ? value.flatMap((item, i) => (typeof item === "string" ? [{ name: item, path: `${attribute}[${i}]` }] : [])) : [];
+    case "binding-names":
+      return Array.isArray(value)
+        ? value.flatMap((item, i) => {
+            if (item === null || typeof item !== "object" || Array.isArray(item) || isUnknown(item)) return [];
+            const name = (item as Record<string, Value>)["name"];
+            return typeof name === "string" ? [{ name, path: `${attribute}[${i}].name` }] : [];
+          })
+        : [];
+    default:
+      return [];
+  }
+}
+
+export function environmentProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
+  const seen = new Map<string, string>();
+  const out: Diagnostic[] = [];
+  for (const field of codec.fields) {
+    if (field.environment === undefined) continue;
+    for (const o of occurrences(field.environment, field.attribute, config[field.attribute] ?? null)) {
+      const first = seen.get(o.name);
+      if (first === undefined) {
+        seen.set(o.name, o.path);
+        continue;
+      }
+      out.push({
+        severity: "error",
+        summary: "Duplicate module environment name",
+        detail: `${o.path} projects the name ${JSON.stringify(o.name)} into the module environment, which ${first} already does. Variables, required sensitive variables and bindings share one namespace.`,
+        attribute: o.path,
+        repair: `Rename one of the two so every environment name is used once.`,
+      });
+    }
+  }
+  return out;
+}

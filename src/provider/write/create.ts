@@ -1,0 +1,85 @@
+// Create (decision 0017 rule 1; reference §5.1): always under the line's DefaultCreates ref.
+// The client runs availability → prepare → PUT with `If-None-Match: *`, so a create never
+// overwrites anything. An artifact-backed revision uploads its local modules first (only the
+// blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
+// whole call. A create the host accepted but did not verifiably finish still writes state.
+
+import { AcceptedError } from "../../client/errors.ts";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isSpaceId } from "../../core/grammar.ts";
+import type { Attributes } from "../../core/values.ts";
+import { cloneAttributes, knownString } from "../attributes.ts";
+import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
+import { invalidSpace, serveCreate } from "../dispatch.ts";
+import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { verifiedState } from "../state/write.ts";
+import { operationTimeout } from "../timeouts.ts";
+import type { WriteContext, WriteResult } from "../types.ts";
+import { acceptedCreate } from "./accepted.ts";
+import { intentAttributes, mutationOptions } from "./intent.ts";
+import { createName } from "./name.ts";
+import { buildSpec } from "./spec.ts";
+
+const fail = (diagnostics: Diagnostic[]): WriteResult => ({ state: null, diagnostics });
+
+function withIdentity(diagnostics: Diagnostic[], identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic[] {
+  return diagnostics.map((d) => ({ ...identity, ...d }));
+}
+
+export async function createResource(rt: ProviderRuntime, type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
+  const line = rt.line(type);
+  if (line === undefined) return fail([unknownType(type)]);
+  const dispatch = serveCreate(rt, type, line);
+  if (dispatch.diagnostic) return fail([dispatch.diagnostic]);
+  const { served } = dispatch;
+  const { codec } = served;
+  const kind = served.ref.kind;
+  const space = knownString(planned, "space") ?? rt.defaultSpace;
+  if (!isSpaceId(space)) return fail([invalidSpace(type, space)]);
+  const identity = { resourceType: type, space, ref: served.ref };
+  const timeout = operationTimeout(planned, "create_timeout");
+  if (timeout.diagnostic) return fail([{ ...identity, ...timeout.diagnostic }]);
+
+  const values = cloneAttributes(planned);
+  const built = await buildSpec(codec, values);
+  if (built.diagnostics.length > 0) return fail(withIdentity(built.diagnostics, identity));
+  const named = createName(codec, values, built.spec, identity);
+  if ("diagnostic" in named) return fail([named.diagnostic]);
+  const { name } = named;
+  values["name"] = name;
+  values["space"] = space;
+  const nameIdentity = { ...identity, name };
+
+  let client;
+  try {
+    client = await rt.client();
+  } catch (err) {
+    return fail([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
+  }
+  const deadline = Date.now() + timeout.ms;
+  const scope = context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {};
+
+  let spec = built.spec;
+  if (built.authoring?.mode === "local") {
+    try {
+      const uploaded = await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope });
+      if (uploaded.manifestDigest !== built.authoring.manifestDigest) {
+        throw new Error(`the host committed manifest ${uploaded.manifestDigest}, not the authored ${built.authoring.manifestDigest}`);
+      }
+      spec = { manifestDigest: uploaded.manifestDigest };
+    } catch (err) {
+      return fail([hostCallDiagnostic(`Failed to upload the ${kind} artifact`, err, { ...nameIdentity, pointer: "/manifestDigest" })]);
+    }
+  }
+
+  const ctx = { type, schema: rt.schema(type)!, served, space, values };
+  const intent = { operation: "create" as const, type, space, name, ref: served.ref, uid: "", attributes: intentAttributes(codec, values) };
+  try {
+    const result = await client.applyResource({ ref: served.ref, name, space, spec }, {}, mutationOptions(context, deadline, intent));
+    const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
+    return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
+  } catch (err) {
+    if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
+    return fail([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" })]);
+  }
+}

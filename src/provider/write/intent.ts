@@ -1,0 +1,68 @@
+// Write intents (crash safety). Before the client sends a mutating request it hands the exact
+// request to `onIntent`; the provider forwards it, with the resource's identity, to the engine's
+// `recordIntent`, which persists it before anything leaves the process. A crash after that point
+// is finished by `resumeWrite`, which re-sends the same bytes under the same Idempotency-Key.
+
+import type { WriteIntentRecord } from "../../client/resource-writes.ts";
+import type { WireFormRef } from "../../core/protocol.ts";
+import { isWhollyKnown, type Attributes, type KnownValue } from "../../core/values.ts";
+import type { FormCodec } from "../../registry/codec-types.ts";
+import type { WriteContext, WriteIntent } from "../types.ts";
+
+/** Attributes a resumed write needs to record the state the original would have. */
+const CARRIED = ["name_prefix", "revision_owner", "create_timeout", "update_timeout", "delete_timeout", "main_module", "modules", "manifest_digest"];
+
+/** The wholly known provider-side and desired attributes of a write, for the intent. */
+export function intentAttributes(codec: FormCodec, values: Attributes): Record<string, KnownValue> {
+  const out: Record<string, KnownValue> = {};
+  for (const name of [...CARRIED, ...codec.fields.map((f) => f.attribute)]) {
+    const value = values[name];
+    if (value !== undefined && isWhollyKnown(value)) out[name] = value;
+  }
+  return out;
+}
+
+export interface IntentIdentity {
+  operation: WriteIntent["operation"];
+  type: string;
+  space: string;
+  name: string;
+  ref: WireFormRef;
+  uid: string;
+  attributes?: Record<string, KnownValue>;
+}
+
+/** The client's `onIntent` hook for one write, forwarding to the engine and awaiting it. */
+export function intentHook(context: WriteContext, identity: IntentIdentity): (record: WriteIntentRecord) => Promise<void> {
+  return async (record) => {
+    const ref: WireFormRef = {
+      apiVersion: identity.ref.apiVersion,
+      kind: identity.ref.kind,
+      definitionVersion: identity.ref.definitionVersion,
+      schemaDigest: identity.ref.schemaDigest,
+    };
+    const intent: WriteIntent = {
+      operation: identity.operation,
+      type: identity.type,
+      space: identity.space,
+      name: identity.name,
+      ref,
+      uid: identity.uid,
+      idempotencyKey: record.idempotencyKey,
+      request: { method: record.request.method, path: record.request.path, headers: { ...record.request.headers } },
+    };
+    if (record.request.body !== undefined) intent.request.body = record.request.body;
+    if (identity.attributes !== undefined) intent.attributes = identity.attributes;
+    await context.recordIntent(intent);
+  };
+}
+
+/** Mutation options every write passes to the client. */
+export function mutationOptions(context: WriteContext, deadline: number, identity: IntentIdentity) {
+  return {
+    deadline,
+    onIntent: intentHook(context, identity),
+    ...(context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {}),
+    ...(context.signal !== undefined ? { signal: context.signal } : {}),
+  };
+}

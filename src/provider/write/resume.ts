@@ -1,0 +1,68 @@
+// resumeWrite: finishing a write whose intent was recorded but whose outcome never was (the
+// process died between the two). The recorded request is re-sent byte for byte under its
+// Idempotency-Key: a host that committed the first send replays its recorded answer, and a host
+// that never received it executes it now. The answer is then finished exactly like the original
+// operation's. Nothing is ever adopted by name: the only representation recorded is the one the
+// host returns for this exact request.
+
+import { AcceptedError, isResourceNotFound } from "../../client/errors.ts";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Attributes } from "../../core/values.ts";
+import { cloneAttributes } from "../attributes.ts";
+import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
+import { serveState, formAttributes } from "../dispatch.ts";
+import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { verifiedState } from "../state/write.ts";
+import type { ResourceState, WriteIntent, WriteResult } from "../types.ts";
+import { acceptedCreate } from "./accepted.ts";
+
+export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
+  const { type, space, name } = intent;
+  const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: intent.operation === "create" ? null : prior, diagnostics });
+  if (rt.line(type) === undefined) return keep([unknownType(type)]);
+  const identity = { resourceType: type, space, name };
+  // The intent names the exact ref it was sent under; it must still be served, like state's.
+  const dispatch = serveState(rt, type, formAttributes({ ...intent.ref, packageDigest: null }), identity);
+  if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
+  const { served } = dispatch;
+  const kind = served.ref.kind;
+  const fullIdentity = { ...identity, ref: served.ref };
+
+  let client;
+  try {
+    client = await rt.client();
+  } catch (err) {
+    return keep([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
+  }
+  const expect = { ref: served.ref, name, space };
+
+  if (intent.operation === "delete") {
+    try {
+      await client.resend(intent.request, { kind: "delete", ...expect });
+      return { state: null, diagnostics: [] };
+    } catch (err) {
+      if (isResourceNotFound(err)) return { state: null, diagnostics: [] };
+      return keep([hostCallDiagnostic(`Failed to delete ${kind}`, err, { ...fullIdentity, pointer: "/metadata", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) })]);
+    }
+  }
+
+  const values: Attributes = { ...(prior !== null ? cloneAttributes(prior.attributes) : {}), ...(intent.attributes ?? {}), name, space };
+  const ctx = { type, schema: rt.schema(type)!, served, space, values };
+  try {
+    const result = await client.resend(intent.request, { kind: "apply", ...expect });
+    const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
+    return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
+  } catch (err) {
+    if (intent.operation === "create") {
+      if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, fullIdentity);
+      return keep([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...fullIdentity, pointer: "/spec" })]);
+    }
+    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, { ...fullIdentity, pointer: "/spec", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) });
+    if (err instanceof AcceptedError && err.operationId !== undefined && prior !== null) {
+      const attributes = cloneAttributes(prior.attributes);
+      attributes["pending_operation_id"] = err.operationId;
+      return { state: { type, attributes }, diagnostics: [d] };
+    }
+    return keep([d]);
+  }
+}

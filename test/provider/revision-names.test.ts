@@ -1,0 +1,129 @@
+// Derived revision names (decision 0029; reference §3.2, §3.3, §3.8). The worked examples are
+// reproduced exactly, and the Go json.Marshal escaping is checked against digests computed
+// independently here from hand-written Go-escaped bytes.
+
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { buildWorkerBundleManifest } from "../../src/client/manifest.ts";
+import { isResourceName } from "../../src/core/grammar.ts";
+import { contentDigest, deriveName, deriveRevisionName, ownerDigestHex, specDigest } from "../../src/provider/revision/names.ts";
+import { canonicalJson } from "../../src/forms/digest.ts";
+import { bundledCodecTable } from "../../src/registry/bundled.ts";
+import { moduleSource } from "./harness.ts";
+
+const sha = (s: string) => createHash("sha256").update(Buffer.from(s, "utf8")).digest("hex");
+const UPSTREAM = "edge.forms.takoform.com/v1alpha1";
+const worker = { apiVersion: UPSTREAM, kind: "ModuleWorker", name: "counter" };
+const bundleRef = { apiVersion: UPSTREAM, kind: "WorkerBundle", name: "bundle-abababababab-efe899c74558" };
+const versionCodec = { slug: "worker-version", artifactBacked: false };
+const bundleCodec = { slug: "worker-bundle", artifactBacked: true };
+
+describe("revision names: the worked examples of §3.8", () => {
+  it("example 1: bundle with the test digest and owner counter", () => {
+    expect(ownerDigestHex("counter")).toBe("efe899c74558f20b08bbc19bf0228c0c25bddb7871d80bd34ac8b33c030b3698");
+    expect(deriveRevisionName(bundleCodec, "counter", { manifestDigest: `sha256:${"ab".repeat(32)}` })).toBe("bundle-abababababab-efe899c74558");
+  });
+
+  it("example 2: the same bytes under owner counter-peer keep the content half", () => {
+    expect(ownerDigestHex("counter-peer").slice(0, 12)).toBe("e7044b4d8519");
+    expect(deriveRevisionName(bundleCodec, "counter-peer", { manifestDigest: `sha256:${"ab".repeat(32)}` })).toBe("bundle-abababababab-e7044b4d8519");
+  });
+
+  it("example 3: the minimal version spec, then with two handlers", () => {
+    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch"], worker })).toBe("version-9217066e908d-efe899c74558");
+    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe("version-352f58ae2c93-efe899c74558");
+  });
+
+  it("example 4: the version as a real plan produces it, defaults materialized", () => {
+    const spec = {
+      bucketBindings: [],
+      bundle: bundleRef,
+      handlers: ["fetch"],
+      kvBindings: [],
+      queueProducerBindings: [],
+      requiredSensitiveVars: [],
+      serviceBindings: [],
+      sqliteBindings: [],
+      vars: {},
+      worker,
+    };
+    expect(deriveRevisionName(versionCodec, "counter", spec)).toBe("version-dc9d202e40b3-efe899c74558");
+  });
+
+  it("example 5: moduleSource(1), 90 bytes, gives manifest sha256:dbdf1aacff23…", () => {
+    const bytes = Buffer.from(moduleSource(1), "utf8");
+    expect(bytes.byteLength).toBe(90);
+    const built = buildWorkerBundleManifest({ mainModule: "index.js", modules: [{ name: "index.js", mediaType: "application/javascript+module", bytes }] });
+    expect(built.manifestDigest.startsWith("sha256:dbdf1aacff23")).toBe(true);
+    expect(deriveRevisionName(bundleCodec, "counter", { manifestDigest: built.manifestDigest })).toBe("bundle-dbdf1aacff23-efe899c74558");
+  });
+
+  it("the WorkerVersion example through our generated codec's slug and artifact flag", () => {
+    const codec = bundledCodecTable().defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "WorkerVersion" }).codec;
+    expect(deriveRevisionName(codec, "counter", { bundle: bundleRef, handlers: ["fetch"], worker })).toBe("version-9217066e908d-efe899c74558");
+    const bundle = bundledCodecTable().defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "WorkerBundle" }).codec;
+    expect(deriveRevisionName(bundle, "counter", { manifestDigest: `sha256:${"ab".repeat(32)}` })).toBe("bundle-abababababab-efe899c74558");
+  });
+});
+
+describe("revision names follow Go's json.Marshal bytes, not RFC 8785", () => {
+  // Each spec is hashed as the exact bytes Go would write, typed out by hand here.
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["< > &", { vars: { note: "a<b>c&d" } }, '{"vars":{"note":"a\\u003cb\\u003ec\\u0026d"}}'],
+    ["U+2028 and U+2029", { vars: { note: "line\u2028para\u2029end" } }, '{"vars":{"note":"line\\u2028para\\u2029end"}}'],
+    ["control characters", { vars: { note: "tab\there\u0001" } }, '{"vars":{"note":"tab\\there\\u0001"}}'],
+    ["key order and floats", { vars: { b: 1.5, a: 1e21, c: 0.0000001 } }, '{"vars":{"a":1e+21,"b":1.5,"c":1e-7}}'],
+  ];
+  for (const [label, spec, goBytes] of cases) {
+    it(`${label}: the digest is SHA-256 of the Go-escaped bytes`, () => {
+      expect(specDigest(spec as never)).toBe(`sha256:${sha(goBytes)}`);
+      const name = deriveRevisionName(versionCodec, "counter", spec as never)!;
+      expect(name).toBe(`version-${sha(goBytes).slice(0, 12)}-efe899c74558`);
+    });
+  }
+
+  it("for HTML characters the Go bytes differ from the RFC 8785 bytes, and the name follows Go", () => {
+    const spec = { vars: { note: "a<b>c&d" } };
+    const jcs = canonicalJson(spec);
+    expect(jcs).toBe('{"vars":{"note":"a<b>c&d"}}');
+    expect(specDigest(spec)).not.toBe(`sha256:${sha(jcs)}`);
+  });
+});
+
+describe("TestV3DerivedRevisionNamesAreDeterministicAndDistinct", () => {
+  const digest = (n: number) => `sha256:${sha(`content-${n}`)}`;
+  it("is deterministic, content changes the name, owners change only the owner half", () => {
+    expect(deriveName("bundle", "counter", digest(1))).toBe(deriveName("bundle", "counter", digest(1)));
+    expect(deriveName("bundle", "counter", digest(1))).not.toBe(deriveName("bundle", "counter", digest(2)));
+    const a = deriveName("bundle", "counter", digest(1))!;
+    const b = deriveName("bundle", "counter-peer", digest(1))!;
+    expect(a.split("-")[1]).toBe(b.split("-")[1]);
+    expect(a.split("-")[2]).not.toBe(b.split("-")[2]);
+  });
+
+  it("uses the bundle- and version- prefixes, and only the revision role derives", () => {
+    const table = bundledCodecTable();
+    const line = (kind: string) => table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind }).codec;
+    expect(deriveRevisionName(line("WorkerBundle"), "o", { manifestDigest: digest(1) })!.startsWith("bundle-")).toBe(true);
+    expect(deriveRevisionName(line("WorkerVersion"), "o", { handlers: ["fetch"] })!.startsWith("version-")).toBe(true);
+    const revisions = table.registry
+      .defaultCreates()
+      .map((ref) => table.codec(ref)!)
+      .filter((c) => c.role === "revision")
+      .map((c) => c.ref.kind)
+      .sort();
+    expect(revisions).toEqual(["WorkerBundle", "WorkerVersion"]);
+  });
+
+  it("names are portable and fixed width; an empty owner or a bad digest derives nothing", () => {
+    const long = `o${"x".repeat(62)}`;
+    const name = deriveName("version", long, digest(3))!;
+    expect(isResourceName(name)).toBe(true);
+    expect(name).toHaveLength(33);
+    expect(deriveName("bundle", long, digest(3))).toHaveLength(32);
+    expect(deriveName("bundle", "", digest(3))).toBeUndefined();
+    expect(deriveName("bundle", "o", "md5:abc")).toBeUndefined();
+    expect(deriveName("bundle", "o", "sha256:abcdef")).toBeUndefined();
+    expect(contentDigest(bundleCodec, {})).toBeUndefined();
+  });
+});
