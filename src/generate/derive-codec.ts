@@ -98,6 +98,8 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
     artifactBacked: role === "revision" && fields.length === 1 && fields[0]!.wire === "manifestDigest" && fields[0]!.type.kind === "string",
     fields,
     outputs,
+    providedInterfaces: (definition.providedInterfaces ?? []).map((i) => ({ name: i.name, version: i.version, schemaDigest: i.schemaDigest })),
+    acceptedBindings: (definition.acceptedBindings ?? []).map((b) => ({ name: b.name, version: b.version, schemaDigest: b.schemaDigest })),
   };
   if (definition.description !== undefined) codec.description = definition.description;
   return reorder(codec);
@@ -126,6 +128,8 @@ function reorder(codec: FormCodec): FormCodec {
       ...(f.description !== undefined ? { description: f.description } : {}),
     })),
     outputs: codec.outputs,
+    providedInterfaces: codec.providedInterfaces,
+    acceptedBindings: codec.acceptedBindings,
   };
   return out;
 }

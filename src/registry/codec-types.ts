@@ -98,4 +98,15 @@ export interface FormCodec {
   fields: CodecField[];
   /** Declared outputs (outputSchema), in declaration order. */
   outputs: CodecOutput[];
+  /** Interface contracts every resource of this Form provides (plan-time host support asks about each). */
+  providedInterfaces: ContractRef[];
+  /** Binding contracts this Form accepts as a source (a used binding list is asked about at this version). */
+  acceptedBindings: ContractRef[];
+}
+
+/** An Interface or Binding contract as a support profile names it: name, version and exact digest. */
+export interface ContractRef {
+  name: string;
+  version: string;
+  schemaDigest: string;
 }

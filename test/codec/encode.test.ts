@@ -200,7 +200,7 @@ describe("decodeSpec", () => {
   it("decodeOutputs types declared outputs and names each one the response fails", () => {
     const endpoint = codec("WorkerEndpoint");
     expect(decodeOutputs(endpoint, { hostname: "a.example.com", url: "https://a.example.com/" })).toEqual({ attributes: { hostname: "a.example.com", url: "https://a.example.com/" }, problems: [] });
-    expect(decodeOutputs(endpoint, undefined).problems[0]).toEqual({ output: "hostname", detail: "the response carries no status at all, so it carries no outputs" });
+    expect(decodeOutputs(endpoint, undefined).problems[0]).toEqual({ output: "hostname", detail: "the response carries no status.outputs document, so it carries no outputs" });
     expect(decodeOutputs(endpoint, { url: "https://a.example.com/" }).problems).toEqual([{ output: "hostname", detail: "status.outputs omits it" }]);
     expect(decodeOutputs(endpoint, { hostname: null, url: "x" }).problems[0]!.detail).toBe("status.outputs carries it as null");
     expect(decodeOutputs(endpoint, { hostname: 8443, url: "x" }).problems[0]!.detail).toBe("it is declared string and the host returned the number 8443");

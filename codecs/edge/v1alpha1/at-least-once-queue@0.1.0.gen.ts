@@ -45,5 +45,13 @@ export const codec: FormCodec = {
       "description": "Seconds a newly sent message waits before it can be delivered, unless the sender asks otherwise (0 to 43200). When omitted, messages are deliverable at once."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "edge.queue",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:0ab29eba0dbcc9d1b609fb6539089b347241ef8b7f9723f2433fa1f7f59d8e48"
+    }
+  ],
+  "acceptedBindings": []
 };

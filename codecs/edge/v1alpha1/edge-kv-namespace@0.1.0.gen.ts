@@ -17,5 +17,13 @@ export const codec: FormCodec = {
   "declaresUpdate": false,
   "artifactBacked": false,
   "fields": [],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "edge.kv",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:25fbd6744b62640a8450d3d40f0e1c7832b8e497589a1f2dc3719abad7714387"
+    }
+  ],
+  "acceptedBindings": []
 };

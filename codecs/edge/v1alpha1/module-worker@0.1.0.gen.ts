@@ -17,5 +17,18 @@ export const codec: FormCodec = {
   "declaresUpdate": false,
   "artifactBacked": false,
   "fields": [],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "worker.runtime",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:377388f86d2bcd09a8fbcc71b656cec92d726ad26563d7b84117028df2eb53c2"
+    },
+    {
+      "name": "worker.service",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:0235310578fc0b15ebd7cb58701086db319913cbdd8c569349ab94b8380a70ef"
+    }
+  ],
+  "acceptedBindings": []
 };

@@ -17,5 +17,13 @@ export const codec: FormCodec = {
   "declaresUpdate": false,
   "artifactBacked": false,
   "fields": [],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "edge.objects",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:f15b10cceeaf42a065bf87629141e68faf2145a522e072662fc0e875e378a067"
+    }
+  ],
+  "acceptedBindings": []
 };

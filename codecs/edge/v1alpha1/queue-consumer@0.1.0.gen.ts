@@ -128,5 +128,7 @@ export const codec: FormCodec = {
       "description": "Queue that receives messages whose retries ran out. When omitted, those messages are discarded. It must not lead back, directly or through other consumers' dead-letter queues, to the queue consumed here."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

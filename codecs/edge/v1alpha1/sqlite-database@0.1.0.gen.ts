@@ -17,5 +17,13 @@ export const codec: FormCodec = {
   "declaresUpdate": false,
   "artifactBacked": false,
   "fields": [],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "edge.sql",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:0e3bbf8399885e4168af7995ae3ec968e412cde1847ceb1fc129e74e2b351df3"
+    }
+  ],
+  "acceptedBindings": []
 };

@@ -30,5 +30,7 @@ export const codec: FormCodec = {
       "description": "sha256 digest, over RFC 8785 canonical JSON, of an artifact manifest the host has committed, exactly as the host reported it at commit time. The host loads that manifest and checks it before changing anything, and refuses a digest it never committed."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

@@ -46,5 +46,7 @@ export const codec: FormCodec = {
       "description": "Five-field cron expression, evaluated in UTC. The pattern checks only the shape; the host also checks ranges and steps."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

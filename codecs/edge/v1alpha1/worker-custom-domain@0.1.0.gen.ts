@@ -46,5 +46,7 @@ export const codec: FormCodec = {
       "description": "DNS hostname to serve, written as two or more dotted ASCII labels; an internationalized name is given as its A-label. Upper-case letters and one trailing dot are accepted because the host canonicalizes them away. Changing it replaces the attachment."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

@@ -72,5 +72,7 @@ export const codec: FormCodec = {
       "description": "Versions that serve traffic, each with its share in basis points; the host requires the shares to total 10000."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

@@ -50,5 +50,7 @@ export const codec: FormCodec = {
       },
       "description": "The endpoint's root URL: https:// followed by the assigned hostname and a single slash, with no port. It is fixed exactly as long as the hostname is."
     }
-  ]
+  ],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

@@ -213,5 +213,33 @@ export const codec: FormCodec = {
       "description": "Bindings under contract module-worker.service, each letting the module call another Module Worker's fetch handler. When omitted, none are declared."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": [
+    {
+      "name": "module-worker.edge-kv",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:8b0fb80e7a22dd3d81f77e6e3178f1e4cbecb23824f6a8457b10fc2903ba6023"
+    },
+    {
+      "name": "module-worker.object-bucket",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:4c09517209227ea27ac6b644991535c24f2dcda1ca858bffe53dec3a4c9a2ef5"
+    },
+    {
+      "name": "module-worker.sqlite",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:23013a3a213967bd23c5a60c0fa178a5281396beea4078148586fcfea0c4c98a"
+    },
+    {
+      "name": "module-worker.queue-producer",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:3de77f2cb1dea6fc035fbeb26a62df633acc3c72d7ce344d9e0297f30adafa29"
+    },
+    {
+      "name": "module-worker.service",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:d16e1baef18cdc74b50472decd2b2122bcb9b148b46354fd34d8c15eab9b2f2e"
+    }
+  ]
 };

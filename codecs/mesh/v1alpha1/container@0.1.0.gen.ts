@@ -43,5 +43,13 @@ export const codec: FormCodec = {
       "description": "The namespaceId output of the Worker whose objects this container backs. When omitted, the container is not bound to any namespace yet: it exists but receives no traffic."
     }
   ],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [
+    {
+      "name": "mesh.container",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:064c3eecb1825baa8848311f1381face3d75b74ef08f6153548d38aa9001a47e"
+    }
+  ],
+  "acceptedBindings": []
 };

@@ -113,5 +113,13 @@ export const codec: FormCodec = {
       },
       "description": "HTTPS root URL of the service. It is assigned at create and stays the same for the life of the uid."
     }
-  ]
+  ],
+  "providedInterfaces": [
+    {
+      "name": "mesh.http",
+      "version": "1.0.0",
+      "schemaDigest": "sha256:5780d9bffcd94fd8ff60e487424d17068e692446561dc8c67006e149969eb705"
+    }
+  ],
+  "acceptedBindings": []
 };

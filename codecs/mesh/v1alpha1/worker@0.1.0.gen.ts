@@ -86,5 +86,7 @@ export const codec: FormCodec = {
       },
       "description": "Identifier of the worker's current version. The host derives it from the uid and the generation, so it changes on every update that changes the desired spec and never otherwise."
     }
-  ]
+  ],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

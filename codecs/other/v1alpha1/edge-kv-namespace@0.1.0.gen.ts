@@ -17,5 +17,7 @@ export const codec: FormCodec = {
   "declaresUpdate": false,
   "artifactBacked": false,
   "fields": [],
-  "outputs": []
+  "outputs": [],
+  "providedInterfaces": [],
+  "acceptedBindings": []
 };

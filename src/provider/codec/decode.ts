@@ -115,7 +115,7 @@ export interface DecodedOutputs {
 }
 
 /**
- * Typed output attributes from `status.outputs` (undefined: the response carried no status).
+ * Typed output attributes from `status.outputs` (undefined: the response carried no outputs document).
  * A verified response must carry every declared output with its declared type (§5.5).
  */
 export function decodeOutputs(codec: FormCodec, outputs: JsonObject | undefined): DecodedOutputs {
@@ -134,7 +134,7 @@ export function decodeOutputs(codec: FormCodec, outputs: JsonObject | undefined)
 }
 
 function outputProblem(output: CodecOutput, outputs: JsonObject | undefined): string | null {
-  if (outputs === undefined) return "the response carries no status at all, so it carries no outputs";
+  if (outputs === undefined) return "the response carries no status.outputs document, so it carries no outputs";
   if (!Object.hasOwn(outputs, output.wire)) return "status.outputs omits it";
   const value = outputs[output.wire]!;
   if (value === null) return "status.outputs carries it as null";

@@ -17,25 +17,14 @@ import type { SupportAnswer } from "./support-cache.ts";
 import { planIdentity, type PlanPass } from "./state.ts";
 
 /** A contract a Form names by name and version. */
-interface ContractRef {
-  name: string;
-  version: string;
+/** The Interfaces a codec's Form provides (each is asked about at plan time). */
+function providedInterfaces(codec: FormCodec): FormCodec["providedInterfaces"] {
+  return codec.providedInterfaces;
 }
 
-/**
- * The Interfaces a codec's Form provides and the Binding versions it accepts. The generated codec
- * type does not declare them today; a codec that carries them (optional members of the same
- * names) has them checked, and otherwise Interfaces are not asked about and a binding is asked at
- * version 1.0.0, upstream's default.
- */
-function providedInterfaces(codec: FormCodec): ContractRef[] {
-  const list = (codec as FormCodec & { providedInterfaces?: ContractRef[] }).providedInterfaces;
-  return Array.isArray(list) ? list.filter((c) => typeof c?.name === "string" && typeof c?.version === "string") : [];
-}
-
+/** The version of a binding contract the Form accepts; upstream's default 1.0.0 when it names none. */
 function bindingVersion(codec: FormCodec, binding: string): string {
-  const accepted = (codec as FormCodec & { acceptedBindings?: ContractRef[] }).acceptedBindings;
-  return (Array.isArray(accepted) ? accepted.find((b) => b?.name === binding)?.version : undefined) ?? "1.0.0";
+  return codec.acceptedBindings.find((b) => b.name === binding)?.version ?? "1.0.0";
 }
 
 function unreadable(what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
