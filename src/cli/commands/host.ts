@@ -1,0 +1,113 @@
+// `takoform host serve`: the embedded local host over HTTP. Prints one line
+// `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
+
+import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { statSync } from "node:fs";
+import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
+
+const USAGE = `Usage: takoform host serve [options]
+
+Serve the embedded Takoform host (Host API v1alpha3) over HTTP.
+
+Options:
+  --listen HOST:PORT        Address to listen on (default 127.0.0.1:8787; port 0 picks a free port)
+  --data DIR|:memory:       Data directory (default .takoform/host); :memory: keeps nothing
+  --forms DIR               Also install every Form, Interface and Binding Definition under DIR
+                            (repeatable; installed before the bundled packages)
+  --no-bundled              Do not install the bundled packages (registry/packages)
+  --token TOKEN=TENANT/PRINCIPAL
+                            Accept a bearer token (repeatable). Without any, the development
+                            token ${DEV_TOKEN.token} is accepted as tenant ${DEV_TOKEN.tenant}, principal ${DEV_TOKEN.principal}
+  --async always|never      Test control: answer every apply/import/delete 202 (default never)
+  --conformance-probes      Test control: honour the Takoform-Conformance-Probe header
+  -h, --help                Show this help`;
+
+function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:]+)):([0-9]{1,5})$/.exec(text);
+  if (m === null) throw new CliUsageError(`--listen must be HOST:PORT, got ${JSON.stringify(text)}`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new CliUsageError(`--listen port ${port} is out of range`);
+  return { host: m[1] ?? m[2]!, port };
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    values: ["--listen", "--data", "--forms", "--token", "--async"],
+    switches: ["--no-bundled", "--conformance-probes", "--help"],
+    aliases: { "-h": "--help" },
+  });
+  if (args.switches.has("--help")) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+  const { host, port } = parseListen(lastValue(args, "--listen") ?? "127.0.0.1:8787");
+  const asyncMode = lastValue(args, "--async") ?? "never";
+  if (asyncMode !== "always" && asyncMode !== "never") throw new CliUsageError("--async takes always or never");
+  let tokens: TokenGrant[];
+  try {
+    tokens = (args.values.get("--token") ?? []).map(parseTokenGrant);
+  } catch {
+    throw new CliUsageError("--token must be TOKEN=TENANT/PRINCIPAL");
+  }
+  const forms = args.values.get("--forms") ?? [];
+  for (const dir of forms) {
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(dir).isDirectory();
+    } catch {
+      isDirectory = false;
+    }
+    if (!isDirectory) throw new CliUsageError(`--forms ${dir} is not a directory`);
+  }
+  let local: LocalHost;
+  try {
+    local = await LocalHost.open({
+      data: lastValue(args, "--data") ?? ".takoform/host",
+      forms,
+      bundled: !args.switches.has("--no-bundled"),
+      tokens,
+      async: asyncMode,
+      conformanceProbes: args.switches.has("--conformance-probes"),
+    });
+  } catch (error) {
+    if (error instanceof DataDirLockedError || error instanceof CatalogConflictError) {
+      process.stderr.write(`takoform host: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  for (const problem of local.problems) process.stderr.write(`takoform host: not installed: ${problem.message}\n`);
+  const { url } = await local.listen(host, port);
+  process.stdout.write(`listening on ${url}\n`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      local.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          process.stderr.write(`takoform host: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+export const command: Command = {
+  async run(argv: string[]): Promise<number> {
+    const [sub, ...rest] = argv;
+    if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
+      process.stdout.write(`${USAGE}\n`);
+      return sub === undefined ? 1 : 0;
+    }
+    if (sub !== "serve") throw new CliUsageError(`unknown subcommand "${sub}" (expected serve)`);
+    return serve(rest);
+  },
+};

@@ -1,0 +1,62 @@
+// The host's one refusal type. Every refusal carries a code from the closed v1alpha3 taxonomy
+// (src/core/protocol.ts owns the code → status table); the HTTP status and `retryable` are
+// derived from that table, never written by hand at a throw site.
+
+import { ERROR_CODES, type ErrorCode, type WireErrorEnvelope } from "../core/protocol.ts";
+import type { JsonValue } from "../forms/digest.ts";
+
+export interface HostErrorOptions {
+  /** Non-portable detail for the envelope's `hostCode`. */
+  hostCode?: string;
+  details?: JsonValue;
+  /** Seconds for a `Retry-After` header (only meaningful on retryable codes). */
+  retryAfter?: number;
+}
+
+export class HostError extends Error {
+  override name = "HostError";
+  readonly hostCode: string | undefined;
+  readonly details: JsonValue | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: HostErrorOptions = {},
+  ) {
+    super(message);
+    this.hostCode = options.hostCode;
+    this.details = options.details;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return ERROR_CODES[this.code].retryable;
+  }
+}
+
+export function isHostError(value: unknown): value is HostError {
+  return value instanceof HostError;
+}
+
+/** The closed error envelope for one refusal. */
+export function errorEnvelope(error: HostError, requestId: string): WireErrorEnvelope {
+  const body: WireErrorEnvelope["error"] = {
+    code: error.code,
+    message: error.message.length > 0 ? error.message : error.code,
+    requestId,
+    retryable: error.retryable,
+  };
+  if (error.hostCode !== undefined && error.hostCode.length > 0) body.hostCode = error.hostCode;
+  if (error.details !== undefined) body.details = error.details;
+  return { error: body };
+}
+
+/** Shorthand for the most common refusal. */
+export function invalidArgument(message: string, options?: HostErrorOptions): HostError {
+  return new HostError("invalid_argument", message, options);
+}

@@ -1,0 +1,80 @@
+// validate (POST …/resources/validate) and prepare (POST …/resources/prepare). Neither mutates.
+//
+// validate resolves no stored resource, so its answer never depends on the tenant. Envelope
+// faults are HTTP errors; spec faults (schema and host-side spec rules) are a 200 with
+// `valid: false` and one diagnostic per problem (§11 Q21).
+//
+// prepare materializes and validates the spec (schema + host-side spec rules), resolves the
+// target under the exact ref, and mints a prepareDigest bound to the post-fence state. It does
+// not resolve relations or run aggregate rules; those surface at apply (§11 Q20).
+
+import { HEADER } from "../../core/protocol.ts";
+import type { HostContext, RequestContext } from "../context.ts";
+import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
+import { HostError, invalidArgument } from "../errors.ts";
+import { generationHeader } from "../fences.ts";
+import { jsonResponse, type HostResponse } from "../http.ts";
+import { prepareDigest } from "../prepare-binding.ts";
+import { formUnknown, requireNoQuery } from "../query.ts";
+import { materializeSpec, requireValidSpec } from "../spec.ts";
+import { formRefsEqual } from "../../forms/refs.ts";
+import { recordedRef } from "../store/index.ts";
+
+const MAX_DIAGNOSTICS = 256;
+
+export function handleValidate(ctx: HostContext, rc: RequestContext): HostResponse {
+  requireNoQuery(rc.match.query, "validate");
+  const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
+  const form = ctx.catalog.form(core.formRef);
+  if (form === undefined) throw formUnknown(core.formRef);
+  const { problems } = materializeSpec(form, core.spec);
+  const diagnostics = problems.slice(0, MAX_DIAGNOSTICS).map((p) => ({
+    severity: "error" as const,
+    field: `/spec${p.pointer}`.slice(0, 512),
+    message: p.message.slice(0, 4096) || "invalid",
+  }));
+  return jsonResponse(200, { valid: problems.length === 0, diagnostics });
+}
+
+export function handlePrepare(ctx: HostContext, rc: RequestContext): HostResponse {
+  requireNoQuery(rc.match.query, "prepare");
+  const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
+  const form = ctx.catalog.form(core.formRef);
+  if (form === undefined) throw formUnknown(core.formRef);
+  ctx.availability.assert(rc.caller, form.ref);
+  const spec = requireValidSpec(form, core.spec);
+  const fence = generationHeader(rc.headers);
+  const current = ctx.store.resources.byAddress({
+    tenant: rc.caller.tenant,
+    space: core.space,
+    apiVersion: form.ref.apiVersion,
+    kind: form.ref.kind,
+    name: core.name,
+  });
+  // Resolved under the exact ref: a name held under another contract is absent here, and the
+  // create it prepares conflicts at apply (§11 Q22).
+  const existing = current !== undefined && formRefsEqual(recordedRef(current), form.ref) ? current : undefined;
+  const label = `${form.ref.kind} "${core.name}"`;
+  if (existing !== undefined) {
+    if (fence === undefined) {
+      throw invalidArgument(`prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`);
+    }
+    if (fence !== String(existing.generation)) {
+      throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; prepare was fenced on generation ${fence}`);
+    }
+  } else if (fence !== undefined) {
+    throw new HostError("resource_not_found", `${label} does not exist in space "${core.space}"; an update prepare needs an existing resource`);
+  }
+  const digest = prepareDigest(ctx.store.secret, {
+    specDigest: spec.digest,
+    ref: form.ref,
+    tenant: rc.caller.tenant,
+    space: core.space,
+    name: core.name,
+    uid: existing?.uid ?? "",
+    generation: existing === undefined ? "0" : String(existing.generation),
+  });
+  const echoedForm = core.packageDigest === undefined ? { formRef: core.formRef } : { formRef: core.formRef, packageDigest: core.packageDigest };
+  const resource = { apiVersion: core.apiVersion, kind: core.kind, form: echoedForm, metadata: { name: core.name, space: core.space }, spec: spec.spec };
+  return jsonResponse(200, { resource, review: { prepareDigest: digest, specDigest: spec.digest } });
+}

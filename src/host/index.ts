@@ -1,0 +1,8 @@
+// The embedded Takoform host (Host API v1alpha3): in-process or served over HTTP.
+
+export { LocalHost, BUNDLED_PACKAGES, type LocalHostOptions } from "./local-host.ts";
+export type { HostRequest, HostResponse, Transport } from "./http.ts";
+export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
+export { DataDirLockedError } from "./store/index.ts";
+export { CatalogConflictError } from "./catalog.ts";
+export type { FormRules, RuleModule, RuleView, MutationContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";

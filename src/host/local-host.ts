@@ -1,0 +1,243 @@
+// The embedded local host. One implementation, two faces: `handle()` answers a request given as
+// raw bytes (the in-process transport), and `listen()` serves the same function over HTTP.
+// It also carries the test controls the provider's recovery tests need; none of them is
+// reachable over the wire.
+
+import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import type { FormRef } from "../forms/refs.ts";
+import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
+import { Catalog } from "./catalog.ts";
+import { commitRemoval, commitWrite } from "./commit.ts";
+import type { HostContext, HostSettings } from "./context.ts";
+import { loadDefinitionRoot, type LoadedDefinitions } from "./definitions.ts";
+import { dispatch, type DispatchEnv } from "./dispatch.ts";
+import { Availability } from "./availability.ts";
+import type { HostRequest, HostResponse, Transport } from "./http.ts";
+import { newUid } from "./ids.ts";
+import { OperationEngine } from "./operations.ts";
+import { RulesRegistry } from "./rules/registry.ts";
+import { outputRules } from "./rules/outputs.ts";
+import { edgeRules } from "./rules/edge/index.ts";
+import type { RuleModule } from "./rules/types.ts";
+import { startServer, type RunningServer } from "./server.ts";
+import { checkWrite, type WriteInput } from "./gauntlet.ts";
+import { recordedRef, Store, type ResourceAddress, type StoredResource } from "./store/index.ts";
+import { writeExecutor } from "./handlers/write.ts";
+import { deleteExecutor } from "./handlers/resource.ts";
+import { formatFormRef } from "../forms/refs.ts";
+import { renderEnv } from "./commit.ts";
+import { rerender, affectedBy } from "./derive.ts";
+import { startSweeper, sweepExpired } from "./maintenance.ts";
+
+/** The Form packages this project ships, installed unless `bundled: false`. */
+export const BUNDLED_PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));
+
+export interface LocalHostOptions {
+  /** A data directory, or ":memory:" (the default) for a private in-memory store. */
+  data?: string;
+  /** Directories whose Form, Interface and Binding Definitions are installed (before the bundled ones). */
+  forms?: readonly string[];
+  /** Install the bundled packages (default true). */
+  bundled?: boolean;
+  /** Bearer grants; none means the development token. */
+  tokens?: readonly TokenGrant[];
+  /** `always`: every apply, import and delete answers 202 and commits shortly after (test control). */
+  async?: "always" | "never";
+  /** Honour the Takoform-Conformance-Probe header (test control; never in normal use). */
+  conformanceProbes?: boolean;
+  /** Extra Form rules modules, registered after the built-in ones. */
+  rules?: readonly RuleModule[];
+  operationRetentionMs?: number;
+  replayRetentionMs?: number;
+  commitDelayMs?: number;
+  /** Where internal failures are reported (default: stderr). Never receives credentials. */
+  log?: (line: string) => void;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export class LocalHost {
+  /** Definitions that were refused while loading; they are not installed. */
+  readonly problems: Error[];
+  private server: RunningServer | undefined;
+  private readonly env: DispatchEnv;
+  private origin = "http://localhost";
+  private closed = false;
+  private stopSweeper: () => void = () => {};
+
+  private constructor(
+    private readonly ctx: HostContext,
+    auth: Authenticator,
+    problems: Error[],
+    private readonly log: (line: string) => void,
+  ) {
+    this.problems = problems;
+    this.env = {
+      ctx,
+      auth,
+      defaultOrigin: () => this.origin,
+      reportInternal: (error, requestId) => this.log(`takoform host: internal error in ${requestId}: ${describe(error)}`),
+    };
+  }
+
+  static async open(options: LocalHostOptions = {}): Promise<LocalHost> {
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const registry = new RulesRegistry().use(outputRules).use(edgeRules);
+    for (const module of options.rules ?? []) registry.use(module);
+    const catalog = new Catalog(registry);
+    const roots = [...(options.forms ?? [])];
+    if (options.bundled !== false && existsSync(BUNDLED_PACKAGES)) roots.push(BUNDLED_PACKAGES);
+    const problems: Error[] = [];
+    for (const root of roots) {
+      const loaded: LoadedDefinitions = loadDefinitionRoot(root);
+      problems.push(...loaded.problems);
+      catalog.install(loaded);
+    }
+    const settings: HostSettings = {
+      asyncAlways: options.async === "always",
+      conformanceProbes: options.conformanceProbes === true,
+      operationRetentionMs: options.operationRetentionMs ?? DAY,
+      replayRetentionMs: options.replayRetentionMs ?? DAY,
+      commitDelayMs: options.commitDelayMs ?? 20,
+      maximumBundleBytes: 10_485_760,
+    };
+    registry.attach({ forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), maximumBundleBytes: settings.maximumBundleBytes });
+    const store = new Store(options.data ?? ":memory:");
+    const now = (): number => Date.now();
+    const operations = new OperationEngine(store, settings, now, (error) => log(`takoform host: internal error while committing: ${describe(error)}`));
+    const ctx: HostContext = { store, catalog, settings, operations, availability: new Availability(), now };
+    operations.register("apply", writeExecutor(ctx));
+    operations.register("import", writeExecutor(ctx));
+    operations.register("delete", deleteExecutor(ctx));
+    const host = new LocalHost(ctx, new Authenticator(options.tokens ?? []), problems, log);
+    try {
+      sweepExpired(store, now());
+      // An operation accepted but never committed by a previous process is settled now.
+      operations.settleAbandoned();
+      host.stopSweeper = startSweeper(store, now, (error) => log(`takoform host: retention sweep failed: ${describe(error)}`));
+    } catch (error) {
+      await host.close();
+      throw error;
+    }
+    return host;
+  }
+
+  /** Answers one request; every refusal is an error envelope. Rejects only once the host is closed. */
+  async handle(request: HostRequest): Promise<HostResponse> {
+    if (this.closed) throw new Error("the local host is closed");
+    return dispatch(this.env, request);
+  }
+
+  /** The in-process transport: the same request → response function the HTTP server calls. */
+  transport(): Transport {
+    return (request) => this.handle(request);
+  }
+
+  /** Serves the host over HTTP. Port 0 picks a free port. */
+  async listen(host = "127.0.0.1", port = 0): Promise<{ url: string; host: string; port: number }> {
+    if (this.server !== undefined) throw new Error("the local host is already listening");
+    this.server = await startServer((request) => this.handle(request), host, port);
+    this.origin = this.server.url;
+    return { url: this.server.url, host: this.server.host, port: this.server.port };
+  }
+
+  get url(): string | undefined {
+    return this.server?.url;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopSweeper();
+    this.ctx.operations.close();
+    if (this.server !== undefined) await this.server.close();
+    this.ctx.store.close();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Test controls. Never reachable over the wire.
+
+  readonly controls = {
+    /** Keep an accepted operation pending until `releaseOperation`. */
+    holdOperation: (id: string): void => this.ctx.operations.hold(id),
+    releaseOperation: (id: string): void => this.ctx.operations.release(id),
+    /** Hold every operation accepted from now on (toggle off with false). */
+    holdNewOperations: (hold: boolean): void => {
+      this.ctx.operations.holdNew = hold;
+    },
+    /** Commit a pending operation now. */
+    settleOperation: (id: string): void => this.ctx.operations.settle(id),
+    /** Drop an operation record as if its retention passed (a pending one commits first). */
+    expireOperation: (id: string): void => this.ctx.operations.expire(id),
+    /** Withdraw (or restore) one exact Form from one principal. */
+    setFormAvailable: (caller: Caller, ref: FormRef, available: boolean): void => this.ctx.availability.set(caller, ref, available),
+    /** Remove a resource as if it was lost out of band: no fences, no dependency check. */
+    deleteOutOfBand: (address: ResourceAddress): boolean => this.outOfBandDelete(address),
+    /**
+     * Replace a resource out of band with a new incarnation (new uid) of the same name, under
+     * `formRef` when given (another installed definition of the same kind), keeping its spec.
+     */
+    recreateOutOfBand: (address: ResourceAddress, formRef?: FormRef): StoredResource => this.outOfBandRecreate(address, formRef),
+    /** Record the same incarnation under another installed exact ref (the contract moved). */
+    recontractOutOfBand: (address: ResourceAddress, formRef: FormRef): void => this.outOfBandRecontract(address, formRef),
+    /** The stored row of a resource, for assertions. */
+    resource: (address: ResourceAddress): StoredResource | undefined => this.ctx.store.resources.byAddress(address),
+    /** How many resources are stored (all tenants). */
+    resourceCount: (): number => this.ctx.store.resources.count(),
+  };
+
+  private outOfBandDelete(address: ResourceAddress): boolean {
+    return this.ctx.store.transaction(() => {
+      const resource = this.ctx.store.resources.byAddress(address);
+      if (resource === undefined) return false;
+      commitRemoval(this.ctx, resource);
+      return true;
+    });
+  }
+
+  private outOfBandRecreate(address: ResourceAddress, formRef?: FormRef): StoredResource {
+    return this.ctx.store.transaction(() => {
+      const old = this.ctx.store.resources.byAddress(address);
+      if (old === undefined) throw new Error(`no ${address.kind} "${address.name}" to re-create`);
+      const ref = formRef ?? recordedRef(old);
+      if (ref.apiVersion !== old.apiVersion || ref.kind !== old.kind) throw new Error("a re-created resource keeps its group and kind");
+      if (this.ctx.catalog.form(ref) === undefined) throw new Error(`${formatFormRef(ref)} is not installed`);
+      commitRemoval(this.ctx, old);
+      const input: WriteInput = {
+        action: "apply",
+        tenant: old.tenant,
+        principal: "out-of-band",
+        space: old.space,
+        name: old.name,
+        formRef: ref,
+        spec: JSON.parse(old.spec),
+        createIntent: true,
+        generationFence: null,
+        revisionFence: null,
+        expectedUid: null,
+        prepareDigest: null,
+        nativeId: null,
+        plannedUid: newUid(),
+      };
+      // Out of band there is no review to spend; every other rule of a create still holds.
+      return commitWrite(this.ctx, checkWrite(this.ctx, input, "sync", undefined, { review: false }));
+    });
+  }
+
+  private outOfBandRecontract(address: ResourceAddress, formRef: FormRef): void {
+    this.ctx.store.transaction(() => {
+      const resource = this.ctx.store.resources.byAddress(address);
+      if (resource === undefined) throw new Error(`no ${address.kind} "${address.name}" to re-contract`);
+      if (formRef.apiVersion !== resource.apiVersion || formRef.kind !== resource.kind) throw new Error("a contract move keeps group and kind");
+      if (this.ctx.catalog.form(formRef) === undefined) throw new Error(`${formatFormRef(formRef)} is not installed`);
+      this.ctx.store.resources.recontract(resource.uid, formRef);
+      const env = renderEnv(this.ctx, resource.tenant);
+      rerender(env, affectedBy(this.ctx.store, this.ctx.catalog, env.view, resource, resource.uid, resource), new Set([resource.uid]));
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

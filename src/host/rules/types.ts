@@ -1,0 +1,132 @@
+// The Form-family semantics extension point. A FormRules module is registered for one EXACT
+// Form group and kind (never a kind alone); the host calls its hooks at fixed points:
+//
+//   canonicalizeSpec  at the materialization entry point (validate, prepare, apply, import),
+//                     after defaults and before validation, digesting, storage and echo
+//   validateSpec      host-side spec rules a schema cannot state (validate/prepare/apply/import)
+//   checkMutation     semantic/aggregate rules over resolved relation targets and the store,
+//                     before any mutation on apply and import, and again when a 202 commits
+//   checkDelete       before a delete removes a resource (and again at a 202 commit)
+//   renderReady       the Ready rendering when no relation has drifted (a derived rendering)
+//   renderDependents  other resources whose rendering reads this one (re-rendered after it moves)
+//   outputs           the declared outputs of a Form with an outputSchema
+//   supportProfile    adjustments to the Form's support profile
+//
+// Hooks throw HostError to refuse; they never write to the store.
+
+import type { JsonObject } from "../../forms/shape.ts";
+import type { FormRef } from "../../forms/refs.ts";
+import type { ConditionReason, ConditionStatus, WireSupportProfile } from "../../core/protocol.ts";
+import type { RelationPin, StoredResource } from "../store/index.ts";
+import type { CatalogForm, CatalogInterface } from "../catalog.ts";
+import type { RelationInstance } from "../../forms/relations.ts";
+import type { InterfaceRef } from "../../forms/refs.ts";
+
+/** Read-only access to the caller tenant's resources and artifacts. */
+export interface RuleView {
+  readonly tenant: string;
+  resourceByUid(uid: string): StoredResource | undefined;
+  resourceByAddress(space: string, apiVersion: string, kind: string, name: string): StoredResource | undefined;
+  /** The parsed stored spec of a resource. */
+  specOf(resource: StoredResource): JsonObject;
+  pinsOf(uid: string): RelationPin[];
+  /** Resources that hold a relation pinned to `uid`. */
+  holdersOf(uid: string): StoredResource[];
+  form(ref: FormRef): CatalogForm | undefined;
+  /** A committed manifest the tenant holds (canonical JSON text), if any. */
+  manifest(digest: string): string | undefined;
+  /** Blob bytes, only when the tenant holds them. */
+  blob(digest: string): Uint8Array | undefined;
+  /** Uids that accepted-but-uncommitted deletes of this tenant are removing. */
+  pendingDeletes(): ReadonlySet<string>;
+  /**
+   * Resources of one exact group and kind, in EVERY space of the tenant, whose top-level spec
+   * member `member` is the string `value` (for claims that span a tenant's spaces).
+   */
+  resourcesWithSpecValue(apiVersion: string, kind: string, member: string, value: string): StoredResource[];
+}
+
+/** What a rules module may read about the host itself; usable once the host has opened. */
+export interface RuleHost {
+  /** Every installed Form (each exact identity). */
+  forms(): readonly CatalogForm[];
+  /** The Interface installed at exactly this identity. */
+  interface(ref: InterfaceRef): CatalogInterface | undefined;
+  /** Ceiling on a WorkerBundle's declared total size. */
+  readonly maximumBundleBytes: number;
+}
+
+export interface ResolvedTarget {
+  instance: RelationInstance;
+  resource: StoredResource;
+  form: CatalogForm | undefined;
+}
+
+export type MutationPhase = "sync" | "accept" | "commit";
+
+export interface MutationContext {
+  view: RuleView;
+  action: "apply" | "import";
+  phase: MutationPhase;
+  form: CatalogForm;
+  space: string;
+  name: string;
+  /** The materialized, canonicalized spec. */
+  spec: JsonObject;
+  /** The incarnation being updated, when it exists under the same exact ref. */
+  existing: StoredResource | undefined;
+  targets: readonly ResolvedTarget[];
+}
+
+export interface DeleteContext {
+  view: RuleView;
+  phase: MutationPhase;
+  form: CatalogForm | undefined;
+  resource: StoredResource;
+}
+
+export interface RenderContext {
+  view: RuleView;
+  form: CatalogForm | undefined;
+  resource: StoredResource;
+  spec: JsonObject;
+}
+
+export interface ReadyRendering {
+  status: ConditionStatus;
+  reason: ConditionReason;
+  hostReason?: string;
+  message?: string;
+}
+
+export interface OutputContext {
+  form: CatalogForm;
+  uid: string;
+  name: string;
+  space: string;
+  generation: number;
+  spec: JsonObject;
+}
+
+export interface SpecProblem {
+  /** JSON pointer into the spec. */
+  pointer: string;
+  message: string;
+}
+
+export interface FormRules {
+  canonicalizeSpec?(spec: JsonObject, form: CatalogForm): JsonObject;
+  validateSpec?(spec: JsonObject, form: CatalogForm): SpecProblem[];
+  checkMutation?(ctx: MutationContext): void;
+  checkDelete?(ctx: DeleteContext): void;
+  renderReady?(ctx: RenderContext): ReadyRendering | undefined;
+  renderDependents?(ctx: RenderContext): string[];
+  outputs?(ctx: OutputContext): JsonObject;
+  supportProfile?(profile: WireSupportProfile, form: CatalogForm): WireSupportProfile;
+}
+
+/**
+ * A rules module registers its hooks; the host composes every module registered for one line.
+ * `host` is bound after the catalog is installed: read it inside hooks, not at registration.
+ */
+export type RuleModule = (registry: { register(apiVersion: string, kind: string, rules: FormRules): void; readonly host: RuleHost }) => void;

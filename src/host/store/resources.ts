@@ -1,0 +1,167 @@
+// Typed access to the `resources` table. Every statement is prepared once.
+
+import type { Db } from "./db.ts";
+import type { FormRef } from "../../forms/refs.ts";
+
+export interface ResourceAddress {
+  tenant: string;
+  space: string;
+  apiVersion: string;
+  kind: string;
+  name: string;
+}
+
+export interface StoredResource extends ResourceAddress {
+  uid: string;
+  definitionVersion: string;
+  schemaDigest: string;
+  /** The materialized spec as canonical JSON text. */
+  spec: string;
+  specDigest: string;
+  generation: number;
+  revision: number;
+  nativeId: string | null;
+  /** The last served condition list (JSON text). */
+  conditions: string;
+  /** The last served outputs (JSON text) or null when the Form declares none. */
+  outputs: string | null;
+  createdAt: string;
+}
+
+interface Row {
+  uid: string;
+  tenant: string;
+  space: string;
+  api_version: string;
+  kind: string;
+  name: string;
+  definition_version: string;
+  schema_digest: string;
+  spec: string;
+  spec_digest: string;
+  generation: number;
+  revision: number;
+  native_id: string | null;
+  conditions: string;
+  outputs: string | null;
+  created_at: string;
+}
+
+function fromRow(row: Row | undefined): StoredResource | undefined {
+  if (row === undefined) return undefined;
+  return {
+    uid: row.uid,
+    tenant: row.tenant,
+    space: row.space,
+    apiVersion: row.api_version,
+    kind: row.kind,
+    name: row.name,
+    definitionVersion: row.definition_version,
+    schemaDigest: row.schema_digest,
+    spec: row.spec,
+    specDigest: row.spec_digest,
+    generation: row.generation,
+    revision: row.revision,
+    nativeId: row.native_id,
+    conditions: row.conditions,
+    outputs: row.outputs,
+    createdAt: row.created_at,
+  };
+}
+
+export function recordedRef(resource: StoredResource): FormRef {
+  return {
+    apiVersion: resource.apiVersion,
+    kind: resource.kind,
+    definitionVersion: resource.definitionVersion,
+    schemaDigest: resource.schemaDigest,
+  };
+}
+
+export class ResourceStore {
+  private readonly byAddressStmt;
+  private readonly byUidStmt;
+  private readonly byNativeIdStmt;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly renderingStmt;
+  private readonly recontractStmt;
+  private readonly deleteStmt;
+  private readonly countStmt;
+  private readonly bySpecValueStmt;
+
+  constructor(db: Db) {
+    this.byAddressStmt = db.prepare(
+      "SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?",
+    );
+    this.byUidStmt = db.prepare("SELECT * FROM resources WHERE uid = ?");
+    this.byNativeIdStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND native_id = ?");
+    this.insertStmt = db.prepare(
+      `INSERT INTO resources (uid, tenant, space, api_version, kind, name, definition_version, schema_digest, spec, spec_digest,
+         generation, revision, native_id, conditions, outputs, created_at)
+       VALUES (@uid, @tenant, @space, @apiVersion, @kind, @name, @definitionVersion, @schemaDigest, @spec, @specDigest,
+         @generation, @revision, @nativeId, @conditions, @outputs, @createdAt)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE resources SET spec = @spec, spec_digest = @specDigest, generation = @generation, revision = @revision,
+         native_id = @nativeId, conditions = @conditions, outputs = @outputs WHERE uid = @uid`,
+    );
+    this.renderingStmt = db.prepare("UPDATE resources SET conditions = ?, revision = ? WHERE uid = ?");
+    this.recontractStmt = db.prepare(
+      "UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?",
+    );
+    this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
+    this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
+    // The tenant prefix of the address index bounds the scan to one tenant's rows.
+    this.bySpecValueStmt = db.prepare(
+      "SELECT * FROM resources WHERE tenant = ? AND api_version = ? AND kind = ? AND json_extract(spec, ?) = ? ORDER BY space, name",
+    );
+  }
+
+  byAddress(address: ResourceAddress): StoredResource | undefined {
+    return fromRow(
+      this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined,
+    );
+  }
+
+  byUid(uid: string): StoredResource | undefined {
+    return fromRow(this.byUidStmt.get(uid) as Row | undefined);
+  }
+
+  byNativeId(tenant: string, nativeId: string): StoredResource | undefined {
+    return fromRow(this.byNativeIdStmt.get(tenant, nativeId) as Row | undefined);
+  }
+
+  insert(resource: StoredResource): void {
+    this.insertStmt.run(resource);
+  }
+
+  /** Writes the mutable columns of an existing incarnation (identity columns never change). */
+  update(resource: StoredResource): void {
+    this.updateStmt.run(resource);
+  }
+
+  /** Stores a new derived rendering and the revision it moved to. */
+  setRendering(uid: string, conditions: string, revision: number): void {
+    this.renderingStmt.run(conditions, revision, uid);
+  }
+
+  /** Test control only: the same incarnation recorded under another exact ref. */
+  recontract(uid: string, ref: FormRef): void {
+    this.recontractStmt.run(ref.definitionVersion, ref.schemaDigest, uid);
+  }
+
+  delete(uid: string): void {
+    this.deleteStmt.run(uid);
+  }
+
+  /** One tenant's resources of a group and kind (every space) whose top-level spec member equals a string. */
+  bySpecValue(tenant: string, apiVersion: string, kind: string, member: string, value: string): StoredResource[] {
+    const path = `$.${JSON.stringify(member)}`;
+    return (this.bySpecValueStmt.all(tenant, apiVersion, kind, path, value) as Row[]).map((row) => fromRow(row)!);
+  }
+
+  count(): number {
+    return this.countStmt.get() as number;
+  }
+}
