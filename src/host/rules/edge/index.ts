@@ -1,0 +1,26 @@
+// The Edge Platform Family semantics, registered for each known Edge family line by EXACT group
+// and kind: the bundled edge.takoform-cdk.dev/v1alpha1 and upstream's
+// edge.forms.takoform.com/v1alpha1 and v1beta1. See docs/host-edge.md.
+
+import type { RuleModule } from "../types.ts";
+import { cronTriggerRules, customDomainRules, endpointRules, queueConsumerRules } from "./attachments.ts";
+import { workerBundleRules } from "./bundle.ts";
+import { workerDeploymentRules } from "./deployment.ts";
+import { EDGE_GROUPS, KIND } from "./family.ts";
+import { workerVersionRules } from "./version.ts";
+import { moduleWorkerRules } from "./worker.ts";
+
+export const edgeRules: RuleModule = (registry) => {
+  const versionRules = workerVersionRules(registry.host);
+  const bundleRules = workerBundleRules(registry.host);
+  for (const group of EDGE_GROUPS) {
+    registry.register(group, KIND.worker, moduleWorkerRules);
+    registry.register(group, KIND.bundle, bundleRules);
+    registry.register(group, KIND.version, versionRules);
+    registry.register(group, KIND.deployment, workerDeploymentRules);
+    registry.register(group, KIND.domain, customDomainRules);
+    registry.register(group, KIND.endpoint, endpointRules);
+    registry.register(group, KIND.cron, cronTriggerRules);
+    registry.register(group, KIND.consumer, queueConsumerRules);
+  }
+};
