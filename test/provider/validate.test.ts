@@ -133,6 +133,11 @@ describe("TestCronValidatorRejectsWhatTheHostRejects", () => {
     }
     for (const bad of ["* * * *", "* * * * * *", "*  * * * *", "MON * * * *", "1-2-3 * * * *", "5/2 * * * *", ",1 * * * *"]) expect(cronProblem(bad), bad).toBeDefined();
   });
+
+  it("agrees with the host's parser at the edges: steps run 1..(max − min), two-digit numbers may lead with 0", () => {
+    for (const bad of ["*/60 * * * *", "* */24 * * *", "* * * */12 *", "* * * * */7", "100 * * * *"]) expect(cronProblem(bad), bad).toBeDefined();
+    for (const good of ["*/59 * * * *", "05 09 * * *", "* * * * */6", "0 0 01 01 00"]) expect(cronProblem(good), good).toBeUndefined();
+  });
 });
 
 describe("timeouts, names and the envelope", () => {

@@ -1,7 +1,9 @@
 // A five-field UTC cron expression: minute hour day-of-month month day-of-week. Each field is a
 // comma-separated list of `*`, `*/step`, `n`, `a-b` or `a-b/step`, with numbers only (no names,
 // no `?`, `L`, `W` or `#`). Ranges are minute 0–59, hour 0–23, day 1–31, month 1–12 and weekday
-// 0–6 (Sunday is 0; 7 is refused). A range must not run backwards and a step is at least 1.
+// 0–6 (Sunday is 0; 7 is refused). Numbers are one or two decimal digits (`05` is 5). A range
+// must not run backwards, and a step runs 1..(max − min) of its field — the span the host's
+// parser allows, so a value this check accepts is one the host accepts (`*/60` is refused).
 // This is the provider's own parser: the host checks cron itself, and the two share no code.
 
 const FIELDS = [
@@ -12,7 +14,7 @@ const FIELDS = [
   { name: "day of week", min: 0, max: 6 },
 ] as const;
 
-const NUMBER = /^(0|[1-9][0-9]?)$/;
+const NUMBER = /^[0-9]{1,2}$/;
 
 /** Why `expression` is not a valid cron expression, or undefined when it is. */
 export function cronProblem(expression: string): string | undefined {
@@ -34,7 +36,7 @@ function fieldProblem(field: string, spec: (typeof FIELDS)[number]): string | un
     if (step !== undefined) {
       if (!NUMBER.test(step)) return `the ${spec.name} step in ${JSON.stringify(item)} is not a number`;
       const n = Number(step);
-      if (n < 1 || n > spec.max - spec.min + 1) return `the ${spec.name} step in ${JSON.stringify(item)} must be between 1 and ${spec.max - spec.min + 1}`;
+      if (n < 1 || n > spec.max - spec.min) return `the ${spec.name} step in ${JSON.stringify(item)} must be between 1 and ${spec.max - spec.min}`;
     }
     if (base === "*") continue;
     const [from, to, more] = base!.split("-");
