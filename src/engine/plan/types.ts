@@ -101,12 +101,20 @@ export interface Plan {
   destroy: boolean;
   /** The plan only refreshes state (`takoform refresh`, `plan --refresh-only`). */
   refreshOnly: boolean;
+  /**
+   * What refresh found changed outside takoform since state was written (Terraform's
+   * `resource_drift`): `update` with the refreshed attributes as `after`, or `delete` for an
+   * object that is gone. Apply and `takoform refresh` write these to state; a plan never does.
+   */
+  resourceDrift?: ResourceChange[];
+  /** `--target` addresses the plan was restricted to (absent: the whole stack). */
+  targets?: string[];
 }
 
-/** True when applying the plan would change anything (resources or outputs). */
+/** True when applying the plan would change anything (resources, imports into state, or outputs). */
 export function planHasChanges(plan: Plan): boolean {
   return (
-    plan.resourceChanges.some((c) => c.actions[0] !== "no-op") ||
+    plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) ||
     plan.outputChanges.some((c) => c.actions[0] !== "no-op")
   );
 }

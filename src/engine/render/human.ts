@@ -46,15 +46,16 @@ function masked(value: Value | undefined, sensitive: boolean): Value | undefined
   return sensitive && value !== undefined && value !== null ? SENSITIVE_VALUE : value;
 }
 
-function renderChange(change: ResourceChange, options: HumanRenderOptions): string {
+function renderChange(change: ResourceChange, options: HumanRenderOptions, drift = false): string {
   const key = change.actions.join(",");
-  const symbol = SYMBOL[key] ?? "  ?";
-  let headline = HEADLINE[key] ?? key;
+  const symbol = SYMBOL[key] ?? (key === "no-op" ? "   " : "  ?");
+  let headline = drift ? (key === "delete" ? "has been deleted" : "has changed") : HEADLINE[key] ?? key;
+  if (key === "no-op" && change.importingId !== undefined) headline = "will be imported";
   if (change.actionReason === "delete_because_no_resource_config") headline += " (not in configuration)";
   if (change.actionReason === "relation_drift_recovery") headline += " (a referenced resource changed out of band)";
   if (change.actionReason === "replace_by_triggers") headline += " (replace_triggered_by)";
   if (change.placeholder) headline += " (as a cycle placeholder first)";
-  if (change.importingId !== undefined) headline += ` (imported from ${change.importingId})`;
+  if (change.importingId !== undefined) headline += key === "no-op" ? ` from ${change.importingId}` : ` (imported from ${change.importingId})`;
 
   const sensitive = sensitiveOf(change);
   const forcing = new Set(change.replacePaths.map((p) => String(p[0])));
@@ -74,7 +75,9 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions): stri
   }
   if (hidden > 0) body.push(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`);
   const reasons = change.replaceReasons.map((r) => `        # ${r.path.join(".")}: ${r.reason}`);
-  const head = `  # ${change.address} ${headline}`;
+  const deposed = change.address.indexOf("#deposed:");
+  const who = deposed < 0 ? change.address : `${change.address.slice(0, deposed)} (deposed object ${change.address.slice(deposed + "#deposed:".length)})`;
+  const head = `  # ${who} ${headline}`;
   const open = `${paint(symbol, colorOf(key), options)} resource "${change.type}" "${change.name}" {`;
   return [paint(head, "1", options), open, ...body, ...reasons, "    }"].join("\n");
 }
@@ -97,9 +100,15 @@ const CYCLE_STEPS = new Set(["create-placeholder", "finalize", "settle", "revert
 
 export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   const out: string[] = [];
-  const changes = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op");
+  const drift = plan.resourceDrift ?? [];
+  if (drift.length > 0) {
+    out.push(paint("Note: Objects have changed outside of Takoform", "1", options), "");
+    out.push("Takoform detected the following changes made outside of Takoform since the last apply:", "");
+    for (const change of drift) out.push(renderChange(change, options, true), "");
+  }
+  const changes = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op" || c.importingId !== undefined);
   if (changes.length > 0) {
-    const used = new Set(changes.map((c) => c.actions.join(",")));
+    const used = new Set(changes.filter((c) => c.actions[0] !== "no-op").map((c) => c.actions.join(",")));
     out.push("Resource actions are indicated with the following symbols:");
     for (const key of ["create", "update", "delete,create", "create,delete", "delete"]) {
       if (!used.has(key)) continue;
@@ -124,8 +133,14 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     out.push("");
   }
   for (const d of plan.diagnostics) out.push(renderDiagnostic(d, { color: options.color }), "");
-  if (changes.length === 0 && outputs.length === 0) {
-    out.push(plan.refreshOnly ? "No changes. State matches the host." : "No changes. Your infrastructure matches the configuration.");
+  if (plan.refreshOnly) {
+    out.push(
+      drift.length === 0 && outputs.length === 0
+        ? "No changes. State matches the host."
+        : "This is a refresh-only plan: applying it records these values in state and changes nothing on the host.",
+    );
+  } else if (changes.length === 0 && outputs.length === 0) {
+    out.push("No changes. Your infrastructure matches the configuration.");
   } else {
     const s = summarize(plan);
     out.push(`Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`);

@@ -108,6 +108,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     refresh_only: plan.refreshOnly,
     state: { lineage: plan.stateLineage, serial: plan.stateSerial },
     resource_changes: plan.resourceChanges.map(resourceChangeJson),
+    ...(plan.resourceDrift !== undefined && plan.resourceDrift.length > 0 ? { resource_drift: plan.resourceDrift.map(resourceChangeJson) } : {}),
+    ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
     output_changes: Object.fromEntries(
       plan.outputChanges.map((o) => [
         o.name,

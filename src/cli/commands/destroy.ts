@@ -1,0 +1,25 @@
+// `takoform destroy`: delete every resource in state, dependents first.
+
+import type { Command } from "../command.ts";
+import { applyFlow } from "../apply-flow.ts";
+import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+
+const USAGE = `Usage: takoform destroy [options]
+
+Delete every host resource this state manages, each after the resources that depend on it.
+Resources with lifecycle.prevent_destroy stop the plan.
+
+Options:
+${PROJECT_HELP}
+  --auto-approve         Destroy without asking (required when there is no terminal)
+  --target ADDR          Only this resource and what depends on it (repeatable)
+  --refresh=false        Plan against state as recorded, without reading the host first
+  --parallelism N        Provider calls in flight at once (default 10)
+${LOCK_HELP}
+  -h, --help             Show this help
+
+Exit status: 0 when every delete succeeded, 1 otherwise.`;
+
+export const command: Command = {
+  run: (argv) => applyFlow("destroy", argv, USAGE),
+};

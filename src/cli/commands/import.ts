@@ -1,0 +1,73 @@
+// `takoform import ADDRESS ID`: bind state to an existing host resource the configuration declares.
+
+import { hostname } from "node:os";
+import { runImport } from "../../engine/run.ts";
+import { openLocalState } from "../../state/index.ts";
+import { CliUsageError, parseArgs, type Command } from "../command.ts";
+import { ConnectError, connectProvider } from "../connect.ts";
+import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+
+const USAGE = `Usage: takoform import [options] ADDRESS ID
+
+Read an existing host resource and record it in state under ADDRESS, which the configuration
+must declare. Nothing on the host changes. Run \`takoform plan\` afterwards to compare it with
+the configuration.
+
+ID is the resource's import ID: NAME (in the provider's default space), SPACE/NAME, or the
+canonical JSON object naming the exact FormRef, e.g.
+  '{"space":"default","name":"cache","formRef":{"apiVersion":"…","kind":"EdgeKVNamespace","definitionVersion":"…","schemaDigest":"sha256:…"}}'
+
+Options:
+${PROJECT_HELP}
+${LOCK_HELP}
+  -h, --help             Show this help
+
+Exit status: 0 when imported, 1 otherwise.`;
+
+export const command: Command = {
+  async run(argv) {
+    const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, LOCK_FLAGS));
+    if (args.switches.has("--help")) return usage(USAGE);
+    if (args.positionals.length !== 2) throw new CliUsageError("import takes exactly ADDRESS and ID");
+    const [address, id] = args.positionals as [string, string];
+    enterProject(args);
+    const io = new Console(args);
+    const ws = await loadWorkspace(args);
+    const fail = (diagnostics: Parameters<typeof diagnosticsJson>[0]): number => {
+      if (io.json) io.emitJson({ command: "import", ok: false, diagnostics: diagnosticsJson(diagnostics) });
+      else io.diagnostics(diagnostics);
+      return 1;
+    };
+    if (!("stack" in ws)) return fail(ws.diagnostics);
+    const store = openLocalState(ws.statePath);
+    let connection;
+    try {
+      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+    } catch (error) {
+      await store.close();
+      if (error instanceof ConnectError) return fail([error.diagnostic]);
+      throw error;
+    }
+    try {
+      if (!io.json) io.out(`${address}: Importing from ID ${id}...`);
+      const result = await runImport({ provider: connection.provider, stack: ws.stack, variables: ws.variables }, store, address, id, {
+        holder: `takoform import (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(),
+        timeoutMs: durationFlag(args, "--lock-timeout", 0),
+        forceUnlock: args.switches.has("--force-unlock"),
+      });
+      if (io.json) {
+        io.emitJson({ command: "import", ok: result.ok, address, ...(result.uid ? { uid: result.uid } : {}), diagnostics: diagnosticsJson(result.diagnostics) });
+        return result.ok ? 0 : 1;
+      }
+      io.diagnostics(result.diagnostics);
+      if (!result.ok) return 1;
+      io.out(`${address}: Import complete${result.uid ? ` [uid=${result.uid}]` : ""}`);
+      io.out(`\nImport successful! ${address} is now managed by this state; run \`takoform plan\` to compare it with the configuration.`);
+      return 0;
+    } finally {
+      await connection.close();
+      await store.close();
+    }
+  },
+};

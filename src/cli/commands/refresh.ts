@@ -1,0 +1,23 @@
+// `takoform refresh`: read every resource back and record what changed in state (refresh-only).
+
+import type { Command } from "../command.ts";
+import { applyFlow } from "../apply-flow.ts";
+import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+
+const USAGE = `Usage: takoform refresh [options]
+
+Read every resource in state back from the host and record what changed there (a
+refresh-only apply: nothing on the host is changed). Shows the changes it records.
+
+Options:
+${PROJECT_HELP}
+  --target ADDR          Only this resource and what it depends on (repeatable)
+  --parallelism N        Provider calls in flight at once (default 10)
+${LOCK_HELP}
+  -h, --help             Show this help
+
+Exit status: 0 on success, 1 on error.`;
+
+export const command: Command = {
+  run: (argv) => applyFlow("refresh", argv, USAGE),
+};

@@ -1,0 +1,138 @@
+// `takoform state list | show ADDRESS | pull | rm ADDRESS…`: read state without locking it, or
+// forget records (the host resources are untouched).
+
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { KnownValue } from "../../core/values.ts";
+import { runStateRemove } from "../../engine/run.ts";
+import { formatValue } from "../../engine/render/values.ts";
+import { isSealedSensitive, openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
+import type { ResourceRecord, StateReader } from "../../state/types.ts";
+import { CliUsageError, parseArgs, type Command } from "../command.ts";
+import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+
+const USAGE = `Usage: takoform state <subcommand> [options]
+
+Subcommands:
+  list                   Every address in state, one per line
+  show ADDRESS           One resource's recorded attributes (--json for the whole record)
+  pull                   The whole state as one JSON document (sensitive values stay sealed)
+  rm ADDRESS...          Forget resources: they are removed from state only; the host
+                         resources are untouched and no longer managed by this state
+
+Options:
+  -C DIR                 Project directory (default: the current directory)
+  --json                 Machine-readable output (list, show)
+${LOCK_HELP}
+  -h, --help             Show this help
+
+list, show and pull read state without locking it. Exit status: 0 on success, 1 otherwise.`;
+
+function notInState(address: string): Diagnostic {
+  return { severity: "error", summary: `${address} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
+}
+
+function masked(value: KnownValue): KnownValue {
+  if (isSealedSensitive(value)) return "(sensitive value)";
+  if (Array.isArray(value)) return value.map(masked);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v)]));
+  return value;
+}
+
+function showRecord(record: ResourceRecord): string {
+  const { address, deposed } = parseStateAddress(record.address);
+  const dot = address.indexOf(".");
+  const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
+  const names = Object.keys(record.attributes).sort();
+  const width = Math.max(0, ...names.map((n) => n.length));
+  for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(masked(record.attributes[name]!), "    ")}`);
+  lines.push("}");
+  if (record.intent !== null) lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
+  return lines.join("\n");
+}
+
+async function withReader<T>(path: string, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
+  if (!existsSync(path)) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return null;
+  }
+  const reader = openLocalStateReadOnly(path);
+  try {
+    return await body(reader);
+  } finally {
+    await reader.close();
+  }
+}
+
+export const command: Command = {
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
+      process.stdout.write(`${USAGE}\n`);
+      return sub === undefined ? 1 : 0;
+    }
+    const args = parseArgs(rest, flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] }));
+    if (args.switches.has("--help")) return usage(USAGE);
+    enterProject(args);
+    const io = new Console(args);
+    const path = statePathOf(projectDir(args));
+    switch (sub) {
+      case "list": {
+        if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+        const records = await withReader(path, io, (r) => r.list());
+        if (io.json) io.emitJson((records ?? []).map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
+        else for (const r of records ?? []) io.out(r.address);
+        return 0;
+      }
+      case "show": {
+        if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
+        const address = args.positionals[0]!;
+        const record = await withReader(path, io, (r) => r.get(address));
+        if (record === null) return 1;
+        if (record === undefined) {
+          io.diagnostics([notInState(address)]);
+          return 1;
+        }
+        if (io.json) io.emitJson(record);
+        else io.out(showRecord(record));
+        return 0;
+      }
+      case "pull": {
+        if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+        const document = await withReader(path, io, (r) => r.pull());
+        if (document === null) return 1;
+        io.emitJson(document);
+        return 0;
+      }
+      case "rm": {
+        if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
+        if (!existsSync(path)) {
+          io.err("No state: nothing has been applied in this project yet.");
+          return 1;
+        }
+        const store = openLocalState(path);
+        try {
+          const result = await runStateRemove(store, args.positionals, {
+            holder: `takoform state rm (pid ${process.pid} on ${hostname()})`,
+            leaseMs: leaseMs(),
+            timeoutMs: durationFlag(args, "--lock-timeout", 0),
+            forceUnlock: args.switches.has("--force-unlock"),
+          });
+          if (io.json) {
+            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsJson(result.diagnostics) });
+          } else {
+            io.diagnostics(result.diagnostics);
+            for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
+            io.diagnostics(result.missing.map(notInState));
+          }
+          return result.diagnostics.length === 0 && result.missing.length === 0 ? 0 : 1;
+        } finally {
+          await store.close();
+        }
+      }
+      default:
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull or rm)`);
+    }
+  },
+};

@@ -1,0 +1,305 @@
+// One apply step: re-evaluate the resource's configuration with the now-known values of its
+// dependencies, re-plan it through the provider, check the final plan keeps every value the
+// shown plan knew, then make the provider call with an intent recorded in state BEFORE the host
+// request and the result settled AFTER it — one state write each, never the whole state.
+
+import { randomBytes } from "node:crypto";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
+import type { Attributes } from "../../core/values.ts";
+import type { Provider, ResourceState, WriteContext, WriteIntent, WriteResult } from "../../provider/types.ts";
+import { deposedAddress, parseStateAddress } from "../../state/records.ts";
+import type { InFlightStatus, ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
+import { formatPath } from "../config/expression/traversal.ts";
+import type { StackConfig } from "../config/types.ts";
+import type { ResolvedVariables } from "../config/variables/resolve.ts";
+import { engineCode } from "../codes.ts";
+import { evaluateResource, sensitiveAttributes, type EvaluatedConfig } from "../evaluate.ts";
+import { contributionEdgesOf } from "../plan/dependencies.ts";
+import { importObject } from "../plan/imports.ts";
+import { unsealShown } from "../plan/file.ts";
+import { located, unsealPrior } from "../plan/resource.ts";
+import type { PlanStep, ResourceChange } from "../plan/types.ts";
+import { applyIgnoreChanges, attributesEqual, firstContradiction } from "../values.ts";
+import { recordInput, stateInput } from "./records.ts";
+
+export interface ApplyHooks {
+  /** After the n-th intent of this run is durably recorded (before its host request). */
+  afterIntent?(n: number): void;
+  /** After the n-th provider write of this run returned (before its result is recorded). */
+  afterWrite?(n: number): void;
+}
+
+export interface StepContext {
+  provider: Provider;
+  store: StateStore;
+  stack: StackConfig;
+  variables: ResolvedVariables;
+  lineage: string;
+  changes: ReadonlyMap<string, ResourceChange>;
+  /** State address → the attributes known now (updated as steps settle). */
+  current: Map<string, Attributes>;
+  /** State address → the record as it was when the walk began. */
+  records: Map<string, ResourceRecord>;
+  /** Configuration address → the deposed address its old object moved to (create-before-destroy). */
+  deposedOf: Map<string, string>;
+  configDependencies: ReadonlyMap<string, readonly string[]>;
+  hooks: ApplyHooks;
+  counters: { intents: number; writes: number };
+}
+
+export interface StepResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  uid?: string;
+  /** The step found nothing to do (a settle pass with no change). */
+  noop?: boolean;
+}
+
+const SCOPES: Partial<Record<PlanStep["action"], (step: PlanStep) => string>> = {
+  "create-placeholder": () => "placeholder",
+  finalize: () => "finalize",
+  settle: (step) => `settle:${step.pass ?? 1}`,
+  revert: () => "revert",
+};
+
+function fail(step: PlanStep, summary: string, detail: string, repair?: string): StepResult {
+  return {
+    ok: false,
+    diagnostics: [{ severity: "error", code: engineCode("inconsistent-final-plan"), summary, detail, address: parseStateAddress(step.address).address, ...(repair ? { repair } : {}) }],
+  };
+}
+
+function uidOf(attributes: Attributes | undefined | null): string | undefined {
+  const uid = attributes?.["uid"];
+  return typeof uid === "string" && uid !== "" ? uid : undefined;
+}
+
+/** The `WriteContext` of a step: intent to state first, then (test hook) the count. */
+function writeContext(ctx: StepContext, step: PlanStep, stateAddress: string, status: InFlightStatus): WriteContext {
+  const scope = SCOPES[step.action]?.(step);
+  return {
+    ...(scope !== undefined ? { idempotencyScope: scope } : {}),
+    recordIntent: async (write: WriteIntent) => {
+      await ctx.store.setIntent(stateAddress, status, { stepId: step.id, write });
+      ctx.hooks.afterIntent?.(++ctx.counters.intents);
+    },
+  };
+}
+
+function afterWrite(ctx: StepContext): void {
+  ctx.hooks.afterWrite?.(++ctx.counters.writes);
+}
+
+function recordContext(ctx: StepContext, address: string, evaluated: EvaluatedConfig | null) {
+  const resource = ctx.stack.resources.get(address);
+  return {
+    dependencies: [...(ctx.configDependencies.get(address) ?? [])],
+    contributions: contributionEdgesOf(ctx.stack, address),
+    sensitivePaths: evaluated?.sensitivePaths ?? (resource === undefined ? [] : sensitiveAttributes(resource, ctx.variables)),
+    lineage: ctx.lineage,
+  };
+}
+
+async function plannedFor(
+  ctx: StepContext,
+  step: PlanStep,
+  change: ResourceChange,
+  prior: ResourceState | null,
+  placeholder: boolean,
+): Promise<{ planned?: Attributes; evaluated?: EvaluatedConfig; prior?: ResourceState | null; result?: StepResult }> {
+  const address = parseStateAddress(step.address).address;
+  const resource = ctx.stack.resources.get(address);
+  if (resource === undefined) return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
+  const evaluated = evaluateResource(resource, ctx.variables, (a) => ctx.current.get(a));
+  if (hasErrors(evaluated.diagnostics)) return { result: { ok: false, diagnostics: evaluated.diagnostics } };
+  let config = placeholder ? evaluated.placeholder : evaluated.attributes;
+  let priorState = prior;
+  if (priorState !== null) {
+    const attributes = unsealPrior(priorState.attributes, config, ctx.lineage);
+    if (attributes !== priorState.attributes) priorState = { ...priorState, attributes };
+    const ignore = resource.lifecycle.ignoreChanges;
+    if (step.action === "update" && (ignore === "all" || ignore.length > 0)) config = applyIgnoreChanges(config, priorState.attributes, ignore);
+  }
+  const response = await ctx.provider.plan({ type: change.type, address, prior: priorState, config });
+  const diagnostics = located(response.diagnostics, address, change.type);
+  if (hasErrors(diagnostics)) return { result: { ok: false, diagnostics } };
+  const planned = response.planned ?? {};
+  if (step.action === "update" && response.requiresReplace.length > 0) {
+    return {
+      result: fail(
+        step,
+        `Provider produced an inconsistent final plan for ${address}`,
+        `The plan shown updated ${address} in place, but with the values known now the provider requires replacing it (${response.requiresReplace.map((p) => formatPath(p)).join(", ")}).`,
+        "Plan again and review the new plan.",
+      ),
+    };
+  }
+  // Cycle steps re-plan against values the shown plan could not know; only ordinary steps are checked.
+  if (step.action === "create" || step.action === "update") {
+    // A plan file carries sensitive values sealed; the value in hand is compared to the seal.
+    const shown = change.after === null ? null : unsealShown(change.after, planned, change.sensitivePaths, ctx.lineage);
+    if (shown !== null) {
+      const at = firstContradiction(shown, planned);
+      if (at !== null) {
+        return {
+          result: fail(
+            step,
+            `Provider produced an inconsistent final plan for ${address}`,
+            `When applying, the planned value of ${at.length === 0 ? "the resource" : formatPath(at)} differs from the one the plan showed. Every value known in the shown plan must be unchanged at apply.`,
+            "Plan again and review the new plan; if it keeps happening, report it as a provider bug.",
+          ),
+        };
+      }
+    }
+  }
+  return { planned, evaluated, prior: priorState };
+}
+
+async function callProvider(ctx: StepContext, call: () => Promise<WriteResult>): Promise<WriteResult> {
+  try {
+    return await call();
+  } finally {
+    afterWrite(ctx);
+  }
+}
+
+/** Moves the current object of `address` to a deposed address before its successor is created. */
+async function depose(ctx: StepContext, address: string): Promise<string | null> {
+  const record = await ctx.store.get(address);
+  if (record === undefined) return null;
+  const deposed = deposedAddress(address, randomBytes(4).toString("hex"));
+  await ctx.store.putResource(deposed, recordInput(record));
+  await ctx.store.removeResource(address);
+  ctx.deposedOf.set(address, deposed);
+  ctx.current.set(deposed, record.attributes);
+  ctx.current.delete(address);
+  return deposed;
+}
+
+/** Puts a deposed object back when its successor was never created. */
+async function restore(ctx: StepContext, address: string, deposed: string): Promise<void> {
+  const record = await ctx.store.get(deposed);
+  if (record === undefined) return;
+  await ctx.store.putResource(address, recordInput(record));
+  await ctx.store.removeResource(deposed);
+  ctx.deposedOf.delete(address);
+  ctx.current.set(address, record.attributes);
+  ctx.current.delete(deposed);
+}
+
+async function runCreate(ctx: StepContext, step: PlanStep, change: ResourceChange): Promise<StepResult> {
+  const address = step.address;
+  const placeholder = step.action === "create-placeholder";
+  const prepared = await plannedFor(ctx, step, change, null, placeholder);
+  if (prepared.result) return prepared.result;
+  const createFirst = step.instance === "replacement" && change.actions[0] === "create";
+  const deposed = createFirst ? await depose(ctx, address) : null;
+  const result = await callProvider(ctx, () => ctx.provider.create(change.type, prepared.planned!, writeContext(ctx, step, address, "creating")));
+  const diagnostics = located(result.diagnostics, address, change.type);
+  const status: SettledStatus = placeholder ? "placeholder" : "ready";
+  // A failed create that the host accepted still returns state: it is recorded, so the next run reconciles.
+  await ctx.store.settle(address, result.state === null ? null : stateInput(result.state, status, recordContext(ctx, address, prepared.evaluated!)));
+  if (result.state !== null) ctx.current.set(address, result.state.attributes);
+  else if (deposed !== null) await restore(ctx, address, deposed);
+  return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(result.state?.attributes) ? { uid: uidOf(result.state?.attributes)! } : {}) };
+}
+
+async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChange): Promise<StepResult> {
+  const address = step.address;
+  const attributes = ctx.current.get(address);
+  if (attributes === undefined) return fail(step, `${address} has no state to update`, "The object this step updates is not in state.", "Plan again.");
+  const prior: ResourceState = { type: change.type, attributes };
+  const placeholder = step.action === "revert";
+  const prepared = await plannedFor(ctx, step, change, prior, placeholder);
+  if (prepared.result) return prepared.result;
+  if (step.action === "settle" && attributesEqual(prepared.planned!, attributes)) return { ok: true, diagnostics: [], noop: true };
+  const status: InFlightStatus = placeholder ? "reverting" : "updating";
+  // The provider sees the prior it planned against (sealed values it can match are unsealed).
+  const result = await callProvider(ctx, () => ctx.provider.update(change.type, prepared.prior ?? prior, prepared.planned!, writeContext(ctx, step, address, status)));
+  const diagnostics = located(result.diagnostics, address, change.type);
+  // A failed update keeps the prior object in state unless the provider returned what exists now.
+  const settled = result.state ?? prior;
+  const before: SettledStatus = ctx.records.get(address)?.status === "placeholder" ? "placeholder" : "ready";
+  const after: SettledStatus = hasErrors(diagnostics) && result.state === null ? before : placeholder ? "placeholder" : "ready";
+  await ctx.store.settle(address, stateInput(settled, after, recordContext(ctx, address, prepared.evaluated!)));
+  ctx.current.set(address, settled.attributes);
+  return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(settled.attributes) ? { uid: uidOf(settled.attributes)! } : {}) };
+}
+
+/**
+ * The state address a step writes. The old half of a create-before-destroy lives at the deposed
+ * address its create step chose; it never falls back to the configuration address, which then
+ * holds the new object (undefined: there was no old object to delete).
+ */
+export function stateAddressOf(ctx: StepContext, step: PlanStep): string | undefined {
+  const change = ctx.changes.get(step.address);
+  if (step.action === "delete" && step.instance === "current" && change?.actions[0] === "create") {
+    return ctx.deposedOf.get(parseStateAddress(step.address).address);
+  }
+  return step.address;
+}
+
+async function runDelete(ctx: StepContext, step: PlanStep, change: ResourceChange): Promise<StepResult> {
+  const base = parseStateAddress(step.address).address;
+  const stateAddress = stateAddressOf(ctx, step);
+  if (stateAddress === undefined) return { ok: true, diagnostics: [], noop: true };
+  const attributes = ctx.current.get(stateAddress);
+  if (attributes === undefined) return { ok: true, diagnostics: [], noop: true }; // already gone
+  const prior: ResourceState = { type: change.type, attributes };
+  const result = await callProvider(ctx, () => ctx.provider.delete(change.type, prior, writeContext(ctx, step, stateAddress, "deleting")));
+  const diagnostics = located(result.diagnostics, base, change.type);
+  const failed = hasErrors(diagnostics);
+  // A failed delete keeps the object in state (a later refresh tells whether it is really gone).
+  const remaining = failed ? result.state ?? prior : result.state;
+  const record = ctx.records.get(stateAddress);
+  await ctx.store.settle(
+    stateAddress,
+    remaining === null
+      ? null
+      : stateInput(remaining, record?.status === "placeholder" ? "placeholder" : "ready", {
+          dependencies: record?.dependencies ?? [],
+          contributions: record?.contributions ?? [],
+          sensitivePaths: [],
+          lineage: ctx.lineage,
+        }),
+  );
+  if (remaining === null) ctx.current.delete(stateAddress);
+  else ctx.current.set(stateAddress, remaining.attributes);
+  return { ok: !failed, diagnostics, ...(uidOf(prior.attributes) ? { uid: uidOf(prior.attributes)! } : {}) };
+}
+
+async function runImport(ctx: StepContext, step: PlanStep, change: ResourceChange): Promise<StepResult> {
+  const address = step.address;
+  const imported = await importObject(ctx.provider, change.type, address, change.importingId!);
+  if (imported.state === null) return { ok: false, diagnostics: imported.diagnostics };
+  const shownUid = uidOf(change.before as Attributes | null);
+  const uid = uidOf(imported.state.attributes);
+  if (shownUid !== undefined && uid !== shownUid) {
+    return fail(step, `${address} is no longer the object the plan imported`, `The plan imported uid ${shownUid}; the host now holds uid ${uid ?? "(none)"} under that id.`, "Plan again.");
+  }
+  await ctx.store.putResource(address, stateInput(imported.state, "ready", recordContext(ctx, address, null)));
+  ctx.current.set(address, imported.state.attributes);
+  return { ok: true, diagnostics: imported.diagnostics, ...(uid ? { uid } : {}) };
+}
+
+export async function runStep(ctx: StepContext, step: PlanStep): Promise<StepResult> {
+  const change = ctx.changes.get(step.address);
+  if (change === undefined) return fail(step, `The plan has no change for ${step.address}`, `Step ${step.id} names an address without a resource change.`, "The plan file is damaged; plan again.");
+  switch (step.action) {
+    case "create":
+    case "create-placeholder":
+      return runCreate(ctx, step, change);
+    case "update":
+    case "finalize":
+    case "settle":
+    case "revert":
+      return runUpdate(ctx, step, change);
+    case "delete":
+      return runDelete(ctx, step, change);
+    case "import":
+      return runImport(ctx, step, change);
+    case "resume":
+      return fail(step, "A resume step cannot be part of a plan", "Interrupted writes are resolved before planning.", "Plan again.");
+  }
+}

@@ -1,0 +1,33 @@
+// The plan engine's own diagnostic codes, `takoform.engine/<name>`. Provider and configuration
+// problems keep their own codes (`takoform.provider/…`, `takoform.config/…`).
+
+export const ENGINE_CODES = [
+  "unknown-resource-type",
+  "evaluation-failed",
+  "contribution-conflict",
+  "cycle",
+  "prevent-destroy",
+  "revision-replacement-blocked",
+  "inconsistent-final-plan",
+  "step-failed",
+  "step-skipped",
+  "refresh-failed",
+  "in-flight-unresolved",
+  "in-flight-pending",
+  "import-target-undeclared",
+  "import-already-managed",
+  "import-failed",
+  "target-unknown",
+  "plan-file-invalid",
+  "plan-file-stale",
+  "plan-file-variable-mismatch",
+  "state-locked",
+  "lease-lost",
+  "internal",
+] as const;
+
+export type EngineCodeName = (typeof ENGINE_CODES)[number];
+
+export function engineCode(name: EngineCodeName): `takoform.engine/${EngineCodeName}` {
+  return `takoform.engine/${name}`;
+}

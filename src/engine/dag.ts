@@ -1,0 +1,169 @@
+// Walking a DAG of tasks with bounded parallelism, and ordering one deterministically.
+//
+// Both plan (provider.plan per resource, dependencies first) and apply (the step graph) use the
+// walker. A task starts once every task it depends on has finished successfully; a task whose
+// dependency failed or was skipped is itself skipped and never runs, while independent branches
+// go on. Among ready tasks the one given first in the input starts first, so a run's order is
+// reproducible. Everything is O(V + E) plus a heap.
+
+import { MinHeap } from "./graph/heap.ts";
+
+export interface DagTask {
+  id: string;
+  dependsOn: readonly string[];
+}
+
+export type TaskOutcome = "ok" | "failed" | "skipped";
+
+export class DagError extends Error {
+  override name = "DagError";
+}
+
+interface Indexed {
+  /** For each task, the indexes of the tasks that depend on it. */
+  dependents: number[][];
+  /** For each task, how many of its dependencies exist. */
+  indegree: Int32Array;
+}
+
+function indexTasks(tasks: readonly DagTask[]): Indexed {
+  const index = new Map<string, number>();
+  tasks.forEach((task, i) => {
+    if (index.has(task.id)) throw new DagError(`the task ${task.id} is given twice`);
+    index.set(task.id, i);
+  });
+  const dependents: number[][] = tasks.map(() => []);
+  const indegree = new Int32Array(tasks.length);
+  tasks.forEach((task, i) => {
+    for (const dependency of new Set(task.dependsOn)) {
+      const j = index.get(dependency);
+      if (j === undefined) throw new DagError(`the task ${task.id} depends on ${dependency}, which is not a task`);
+      dependents[j]!.push(i);
+      indegree[i]!++;
+    }
+  });
+  return { dependents, indegree };
+}
+
+/**
+ * The tasks in a topological order (dependencies first; ties by input position). Returns the
+ * ids left over when the graph has a cycle, so the caller can name them.
+ */
+export function topologicalOrder<T extends DagTask>(tasks: readonly T[]): { order: T[]; cyclic: T[] } {
+  const { dependents, indegree } = indexTasks(tasks);
+  const heap = new MinHeap(tasks.length);
+  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) heap.push(i);
+  const order: T[] = [];
+  const done = new Uint8Array(tasks.length);
+  while (heap.size > 0) {
+    const i = heap.pop();
+    done[i] = 1;
+    order.push(tasks[i]!);
+    for (const j of dependents[i]!) if (--indegree[j]! === 0) heap.push(j);
+  }
+  const cyclic = tasks.filter((_, i) => !done[i]);
+  return { order, cyclic };
+}
+
+export interface WalkOptions<T> {
+  parallelism: number;
+  /** Runs one task; resolves true on success. A rejection counts as a failure. */
+  run(task: T): Promise<boolean>;
+  /** Told about every task that will not run because a dependency failed or was skipped. */
+  skipped?(task: T, blockedBy: T): void;
+  /** Told about a rejected `run`. */
+  crashed?(task: T, error: unknown): void;
+  /** Checked before each start: once true, no further task starts (running ones finish). */
+  stopped?(): boolean;
+}
+
+/** Runs every task once its dependencies succeeded, at most `parallelism` at a time. */
+export async function walkDag<T extends DagTask>(tasks: readonly T[], options: WalkOptions<T>): Promise<Map<string, TaskOutcome>> {
+  const { dependents, indegree } = indexTasks(tasks);
+  const outcome: (TaskOutcome | undefined)[] = new Array(tasks.length);
+  const blocker: (number | undefined)[] = new Array(tasks.length);
+  const parallelism = Math.max(1, Math.floor(options.parallelism));
+  const ready = new MinHeap(tasks.length);
+  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) ready.push(i);
+  let running = 0;
+
+  return new Promise((resolve) => {
+    const finish = (i: number, result: TaskOutcome): void => {
+      outcome[i] = result;
+      // Iterative, so a long chain of skipped dependents cannot overflow the stack.
+      const stack: number[] = [i];
+      while (stack.length > 0) {
+        const at = stack.pop()!;
+        const failed = outcome[at] !== "ok";
+        for (const j of dependents[at]!) {
+          if (failed && blocker[j] === undefined) blocker[j] = at;
+          if (--indegree[j]! > 0) continue;
+          if (blocker[j] === undefined) {
+            ready.push(j);
+          } else {
+            outcome[j] = "skipped";
+            options.skipped?.(tasks[j]!, tasks[blocker[j]!]!);
+            stack.push(j);
+          }
+        }
+      }
+    };
+
+    const pump = (): void => {
+      while (running < parallelism && ready.size > 0) {
+        if (options.stopped?.()) {
+          // Drain: nothing more starts; what is ready is reported as skipped by the stop.
+          while (ready.size > 0) {
+            const i = ready.pop();
+            outcome[i] = "skipped";
+          }
+          break;
+        }
+        const i = ready.pop();
+        running++;
+        let settled: Promise<boolean>;
+        try {
+          settled = options.run(tasks[i]!);
+        } catch (error) {
+          settled = Promise.reject(error);
+        }
+        settled.then(
+          (ok) => {
+            running--;
+            finish(i, ok ? "ok" : "failed");
+            pump();
+          },
+          (error: unknown) => {
+            running--;
+            options.crashed?.(tasks[i]!, error);
+            finish(i, "failed");
+            pump();
+          },
+        );
+      }
+      if (running === 0 && ready.size === 0) {
+        const result = new Map<string, TaskOutcome>();
+        // Tasks never reached (a cycle, or a stop) are reported as skipped.
+        tasks.forEach((task, i) => result.set(task.id, outcome[i] ?? "skipped"));
+        resolve(result);
+      }
+    };
+    pump();
+  });
+}
+
+/** Runs `fn` over `items` with at most `parallelism` in flight; results in input order. */
+export async function mapBounded<T, R>(items: readonly T[], parallelism: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let k = 0; k < Math.min(Math.max(1, Math.floor(parallelism)), items.length); k++) workers.push(worker());
+  await Promise.all(workers);
+  return results;
+}

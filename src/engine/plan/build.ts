@@ -1,0 +1,331 @@
+// Building a plan: refresh (in memory), then plan every resource in dependency order against
+// the planned values of its dependencies, then the deletes (orphans, deposed objects, or all of
+// them for a destroy), the outputs, the plan-time safety checks and the step graph.
+//
+// A plan is side-effect free: it reads the host (refresh, imports, the provider's plan-time
+// support checks) and never writes state or the host. Any error diagnostic means the plan must
+// not be applied; every error found is reported, not only the first.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
+import type { Attributes, KnownValue } from "../../core/values.ts";
+import type { Provider, ResourceState } from "../../provider/types.ts";
+import { parseStateAddress } from "../../state/records.ts";
+import type { ResourceRecord, StoredOutput } from "../../state/types.ts";
+import { configEdges } from "../config/edges.ts";
+import type { StackConfig } from "../config/types.ts";
+import type { ResolvedVariables } from "../config/variables/resolve.ts";
+import { buildDependencyGraph } from "../graph/build.ts";
+import { stronglyConnectedComponents } from "../graph/scc.ts";
+import { engineCode } from "../codes.ts";
+import { walkDag } from "../dag.ts";
+import { evaluateResource } from "../evaluate.ts";
+import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
+import { refuseCycles, type CycleResolution, type CycleResolver } from "./cycles.ts";
+import { dependencyMap } from "./dependencies.ts";
+import { checkRevisionHolders } from "./holders.ts";
+import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
+import { planOutputs } from "./outputs.ts";
+import { planResource } from "./resource.ts";
+import { buildStepGraph } from "./steps.ts";
+import { deleteTargeted, targetScope } from "./targets.ts";
+import { readImportBlocks } from "./imports.ts";
+import type { Plan, ResourceChange } from "./types.ts";
+
+export type PlanMode = "normal" | "destroy" | "refresh-only";
+
+export interface PlanOptions {
+  mode?: PlanMode;
+  /** Read every resource back first (default true; `--refresh=false` turns it off). */
+  refresh?: boolean;
+  /** `--target`: restrict the plan to these addresses and their dependencies (dependents for destroy). */
+  targets?: readonly string[];
+  /** Provider calls in flight at once (default 10). */
+  parallelism?: number;
+  /** RFC 0011 cycle resolution; the default refuses every cycle. */
+  cycles?: CycleResolver;
+}
+
+/** What the planner reads from state: one consistent snapshot. */
+export interface StateSnapshot {
+  lineage: string;
+  serial: number;
+  records: readonly ResourceRecord[];
+  outputs: Readonly<Record<string, StoredOutput>>;
+}
+
+export interface PlanInput {
+  provider: Provider;
+  stack: StackConfig;
+  variables: ResolvedVariables;
+  state: StateSnapshot;
+  options?: PlanOptions;
+}
+
+export interface PlanOutcome {
+  plan: Plan;
+  /** No error diagnostic: the plan may be applied. */
+  ok: boolean;
+}
+
+export const DEFAULT_PARALLELISM = 10;
+
+class Diagnostics {
+  private readonly global: Diagnostic[] = [];
+  private readonly byAddress = new Map<string, Diagnostic[]>();
+  add(list: readonly Diagnostic[], address?: string): void {
+    if (address === undefined) this.global.push(...list);
+    else if (list.length > 0) this.byAddress.set(address, [...(this.byAddress.get(address) ?? []), ...list]);
+  }
+  /** Global ones first, then per address in address order: stable whatever the parallelism. */
+  all(): Diagnostic[] {
+    const keys = [...this.byAddress.keys()].sort();
+    return [...this.global, ...keys.flatMap((k) => this.byAddress.get(k)!)];
+  }
+  failed(): boolean {
+    return hasErrors(this.global) || [...this.byAddress.values()].some(hasErrors);
+  }
+}
+
+function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[]): Plan {
+  return {
+    formatVersion: 1,
+    stateLineage: state.lineage,
+    stateSerial: state.serial,
+    resourceChanges: [],
+    outputChanges: [],
+    steps: [],
+    diagnostics,
+    destroy: mode === "destroy",
+    refreshOnly: mode === "refresh-only",
+    ...(targets !== undefined ? { targets: [...targets] } : {}),
+  };
+}
+
+function invert(map: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [from, tos] of map) for (const to of tos) out.set(to, [...(out.get(to) ?? []), from]);
+  return out;
+}
+
+export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
+  const { provider, stack, variables, state } = input;
+  const mode = input.options?.mode ?? "normal";
+  const parallelism = input.options?.parallelism ?? DEFAULT_PARALLELISM;
+  const targets = input.options?.targets;
+  const diagnostics = new Diagnostics();
+  const finish = (plan: Plan): PlanOutcome => ({ plan, ok: !hasErrors(plan.diagnostics) });
+
+  // ---- configuration: types, graph, cycles ----
+  for (const resource of stack.resources.values()) {
+    if (provider.schema(resource.type) === undefined) {
+      diagnostics.add(
+        [{
+          severity: "error",
+          code: engineCode("unknown-resource-type"),
+          summary: `The provider serves no resource type ${resource.type}`,
+          detail: `${resource.address} uses it${resource.constructPath ? ` (construct ${resource.constructPath})` : ""}.`,
+          address: resource.address,
+          resourceType: resource.type,
+          repair: "Check the type name, or generate the project's registry with `takoform get --forms DIR` for the Forms it belongs to.",
+        }],
+        resource.address,
+      );
+    }
+  }
+  const edges = configEdges(stack);
+  const graph = buildDependencyGraph(stack.resources.keys(), edges);
+  let resolution: CycleResolution = { diagnostics: [], deferredEdges: new Set(), placeholders: new Set() };
+  if (mode !== "refresh-only") {
+    const components = stronglyConnectedComponents(graph);
+    const cyclic: number[] = [];
+    for (let c = 0; c < components.count; c++) if (components.cyclic[c]) cyclic.push(c);
+    if (cyclic.length > 0) {
+      resolution = (input.options?.cycles ?? refuseCycles).resolve({ stack, graph, components, cyclic });
+      // A destroy is ordered from state; a loop the configuration cannot deploy does not stop it.
+      if (mode === "normal") diagnostics.add(resolution.diagnostics);
+      else resolution = { ...resolution, diagnostics: [] };
+    }
+  }
+  const deferred = resolution.deferredEdges;
+  const edgeFilter = deferred.size > 0 ? (e: number) => !deferred.has(e) : undefined;
+  const configDependencies = dependencyMap(stack, edges, (_, i) => deferred.has(i));
+
+  // ---- state ----
+  const records = new Map<string, ResourceRecord>();
+  for (const record of state.records) records.set(record.address, record);
+  const stateDependencies = new Map<string, readonly string[]>();
+  for (const record of state.records) stateDependencies.set(record.address, record.dependencies);
+  const inFlight = state.records.filter((r) => r.intent !== null);
+  if (inFlight.length > 0) {
+    diagnostics.add([{
+      severity: "warning",
+      code: engineCode("in-flight-pending"),
+      summary: `${inFlight.length} resource${inFlight.length === 1 ? " has" : "s have"} a write an interrupted apply never finished`,
+      detail: `${inFlight.map((r) => `${r.address} (${r.status})`).join(", ")}. This plan shows them as last recorded; the next apply resolves each write through the provider first (the host replays it by its Idempotency-Key), then plans again.`,
+      repair: "Run `takoform apply`; it finishes these writes before anything else.",
+    }]);
+  }
+
+  // ---- targets ----
+  const scope = targetScope(targets, mode === "destroy", stack, graph, state.records, edgeFilter);
+  diagnostics.add(scope.diagnostics);
+  const planSet = scope.planned;
+  const targetedState = scope.state;
+  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+
+  // ---- refresh (in memory) ----
+  const priors = new Map<string, ResourceState | null>();
+  for (const record of state.records) {
+    const recorded = record.intent === null || Object.keys(record.attributes).length > 0 ? recordState(record) : null;
+    priors.set(record.address, recorded);
+  }
+  const refreshable = state.records.filter((r) => r.intent === null && (targetedState === null || targetedState.has(r.address)));
+  const drift: ResourceChange[] = [];
+  if (input.options?.refresh !== false && refreshable.length > 0) {
+    const refreshed = await refreshRecords(provider, refreshable, parallelism);
+    for (const d of refreshed.diagnostics) diagnostics.add([d], d.address);
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    for (const record of refreshable) {
+      const now = refreshed.states.get(record.address) ?? null;
+      priors.set(record.address, now);
+      const base = { address: record.address, type: record.type, name: parseStateAddress(record.address).address.split(".").slice(1).join("."), replacePaths: [], replaceReasons: [], sensitivePaths: [] };
+      if (now === null) drift.push({ ...base, actions: ["delete"], before: record.attributes, after: null });
+      else if (!sameAsRecorded(record.attributes, now.attributes, state.lineage)) drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
+    }
+  }
+  const valueOf = (address: string, changes: Map<string, ResourceChange>): Attributes | undefined => {
+    const change = changes.get(address);
+    if (change !== undefined && change.after !== null) return change.after;
+    return priors.get(address)?.attributes;
+  };
+
+  const changes = new Map<string, ResourceChange>();
+  const failed = new Set<string>();
+
+  if (mode === "destroy") {
+    for (const record of state.records) {
+      if (targetedState !== null && !targetedState.has(record.address)) continue;
+      const prior = priors.get(record.address);
+      if (prior === null || prior === undefined) continue;
+      const { address: base, deposed } = parseStateAddress(record.address);
+      const resource = deposed === null ? stack.resources.get(base) : undefined;
+      if (resource?.lifecycle.preventDestroy) diagnostics.add([preventDestroyDiagnostic(resource, "destroy")], record.address);
+      changes.set(record.address, deleteChange(record, prior, resource === undefined && deposed === null));
+    }
+  } else if (mode === "normal") {
+    // Imports: read the existing object now, so the plan shows it and plans its config against it.
+    const imported = await readImportBlocks(provider, stack, variables, (a) => records.has(a), (a) => planSet === null || planSet.has(a));
+    for (const d of imported.diagnostics) diagnostics.add([d], d.address);
+    for (const [address, importedState] of imported.states) priors.set(address, importedState);
+    const importing = imported.ids;
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+
+    const cbd = createBeforeDestroySet(stack, graph, edgeFilter);
+    const planned = [...stack.resources.keys()].filter((a) => planSet === null || planSet.has(a));
+    const inPlan = new Set(planned);
+    const tasks = planned.map((address) => ({ id: address, dependsOn: configDependencies.get(address)!.filter((d) => inPlan.has(d)) }));
+    await walkDag(tasks, {
+      parallelism,
+      run: async (task) => {
+        const resource = stack.resources.get(task.id)!;
+        const schema = provider.schema(resource.type)!;
+        const prior = priors.get(task.id) ?? null;
+        const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes));
+        const result = await planResource({
+          provider,
+          resource,
+          schema,
+          prior,
+          ...(importing.has(task.id) ? { importingId: importing.get(task.id)! } : {}),
+          evaluated,
+          createBeforeDestroy: cbd.has(task.id),
+          trigger: prior === null ? null : replaceTrigger(resource, (a) => changes.get(a)),
+          placeholder: prior === null && resolution.placeholders.has(task.id),
+          lineage: state.lineage,
+        });
+        diagnostics.add(result.diagnostics, task.id);
+        if (result.change === null) {
+          failed.add(task.id);
+          return false;
+        }
+        if (result.change.actions.length === 2 && resource.lifecycle.preventDestroy) diagnostics.add([preventDestroyDiagnostic(resource, "replace")], task.id);
+        changes.set(task.id, result.change);
+        return true;
+      },
+      crashed: (task, error) => {
+        failed.add(task.id);
+        diagnostics.add([{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: error instanceof Error ? error.message : String(error), address: task.id }], task.id);
+      },
+    });
+
+    // Orphans (no longer configured) and deposed objects (left by an interrupted replacement).
+    for (const record of state.records) {
+      const { address: base, deposed } = parseStateAddress(record.address);
+      if (deposed === null && stack.resources.has(base)) continue;
+      if (!deleteTargeted(scope, targets, record.address)) continue;
+      const prior = priors.get(record.address);
+      if (prior === null || prior === undefined) continue;
+      changes.set(record.address, deleteChange(record, prior, deposed === null));
+    }
+  }
+
+  // ---- outputs ----
+  const values = (address: string) => valueOf(address, changes);
+  const outputs = planOutputs(stack, variables, values, state.outputs, state.lineage, mode === "destroy");
+  // With --target the outputs may refer to resources outside the plan; they are then left alone.
+  if (targets === undefined || targets.length === 0) diagnostics.add(outputs.diagnostics);
+
+  // ---- safety checks and the step graph ----
+  const configDependents = invert(configDependencies);
+  if (mode === "normal") {
+    const existing = new Set([...priors].filter(([, s]) => s !== null).map(([a]) => a));
+    const blocked = checkRevisionHolders({ provider, changes, configDependents, stateDependencies, existing, failed });
+    for (const d of blocked) diagnostics.add([d], d.address);
+  }
+
+  const resourceChanges = [...changes.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  let steps: Plan["steps"] = [];
+  if (!diagnostics.failed()) {
+    let graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies });
+    if (resolution.extraSteps !== undefined) {
+      const extra = resolution.extraSteps(resourceChanges, graphOut.steps);
+      graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies, extraSteps: extra.steps, extraEdges: extra.edges ?? [] });
+    }
+    if (graphOut.cyclic.length > 0) {
+      diagnostics.add([{
+        severity: "error",
+        code: engineCode("cycle"),
+        summary: "The apply steps of this plan wait on each other",
+        detail: `These steps form a loop: ${graphOut.cyclic.join(", ")}. The dependencies recorded in state and those of the configuration order them in opposite directions.`,
+        repair: "Apply the change in two steps (first remove the reference that was reversed, then add the new one), or use --target.",
+      }]);
+    }
+    steps = graphOut.steps;
+  }
+
+  const plan: Plan = {
+    ...emptyPlan(state, mode, diagnostics.all(), targets),
+    resourceChanges: mode === "refresh-only" ? [] : resourceChanges,
+    outputChanges: outputs.changes,
+    steps: diagnostics.failed() ? [] : steps,
+    resourceDrift: drift,
+  };
+  return finish(plan);
+}
+
+function deleteChange(record: ResourceRecord, prior: ResourceState, orphan: boolean): ResourceChange {
+  const base = parseStateAddress(record.address).address;
+  return {
+    address: record.address,
+    type: record.type,
+    name: base.slice(base.indexOf(".") + 1),
+    actions: ["delete"],
+    ...(orphan ? { actionReason: "delete_because_no_resource_config" as const } : {}),
+    before: prior.attributes as Record<string, KnownValue>,
+    after: null,
+    replacePaths: [],
+    replaceReasons: [],
+    sensitivePaths: [],
+  };
+}

@@ -1,0 +1,219 @@
+// Saved plans (`plan --out FILE`, `apply FILE`). The file holds the Plan data, the exact stack
+// document it was computed from, the non-sensitive variable values, and the state lineage and
+// serial; `apply FILE` applies exactly those steps and refuses when state moved since.
+//
+// Secrets stay out of it:
+// - sensitive variable values are never written; only a seal (HMAC keyed by the state lineage)
+//   of each, so apply can tell that the value re-supplied through the environment is the same;
+// - values at a change's sensitive paths, sensitive outputs and sealed drift values are sealed;
+// - a literal provider `token` is removed from the stored stack document (give it through
+//   TAKOFORM_TOKEN when applying the file).
+// UNKNOWN values are encoded losslessly (values.ts).
+
+import { readFile, writeFile } from "node:fs/promises";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isUnknown, type Attributes, type KnownValue, type Value } from "../../core/values.ts";
+import type { AttributePath } from "../../provider/types.ts";
+import { isSealedSensitive, sealedMatches, sealSensitive } from "../../state/sensitive.ts";
+import type { ResolvedVariables } from "../config/variables/resolve.ts";
+import { engineCode } from "../codes.ts";
+import { decodeAttributes, encodeAttributes, getPath, setPath } from "../values.ts";
+import type { PlanMode } from "./build.ts";
+import type { OutputChange, Plan, ResourceChange } from "./types.ts";
+
+export const PLAN_FILE_FORMAT = "takoform-plan@1";
+
+export interface SavedPlan {
+  plan: Plan;
+  /** The stack's Terraform JSON, as synthesized (a literal provider token removed). */
+  stackDocument: string;
+  /** Where the stack came from, for messages. */
+  stackFile?: string;
+  variables: Record<string, KnownValue>;
+  sensitiveVariables: Record<string, string>;
+  mode: PlanMode;
+  refresh: boolean;
+}
+
+export class PlanFileError extends Error {
+  override name = "PlanFileError";
+  constructor(readonly diagnostic: Diagnostic) {
+    super(diagnostic.summary);
+  }
+}
+
+function sealAt(attributes: Attributes | null, paths: readonly AttributePath[], lineage: string): Attributes | null {
+  if (attributes === null) return null;
+  let out = attributes;
+  for (const path of paths) {
+    const value = getPath(out, path);
+    if (value === undefined || value === null || isUnknown(value) || isSealedSensitive(value)) continue;
+    out = setPath(out, path, sealSensitive(value as KnownValue, lineage));
+  }
+  return out;
+}
+
+function encodeChange(change: ResourceChange, lineage: string, extraSealed: readonly AttributePath[] = []): Record<string, unknown> {
+  const paths = [...change.sensitivePaths, ...extraSealed];
+  const before = sealAt(change.before, paths, lineage);
+  const after = sealAt(change.after, paths, lineage);
+  return { ...change, before, after: after === null ? null : encodeAttributes(after) };
+}
+
+function decodeChange(raw: Record<string, unknown>): ResourceChange {
+  const change = raw as unknown as ResourceChange;
+  return { ...change, after: change.after === null ? null : decodeAttributes(change.after as Record<string, KnownValue>) };
+}
+
+function sealedPathsOf(before: Record<string, KnownValue> | null): AttributePath[] {
+  if (before === null) return [];
+  return Object.keys(before).filter((k) => isSealedSensitive(before[k])).map((k) => [k]);
+}
+
+function encodeOutput(output: OutputChange, lineage: string): Record<string, unknown> {
+  if (!output.sensitive) return { ...output };
+  const seal = (v: KnownValue | undefined) => (v === undefined || v === null ? v : sealSensitive(v, lineage));
+  return { ...output, before: seal(output.before), after: seal(output.after) };
+}
+
+/** Removes a literal `token` from every provider.takoform block; references to variables stay. */
+export function withoutLiteralToken(document: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(document);
+  } catch {
+    return document;
+  }
+  const root = parsed as Record<string, unknown>;
+  const takoform = (root["provider"] as Record<string, unknown> | undefined)?.["takoform"];
+  const blocks = Array.isArray(takoform) ? takoform : takoform !== undefined ? [takoform] : [];
+  let changed = false;
+  for (const block of blocks) {
+    if (block === null || typeof block !== "object") continue;
+    const token = (block as Record<string, unknown>)["token"];
+    if (typeof token === "string" && !/^\$\{var\.[A-Za-z_][A-Za-z0-9_-]*\}$/.test(token)) {
+      delete (block as Record<string, unknown>)["token"];
+      changed = true;
+    }
+  }
+  return changed ? JSON.stringify(parsed, null, 2) : document;
+}
+
+export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "variables"> & { variables: ResolvedVariables }): string {
+  const lineage = saved.plan.stateLineage;
+  const variables: Record<string, KnownValue> = {};
+  const sensitiveVariables: Record<string, string> = {};
+  for (const [name, value] of saved.variables.values) {
+    if (saved.variables.sensitive.has(name)) sensitiveVariables[name] = sealSensitive(value, lineage).$sensitive;
+    else variables[name] = value;
+  }
+  const plan = saved.plan;
+  const body = {
+    format: PLAN_FILE_FORMAT,
+    createdAt: new Date().toISOString(),
+    mode: saved.mode,
+    refresh: saved.refresh,
+    stackFile: saved.stackFile,
+    stackDocument: withoutLiteralToken(saved.stackDocument),
+    variables,
+    sensitiveVariables,
+    plan: {
+      ...plan,
+      resourceChanges: plan.resourceChanges.map((c) => encodeChange(c, lineage)),
+      resourceDrift: (plan.resourceDrift ?? []).map((c) => encodeChange(c, lineage, sealedPathsOf(c.before))),
+      outputChanges: plan.outputChanges.map((o) => encodeOutput(o, lineage)),
+    },
+  };
+  return JSON.stringify(body);
+}
+
+export function decodePlanFile(text: string, file = "the plan file"): SavedPlan {
+  const invalid = (detail: string): PlanFileError =>
+    new PlanFileError({
+      severity: "error",
+      code: engineCode("plan-file-invalid"),
+      summary: `${file} is not a takoform plan file`,
+      detail,
+      repair: "Write a plan with `takoform plan --out FILE` and apply that file.",
+    });
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
+  if (raw === null || typeof raw !== "object" || raw["format"] !== PLAN_FILE_FORMAT) throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
+  const plan = raw["plan"] as Record<string, unknown> | undefined;
+  if (plan === undefined || typeof raw["stackDocument"] !== "string" || !Array.isArray(plan["resourceChanges"]) || !Array.isArray(plan["steps"])) {
+    throw invalid("It lacks the plan or the stack document.");
+  }
+  const decoded: Plan = {
+    ...(plan as unknown as Plan),
+    resourceChanges: (plan["resourceChanges"] as Record<string, unknown>[]).map(decodeChange),
+    resourceDrift: ((plan["resourceDrift"] as Record<string, unknown>[] | undefined) ?? []).map(decodeChange),
+  };
+  return {
+    plan: decoded,
+    stackDocument: raw["stackDocument"] as string,
+    ...(typeof raw["stackFile"] === "string" ? { stackFile: raw["stackFile"] } : {}),
+    variables: (raw["variables"] ?? {}) as Record<string, KnownValue>,
+    sensitiveVariables: (raw["sensitiveVariables"] ?? {}) as Record<string, string>,
+    mode: (raw["mode"] as PlanMode | undefined) ?? "normal",
+    refresh: raw["refresh"] !== false,
+  };
+}
+
+export async function writePlanFile(path: string, saved: Parameters<typeof encodePlanFile>[0]): Promise<void> {
+  await writeFile(path, encodePlanFile(saved), { mode: 0o600 });
+}
+
+export async function readPlanFile(path: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new PlanFileError({
+      severity: "error",
+      code: engineCode("plan-file-invalid"),
+      summary: `Cannot read the plan file ${path}`,
+      cause: (error as Error).message,
+      repair: "Give the path written by `takoform plan --out FILE`.",
+    });
+  }
+  return decodePlanFile(text, path);
+}
+
+/** Sensitive variables re-supplied at apply must be the ones the plan was made with. */
+export function checkSensitiveVariables(saved: SavedPlan, variables: ResolvedVariables): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [name, seal] of Object.entries(saved.sensitiveVariables)) {
+    const value = variables.values.get(name);
+    if (value === undefined || !sealedMatches({ $sensitive: seal }, value, saved.plan.stateLineage)) {
+      out.push({
+        severity: "error",
+        code: engineCode("plan-file-variable-mismatch"),
+        summary: `The sensitive variable "${name}" differs from the value the plan was made with`,
+        detail: "Sensitive values are not written to plan files; they are read again from the environment when the file is applied, and must be the same.",
+        repair: `Set TAKOFORM_VAR_${name} (or TF_VAR_${name}) to the value used when planning, or plan again.`,
+      });
+    }
+  }
+  return out;
+}
+
+/** Restores sealed shown values where the value now in hand is the one that was sealed. */
+export function unsealShown(shown: Value, actual: Value, paths: readonly AttributePath[], lineage: string): Value {
+  if (paths.length === 0 || shown === null || typeof shown !== "object" || Array.isArray(shown) || isUnknown(shown)) return shown;
+  let out = shown as Attributes;
+  for (const path of paths) {
+    const sealed = getPath(out, path);
+    const value = getPath(actual, path);
+    if (!isSealedSensitive(sealed) || value === undefined || value === null || isUnknown(value)) continue;
+    try {
+      if (sealedMatches(sealed, value as KnownValue, lineage)) out = setPath(out, path, value);
+    } catch {
+      // not a comparable value; the contradiction check reports it
+    }
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+// Output changes: each configured output evaluated against the planned values, compared with the
+// value stored at the last apply. A sensitive output is compared through its seal and never
+// shown; an output removed from the configuration is deleted.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { valuesEqual, type KnownValue, type Value } from "../../core/values.ts";
+import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
+import type { StoredOutput } from "../../state/types.ts";
+import type { ResolvedVariables } from "../config/variables/resolve.ts";
+import type { StackConfig } from "../config/types.ts";
+import { evaluateOutputs, type ResourceValues } from "../evaluate.ts";
+import { containsUnknown } from "../values.ts";
+import type { OutputChange } from "./types.ts";
+
+export interface OutputPlan {
+  changes: OutputChange[];
+  /** The evaluated values (UNKNOWN where not known), for apply to store. */
+  values: Map<string, { value: Value; sensitive: boolean }>;
+  diagnostics: Diagnostic[];
+}
+
+function sameAsStored(stored: StoredOutput, value: KnownValue, lineage: string): boolean {
+  if (isSealedSensitive(stored.value)) return value !== null && sealedMatches(stored.value, value, lineage);
+  return valuesEqual(stored.value, value);
+}
+
+export function planOutputs(
+  stack: StackConfig,
+  variables: ResolvedVariables,
+  values: ResourceValues,
+  stored: Readonly<Record<string, StoredOutput>>,
+  lineage: string,
+  destroy: boolean,
+): OutputPlan {
+  const changes: OutputChange[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const evaluated = destroy ? new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>() : evaluateOutputs(stack, variables, values);
+  const result = new Map<string, { value: Value; sensitive: boolean }>();
+  for (const [name, output] of evaluated) {
+    if (output.error !== undefined) {
+      diagnostics.push(output.error);
+      continue;
+    }
+    result.set(name, { value: output.value, sensitive: output.sensitive });
+    const before = stored[name];
+    const unknown = containsUnknown(output.value);
+    const after = unknown ? undefined : (output.value as KnownValue);
+    const sensitive = output.sensitive || (before?.sensitive ?? false);
+    let actions: OutputChange["actions"];
+    if (before === undefined) actions = ["create"];
+    else if (unknown) actions = ["update"];
+    else actions = sameAsStored(before, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
+    changes.push({
+      name,
+      actions,
+      before: before === undefined ? undefined : sensitive ? null : before.value,
+      after,
+      afterUnknown: unknown,
+      sensitive,
+    });
+  }
+  for (const name of Object.keys(stored).sort()) {
+    if (result.has(name) || evaluated.has(name)) continue;
+    const before = stored[name]!;
+    changes.push({ name, actions: ["delete"], before: before.sensitive ? null : before.value, after: undefined, afterUnknown: false, sensitive: before.sensitive });
+  }
+  changes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { changes, values: result, diagnostics };
+}

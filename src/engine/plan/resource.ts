@@ -1,0 +1,151 @@
+// Planning one resource: its evaluated configuration against its refreshed prior state, through
+// the provider's plan (where ModifyPlan lives), to one Terraform action.
+//
+//   no prior                                → create
+//   requiresReplace non-empty, or a trigger → replace (create-before-destroy when the resource
+//                                              has it or inherited it; else destroy-before-create)
+//   planned equals prior                    → no-op
+//   otherwise                               → update
+//
+// As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
+// the new object shares nothing computed with the old one, and the apply re-plans it the same way.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
+import type { Attributes, KnownValue } from "../../core/values.ts";
+import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
+import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
+import type { ResourceConfig } from "../config/types.ts";
+import type { EvaluatedConfig } from "../evaluate.ts";
+import { applyIgnoreChanges, attributesEqual } from "../values.ts";
+import type { ActionReason, ReplaceReason, ResourceChange } from "./types.ts";
+
+export interface ResourcePlanInput {
+  provider: Provider;
+  resource: ResourceConfig;
+  schema: ResourceTypeSchema;
+  /** Refreshed (or imported) prior state; null when the object does not exist. */
+  prior: ResourceState | null;
+  importingId?: string;
+  evaluated: EvaluatedConfig;
+  createBeforeDestroy: boolean;
+  /** Why replace_triggered_by fires, or null. */
+  trigger: string | null;
+  /** Plan from the placeholder configuration (RFC 0011): own attributes only. */
+  placeholder?: boolean;
+  /** State lineage, the key of sealed sensitive values. */
+  lineage: string;
+}
+
+export interface ResourcePlanResult {
+  /** null when planning failed (see diagnostics). */
+  change: ResourceChange | null;
+  diagnostics: Diagnostic[];
+}
+
+/** Attach the resource's address and type to diagnostics that name none. */
+export function located(diagnostics: readonly Diagnostic[], address: string, type: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.address !== undefined ? d : { ...d, address, ...(d.resourceType === undefined ? { resourceType: type } : {}) }));
+}
+
+/**
+ * The prior attributes with sealed sensitive values replaced by the configured value when it is
+ * the value that was sealed — so an unchanged secret plans nothing, and the provider never sees a
+ * seal where it expects the value.
+ */
+export function unsealPrior(prior: Attributes, config: Attributes, lineage: string): Attributes {
+  let out: Attributes | null = null;
+  for (const [key, value] of Object.entries(prior)) {
+    if (!isSealedSensitive(value)) continue;
+    const configured = config[key];
+    if (configured === undefined || configured === null) continue;
+    try {
+      if (sealedMatches(value, configured as KnownValue, lineage)) (out ??= { ...prior })[key] = configured;
+    } catch {
+      // An unknown configured value cannot match a seal; leave it sealed (the plan shows a change).
+    }
+  }
+  return out ?? prior;
+}
+
+function replaceReasons(schema: ResourceTypeSchema, paths: readonly AttributePath[], config: Attributes): ReplaceReason[] {
+  return paths.map((path) => {
+    const name = String(path[0]);
+    let reason: string;
+    if (name === "relation_drift_reason") reason = "a referenced resource changed out of band and this Form declares no in-place update";
+    else if (name === "name" && schema.role === "revision" && (config["name"] === undefined || config["name"] === null)) reason = "the derived revision name changed (its content changed)";
+    else if (schema.role === "revision") reason = "a revision is immutable: any change replaces it";
+    else reason = "this attribute cannot be changed in place";
+    return { path, reason };
+  });
+}
+
+export async function planResource(input: ResourcePlanInput): Promise<ResourcePlanResult> {
+  const { provider, resource, schema, evaluated } = input;
+  const address = resource.address;
+  const diagnostics: Diagnostic[] = [...evaluated.diagnostics];
+  if (hasErrors(diagnostics)) return { change: null, diagnostics };
+
+  let config = input.placeholder ? evaluated.placeholder : evaluated.attributes;
+  let prior = input.prior;
+  if (prior !== null) {
+    const attributes = unsealPrior(prior.attributes, config, input.lineage);
+    if (attributes !== prior.attributes) prior = { ...prior, attributes };
+    const ignore = resource.lifecycle.ignoreChanges;
+    if (ignore === "all" || ignore.length > 0) config = applyIgnoreChanges(config, prior.attributes, ignore);
+  }
+
+  diagnostics.push(...located(provider.validate(resource.type, config), address, resource.type));
+  if (hasErrors(diagnostics)) return { change: null, diagnostics };
+
+  const response = await provider.plan({ type: resource.type, address, prior, config });
+  diagnostics.push(...located(response.diagnostics, address, resource.type));
+  if (hasErrors(diagnostics)) return { change: null, diagnostics };
+
+  const sensitivePaths: AttributePath[] = [
+    ...evaluated.sensitivePaths,
+    ...Object.entries(schema.attributes)
+      .filter(([, a]) => a.sensitive === true)
+      .map(([name]) => [name]),
+  ];
+  const base = {
+    address,
+    type: resource.type,
+    name: resource.name,
+    sensitivePaths,
+    ...(input.importingId !== undefined ? { importingId: input.importingId } : {}),
+    ...(input.placeholder ? { placeholder: true } : {}),
+  };
+
+  if (prior === null) {
+    return { change: { ...base, actions: ["create"], before: null, after: response.planned ?? {}, replacePaths: [], replaceReasons: [] }, diagnostics };
+  }
+  // `before` keeps sealed values sealed: a plan never carries a secret it did not need.
+  const before = input.prior!.attributes as Record<string, KnownValue>;
+  if (response.requiresReplace.length > 0 || input.trigger !== null) {
+    // The new object's plan is a create: nothing computed carries over from the old one.
+    const create = await provider.plan({ type: resource.type, address, prior: null, config });
+    diagnostics.push(...located(create.diagnostics, address, resource.type));
+    if (hasErrors(diagnostics)) return { change: null, diagnostics };
+    const reasons = replaceReasons(schema, response.requiresReplace, config);
+    let actionReason: ActionReason = "replace_because_cannot_update";
+    if (response.requiresReplace.length === 0) actionReason = "replace_by_triggers";
+    else if (response.requiresReplace.every((p) => p[0] === "relation_drift_reason")) actionReason = "relation_drift_recovery";
+    if (input.trigger !== null) reasons.push({ path: ["lifecycle", "replace_triggered_by"], reason: input.trigger });
+    const change: ResourceChange = {
+      ...base,
+      actions: input.createBeforeDestroy ? ["create", "delete"] : ["delete", "create"],
+      actionReason,
+      before,
+      after: create.planned ?? {},
+      replacePaths: response.requiresReplace,
+      replaceReasons: reasons,
+    };
+    return { change, diagnostics };
+  }
+  const planned = response.planned ?? {};
+  if (attributesEqual(planned, prior.attributes)) {
+    return { change: { ...base, actions: ["no-op"], before, after: prior.attributes, replacePaths: [], replaceReasons: [] }, diagnostics };
+  }
+  return { change: { ...base, actions: ["update"], before, after: planned, replacePaths: [], replaceReasons: [] }, diagnostics };
+}

@@ -1,0 +1,64 @@
+// `--target`: which resources a plan covers. A normal plan covers the targets and everything they
+// depend on in configuration (refreshing only their records; an orphan only when it is named
+// itself); a destroy covers the targets and everything that depends on them per state.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import { parseStateAddress } from "../../state/records.ts";
+import type { ResourceRecord } from "../../state/types.ts";
+import type { StackConfig } from "../config/types.ts";
+import { buildDependencyGraph } from "../graph/build.ts";
+import { dependenciesOf, dependentsOf } from "../graph/closure.ts";
+import { stateEdges } from "../graph/from-state.ts";
+import type { DependencyGraph, EdgeFilter } from "../graph/types.ts";
+import { engineCode } from "../codes.ts";
+
+export interface TargetScope {
+  /** Configuration addresses planned (null: all). */
+  planned: Set<string> | null;
+  /** State addresses refreshed and considered (null: all). */
+  state: Set<string> | null;
+  diagnostics: Diagnostic[];
+}
+
+export function targetScope(
+  targets: readonly string[] | undefined,
+  destroy: boolean,
+  stack: StackConfig,
+  graph: DependencyGraph,
+  records: readonly ResourceRecord[],
+  edgeFilter?: EdgeFilter,
+): TargetScope {
+  if (targets === undefined || targets.length === 0) return { planned: null, state: null, diagnostics: [] };
+  const bases = new Set(records.map((r) => parseStateAddress(r.address).address));
+  const diagnostics: Diagnostic[] = targets
+    .filter((target) => !stack.resources.has(target) && !bases.has(target))
+    .map((target) => ({
+      severity: "error" as const,
+      code: engineCode("target-unknown"),
+      summary: `--target ${target} names no resource of the configuration or the state`,
+      repair: "Use an address as `takoform state list` or the plan shows it, e.g. takoform_worker_bundle.app.",
+    }));
+  if (diagnostics.length > 0) return { planned: null, state: null, diagnostics };
+  if (destroy) {
+    const stateGraph = buildDependencyGraph(records.map((r) => r.address), stateEdges(records));
+    const roots = records.filter((r) => targets.includes(parseStateAddress(r.address).address)).map((r) => r.address);
+    return { planned: null, state: new Set(dependentsOf(stateGraph, roots)), diagnostics };
+  }
+  const planned = new Set(dependenciesOf(graph, targets.filter((t) => stack.resources.has(t)), edgeFilter));
+  const state = new Set(
+    records
+      .filter((r) => {
+        const base = parseStateAddress(r.address).address;
+        return planned.has(base) || targets.includes(base);
+      })
+      .map((r) => r.address),
+  );
+  return { planned, state, diagnostics };
+}
+
+/** Whether a record that is not configured (orphan) or deposed is in a targeted plan. */
+export function deleteTargeted(scope: TargetScope, targets: readonly string[] | undefined, address: string): boolean {
+  if (targets === undefined || targets.length === 0) return true;
+  const { address: base, deposed } = parseStateAddress(address);
+  return deposed === null ? targets.includes(base) : (scope.planned?.has(base) ?? false) || targets.includes(base);
+}

@@ -1,0 +1,95 @@
+// Refresh: read every recorded resource back through the provider (the pending-operation resume
+// table, the UID rule and relation-drift warnings live in provider.read), with bounded
+// parallelism. The result lives in memory; only `takoform refresh` and apply persist it.
+
+import type { Diagnostic } from "../core/diagnostic.ts";
+import { hasErrors } from "../core/diagnostic.ts";
+import type { KnownValue } from "../core/values.ts";
+import type { Provider, ResourceState } from "../provider/types.ts";
+import type { ResourceRecord } from "../state/types.ts";
+import { isSealedSensitive, sealedMatches } from "../state/sensitive.ts";
+import { mapBounded } from "./dag.ts";
+import { engineCode } from "./codes.ts";
+import { located } from "./plan/resource.ts";
+
+export interface RefreshResult {
+  /** State address → refreshed state; null when the host says the resource is gone. */
+  states: Map<string, ResourceState | null>;
+  diagnostics: Diagnostic[];
+  /** Addresses whose read failed (their recorded state is kept in `states`). */
+  failed: Set<string>;
+}
+
+export function recordState(record: ResourceRecord): ResourceState {
+  return { type: record.type, attributes: record.attributes };
+}
+
+/** Reads `records` (settled ones; in-flight records are resolved by apply, not refreshed). */
+export async function refreshRecords(provider: Provider, records: readonly ResourceRecord[], parallelism: number): Promise<RefreshResult> {
+  const states = new Map<string, ResourceState | null>();
+  const diagnostics: Diagnostic[] = [];
+  const failed = new Set<string>();
+  const results = await mapBounded(records, parallelism, async (record) => {
+    try {
+      return await provider.read(recordState(record));
+    } catch (error) {
+      return {
+        state: recordState(record),
+        diagnostics: [
+          {
+            severity: "error" as const,
+            code: engineCode("refresh-failed"),
+            summary: `Refreshing ${record.address} failed`,
+            cause: error instanceof Error ? error.message : String(error),
+            repair: "Check that the host is reachable and run the command again; state is unchanged.",
+          },
+        ],
+      };
+    }
+  });
+  records.forEach((record, i) => {
+    const result = results[i]!;
+    const own = located(result.diagnostics, record.address, record.type);
+    diagnostics.push(...own);
+    if (hasErrors(own)) {
+      failed.add(record.address);
+      states.set(record.address, recordState(record));
+    } else {
+      states.set(record.address, result.state);
+    }
+  });
+  return { states, diagnostics, failed };
+}
+
+/**
+ * Whether refreshed attributes say the same as the record, where a sealed stored value equals
+ * the plain value it seals (a host may hand a secret back in the clear).
+ */
+export function sameAsRecorded(recorded: Record<string, KnownValue>, refreshed: Record<string, unknown>, lineage: string): boolean {
+  const names = new Set([...Object.keys(recorded), ...Object.keys(refreshed)]);
+  for (const name of names) {
+    const a = recorded[name] ?? null;
+    const b = (refreshed[name] ?? null) as KnownValue;
+    if (isSealedSensitive(a) && !isSealedSensitive(b)) {
+      if (b === null || !sealedMatches(a, b, lineage)) return false;
+      continue;
+    }
+    if (!jsonEqual(a, b)) return false;
+  }
+  return true;
+}
+
+function jsonEqual(a: KnownValue, b: KnownValue): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as KnownValue[];
+    return a.length === bb.length && a.every((item, i) => jsonEqual(item, bb[i]!));
+  }
+  const ao = a as Record<string, KnownValue>;
+  const bo = b as Record<string, KnownValue>;
+  const keys = Object.keys(ao);
+  if (keys.length !== Object.keys(bo).length) return false;
+  return keys.every((key) => Object.hasOwn(bo, key) && jsonEqual(ao[key]!, bo[key]!));
+}

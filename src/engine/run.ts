@@ -1,0 +1,245 @@
+// The engine's commands as functions, for the CLI and for embedding: plan (locks nothing,
+// writes nothing), apply / destroy / refresh (lock, finish interrupted writes, plan or load the
+// saved plan, apply), import, and state removal.
+
+import type { Diagnostic } from "../core/diagnostic.ts";
+import { hasErrors } from "../core/diagnostic.ts";
+import type { Provider } from "../provider/types.ts";
+import { StateLockedError } from "../state/errors.ts";
+import type { StateReader, StateStore } from "../state/types.ts";
+import type { StackConfig } from "./config/types.ts";
+import type { ResolvedVariables } from "./config/variables/resolve.ts";
+import { configEdges } from "./config/edges.ts";
+import { engineCode } from "./codes.ts";
+import { sensitiveAttributes } from "./evaluate.ts";
+import { applyPlan, type ApplyResult } from "./apply/execute.ts";
+import type { ProgressSink } from "./apply/progress.ts";
+import { stateInput } from "./apply/records.ts";
+import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
+import { LockSession, type LockOptions } from "./apply/session.ts";
+import type { ApplyHooks } from "./apply/step.ts";
+import { importObject } from "./plan/imports.ts";
+import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+import { contributionEdgesOf, dependencyMap } from "./plan/dependencies.ts";
+import type { SavedPlan } from "./plan/file.ts";
+import { planHasChanges, type Plan } from "./plan/types.ts";
+
+export interface EngineSetup {
+  provider: Provider;
+  stack: StackConfig;
+  variables: ResolvedVariables;
+}
+
+export async function readSnapshot(reader: StateReader): Promise<StateSnapshot> {
+  const document = await reader.pull();
+  return { lineage: document.lineage, serial: document.serial, records: document.resources, outputs: document.outputs };
+}
+
+/** True when applying the plan changes anything: resources, outputs, or (refresh-only) recorded state. */
+export function planChangesSomething(plan: Plan): boolean {
+  return planHasChanges(plan) || (plan.refreshOnly && (plan.resourceDrift?.length ?? 0) > 0);
+}
+
+/** A plan: reads state and the host, writes nothing. */
+export async function runPlan(setup: EngineSetup, reader: StateReader, options: PlanOptions = {}): Promise<PlanOutcome> {
+  return createPlan({ ...setup, state: await readSnapshot(reader), options });
+}
+
+export function lockedDiagnostic(error: StateLockedError): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("state-locked"),
+    summary: error.stale ? "The state is locked by a run that stopped renewing its lease" : "The state is locked by another run",
+    detail: error.message,
+    repair: error.stale
+      ? "If no other takoform process works on this state, take the stale lock over with --force-unlock."
+      : "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.",
+  };
+}
+
+export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "recovery-failed" | "stale-plan";
+
+export interface ApplyRun {
+  status: ApplyStatus;
+  plan?: Plan;
+  result?: ApplyResult;
+  /** Everything worth showing: interrupted-write resolution, plan and apply diagnostics. */
+  diagnostics: Diagnostic[];
+  /** How many interrupted writes were resolved first. */
+  recovered: number;
+}
+
+export interface ApplyRunOptions {
+  /** How to plan (ignored with a saved plan). */
+  plan?: PlanOptions;
+  /** Apply exactly this saved plan (refused when state moved since). */
+  saved?: SavedPlan;
+  lock: LockOptions;
+  parallelism?: number;
+  progress?: ProgressSink;
+  hooks?: ApplyHooks;
+  /** Called with the plan before anything is applied (to show it). */
+  onPlan?: (plan: Plan) => void;
+  /** Asked when the plan changes something (not for a saved plan); false cancels. */
+  confirm?: (plan: Plan) => Promise<boolean>;
+  stopped?: () => boolean;
+}
+
+/** Lock → finish interrupted writes → plan (or check the saved plan) → confirm → apply → unlock. */
+export async function runApply(setup: EngineSetup, store: StateStore, options: ApplyRunOptions): Promise<ApplyRun> {
+  let session: LockSession;
+  try {
+    session = await LockSession.acquire(store, options.lock);
+  } catch (error) {
+    if (error instanceof StateLockedError) return { status: "locked", diagnostics: [lockedDiagnostic(error)], recovered: 0 };
+    throw error;
+  }
+  const stopped = () => session.lost !== null || (options.stopped?.() ?? false);
+  try {
+    const diagnostics: Diagnostic[] = [];
+    let plan: Plan;
+    let recovered = 0;
+    let snapshot: StateSnapshot | undefined;
+    if (options.saved !== undefined) {
+      plan = options.saved.plan;
+      const serial = await store.serial();
+      const inFlight = await store.inFlight();
+      if (store.lineage !== plan.stateLineage || serial !== plan.stateSerial || inFlight.length > 0) {
+        diagnostics.push({
+          severity: "error",
+          code: engineCode("plan-file-stale"),
+          summary: "The saved plan is stale: state changed since it was made",
+          detail:
+            store.lineage !== plan.stateLineage
+              ? `The plan was made against state lineage ${plan.stateLineage}; this state's lineage is ${store.lineage}.`
+              : inFlight.length > 0
+                ? `State holds ${inFlight.length} interrupted write(s) that must be resolved by a plain apply first.`
+                : `The plan was made at state serial ${plan.stateSerial}; state is now at serial ${serial}.`,
+          repair: "Run `takoform plan --out FILE` again and apply the new file.",
+        });
+        return { status: "stale-plan", plan, diagnostics, recovered };
+      }
+      options.onPlan?.(plan);
+    } else {
+      await dropDuplicateDeposed(store);
+      const edges = configEdges(setup.stack);
+      const dependencies = dependencyMap(setup.stack, edges);
+      const recovery = await resolveInFlight({
+        provider: setup.provider,
+        store,
+        parallelism: options.parallelism ?? 10,
+        dependenciesOf: (address) => {
+          const resource = setup.stack.resources.get(address);
+          return {
+            dependencies: dependencies.get(address) ?? [],
+            contributions: contributionEdgesOf(setup.stack, address),
+            sensitivePaths: resource === undefined ? [] : sensitiveAttributes(resource, setup.variables),
+          };
+        },
+        ...(options.progress ? { progress: options.progress } : {}),
+      });
+      recovered = recovery.resolved;
+      diagnostics.push(...recovery.diagnostics);
+      if (!recovery.ok) return { status: "recovery-failed", diagnostics, recovered };
+      snapshot = await readSnapshot(store);
+      const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? 10, ...options.plan } });
+      plan = outcome.plan;
+      diagnostics.push(...plan.diagnostics);
+      options.onPlan?.(plan);
+      if (!outcome.ok) return { status: "plan-failed", plan, diagnostics, recovered };
+      const changes = planChangesSomething(plan);
+      if (changes && options.confirm !== undefined && !(await options.confirm(plan))) return { status: "cancelled", plan, diagnostics, recovered };
+      if (!changes && (plan.resourceDrift?.length ?? 0) === 0) {
+        return { status: "no-changes", plan, diagnostics, recovered };
+      }
+    }
+    const result = await applyPlan({
+      ...setup,
+      store,
+      plan,
+      parallelism: options.parallelism ?? 10,
+      stopped,
+      ...(snapshot !== undefined ? { records: snapshot.records } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.hooks ? { hooks: options.hooks } : {}),
+    });
+    diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
+    const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";
+    return { status, plan, result, diagnostics, recovered };
+  } finally {
+    await session.release();
+  }
+}
+
+/** `takoform import ADDRESS ID`: bind state to an existing host object (config must declare it). */
+export async function runImport(setup: EngineSetup, store: StateStore, address: string, id: string, lock: LockOptions): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
+  const resource = setup.stack.resources.get(address);
+  if (resource === undefined) {
+    return {
+      ok: false,
+      diagnostics: [{
+        severity: "error",
+        code: engineCode("import-target-undeclared"),
+        summary: `${address} is not declared in the configuration`,
+        detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
+        repair: "Add the resource to the app first (its type and construct id give the address), then import.",
+      }],
+    };
+  }
+  let session: LockSession;
+  try {
+    session = await LockSession.acquire(store, lock);
+  } catch (error) {
+    if (error instanceof StateLockedError) return { ok: false, diagnostics: [lockedDiagnostic(error)] };
+    throw error;
+  }
+  try {
+    if ((await store.get(address)) !== undefined) {
+      return {
+        ok: false,
+        diagnostics: [{
+          severity: "error",
+          code: engineCode("import-already-managed"),
+          summary: `${address} is already managed`,
+          detail: "State already binds this address to a host object.",
+          repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
+        }],
+      };
+    }
+    const imported = await importObject(setup.provider, resource.type, address, id);
+    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: imported.diagnostics };
+    const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
+    await store.putResource(
+      address,
+      stateInput(imported.state, "ready", {
+        dependencies,
+        contributions: contributionEdgesOf(setup.stack, address),
+        sensitivePaths: sensitiveAttributes(resource, setup.variables),
+        lineage: store.lineage,
+      }),
+    );
+    const uid = imported.state.attributes["uid"];
+    return { ok: true, diagnostics: imported.diagnostics, ...(typeof uid === "string" ? { uid } : {}) };
+  } finally {
+    await session.release();
+  }
+}
+
+/** `takoform state rm ADDRESS`: forget a record; the host object is untouched. */
+export async function runStateRemove(store: StateStore, addresses: readonly string[], lock: LockOptions): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
+  let session: LockSession;
+  try {
+    session = await LockSession.acquire(store, lock);
+  } catch (error) {
+    if (error instanceof StateLockedError) return { removed: [], missing: [], diagnostics: [lockedDiagnostic(error)] };
+    throw error;
+  }
+  try {
+    const removed: string[] = [];
+    const missing: string[] = [];
+    for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
+    return { removed, missing, diagnostics: [] };
+  } finally {
+    await session.release();
+  }
+}

@@ -1,0 +1,161 @@
+// Value helpers the planner and the apply share: comparing attribute documents (an absent
+// attribute equals null, as in Terraform's object types), checking that a final plan keeps every
+// value the shown plan already knew, ignore_changes, and a lossless JSON encoding of values
+// that may contain UNKNOWN (for plan files).
+
+import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type KnownValue, type Value } from "../core/values.ts";
+import type { AttributePath } from "../provider/types.ts";
+
+/** Two attribute documents are equal when every attribute is; absent and null are the same. */
+export function attributesEqual(a: Attributes, b: Attributes): boolean {
+  for (const key of Object.keys(a)) if (!valuesEqual(a[key] ?? null, Object.hasOwn(b, key) ? b[key]! : null)) return false;
+  for (const key of Object.keys(b)) if (!Object.hasOwn(a, key) && b[key] !== null) return false;
+  return true;
+}
+
+/** Top-level attribute names whose values differ (absent ≡ null). */
+export function changedAttributes(before: Attributes, after: Attributes): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const out: string[] = [];
+  for (const name of names) if (!valuesEqual(before[name] ?? null, after[name] ?? null)) out.push(name);
+  return out.sort();
+}
+
+/**
+ * The first path at which `actual` contradicts `shown`: every value known in the shown plan must
+ * be the same in the final one; an unknown in the shown plan admits anything.
+ */
+export function firstContradiction(shown: Value, actual: Value, path: AttributePath = []): AttributePath | null {
+  if (isUnknown(shown)) return null;
+  if (isUnknown(actual)) return path;
+  if (Array.isArray(shown)) {
+    if (!Array.isArray(actual) || actual.length !== shown.length) return path;
+    for (let i = 0; i < shown.length; i++) {
+      const at = firstContradiction(shown[i]!, actual[i]!, [...path, i]);
+      if (at !== null) return at;
+    }
+    return null;
+  }
+  if (shown !== null && typeof shown === "object") {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return path;
+    const s = shown as Record<string, Value>;
+    const a = actual as Record<string, Value>;
+    for (const key of Object.keys(s)) {
+      const at = firstContradiction(s[key]!, Object.hasOwn(a, key) ? a[key]! : null, [...path, key]);
+      if (at !== null) return at;
+    }
+    for (const key of Object.keys(a)) if (!Object.hasOwn(s, key) && a[key] !== null) return [...path, key];
+    return null;
+  }
+  return valuesEqual(shown, actual) ? null : path;
+}
+
+/** The value at `path`: undefined where a step does not exist, UNKNOWN inside an unknown. */
+export function getPath(value: Value | undefined, path: AttributePath): Value | undefined {
+  let current = value;
+  for (const step of path) {
+    if (current === undefined || current === null) return undefined;
+    if (isUnknown(current)) return current;
+    if (Array.isArray(current)) current = typeof step === "number" ? current[step] : undefined;
+    else if (typeof current === "object") current = Object.hasOwn(current, String(step)) ? (current as Record<string, Value>)[String(step)] : undefined;
+    else return undefined;
+  }
+  return current;
+}
+
+/** A copy of `target` with `value` written at `path` (creating objects on the way). */
+export function setPath(target: Attributes, path: AttributePath, value: Value): Attributes {
+  if (path.length === 0) return target;
+  const copy: Attributes = { ...target };
+  let node: Record<string, Value> | Value[] = copy;
+  for (let i = 0; i < path.length - 1; i++) {
+    const step = path[i]!;
+    const existing: Value | undefined = Array.isArray(node) ? node[step as number] : node[String(step)];
+    let next: Record<string, Value> | Value[];
+    if (Array.isArray(existing)) next = [...existing];
+    else if (existing !== null && existing !== undefined && typeof existing === "object" && !isUnknown(existing)) next = { ...(existing as Record<string, Value>) };
+    else next = typeof path[i + 1] === "number" ? [] : {};
+    if (Array.isArray(node)) node[step as number] = next;
+    else node[String(step)] = next;
+    node = next;
+  }
+  const last = path[path.length - 1]!;
+  if (Array.isArray(node)) node[last as number] = value;
+  else node[String(last)] = value;
+  return copy;
+}
+
+/**
+ * lifecycle.ignore_changes: the listed configured values are replaced by the prior ones, so a
+ * change made there (in config, or out of band) plans nothing. `all` ignores every attribute.
+ */
+export function applyIgnoreChanges(config: Attributes, prior: Attributes, ignore: "all" | readonly AttributePath[]): Attributes {
+  if (ignore === "all") {
+    const out: Attributes = {};
+    for (const key of Object.keys(config)) out[key] = Object.hasOwn(prior, key) ? prior[key]! : null;
+    return out;
+  }
+  let out = config;
+  for (const path of ignore) {
+    const previous = getPath(prior, path);
+    out = setPath(out, path, previous === undefined ? null : previous);
+  }
+  return out;
+}
+
+// ---- a JSON encoding that keeps UNKNOWN ----
+// UNKNOWN is written as {"$takoform":"unknown"}; a genuine object that has a "$takoform" member
+// is wrapped as {"$takoform":"object","value":{…}}, so decoding is unambiguous.
+
+const TAG = "$takoform";
+
+export function encodeValue(value: Value): KnownValue {
+  if (isUnknown(value)) return { [TAG]: "unknown" };
+  if (Array.isArray(value)) return value.map(encodeValue);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, KnownValue> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = encodeValue(item);
+    return Object.hasOwn(out, TAG) ? { [TAG]: "object", value: out } : out;
+  }
+  return value;
+}
+
+export function decodeValue(value: KnownValue): Value {
+  if (Array.isArray(value)) return value.map(decodeValue);
+  if (value !== null && typeof value === "object") {
+    if (Object.hasOwn(value, TAG)) {
+      const keys = Object.keys(value).length;
+      if (keys === 1 && value[TAG] === "unknown") return UNKNOWN;
+      const inner = value["value"];
+      if (keys === 2 && value[TAG] === "object" && inner !== null && typeof inner === "object" && !Array.isArray(inner)) {
+        const out: Record<string, Value> = {};
+        for (const [key, item] of Object.entries(inner)) out[key] = decodeValue(item);
+        return out;
+      }
+    }
+    const out: Record<string, Value> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = decodeValue(item);
+    return out;
+  }
+  return value;
+}
+
+export function encodeAttributes(attributes: Attributes): Record<string, KnownValue> {
+  const out: Record<string, KnownValue> = {};
+  for (const [key, item] of Object.entries(attributes)) out[key] = encodeValue(item);
+  return out;
+}
+
+export function decodeAttributes(attributes: Record<string, KnownValue>): Attributes {
+  const out: Attributes = {};
+  for (const [key, item] of Object.entries(attributes)) out[key] = decodeValue(item);
+  return out;
+}
+
+/** Whether a value (or anything inside it) is unknown. */
+export function containsUnknown(value: Value): boolean {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
+  return false;
+}

@@ -1,0 +1,68 @@
+// Sensitive variables never reach plan output, plan files or state in the clear, and an unchanged
+// secret plans no change.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
+import { createPlan } from "../../src/engine/plan/build.ts";
+import { checkSensitiveVariables, decodePlanFile, encodePlanFile } from "../../src/engine/plan/file.ts";
+import { renderPlan } from "../../src/engine/render/human.ts";
+import { planToJson } from "../../src/engine/render/json.ts";
+import { readSnapshot, runApply } from "../../src/engine/run.ts";
+import { engineFor, Scratch, stackOf, startHost, type Engine, type TestHost } from "../scenario/harness.ts";
+
+const Q = "takoform_at_least_once_queue";
+const SECRET = 987_654;
+
+describe("sensitive variables", () => {
+  let host: TestHost;
+  let engine: Engine;
+  beforeAll(async () => {
+    host = await startHost();
+    engine = await engineFor(host.url);
+  });
+  afterAll(async () => {
+    engine.close();
+    await host.close();
+  });
+
+  it("are hidden in plans, sealed in plan files and state, and an unchanged value plans nothing", async () => {
+    const local = new Scratch();
+    const store = local.state();
+    try {
+      const stack = await stackOf(local, {
+        variable: { retention: { type: "number", sensitive: true } },
+        resource: { [Q]: { s: { name: "sens-q", message_retention_seconds: "${var.retention}" } } },
+      });
+      const setupFor = (value: number) => ({ provider: engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { retention: value } }) });
+      const setup = setupFor(SECRET);
+      const made = await createPlan({ ...setup, state: await readSnapshot(store) });
+      expect(made.ok).toBe(true);
+      const human = renderPlan(made.plan, { color: false });
+      expect(human).toContain("(sensitive value)");
+      expect(human).not.toContain(String(SECRET));
+      expect(JSON.stringify(planToJson(made.plan))).not.toContain(String(SECRET));
+      const file = encodePlanFile({ plan: made.plan, stackDocument: "{}", variables: setup.variables, mode: "normal", refresh: true });
+      expect(file).not.toContain(String(SECRET));
+      const saved = decodePlanFile(file);
+      expect(checkSensitiveVariables(saved, setupFor(1234).variables).map((d) => d.code)).toEqual(["takoform.engine/plan-file-variable-mismatch"]);
+      expect(checkSensitiveVariables(saved, setup.variables)).toEqual([]);
+
+      const run = await runApply(setup, store, { lock: { holder: "t" }, saved });
+      expect(run.result?.ok).toBe(true);
+      expect(readFileSync(local.path(".takoform", "state.db")).toString("latin1")).not.toContain(String(SECRET));
+      const record = (await store.get(`${Q}.s`))!;
+      expect(record.attributes["message_retention_seconds"]).toMatchObject({ $sensitive: expect.stringMatching(/^sha256:/) });
+
+      const again = await createPlan({ ...setup, state: await readSnapshot(store) });
+      expect(again.plan.resourceChanges.map((c) => c.actions)).toEqual([["no-op"]]);
+      expect(again.plan.resourceDrift).toEqual([]);
+      const changed = await createPlan({ ...setupFor(SECRET + 1), state: await readSnapshot(store) });
+      expect(changed.plan.resourceChanges.map((c) => c.actions)).toEqual([["update"]]);
+      expect(renderPlan(changed.plan, { color: false })).not.toContain(String(SECRET + 1));
+    } finally {
+      await store.close();
+      local.cleanup();
+    }
+  });
+});

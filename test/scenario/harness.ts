@@ -1,0 +1,216 @@
+// Scenario harness (decision 0029 rules 6–7): the local host served over loopback HTTP, with a
+// recorder of the resource mutations it answers (PUT and DELETE on a resource path: artifact
+// uploads, prepares and reads are not resource mutations), the real provider and engine, stacks
+// synthesized from real constructs, and a sampler of a ModuleWorker's Ready condition driven by a
+// second client.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, TerraformStack } from "cdktf";
+import type { Construct } from "constructs";
+import { HostClient } from "../../src/client/client.ts";
+import type { WireFormRef } from "../../src/core/protocol.ts";
+import { loadConfigFile } from "../../src/engine/config/load.ts";
+import type { StackConfig } from "../../src/engine/config/types.ts";
+import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
+import { runApply, runPlan, type ApplyRun, type ApplyRunOptions, type EngineSetup } from "../../src/engine/run.ts";
+import type { PlanOptions, PlanOutcome } from "../../src/engine/plan/build.ts";
+import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
+import type { HostRequest, HostResponse } from "../../src/host/http.ts";
+import { TakoformProvider } from "../../src/provider/provider.ts";
+import { bundledRegistry } from "../../src/registry/bundled.ts";
+import { openLocalState } from "../../src/state/index.ts";
+import type { StateStore } from "../../src/state/types.ts";
+import { TakoformProvider as ProviderConstruct } from "../../src/constructs/provider.ts";
+
+export interface Mutation {
+  method: "PUT" | "DELETE";
+  kind: string;
+  name: string;
+  status: number;
+}
+
+const RESOURCE_PATH = /^\/apis\/forms\.takoform\.com\/v1alpha3\/resources\/([^/?]+)\/([^/?]+)\/([^/?]+)\/([^/?]+)(?:\?.*)?$/;
+
+export interface TestHost {
+  host: LocalHost;
+  url: string;
+  mutations: Mutation[];
+  /** While set, resource mutations wait for it before the host answers them. */
+  gate: Promise<void> | null;
+  close(): Promise<void>;
+}
+
+export async function startHost(): Promise<TestHost> {
+  const host = await LocalHost.open({ data: ":memory:", log: () => undefined });
+  const mutations: Mutation[] = [];
+  const handle = host.handle.bind(host);
+  const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
+  // The server calls `this.handle(request)` per request, so wrapping the instance's method records
+  // every answer it gives over HTTP.
+  host.handle = async (request: HostRequest): Promise<HostResponse> => {
+    const m = RESOURCE_PATH.exec(request.url);
+    if (m !== null && (request.method === "PUT" || request.method === "DELETE") && testHost.gate !== null) await testHost.gate;
+    const response = await handle(request);
+    if (m !== null && (request.method === "PUT" || request.method === "DELETE")) {
+      mutations.push({ method: request.method, kind: decodeURIComponent(m[3]!), name: decodeURIComponent(m[4]!), status: response.status });
+    }
+    return response;
+  };
+  testHost.url = (await host.listen("127.0.0.1", 0)).url;
+  return testHost;
+}
+
+export function timeline(mutations: readonly Mutation[]): string[] {
+  return mutations.map((m) => `${m.method} ${m.kind} ${m.name} ${m.status}`);
+}
+
+export interface Engine {
+  setup(stack: StackConfig): EngineSetup;
+  client: HostClient;
+  close(): void;
+}
+
+export async function engineFor(url: string): Promise<Engine> {
+  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
+  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  return {
+    client,
+    setup: (stack) => ({ provider, stack, variables: resolveVariables(stack.variables, {}) }),
+    close: () => client.close(),
+  };
+}
+
+/** A scratch directory removed by `cleanup()`. */
+export class Scratch {
+  readonly dir = mkdtempSync(join(tmpdir(), "takoform-scenario-"));
+  path(...parts: string[]): string {
+    return join(this.dir, ...parts);
+  }
+  write(relative: string, text: string): string {
+    const file = this.path(relative);
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, text);
+    return file;
+  }
+  state(): StateStore {
+    return openLocalState(this.path(".takoform", "state.db"));
+  }
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The harness's module bytes (takoform-provider §9.1). */
+export function moduleSource(n: number): string {
+  return `export default {\n  async fetch() {\n    return new Response("counter revision ${n}");\n  },\n};\n`;
+}
+
+let synthCount = 0;
+
+/** Synthesizes one stack with real cdktf constructs and loads it as the engine does. */
+export async function synthStack(scratch: Scratch, build: (stack: Construct) => void): Promise<{ stack: StackConfig; file: string }> {
+  const outdir = scratch.path(`cdktf.out.${++synthCount}`);
+  const app = new App({ outdir });
+  const stack = new TerraformStack(app, "scenario");
+  new ProviderConstruct(stack, "takoform", {});
+  build(stack);
+  app.synth();
+  const file = join(outdir, "stacks", "scenario", "cdk.tf.json");
+  const loaded = await loadConfigFile(file);
+  if (loaded.config === null) throw new Error(`synthesized stack did not load: ${loaded.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
+  return { stack: loaded.config, file };
+}
+
+/** Loads a Terraform JSON document written by hand. */
+export async function stackOf(scratch: Scratch, document: unknown): Promise<StackConfig> {
+  const file = scratch.write(`stack-${++synthCount}.json`, JSON.stringify(document));
+  const loaded = await loadConfigFile(file);
+  if (loaded.config === null) throw new Error(`stack did not load: ${loaded.diagnostics.map((d) => d.summary).join("; ")}`);
+  return loaded.config;
+}
+
+export function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+export async function apply(engine: Engine, stack: StackConfig, store: StateStore, options: Partial<ApplyRunOptions> = {}): Promise<ApplyRun> {
+  return runApply(engine.setup(stack), store, { lock: { holder: "test" }, ...options });
+}
+
+export async function plan(engine: Engine, stack: StackConfig, store: StateStore, options: PlanOptions = {}): Promise<PlanOutcome> {
+  return runPlan(engine.setup(stack), store, options);
+}
+
+/** Polls a ModuleWorker's Ready condition every 10 ms through its own client until stopped. */
+export class ReadySampler {
+  ready = 0;
+  notReady = 0;
+  readonly observations: string[] = [];
+  #stopped = false;
+  #loop: Promise<void>;
+
+  constructor(client: HostClient, space: string, ref: WireFormRef, name: string) {
+    this.#loop = (async () => {
+      while (!this.#stopped) {
+        try {
+          const resource = await client.getResource(space, ref, name);
+          const conditions = (resource as { status?: { conditions?: { type: string; status: string; reason?: string }[] } }).status?.conditions ?? [];
+          const ready = conditions.find((c) => c.type === "Ready");
+          if (ready?.status === "True") this.ready++;
+          else {
+            this.notReady++;
+            this.observations.push(`${ready?.status ?? "absent"}/${ready?.reason ?? "-"}`);
+          }
+        } catch (error) {
+          if (this.#stopped) break;
+          this.notReady++;
+          this.observations.push(`error: ${(error as Error).message}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop;
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
+
+/** Spawns `takoform ARGS` without waiting for it. */
+export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): { done: Promise<CliResult>; pid: number | undefined } {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...options.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000);
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { done, pid: child.pid };
+}
+
+/** Runs `takoform ARGS` in a child process (the real command, through bin/takoform.js). */
+export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): Promise<CliResult> {
+  return spawnCli(args, options).done;
+}
