@@ -2,6 +2,7 @@
 // parallelism, then store the outputs. A failed step stops its dependents (reported as skipped)
 // while independent branches finish; a lost lease stops everything at once.
 
+import { randomBytes } from "node:crypto";
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
@@ -152,6 +153,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     configDependencies,
     hooks: input.hooks ?? {},
     counters: { intents: 0, writes: 0 },
+    run: randomBytes(6).toString("hex"),
   };
 
   const outcomes = new Map<string, StepOutcome>();

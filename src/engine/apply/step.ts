@@ -46,6 +46,12 @@ export interface StepContext {
   configDependencies: ReadonlyMap<string, readonly string[]>;
   hooks: ApplyHooks;
   counters: { intents: number; writes: number };
+  /**
+   * This apply run's id, mixed into every write's Idempotency-Key (`run:<id>`). A retry inside the
+   * run replays by key and a resumed write re-sends its recorded bytes; a later run must not replay
+   * an earlier run's terminal failure (a failed 202 keeps replaying for the host's retention window).
+   */
+  run: string;
 }
 
 export interface StepResult {
@@ -77,9 +83,10 @@ function uidOf(attributes: Attributes | undefined | null): string | undefined {
 
 /** The `WriteContext` of a step: intent to state first, then (test hook) the count. */
 function writeContext(ctx: StepContext, step: PlanStep, stateAddress: string, status: InFlightStatus): WriteContext {
-  const scope = SCOPES[step.action]?.(step);
+  const action = SCOPES[step.action]?.(step);
+  const scope = action === undefined ? `run:${ctx.run}` : `run:${ctx.run}:${action}`;
   return {
-    ...(scope !== undefined ? { idempotencyScope: scope } : {}),
+    idempotencyScope: scope,
     recordIntent: async (write: WriteIntent) => {
       await ctx.store.setIntent(stateAddress, status, { stepId: step.id, write });
       ctx.hooks.afterIntent?.(++ctx.counters.intents);
