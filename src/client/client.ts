@@ -129,7 +129,7 @@ export class HostClient {
     return this.guard(reads.prepareResource(this.conn, request, expectedGeneration, opts));
   }
 
-  applyResource(request: reads.ResourceRequest, fence?: writes.ApplyFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+  applyResource(request: reads.ResourceRequest, fence?: writes.ApplyFence, opts?: writes.ApplyOptions): Promise<writes.ResourceResult> {
     return this.guard(writes.applyResource(this.conn, request, fence, opts));
   }
 

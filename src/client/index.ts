@@ -23,6 +23,8 @@ export { buildWorkerBundleManifest, type BundleModule, type BuiltManifest, type 
 export type { ResourceRequest } from "./resource-reads.ts";
 export type {
   ApplyFence,
+  ApplyOptions,
+  AvailabilityGate,
   DeleteResult,
   ImportRequest,
   IncarnationFence,

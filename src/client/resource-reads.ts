@@ -98,15 +98,26 @@ export function metadataFragment(name: string, space: string, uid?: string, gene
   ]);
 }
 
-function coreBody(request: ResourceRequest, spec: JsonObject): Uint8Array {
+/**
+ * The request body every resource call starts with — apiVersion, kind, form, metadata (with the
+ * incarnation when one is fenced), spec — then the call's own fields, in Go struct order.
+ */
+export function resourceBody(
+  request: ResourceRequest,
+  spec: JsonObject,
+  extra: ReadonlyArray<readonly [string, GoJsonFragment | string | undefined]> = [],
+  incarnation?: { uid: string; generation: string },
+): Uint8Array {
+  const { ref, name, space } = request;
   return utf8(
     goJson(
       goStruct([
-        ["apiVersion", request.ref.apiVersion],
-        ["kind", request.ref.kind],
-        ["form", formFragment(request.ref)],
-        ["metadata", metadataFragment(request.name, request.space)],
+        ["apiVersion", ref.apiVersion],
+        ["kind", ref.kind],
+        ["form", formFragment(ref)],
+        ["metadata", metadataFragment(name, space, incarnation?.uid, incarnation?.generation)],
         ["spec", spec],
+        ...extra,
       ]),
     ),
   );
@@ -169,7 +180,7 @@ export async function validateResource(conn: HostConnection, request: ResourceRe
     call: label("validate", request.ref, request.space, request.name),
     method: "POST",
     path: `${conn.apiPath}/resources/validate`,
-    body: coreBody(request, spec),
+    body: resourceBody(request, spec),
     retryable: false,
   };
   const response = await conn.send(call, opts);
@@ -193,7 +204,7 @@ export async function prepareResource(
     call: label("prepare", request.ref, request.space, request.name),
     method: "POST",
     path: `${conn.apiPath}/resources/prepare`,
-    body: coreBody(request, spec),
+    body: resourceBody(request, spec),
     retryable: false,
   };
   if (expectedGeneration !== undefined) call.headers = { "Takoform-Expected-Generation": expectedGeneration };

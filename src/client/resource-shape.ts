@@ -7,8 +7,9 @@ import {
   CONDITION_STATUSES,
   CONDITION_TYPES,
   LIFECYCLE_OPERATIONS,
-  type LifecycleOperation,
+  type WireFormAvailability,
   type WireFormRef,
+  type WireFormReference,
   type WireResource,
   type WireResourceRequest,
 } from "../core/protocol.ts";
@@ -124,16 +125,8 @@ export function verifyPrepareResponse(r: WireReader, value: JsonValue, expect: R
   return { resource: resource as unknown as WireResourceRequest, review: { prepareDigest, specDigest } };
 }
 
-export interface FormAvailability {
-  identity: { formRef: WireFormRef; packageDigest?: string };
-  definitionKnown: boolean;
-  installed: boolean;
-  executable: boolean;
-  activated: boolean;
-  availableToPrincipal: boolean;
-  operations: LifecycleOperation[];
-  deprecated?: boolean;
-}
+/** One availability entry; the wire shape core states (the client adds nothing to it). */
+export type FormAvailability = WireFormAvailability;
 
 const AVAILABILITY_FLAGS = ["definitionKnown", "installed", "executable", "activated", "availableToPrincipal"] as const;
 
@@ -158,7 +151,7 @@ export function verifyAvailability(r: WireReader, value: JsonValue, ref: WireFor
 }
 
 export interface FormDefinitionDocument {
-  identity: { formRef: WireFormRef; packageDigest?: string };
+  identity: WireFormReference;
   displayName?: string;
   description?: string;
   desiredSchema: JsonObject;

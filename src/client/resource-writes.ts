@@ -5,9 +5,9 @@
 
 import type { WireFormRef, WireResource } from "../core/protocol.ts";
 import type { JsonValue } from "../forms/digest.ts";
-import { type CallOptions, expectEmptyBody, expectETag, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
-import { AcceptedError, ClientInputError, ProtocolInvalidError, TransportError } from "./errors.ts";
-import { goJson, goStruct } from "./go-json.ts";
+import { type CallOptions, expectEmptyBody, expectETag, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
+import { AcceptedError, ClientInputError, hostErrorOf, ProtocolInvalidError, TransportError } from "./errors.ts";
+import { goStruct } from "./go-json.ts";
 import { bodyDigestHex, incarnationKey } from "./keys.ts";
 import { operationError } from "./operation-shape.ts";
 import { settleAccepted } from "./operations.ts";
@@ -20,13 +20,12 @@ import {
   checkSpace,
   checkUid,
   ensureFormAvailable,
-  formFragment,
   label,
-  metadataFragment,
   prepareResource,
+  resourceBody,
   type ResourceRequest,
 } from "./resource-reads.ts";
-import { type ResourceExpectation, verifyResourceEnvelope, verifyResourceResponse } from "./resource-shape.ts";
+import { type FormAvailability, type ResourceExpectation, verifyResourceEnvelope, verifyResourceResponse } from "./resource-shape.ts";
 import type { HostTransportResponse } from "./transport.ts";
 import { type JsonObject } from "./wire-reader.ts";
 
@@ -52,6 +51,25 @@ export interface MutationOptions extends CallOptions {
   /** Awaited before the request is sent; a rejection stops the call before any traffic. */
   onIntent?: (intent: WriteIntentRecord) => Promise<void> | void;
 }
+
+/**
+ * Decides the availability step of one apply in place of a fresh `GET /forms`, e.g. from a
+ * per-run memo of positive answers. `ask` performs the real check under the apply's own options
+ * and throws FormUnavailableError (or the host's error) on a refusal.
+ */
+export interface AvailabilityGate {
+  pass(ask: () => Promise<FormAvailability>): Promise<void>;
+  /** The host refused the write itself with `form_unknown` or `form_unavailable` after the gate passed. */
+  refused(): void;
+}
+
+export interface ApplyOptions extends MutationOptions {
+  /** Absent: every apply asks the host for availability first. */
+  availability?: AvailabilityGate;
+}
+
+/** Host codes that mean the Form itself is not usable right now, whatever the gate remembered. */
+const FORM_REFUSALS: ReadonlySet<string> = new Set(["form_unknown", "form_unavailable"]);
 
 export interface ResourceResult {
   resource: WireResource;
@@ -169,7 +187,7 @@ export async function applyResource(
   conn: HostConnection,
   request: ResourceRequest,
   fence: ApplyFence = {},
-  opts: MutationOptions = {},
+  opts: ApplyOptions = {},
 ): Promise<ResourceResult> {
   const spec = checkRequest(request);
   const update = fence.expectedGeneration !== undefined;
@@ -179,22 +197,30 @@ export async function applyResource(
     if (!update) throw new ClientInputError("takoform: an expectedUid fence is only meaningful on an update (set expectedGeneration)");
   }
   const { ref, name, space } = request;
-  await ensureFormAvailable(conn, space, ref, update ? "update" : "create", opts);
+  const { availability } = opts;
+  const ask = () => ensureFormAvailable(conn, space, ref, update ? "update" : "create", opts);
+  if (availability === undefined) {
+    await ask();
+    return prepareAndPut(conn, request, spec, fence, update, opts);
+  }
+  await availability.pass(ask);
+  try {
+    return await prepareAndPut(conn, request, spec, fence, update, opts);
+  } catch (err) {
+    const code = hostErrorOf(err)?.code;
+    if (code !== undefined && FORM_REFUSALS.has(code)) availability.refused();
+    throw err;
+  }
+}
+
+async function prepareAndPut(conn: HostConnection, request: ResourceRequest, spec: JsonObject, fence: ApplyFence, update: boolean, opts: MutationOptions): Promise<ResourceResult> {
+  const { ref, name, space } = request;
   const prepared = await prepareResource(conn, request, fence.expectedGeneration, opts);
-  const body = utf8(
-    goJson(
-      goStruct([
-        ["apiVersion", ref.apiVersion],
-        ["kind", ref.kind],
-        ["form", formFragment(ref)],
-        ["metadata", metadataFragment(name, space)],
-        ["spec", spec],
-        ["review", goStruct([["prepareDigest", prepared.review.prepareDigest]])],
-        ["expectedUid", fence.expectedUid],
-        ["expectedGeneration", fence.expectedGeneration],
-      ]),
-    ),
-  );
+  const body = resourceBody(request, spec, [
+    ["review", goStruct([["prepareDigest", prepared.review.prepareDigest]])],
+    ["expectedUid", fence.expectedUid],
+    ["expectedGeneration", fence.expectedGeneration],
+  ]);
   const key = incarnationKey("apply", ref, name, space, fence.expectedUid ?? "", fence.expectedGeneration ?? "", bodyDigestHex(body), opts.idempotencyScope);
   const headers: Record<string, string> = { "Idempotency-Key": key };
   if (update) headers["Takoform-Expected-Generation"] = fence.expectedGeneration!;
@@ -225,19 +251,7 @@ export async function deleteResource(
   fence: IncarnationFence,
   opts: MutationOptions = {},
 ): Promise<DeleteResult> {
-  checkRef(ref);
-  checkSpace(space);
-  checkName(name);
-  const { uid, generation } = checkIncarnation(fence, "delete");
-  const key = incarnationKey("delete", ref, name, space, uid, generation, "", opts.idempotencyScope);
-  const call: WireCall = {
-    call: label("delete", ref, space, name),
-    method: "DELETE",
-    path: `${resourcePath(conn.apiPath, ref, name)}${exactQuery(space, ref)}`,
-    headers: { "Idempotency-Key": key, "Takoform-Expected-Generation": generation },
-    retryable: true,
-  };
-  const response = await sendMutation(conn, call, key, opts);
+  const { call, response } = await sendFencedMutation(conn, "delete", "DELETE", "", { space, ref, name }, fence, opts);
   return finishDelete(conn, call, response, opts);
 }
 
@@ -250,19 +264,7 @@ export async function observeResource(
   fence: IncarnationFence,
   opts: MutationOptions = {},
 ): Promise<ResourceResult> {
-  checkRef(ref);
-  checkSpace(space);
-  checkName(name);
-  const { uid, generation } = checkIncarnation(fence, "observe");
-  const key = incarnationKey("observe", ref, name, space, uid, generation, "", opts.idempotencyScope);
-  const call: WireCall = {
-    call: label("observe", ref, space, name),
-    method: "POST",
-    path: `${resourcePath(conn.apiPath, ref, name)}/observe${exactQuery(space, ref)}`,
-    headers: { "Idempotency-Key": key, "Takoform-Expected-Generation": generation },
-    retryable: true,
-  };
-  const response = await sendMutation(conn, call, key, opts);
+  const { call, response, generation } = await sendFencedMutation(conn, "observe", "POST", "/observe", { space, ref, name }, fence, opts);
   expectStatus(call, response, [200]);
   const r = conn.reader(call, response.status);
   const resource = verifyResourceEnvelope(r, conn.json(call, response), "", { ref, name, space });
@@ -271,6 +273,35 @@ export async function observeResource(
   }
   expectETag(call, response, resource.metadata.revision, true);
   return { resource, status: response.status };
+}
+
+/**
+ * A body-less mutation of one incarnation (delete, observe): checked, keyed by the incarnation,
+ * fenced on the generation, sent to `{resource}{suffix}?Q`.
+ */
+async function sendFencedMutation(
+  conn: HostConnection,
+  verb: "delete" | "observe",
+  method: "DELETE" | "POST",
+  suffix: string,
+  target: { space: string; ref: WireFormRef; name: string },
+  fence: IncarnationFence,
+  opts: MutationOptions,
+): Promise<{ call: WireCall; response: HostTransportResponse; generation: string }> {
+  const { space, ref, name } = target;
+  checkRef(ref);
+  checkSpace(space);
+  checkName(name);
+  const { uid, generation } = checkIncarnation(fence, verb);
+  const key = incarnationKey(verb, ref, name, space, uid, generation, "", opts.idempotencyScope);
+  const call: WireCall = {
+    call: label(verb, ref, space, name),
+    method,
+    path: `${resourcePath(conn.apiPath, ref, name)}${suffix}${exactQuery(space, ref)}`,
+    headers: { "Idempotency-Key": key, "Takoform-Expected-Generation": generation },
+    retryable: true,
+  };
+  return { call, generation, response: await sendMutation(conn, call, key, opts) };
 }
 
 export interface ImportRequest extends ResourceRequest {
@@ -294,18 +325,7 @@ export async function importResource(
   }
   const known = fence === undefined ? undefined : checkIncarnation(fence, "a fenced import");
   const { ref, name, space } = request;
-  const body = utf8(
-    goJson(
-      goStruct([
-        ["apiVersion", ref.apiVersion],
-        ["kind", ref.kind],
-        ["form", formFragment(ref)],
-        ["metadata", metadataFragment(name, space, known?.uid, known?.generation)],
-        ["spec", spec],
-        ["nativeId", request.nativeId],
-      ]),
-    ),
-  );
+  const body = resourceBody(request, spec, [["nativeId", request.nativeId]], known);
   const key = incarnationKey("import", ref, name, space, known?.uid ?? "", known?.generation ?? "", bodyDigestHex(body), opts.idempotencyScope);
   const headers: Record<string, string> = { "Idempotency-Key": key };
   if (known) headers["Takoform-Expected-Generation"] = known.generation;

@@ -12,7 +12,7 @@
 //   targetInterface (decision 0022 rule 6), target a Form the Binding allows, and sit on a
 //   Form whose role is the Binding's sourceRole.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, posix, resolve } from "node:path";
 import { readBindingDefinition, type BindingModel } from "./binding.ts";
 import type { FormModel } from "./definition-types.ts";
@@ -20,6 +20,7 @@ import { classifyDocument, readFormDefinition } from "./definition.ts";
 import { digestCanonical, type JsonValue } from "./digest.ts";
 import { DefinitionError } from "./errors.ts";
 import { readInterfaceDefinition, type InterfaceModel } from "./interface.ts";
+import { listFiles } from "./list-files.ts";
 import { PACKAGE_INDEX_FILE, readPackageIndex, verifyPackageFiles, type PackageIndex } from "./package-index.ts";
 import { compareUtf8 } from "./pointer.ts";
 import { bindingRefKey, formatFormRef, formRefsEqual, groupKindKey, interfaceRefsEqual } from "./refs.ts";
@@ -253,19 +254,4 @@ export function checkBindingRelations(
     }
   }
   return problems;
-}
-
-/** Every regular file under `root` (relative, `/`-separated, sorted); dot-entries, node_modules and symlinks skipped. */
-function listFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string, prefix: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.isDirectory()) walk(join(dir, entry.name), rel);
-      else if (entry.isFile()) out.push(rel);
-    }
-  };
-  walk(root, "");
-  return out.sort(compareUtf8);
 }

@@ -4,10 +4,10 @@
 // - upstream's: {"format": "takoform.form-family-candidates@v1", "forms": [{kind, role, path, formRef, packageDigest}]}.
 // Every entry names one exact ref, the default create of its line.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "../forms/digest.ts";
-import { compareUtf8 } from "../forms/pointer.ts";
+import { listFiles } from "../forms/list-files.ts";
 import { isFormRef, type FormRef } from "../forms/refs.ts";
 import { child, isJsonObject } from "../forms/shape.ts";
 import { parseStrictJson } from "../forms/strict-json.ts";
@@ -40,7 +40,7 @@ function entriesOf(document: JsonValue): { list: JsonValue[]; member: string } |
 export function scanCandidateSets(root: string, display: (path: string) => string = (p) => p): CandidateScan {
   const entries: CandidateEntry[] = [];
   const problems: GenerateError[] = [];
-  for (const path of listJsonFiles(root)) {
+  for (const path of listFiles(root, (name) => name.endsWith(".json"))) {
     let document: JsonValue;
     try {
       document = parseStrictJson(readFileSync(join(root, path)));
@@ -61,18 +61,4 @@ export function scanCandidateSets(root: string, display: (path: string) => strin
     });
   }
   return { entries, problems };
-}
-
-function listJsonFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string, prefix: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.isDirectory()) walk(join(dir, entry.name), rel);
-      else if (entry.isFile() && entry.name.endsWith(".json")) out.push(rel);
-    }
-  };
-  walk(root, "");
-  return out.sort(compareUtf8);
 }

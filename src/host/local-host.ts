@@ -104,6 +104,7 @@ export class LocalHost {
     };
     registry.attach({ forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), maximumBundleBytes: settings.maximumBundleBytes });
     const store = new Store(options.data ?? ":memory:");
+    for (const member of registry.specLookups()) store.resources.indexSpecMember(member);
     const now = (): number => Date.now();
     const operations = new OperationEngine(store, settings, now, (error) => log(`takoform host: internal error while committing: ${describe(error)}`));
     const ctx: HostContext = { store, catalog, settings, operations, availability: new Availability(), now };

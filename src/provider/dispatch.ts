@@ -11,13 +11,12 @@ import type { Diagnostic } from "../core/diagnostic.ts";
 import type { Attributes } from "../core/values.ts";
 import { formatFormRef, type FormRef } from "../forms/refs.ts";
 import type { FormCodec } from "../registry/codec-types.ts";
-import { listRefs, RegistryError } from "../registry/errors.ts";
+import { listRefs } from "../registry/errors.ts";
 import type { ResourceTypeEntry } from "../registry/generated-types.ts";
 import type { SupportedRef } from "../registry/registry.ts";
 import { knownString } from "./attributes.ts";
-import { errorText } from "./diagnostics/host-fault.ts";
 import { providerCode } from "./diagnostics/codes.ts";
-import type { ProviderRuntime } from "./runtime.ts";
+import { missingCreateTarget, type ProviderRuntime } from "./runtime.ts";
 
 export interface Served {
   ref: SupportedRef;
@@ -85,24 +84,39 @@ export function serveState(rt: ProviderRuntime, type: string, attributes: Attrib
   };
 }
 
+/** What an operation on an existing resource starts from (read, update, delete). */
+export interface PriorDispatch {
+  served: Served;
+  kind: string;
+  /** The recorded name, when state holds one. */
+  name: string | undefined;
+  /** The recorded space, else the provider default. */
+  space: string;
+  /** The identity every diagnostic of the operation carries, the served ref included. */
+  identity: Omit<Diagnostic, "severity" | "summary">;
+}
+
+/**
+ * The served line and the ref recorded in state for `type`, with the resource's identity, or
+ * the fail-closed diagnostic (unserved type, missing or unsupported ref) before any host call.
+ */
+export function servePrior(rt: ProviderRuntime, type: string, attributes: Attributes): { prior: PriorDispatch; diagnostic?: undefined } | { prior?: undefined; diagnostic: Diagnostic } {
+  if (rt.line(type) === undefined) return { diagnostic: rt.unserved(type) };
+  const name = knownString(attributes, "name");
+  const space = knownString(attributes, "space") ?? rt.defaultSpace;
+  const identity = { resourceType: type, space, ...(name !== undefined ? { name } : {}) };
+  const dispatch = serveState(rt, type, attributes, identity);
+  if (dispatch.diagnostic) return { diagnostic: dispatch.diagnostic };
+  const { served } = dispatch;
+  return { prior: { served, kind: served.ref.kind, name, space, identity: { ...identity, ref: served.ref } } };
+}
+
 /** The create target of a line: its DefaultCreates ref and codec. */
 export function serveCreate(rt: ProviderRuntime, type: string, line: ResourceTypeEntry): Dispatch {
   try {
     return { served: rt.table.defaultCreate(line) };
   } catch (err) {
-    return {
-      diagnostic: {
-        severity: "error",
-        summary: `${line.kind} FormRef missing`,
-        code: providerCode("internal"),
-        resourceType: type,
-        cause: errorText(err),
-        repair:
-          err instanceof RegistryError
-            ? "This build has no default create identity for the Form line; regenerate the registry (`takoform get`) so the line has one."
-            : "Report this provider bug.",
-      },
-    };
+    return { diagnostic: missingCreateTarget(type, line, err) };
   }
 }
 

@@ -46,6 +46,15 @@ export class TakoformProvider implements Provider {
     return this.#rt.schema(type);
   }
 
+  /**
+   * One error per resource type of the registry that this provider cannot serve (a line with no
+   * default create, or codecs that cannot share one schema). Such a type is left out of
+   * `schemas()`, and every operation on it returns this same diagnostic.
+   */
+  problems(): Diagnostic[] {
+    return this.#rt.problems();
+  }
+
   validate(type: string, config: Attributes): Diagnostic[] {
     return validateConfig(this.#rt, type, config);
   }

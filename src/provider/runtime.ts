@@ -5,10 +5,12 @@
 import type { HostClient } from "../client/client.ts";
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { CodecTable } from "../registry/codec-table.ts";
+import { RegistryError } from "../registry/errors.ts";
 import type { GeneratedRegistry, ResourceTypeEntry } from "../registry/generated-types.ts";
-import { resourceTypeSchema } from "./codec/schema.ts";
+import { CodecSurfaceError, lineSchema } from "./codec/schema.ts";
 import { errorText } from "./diagnostics/host-fault.ts";
 import { SupportCache } from "./plan/support-cache.ts";
+import { AvailabilityMemo } from "./write/availability-memo.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import type { ResourceTypeSchema } from "./types.ts";
 
@@ -37,7 +39,10 @@ export class ProviderRuntime {
   readonly planPreviewTimeoutMs: number;
   /** Support profiles read at plan time, at most once per profile for this provider instance. */
   readonly support: SupportCache;
-  readonly #schemas = new Map<string, ResourceTypeSchema>();
+  /** Positive availability answers, so a run asks once per (space, exact ref, operation). */
+  readonly availability = new AvailabilityMemo();
+  /** Per resource type: its schema, or why its line cannot be served. Derived once, on first use. */
+  readonly #lines = new Map<string, LineOutcome>();
   readonly #clientSource: HostClient | (() => Promise<HostClient>);
   #client: Promise<HostClient> | undefined;
 
@@ -60,25 +65,83 @@ export class ProviderRuntime {
     return this.#client;
   }
 
+  /**
+   * The Form line serving a resource type, or undefined when the type is unknown or its line
+   * cannot be served (see `unserved`). Every operation starts here, so a line whose schema could
+   * not be derived is refused by each of them with the same diagnostic, before any host call.
+   */
   line(type: string): ResourceTypeEntry | undefined {
-    return this.table.type(type);
+    const entry = this.table.type(type);
+    return entry !== undefined && this.#outcome(entry).schema !== undefined ? entry : undefined;
   }
 
   schema(type: string): ResourceTypeSchema | undefined {
-    const cached = this.#schemas.get(type);
-    if (cached !== undefined) return cached;
     const entry = this.table.type(type);
-    if (entry === undefined) return undefined;
-    const codecs = this.table.codecsFor(entry);
-    const defaultCodec = this.table.defaultCreate(entry).codec;
-    const schema = resourceTypeSchema(type, codecs, defaultCodec);
-    this.#schemas.set(type, schema);
-    return schema;
+    return entry === undefined ? undefined : this.#outcome(entry).schema;
   }
 
+  /** The schemas of every servable resource type; a line that cannot be served is left out (see `problems`). */
   schemas(): ResourceTypeSchema[] {
-    return this.table.types().map((t) => this.schema(t.type)!);
+    return this.table.types().flatMap((entry) => this.#outcome(entry).schema ?? []);
   }
+
+  /** One error per resource type whose line cannot be served (e.g. it has no default create). */
+  problems(): Diagnostic[] {
+    return this.table.types().flatMap((entry) => this.#outcome(entry).problem ?? []);
+  }
+
+  /** Why `line(type)` is undefined: the line's own problem, or an unknown type. */
+  unserved(type: string): Diagnostic {
+    const entry = this.table.type(type);
+    return (entry === undefined ? undefined : this.#outcome(entry).problem) ?? unknownType(type);
+  }
+
+  #outcome(entry: ResourceTypeEntry): LineOutcome {
+    let outcome = this.#lines.get(entry.type);
+    if (outcome === undefined) {
+      try {
+        outcome = { schema: lineSchema(this.table, entry) };
+      } catch (err) {
+        // Bad registry data (a line with no default create, or codecs its surface cannot carry)
+        // makes this one type unservable; it must not take every other type down with it.
+        if (!(err instanceof RegistryError || err instanceof CodecSurfaceError)) throw err;
+        outcome = { problem: err instanceof RegistryError ? missingCreateTarget(entry.type, entry, err) : unservableSurface(entry.type, err) };
+      }
+      this.#lines.set(entry.type, outcome);
+    }
+    return outcome;
+  }
+}
+
+type LineOutcome = { schema: ResourceTypeSchema; problem?: undefined } | { schema?: undefined; problem: Diagnostic };
+
+/** A line whose create target is missing (no default create, or no codec for it): `<Kind> FormRef missing`. */
+export function missingCreateTarget(type: string, line: ResourceTypeEntry, err: unknown): Diagnostic {
+  return {
+    severity: "error",
+    summary: `${line.kind} FormRef missing`,
+    code: providerCode("internal"),
+    resourceType: type,
+    cause: errorText(err),
+    repair:
+      err instanceof RegistryError
+        ? "This build has no default create identity for the Form line; regenerate the registry (`takoform get`) so the line has one."
+        : "Report this provider bug.",
+  };
+}
+
+/** A line whose codecs cannot share one resource-type surface. */
+function unservableSurface(type: string, err: CodecSurfaceError): Diagnostic {
+  return {
+    severity: "error",
+    summary: `Resource type ${type} cannot be served`,
+    detail: "The Form definitions of this line cannot share one resource-type schema, so this build serves none of them.",
+    code: providerCode("internal"),
+    resourceType: type,
+    attribute: err.attribute,
+    cause: err.message,
+    repair: "Regenerate the registry (`takoform get`) from compatible definitions; a breaking change needs its own resource type.",
+  };
 }
 
 /** The diagnostic of a lane that could not be negotiated. */

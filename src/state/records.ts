@@ -4,9 +4,9 @@
 
 import type { KnownValue } from "../core/values.ts";
 import { Unknown } from "../core/values.ts";
-import type { WireFormRef } from "../core/protocol.ts";
 import type { WriteIntent } from "../provider/types.ts";
 import { StateWriteError } from "./errors.ts";
+import type { ResourceRecord } from "./types.ts";
 
 /**
  * Envelope attribute names every Takoform resource carries (takoform-provider §0.3). The store
@@ -29,19 +29,11 @@ export const ENVELOPE = {
   relationDriftReason: "relation_drift_reason",
 } as const;
 
-export interface DerivedColumns {
-  ref: WireFormRef | null;
-  packageDigest: string | null;
-  space: string | null;
-  name: string | null;
-  uid: string | null;
-  generation: string | null;
-  revision: string | null;
-  pendingOperationId: string | null;
-  relationDriftReason: string | null;
-  outputs: Record<string, KnownValue>;
-  conditions: KnownValue[];
-}
+/** The columns of a record the store derives from its attribute document. */
+export type DerivedColumns = Pick<
+  ResourceRecord,
+  "ref" | "packageDigest" | "space" | "name" | "uid" | "generation" | "revision" | "pendingOperationId" | "relationDriftReason" | "outputs" | "conditions"
+>;
 
 /** Reads the identity columns out of an attribute document. Absent or null members become null. */
 export function deriveColumns(attributes: Record<string, KnownValue>): DerivedColumns {

@@ -18,8 +18,15 @@ export type SealedSensitive = { $sensitive: string };
 
 const SEAL_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-/** Seals one value. `salt` is the state's lineage (`store.lineage`). */
+/**
+ * Seals one value. `salt` is the state's lineage (`store.lineage`).
+ *
+ * Idempotent: a value that already is a seal is returned as it is. The engine hands back a stored
+ * seal when it cannot recompute a sensitive value (a failed step), and sealing the seal would
+ * replace the only record of the secret with a hash of a hash that nothing can ever match.
+ */
 export function sealSensitive(value: KnownValue, salt: string): SealedSensitive {
+  if (isSealedSensitive(value)) return { $sensitive: value.$sensitive };
   const mac = createHmac("sha256", salt).update(canonicalJson(value), "utf8").digest("hex");
   return { $sensitive: `sha256:${mac}` };
 }
@@ -57,7 +64,7 @@ export function sealAttributes(
     if (parent === null || typeof parent !== "object") continue;
     const last = path[path.length - 1]!;
     const current = childOf(parent, last);
-    if (current === null || isSealedSensitive(current)) continue;
+    if (current === null) continue;
     (parent as Record<string | number, KnownValue>)[last] = sealSensitive(current, salt);
   }
   return copy;

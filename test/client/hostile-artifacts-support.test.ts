@@ -1,14 +1,14 @@
 // Artifact uploads and support profiles against a scripted host: the refusal paths.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import { AcceptedError, ClientInputError, HostApiError, ProtocolInvalidError } from "../../src/client/errors.ts";
 import { buildWorkerBundleManifest } from "../../src/client/manifest.ts";
 import { API_ROOT, SUPPORT_API_VERSION } from "../../src/core/protocol.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { operationDoc, REF } from "./fixtures/documents.ts";
-import { envelope, HostileHost } from "./fixtures/hostile-host.ts";
-import { connectTo, rejectionOf } from "./fixtures/scripts.ts";
+import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
+import { rejectionOf, scriptedHostPerTest } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
 let client: HostClient;
@@ -21,13 +21,9 @@ const built = buildWorkerBundleManifest({ mainModule: "index.js", modules });
 const [mainDigest, libDigest] = built.manifest.modules.map((m) => m.digest) as [string, string];
 const uploads = `${API_ROOT}/artifacts/uploads`;
 
-beforeEach(async () => {
-  host = await HostileHost.start();
-  client = await connectTo(host);
-});
-afterEach(async () => {
-  client.close();
-  await host.close();
+scriptedHostPerTest((h, c) => {
+  host = h;
+  client = c;
 });
 
 describe("artifact upload", () => {

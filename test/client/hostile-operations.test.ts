@@ -1,6 +1,6 @@
 // Accepted (202) mutations, operation polling and deadlines against a scripted host.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import {
   AcceptedError,
@@ -13,23 +13,19 @@ import {
   isResourceNotFound,
 } from "../../src/client/errors.ts";
 import { API_ROOT } from "../../src/core/protocol.ts";
-import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
-import { envelope, HostileHost } from "./fixtures/hostile-host.ts";
-import { connectTo, rejectionOf, scriptPrelude } from "./fixtures/scripts.ts";
+import { NAME, operationDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
+import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
+import { connectTo, rejectionOf, scriptedHostPerTest, scriptPrelude } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
 let client: HostClient;
-const request = { ref: REF, name: NAME, space: SPACE, spec: { deliveryDelaySeconds: 0 } };
+const request = REQUEST;
 const opPath = (id: string) => `${API_ROOT}/operations/${id}`;
 const pending = (id: string, fields = {}) => ({ status: 202, body: { operation: operationDoc(id, fields) }, headers: { "Retry-After": "0" } });
 
-beforeEach(async () => {
-  host = await HostileHost.start();
-  client = await connectTo(host);
-});
-afterEach(async () => {
-  client.close();
-  await host.close();
+scriptedHostPerTest((h, c) => {
+  host = h;
+  client = c;
 });
 
 describe("202 apply", () => {

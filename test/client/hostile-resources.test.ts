@@ -1,7 +1,7 @@
 // Refusal paths of resource calls against a deliberately misbehaving host.
 
 import { createHash } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import type { HostTransport } from "../../src/client/transport.ts";
 import {
@@ -16,22 +16,18 @@ import {
 import { incarnationKey } from "../../src/client/keys.ts";
 import { API_ROOT, DISCOVERY_PATH } from "../../src/core/protocol.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
-import { availabilityDoc, NAME, prepareDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
-import { discoveryDocument, envelope, HostileHost } from "./fixtures/hostile-host.ts";
-import { connectTo, rejectionOf, scriptPrelude } from "./fixtures/scripts.ts";
+import { availabilityDoc, NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
+import { discoveryDocument, envelope, type HostileHost } from "./fixtures/hostile-host.ts";
+import { rejectionOf, scriptedHostPerTest, scriptPrelude } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
 let client: HostClient;
-const request = { ref: REF, name: NAME, space: SPACE, spec: { deliveryDelaySeconds: 0 } };
+const request = REQUEST;
 const etag = (revision = "1") => ({ ETag: `"${revision}"` });
 
-beforeEach(async () => {
-  host = await HostileHost.start();
-  client = await connectTo(host);
-});
-afterEach(async () => {
-  client.close();
-  await host.close();
+scriptedHostPerTest((h, c) => {
+  host = h;
+  client = c;
 });
 
 describe("apply refusals", () => {

@@ -1,12 +1,12 @@
 // The exact-FormRef catalog (decision 0022) and support profiles over real HTTP, per family.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { API, serve, type Served } from "./harness.ts";
+import { API, type Served } from "./harness.ts";
 import { families } from "./family.ts";
-import { Wire } from "./wire.ts";
+import { conformanceHost, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 import { CatalogConflictError, LocalHost } from "../../src/host/index.ts";
 
@@ -15,11 +15,10 @@ const COMMERCIAL = /price|sku|region|quota|billing|cost/i;
 describe.each(families())("conformance catalog — $label", (family) => {
   let served: Served;
   let wire: Wire;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
   });
-  afterAll(async () => served.close());
 
   it("exact-form-ref-fails-closed-on-unknown-definition", async () => {
     const ref = wire.ref("ModuleWorker");

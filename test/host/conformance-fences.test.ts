@@ -2,10 +2,10 @@
 // roles and capabilities, spaces and principals. Each test is titled with the reference §9
 // check it proves. Runs per family (bundled always; upstream when TAKOFORM_CORPUS is set).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { key, serve, TOKENS, type Served } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { key, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
-import { readyOf, SPACE, ALT_SPACE, Wire } from "./wire.ts";
+import { conformanceHost, readyOf, SPACE, ALT_SPACE, Wire } from "./wire.ts";
 import { expectEtag, expectError, expectStatus } from "./expect.ts";
 
 const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -13,11 +13,10 @@ const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 describe.each(families())("conformance identity and fences — $label", (family) => {
   let served: Served;
   let wire: Wire;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
   });
-  afterAll(async () => served.close());
 
   it("apply-create-uid-minted", async () => {
     // A Form with no derived rendering of its own: Ready is plain Available.

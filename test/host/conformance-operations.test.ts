@@ -1,10 +1,10 @@
 // The accepted (202) model over real HTTP, per family: polling, replay of terminal documents,
 // cancel, ownership, and the commit re-running the gauntlet against the identity it accepted.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { API, key, serve, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
-import { readyOf, Wire } from "./wire.ts";
+import { conformanceHost, readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 
 const ASYNC = { "Takoform-Conformance-Probe": "async" };
@@ -13,11 +13,10 @@ const OP_ID = /^op_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
 describe.each(families())("conformance operations — $label", (family) => {
   let served: Served;
   let wire: Wire;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
   });
-  afterAll(async () => served.close());
 
   const op = (id: string, client = served.client) => client.request("GET", `${API}/operations/${id}`);
   const cancel = (id: string, client = served.client) => client.request("POST", `${API}/operations/${id}/cancel`, { headers: { "Idempotency-Key": key() } });

@@ -1,9 +1,9 @@
 // Relations and bindings (decisions 0015, 0022) over real HTTP, per family.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { serve, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
-import { readyOf, Wire } from "./wire.ts";
+import { conformanceHost, readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 import { join } from "node:path";
 
@@ -12,11 +12,10 @@ const PROBE_EXTERNAL = { "Takoform-Conformance-Probe": "external-change" };
 describe.each(families())("conformance relations — $label", (family) => {
   let served: Served;
   let wire: Wire;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
   });
-  afterAll(async () => served.close());
 
   async function versionOnKv(prefix: string): Promise<{ version: any; kv: any; names: Record<string, string> }> {
     const kvName = `${prefix}-kv`;

@@ -2,13 +2,13 @@
 // Definitions, validate and prepare, the error taxonomy, grammars, routing and outputs. Each test is titled with the reference §9
 // check it proves. Runs per family (bundled always; upstream when TAKOFORM_CORPUS is set).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { ERROR_CODES, type ErrorCode } from "../../src/core/protocol.ts";
-import { API, key, serve, type Served } from "./harness.ts";
+import { API, key, type Served } from "./harness.ts";
 import { families } from "./family.ts";
 import { diskForms } from "./fixtures.ts";
-import { readyOf, Wire } from "./wire.ts";
+import { conformanceHost, readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 
 const REASONS = ["Available", "Provisioning", "Reconciling", "Failed", "BackendUnavailable", "SpecDrift", "ExternalChange", "DependencyMissing", "DependencyInUse", "PolicyDenied", "UnsupportedCapability", "Deleting"];
@@ -16,11 +16,10 @@ const REASONS = ["Available", "Provisioning", "Reconciling", "Failed", "BackendU
 describe.each(families())("conformance surfaces — $label", (family) => {
   let served: Served;
   let wire: Wire;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
   });
-  afterAll(async () => served.close());
 
   it("discovery-exact", async () => {
     const res = await served.client.request("GET", "/.well-known/takoform/v1alpha3");

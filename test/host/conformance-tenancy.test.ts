@@ -1,21 +1,20 @@
 // Adoption (import, nativeId claims) and tenant isolation over real HTTP, per family.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { key, serve, TOKENS, type HttpClient, type Served } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { key, TOKENS, type HttpClient, type Served } from "./harness.ts";
 import { families } from "./family.ts";
-import { ALT_SPACE, Wire } from "./wire.ts";
+import { conformanceHost, ALT_SPACE, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 
 describe.each(families())("conformance adoption and tenancy — $label", (family) => {
   let served: Served;
   let wire: Wire;
   let foreign: HttpClient;
-  beforeAll(async () => {
-    served = await serve({ ...family.options, conformanceProbes: true });
-    wire = await Wire.connect(served.client, family);
-    foreign = served.client.as(TOKENS.foreign);
+  conformanceHost(family, (s, w) => {
+    served = s;
+    wire = w;
+    foreign = s.client.as(TOKENS.foreign);
   });
-  afterAll(async () => served.close());
 
   it("import-adopts-native-resource", async () => {
     const res = await wire.import(wire.ref("AtLeastOnceQueue"), "adopted-q", wire.queueSpec(60), "native-queue-1");

@@ -2,7 +2,8 @@
 // and update flows, fenced deletes, artifacts, and spec builders for the Edge family.
 
 import { createHash } from "node:crypto";
-import { API, key, type HttpClient, type RawResponse } from "./harness.ts";
+import { afterAll, beforeAll } from "vitest";
+import { API, key, serve, type HttpClient, type RawResponse, type Served } from "./harness.ts";
 import type { Family } from "./family.ts";
 
 export interface FormRef {
@@ -22,6 +23,19 @@ export interface CallOptions {
   client?: HttpClient;
   key?: string;
   headers?: Record<string, string>;
+}
+
+/**
+ * For the calling describe block: serves `family` with conformance probes on before its tests,
+ * connects a Wire to it and hands both to `use`, and closes the host after them.
+ */
+export function conformanceHost(family: Family, use: (served: Served, wire: Wire) => void): void {
+  let served: Served | undefined;
+  beforeAll(async () => {
+    served = await serve({ ...family.options, conformanceProbes: true });
+    use(served, await Wire.connect(served.client, family));
+  });
+  afterAll(async () => served?.close());
 }
 
 export class Wire {

@@ -156,7 +156,7 @@ describe("lease rules in one process (injected clock)", () => {
 
 describe("lease contention between processes", () => {
   it("a second process waits with backoff, times out naming the holder, then gets the lease after release", async () => {
-    const holder = spawnFixture("lock-holder.ts", [path, "apply:child", "2000", "1200", "renew"]);
+    const holder = spawnFixture("lock-holder.ts", [path, "apply:child", "2000", "renew"]);
     const acquiredLine = await holder.waitForLine((l) => l.startsWith("acquired "));
     const childToken = Number(acquiredLine.slice(9));
     const store = open();
@@ -166,12 +166,17 @@ describe("lease contention between processes", () => {
     expect(immediate.lock.holder).toBe("apply:child");
     expect(immediate.message).toContain(`pid ${holder.process.pid} on host ${hostname()}`);
 
+    // A lower bound only: waiting can take longer on a loaded machine, never less.
     const started = Date.now();
     const waited = await lockedError(store.acquire({ holder: "apply:parent", leaseMs: 5_000, wait: { timeoutMs: 250 } }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
     expect(waited.message).toMatch(/gave up after waiting \d+ ms/);
 
-    const lease = await store.acquire({ holder: "apply:parent", leaseMs: 5_000, wait: { timeoutMs: 10_000 } });
+    // The holder releases only when told to, while this acquire is already waiting.
+    const waiting = store.acquire({ holder: "apply:parent", leaseMs: 5_000, wait: { timeoutMs: 10_000 } });
+    await sleep(30);
+    holder.process.kill("SIGUSR2");
+    const lease = await waiting;
     await holder.waitForLine((l) => l === "released");
     expect(lease.token).toBe(childToken + 1);
     expect(lease.pid).toBe(process.pid);
@@ -179,18 +184,22 @@ describe("lease contention between processes", () => {
   }, 20_000);
 
   it("a killed holder's lease must go stale and then be taken over explicitly", async () => {
-    const holder = spawnFixture("lock-holder.ts", [path, "apply:doomed", "1500", "600000", "no-renew"]);
+    const holder = spawnFixture("lock-holder.ts", [path, "apply:doomed", "1500", "no-renew"]);
     const childToken = Number((await holder.waitForLine((l) => l.startsWith("acquired "))).slice(9));
     holder.process.kill("SIGKILL");
     await holder.exited;
-    const store = open();
+    // This handle's clock is set either side of the lease's expiry, so whether the lease is live
+    // or stale never depends on how long the machine took to get here.
+    const clock = { now: 0 };
+    const store = open(clock);
+    const lease = (await store.lockInfo())!;
 
+    clock.now = lease.expiresAt - 1;
     const live = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000, takeover: true }));
     expect(live.stale).toBe(false);
     expect(live.holderGone).toBe(true);
 
-    const lease = (await store.lockInfo())!;
-    await sleep(Math.max(0, lease.expiresAt - Date.now()) + 20);
+    clock.now = lease.expiresAt;
     const stale = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000 }));
     expect(stale.stale).toBe(true);
     expect(stale.holderGone).toBe(true);
@@ -202,9 +211,8 @@ describe("lease contention between processes", () => {
 
   it("a frozen process that lost its lease cannot write after it is thawed", async () => {
     const zombie = spawnFixture("zombie-writer.ts", [path]);
-    await zombie.waitForLine((l) => l === "wrote 2");
-    zombie.process.kill("SIGSTOP");
-    await sleep(450); // past the 300 ms lease
+    await zombie.waitForLine((l) => l === "wrote 2"); // it stops itself right after this line
+    await sleep(450); // past the 300 ms lease, counted from a renewal made before it stopped
     const store = open();
     await store.acquire({ holder: "successor", leaseMs: 60_000, takeover: true });
     const serialAtTakeover = await store.serial();

@@ -1,9 +1,10 @@
 // The state store's performance budget on the 2-core build machine: 10,000 records each written
-// as intent + result and re-read in under 2 s, and list() of 10,000 records in under 200 ms.
-// A regression to whole-state rewrites or per-write fsync would blow both by an order of magnitude.
-// The budget is checked against this process's CPU time (user + system), which other processes
-// competing for the two cores do not inflate; wall time is reported beside it. The best of up to
-// two runs is taken.
+// as intent + result and re-read, and list() of 10,000 records. Measured: about 1.3 s and 120–150 ms
+// of CPU. The budgets (3.5 s and 500 ms) are about three times that, so a loaded CI machine cannot
+// fail them, while any per-write cost that grows with the state (a whole-state rewrite, a scan per
+// write) is quadratic at this size and takes minutes. The budget is checked against this
+// process's CPU time (user + system), which other processes competing for the two cores do not
+// inflate; wall time is reported beside it. The best of up to two runs is taken.
 
 import { describe, it, expect } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +15,8 @@ import type { WriteIntent } from "../../src/provider/types.ts";
 import { openLocalState } from "../../src/state/index.ts";
 
 const N = 10_000;
+const WRITE_BUDGET_MS = 3_500;
+const LIST_BUDGET_MS = 500;
 const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` };
 
 function attributes(i: number): Record<string, KnownValue> {
@@ -100,11 +103,11 @@ async function writeAll(path: string): Promise<Timing> {
 }
 
 describe("state store performance", () => {
-  it("writes 10,000 records ×3 in < 2 s and lists them in < 200 ms", async () => {
+  it("writes 10,000 records ×3 in < 3.5 s CPU and lists them in < 500 ms CPU", async () => {
     const dir = mkdtempSync(join(tmpdir(), "takoform-perf-"));
     try {
       let best = await writeAll(join(dir, "a", "state.db"));
-      if (best.writeMs >= 2_000 || best.listMs >= 200) {
+      if (best.writeMs >= WRITE_BUDGET_MS || best.listMs >= LIST_BUDGET_MS) {
         const again = await writeAll(join(dir, "b", "state.db"));
         best = {
           writeMs: Math.min(best.writeMs, again.writeMs),
@@ -117,8 +120,8 @@ describe("state store performance", () => {
         `state perf: 3×${N} operations ${best.writeMs.toFixed(0)} ms CPU (${best.writeWallMs.toFixed(0)} ms wall), ` +
           `list() of ${N} ${best.listMs.toFixed(0)} ms CPU (${best.listWallMs.toFixed(0)} ms wall)`,
       );
-      expect(best.writeMs).toBeLessThan(2_000);
-      expect(best.listMs).toBeLessThan(200);
+      expect(best.writeMs).toBeLessThan(WRITE_BUDGET_MS);
+      expect(best.listMs).toBeLessThan(LIST_BUDGET_MS);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

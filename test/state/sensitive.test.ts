@@ -22,6 +22,16 @@ describe("sealed sensitive values", () => {
     expect(sealSensitive("1", "s")).not.toEqual(sealSensitive(1, "s"));
   });
 
+  it("never seals a seal: an already-sealed value is returned as it is", () => {
+    const sealed = sealSensitive("hunter2", "lineage-1");
+    expect(sealSensitive(sealed, "lineage-1")).toEqual(sealed);
+    expect(sealSensitive(sealed, "lineage-2")).toEqual(sealed);
+    expect(sealedMatches(sealSensitive(sealed, "lineage-1"), "hunter2", "lineage-1")).toBe(true);
+    // Something seal-shaped but malformed is an ordinary value and gets sealed.
+    const lookalike = { $sensitive: "sha256:abc" };
+    expect(sealSensitive(lookalike, "lineage-1")).not.toEqual(lookalike);
+  });
+
   it("recognises only well-formed seals", () => {
     expect(isSealedSensitive({ $sensitive: "sha256:abc" })).toBe(false);
     expect(isSealedSensitive({ $sensitive: `sha256:${"a".repeat(64)}`, extra: 1 })).toBe(false);

@@ -14,9 +14,11 @@ import {
   openLocalState,
   openLocalStateReadOnly,
   parseStateAddress,
+  sealedMatches,
   StateFormatError,
   StateNotFoundError,
   StateWriteError,
+  type SealedSensitive,
   type StateStore,
 } from "../../src/state/index.ts";
 
@@ -249,6 +251,20 @@ describe("outputs and pull", () => {
 
     await store.putOutputs({ url: { value: "https://b", sensitive: false } });
     expect(Object.keys(await store.outputs())).toEqual(["url"]);
+  });
+});
+
+describe("outputs and pull: a sensitive output handed back sealed", () => {
+  it("stores a previous seal as it is, so the secret's seal survives an apply that could not recompute it", async () => {
+    await store.putOutputs({ password: { value: "hunter2-secret", sensitive: true } });
+    const first = (await store.outputs()).password!;
+    expect(isSealedSensitive(first.value)).toBe(true);
+
+    // What the engine does after a failed step: pass the stored (sealed) value back.
+    await store.putOutputs({ password: { value: first.value, sensitive: true } });
+    const second = (await store.outputs()).password!;
+    expect(second).toEqual(first);
+    expect(sealedMatches(second.value as SealedSensitive, "hunter2-secret", store.lineage)).toBe(true);
   });
 });
 

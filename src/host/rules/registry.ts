@@ -46,6 +46,13 @@ export class RulesRegistry {
     this.composed.delete(key);
   }
 
+  /** Every spec member some registered rules look resources up by, sorted (see FormRules.specLookups). */
+  specLookups(): string[] {
+    const members = new Set<string>();
+    for (const list of this.lines.values()) for (const rules of list) for (const m of rules.specLookups ?? []) members.add(m);
+    return [...members].sort();
+  }
+
   use(module: RuleModule): this {
     module(this);
     return this;

@@ -12,6 +12,9 @@
 //   outputs           the declared outputs of a Form with an outputSchema
 //   supportProfile    adjustments to the Form's support profile
 //
+// `specLookups` is data, not a hook: the spec members the rules look resources up by, which the
+// host indexes when it opens.
+//
 // Hooks throw HostError to refuse; they never write to the store.
 
 import type { JsonObject } from "../../forms/shape.ts";
@@ -41,7 +44,8 @@ export interface RuleView {
   pendingDeletes(): ReadonlySet<string>;
   /**
    * Resources of one exact group and kind, in EVERY space of the tenant, whose top-level spec
-   * member `member` is the string `value` (for claims that span a tenant's spaces).
+   * member `member` is the string `value` (for claims that span a tenant's spaces). An index
+   * lookup: `member` must be listed in the `specLookups` of some registered FormRules.
    */
   resourcesWithSpecValue(apiVersion: string, kind: string, member: string, value: string): StoredResource[];
 }
@@ -115,6 +119,11 @@ export interface SpecProblem {
 }
 
 export interface FormRules {
+  /**
+   * Top-level spec members these rules find resources by (`RuleView.resourcesWithSpecValue`).
+   * The host keeps an index for each, so those lookups never scan.
+   */
+  specLookups?: readonly string[];
   canonicalizeSpec?(spec: JsonObject, form: CatalogForm): JsonObject;
   validateSpec?(spec: JsonObject, form: CatalogForm): SpecProblem[];
   checkMutation?(ctx: MutationContext): void;

@@ -78,6 +78,9 @@ export function recordedRef(resource: StoredResource): FormRef {
   };
 }
 
+/** A spec member that may be indexed: it is written into SQL text. */
+const SPEC_MEMBER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 export class ResourceStore {
   private readonly byAddressStmt;
   private readonly byUidStmt;
@@ -88,9 +91,10 @@ export class ResourceStore {
   private readonly recontractStmt;
   private readonly deleteStmt;
   private readonly countStmt;
-  private readonly bySpecValueStmt;
+  /** Per indexed spec member, its lookup statement (see indexSpecMember). */
+  private readonly bySpecValueStmts = new Map<string, { all(...params: string[]): unknown[] }>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.byAddressStmt = db.prepare(
       "SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?",
     );
@@ -112,9 +116,29 @@ export class ResourceStore {
     );
     this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
     this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
-    // The tenant prefix of the address index bounds the scan to one tenant's rows.
-    this.bySpecValueStmt = db.prepare(
-      "SELECT * FROM resources WHERE tenant = ? AND api_version = ? AND kind = ? AND json_extract(spec, ?) = ? ORDER BY space, name",
+  }
+
+  /**
+   * Keeps an index over one top-level spec member so `bySpecValue` finds its holders without a
+   * scan. It is an expression index on `(tenant, api_version, kind, json_extract(spec, member))`,
+   * partial to rows that have the member: SQLite maintains it inside the same transaction as
+   * every insert, update and delete, and builds it over existing rows when first created (a
+   * data directory from before it existed needs no migration). Idempotent.
+   */
+  indexSpecMember(member: string): void {
+    if (this.bySpecValueStmts.has(member)) return;
+    // The member is spliced into SQL text (an index expression cannot take a parameter), so only
+    // plain identifiers are accepted.
+    if (!SPEC_MEMBER.test(member)) throw new Error(`takoform host: spec member ${JSON.stringify(member)} cannot be indexed (letters, digits and _ only)`);
+    const value = `json_extract(spec, '$."${member}"')`;
+    // SQL identifiers ignore case; hex keeps "hostName" and "hostname" on separate indexes.
+    const index = `resources_spec_${Buffer.from(member, "utf8").toString("hex")}`;
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON resources (tenant, api_version, kind, ${value}) WHERE ${value} IS NOT NULL`);
+    // INDEXED BY: without statistics the planner would prefer the address index's tenant prefix
+    // (a scan of the tenant); naming the index makes the lookup use it or fail to prepare.
+    this.bySpecValueStmts.set(
+      member,
+      this.db.prepare(`SELECT * FROM resources INDEXED BY ${index} WHERE tenant = ? AND api_version = ? AND kind = ? AND ${value} = ? ORDER BY space, name`),
     );
   }
 
@@ -155,10 +179,14 @@ export class ResourceStore {
     this.deleteStmt.run(uid);
   }
 
-  /** One tenant's resources of a group and kind (every space) whose top-level spec member equals a string. */
+  /**
+   * One tenant's resources of a group and kind (every space) whose top-level spec member equals a
+   * string. An index lookup: the member must have been indexed (`indexSpecMember`).
+   */
   bySpecValue(tenant: string, apiVersion: string, kind: string, member: string, value: string): StoredResource[] {
-    const path = `$.${JSON.stringify(member)}`;
-    return (this.bySpecValueStmt.all(tenant, apiVersion, kind, path, value) as Row[]).map((row) => fromRow(row)!);
+    const stmt = this.bySpecValueStmts.get(member);
+    if (stmt === undefined) throw new Error(`takoform host: spec member ${JSON.stringify(member)} is not indexed; declare it in the rules' specLookups`);
+    return (stmt.all(tenant, apiVersion, kind, value) as Row[]).map((row) => fromRow(row)!);
   }
 
   count(): number {

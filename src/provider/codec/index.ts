@@ -5,6 +5,7 @@ export { encodeSpec, jsonObjectProblems, type EncodeOptions, type EncodedSpec } 
 export { decodeSpec, decodeOutputs, CodecDecodeError, type DecodedOutputs } from "./decode.ts";
 export {
   resourceTypeSchema,
+  lineSchema,
   schemasFor,
   undeclaredFieldProblems,
   fieldAttribute,

@@ -10,6 +10,7 @@ import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../type
 import type { CodecField, CodecFieldType, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
 import { formatFormRef } from "../../forms/refs.ts";
 import type { CodecTable } from "../../registry/codec-table.ts";
+import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
 import { ARTIFACT_ATTRIBUTES, artifactAttributes, envelopeAttributes, RESERVED_ATTRIBUTES } from "./envelope.ts";
 
 export type CodecSurfaceErrorCode = "reserved-attribute" | "output-collision" | "codec-not-carried" | "line-mismatch";
@@ -235,10 +236,17 @@ export function undeclaredFieldProblems(codec: FormCodec, schema: ResourceTypeSc
   return problems;
 }
 
-/** The schema of every resource type a codec table serves, sorted by type name. */
+/**
+ * The schema of one resource type: its line's default create codec is the surface, and every
+ * other codec of the line must be carried by it. Throws RegistryError when the line has no
+ * default create (or no codec for it), CodecSurfaceError when a codec cannot be carried.
+ */
+export function lineSchema(table: CodecTable, entry: ResourceTypeEntry): ResourceTypeSchema {
+  const line = { apiVersion: entry.apiVersion, kind: entry.kind };
+  return resourceTypeSchema(entry.type, table.codecsFor(line), table.defaultCreate(line).codec);
+}
+
+/** The schema of every resource type a codec table serves, sorted by type name; throws like lineSchema. */
 export function schemasFor(table: CodecTable): ResourceTypeSchema[] {
-  return table.types().map((entry) => {
-    const line = { apiVersion: entry.apiVersion, kind: entry.kind };
-    return resourceTypeSchema(entry.type, table.codecsFor(line), table.defaultCreate(line).codec);
-  });
+  return table.types().map((entry) => lineSchema(table, entry));
 }

@@ -10,14 +10,14 @@ import { formatFormRef } from "../../forms/refs.ts";
 import { listRefs } from "../../registry/errors.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { formAttributes, serveCreate } from "../dispatch.ts";
-import { unknownType, type ProviderRuntime } from "../runtime.ts";
+import { type ProviderRuntime } from "../runtime.ts";
 import type { ImportResult } from "../types.ts";
 import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId, type ImportIdentity } from "./import-id.ts";
 
 export function importState(rt: ProviderRuntime, type: string, id: string): ImportResult {
   const fail = (d: Diagnostic): ImportResult => ({ state: null, diagnostics: [d] });
   const line = rt.line(type);
-  if (line === undefined) return fail(unknownType(type));
+  if (line === undefined) return fail(rt.unserved(type));
   let identity: ImportIdentity;
   try {
     identity = parseImportId(id);

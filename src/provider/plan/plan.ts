@@ -13,7 +13,7 @@
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { formAttributes, serveCreate, serveState } from "../dispatch.ts";
-import { unknownType, type ProviderRuntime } from "../runtime.ts";
+import { type ProviderRuntime } from "../runtime.ts";
 import type { PlanRequest, PlanResponse } from "../types.ts";
 import { planWorkerBundle } from "./bundle.ts";
 import { planHostSupport } from "./host-support.ts";
@@ -26,7 +26,7 @@ import type { PlanPass } from "./state.ts";
 export async function planResource(rt: ProviderRuntime, request: PlanRequest): Promise<PlanResponse> {
   const { type, config } = request;
   const line = rt.line(type);
-  if (line === undefined) return { planned: null, requiresReplace: [], diagnostics: [unknownType(type)] };
+  if (line === undefined) return { planned: null, requiresReplace: [], diagnostics: [rt.unserved(type)] };
   if (config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
   const schema = rt.schema(type)!;
   const prior: Attributes | null = request.prior?.attributes ?? null;

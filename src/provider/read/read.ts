@@ -14,9 +14,9 @@ import { hasErrors } from "../../core/diagnostic.ts";
 import type { WireResource } from "../../core/protocol.ts";
 import { knownString } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
-import { invalidSpace, serveState } from "../dispatch.ts";
+import { invalidSpace, servePrior } from "../dispatch.ts";
 import { relationDriftOf, relationDriftWarning } from "../relation/drift.ts";
-import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
 import type { ReadResult, ResourceState } from "../types.ts";
 import { resumePendingOperation } from "./resume.ts";
@@ -25,18 +25,10 @@ import { uidMismatch } from "./uid.ts";
 export async function readResource(rt: ProviderRuntime, prior: ResourceState): Promise<ReadResult> {
   const type = prior.type;
   const keep = (diagnostics: Diagnostic[]): ReadResult => ({ state: prior, diagnostics });
-  const line = rt.line(type);
-  if (line === undefined) return keep([unknownType(type)]);
   const attrs = prior.attributes;
-  const name = knownString(attrs, "name");
-  const space = knownString(attrs, "space") ?? rt.defaultSpace;
-  const identity = { resourceType: type, space, ...(name !== undefined ? { name } : {}) };
-
-  const dispatch = serveState(rt, type, attrs, identity);
+  const dispatch = servePrior(rt, type, attrs);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
-  const { served } = dispatch;
-  const kind = served.ref.kind;
-  const fullIdentity = { ...identity, ref: served.ref };
+  const { served, kind, name, space, identity: fullIdentity } = dispatch.prior;
   if (!isSpaceId(space)) return keep([invalidSpace(type, space)]);
   if (name === undefined || !isResourceName(name)) {
     return keep([

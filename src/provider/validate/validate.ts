@@ -8,7 +8,7 @@ import { isUnknown, isWhollyKnown, type Attributes, type Value } from "../../cor
 import type { FormCodec } from "../../registry/codec-types.ts";
 import { staticBundleProblems } from "../bundle/authoring.ts";
 import { isOwnerToken } from "../revision/names.ts";
-import { unknownType, type ProviderRuntime } from "../runtime.ts";
+import { type ProviderRuntime } from "../runtime.ts";
 import { timeoutProblem } from "../timeouts.ts";
 import { cronProblem } from "./cron.ts";
 import { environmentProblems } from "./environment.ts";
@@ -107,7 +107,7 @@ function weightProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
 
 export function validateConfig(rt: ProviderRuntime, type: string, config: Attributes): Diagnostic[] {
   const line = rt.line(type);
-  if (line === undefined) return [unknownType(type)];
+  if (line === undefined) return [rt.unserved(type)];
   const codec = rt.table.defaultCreate(line).codec;
   const schema = rt.schema(type)!;
   const out: Diagnostic[] = [];

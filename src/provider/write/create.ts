@@ -1,6 +1,7 @@
 // Create (decision 0017 rule 1; reference §5.1): always under the line's DefaultCreates ref.
 // The client runs availability → prepare → PUT with `If-None-Match: *`, so a create never
-// overwrites anything. An artifact-backed revision uploads its local modules first (only the
+// overwrites anything; a positive availability answer is remembered for the run
+// (AvailabilityMemo). An artifact-backed revision uploads its local modules first (only the
 // blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
 // whole call. A create the host accepted but did not verifiably finish still writes state.
 
@@ -11,7 +12,7 @@ import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { invalidSpace, serveCreate } from "../dispatch.ts";
-import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
 import { operationTimeout } from "../timeouts.ts";
 import type { WriteContext, WriteResult } from "../types.ts";
@@ -28,7 +29,7 @@ function withIdentity(diagnostics: Diagnostic[], identity: Omit<Diagnostic, "sev
 
 export async function createResource(rt: ProviderRuntime, type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
   const line = rt.line(type);
-  if (line === undefined) return fail([unknownType(type)]);
+  if (line === undefined) return fail([rt.unserved(type)]);
   const dispatch = serveCreate(rt, type, line);
   if (dispatch.diagnostic) return fail([dispatch.diagnostic]);
   const { served } = dispatch;
@@ -75,7 +76,8 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   const ctx = { type, schema: rt.schema(type)!, served, space, values };
   const intent = { operation: "create" as const, type, space, name, ref: served.ref, uid: "", attributes: intentAttributes(codec, values) };
   try {
-    const result = await client.applyResource({ ref: served.ref, name, space, spec }, {}, mutationOptions(context, deadline, intent));
+    const options = { ...mutationOptions(context, deadline, intent), availability: rt.availability.gate(space, served.ref, "create") };
+    const result = await client.applyResource({ ref: served.ref, name, space, spec }, {}, options);
     const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {

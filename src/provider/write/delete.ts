@@ -6,41 +6,23 @@
 
 import { isResourceNotFound } from "../../client/errors.ts";
 import type { Diagnostic } from "../../core/diagnostic.ts";
-import { knownString } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
-import { providerCode } from "../diagnostics/codes.ts";
-import { serveState } from "../dispatch.ts";
-import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { servePrior } from "../dispatch.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { operationTimeout } from "../timeouts.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
+import { recordedIncarnation } from "./incarnation.ts";
 import { mutationOptions } from "./intent.ts";
 
 export async function deleteResource(rt: ProviderRuntime, type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  if (rt.line(type) === undefined) return keep([unknownType(type)]);
-  const name = knownString(prior.attributes, "name");
-  const space = knownString(prior.attributes, "space") ?? rt.defaultSpace;
-  const identity = { resourceType: type, space, ...(name !== undefined ? { name } : {}) };
-  const dispatch = serveState(rt, type, prior.attributes, identity);
+  const dispatch = servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
-  const { served } = dispatch;
-  const kind = served.ref.kind;
-  const fullIdentity = { ...identity, ref: served.ref };
-  const uid = knownString(prior.attributes, "uid");
-  const generation = knownString(prior.attributes, "generation");
-  if (name === undefined || uid === undefined || generation === undefined) {
-    return keep([
-      {
-        severity: "error",
-        summary: `Cannot delete ${kind} without its recorded incarnation`,
-        detail: "State does not record the uid and generation a delete is fenced on (an accepted create that never settled leaves them out).",
-        code: providerCode("internal"),
-        ...fullIdentity,
-        pointer: "/metadata",
-        repair: "Run a refresh first; it settles the pending operation and records the uid and generation, then destroy again.",
-      },
-    ]);
-  }
+  const { served, kind, space, identity: fullIdentity } = dispatch.prior;
+  const recorded = recordedIncarnation(prior.attributes, "delete", kind, fullIdentity);
+  if (recorded.diagnostic) return keep([recorded.diagnostic]);
+  const fenced = recorded.incarnation;
+  const { uid, generation } = fenced;
   const timeout = operationTimeout(prior.attributes, "delete_timeout");
   if (timeout.diagnostic) return keep([{ ...fullIdentity, ...timeout.diagnostic }]);
   let client;
@@ -49,9 +31,9 @@ export async function deleteResource(rt: ProviderRuntime, type: string, prior: R
   } catch (err) {
     return keep([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
   }
-  const intent = { operation: "delete" as const, type, space, name, ref: served.ref, uid };
+  const intent = { operation: "delete" as const, type, space, name: fenced.name, ref: served.ref, uid };
   try {
-    await client.deleteResource(space, served.ref, name, { uid, generation }, mutationOptions(context, Date.now() + timeout.ms, intent));
+    await client.deleteResource(space, served.ref, fenced.name, { uid, generation }, mutationOptions(context, Date.now() + timeout.ms, intent));
     return { state: null, diagnostics: [] };
   } catch (err) {
     if (isResourceNotFound(err)) return { state: null, diagnostics: [] };

@@ -11,7 +11,7 @@ import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { serveState, formAttributes } from "../dispatch.ts";
-import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
 import type { ResourceState, WriteIntent, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
@@ -19,7 +19,7 @@ import { acceptedCreate } from "./accepted.ts";
 export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
   const { type, space, name } = intent;
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: intent.operation === "create" ? null : prior, diagnostics });
-  if (rt.line(type) === undefined) return keep([unknownType(type)]);
+  if (rt.line(type) === undefined) return keep([rt.unserved(type)]);
   const identity = { resourceType: type, space, name };
   // The intent names the exact ref it was sent under; it must still be served, like state's.
   const dispatch = serveState(rt, type, formAttributes({ ...intent.ref, packageDigest: null }), identity);

@@ -16,45 +16,28 @@ import { cloneAttributes, cloneValue, knownString, unknownToNull } from "../attr
 import { encodeSpec } from "../codec/encode.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { serveState, type Served } from "../dispatch.ts";
-import { LaneUnavailableError, laneUnavailable, unknownType, type ProviderRuntime } from "../runtime.ts";
+import { servePrior, type Served } from "../dispatch.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
 import { operationTimeout } from "../timeouts.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
 import { buildSpec } from "./spec.ts";
+import { recordedIncarnation } from "./incarnation.ts";
 import { intentAttributes, mutationOptions } from "./intent.ts";
 
 const PROVIDER_SIDE = ["create_timeout", "update_timeout", "delete_timeout", "revision_owner", "name_prefix"];
 
 export async function updateResource(rt: ProviderRuntime, type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  const line = rt.line(type);
-  if (line === undefined) return keep([unknownType(type)]);
-  const name = knownString(prior.attributes, "name");
-  const space = knownString(prior.attributes, "space") ?? rt.defaultSpace;
-  const identity = { resourceType: type, space, ...(name !== undefined ? { name } : {}) };
-  const dispatch = serveState(rt, type, prior.attributes, identity);
+  const dispatch = servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
-  const { served } = dispatch;
-  const kind = served.ref.kind;
-  const fullIdentity = { ...identity, ref: served.ref };
+  const { served, kind, space, identity: fullIdentity } = dispatch.prior;
   if (!served.codec.declaresUpdate) return providerSideUpdate(rt, type, prior, planned, served, fullIdentity);
 
-  const uid = knownString(prior.attributes, "uid");
-  const generation = knownString(prior.attributes, "generation");
-  if (name === undefined || uid === undefined || generation === undefined) {
-    return keep([
-      {
-        severity: "error",
-        summary: `Cannot update ${kind} without its recorded incarnation`,
-        detail: "State does not record the name, uid and generation the update must be fenced on (an accepted create that never settled leaves them out).",
-        code: providerCode("internal"),
-        ...fullIdentity,
-        pointer: "/metadata",
-        repair: "Run a refresh first; it settles the resource and records its uid and generation.",
-      },
-    ]);
-  }
+  const recorded = recordedIncarnation(prior.attributes, "update", kind, fullIdentity);
+  if (recorded.diagnostic) return keep([recorded.diagnostic]);
+  const fenced = recorded.incarnation;
+  const { uid, generation } = fenced;
   const timeout = operationTimeout(planned, "update_timeout");
   if (timeout.diagnostic) return keep([{ ...fullIdentity, ...timeout.diagnostic }]);
   const values = cloneAttributes(planned);
@@ -68,9 +51,10 @@ export async function updateResource(rt: ProviderRuntime, type: string, prior: R
     return keep([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
   }
   const fence = { expectedUid: uid, expectedGeneration: generation };
-  const intent = { operation: "update" as const, type, space, name, ref: served.ref, uid, attributes: intentAttributes(served.codec, values) };
+  const intent = { operation: "update" as const, type, space, name: fenced.name, ref: served.ref, uid, attributes: intentAttributes(served.codec, values) };
   try {
-    const result = await client.applyResource({ ref: served.ref, name, space, spec: built.spec }, fence, mutationOptions(context, Date.now() + timeout.ms, intent));
+    const options = { ...mutationOptions(context, Date.now() + timeout.ms, intent), availability: rt.availability.gate(space, served.ref, "update") };
+    const result = await client.applyResource({ ref: served.ref, name: fenced.name, space, spec: built.spec }, fence, options);
     const written = verifiedState({ type, schema: rt.schema(type)!, served, space, values }, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {

@@ -128,6 +128,7 @@ function uniqueHostname(ctx: MutationContext): void {
 }
 
 export const customDomainRules: FormRules = {
+  specLookups: ["hostname"],
   canonicalizeSpec: (spec) => canonicalizeDomainSpec(spec),
   validateSpec: (spec) => hostnameProblems(spec),
   checkMutation: (ctx) => {
