@@ -13,6 +13,7 @@
 import { Token, TerraformResource, type IResolvable, type ITerraformDependable, type TerraformProvider, type TerraformResourceLifecycle } from "cdktf";
 import type { Construct } from "constructs";
 import { hostImportId, type HostImportIdentity } from "./import.ts";
+import { buildContribution, type ContributeOptions, type ContributionValues } from "./contribute.ts";
 
 /** The meta-arguments a Takoform resource accepts (count and for_each are refused by the engine). */
 export interface TakoformMetaArguments {
@@ -210,6 +211,20 @@ export abstract class TakoformResource extends TerraformResource {
   }
 
   // ---- contributions (RFC 0011) ----
+
+  /**
+   * Adds values to this resource's configuration after both ends are constructed (RFC 0011): the
+   * only way, with depends_on, to close a dependency cycle, which the engine then deploys through
+   * placeholders. Keys are this construct's configuration keys; list fields collect every
+   * contribution. The source (`from`) is the resource named in the values (see contribute.ts).
+   *
+   *   a.contribute({ serviceBindings: [{ name: "B", service: b }] });
+   */
+  contribute(values: ContributionValues, options: ContributeOptions = {}): this {
+    const target = { resource: this, kind: this.#spec.kind, fields: this.#spec.fields, config: this.#config, previous: this.#contributions, synthesize: synthField };
+    this.recordContribution(buildContribution(target, values, options));
+    return this;
+  }
 
   /** Hook for the contribution API: records values another construct contributes to this one. */
   protected recordContribution(contribution: SynthesizedContribution): void {

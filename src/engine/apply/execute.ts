@@ -12,6 +12,7 @@ import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
 import type { ResourceRecord, StateStore } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
+import { SettleTracker } from "../cycles/settle.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
@@ -48,6 +49,8 @@ export interface StepOutcome {
   uid?: string;
   /** For a skipped step: the step that did not complete. */
   blockedBy?: string;
+  /** The step found nothing to write (a settle pass with no change). */
+  noop?: boolean;
   diagnostics: Diagnostic[];
 }
 
@@ -154,6 +157,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     hooks: input.hooks ?? {},
     counters: { intents: 0, writes: 0 },
     run: randomBytes(6).toString("hex"),
+    cycles: new SettleTracker(plan.steps),
   };
 
   const outcomes = new Map<string, StepOutcome>();
@@ -177,7 +181,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       });
       const result = await guard(() => runStep(ctx, step));
       const elapsedMs = Date.now() - started.get(step.id)!;
-      outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), diagnostics: result.diagnostics });
+      outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}), diagnostics: result.diagnostics });
       input.progress?.(
         result.ok
           ? { kind: "done", stepId: step.id, address: where, action: step.action, elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}) }

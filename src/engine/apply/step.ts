@@ -15,6 +15,8 @@ import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { evaluateResource, sensitiveAttributes, type EvaluatedConfig } from "../evaluate.ts";
+import { placeholderFromRecord, recordedFields } from "../cycles/placeholder-state.ts";
+import type { SettleTracker } from "../cycles/settle.ts";
 import { contributionEdgesOf } from "../plan/dependencies.ts";
 import { importObject } from "../plan/imports.ts";
 import { unsealShown } from "../plan/file.ts";
@@ -52,6 +54,8 @@ export interface StepContext {
    * an earlier run's terminal failure (a failed 202 keeps replaying for the host's retention window).
    */
   run: string;
+  /** RFC 0011 settling: which settle pass is a loop's last, and what each member's writes changed. */
+  cycles?: SettleTracker;
 }
 
 export interface StepResult {
@@ -115,8 +119,11 @@ async function plannedFor(
   prior: ResourceState | null,
   placeholder: boolean,
 ): Promise<{ planned?: Attributes; evaluated?: EvaluatedConfig; prior?: ResourceState | null; result?: StepResult }> {
-  const address = parseStateAddress(step.address).address;
+  const { address, deposed } = parseStateAddress(step.address);
   const resource = ctx.stack.resources.get(address);
+  // A cycle member the configuration no longer declares (or an old deposed object) is reverted
+  // from its record: its recorded configuration without the fields its contributions filled.
+  if (step.action === "revert" && prior !== null && (resource === undefined || deposed !== null)) return revertFromRecord(ctx, step, change, prior);
   if (resource === undefined) return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
   const evaluated = evaluateResource(resource, ctx.variables, (a) => ctx.current.get(a));
   if (hasErrors(evaluated.diagnostics)) return { result: { ok: false, diagnostics: evaluated.diagnostics } };
@@ -163,6 +170,18 @@ async function plannedFor(
   return { planned, evaluated, prior: priorState };
 }
 
+async function revertFromRecord(ctx: StepContext, step: PlanStep, change: ResourceChange, prior: ResourceState): Promise<{ planned?: Attributes; prior?: ResourceState; result?: StepResult }> {
+  const address = parseStateAddress(step.address).address;
+  const schema = ctx.provider.schema(change.type);
+  const record = ctx.records.get(step.address);
+  if (schema === undefined || record === undefined) return { result: fail(step, `${step.address} cannot be reverted`, "Its record or its resource type is gone.", "Plan again.") };
+  const config = placeholderFromRecord(record.attributes, schema, recordedFields(record.contributions));
+  const response = await ctx.provider.plan({ type: change.type, address, prior, config });
+  const diagnostics = located(response.diagnostics, address, change.type);
+  if (hasErrors(diagnostics)) return { result: { ok: false, diagnostics } };
+  return { planned: response.planned ?? {}, prior };
+}
+
 async function callProvider(ctx: StepContext, call: () => Promise<WriteResult>): Promise<WriteResult> {
   try {
     return await call();
@@ -207,7 +226,10 @@ async function runCreate(ctx: StepContext, step: PlanStep, change: ResourceChang
   const status: SettledStatus = placeholder ? "placeholder" : "ready";
   // A failed create that the host accepted still returns state: it is recorded, so the next run reconciles.
   await ctx.store.settle(address, result.state === null ? null : stateInput(result.state, status, recordContext(ctx, address, prepared.evaluated!)));
-  if (result.state !== null) ctx.current.set(address, result.state.attributes);
+  if (result.state !== null) {
+    ctx.current.set(address, result.state.attributes);
+    ctx.cycles?.wrote(address, undefined, result.state.attributes);
+  }
   else if (deposed !== null) await restore(ctx, address, deposed);
   return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(result.state?.attributes) ? { uid: uidOf(result.state?.attributes)! } : {}) };
 }
@@ -221,6 +243,10 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   const prepared = await plannedFor(ctx, step, change, prior, placeholder);
   if (prepared.result) return prepared.result;
   if (step.action === "settle" && attributesEqual(prepared.planned!, attributes)) return { ok: true, diagnostics: [], noop: true };
+  // The last settle pass only checks: a member still changing there never settles.
+  if (step.action === "settle" && ctx.cycles?.isFinalPass(step)) {
+    return { ok: false, diagnostics: [ctx.cycles.unsettled(step, ctx.stack.resources.get(parseStateAddress(address).address)!, attributes, prepared.planned!)] };
+  }
   const status: InFlightStatus = placeholder ? "reverting" : "updating";
   // The provider sees the prior it planned against (sealed values it can match are unsealed).
   const result = await callProvider(ctx, () => ctx.provider.update(change.type, prepared.prior ?? prior, prepared.planned!, writeContext(ctx, step, address, status)));
@@ -231,6 +257,7 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   const after: SettledStatus = hasErrors(diagnostics) && result.state === null ? before : placeholder ? "placeholder" : "ready";
   await ctx.store.settle(address, stateInput(settled, after, recordContext(ctx, address, prepared.evaluated!)));
   ctx.current.set(address, settled.attributes);
+  ctx.cycles?.wrote(address, attributes, settled.attributes);
   return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(settled.attributes) ? { uid: uidOf(settled.attributes)! } : {}) };
 }
 

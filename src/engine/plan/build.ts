@@ -21,12 +21,13 @@ import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";
 import { evaluateResource } from "../evaluate.ts";
 import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
-import { refuseCycles, type CycleResolution, type CycleResolver } from "./cycles.ts";
+import { placeholderCycles } from "../cycles/resolver.ts";
+import type { CycleResolution, CycleResolver } from "./cycles.ts";
 import { dependencyMap } from "./dependencies.ts";
 import { checkRevisionHolders } from "./holders.ts";
 import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
 import { planOutputs } from "./outputs.ts";
-import { planResource } from "./resource.ts";
+import { located, planResource } from "./resource.ts";
 import { buildStepGraph } from "./steps.ts";
 import { deleteTargeted, targetScope } from "./targets.ts";
 import { readImportBlocks } from "./imports.ts";
@@ -42,7 +43,7 @@ export interface PlanOptions {
   targets?: readonly string[];
   /** Provider calls in flight at once (default 10). */
   parallelism?: number;
-  /** RFC 0011 cycle resolution; the default refuses every cycle. */
+  /** RFC 0011 cycle resolution; the default resolves cycles with placeholders (`placeholderCycles`). */
   cycles?: CycleResolver;
 }
 
@@ -76,6 +77,11 @@ class Diagnostics {
   add(list: readonly Diagnostic[], address?: string): void {
     if (address === undefined) this.global.push(...list);
     else if (list.length > 0) this.byAddress.set(address, [...(this.byAddress.get(address) ?? []), ...list]);
+  }
+  /** Swaps the diagnostics an earlier planning of `address` reported for a new planning's. */
+  replace(address: string, old: readonly Diagnostic[], list: readonly Diagnostic[]): void {
+    const kept = (this.byAddress.get(address) ?? []).filter((d) => !old.includes(d));
+    this.byAddress.set(address, [...kept, ...list]);
   }
   /** Global ones first, then per address in address order: stable whatever the parallelism. */
   all(): Diagnostic[] {
@@ -140,8 +146,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     const components = stronglyConnectedComponents(graph);
     const cyclic: number[] = [];
     for (let c = 0; c < components.count; c++) if (components.cyclic[c]) cyclic.push(c);
-    if (cyclic.length > 0) {
-      resolution = (input.options?.cycles ?? refuseCycles).resolve({ stack, graph, components, cyclic });
+    const resolver = input.options?.cycles ?? placeholderCycles;
+    // A resolver that handles loops left only in state is asked even when the configuration has none.
+    if (cyclic.length > 0 || resolver.resolvesStateCycles === true) {
+      resolution = resolver.resolve({ stack, graph, components, cyclic, mode, records: state.records, schema: (type) => provider.schema(type) });
       // A destroy is ordered from state; a loop the configuration cannot deploy does not stop it.
       if (mode === "normal") diagnostics.add(resolution.diagnostics);
       else resolution = { ...resolution, diagnostics: [] };
@@ -168,7 +176,8 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   }
 
   // ---- targets ----
-  const scope = targetScope(targets, mode === "destroy", stack, graph, state.records, edgeFilter);
+  // A cycle member needs its peers whichever edge the placeholders defer, so targets use every edge.
+  const scope = targetScope(targets, mode === "destroy", stack, graph, state.records);
   diagnostics.add(scope.diagnostics);
   const planSet = scope.planned;
   const targetedState = scope.state;
@@ -225,39 +234,53 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     const planned = [...stack.resources.keys()].filter((a) => planSet === null || planSet.has(a));
     const inPlan = new Set(planned);
     const tasks = planned.map((address) => ({ id: address, dependsOn: configDependencies.get(address)!.filter((d) => inPlan.has(d)) }));
+    const reported = new Map<string, Diagnostic[]>();
+    const planOne = async (address: string): Promise<ResourceChange | null> => {
+      const resource = stack.resources.get(address)!;
+      const schema = provider.schema(resource.type)!;
+      const prior = priors.get(address) ?? null;
+      const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes));
+      // A placeholder (RFC 0011) is shown with its full configuration, its peers' values unknown
+      // until they exist; the apply creates it from its own configuration, checked here too.
+      const placeholder = prior === null && resolution.placeholders.has(address);
+      const result = await planResource({
+        provider,
+        resource,
+        schema,
+        prior,
+        ...(importing.has(address) ? { importingId: importing.get(address)! } : {}),
+        evaluated,
+        createBeforeDestroy: cbd.has(address),
+        trigger: prior === null ? null : replaceTrigger(resource, (a) => changes.get(a)),
+        lineage: state.lineage,
+      });
+      if (placeholder && result.change !== null) {
+        result.change.placeholder = true;
+        result.change.actionReason = "cycle_placeholder";
+        result.diagnostics.push(...located(provider.validate(resource.type, evaluated.placeholder), address, resource.type));
+      }
+      if (result.change !== null && result.change.actions.length === 2 && resource.lifecycle.preventDestroy) result.diagnostics.push(preventDestroyDiagnostic(resource, "replace"));
+      diagnostics.replace(address, reported.get(address) ?? [], result.diagnostics);
+      reported.set(address, result.diagnostics);
+      if (result.change === null) {
+        failed.add(address);
+        changes.delete(address);
+        return null;
+      }
+      failed.delete(address);
+      changes.set(address, result.change);
+      return result.change;
+    };
     await walkDag(tasks, {
       parallelism,
-      run: async (task) => {
-        const resource = stack.resources.get(task.id)!;
-        const schema = provider.schema(resource.type)!;
-        const prior = priors.get(task.id) ?? null;
-        const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes));
-        const result = await planResource({
-          provider,
-          resource,
-          schema,
-          prior,
-          ...(importing.has(task.id) ? { importingId: importing.get(task.id)! } : {}),
-          evaluated,
-          createBeforeDestroy: cbd.has(task.id),
-          trigger: prior === null ? null : replaceTrigger(resource, (a) => changes.get(a)),
-          placeholder: prior === null && resolution.placeholders.has(task.id),
-          lineage: state.lineage,
-        });
-        diagnostics.add(result.diagnostics, task.id);
-        if (result.change === null) {
-          failed.add(task.id);
-          return false;
-        }
-        if (result.change.actions.length === 2 && resource.lifecycle.preventDestroy) diagnostics.add([preventDestroyDiagnostic(resource, "replace")], task.id);
-        changes.set(task.id, result.change);
-        return true;
-      },
+      run: async (task) => (await planOne(task.id)) !== null,
       crashed: (task, error) => {
         failed.add(task.id);
         diagnostics.add([{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: error instanceof Error ? error.message : String(error), address: task.id }], task.id);
       },
     });
+    // Cycle members planned before a peer that changes saw its prior values: plan them again.
+    if (resolution.replan !== undefined && !diagnostics.failed()) await resolution.replan(changes, planOne);
 
     // Orphans (no longer configured) and deposed objects (left by an interrupted replacement).
     for (const record of state.records) {
@@ -290,7 +313,14 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     let graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies });
     if (resolution.extraSteps !== undefined) {
       const extra = resolution.extraSteps(resourceChanges, graphOut.steps);
-      graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies, extraSteps: extra.steps, extraEdges: extra.edges ?? [] });
+      diagnostics.add(extra.diagnostics ?? []);
+      graphOut = buildStepGraph({
+        changes: resourceChanges,
+        configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
+        stateDependencies: withoutPairs(stateDependencies, extra.dropStateDependencies),
+        extraSteps: extra.steps,
+        extraEdges: extra.edges ?? [],
+      });
     }
     if (graphOut.cyclic.length > 0) {
       diagnostics.add([{
@@ -312,6 +342,19 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     resourceDrift: drift,
   };
   return finish(plan);
+}
+
+/** A dependency map without the given `from → to` pairs (the map itself is left alone). */
+function withoutPairs(map: ReadonlyMap<string, readonly string[]>, pairs: readonly { from: string; to: string }[] | undefined): ReadonlyMap<string, readonly string[]> {
+  if (pairs === undefined || pairs.length === 0) return map;
+  const drop = new Map<string, Set<string>>();
+  for (const { from, to } of pairs) drop.set(from, (drop.get(from) ?? new Set()).add(to));
+  const out = new Map(map);
+  for (const [from, tos] of drop) {
+    const list = map.get(from);
+    if (list !== undefined) out.set(from, list.filter((to) => !tos.has(to)));
+  }
+  return out;
 }
 
 function deleteChange(record: ResourceRecord, prior: ResourceState, orphan: boolean): ResourceChange {

@@ -1,0 +1,329 @@
+// The apply steps of one loop of the configuration, once every member is planned.
+//
+// Each member has up to two writes that matter to its peers:
+//   make(m) — the step that brings its (new) object into existence: create, create-placeholder, or
+//             the create of a replacement; none when the object exists and keeps its identity;
+//   full(m) — the step that writes its full configuration: make(m) itself, the `finalize` of a
+//             placeholder, or its update; none for a no-op.
+// Ordering, for each edge p → m of the loop (p needs m):
+//   - when m is being made: make(p) waits for make(m), unless p is a placeholder and the edge is
+//     one of its contributions (a placeholder starts without them); full(p) waits for make(m);
+//   - when m exists: full(p) waits for full(m) when that keeps the order acyclic (it spares a
+//     settle write); otherwise settling carries m's new values to p.
+// Replacements: side by side, the old object's delete waits for every peer's full write (they
+// moved onto the new one); fixed name, the peers holding the member are reverted before its delete.
+// Then N + 1 settle passes (N members), one member after the other in walk order; the last pass
+// only checks. Resources outside the loop that depend on a member wait for the last settle step:
+// only peers ever see placeholder values.
+
+import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { ResourceTypeSchema } from "../../provider/types.ts";
+import { parseStateAddress } from "../../state/records.ts";
+import type { StackConfig } from "../config/types.ts";
+import type { DependencyGraph } from "../graph/types.ts";
+import { EDGE_KINDS } from "../graph/types.ts";
+import { containsUnknown } from "../values.ts";
+import { engineCode } from "../codes.ts";
+import type { CycleSteps } from "../plan/cycles.ts";
+import type { PlanStep, ResourceChange } from "../plan/types.ts";
+import type { ResolvedComponent } from "./component.ts";
+import { placeholderEligibility } from "./eligibility.ts";
+import { cyclicComponents } from "./local-scc.ts";
+import { chooseReplacement, isReplacement, unavailableWarning } from "./replace.ts";
+
+const CONTRIBUTION = EDGE_KINDS.indexOf("contribution");
+const REFERENCE = EDGE_KINDS.indexOf("reference");
+
+export interface OrderInput {
+  graph: DependencyGraph;
+  component: ResolvedComponent;
+  changes: ReadonlyMap<string, ResourceChange>;
+  stack: StackConfig;
+  schema(type: string): ResourceTypeSchema | undefined;
+  /** Configuration address → the deposed objects of it this plan deletes (state addresses). */
+  deposed: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The deposed leftovers a plan deletes, by configuration address (one pass over the changes). */
+export function deposedDeletes(changes: Iterable<ResourceChange>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const c of changes) {
+    if (c.actions.length !== 1 || c.actions[0] !== "delete" || !c.address.includes("#deposed:")) continue;
+    const base = parseStateAddress(c.address).address;
+    out.set(base, [...(out.get(base) ?? []), c.address]);
+  }
+  return out;
+}
+
+/** The step that creates or updates a configured resource's object, by the step graph's naming. */
+export function applyStepId(change: ResourceChange): string | undefined {
+  switch (change.actions.join(",")) {
+    case "create":
+      return `${change.placeholder ? "create-placeholder" : "create"}:${change.address}`;
+    case "update":
+      return `update:${change.address}`;
+    case "create,delete":
+    case "delete,create":
+      return `create:${change.address}`;
+    default:
+      return undefined;
+  }
+}
+
+export function componentSteps(input: OrderInput): CycleSteps & { lastSettle?: string } {
+  const { graph, component, changes } = input;
+  const members = component.addresses;
+  const change = (a: string) => changes.get(a)!;
+  // A member whose plan failed (or that is outside --target) leaves the loop alone.
+  if (members.some((a) => !changes.has(a))) return { steps: [] };
+  if (members.every((a) => change(a).actions[0] === "no-op")) return { steps: [] };
+  const memberSet = new Set(members);
+  const edges: { from: string; to: string }[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const steps: PlanStep[] = [];
+  const wait = (from: string | undefined, to: string | undefined) => {
+    if (from !== undefined && to !== undefined && from !== to) edges.push({ from, to });
+  };
+
+  // Inner edges: p needs m.
+  const inner = component.edges
+    .map((e) => ({ e, p: graph.nodes[graph.edgeFrom[e]!]!, m: graph.nodes[graph.edgeTo[e]!]!, contribution: graph.edgeKind[e] === CONTRIBUTION }))
+    .filter((x) => x.p !== x.m);
+
+  // ---- replacements: side by side or fixed name ----
+  const modes = new Map<string, "side-by-side" | "fixed-name">();
+  for (const address of members) {
+    const c = change(address);
+    if (!isReplacement(c)) continue;
+    const resource = input.stack.resources.get(address);
+    const replacedFirst = (resource?.dependsOn ?? []).concat(outsideDependencies(graph, address, memberSet)).some((d) => changes.get(d)?.actions.join(",") === "delete,create");
+    modes.set(address, chooseReplacement(c, replacedFirst));
+  }
+
+  // ---- which members are made, and which start as placeholders ----
+  const made = new Set(members.filter((a) => (change(a).actions as readonly string[]).includes("create")));
+  const placeholder = new Set(members.filter((a) => change(a).placeholder === true));
+  const loopError = breakCreationLoops(input, [...made], placeholder);
+  if (loopError !== null) return { steps: [], diagnostics: [loopError] };
+
+  const make = (a: string) => (made.has(a) ? applyStepId(change(a)) : undefined);
+  const full = (a: string): string | undefined => (placeholder.has(a) ? `finalize:${a}` : applyStepId(change(a)));
+  for (const a of placeholder) steps.push({ id: `finalize:${a}`, address: a, action: "finalize", dependsOn: [make(a)!] });
+
+  // ---- mandatory orderings: what a write needs to exist ----
+  for (const { p, m, contribution } of inner) {
+    if (!made.has(m)) continue;
+    if (made.has(p)) {
+      if (!(placeholder.has(p) && contribution)) wait(make(p), make(m));
+      if (placeholder.has(p)) wait(full(p), make(m));
+    } else {
+      wait(full(p), make(m));
+    }
+  }
+
+  // ---- fixed-name replacements: revert the holders first ----
+  const reverts = new Set<string>();
+  for (const [address, mode] of modes) {
+    if (mode !== "fixed-name") continue;
+    // A holder refers to the member through a contribution (a revert drops it) or its own
+    // configuration (a revert keeps it); depends_on only orders, it holds nothing on the host.
+    const holders = new Map<string, { contributed: boolean; own: boolean }>();
+    for (const { e, p, m, contribution } of inner) {
+      if (m !== address || change(p).before === null) continue;
+      const held = holders.get(p) ?? { contributed: false, own: false };
+      if (contribution) held.contributed = true;
+      else if (graph.edgeKind[e] === REFERENCE) held.own = true;
+      holders.set(p, held);
+    }
+    const reverted: string[] = [];
+    const holding: string[] = [];
+    for (const [p, held] of [...holders].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!held.contributed && !held.own) continue;
+      const resource = input.stack.resources.get(p);
+      const revertable = held.contributed && !held.own && resource !== undefined && placeholderEligibility(resource, input.schema(resource.type)).eligible;
+      (revertable ? reverted : holding).push(p);
+    }
+    for (const p of reverted) {
+      reverts.add(p);
+      wait(`delete:${address}`, `revert:${p}`);
+      wait(make(p), `revert:${p}`);
+      wait(full(p), `revert:${p}`);
+    }
+    diagnostics.push(unavailableWarning(change(address), reverted, holding));
+  }
+  for (const p of [...reverts].sort()) steps.push({ id: `revert:${p}`, address: p, action: "revert", dependsOn: [] });
+
+  // ---- side-by-side replacements (and deposed leftovers): delete once the peers moved ----
+  for (const { p, m } of inner) {
+    if (modes.get(m) === "side-by-side") wait(`delete:${m}`, full(p));
+  }
+  for (const address of members) {
+    for (const leftover of input.deposed.get(address) ?? []) for (const { p, m } of inner) if (m === address) wait(`delete:${leftover}`, full(p));
+  }
+
+  // ---- optional orderings, kept only where they agree with one fixed order ----
+  // A member whose planned inputs are unknown waits for what it refers to where it can: its
+  // values are only known once those peers are written. Other orderings follow the walk.
+  const preferred: { from: string; to: string }[] = [];
+  for (const { p, m } of inner) {
+    const mine = full(p);
+    const theirs = full(m);
+    if (made.has(m) || mine === undefined || theirs === undefined || !inputsUnknown(change(p), input.schema(change(p).type))) continue;
+    preferred.push({ from: mine, to: theirs });
+  }
+  const position = rankSteps(members, component.rank, make, full, reverts, edges, preferred);
+  for (const { p, m } of inner) {
+    if (made.has(m)) continue;
+    const mine = full(p);
+    const theirs = full(m);
+    if (mine === undefined || theirs === undefined) continue;
+    if (position.get(theirs)! < position.get(mine)!) wait(mine, theirs);
+  }
+
+  // ---- settle passes ----
+  const written = new Set<string>();
+  for (const a of members) {
+    for (const id of [make(a), full(a), reverts.has(a) ? `revert:${a}` : undefined]) if (id !== undefined) written.add(id);
+  }
+  let previous: string[] = [...written].sort();
+  let last = "";
+  for (let pass = 1; pass <= members.length + 1; pass++) {
+    for (const a of members) {
+      last = `settle:${pass}:${a}`;
+      steps.push({ id: last, address: a, action: "settle", pass, dependsOn: previous });
+      previous = [last];
+    }
+  }
+  const dropConfigDependencies = inner.map(({ p, m }) => ({ from: p, to: m }));
+  return { steps, edges, diagnostics, dropConfigDependencies, lastSettle: last };
+}
+
+/**
+ * Resources outside a loop that depend on one of its members wait for its last settle step, so
+ * they only ever see final values. Called once every loop's steps are known (a dependent may be a
+ * member of another loop whose placeholders were only just decided).
+ */
+export function outsideWaits(graph: DependencyGraph, component: ResolvedComponent, lastSettle: string, changes: ReadonlyMap<string, ResourceChange>): { from: string; to: string }[] {
+  const members = new Set(component.addresses);
+  const out: { from: string; to: string }[] = [];
+  for (const v of component.nodes) {
+    for (let pos = graph.inStart[v]!; pos < graph.inStart[v + 1]!; pos++) {
+      const dependent = graph.nodes[graph.edgeFrom[graph.inEdges[pos]!]!]!;
+      if (members.has(dependent)) continue;
+      const c = changes.get(dependent);
+      const step = c === undefined ? undefined : applyStepId(c);
+      if (step !== undefined) out.push({ from: step, to: lastSettle });
+    }
+  }
+  return out;
+}
+
+/** Configuration dependencies of `address` outside the loop. */
+function outsideDependencies(graph: DependencyGraph, address: string, members: ReadonlySet<string>): string[] {
+  const v = graph.indexOf(address);
+  const out: string[] = [];
+  for (let pos = graph.outStart[v]!; pos < graph.outStart[v + 1]!; pos++) {
+    const to = graph.nodes[graph.edgeTo[graph.outEdges[pos]!]!]!;
+    if (!members.has(to)) out.push(to);
+  }
+  return out;
+}
+
+/**
+ * Members being made may need each other; the loops among them must be broken by placeholders.
+ * The planner's placeholders (new members) usually do; when a replacement joins such a loop, more
+ * new members start as placeholders, in walk order. A loop of replaced members alone cannot be
+ * broken this way (an existing object is never re-created empty): the plan says so.
+ */
+function breakCreationLoops(input: OrderInput, made: readonly string[], placeholder: Set<string>): Diagnostic | null {
+  const { graph, component, changes } = input;
+  const nodes = made.map((a) => graph.indexOf(a));
+  const keep = (e: number) => !(graph.edgeKind[e] === CONTRIBUTION && placeholder.has(graph.nodes[graph.edgeFrom[e]!]!));
+  for (let loops = cyclicComponents(graph, nodes, keep); loops.length > 0; loops = cyclicComponents(graph, nodes, keep)) {
+    const loop = loops[0]!.map((v) => graph.nodes[v]!).sort((a, b) => component.rank.get(a)! - component.rank.get(b)!);
+    const pick = loop.find((a) => {
+      const c = changes.get(a)!;
+      const resource = input.stack.resources.get(a);
+      return c.actions.join(",") === "create" && !placeholder.has(a) && resource !== undefined && placeholderEligibility(resource, input.schema(resource.type)).eligible;
+    });
+    if (pick === undefined) {
+      return {
+        severity: "error",
+        code: engineCode("cycle"),
+        summary: `The members ${loop.join(", ")} of a cycle cannot all be replaced or created in one apply`,
+        detail: "Each of them needs another one's new object to exist first, and none of them is a new resource that could start as a placeholder (an existing object is never re-created empty).",
+        address: loop[0]!,
+        repair: "Replace one member of the cycle per apply: apply the change to one of them first, then the rest.",
+      };
+    }
+    placeholder.add(pick);
+    const c = changes.get(pick)!;
+    c.placeholder = true;
+    c.actionReason = "cycle_placeholder";
+  }
+  return null;
+}
+
+/** True when a planned change has an unknown in an attribute the configuration sets. */
+function inputsUnknown(change: ResourceChange, schema: ResourceTypeSchema | undefined): boolean {
+  if (change.after === null || schema === undefined) return false;
+  return Object.entries(schema.attributes).some(([name, a]) => a.mode !== "computed" && change.after![name] !== undefined && containsUnknown(change.after![name]!));
+}
+
+/**
+ * One fixed order of the loop's writes (Kahn's algorithm; ties by walk rank, then revert before
+ * make before full), so optional orderings can be added without ever closing a loop of steps.
+ * Mandatory orderings always hold; preferred ones hold unless they would close a loop, in which
+ * case the waiting step with the lowest rank goes first.
+ */
+function rankSteps(
+  members: readonly string[],
+  rank: ReadonlyMap<string, number>,
+  make: (a: string) => string | undefined,
+  full: (a: string) => string | undefined,
+  reverts: ReadonlySet<string>,
+  edges: readonly { from: string; to: string }[],
+  preferred: readonly { from: string; to: string }[],
+): Map<string, number> {
+  const key = new Map<string, number>();
+  for (const a of members) {
+    const r = rank.get(a)! * 3;
+    if (reverts.has(a)) key.set(`revert:${a}`, r);
+    const m = make(a);
+    if (m !== undefined) key.set(m, r + 1);
+    const f = full(a);
+    if (f !== undefined && !key.has(f)) key.set(f, r + 2);
+  }
+  // Per step: how many mandatory and how many preferred orderings still hold it back.
+  const hard = new Map<string, number>();
+  const soft = new Map<string, number>();
+  const released = new Map<string, { id: string; mandatory: boolean }[]>();
+  for (const id of key.keys()) {
+    hard.set(id, 0);
+    soft.set(id, 0);
+    released.set(id, []);
+  }
+  const link = (list: readonly { from: string; to: string }[], mandatory: boolean) => {
+    for (const { from, to } of list) {
+      if (!key.has(from) || !key.has(to) || from === to) continue;
+      (mandatory ? hard : soft).set(from, (mandatory ? hard : soft).get(from)! + 1);
+      released.get(to)!.push({ id: from, mandatory });
+    }
+  };
+  link(edges, true);
+  link(preferred, false);
+  const position = new Map<string, number>();
+  const byKey = (a: string, b: string) => key.get(a)! - key.get(b)!;
+  for (;;) {
+    const open = [...key.keys()].filter((id) => !position.has(id) && hard.get(id) === 0);
+    if (open.length === 0) break;
+    // Free of every ordering first; when preferred orderings form a loop, the lowest rank breaks it.
+    const free = open.filter((id) => soft.get(id) === 0);
+    const id = (free.length > 0 ? free : open).sort(byKey)[0]!;
+    position.set(id, position.size);
+    for (const next of released.get(id)!) (next.mandatory ? hard : soft).set(next.id, (next.mandatory ? hard : soft).get(next.id)! - 1);
+  }
+  // Steps on a loop of mandatory orderings (reported by the step graph) rank last.
+  for (const id of key.keys()) if (!position.has(id)) position.set(id, Number.MAX_SAFE_INTEGER);
+  return position;
+}
