@@ -1,0 +1,5 @@
+export default {
+  async fetch() {
+    return new Response("pinned revision 1\n");
+  },
+};
