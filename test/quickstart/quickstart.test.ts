@@ -1,0 +1,57 @@
+// The README's Quick start, run as a user runs it: the `takoform` command deploys
+// examples/worker-app to the embedded host, a code change moves it forward (two revisions created,
+// the deployment updated, two revisions deleted), a plan afterwards is empty, and destroy empties it.
+// The example is copied to a scratch project so the test never writes into the repository; its
+// node_modules links to this package's, so `takoform-cdk` and `npx tsx` resolve as they would
+// after `npm install takoform-cdk`.
+
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = join(ROOT, "bin", "takoform.js");
+const project = mkdtempSync(join(tmpdir(), "takoform-quickstart-"));
+
+function linkNodeModules(): void {
+  const modules = join(project, "node_modules");
+  mkdirSync(modules);
+  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
+  symlinkSync(ROOT, join(modules, "takoform-cdk"));
+}
+
+function takoform(...args: string[]): { status: number | null; out: string } {
+  const run = spawnSync(process.execPath, [BIN, ...args, "-C", project], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
+  return { status: run.status, out: `${run.stdout}\n${run.stderr}` };
+}
+
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+describe("Quick start", () => {
+  it("deploys examples/worker-app, moves it forward on a code change, plans nothing more, and destroys it", () => {
+    cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart", private: true, type: "module" }));
+    linkNodeModules();
+
+    const first = takoform("apply", "--auto-approve");
+    expect(first.status, first.out).toBe(0);
+    expect(first.out).toContain("Apply complete! Resources: 6 added, 0 changed, 0 destroyed.");
+    expect(first.out).toMatch(/url = "https:\/\/counter-endpoint-[0-9a-f]+\.workers\.localhost\/"/);
+
+    const code = join(project, "dist", "index.js");
+    writeFileSync(code, readFileSync(code, "utf8").replace("request number", "request #"));
+    const second = takoform("apply", "--auto-approve");
+    expect(second.status, second.out).toBe(0);
+    expect(second.out).toContain("Apply complete! Resources: 2 added, 1 changed, 2 destroyed.");
+
+    const plan = takoform("plan", "--detailed-exitcode");
+    expect(plan.status, plan.out).toBe(0);
+
+    const destroy = takoform("destroy", "--auto-approve");
+    expect(destroy.status, destroy.out).toBe(0);
+    expect(destroy.out).toContain("6 destroyed");
+  }, 180_000);
+});
