@@ -1,6 +1,6 @@
-// Authoring: the provider block, the resource base class, and the generated construct classes
-// (one per resource type of the bundled Form families). Composite constructs and the
-// contribution API are added beside these.
+// Authoring: the provider block, the resource base class, the generated construct classes (one
+// per resource type of the bundled Form families), the WorkerApp composite, and the types of the
+// contribution API (`resource.contribute(values, options)`, RFC 0011).
 
 export { TakoformProvider, TAKOFORM_PROVIDER_SOURCE, type TakoformProviderConfig } from "./provider.ts";
 export {
@@ -21,5 +21,6 @@ export {
   type SynthesizedContribution,
 } from "./resource.ts";
 export { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
+export type { ContributeOptions, ContributionValues } from "./contribute.ts";
 export * from "./generated/index.gen.ts";
 export { WorkerApp, listModuleFiles, DEFAULT_MODULE_MEDIA_TYPES, type WorkerAppConfig } from "./worker-app.ts";

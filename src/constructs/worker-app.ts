@@ -14,7 +14,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { TerraformProvider } from "cdktf";
+import { Token, type IResolvable, type TerraformProvider } from "cdktf";
 import { Construct } from "constructs";
 import type { BundleModuleContentType } from "./resource.ts";
 import { TakoformConstructError } from "./resource.ts";
@@ -94,6 +94,9 @@ function mediaTypeOf(path: string, table: Readonly<Record<string, BundleModuleCo
   return table[extension] ?? "application/octet-stream";
 }
 
+/** The upstream module's `name` validation; a token (e.g. a variable) is checked by the provider at plan time. */
+const APP_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
 /** A `{name → target}` map as a binding list sorted by binding name. */
 function bindingList<T>(map: Readonly<Record<string, string | T>> | undefined): { name: string; targetName: string | T }[] | undefined {
   if (map === undefined) return undefined;
@@ -112,6 +115,12 @@ export class WorkerApp extends Construct {
 
   constructor(scope: Construct, id: string, config: WorkerAppConfig) {
     super(scope, id);
+    if (!Token.isUnresolved(config.name) && !APP_NAME.test(config.name)) {
+      throw new TakoformConstructError(`WorkerApp "${id}": name ${JSON.stringify(config.name)} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.`);
+    }
+    if (config.vars !== undefined && (config.vars === null || typeof config.vars !== "object" || Array.isArray(config.vars))) {
+      throw new TakoformConstructError(`WorkerApp "${config.name}": vars must be an object of plain configuration values.`);
+    }
     const contentDir = resolve(config.contentDir);
     let files: string[];
     try {
@@ -195,11 +204,21 @@ export class WorkerApp extends Construct {
     }
   }
 
+  // The upstream module's outputs, one getter each (tokens resolved at apply).
+
   get workerName(): string {
     return this.worker.name;
   }
+  /** Whether the worker reports Ready (upstream output `worker_ready`). */
+  get workerReady(): IResolvable {
+    return this.worker.ready;
+  }
   get bundleName(): string {
     return this.bundle.name;
+  }
+  /** `sha256:` digest of the committed artifact manifest of the current bundle (upstream output `manifest_digest`). */
+  get manifestDigest(): string {
+    return this.bundle.getStringAttribute("manifest_digest");
   }
   get versionName(): string {
     return this.version.name;
@@ -207,6 +226,10 @@ export class WorkerApp extends Construct {
   get deploymentName(): string {
     return this.deployment.name;
   }
+  // Deliberate: upstream's hostname and url outputs are null without an endpoint; here reading
+  // them without `endpoint: true` is a construction error, so a missing endpoint cannot
+  // silently synthesize an output that is always null.
+
   /** The endpoint's HTTPS URL (requires `endpoint: true`). */
   get url(): string {
     if (this.endpoint === undefined) throw new TakoformConstructError(`WorkerApp has no endpoint; set endpoint: true to get a url.`);

@@ -1,6 +1,8 @@
 // The Takoform provider: resource lifecycle per exact FormRef.
 
 export { TakoformProvider, type TakoformProviderOptions } from "./provider.ts";
+// The bundled registry, so an embedder can build a provider from this entry alone.
+export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
 export { renderDiagnostic, renderDetail, diagnosticToJson } from "./diagnostics/render.ts";

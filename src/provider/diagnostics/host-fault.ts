@@ -3,7 +3,16 @@
 // the closed error envelope at all, and whether the host had already accepted the mutation.
 
 import type { Diagnostic, HostFault } from "../../core/diagnostic.ts";
-import { AcceptedError, HostApiError, ProtocolInvalidError, hostErrorOf } from "../../client/errors.ts";
+import {
+  AcceptedError,
+  DiscoveryError,
+  FormUnavailableError,
+  HostApiError,
+  OperationDeadlineError,
+  ProtocolInvalidError,
+  TransportError,
+  hostErrorOf,
+} from "../../client/errors.ts";
 import { providerCode } from "./codes.ts";
 
 /**
@@ -43,11 +52,35 @@ export function errorText(error: unknown): string {
 }
 
 /**
+ * The provider code of a failed host call, or undefined when the host's own answer says it all.
+ * `host-response-invalid` is only for answers that were not the closed error envelope: a stable
+ * host error carries its taxonomy code in `host` and renders as `<code> (host, HTTP n)` with
+ * that code's repair, so it gets no provider code of its own.
+ */
+function providerCodeOf(error: unknown): Diagnostic["code"] {
+  if (error instanceof HostApiError) return undefined;
+  if (error instanceof AcceptedError) return error.cause instanceof ProtocolInvalidError ? providerCode("host-response-invalid") : undefined;
+  if (error instanceof ProtocolInvalidError) return providerCode("host-response-invalid");
+  if (error instanceof TransportError) {
+    // An answer that overran its size cap is a malformed answer; otherwise no answer came at all.
+    if (error.reason === "too-large") return providerCode("host-response-invalid");
+    return error.reason === "network" ? providerCode("lane-unavailable") : undefined;
+  }
+  if (error instanceof DiscoveryError) return providerCode("lane-unavailable");
+  if (error instanceof FormUnavailableError) return providerCode("host-does-not-support-form");
+  // A deadline or abort leaves nothing to classify; the cause line says what happened.
+  if (error instanceof OperationDeadlineError) return undefined;
+  return providerCode("internal");
+}
+
+/**
  * A diagnostic for a failed host call: the raw error as the cause, the destructured host fault,
- * and `host-response-invalid` as the provider code, which only shows when the host gave no code.
+ * and a provider code only where the host's answer does not supply one (see providerCodeOf).
  */
 export function hostCallDiagnostic(summary: string, error: unknown, base: Omit<Diagnostic, "severity" | "summary"> = {}): Diagnostic {
-  const d: Diagnostic = { severity: "error", summary, code: providerCode("host-response-invalid"), ...base, cause: errorText(error) };
+  const d: Diagnostic = { severity: "error", summary, ...base, cause: errorText(error) };
+  const code = providerCodeOf(error);
+  if (code !== undefined && d.code === undefined) d.code = code;
   const fault = hostFaultOf(error);
   if (fault !== undefined) d.host = fault;
   return d;

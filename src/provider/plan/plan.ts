@@ -12,6 +12,7 @@
 
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes } from "../attributes.ts";
+import { completeAttributes } from "../codec/complete.ts";
 import { formAttributes, serveCreate, serveState } from "../dispatch.ts";
 import { type ProviderRuntime } from "../runtime.ts";
 import type { PlanRequest, PlanResponse } from "../types.ts";
@@ -29,7 +30,10 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   if (line === undefined) return { planned: null, requiresReplace: [], diagnostics: [rt.unserved(type)] };
   if (config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
   const schema = rt.schema(type)!;
-  const prior: Attributes | null = request.prior?.attributes ?? null;
+  // Compared and proposed against in the shape configuration is brought to (every nested member
+  // present), so state written before that shape was enforced plans no spurious change either.
+  const stored: Attributes | null = request.prior?.attributes ?? null;
+  const prior: Attributes | null = stored === null ? null : completeAttributes(schema, stored);
 
   // An existing resource is planned under the ref its state records (fail closed); a new one under the create default.
   const dispatch = prior !== null ? serveState(rt, type, prior, { resourceType: type }) : serveCreate(rt, type, line);
@@ -57,7 +61,7 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   await planHostSupport(pass);
 
   if (prior !== null && pass.requiresReplace.length === 0 && attributesEqual(schema, planned, prior)) {
-    return { planned: cloneAttributes(prior), requiresReplace: [], diagnostics: pass.diagnostics };
+    return { planned: cloneAttributes(stored!), requiresReplace: [], diagnostics: pass.diagnostics };
   }
   markComputedUnknown(schema, planned, prior);
   return { planned, requiresReplace: pass.requiresReplace.map((a) => [a]), diagnostics: pass.diagnostics };

@@ -6,12 +6,15 @@
 //   on a create — unknown;
 // - a Computed attribute keeps its prior value (on a create it is unknown);
 // - a computed member of a nested object list left null takes the prior element's value at the
-//   same index (bundle modules' size and digest), unknown on a create.
+//   same index (bundle modules' size and digest), unknown on a create;
+// - every element of a nested object list carries all of its declared members, a member the
+//   configuration leaves out being null (codec/complete.ts), as state decoded from the host does.
 // Which computed values then become unknown, and what forces a replacement, is decided by
 // plan.ts once the ModifyPlan hooks have run.
 
 import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/values.ts";
 import { cloneValue } from "../attributes.ts";
+import { completeValue } from "../codec/complete.ts";
 import type { AttributeSchema, ResourceTypeSchema } from "../types.ts";
 
 function nestedComputed(schema: AttributeSchema): string[] {
@@ -22,8 +25,12 @@ function nestedComputed(schema: AttributeSchema): string[] {
     .map(([n]) => n);
 }
 
-/** Fills the computed members of a configured object list from the prior list (by index). */
-function withNestedComputed(schema: AttributeSchema, configured: Value, prior: Value | undefined): Value {
+/**
+ * A configured value with its nested objects completed (absent member → null), and the computed
+ * members of a configured object list filled from the prior list (by index).
+ */
+function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value | undefined): Value {
+  const configured = completeValue(schema.type, value);
   const members = nestedComputed(schema);
   if (members.length === 0 || !Array.isArray(configured)) return cloneValue(configured);
   const priorList = Array.isArray(prior) ? prior : undefined;

@@ -13,6 +13,7 @@ import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import { canonicalJson, type JsonValue } from "../../forms/digest.ts";
 import type { JsonObject } from "../../forms/shape.ts";
 import { cloneValue, unknownToNull } from "../attributes.ts";
+import { completeValue } from "../codec/complete.ts";
 import { CodecDecodeError, decodeOutputs, decodeSpec } from "../codec/decode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { errorText } from "../diagnostics/host-fault.ts";
@@ -38,11 +39,17 @@ export interface WrittenState {
   diagnostics: Diagnostic[];
 }
 
+/** A value in the shape state keeps: every nested object with all of its declared members. */
+function shaped(ctx: StateContext, name: string, value: Value): Value {
+  const attribute = ctx.schema.attributes[name];
+  return attribute === undefined ? value : completeValue(attribute.type, value);
+}
+
 function base(ctx: StateContext): Attributes {
   const out: Attributes = {};
   for (const name of Object.keys(ctx.schema.attributes)) out[name] = null;
   for (const name of PROVIDER_SIDE) {
-    if (Object.hasOwn(ctx.schema.attributes, name)) out[name] = unknownToNull(cloneValue(ctx.values[name] ?? null));
+    if (Object.hasOwn(ctx.schema.attributes, name)) out[name] = shaped(ctx, name, unknownToNull(cloneValue(ctx.values[name] ?? null)));
   }
   Object.assign(out, formAttributes(ctx.served.ref));
   out["space"] = ctx.space;
@@ -111,7 +118,8 @@ export function verifiedState(ctx: StateContext, resource: WireResource, options
   for (const field of codec.fields) {
     const kept = ctx.values[field.attribute];
     const fromHost = host?.[field.attribute];
-    out[field.attribute] = options.adoptHostSpec && host !== undefined ? (fromHost ?? null) : isEmpty(kept) ? (fromHost ?? null) : unknownToNull(cloneValue(kept!));
+    const value = options.adoptHostSpec && host !== undefined ? (fromHost ?? null) : isEmpty(kept) ? (fromHost ?? null) : unknownToNull(cloneValue(kept!));
+    out[field.attribute] = shaped(ctx, field.attribute, value);
   }
   if (codec.artifactBacked) {
     const digest = (resource.spec as JsonObject)["manifestDigest"];
@@ -133,6 +141,6 @@ export function acceptedState(ctx: StateContext, name: string, accepted: { opera
   for (const output of ctx.served.codec.outputs) out[output.attribute] = null;
   out["pending_operation_id"] = accepted.operationId ?? null;
   out["relation_drift_reason"] = null;
-  for (const field of ctx.served.codec.fields) out[field.attribute] = unknownToNull(cloneValue(ctx.values[field.attribute] ?? null));
+  for (const field of ctx.served.codec.fields) out[field.attribute] = shaped(ctx, field.attribute, unknownToNull(cloneValue(ctx.values[field.attribute] ?? null)));
   return out;
 }

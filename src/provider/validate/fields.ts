@@ -73,6 +73,16 @@ function element(value: Value): Record<string, Value> | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !isUnknown(value) ? (value as Record<string, Value>) : undefined;
 }
 
+/**
+ * Members an element carries that its object type does not declare. Terraform refuses them
+ * ("Unsupported argument"); the plan keeps them rather than dropping a misspelt member silently.
+ */
+function unsupportedMembers(at: string, e: Record<string, Value>, declared: readonly string[]): Diagnostic[] {
+  return Object.keys(e)
+    .filter((k) => !declared.includes(k))
+    .map((k) => invalid(`${at}.${k}`, `${at} has no member ${JSON.stringify(k)}; its members are ${declared.join(", ")}.`, "Unsupported argument"));
+}
+
 export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
   const path = field.attribute;
   if (value === null || isUnknown(value)) return [];
@@ -111,6 +121,7 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
           if (!isUnknown(item)) out.push(invalid(at, `${at} must be an object with name and target_name.`));
           return;
         }
+        out.push(...unsupportedMembers(at, e, ["name", "target_name"]));
         const name = e["name"] ?? null;
         if (name === null) out.push(invalid(`${at}.name`, `${at}.name is required.`));
         else if (typeof name === "string") out.push(...stringProblems(`${at}.name`, name, type.name));
@@ -131,6 +142,7 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
           if (!isUnknown(item)) out.push(invalid(at, `${at} must be an object.`));
           return;
         }
+        out.push(...unsupportedMembers(at, e, type.members.map((m) => m.attribute)));
         for (const member of type.members) {
           const v = e[member.attribute] ?? null;
           if (v === null && member.required) out.push(invalid(`${at}.${member.attribute}`, `${at}.${member.attribute} is required.`));

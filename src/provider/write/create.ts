@@ -10,6 +10,7 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isSpaceId } from "../../core/grammar.ts";
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { invalidSpace, serveCreate } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
@@ -19,6 +20,7 @@ import type { WriteContext, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
 import { intentAttributes, mutationOptions } from "./intent.ts";
 import { createName } from "./name.ts";
+import { explainNameTaken } from "./name-taken.ts";
 import { buildSpec } from "./spec.ts";
 
 const fail = (diagnostics: Diagnostic[]): WriteResult => ({ state: null, diagnostics });
@@ -62,15 +64,26 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
 
   let spec = built.spec;
   if (built.authoring?.mode === "local") {
+    let committed: string;
     try {
-      const uploaded = await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope });
-      if (uploaded.manifestDigest !== built.authoring.manifestDigest) {
-        throw new Error(`the host committed manifest ${uploaded.manifestDigest}, not the authored ${built.authoring.manifestDigest}`);
-      }
-      spec = { manifestDigest: uploaded.manifestDigest };
+      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope })).manifestDigest;
     } catch (err) {
       return fail([hostCallDiagnostic(`Failed to upload the ${kind} artifact`, err, { ...nameIdentity, pointer: "/manifestDigest" })]);
     }
+    if (committed !== built.authoring.manifestDigest) {
+      return fail([
+        {
+          severity: "error",
+          summary: `Failed to upload the ${kind} artifact`,
+          detail: `The host committed manifest ${committed}, not the authored ${built.authoring.manifestDigest}; the provider will not apply a bundle other than the one it uploaded.`,
+          code: providerCode("host-response-invalid"),
+          ...nameIdentity,
+          pointer: "/manifestDigest",
+          repair: "The host answered an artifact commit for different bytes; report it to the host operator.",
+        },
+      ]);
+    }
+    spec = { manifestDigest: committed };
   }
 
   const ctx = { type, schema: rt.schema(type)!, served, space, values };
@@ -82,6 +95,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
     if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
-    return fail([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" })]);
+    const failed = hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" });
+    return fail([await explainNameTaken(client, err, failed, { space, ref: served.ref, name, deadline })]);
   }
 }
