@@ -6,11 +6,12 @@
 //   - cycle resolution alone (SCC + greedy placeholder choice), in process, without the host;
 //   - the first plan (nothing exists: every loop gets placeholders, finalize and settle steps);
 //   - the create-all apply, the no-op plan (refresh included) and the destroy (reverts first);
-//   - CPU time of this process per phase, and its peak RSS.
+//   - CPU time of this process per phase, the largest heap of each phase, and the peak RSS.
 // Stacks are generated as synthesized Terraform JSON (as --config would read it), so synthesis is
 // not timed.
 //
 // Options: --loops 2000 (half of them two-member, half three-member)   --plain 5000   --parallelism 10
+//          --gc (a full collection after each phase, reporting the heap each phase left behind)
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +29,7 @@ import { runApply, runPlan, type EngineSetup } from "../src/engine/run.ts";
 import { TakoformProvider } from "../src/provider/provider.ts";
 import { bundledRegistry } from "../src/registry/bundled.ts";
 import { openLocalState } from "../src/state/index.ts";
+import { formatMemory, MemoryProbe, peakRssMb } from "./memory.ts";
 
 const TARGET_NOOP_PLAN_MS = 5_000;
 const SVC = "takoform_mesh_service";
@@ -83,17 +85,22 @@ async function startHost(): Promise<{ url: string; child: ChildProcess }> {
   return { url, child };
 }
 
-async function timed<T>(body: () => Promise<T> | T): Promise<{ ms: number; cpuMs: number; value: T }> {
+let memory = new MemoryProbe(false);
+
+/** Times one phase; `body` reduces the engine's result to what the report needs, so none of it outlives the phase. */
+async function timed<T>(body: () => Promise<T> | T): Promise<{ ms: number; cpuMs: number; value: T; heap: string }> {
+  memory.start();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const value = await body();
   const used = process.cpuUsage(cpu);
-  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, value };
+  const ms = performance.now() - started;
+  return { ms, cpuMs: (used.user + used.system) / 1000, value, heap: formatMemory(memory.stop()) };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** Peak resident set size of this process so far (a high-water mark), in MB. */
-const peak = () => `peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`;
+const peak = () => `peak RSS so far ${peakRssMb().toFixed(0)} MB`;
 
 async function main(): Promise<void> {
   const loops = Number(flag("--loops", "2000"));
@@ -102,10 +109,11 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "takoform-bench-cycles-"));
   const { url, child } = await startHost();
   try {
-    const { document, members } = generate(loops, plain);
-    const total = members + plain;
+    memory = new MemoryProbe(process.argv.includes("--gc"));
     const file = join(dir, "stack.json");
-    writeFileSync(file, JSON.stringify(document));
+    // Only the text is kept while it is written: the generated document is garbage afterwards.
+    const members = ((generated) => (writeFileSync(file, JSON.stringify(generated.document)), generated.members))(generate(loops, plain));
+    const total = members + plain;
     const stack = (await loadConfigFile(file)).config!;
     console.log(`takoform cycles bench: ${total} resources (${loops} loops, ${members} members, ${plain} plain), host ${url}, parallelism ${parallelism}, node ${process.version}`);
 
@@ -128,34 +136,33 @@ async function main(): Promise<void> {
     const store = openLocalState(join(dir, "state.db"));
     const lock = { holder: "bench" };
     try {
-      {
-        // Scoped, so this plan is garbage before the apply makes its own.
-        const first = await timed(() => runPlan(setup, store, { parallelism }));
-        if (!first.value.ok) throw new Error(`first plan failed: ${first.value.plan.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
-        const steps = first.value.plan.steps;
-        const count = (action: string) => steps.filter((s) => s.action === action).length;
-        console.log(
-          `  first plan: ${seconds(first.ms)} (CPU ${seconds(first.cpuMs)}): ${steps.length} steps — ${count("create-placeholder")} create-placeholder, ${count("create")} create, ${count("finalize")} finalize, ${count("settle")} settle; ${peak()}`,
-        );
-      }
+      const first = await timed(async () => {
+        const { plan, ok } = await runPlan(setup, store, { parallelism });
+        if (!ok) throw new Error(`first plan failed: ${plan.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        const count = (action: string) => plan.steps.filter((s) => s.action === action).length;
+        return `${plan.steps.length} steps — ${count("create-placeholder")} create-placeholder, ${count("create")} create, ${count("finalize")} finalize, ${count("settle")} settle`;
+      });
+      console.log(`  first plan: ${seconds(first.ms)} (CPU ${seconds(first.cpuMs)}): ${first.value}; ${first.heap}; ${peak()}`);
 
-      {
-        const create = await timed(() => runApply(setup, store, { lock, parallelism }));
-        if (!create.value.result?.ok) throw new Error(`create-all failed: ${create.value.diagnostics.slice(0, 3).map((d) => `${d.summary} (${d.address}: ${d.detail ?? ""} ${d.cause ?? ""})`).join("; ")}`);
-        console.log(`  create-all apply: ${seconds(create.ms)} (CPU ${seconds(create.cpuMs)}); ${peak()}`);
-      }
-      {
-        const noop = await timed(() => runPlan(setup, store, { parallelism }));
-        const changed = noop.value.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
-        if (!noop.value.ok || changed !== 0 || noop.value.plan.steps.length !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
-        console.log(`  no-op plan (refresh included): ${seconds(noop.ms)} (CPU ${seconds(noop.cpuMs)}) — target < ${seconds(TARGET_NOOP_PLAN_MS)}: ${noop.ms < TARGET_NOOP_PLAN_MS ? "ok" : "OVER"}; ${peak()}`);
-      }
-      {
-        const destroy = await timed(() => runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } }));
-        if (!destroy.value.result?.ok) throw new Error(`destroy failed: ${destroy.value.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
-        const reverts = destroy.value.plan!.steps.filter((s) => s.action === "revert").length;
-        console.log(`  destroy: ${seconds(destroy.ms)} (CPU ${seconds(destroy.cpuMs)}), ${reverts} reverts before the deletes; ${peak()}`);
-      }
+      const create = await timed(async () => {
+        const run = await runApply(setup, store, { lock, parallelism });
+        if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => `${d.summary} (${d.address}: ${d.detail ?? ""} ${d.cause ?? ""})`).join("; ")}`);
+      });
+      console.log(`  create-all apply: ${seconds(create.ms)} (CPU ${seconds(create.cpuMs)}); ${create.heap}; ${peak()}`);
+
+      const noop = await timed(async () => {
+        const { plan, ok } = await runPlan(setup, store, { parallelism });
+        const changed = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
+        if (!ok || changed !== 0 || plan.steps.length !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
+      });
+      console.log(`  no-op plan (refresh included): ${seconds(noop.ms)} (CPU ${seconds(noop.cpuMs)}) — target < ${seconds(TARGET_NOOP_PLAN_MS)}: ${noop.ms < TARGET_NOOP_PLAN_MS ? "ok" : "OVER"}; ${noop.heap}; ${peak()}`);
+
+      const destroy = await timed(async () => {
+        const run = await runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } });
+        if (!run.result?.ok) throw new Error(`destroy failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        return run.plan!.steps.filter((s) => s.action === "revert").length;
+      });
+      console.log(`  destroy: ${seconds(destroy.ms)} (CPU ${seconds(destroy.cpuMs)}), ${destroy.value} reverts before the deletes; ${destroy.heap}; ${peak()}`);
       console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`);
     } finally {
       await store.close();

@@ -1,11 +1,12 @@
 // `npm run bench`: the plan engine at 1,000 and 10,000 resources against the local host served
 // over loopback HTTP by a child process (`takoform host serve`, in-memory data), so the numbers
 // are the engine's own: create-all apply, no-op plan (with refresh), destroy, and peak RSS of
-// this process (a high-water mark: sizes run smallest first). Stacks are generated as synthesized Terraform JSON (given as --config would be),
+// this process (a high-water mark: sizes run smallest first), and per phase the largest heap. Stacks are generated as synthesized Terraform JSON (given as --config would be),
 // so synthesis is not timed. Mostly identity Forms (EdgeKVNamespace), some AtLeastOnceQueue, in
 // chains through depends_on and fan-outs from hubs.
 //
 // Options: --sizes 1000,10000   --parallelism 10   --profile (writes a .cpuprofile per phase)
+//          --gc (a full collection after each phase, reporting the heap each phase left behind)
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { runApply, runPlan, type EngineSetup } from "../src/engine/run.ts";
 import { TakoformProvider } from "../src/provider/provider.ts";
 import { bundledRegistry } from "../src/registry/bundled.ts";
 import { openLocalState } from "../src/state/index.ts";
+import { MemoryProbe, peakRssMb } from "./memory.ts";
 
 const TARGETS_10K = { createMs: 15_000, planMs: 5_000, rssMb: 500 };
 
@@ -61,15 +63,17 @@ async function startHost(): Promise<{ url: string; child: ChildProcess }> {
   return { url, child };
 }
 
-/** Peak resident set size of this process so far (the kernel's high-water mark), in MB. */
-function peakRssMb(): number {
-  return process.resourceUsage().maxRSS / 1024;
-}
-
 /** CPU time (user + system) this process spent per phase: the engine's own cost, whatever else runs on the machine. */
 const cpuMs = new Map<string, number>();
 
-async function timed<T>(label: string, profile: boolean, body: () => Promise<T>): Promise<{ ms: number; value: T }> {
+interface Phase<T> {
+  ms: number;
+  /** Only the numbers the report needs: the engine's result is dropped inside the phase. */
+  value: T;
+  memory: { maxHeapMb: number; retainedMb: number | null };
+}
+
+async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, body: () => Promise<T>): Promise<Phase<T>> {
   let session: Session | undefined;
   if (profile) {
     session = new Session();
@@ -77,12 +81,14 @@ async function timed<T>(label: string, profile: boolean, body: () => Promise<T>)
     await session.post("Profiler.enable");
     await session.post("Profiler.start");
   }
+  memory.start();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const value = await body();
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   cpuMs.set(label, (used.user + used.system) / 1000);
+  const mem = memory.stop();
   if (session) {
     const { profile: data } = await session.post("Profiler.stop");
     const file = `bench-${label}.cpuprofile`;
@@ -90,29 +96,39 @@ async function timed<T>(label: string, profile: boolean, body: () => Promise<T>)
     console.log(`  (profile written to ${file})`);
     session.disconnect();
   }
-  return { ms, value };
+  return { ms, value, memory: mem };
 }
 
-async function run(size: number, url: string, parallelism: number, profile: boolean): Promise<Record<string, number>> {
+async function run(size: number, url: string, parallelism: number, profile: boolean, memory: MemoryProbe): Promise<Record<string, number | null>> {
   const dir = mkdtempSync(join(tmpdir(), "takoform-bench-engine-"));
   try {
     const file = join(dir, "stack.json");
     writeFileSync(file, JSON.stringify(generate(size, `b${size}`)));
-    const load = await timed(`load-${size}`, false, () => loadConfigFile(file));
-    const stack = load.value.config!;
+    const load = await timed(`load-${size}`, false, memory, async () => (await loadConfigFile(file)).config!);
+    const stack = load.value;
     const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
     const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
     const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
     const store = openLocalState(join(dir, "state.db"));
     const lock = { holder: "bench" };
     try {
-      const create = await timed(`create-${size}`, profile, () => runApply(setup, store, { lock, parallelism }));
-      if (!create.value.result?.ok) throw new Error(`create-all failed: ${create.value.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
-      const noop = await timed(`plan-${size}`, profile, () => runPlan(setup, store, { parallelism }));
-      const changed = noop.value.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
-      if (!noop.value.ok || changed !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
-      const destroy = await timed(`destroy-${size}`, profile, () => runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } }));
-      if (!destroy.value.result?.ok) throw new Error("destroy failed");
+      const baseMb = memory.heapMb();
+      const create = await timed(`create-${size}`, profile, memory, async () => {
+        const run = await runApply(setup, store, { lock, parallelism });
+        if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        return run.result.outcomes.length;
+      });
+      const noop = await timed(`plan-${size}`, profile, memory, async () => {
+        const { plan, ok } = await runPlan(setup, store, { parallelism });
+        const changed = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
+        if (!ok || changed !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
+        return plan.resourceChanges.length;
+      });
+      const destroy = await timed(`destroy-${size}`, profile, memory, async () => {
+        const run = await runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } });
+        if (!run.result?.ok) throw new Error("destroy failed");
+        return run.result.outcomes.length;
+      });
       return {
         size,
         loadMs: load.ms,
@@ -123,6 +139,13 @@ async function run(size: number, url: string, parallelism: number, profile: bool
         planCpuMs: cpuMs.get(`plan-${size}`)!,
         destroyCpuMs: cpuMs.get(`destroy-${size}`)!,
         rssMb: peakRssMb(),
+        baseHeapMb: baseMb,
+        createMaxHeapMb: create.memory.maxHeapMb,
+        planMaxHeapMb: noop.memory.maxHeapMb,
+        destroyMaxHeapMb: destroy.memory.maxHeapMb,
+        createRetainedMb: create.memory.retainedMb,
+        planRetainedMb: noop.memory.retainedMb,
+        destroyRetainedMb: destroy.memory.retainedMb,
       };
     } finally {
       await store.close();
@@ -137,16 +160,22 @@ async function main(): Promise<void> {
   const sizes = flag("--sizes", "1000,10000").split(",").map(Number);
   const parallelism = Number(flag("--parallelism", "10"));
   const profile = process.argv.includes("--profile");
+  const memory = new MemoryProbe(process.argv.includes("--gc"));
   const { url, child } = await startHost();
   console.log(`takoform engine bench: host ${url} (child process, in-memory), parallelism ${parallelism}, node ${process.version}`);
   try {
-    const rows: Record<string, number>[] = [];
+    const rows: Record<string, number | null>[] = [];
     for (const size of sizes) {
-      const row = await run(size, url, parallelism, profile);
+      const row = await run(size, url, parallelism, profile, memory);
       rows.push(row);
       console.log(
         `${String(size).padStart(6)} resources: load ${row.loadMs!.toFixed(0)} ms, create-all apply ${(row.createMs! / 1000).toFixed(2)} s, ` +
           `no-op plan ${(row.planMs! / 1000).toFixed(2)} s, destroy ${(row.destroyMs! / 1000).toFixed(2)} s, peak RSS ${row.rssMb!.toFixed(0)} MB`,
+      );
+      const retained = (phase: string) => (row[`${phase}RetainedMb`] === null ? "" : `, retained after ${row[`${phase}RetainedMb`]!.toFixed(0)} MB`);
+      console.log(
+        `${" ".repeat(6)}            heap (MB): ${memory.forcesGc ? `before ${row.baseHeapMb!.toFixed(0)}; ` : ""}` +
+          `create max ${row.createMaxHeapMb!.toFixed(0)}${retained("create")}; plan max ${row.planMaxHeapMb!.toFixed(0)}${retained("plan")}; destroy max ${row.destroyMaxHeapMb!.toFixed(0)}${retained("destroy")}`,
       );
       console.log(
         `${" ".repeat(6)}            engine CPU: create ${(row.createCpuMs! / 1000).toFixed(2)} s, plan ${(row.planCpuMs! / 1000).toFixed(2)} s, destroy ${(row.destroyCpuMs! / 1000).toFixed(2)} s ` +

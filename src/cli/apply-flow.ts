@@ -36,7 +36,9 @@ function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
 function counts(run: ApplyRun): { added: number; changed: number; destroyed: number; imported: number } {
   let added = 0, changed = 0, destroyed = 0, imported = 0;
   for (const o of run.result?.outcomes ?? []) {
-    if (o.status !== "ok") continue;
+    // Only steps that wrote count: a settle pass that found nothing to change, or a delete of an
+    // object already gone, changed nothing.
+    if (o.status !== "ok" || o.noop === true) continue;
     if (o.action === "create" || o.action === "create-placeholder") added++;
     else if (o.action === "update" || o.action === "finalize" || o.action === "settle" || o.action === "revert") changed++;
     else if (o.action === "delete") destroyed++;
@@ -63,6 +65,7 @@ function summaryJson(kind: ApplyKind, run: ApplyRun, ok: boolean): Record<string
       ...(o.elapsedMs !== undefined ? { elapsed_ms: o.elapsedMs } : {}),
       ...(o.uid !== undefined ? { uid: o.uid } : {}),
       ...(o.blockedBy !== undefined ? { blocked_by: o.blockedBy } : {}),
+      ...(o.noop === true ? { noop: true } : {}),
       diagnostics: o.diagnostics.map(diagnosticToJson),
     })),
     diagnostics: diagnosticsJson(run.diagnostics),

@@ -14,6 +14,7 @@ export const ENGINE_CODES = [
   "refresh-failed",
   "in-flight-unresolved",
   "in-flight-pending",
+  "in-flight-sealed",
   "import-target-undeclared",
   "import-already-managed",
   "import-failed",

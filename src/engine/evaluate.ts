@@ -13,8 +13,7 @@ import type { Expression, ResourceConfig, StackConfig } from "./config/types.ts"
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import type { AttributePath } from "../provider/types.ts";
 import { engineCode } from "./codes.ts";
-
-const IDENTITY_ATTRIBUTES = ["name", "name_prefix", "space"] as const;
+import { IDENTITY_ATTRIBUTES, SensitiveFlow } from "./sensitivity.ts";
 
 /** The attributes of a resource as known now; undefined when it has none (not planned, failed). */
 export type ResourceValues = (address: string) => Attributes | undefined;
@@ -24,7 +23,7 @@ export interface EvaluatedConfig {
   attributes: Attributes;
   /** Own configuration only: the RFC 0011 placeholder. */
   placeholder: Attributes;
-  /** Top-level attributes a sensitive variable flows into. */
+  /** Top-level attributes a sensitive variable flows into (through references too, given the flow). */
   sensitivePaths: AttributePath[];
   diagnostics: Diagnostic[];
 }
@@ -59,7 +58,12 @@ function usesSensitive(expr: Expression, variables: ResolvedVariables): boolean 
   return variablesOf(expr).some((ref) => variables.sensitive.has(ref.name));
 }
 
-export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues): EvaluatedConfig {
+/**
+ * Evaluates a resource's configuration. With the stack's `SensitiveFlow`, an attribute that gets a
+ * secret through a reference to another resource counts as sensitive too; without it, only
+ * attributes that name a sensitive variable themselves do.
+ */
+export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues, flow?: SensitiveFlow): EvaluatedConfig {
   const resolve = resolverFor(variables, values);
   const diagnostics: Diagnostic[] = [];
   const sensitive = new Set<string>();
@@ -105,15 +109,15 @@ export function evaluateResource(resource: ResourceConfig, variables: ResolvedVa
       }
     }
   }
-  // Identity attributes (name, space) are never treated as secrets: the host shows them to anyone
-  // who can list the space, and the provider needs them in the clear to read the resource back.
+  if (flow !== undefined) for (const name of flow.attributes(resource.address).keys()) sensitive.add(name);
+  // Identity attributes (name, space) are never treated as secrets (see IDENTITY_ATTRIBUTES).
   for (const name of IDENTITY_ATTRIBUTES) sensitive.delete(name);
   return { attributes, placeholder, sensitivePaths: [...sensitive].sort().map((name) => [name]), diagnostics };
 }
 
 /** Top-level attributes a sensitive variable flows into (own or contributed), without evaluating. */
-export function sensitiveAttributes(resource: ResourceConfig, variables: ResolvedVariables): AttributePath[] {
-  const names = new Set<string>();
+export function sensitiveAttributes(resource: ResourceConfig, variables: ResolvedVariables, flow?: SensitiveFlow): AttributePath[] {
+  const names = new Set<string>(flow?.attributes(resource.address).keys() ?? []);
   for (const [attribute, expr] of Object.entries(resource.attributes)) if (usesSensitive(expr, variables)) names.add(attribute);
   for (const contribution of resource.contributions) {
     for (const [attribute, expr] of Object.entries(contribution.values)) if (usesSensitive(expr, variables)) names.add(attribute);
@@ -126,8 +130,9 @@ export function sensitiveAttributes(resource: ResourceConfig, variables: Resolve
 export function evaluateOutputs(stack: StackConfig, variables: ResolvedVariables, values: ResourceValues): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
   const resolve = resolverFor(variables, values);
   const out = new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>();
+  const flow = SensitiveFlow.of(stack, variables);
   for (const output of stack.outputs.values()) {
-    const sensitive = output.sensitive || usesSensitive(output.value, variables);
+    const sensitive = output.sensitive || flow.output(output.name).length > 0;
     try {
       out.set(output.name, { value: evaluate(output.value, resolve), sensitive });
     } catch (error) {

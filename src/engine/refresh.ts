@@ -66,8 +66,7 @@ export async function refreshRecords(provider: Provider, records: readonly Resou
  * the plain value it seals (a host may hand a secret back in the clear).
  */
 export function sameAsRecorded(recorded: Record<string, KnownValue>, refreshed: Record<string, unknown>, lineage: string): boolean {
-  const names = new Set([...Object.keys(recorded), ...Object.keys(refreshed)]);
-  for (const name of names) {
+  for (const name in recorded) {
     const a = recorded[name] ?? null;
     const b = (refreshed[name] ?? null) as KnownValue;
     if (isSealedSensitive(a) && !isSealedSensitive(b)) {
@@ -76,6 +75,8 @@ export function sameAsRecorded(recorded: Record<string, KnownValue>, refreshed: 
     }
     if (!jsonEqual(a, b)) return false;
   }
+  // Names only the refreshed side has: equal only when null (absent and null are the same).
+  for (const name in refreshed) if (!Object.hasOwn(recorded, name) && (refreshed[name] ?? null) !== null) return false;
   return true;
 }
 

@@ -12,6 +12,7 @@ import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
 import { engineCode } from "./codes.ts";
 import { sensitiveAttributes } from "./evaluate.ts";
+import { SensitiveFlow } from "./sensitivity.ts";
 import { applyPlan, type ApplyResult } from "./apply/execute.ts";
 import type { ProgressSink } from "./apply/progress.ts";
 import { stateInput } from "./apply/records.ts";
@@ -121,7 +122,6 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
       }
       options.onPlan?.(plan);
     } else {
-      await dropDuplicateDeposed(store);
       const edges = configEdges(setup.stack);
       const dependencies = dependencyMap(setup.stack, edges);
       const recovery = await resolveInFlight({
@@ -133,15 +133,19 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
           return {
             dependencies: dependencies.get(address) ?? [],
             contributions: contributionEdgesOf(setup.stack, address),
-            sensitivePaths: resource === undefined ? [] : sensitiveAttributes(resource, setup.variables),
+            sensitivePaths: resource === undefined ? [] : sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
           };
         },
         ...(options.progress ? { progress: options.progress } : {}),
+        variables: setup.variables,
       });
       recovered = recovery.resolved;
       diagnostics.push(...recovery.diagnostics);
       if (!recovery.ok) return { status: "recovery-failed", diagnostics, recovered };
+      // One listing of state serves the duplicate check, the plan and the apply.
       snapshot = await readSnapshot(store);
+      const dropped = await dropDuplicateDeposed(store, snapshot.records);
+      if (dropped.length > 0) snapshot = await readSnapshot(store);
       const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? 10, ...options.plan } });
       plan = outcome.plan;
       diagnostics.push(...plan.diagnostics);
@@ -214,7 +218,7 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
       stateInput(imported.state, "ready", {
         dependencies,
         contributions: contributionEdgesOf(setup.stack, address),
-        sensitivePaths: sensitiveAttributes(resource, setup.variables),
+        sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
         lineage: store.lineage,
       }),
     );

@@ -219,4 +219,33 @@ describe("apply", () => {
       local.cleanup();
     }
   });
+
+  it("keeps a stored sensitive output, still sealed, when a failed step leaves it unknown", async () => {
+    const local = new Scratch();
+    const store = local.state();
+    try {
+      const first = await stackOf(local, {
+        resource: { [KV]: { k: { name: "keep-k" } } },
+        output: { plain: { value: `\${${KV}.k.uid}` }, secret: { value: `\${${KV}.k.name}`, sensitive: true } },
+      });
+      expect((await apply(engine, first, store)).result?.ok).toBe(true);
+      const before = await store.outputs();
+      expect(before["secret"]).toMatchObject({ sensitive: true, value: { $sensitive: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } });
+
+      // The outputs now name a resource whose create fails (its name is taken on the host).
+      await engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "keep-taken", space: "default", spec: {} });
+      const second = await stackOf(local, {
+        resource: { [KV]: { k: { name: "keep-k" }, t: { name: "keep-taken" } } },
+        output: { plain: { value: `\${${KV}.t.uid}` }, secret: { value: `\${${KV}.t.name}`, sensitive: true } },
+      });
+      const run = await apply(engine, second, store);
+      expect(run.result?.ok).toBe(false);
+      // Both outputs keep what was stored; the sensitive one keeps its seal (not dropped, not sealed twice).
+      expect(await store.outputs()).toEqual(before);
+      expect(run.result?.outputs["secret"]).toEqual({ value: before["secret"]!.value, sensitive: true });
+    } finally {
+      await store.close();
+      local.cleanup();
+    }
+  });
 });

@@ -50,7 +50,8 @@ describe("sensitive variables", () => {
 
       const run = await runApply(setup, store, { lock: { holder: "t" }, saved });
       expect(run.result?.ok).toBe(true);
-      expect(readFileSync(local.path(".takoform", "state.db")).toString("latin1")).not.toContain(String(SECRET));
+      // Neither the database nor its WAL (which held the write's intent before it settled).
+      for (const file of ["state.db", "state.db-wal"]) expect(readFileSync(local.path(".takoform", file)).toString("latin1"), file).not.toContain(String(SECRET));
       const record = (await store.get(`${Q}.s`))!;
       expect(record.attributes["message_retention_seconds"]).toMatchObject({ $sensitive: expect.stringMatching(/^sha256:/) });
 

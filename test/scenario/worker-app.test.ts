@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { ProgressEvent } from "../../src/engine/apply/progress.ts";
+import { progressLine } from "../../src/engine/apply/progress.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, plan, engineFor, moduleSource, ReadySampler, Scratch, startHost, synthStack, timeline, type Engine, type TestHost } from "./harness.ts";
 
@@ -61,7 +63,8 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
       const next = (await build()).stack;
       const sampler = new ReadySampler(engine.client, "default", refOf(worker!.attributes), "counter");
       await new Promise((resolve) => setTimeout(resolve, 30));
-      const second = await apply(engine, next, store, { parallelism: 10 });
+      const events: ProgressEvent[] = [];
+      const second = await apply(engine, next, store, { parallelism: 10, progress: (e) => events.push(e) });
       await new Promise((resolve) => setTimeout(resolve, 30));
       await sampler.stop();
       expect(second.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -78,6 +81,16 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
         `DELETE WorkerVersion ${oldVersion!.name} 204`,
         `DELETE WorkerBundle ${oldBundle!.name} 204`,
       ]);
+      // Progress of each delete names the deposed old object and its uid, when it starts and when it is done.
+      for (const old of [oldVersion!, oldBundle!]) {
+        const lines = events.filter((e) => e.kind !== "resume" && e.kind !== "resumed" && e.action === "delete" && e.stepId === `delete:${old.address}`);
+        expect(lines.map((e) => e.kind)).toEqual(["start", "done"]);
+        for (const e of lines) {
+          expect(e).toMatchObject({ address: expect.stringMatching(new RegExp(`^${old.address.replace(/[.]/g, "\\.")}#deposed:[0-9a-f]{8}$`)), uid: old.uid });
+          expect(progressLine(e)).toMatch(/ \(deposed object [0-9a-f]{8}\): (Destroying\.\.\.|Destruction complete after [0-9.]+s) \[uid=/);
+          expect(progressLine(e)).toContain(`[uid=${old.uid}]`);
+        }
+      }
       // The old revisions left state with their deletes; nothing deposed remains.
       expect((await store.list()).map((r) => r.address).filter((a) => a.includes("#deposed"))).toEqual([]);
       // A plan right after is empty: the roll-forward converged.

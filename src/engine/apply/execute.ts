@@ -10,7 +10,7 @@ import type { Provider } from "../../provider/types.ts";
 import { LeaseLostError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { ResourceRecord, StateStore } from "../../state/types.ts";
+import type { ContributionEdge, ResourceRecord, StateStore } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
 import type { StackConfig } from "../config/types.ts";
@@ -22,6 +22,7 @@ import { contributionEdgesOf, dependencyMap } from "../plan/dependencies.ts";
 import type { Plan, PlanStep, ResourceChange, StepAction } from "../plan/types.ts";
 import { containsUnknown } from "../values.ts";
 import type { ProgressSink } from "./progress.ts";
+import { knownValues } from "./known-values.ts";
 import { recordInput, stateInput } from "./records.ts";
 import { runStep, stateAddressOf, type ApplyHooks, type StepContext } from "./step.ts";
 
@@ -101,16 +102,25 @@ async function persistRefresh(input: ApplyInput, configDependencies: Map<string,
     if (deposed !== null || record.intent !== null || changed.has(record.address) || !stack.resources.has(record.address)) continue;
     const dependencies = configDependencies.get(record.address) ?? [];
     const contributions = contributionEdgesOf(stack, record.address);
-    const same =
-      dependencies.length === record.dependencies.length &&
-      dependencies.every((d, i) => d === record.dependencies[i]) &&
-      JSON.stringify(contributions) === JSON.stringify(record.contributions);
+    const same = sameList(dependencies, record.dependencies) && sameContributions(contributions, record.contributions);
     if (!same) {
       await store.putResource(record.address, { ...recordInput(record), dependencies, contributions });
       records.set(record.address, { ...record, dependencies, contributions });
     }
   }
   return records;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameContributions(a: readonly ContributionEdge[], b: readonly ContributionEdge[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.from !== b[i]!.from || !sameList(a[i]!.fields, b[i]!.fields)) return false;
+  return true;
 }
 
 function stepAddress(step: PlanStep): string {
@@ -143,6 +153,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   }
 
   const snapshot = [...records.values()];
+  const current = new Map(snapshot.map((r) => [r.address, r.attributes as Attributes]));
   const ctx: StepContext = {
     provider: input.provider,
     store,
@@ -150,7 +161,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     variables: input.variables,
     lineage: store.lineage,
     changes: new Map(plan.resourceChanges.map((c) => [c.address, c] as [string, ResourceChange])),
-    current: new Map(snapshot.map((r) => [r.address, r.attributes as Attributes])),
+    current,
+    values: knownValues({ current, stack, variables: input.variables, lineage: store.lineage }),
     records: new Map(snapshot.map((r) => [r.address, r])),
     deposedOf: new Map(),
     configDependencies,
@@ -203,7 +215,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
             }
           : internalError(`Step ${step.id} failed unexpectedly`, error, stepAddress(step));
       outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: "failed", elapsedMs, diagnostics: [diagnostic] });
-      input.progress?.({ kind: "failed", stepId: step.id, address: step.address, action: step.action, elapsedMs });
+      input.progress?.({ kind: "failed", stepId: step.id, address: stateAddressOf(ctx, step) ?? step.address, action: step.action, elapsedMs });
     },
     skipped: (step, blockedBy) => {
       outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: "skipped", blockedBy: blockedBy.id, diagnostics: [] });
@@ -243,16 +255,16 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
     return {};
   }
   const previous = await store.outputs();
-  const evaluated = evaluateOutputs(stack, input.variables, (a) => ctx.current.get(a));
+  const evaluated = evaluateOutputs(stack, input.variables, ctx.values);
   const out: ApplyResult["outputs"] = {};
   for (const [name, output] of evaluated) {
     if (output.error === undefined && !containsUnknown(output.value)) {
       out[name] = { value: output.value as KnownValue, sensitive: output.sensitive };
-    } else if (previous[name] !== undefined && !previous[name]!.sensitive) {
+    } else if (previous[name] !== undefined) {
       // Not known after this apply (a step failed or was skipped): keep what was stored. A
-      // sensitive one is stored only as a seal, which putOutputs would seal again; it is dropped
-      // and stored afresh by the next apply that knows it.
-      out[name] = { value: previous[name]!.value, sensitive: false };
+      // sensitive one is stored as its seal, and sealing is idempotent, so the seal is kept as is.
+      // An output that became sensitive since is sealed now; a seal stays flagged as one.
+      out[name] = { value: previous[name]!.value, sensitive: previous[name]!.sensitive || output.sensitive };
     }
   }
   await store.putOutputs(out);

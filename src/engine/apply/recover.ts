@@ -16,6 +16,8 @@ import { mapBounded } from "../dag.ts";
 import { located } from "../plan/resource.ts";
 import type { AttributePath, Provider } from "../../provider/types.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
+import type { ResolvedVariables } from "../config/variables/resolve.ts";
+import { openIntent } from "./intent-seal.ts";
 import type { ProgressSink } from "./progress.ts";
 import { stateInput } from "./records.ts";
 
@@ -29,7 +31,14 @@ export interface RecoverInput {
    */
   dependenciesOf(address: string): { dependencies: string[]; contributions: { from: string; fields: string[] }[]; sensitivePaths: AttributePath[] };
   progress?: ProgressSink;
+  /**
+   * This run's variables: an intent sealed because sensitive variables flowed into its request is
+   * opened with their values (apply/intent-seal.ts). Without them a sealed intent is not resumed.
+   */
+  variables?: ResolvedVariables;
 }
+
+const NO_VARIABLES: ResolvedVariables = { values: new Map(), sensitive: new Set(), sources: new Map(), diagnostics: [] };
 
 export interface RecoverResult {
   resolved: number;
@@ -52,11 +61,20 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
   let ok = true;
   await mapBounded(records, input.parallelism, async (record) => {
     const intent = record.intent!;
-    input.progress?.({ kind: "resume", address: record.address, operation: intent.write.operation });
+    // A sealed intent opens only with the sensitive values it was sent with; otherwise it stays
+    // in state untouched and the apply stops, naming the variables to supply.
+    const opened = openIntent(intent.write, record.address, input.store.lineage, input.variables ?? NO_VARIABLES);
+    if ("diagnostic" in opened) {
+      ok = false;
+      diagnostics.push(opened.diagnostic);
+      return;
+    }
+    const write = opened.write;
+    input.progress?.({ kind: "resume", address: record.address, operation: write.operation });
     const prior: ResourceState | null = Object.keys(record.attributes).length > 0 ? { type: record.type, attributes: record.attributes } : null;
     let result;
     try {
-      result = await input.provider.resumeWrite(intent.write, prior);
+      result = await input.provider.resumeWrite(write, prior);
     } catch (error) {
       ok = false;
       diagnostics.push({
@@ -100,9 +118,10 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
  * Moving an object to a deposed address is two writes (put the copy, remove the original), and
  * so is moving it back. A crash between them leaves the same incarnation (same uid) under both
  * addresses; the current address is the truth in both directions, so the copy is dropped.
+ * `listed` is state as just read (saves listing it again); it must have no write in flight.
  */
-export async function dropDuplicateDeposed(store: StateStore): Promise<string[]> {
-  const records = await store.list();
+export async function dropDuplicateDeposed(store: StateStore, listed?: readonly ResourceRecord[]): Promise<string[]> {
+  const records = listed ?? (await store.list());
   const byAddress = new Map(records.map((r) => [r.address, r]));
   const dropped: string[] = [];
   for (const record of records) {

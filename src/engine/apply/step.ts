@@ -14,7 +14,8 @@ import { formatPath } from "../config/expression/traversal.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
-import { evaluateResource, sensitiveAttributes, type EvaluatedConfig } from "../evaluate.ts";
+import { evaluateResource, sensitiveAttributes, type EvaluatedConfig, type ResourceValues } from "../evaluate.ts";
+import { SensitiveFlow } from "../sensitivity.ts";
 import { placeholderFromRecord, recordedFields } from "../cycles/placeholder-state.ts";
 import type { SettleTracker } from "../cycles/settle.ts";
 import { contributionEdgesOf } from "../plan/dependencies.ts";
@@ -22,7 +23,8 @@ import { importObject } from "../plan/imports.ts";
 import { unsealShown } from "../plan/file.ts";
 import { located, unsealPrior } from "../plan/resource.ts";
 import type { PlanStep, ResourceChange } from "../plan/types.ts";
-import { applyIgnoreChanges, attributesEqual, firstContradiction } from "../values.ts";
+import { applyIgnoreChanges, attributesEqual, compactAttributes, firstContradiction } from "../values.ts";
+import { intentSecrets, sealIntent } from "./intent-seal.ts";
 import { recordInput, stateInput } from "./records.ts";
 
 export interface ApplyHooks {
@@ -41,6 +43,8 @@ export interface StepContext {
   changes: ReadonlyMap<string, ResourceChange>;
   /** State address → the attributes known now (updated as steps settle). */
   current: Map<string, Attributes>;
+  /** `current` as configurations see it: sealed secrets of untouched records opened (known-values.ts). */
+  values: ResourceValues;
   /** State address → the record as it was when the walk began. */
   records: Map<string, ResourceRecord>;
   /** Configuration address → the deposed address its old object moved to (create-before-destroy). */
@@ -85,14 +89,20 @@ function uidOf(attributes: Attributes | undefined | null): string | undefined {
   return typeof uid === "string" && uid !== "" ? uid : undefined;
 }
 
-/** The `WriteContext` of a step: intent to state first, then (test hook) the count. */
+/**
+ * The `WriteContext` of a step: intent to state first, then (test hook) the count. When sensitive
+ * variables flow into the resource's configuration, the stored intent is sealed with their values
+ * (intent-seal.ts), so its request body never reaches state in the clear.
+ */
 function writeContext(ctx: StepContext, step: PlanStep, stateAddress: string, status: InFlightStatus): WriteContext {
   const action = SCOPES[step.action]?.(step);
   const scope = action === undefined ? `run:${ctx.run}` : `run:${ctx.run}:${action}`;
+  const names = SensitiveFlow.of(ctx.stack, ctx.variables).variables(parseStateAddress(stateAddress).address);
+  const { secrets } = intentSecrets(names, ctx.variables);
   return {
     idempotencyScope: scope,
     recordIntent: async (write: WriteIntent) => {
-      await ctx.store.setIntent(stateAddress, status, { stepId: step.id, write });
+      await ctx.store.setIntent(stateAddress, status, { stepId: step.id, write: sealIntent(write, stateAddress, ctx.lineage, secrets) });
       ctx.hooks.afterIntent?.(++ctx.counters.intents);
     },
   };
@@ -107,7 +117,7 @@ function recordContext(ctx: StepContext, address: string, evaluated: EvaluatedCo
   return {
     dependencies: [...(ctx.configDependencies.get(address) ?? [])],
     contributions: contributionEdgesOf(ctx.stack, address),
-    sensitivePaths: evaluated?.sensitivePaths ?? (resource === undefined ? [] : sensitiveAttributes(resource, ctx.variables)),
+    sensitivePaths: evaluated?.sensitivePaths ?? (resource === undefined ? [] : sensitiveAttributes(resource, ctx.variables, SensitiveFlow.of(ctx.stack, ctx.variables))),
     lineage: ctx.lineage,
   };
 }
@@ -125,7 +135,7 @@ async function plannedFor(
   // from its record: its recorded configuration without the fields its contributions filled.
   if (step.action === "revert" && prior !== null && (resource === undefined || deposed !== null)) return revertFromRecord(ctx, step, change, prior);
   if (resource === undefined) return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
-  const evaluated = evaluateResource(resource, ctx.variables, (a) => ctx.current.get(a));
+  const evaluated = evaluateResource(resource, ctx.variables, ctx.values, SensitiveFlow.of(ctx.stack, ctx.variables));
   if (hasErrors(evaluated.diagnostics)) return { result: { ok: false, diagnostics: evaluated.diagnostics } };
   let config = placeholder ? evaluated.placeholder : evaluated.attributes;
   let priorState = prior;
@@ -227,7 +237,7 @@ async function runCreate(ctx: StepContext, step: PlanStep, change: ResourceChang
   // A failed create that the host accepted still returns state: it is recorded, so the next run reconciles.
   await ctx.store.settle(address, result.state === null ? null : stateInput(result.state, status, recordContext(ctx, address, prepared.evaluated!)));
   if (result.state !== null) {
-    ctx.current.set(address, result.state.attributes);
+    ctx.current.set(address, compactAttributes(result.state.attributes));
     ctx.cycles?.wrote(address, undefined, result.state.attributes);
   }
   else if (deposed !== null) await restore(ctx, address, deposed);
@@ -256,7 +266,7 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   const before: SettledStatus = ctx.records.get(address)?.status === "placeholder" ? "placeholder" : "ready";
   const after: SettledStatus = hasErrors(diagnostics) && result.state === null ? before : placeholder ? "placeholder" : "ready";
   await ctx.store.settle(address, stateInput(settled, after, recordContext(ctx, address, prepared.evaluated!)));
-  ctx.current.set(address, settled.attributes);
+  ctx.current.set(address, settled === prior ? settled.attributes : compactAttributes(settled.attributes));
   ctx.cycles?.wrote(address, attributes, settled.attributes);
   return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(settled.attributes) ? { uid: uidOf(settled.attributes)! } : {}) };
 }

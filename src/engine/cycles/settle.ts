@@ -17,11 +17,13 @@ import { changedAttributes } from "../values.ts";
 
 export const CYCLE_UNSETTLED = "takoform.engine/cycle-unsettled";
 
+const EVERY = Symbol("every attribute");
+
 export class SettleTracker {
   /** Address → the pass number of its last settle step. */
   readonly #finalPass = new Map<string, number>();
-  /** Address → top-level attributes its latest write in this apply changed. */
-  readonly #changed = new Map<string, Set<string>>();
+  /** Address → top-level attributes its latest write in this apply changed; `EVERY` after a create. */
+  readonly #changed = new Map<string, ReadonlySet<string> | typeof EVERY>();
 
   constructor(steps: readonly PlanStep[]) {
     for (const step of steps) {
@@ -38,7 +40,13 @@ export class SettleTracker {
   /** Records what a write of a loop member changed. */
   wrote(address: string, before: Attributes | undefined, after: Attributes): void {
     if (!this.#finalPass.has(address)) return;
-    this.#changed.set(address, new Set(before === undefined ? Object.keys(after) : changedAttributes(before, after)));
+    // A create changed everything; one marker instead of a set of every attribute name per member.
+    this.#changed.set(address, before === undefined ? EVERY : new Set(changedAttributes(before, after)));
+  }
+
+  #hasChanged(address: string, attribute: string): boolean {
+    const changed = this.#changed.get(address);
+    return changed === EVERY || (changed !== undefined && changed.has(attribute));
   }
 
   /** The plan error of a member that still changes in the last pass. */
@@ -52,7 +60,7 @@ export class SettleTracker {
         if (expr === undefined) continue;
         for (const ref of referencesOf(expr)) {
           const attribute = ref.path.length > 0 ? String(ref.path[0]) : undefined;
-          if (attribute === undefined || !this.#changed.get(ref.address)?.has(attribute)) continue;
+          if (attribute === undefined || !this.#hasChanged(ref.address, attribute)) continue;
           const output = `${ref.address}.${attribute}`;
           if (!moving.includes(output)) moving.push(output);
         }

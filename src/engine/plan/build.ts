@@ -11,6 +11,7 @@ import { hasErrors } from "../../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
+import { isSealedSensitive } from "../../state/sensitive.ts";
 import type { ResourceRecord, StoredOutput } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
@@ -20,6 +21,7 @@ import { stronglyConnectedComponents } from "../graph/scc.ts";
 import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";
 import { evaluateResource } from "../evaluate.ts";
+import { SensitiveFlow } from "../sensitivity.ts";
 import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
 import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
@@ -29,6 +31,7 @@ import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from
 import { planOutputs } from "./outputs.ts";
 import { located, planResource } from "./resource.ts";
 import { buildStepGraph } from "./steps.ts";
+import { appendUnique } from "./unique.ts";
 import { deleteTargeted, targetScope } from "./targets.ts";
 import { readImportBlocks } from "./imports.ts";
 import type { Plan, ResourceChange } from "./types.ts";
@@ -74,14 +77,16 @@ export const DEFAULT_PARALLELISM = 10;
 class Diagnostics {
   private readonly global: Diagnostic[] = [];
   private readonly byAddress = new Map<string, Diagnostic[]>();
+  /** Per address, a finding already reported (same severity, code, summary, detail, pointer) is not added again. */
   add(list: readonly Diagnostic[], address?: string): void {
-    if (address === undefined) this.global.push(...list);
-    else if (list.length > 0) this.byAddress.set(address, [...(this.byAddress.get(address) ?? []), ...list]);
+    if (address === undefined) appendUnique(this.global, list);
+    else if (list.length > 0) this.byAddress.set(address, appendUnique([...(this.byAddress.get(address) ?? [])], list));
   }
   /** Swaps the diagnostics an earlier planning of `address` reported for a new planning's. */
   replace(address: string, old: readonly Diagnostic[], list: readonly Diagnostic[]): void {
+    if (old.length === 0 && list.length === 0) return;
     const kept = (this.byAddress.get(address) ?? []).filter((d) => !old.includes(d));
-    this.byAddress.set(address, [...kept, ...list]);
+    this.byAddress.set(address, appendUnique(kept, list));
   }
   /** Global ones first, then per address in address order: stable whatever the parallelism. */
   all(): Diagnostic[] {
@@ -123,8 +128,17 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const finish = (plan: Plan): PlanOutcome => ({ plan, ok: !hasErrors(plan.diagnostics) });
 
   // ---- configuration: types, graph, cycles ----
+  let problems: ReadonlyMap<string, Diagnostic> | undefined;
   for (const resource of stack.resources.values()) {
     if (provider.schema(resource.type) === undefined) {
+      // A type the provider knows but cannot serve (its registry line is broken) is reported with
+      // the provider's own reason, which says what is wrong with the line and how to repair it.
+      problems ??= lineProblems(provider);
+      const problem = problems.get(resource.type);
+      if (problem !== undefined) {
+        diagnostics.add([{ ...problem, address: resource.address, resourceType: resource.type }], resource.address);
+        continue;
+      }
       diagnostics.add(
         [{
           severity: "error",
@@ -197,11 +211,20 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
     for (const record of refreshable) {
       const now = refreshed.states.get(record.address) ?? null;
-      priors.set(record.address, now);
-      const base = { address: record.address, type: record.type, name: parseStateAddress(record.address).address.split(".").slice(1).join("."), replacePaths: [], replaceReasons: [], sensitivePaths: [] };
+      // What refresh found unchanged is planned from the record itself, so the refreshed copy
+      // (and the response it was read from) is garbage at once instead of living through the
+      // plan and the apply. A record with sealed values keeps the refreshed copy, which may hold
+      // the value in the clear that the plan compares configuration against.
+      const unchanged = now !== null && sameAsRecorded(record.attributes, now.attributes, state.lineage);
+      priors.set(record.address, unchanged && !hasSealed(record.attributes) ? recordState(record) : now);
+      if (unchanged) continue;
+      // What state keeps sealed is a secret: the refreshed value there is hidden when drift is shown.
+      const sensitivePaths = Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k]);
+      const base = { address: record.address, type: record.type, name: parseStateAddress(record.address).address.split(".").slice(1).join("."), replacePaths: [], replaceReasons: [], sensitivePaths };
       if (now === null) drift.push({ ...base, actions: ["delete"], before: record.attributes, after: null });
-      else if (!sameAsRecorded(record.attributes, now.attributes, state.lineage)) drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
+      else drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
     }
+    refreshed.states.clear(); // what is still needed is in `priors`
   }
   const valueOf = (address: string, changes: Map<string, ResourceChange>): Attributes | undefined => {
     const change = changes.get(address);
@@ -235,11 +258,12 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     const inPlan = new Set(planned);
     const tasks = planned.map((address) => ({ id: address, dependsOn: configDependencies.get(address)!.filter((d) => inPlan.has(d)) }));
     const reported = new Map<string, Diagnostic[]>();
+    const flow = SensitiveFlow.of(stack, variables);
     const planOne = async (address: string): Promise<ResourceChange | null> => {
       const resource = stack.resources.get(address)!;
       const schema = provider.schema(resource.type)!;
       const prior = priors.get(address) ?? null;
-      const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes));
+      const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes), flow);
       // A placeholder (RFC 0011) is shown with its full configuration, its peers' values unknown
       // until they exist; the apply creates it from its own configuration, checked here too.
       const placeholder = prior === null && resolution.placeholders.has(address);
@@ -342,6 +366,25 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     resourceDrift: drift,
   };
   return finish(plan);
+}
+
+/**
+ * The provider's diagnostics for resource types whose registry line it cannot serve, by type.
+ * `problems()` is optional: a provider without it has no such types to explain.
+ */
+function lineProblems(provider: Provider): Map<string, Diagnostic> {
+  const out = new Map<string, Diagnostic>();
+  const reporter = provider as Provider & { problems?: () => readonly Diagnostic[] };
+  if (typeof reporter.problems !== "function") return out;
+  for (const problem of reporter.problems()) {
+    if (problem.resourceType !== undefined && !out.has(problem.resourceType)) out.set(problem.resourceType, problem);
+  }
+  return out;
+}
+
+function hasSealed(attributes: Record<string, KnownValue>): boolean {
+  for (const key in attributes) if (isSealedSensitive(attributes[key])) return true;
+  return false;
 }
 
 /** A dependency map without the given `from → to` pairs (the map itself is left alone). */

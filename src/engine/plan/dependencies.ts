@@ -28,5 +28,8 @@ export function contributionEdgesOf(stack: StackConfig, address: string): Contri
     for (const name of Object.keys(contribution.values)) set.add(name);
     fields.set(contribution.from, set);
   }
-  return [...fields].map(([from, set]) => ({ from, fields: [...set].sort() }));
+  // Sorted as the store keeps them, so comparing with a record's edges needs no normalizing.
+  return [...fields]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([from, set]) => ({ from, fields: [...set].sort() }));
 }

@@ -17,8 +17,9 @@ import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from 
 import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";
-import { applyIgnoreChanges, attributesEqual } from "../values.ts";
+import { applyIgnoreChanges, attributesEqual, compactAttributes } from "../values.ts";
 import type { ActionReason, ReplaceReason, ResourceChange } from "./types.ts";
+import { appendUnique } from "./unique.ts";
 
 export interface ResourcePlanInput {
   provider: Provider;
@@ -55,7 +56,8 @@ export function located(diagnostics: readonly Diagnostic[], address: string, typ
  */
 export function unsealPrior(prior: Attributes, config: Attributes, lineage: string): Attributes {
   let out: Attributes | null = null;
-  for (const [key, value] of Object.entries(prior)) {
+  for (const key in prior) {
+    const value = prior[key];
     if (!isSealedSensitive(value)) continue;
     const configured = config[key];
     if (configured === undefined || configured === null) continue;
@@ -66,6 +68,19 @@ export function unsealPrior(prior: Attributes, config: Attributes, lineage: stri
     }
   }
   return out ?? prior;
+}
+
+/** The attributes a schema marks sensitive, derived once per schema (plans share the list, read-only). */
+const schemaSensitiveCache = new WeakMap<ResourceTypeSchema, AttributePath[]>();
+function sensitiveSchemaPaths(schema: ResourceTypeSchema): AttributePath[] {
+  let paths = schemaSensitiveCache.get(schema);
+  if (paths === undefined) {
+    paths = Object.keys(schema.attributes)
+      .filter((name) => schema.attributes[name]!.sensitive === true)
+      .map((name) => [name]);
+    schemaSensitiveCache.set(schema, paths);
+  }
+  return paths;
 }
 
 function replaceReasons(schema: ResourceTypeSchema, paths: readonly AttributePath[], config: Attributes): ReplaceReason[] {
@@ -102,50 +117,49 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
   diagnostics.push(...located(response.diagnostics, address, resource.type));
   if (hasErrors(diagnostics)) return { change: null, diagnostics };
 
-  const sensitivePaths: AttributePath[] = [
-    ...evaluated.sensitivePaths,
-    ...Object.entries(schema.attributes)
-      .filter(([, a]) => a.sensitive === true)
-      .map(([name]) => [name]),
-  ];
-  const base = {
+  const schemaSensitive = sensitiveSchemaPaths(schema);
+  const sensitivePaths: AttributePath[] =
+    evaluated.sensitivePaths.length === 0 ? schemaSensitive : schemaSensitive.length === 0 ? evaluated.sensitivePaths : [...evaluated.sensitivePaths, ...schemaSensitive];
+  // Every change is built by `changeOf`, one object literal in one property order: a plan holds
+  // one per resource for its whole life, and objects made as `{ ...base, more }` each get a hidden
+  // class of their own in V8 (about 0.4 KB apiece at 10,000 resources).
+  const changeOf = (actions: ResourceChange["actions"], before: ResourceChange["before"], after: Attributes, replace?: { paths: AttributePath[]; reasons: ReplaceReason[]; reason: ActionReason }): ResourceChange => ({
     address,
     type: resource.type,
     name: resource.name,
+    actions,
+    before,
+    after,
+    replacePaths: replace?.paths ?? [],
+    replaceReasons: replace?.reasons ?? [],
     sensitivePaths,
+    ...(replace !== undefined ? { actionReason: replace.reason } : {}),
     ...(input.importingId !== undefined ? { importingId: input.importingId } : {}),
     ...(input.placeholder ? { placeholder: true } : {}),
-  };
+  });
 
   if (prior === null) {
-    return { change: { ...base, actions: ["create"], before: null, after: response.planned ?? {}, replacePaths: [], replaceReasons: [] }, diagnostics };
+    return { change: changeOf(["create"], null, compactAttributes(response.planned ?? {})), diagnostics };
   }
   // `before` keeps sealed values sealed: a plan never carries a secret it did not need.
   const before = input.prior!.attributes as Record<string, KnownValue>;
   if (response.requiresReplace.length > 0 || input.trigger !== null) {
     // The new object's plan is a create: nothing computed carries over from the old one.
     const create = await provider.plan({ type: resource.type, address, prior: null, config });
-    diagnostics.push(...located(create.diagnostics, address, resource.type));
+    // Checks that do not depend on the prior answer both plans; each finding is reported once.
+    appendUnique(diagnostics, located(create.diagnostics, address, resource.type));
     if (hasErrors(diagnostics)) return { change: null, diagnostics };
     const reasons = replaceReasons(schema, response.requiresReplace, config);
     let actionReason: ActionReason = "replace_because_cannot_update";
     if (response.requiresReplace.length === 0) actionReason = "replace_by_triggers";
     else if (response.requiresReplace.every((p) => p[0] === "relation_drift_reason")) actionReason = "relation_drift_recovery";
     if (input.trigger !== null) reasons.push({ path: ["lifecycle", "replace_triggered_by"], reason: input.trigger });
-    const change: ResourceChange = {
-      ...base,
-      actions: input.createBeforeDestroy ? ["create", "delete"] : ["delete", "create"],
-      actionReason,
-      before,
-      after: create.planned ?? {},
-      replacePaths: response.requiresReplace,
-      replaceReasons: reasons,
-    };
-    return { change, diagnostics };
+    const actions: ResourceChange["actions"] = input.createBeforeDestroy ? ["create", "delete"] : ["delete", "create"];
+    return { change: changeOf(actions, before, compactAttributes(create.planned ?? {}), { paths: response.requiresReplace, reasons, reason: actionReason }), diagnostics };
   }
   const planned = response.planned ?? {};
   if (attributesEqual(planned, prior.attributes)) {
-    return { change: { ...base, actions: ["no-op"], before, after: prior.attributes, replacePaths: [], replaceReasons: [] }, diagnostics };
+    return { change: changeOf(["no-op"], before, prior.attributes), diagnostics };
   }
-  return { change: { ...base, actions: ["update"], before, after: planned, replacePaths: [], replaceReasons: [] }, diagnostics };
+  return { change: changeOf(["update"], before, compactAttributes(planned)), diagnostics };
 }
