@@ -149,14 +149,19 @@ export class HostConnection {
     const url = `${this.lane.origin.origin}${call.path}`;
     this.onRequest?.({ method: call.method, url, headers: { ...headers }, attempt });
     if (this.token) headers["Authorization"] = `Bearer ${this.token}`;
-    const timeout = AbortSignal.timeout(remaining);
-    const composed = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // A timer cleared when the exchange ends: AbortSignal.timeout would keep one pending timer per
+    // request for the whole deadline (ten minutes by default), tens of thousands in a large apply.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException("deadline", "TimeoutError")), remaining);
+    const composed = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     let response: HostTransportResponse;
     try {
       const request = { method: call.method, url, headers, maxResponseBytes: MAX_RESPONSE_BYTES, signal: composed };
       response = await this.transport(call.body === undefined ? request : { ...request, body: call.body });
     } catch (err) {
-      throw this.transportFailure(call, err, timeout.aborted);
+      throw this.transportFailure(call, err, timeout.signal.aborted);
+    } finally {
+      clearTimeout(timer);
     }
     if (call.method !== "HEAD" && response.body.byteLength > MAX_RESPONSE_BYTES) {
       throw new TransportError("too-large", `takoform: ${call.call}: host response body exceeds ${MAX_RESPONSE_BYTES} bytes`, response.status);

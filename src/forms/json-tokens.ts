@@ -58,7 +58,7 @@ export abstract class JsonTokenReader {
       const c = text.charCodeAt(pos);
       if (c === 0x22) {
         this.pos = pos + 1;
-        return out === "" ? text.slice(start, pos) : out + text.slice(start, pos);
+        return out === "" ? detached(text.slice(start, pos)) : out + text.slice(start, pos);
       }
       if (c === 0x5c /* \ */) {
         out += text.slice(start, pos);
@@ -257,4 +257,13 @@ function hexValue(c: number): number {
 
 function hex4(unit: number): string {
   return unit.toString(16).toUpperCase().padStart(4, "0");
+}
+
+/**
+ * A copy of `slice` that does not keep the whole document alive. V8 represents a substring of 13
+ * or more characters as a view on its parent, so one uid kept from a host response would retain
+ * the entire response text. Prefixing and slicing again forces a flat copy of just this string.
+ */
+function detached(slice: string): string {
+  return slice.length < 13 ? slice : (" " + slice).slice(1);
 }
