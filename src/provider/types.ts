@@ -133,6 +133,12 @@ export interface Provider {
   schemas(): readonly ResourceTypeSchema[];
   schema(type: string): ResourceTypeSchema | undefined;
 
+  /**
+   * Resource types this build names but cannot serve (e.g. a registry line with no default
+   * create), one error diagnostic each with its `resourceType`. Empty when every type is servable.
+   */
+  problems(): readonly Diagnostic[];
+
   /** Static checks of configuration; unknown values are skipped, never guessed. */
   validate(type: string, config: Attributes): Diagnostic[];
 

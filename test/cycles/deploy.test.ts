@@ -158,6 +158,7 @@ describe("deploying a cycle", () => {
     const provider: Provider = {
       schemas: () => base.schemas(),
       schema: (type) => base.schema(type),
+      problems: () => base.problems(),
       validate: (type, config) => base.validate(type, config),
       plan: (request) => base.plan(request),
       create: (type, planned, context) => (scopes.push(`create ${scope(context)}`), base.create(type, planned, context)),

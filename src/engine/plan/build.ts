@@ -368,15 +368,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   return finish(plan);
 }
 
-/**
- * The provider's diagnostics for resource types whose registry line it cannot serve, by type.
- * `problems()` is optional: a provider without it has no such types to explain.
- */
+/** The provider's diagnostics for resource types whose registry line it cannot serve, by type. */
 function lineProblems(provider: Provider): Map<string, Diagnostic> {
   const out = new Map<string, Diagnostic>();
-  const reporter = provider as Provider & { problems?: () => readonly Diagnostic[] };
-  if (typeof reporter.problems !== "function") return out;
-  for (const problem of reporter.problems()) {
+  for (const problem of provider.problems()) {
     if (problem.resourceType !== undefined && !out.has(problem.resourceType)) out.set(problem.resourceType, problem);
   }
   return out;
