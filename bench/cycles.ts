@@ -13,32 +13,22 @@
 // Options: --loops 2000 (half of them two-member, half three-member)   --plain 5000   --parallelism 10
 //          --gc (a full collection after each phase, reporting the heap each phase left behind)
 
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { HostClient } from "../src/client/client.ts";
 import { configEdges } from "../src/engine/config/edges.ts";
 import { loadConfigFile } from "../src/engine/config/load.ts";
-import { resolveVariables } from "../src/engine/config/variables/resolve.ts";
 import { placeholderCycles } from "../src/engine/cycles/resolver.ts";
 import { buildDependencyGraph } from "../src/engine/graph/build.ts";
 import { stronglyConnectedComponents } from "../src/engine/graph/scc.ts";
-import { runApply, runPlan, type EngineSetup } from "../src/engine/run.ts";
-import { TakoformProvider } from "../src/provider/provider.ts";
-import { bundledRegistry } from "../src/registry/bundled.ts";
-import { openLocalState } from "../src/state/index.ts";
+import { runApply, runPlan } from "../src/engine/run.ts";
+import { flag } from "./flags.ts";
+import { measure, openEngine, startHostProcess } from "./harness.ts";
 import { formatMemory, MemoryProbe, peakRssMb } from "./memory.ts";
 
 const TARGET_NOOP_PLAN_MS = 5_000;
 const SVC = "takoform_mesh_service";
 const KV = "takoform_edge_kv_namespace";
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
 
 /** `loops` service loops (alternately 2 and 3 members) and `plain` KV namespaces in chains of 10. */
 function generate(loops: number, plain: number): { document: unknown; members: number } {
@@ -70,32 +60,12 @@ function generate(loops: number, plain: number): { document: unknown; members: n
   return { document: { resource: { [SVC]: services, [KV]: kv } }, members };
 }
 
-async function startHost(): Promise<{ url: string; child: ChildProcess }> {
-  const bin = fileURLToPath(new URL("../bin/takoform.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "host", "serve", "--data", ":memory:", "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`host exited ${code}`)));
-  });
-  return { url, child };
-}
-
 let memory = new MemoryProbe(false);
 
 /** Times one phase; `body` reduces the engine's result to what the report needs, so none of it outlives the phase. */
 async function timed<T>(body: () => Promise<T> | T): Promise<{ ms: number; cpuMs: number; value: T; heap: string }> {
-  memory.start();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const value = await body();
-  const used = process.cpuUsage(cpu);
-  const ms = performance.now() - started;
-  return { ms, cpuMs: (used.user + used.system) / 1000, value, heap: formatMemory(memory.stop()) };
+  const { ms, cpuMs, value, memory: used } = await measure(memory, body);
+  return { ms, cpuMs, value, heap: formatMemory(used) };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -107,7 +77,7 @@ async function main(): Promise<void> {
   const plain = Number(flag("--plain", "5000"));
   const parallelism = Number(flag("--parallelism", "10"));
   const dir = mkdtempSync(join(tmpdir(), "takoform-bench-cycles-"));
-  const { url, child } = await startHost();
+  const { url, child } = await startHostProcess();
   try {
     memory = new MemoryProbe(process.argv.includes("--gc"));
     const file = join(dir, "stack.json");
@@ -117,25 +87,23 @@ async function main(): Promise<void> {
     const stack = (await loadConfigFile(file)).config!;
     console.log(`takoform cycles bench: ${total} resources (${loops} loops, ${members} members, ${plain} plain), host ${url}, parallelism ${parallelism}, node ${process.version}`);
 
-    // Resolution alone: the configuration graph, Tarjan, and the greedy placeholder choice.
-    const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
-    const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
-    const resolve = await timed(() => {
-      // Only counts are kept, so the resolution does not stay in memory during the runs.
-      const graph = buildDependencyGraph(stack.resources.keys(), configEdges(stack));
-      const components = stronglyConnectedComponents(graph);
-      const cyclic: number[] = [];
-      for (let c = 0; c < components.count; c++) if (components.cyclic[c]) cyclic.push(c);
-      const resolution = placeholderCycles.resolve({ stack, graph, components, cyclic, mode: "normal", records: [], schema: (t) => provider.schema(t) });
-      return { cyclic: cyclic.length, placeholders: resolution.placeholders.size };
-    });
-    if (resolve.value.cyclic !== loops || resolve.value.placeholders !== loops) throw new Error("unexpected resolution");
-    console.log(`  resolve (graph + SCC + placeholders): ${resolve.ms.toFixed(0)} ms for ${resolve.value.cyclic} loops, ${resolve.value.placeholders} placeholders`);
-
-    const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
-    const store = openLocalState(join(dir, "state.db"));
+    const engine = await openEngine(url, stack, join(dir, "state.db"));
+    const { provider, setup, store } = engine;
     const lock = { holder: "bench" };
     try {
+      // Resolution alone: the configuration graph, Tarjan, and the greedy placeholder choice.
+      const resolve = await timed(() => {
+        // Only counts are kept, so the resolution does not stay in memory during the runs.
+        const graph = buildDependencyGraph(stack.resources.keys(), configEdges(stack));
+        const components = stronglyConnectedComponents(graph);
+        const cyclic: number[] = [];
+        for (let c = 0; c < components.count; c++) if (components.cyclic[c]) cyclic.push(c);
+        const resolution = placeholderCycles.resolve({ stack, graph, components, cyclic, mode: "normal", records: [], schema: (t) => provider.schema(t) });
+        return { cyclic: cyclic.length, placeholders: resolution.placeholders.size };
+      });
+      if (resolve.value.cyclic !== loops || resolve.value.placeholders !== loops) throw new Error("unexpected resolution");
+      console.log(`  resolve (graph + SCC + placeholders): ${resolve.ms.toFixed(0)} ms for ${resolve.value.cyclic} loops, ${resolve.value.placeholders} placeholders`);
+
       const first = await timed(async () => {
         const { plan, ok } = await runPlan(setup, store, { parallelism });
         if (!ok) throw new Error(`first plan failed: ${plan.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
@@ -163,10 +131,9 @@ async function main(): Promise<void> {
         return run.plan!.steps.filter((s) => s.action === "revert").length;
       });
       console.log(`  destroy: ${seconds(destroy.ms)} (CPU ${seconds(destroy.cpuMs)}), ${destroy.value} reverts before the deletes; ${destroy.heap}; ${peak()}`);
-      console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`);
+      console.log(`  peak RSS ${peakRssMb().toFixed(0)} MB (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`);
     } finally {
-      await store.close();
-      client.close();
+      await engine.close();
     }
   } finally {
     child.kill("SIGTERM");

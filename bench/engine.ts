@@ -8,27 +8,17 @@
 // Options: --sizes 1000,10000   --parallelism 10   --profile (writes a .cpuprofile per phase)
 //          --gc (a full collection after each phase, reporting the heap each phase left behind)
 
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Session } from "node:inspector/promises";
-import { HostClient } from "../src/client/client.ts";
 import { loadConfigFile } from "../src/engine/config/load.ts";
-import { resolveVariables } from "../src/engine/config/variables/resolve.ts";
-import { runApply, runPlan, type EngineSetup } from "../src/engine/run.ts";
-import { TakoformProvider } from "../src/provider/provider.ts";
-import { bundledRegistry } from "../src/registry/bundled.ts";
-import { openLocalState } from "../src/state/index.ts";
+import { runApply, runPlan } from "../src/engine/run.ts";
+import { flag } from "./flags.ts";
+import { measure, openEngine, startHostProcess, type Measured } from "./harness.ts";
 import { MemoryProbe, peakRssMb } from "./memory.ts";
 
 const TARGETS_10K = { createMs: 15_000, planMs: 5_000, rssMb: 500 };
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
 
 /** A stack of `n` resources: chains of 10 through depends_on, a hub with fan-out every 500, queues every 7th. */
 function generate(n: number, prefix: string): unknown {
@@ -48,32 +38,8 @@ function generate(n: number, prefix: string): unknown {
   return { resource: { takoform_edge_kv_namespace: kv, takoform_at_least_once_queue: queues } };
 }
 
-async function startHost(): Promise<{ url: string; child: ChildProcess }> {
-  const bin = fileURLToPath(new URL("../bin/takoform.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "host", "serve", "--data", ":memory:", "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`host exited ${code}`)));
-  });
-  return { url, child };
-}
-
-/** CPU time (user + system) this process spent per phase: the engine's own cost, whatever else runs on the machine. */
-const cpuMs = new Map<string, number>();
-
-interface Phase<T> {
-  ms: number;
-  /** Only the numbers the report needs: the engine's result is dropped inside the phase. */
-  value: T;
-  memory: { maxHeapMb: number; retainedMb: number | null };
-}
-
-async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, body: () => Promise<T>): Promise<Phase<T>> {
+/** One measured phase; with `profile`, also a CPU profile written to bench-<label>.cpuprofile. */
+async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, body: () => Promise<T>): Promise<Measured<T>> {
   let session: Session | undefined;
   if (profile) {
     session = new Session();
@@ -81,14 +47,7 @@ async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, bo
     await session.post("Profiler.enable");
     await session.post("Profiler.start");
   }
-  memory.start();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const value = await body();
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  cpuMs.set(label, (used.user + used.system) / 1000);
-  const mem = memory.stop();
+  const phase = await measure(memory, body);
   if (session) {
     const { profile: data } = await session.post("Profiler.stop");
     const file = `bench-${label}.cpuprofile`;
@@ -96,7 +55,7 @@ async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, bo
     console.log(`  (profile written to ${file})`);
     session.disconnect();
   }
-  return { ms, value, memory: mem };
+  return phase;
 }
 
 async function run(size: number, url: string, parallelism: number, profile: boolean, memory: MemoryProbe): Promise<Record<string, number | null>> {
@@ -106,10 +65,8 @@ async function run(size: number, url: string, parallelism: number, profile: bool
     writeFileSync(file, JSON.stringify(generate(size, `b${size}`)));
     const load = await timed(`load-${size}`, false, memory, async () => (await loadConfigFile(file)).config!);
     const stack = load.value;
-    const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
-    const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
-    const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
-    const store = openLocalState(join(dir, "state.db"));
+    const engine = await openEngine(url, stack, join(dir, "state.db"));
+    const { setup, store } = engine;
     const lock = { holder: "bench" };
     try {
       const baseMb = memory.heapMb();
@@ -135,9 +92,10 @@ async function run(size: number, url: string, parallelism: number, profile: bool
         createMs: create.ms,
         planMs: noop.ms,
         destroyMs: destroy.ms,
-        createCpuMs: cpuMs.get(`create-${size}`)!,
-        planCpuMs: cpuMs.get(`plan-${size}`)!,
-        destroyCpuMs: cpuMs.get(`destroy-${size}`)!,
+        // CPU time of this process per phase: the engine's own cost, whatever else runs on the machine.
+        createCpuMs: create.cpuMs,
+        planCpuMs: noop.cpuMs,
+        destroyCpuMs: destroy.cpuMs,
         rssMb: peakRssMb(),
         baseHeapMb: baseMb,
         createMaxHeapMb: create.memory.maxHeapMb,
@@ -148,8 +106,7 @@ async function run(size: number, url: string, parallelism: number, profile: bool
         destroyRetainedMb: destroy.memory.retainedMb,
       };
     } finally {
-      await store.close();
-      client.close();
+      await engine.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -161,7 +118,7 @@ async function main(): Promise<void> {
   const parallelism = Number(flag("--parallelism", "10"));
   const profile = process.argv.includes("--profile");
   const memory = new MemoryProbe(process.argv.includes("--gc"));
-  const { url, child } = await startHost();
+  const { url, child } = await startHostProcess();
   console.log(`takoform engine bench: host ${url} (child process, in-memory), parallelism ${parallelism}, node ${process.version}`);
   try {
     const rows: Record<string, number | null>[] = [];

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { flag } from "./flags.ts";
 
 const API = "/apis/forms.takoform.com/v1alpha3";
 const TOKEN = "bench-token";
@@ -19,11 +20,6 @@ interface Job {
   count: number;
   concurrency: number;
   kind: string;
-}
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
 }
 
 async function host(): Promise<void> {

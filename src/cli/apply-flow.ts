@@ -12,9 +12,8 @@ import { renderPlan } from "../engine/render/human.ts";
 import { planToJson } from "../engine/render/json.ts";
 import { runApply, type ApplyRun } from "../engine/run.ts";
 import { diagnosticToJson } from "../provider/diagnostics/render.ts";
-import { openLocalState } from "../state/index.ts";
 import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
-import { ConnectError, connectProvider } from "./connect.ts";
+import { openSession } from "./session.ts";
 import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 
 export type ApplyKind = "apply" | "destroy" | "refresh";
@@ -98,38 +97,27 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   if (planFile !== undefined && (targets.length > 0 || args.values.has("--refresh") || mode !== "normal")) {
     throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --refresh, --destroy and --refresh-only belong to `takoform plan`");
   }
-  const fail = (diagnostics: Diagnostic[]): number => {
-    if (io.json) io.emitJson({ command: kind, ok: false, diagnostics: diagnosticsJson(diagnostics) });
-    else io.diagnostics(diagnostics);
-    return 1;
-  };
 
   let saved: SavedPlan | undefined;
   if (planFile !== undefined) {
     try {
       saved = await readPlanFile(planFile);
     } catch (error) {
-      if (error instanceof PlanFileError) return fail([error.diagnostic]);
+      if (error instanceof PlanFileError) return io.fail(kind, [error.diagnostic]);
       throw error;
     }
   }
   const ws = await loadWorkspace(args, saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined);
-  if (!("stack" in ws)) return fail(ws.diagnostics);
+  if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
   if (saved !== undefined) {
     const mismatch = checkSensitiveVariables(saved, ws.variables);
-    if (mismatch.length > 0) return fail(mismatch);
+    if (mismatch.length > 0) return io.fail(kind, mismatch);
   }
 
-  const store = openLocalState(ws.statePath);
-  let connection;
-  try {
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
-  } catch (error) {
-    await store.close();
-    if (error instanceof ConnectError) return fail([error.diagnostic]);
-    throw error;
-  }
+  const session = await openSession(ws);
+  if (!("store" in session)) return io.fail(kind, session.diagnostics);
+  const { store, connection } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);
 
   const printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);

@@ -58,6 +58,12 @@ export class Console {
   emitJson(value: unknown): void {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }
+  /** Reports why `command` stopped before its work (as JSON with --json) and returns exit status 1. */
+  fail(command: string, list: readonly Diagnostic[]): number {
+    if (this.json) this.emitJson({ command, ok: false, diagnostics: diagnosticsJson(list) });
+    else this.diagnostics(list);
+    return 1;
+  }
 }
 
 export function diagnosticsJson(list: readonly Diagnostic[]): Record<string, unknown>[] {

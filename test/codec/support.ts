@@ -8,7 +8,7 @@ import { readFormDefinition } from "../../src/forms/definition.ts";
 import type { FormModel } from "../../src/forms/definition-types.ts";
 import { parseStrictJson } from "../../src/forms/strict-json.ts";
 import { buildModel, deriveCodec, type GenerationModel } from "../../src/generate/index.ts";
-import type { FormCodec } from "../../src/registry/codec-types.ts";
+import type { CodecScalarType, FormCodec } from "../../src/registry/codec-types.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));
@@ -73,4 +73,21 @@ export function syntheticDoc(kind: string, properties: Doc, options: { required?
     doc.outputSchema = { $schema: DIALECT, type: "object", additionalProperties: false, properties: options.outputs, required: Object.keys(options.outputs) };
   }
   return doc;
+}
+
+/**
+ * A value a field of this scalar type admits, for tests that fill every field: the minimum or
+ * 1, the first enum member or "X" (upper case, so it also passes as a binding name), a target name.
+ */
+export function sampleScalar(type: CodecScalarType): boolean | number | string {
+  switch (type.kind) {
+    case "bool":
+      return true;
+    case "integer":
+      return type.minimum ?? 1;
+    case "string":
+      return type.enum?.[0] ?? "X";
+    case "ref":
+      return "target";
+  }
 }

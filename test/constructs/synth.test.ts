@@ -17,8 +17,8 @@ import {
   WorkerVersion,
   type SynthesizedContribution,
 } from "../../src/index.ts";
-import type { CodecField, CodecScalarType } from "../../src/registry/codec-types.ts";
-import { bundledModel, ROOT, type Doc } from "../codec/support.ts";
+import type { CodecField } from "../../src/registry/codec-types.ts";
+import { bundledModel, ROOT, sampleScalar, type Doc } from "../codec/support.ts";
 
 const cleanup: string[] = [];
 afterAll(() => {
@@ -48,19 +48,6 @@ function fullSynth(build: (stack: TerraformStack) => void): Doc {
   build(stack);
   app.synth();
   return JSON.parse(readFileSync(join(outdir, "stacks/demo/cdk.tf.json"), "utf8"));
-}
-
-function sampleScalar(type: CodecScalarType): unknown {
-  switch (type.kind) {
-    case "bool":
-      return true;
-    case "integer":
-      return type.minimum ?? 1;
-    case "string":
-      return type.enum?.[0] ?? "x";
-    case "ref":
-      return "target";
-  }
 }
 
 /** A config value for a field, keyed in the construct's camelCase. */

@@ -2,29 +2,17 @@
 // created from its own configuration, its peers see it, it is finalized once they exist, and the
 // loop settles in N + 1 passes. Exact step sequences and host mutation timelines.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { planToJson } from "../../src/engine/render/json.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import type { Provider } from "../../src/provider/types.ts";
 import { runApply } from "../../src/engine/run.ts";
 import { apply, plan } from "../scenario/harness.ts";
-import { boundTo, CONTAINER, hostSpec, mutationsSince, services, stepSequence, SVC, synth, WORKER, workerAndContainer, world, type World } from "./fixtures.ts";
-
-const settles = (passes: number, members: string[]) => {
-  const out: string[] = [];
-  for (let p = 1; p <= passes; p++) for (const m of members) out.push(`settle(${p}) ${m}`);
-  return out;
-};
+import { boundTo, CONTAINER, hostSpec, mutationsSince, services, settles, stepSequence, SVC, synth, useWorld, WORKER, workerAndContainer } from "./fixtures.ts";
 
 describe("deploying a cycle", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   it("two services that bind to each other: placeholder, peer, finalize, then three settle passes", async () => {
     const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));

@@ -3,20 +3,14 @@
 // dependency_in_use — for a cycle still in code, and for one removed from code, found from the
 // edges state recorded.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { refuseCycles } from "../../src/engine/plan/cycles.ts";
 import { apply, plan } from "../scenario/harness.ts";
-import { boundTo, CONTAINER, hostSpec, mutationsSince, noDependencyInUse, services, stepSequence, SVC, synth, WORKER, workerAndContainer, world, type World } from "./fixtures.ts";
+import { boundTo, CONTAINER, hostSpec, mutationsSince, noDependencyInUse, services, stepSequence, SVC, synth, useWorld, WORKER, workerAndContainer } from "./fixtures.ts";
 
 describe("destroying a cycle", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   it("reverts both services, then deletes them", async () => {
     const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));

@@ -3,6 +3,7 @@
 // plan's step sequence and of the host's mutation timeline.
 
 import type { Construct } from "constructs";
+import { afterEach, beforeEach } from "vitest";
 import { MeshContainer } from "../../src/constructs/generated/mesh-container.gen.ts";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { MeshWorker } from "../../src/constructs/generated/mesh-worker.gen.ts";
@@ -40,6 +41,47 @@ export async function world(): Promise<World> {
       scratch.cleanup();
     },
   };
+}
+
+/**
+ * A fresh world for every test of the enclosing `describe`, closed after each. The returned view
+ * reads the current test's world; reading it outside a test throws.
+ */
+export function useWorld(): World {
+  let current: World | undefined;
+  beforeEach(async () => {
+    current = await world();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const now = (): World => {
+    if (current === undefined) throw new Error("useWorld: there is a world only while a test runs");
+    return current;
+  };
+  return {
+    get host() {
+      return now().host;
+    },
+    get engine() {
+      return now().engine;
+    },
+    get scratch() {
+      return now().scratch;
+    },
+    get store() {
+      return now().store;
+    },
+    close: () => now().close(),
+  };
+}
+
+/** The expected settle steps: every member once per pass, passes in order. */
+export function settles(passes: number, members: string[]): string[] {
+  const out: string[] = [];
+  for (let p = 1; p <= passes; p++) for (const m of members) out.push(`settle(${p}) ${m}`);
+  return out;
 }
 
 /** `action address` per step, with the settle pass: `settle(2) takoform_mesh_service.a`. */

@@ -2,22 +2,16 @@
 // resources, the edge that closes it, and for each member why it cannot start as a placeholder.
 // Nothing reaches the host. And the greedy placeholder choice, on loops that can be broken.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plan, stackOf } from "../scenario/harness.ts";
-import { stepSequence, SVC, world, type World } from "./fixtures.ts";
+import { stepSequence, SVC, useWorld } from "./fixtures.ts";
 
 const ref = (address: string) => `\${${address}.name}`;
 const binding = (name: string, target: string) => ({ name, service: ref(target), version: null });
 const contribution = (from: string, values: Record<string, unknown>) => ({ "//": { takoform: { contributions: [{ from, values }] } } });
 
 describe("cycles refused at plan", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   async function refused(document: unknown) {
     const outcome = await plan(w.engine, await stackOf(w.scratch, document), w.store);
@@ -104,13 +98,7 @@ describe("cycles refused at plan", () => {
 });
 
 describe("choosing placeholders", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   it("is greedy in address order: two loops sharing b get a and b as placeholders", async () => {
     const document = {

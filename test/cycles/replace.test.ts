@@ -3,24 +3,12 @@
 // destroy-first with a fixed name — revert the peers, delete A, create A′, settle — which the
 // plan warns about.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apply, plan } from "../scenario/harness.ts";
-import { boundTo, mutationsSince, noDependencyInUse, services, stepSequence, SVC, synth, world, type ServiceSpec, type World } from "./fixtures.ts";
-
-const settles = (passes: number, members: string[]) => {
-  const out: string[] = [];
-  for (let p = 1; p <= passes; p++) for (const m of members) out.push(`settle(${p}) ${m}`);
-  return out;
-};
+import { boundTo, mutationsSince, noDependencyInUse, services, type ServiceSpec, settles, stepSequence, SVC, synth, useWorld } from "./fixtures.ts";
 
 describe("replacing a cycle member", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   async function deployThenChange(before: ServiceSpec[], after: ServiceSpec[]) {
     const first = await synth(w, (s) => services(s, before));

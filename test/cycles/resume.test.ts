@@ -3,26 +3,18 @@
 // peer's create fails, or the apply process is killed (SIGKILL, as test/scenario/crash does).
 
 import { copyFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { apply, plan, runCli, Scratch, synthStack } from "../scenario/harness.ts";
-import { boundTo, mutationsSince, services, stepSequence, SVC, synth, world, type World } from "./fixtures.ts";
+import { apply, plan, runCli, synthStack, withScratch } from "../scenario/harness.ts";
+import { boundTo, mutationsSince, services, stepSequence, SVC, synth, useWorld, world } from "./fixtures.ts";
 
 describe("resuming a cycle deploy", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
-  it("after the peer's create failed: the next plan updates the placeholder to its full configuration", async () => {
-    // Another state owns a service named "b", so creating ours fails.
-    const other = new Scratch();
-    const otherStore = other.state();
-    try {
+  it("after the peer's create failed: the next plan updates the placeholder to its full configuration", () =>
+    withScratch(async (other, otherStore) => {
+      // Another state owns a service named "b", so creating ours fails.
       const squatter = await synthStack(other, (s) => void new MeshService(s, "b", { name: "b", entrypoint: "other.js" }));
       expect((await apply(w.engine, squatter.stack, otherStore)).status).toBe("applied");
       const from = w.host.mutations.length;
@@ -52,16 +44,10 @@ describe("resuming a cycle deploy", () => {
       expect(mutationsSince(w.host, again)).toEqual(["PUT Service b 201", "PUT Service a 200"]);
       expect((await w.store.get(`${SVC}.a`))!.status).toBe("ready");
       expect([boundTo(w.host, "a"), boundTo(w.host, "b")]).toEqual([["b"], ["a"]]);
-    } finally {
-      await otherStore.close();
-      other.cleanup();
-    }
-  });
+    }));
 
-  it("destroy deletes a placeholder left by a failed deploy", async () => {
-    const other = new Scratch();
-    const otherStore = other.state();
-    try {
+  it("destroy deletes a placeholder left by a failed deploy", () =>
+    withScratch(async (other, otherStore) => {
       const squatter = await synthStack(other, (s) => void new MeshService(s, "b", { name: "b", entrypoint: "other.js" }));
       await apply(w.engine, squatter.stack, otherStore);
       const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
@@ -73,11 +59,7 @@ describe("resuming a cycle deploy", () => {
       expect(stepSequence(run.plan!)).toEqual([`delete ${SVC}.a`]);
       expect(mutationsSince(w.host, from)).toEqual(["DELETE Service a 204"]);
       expect(await w.store.list()).toEqual([]);
-    } finally {
-      await otherStore.close();
-      other.cleanup();
-    }
-  });
+    }));
 });
 
 describe("a killed cycle deploy", () => {

@@ -2,20 +2,14 @@
 // placeholder; their updates follow the plan walk, a member whose planned inputs are unknown
 // until a peer is written waits for that peer, and the loop settles after.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MeshContainer } from "../../src/constructs/generated/mesh-container.gen.ts";
 import { MeshWorker } from "../../src/constructs/generated/mesh-worker.gen.ts";
 import { apply, plan } from "../scenario/harness.ts";
-import { CONTAINER, hostSpec, mutationsSince, services, stepSequence, SVC, synth, WORKER, world, type World } from "./fixtures.ts";
+import { CONTAINER, hostSpec, mutationsSince, services, stepSequence, SVC, synth, useWorld, WORKER } from "./fixtures.ts";
 
 describe("updating a deployed cycle", () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await world();
-  });
-  afterEach(async () => {
-    await w.close();
-  });
+  const w = useWorld();
 
   it("both services change: update a, update b, then settle without further writes", async () => {
     const v1 = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));

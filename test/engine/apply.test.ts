@@ -2,7 +2,7 @@
 // final plan is refused, saved plans round-trip and go stale, imports, refresh-only drift, the
 // drift-forced same-name revision replacement reported at plan, and sensitive outputs.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import type { WireFormRef } from "../../src/core/protocol.ts";
 import { UNKNOWN } from "../../src/core/values.ts";
@@ -14,7 +14,7 @@ import { renderPlan } from "../../src/engine/render/human.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
-import { apply, engineFor, moduleSource, plan, Scratch, stackOf, startHost, synthStack, timeline, type Engine, type TestHost } from "../scenario/harness.ts";
+import { apply, moduleSource, plan, stackOf, synthStack, timeline, useEngine, withScratch } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
@@ -25,26 +25,15 @@ function defaultRef(kind: string): WireFormRef {
 }
 
 describe("apply", () => {
-  let host: TestHost;
-  let engine: Engine;
-  beforeAll(async () => {
-    host = await startHost();
-    engine = await engineFor(host.url);
-  });
-  afterAll(async () => {
-    engine.close();
-    await host.close();
-  });
+  const ctx = useEngine();
 
-  it("stops the dependents of a failed step, finishes independent branches, and exits not ok", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
-      await engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "fail-taken", space: "default", spec: {} });
+  it("stops the dependents of a failed step, finishes independent branches, and exits not ok", () =>
+    withScratch(async (local, store) => {
+      await ctx.engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "fail-taken", space: "default", spec: {} });
       const stack = await stackOf(local, {
         resource: { [KV]: { dup: { name: "fail-taken" }, child: { name: `\${${KV}.dup.name}-child` }, indep: { name: "fail-indep" } } },
       });
-      const run = await apply(engine, stack, store);
+      const run = await apply(ctx.engine, stack, store);
       expect(run.status).toBe("applied");
       expect(run.result?.ok).toBe(false);
       const outcome = Object.fromEntries(run.result!.outcomes.map((o) => [o.address, o.status]));
@@ -53,40 +42,28 @@ describe("apply", () => {
       expect(run.diagnostics.some((d) => d.severity === "error" && d.address === `${KV}.dup`)).toBe(true);
       expect((await store.list()).map((r) => r.address)).toEqual([`${KV}.indep`]);
       expect(await store.inFlight()).toEqual([]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 
-  it("refuses a step whose final plan contradicts a value the shown plan knew", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("refuses a step whose final plan contradicts a value the shown plan knew", () =>
+    withScratch(async (local, store) => {
       const stack = await stackOf(local, { resource: { [KV]: { a: { name: "incons-a" } } } });
-      const setup = engine.setup(stack);
+      const setup = ctx.engine.setup(stack);
       const { plan: shown } = await createPlan({ ...setup, state: await readSnapshot(store) });
       const doctored: Plan = { ...shown, resourceChanges: shown.resourceChanges.map((c) => ({ ...c, after: { ...c.after, name: "something-else", uid: UNKNOWN } })) };
-      host.mutations.length = 0;
+      ctx.host.mutations.length = 0;
       const result = await applyPlan({ ...setup, store, plan: doctored });
       expect(result.ok).toBe(false);
       expect(result.diagnostics[0]!.code).toBe("takoform.engine/inconsistent-final-plan");
       expect(result.diagnostics[0]!.detail).toContain("name");
-      expect(host.mutations).toEqual([]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+      expect(ctx.host.mutations).toEqual([]);
+    }));
 
-  it("applies a saved plan exactly, and refuses one made before state moved", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("applies a saved plan exactly, and refuses one made before state moved", () =>
+    withScratch(async (local, store) => {
       const document = { variable: { suffix: { type: "string" } }, resource: { [KV]: { a: { name: "pf-${var.suffix}" } } } };
       const stack = await stackOf(local, document);
       const variables = resolveVariables(stack.variables, { values: { suffix: "one" } });
-      const setup = { provider: engine.setup(stack).provider, stack, variables };
+      const setup = { provider: ctx.engine.setup(stack).provider, stack, variables };
       const made = await createPlan({ ...setup, state: await readSnapshot(store) });
       const text = encodePlanFile({ plan: made.plan, stackDocument: JSON.stringify(document), variables, mode: "normal", refresh: true });
       const saved = decodePlanFile(text);
@@ -99,153 +76,119 @@ describe("apply", () => {
 
       // A plan made now, then state moves (another apply), then the saved plan is stale.
       const stackTwo = await stackOf(local, { resource: { [KV]: { a: { name: "pf-one" }, b: { name: "pf-two" } } } });
-      const setupTwo = engine.setup(stackTwo);
+      const setupTwo = ctx.engine.setup(stackTwo);
       const second = decodePlanFile(encodePlanFile({ plan: (await createPlan({ ...setupTwo, state: await readSnapshot(store) })).plan, stackDocument: "{}", variables: setupTwo.variables, mode: "normal", refresh: true }));
       const third = await createPlan({ ...setupTwo, state: await readSnapshot(store) });
-      expect((await apply(engine, stackTwo, store, { saved: { ...second, plan: third.plan } })).status).toBe("applied");
-      host.mutations.length = 0;
-      const stale = await apply(engine, stackTwo, store, { saved: second });
+      expect((await apply(ctx.engine, stackTwo, store, { saved: { ...second, plan: third.plan } })).status).toBe("applied");
+      ctx.host.mutations.length = 0;
+      const stale = await apply(ctx.engine, stackTwo, store, { saved: second });
       expect(stale.status).toBe("stale-plan");
       expect(stale.diagnostics[0]!.code).toBe("takoform.engine/plan-file-stale");
-      expect(host.mutations).toEqual([]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+      expect(ctx.host.mutations).toEqual([]);
+    }));
 
-  it("imports an existing host resource from an import block by JSON id, then plans no changes", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("imports an existing host resource from an import block by JSON id, then plans no changes", () =>
+    withScratch(async (local, store) => {
       const ref = defaultRef("AtLeastOnceQueue");
-      const created = await engine.client.applyResource({ ref, name: "imp-q", space: "default", spec: { messageRetentionSeconds: 600 } });
+      const created = await ctx.engine.client.applyResource({ ref, name: "imp-q", space: "default", spec: { messageRetentionSeconds: 600 } });
       const id = JSON.stringify({ space: "default", ...ref, name: "imp-q" });
       const stack = await stackOf(local, {
         import: [{ to: `${Q}.q`, id }],
         resource: { [Q]: { q: { name: "imp-q", message_retention_seconds: 600 } } },
       });
-      const p = await plan(engine, stack, store);
+      const p = await plan(ctx.engine, stack, store);
       expect(p.plan.diagnostics).toEqual([]);
       const change = p.plan.resourceChanges[0]!;
       expect(change.importingId).toBe(id);
       expect(change.actions).toEqual(["no-op"]);
       expect(renderPlan(p.plan, { color: false })).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
-      host.mutations.length = 0;
-      const run = await apply(engine, stack, store);
+      ctx.host.mutations.length = 0;
+      const run = await apply(ctx.engine, stack, store);
       expect(run.result?.ok).toBe(true);
-      expect(host.mutations).toEqual([]);
+      expect(ctx.host.mutations).toEqual([]);
       const record = (await store.get(`${Q}.q`))!;
       expect(record.uid).toBe((created as { resource?: { metadata?: { uid?: string } } }).resource?.metadata?.uid ?? record.uid);
-      const again = await plan(engine, stack, store);
+      const again = await plan(ctx.engine, stack, store);
       expect(again.plan.resourceChanges.map((c) => [c.actions, c.importingId])).toEqual([[["no-op"], undefined]]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 
-  it("shows and records what changed on the host (refresh-only), without touching the host", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("shows and records what changed on the host (refresh-only), without touching the host", () =>
+    withScratch(async (local, store) => {
       const stack = await stackOf(local, { resource: { [KV]: { gone: { name: "drift-gone" }, kept: { name: "drift-kept" } } } });
-      expect((await apply(engine, stack, store)).result?.ok).toBe(true);
+      expect((await apply(ctx.engine, stack, store)).result?.ok).toBe(true);
       const gone = (await store.get(`${KV}.gone`))!;
-      host.host.controls.deleteOutOfBand({ tenant: "dev", space: "default", apiVersion: gone.ref!.apiVersion, kind: gone.ref!.kind, name: "drift-gone" });
-      const p = await plan(engine, stack, store, { mode: "refresh-only" });
+      ctx.host.host.controls.deleteOutOfBand({ tenant: "dev", space: "default", apiVersion: gone.ref!.apiVersion, kind: gone.ref!.kind, name: "drift-gone" });
+      const p = await plan(ctx.engine, stack, store, { mode: "refresh-only" });
       expect(p.plan.resourceDrift!.map((c) => [c.address, c.actions])).toEqual([[`${KV}.gone`, ["delete"]]]);
       expect(renderPlan(p.plan, { color: false })).toContain(`# ${KV}.gone has been deleted`);
       expect(await store.get(`${KV}.gone`)).toBeDefined(); // a plan writes nothing
-      host.mutations.length = 0;
-      const run = await apply(engine, stack, store, { plan: { mode: "refresh-only" } });
+      ctx.host.mutations.length = 0;
+      const run = await apply(ctx.engine, stack, store, { plan: { mode: "refresh-only" } });
       expect(run.status).toBe("applied");
-      expect(host.mutations).toEqual([]);
+      expect(ctx.host.mutations).toEqual([]);
       expect(await store.get(`${KV}.gone`)).toBeUndefined();
-      const next = await plan(engine, stack, store);
+      const next = await plan(ctx.engine, stack, store);
       expect(next.plan.resourceChanges.find((c) => c.address === `${KV}.gone`)!.actions).toEqual(["create"]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 
-  it("reports at plan a drift-forced same-name revision replacement that a live holder makes impossible", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
-      await engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "held-kv", space: "default", spec: {} });
+  it("reports at plan a drift-forced same-name revision replacement that a live holder makes impossible", () =>
+    withScratch(async (local, store) => {
+      await ctx.engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "held-kv", space: "default", spec: {} });
       local.write("dist/index.js", moduleSource(1));
       const { stack } = await synthStack(local, (s) => void new WorkerApp(s, "app", { name: "held", contentDir: local.path("dist"), kvBindings: { CACHE: "held-kv" } }));
-      expect((await apply(engine, stack, store)).result?.ok).toBe(true);
+      expect((await apply(ctx.engine, stack, store)).result?.ok).toBe(true);
       // The bound namespace is re-created out of band: the version now holds a stale relation.
-      host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "held-kv" });
-      host.mutations.length = 0;
-      const run = await apply(engine, stack, store);
+      ctx.host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "held-kv" });
+      ctx.host.mutations.length = 0;
+      const run = await apply(ctx.engine, stack, store);
       expect(run.status).toBe("plan-failed");
       const blocked = run.diagnostics.find((d) => d.code === "takoform.engine/revision-replacement-blocked")!;
       expect(blocked).toBeDefined();
       expect(blocked.summary).toContain("takoform_worker_deployment.");
       expect(blocked.detail).toContain("dependency_in_use (409)");
       expect(blocked.detail).toContain("invalid_argument (400)");
-      expect(host.mutations).toEqual([]);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+      expect(ctx.host.mutations).toEqual([]);
+    }));
 
-  it("stores outputs, sensitive ones only sealed, and a destroy removes them", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("stores outputs, sensitive ones only sealed, and a destroy removes them", () =>
+    withScratch(async (local, store) => {
       const stack = await stackOf(local, {
         resource: { [KV]: { o: { name: "out-o" } } },
         output: { uid: { value: `\${${KV}.o.uid}` }, secret: { value: `\${${KV}.o.name}`, sensitive: true } },
       });
-      const run = await apply(engine, stack, store);
+      const run = await apply(ctx.engine, stack, store);
       expect(run.result?.ok).toBe(true);
       const stored = await store.outputs();
       expect(stored["uid"]!.value).toBe((await store.get(`${KV}.o`))!.uid);
       expect(stored["secret"]!.sensitive).toBe(true);
       expect(JSON.stringify(stored)).not.toContain("out-o");
-      const noChange = await plan(engine, stack, store);
+      const noChange = await plan(ctx.engine, stack, store);
       expect(noChange.plan.outputChanges.map((o) => o.actions[0])).toEqual(["no-op", "no-op"]);
-      expect((await apply(engine, stack, store, { plan: { mode: "destroy" } })).result?.ok).toBe(true);
+      expect((await apply(ctx.engine, stack, store, { plan: { mode: "destroy" } })).result?.ok).toBe(true);
       expect(await store.outputs()).toEqual({});
-      expect(timeline(host.mutations).at(-1)).toBe("DELETE EdgeKVNamespace out-o 204");
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+      expect(timeline(ctx.host.mutations).at(-1)).toBe("DELETE EdgeKVNamespace out-o 204");
+    }));
 
-  it("keeps a stored sensitive output, still sealed, when a failed step leaves it unknown", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("keeps a stored sensitive output, still sealed, when a failed step leaves it unknown", () =>
+    withScratch(async (local, store) => {
       const first = await stackOf(local, {
         resource: { [KV]: { k: { name: "keep-k" } } },
         output: { plain: { value: `\${${KV}.k.uid}` }, secret: { value: `\${${KV}.k.name}`, sensitive: true } },
       });
-      expect((await apply(engine, first, store)).result?.ok).toBe(true);
+      expect((await apply(ctx.engine, first, store)).result?.ok).toBe(true);
       const before = await store.outputs();
       expect(before["secret"]).toMatchObject({ sensitive: true, value: { $sensitive: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } });
 
       // The outputs now name a resource whose create fails (its name is taken on the host).
-      await engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "keep-taken", space: "default", spec: {} });
+      await ctx.engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "keep-taken", space: "default", spec: {} });
       const second = await stackOf(local, {
         resource: { [KV]: { k: { name: "keep-k" }, t: { name: "keep-taken" } } },
         output: { plain: { value: `\${${KV}.t.uid}` }, secret: { value: `\${${KV}.t.name}`, sensitive: true } },
       });
-      const run = await apply(engine, second, store);
+      const run = await apply(ctx.engine, second, store);
       expect(run.result?.ok).toBe(false);
       // Both outputs keep what was stored; the sensitive one keeps its seal (not dropped, not sealed twice).
       expect(await store.outputs()).toEqual(before);
       expect(run.result?.outputs["secret"]).toEqual({ value: before["secret"]!.value, sensitive: true });
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 });

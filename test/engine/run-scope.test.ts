@@ -10,7 +10,7 @@ import { TakoformProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { runApply } from "../../src/engine/run.ts";
-import { Scratch, stackOf } from "../scenario/harness.ts";
+import { stackOf, withScratch } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 
@@ -27,10 +27,8 @@ describe("apply runs scope their idempotency keys", () => {
     await host.close();
   });
 
-  it("a create whose accepted operation was cancelled succeeds on the next apply", async () => {
-    const scratch = new Scratch();
-    const store = scratch.state();
-    try {
+  it("a create whose accepted operation was cancelled succeeds on the next apply", () =>
+    withScratch(async (scratch, store) => {
       const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const stack = await stackOf(scratch, { resource: { [KV]: { cache: { name: "scoped-cache", create_timeout: "300ms" } } } });
       const setup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
@@ -52,9 +50,5 @@ describe("apply runs scope their idempotency keys", () => {
       expect(created!.attributes["pending_operation_id"]).toBeNull();
       expect(typeof created!.attributes["uid"]).toBe("string");
       expect(host.controls.resourceCount()).toBe(1);
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
-  });
+    }));
 });

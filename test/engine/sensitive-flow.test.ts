@@ -4,7 +4,7 @@
 // resource that changes while the one it takes a secret from does not is applied with the
 // secret itself (recovered from configuration), never with the seal state keeps.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { intentSecrets, isSealedIntent, openIntent, sealIntent } from "../../src/engine/apply/intent-seal.ts";
 import { engineCode } from "../../src/engine/codes.ts";
@@ -15,7 +15,7 @@ import { planToJson } from "../../src/engine/render/json.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { SensitiveFlow } from "../../src/engine/sensitivity.ts";
 import type { WriteIntent } from "../../src/provider/types.ts";
-import { engineFor, Scratch, stackOf, startHost, type Engine, type TestHost } from "../scenario/harness.ts";
+import { Scratch, stackOf, useEngine, withScratch } from "../scenario/harness.ts";
 
 const SVC = "takoform_mesh_service";
 const SECRET = "s3cr3t-7f41aa09.js";
@@ -108,21 +108,10 @@ describe("sealed write intents", () => {
 });
 
 describe("secrets through references, end to end", () => {
-  let host: TestHost;
-  let engine: Engine;
-  beforeAll(async () => {
-    host = await startHost();
-    engine = await engineFor(host.url);
-  });
-  afterAll(async () => {
-    engine.close();
-    await host.close();
-  });
+  const ctx = useEngine();
 
-  it("are hidden and sealed in the referring resource, and an update of it sends the secret, not its seal", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("are hidden and sealed in the referring resource, and an update of it sends the secret, not its seal", () =>
+    withScratch(async (local, store) => {
       const document = (bindings: unknown[]) => ({
         variable: { entry: { type: "string", sensitive: true } },
         resource: {
@@ -133,7 +122,7 @@ describe("secrets through references, end to end", () => {
         },
       });
       const first = await stackOf(local, document([]));
-      const setup = (stack: typeof first) => ({ provider: engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { entry: SECRET } }) });
+      const setup = (stack: typeof first) => ({ provider: ctx.engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { entry: SECRET } }) });
       const made = await createPlan({ ...setup(first), state: await readSnapshot(store) });
       expect(made.ok).toBe(true);
       expect(made.plan.resourceChanges.find((c) => c.address === `${SVC}.dst`)!.sensitivePaths).toContainEqual(["entrypoint"]);
@@ -151,7 +140,7 @@ describe("secrets through references, end to end", () => {
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(run.result?.ok).toBe(true);
       const record = (await store.get(`${SVC}.dst`))!;
-      const stored = host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: "flow-dst" });
+      const stored = ctx.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: "flow-dst" });
       expect(stored).toBeDefined();
       expect(JSON.stringify(stored)).toContain(SECRET); // the host got the value, not a seal
       expect(JSON.stringify(stored)).not.toContain("$sensitive");
@@ -161,15 +150,11 @@ describe("secrets through references, end to end", () => {
 
       // Changed out of band elsewhere: the drift shown keeps the secret the host echoes hidden.
       const spec = JSON.parse(stored!.spec) as Record<string, unknown>;
-      await engine.client.applyResource({ ref: record.ref!, name: "flow-dst", space: "default", spec: { ...spec, serviceBindings: [] } }, { expectedUid: stored!.uid, expectedGeneration: String(stored!.generation) });
+      await ctx.engine.client.applyResource({ ref: record.ref!, name: "flow-dst", space: "default", spec: { ...spec, serviceBindings: [] } }, { expectedUid: stored!.uid, expectedGeneration: String(stored!.generation) });
       const drifted = await createPlan({ ...setup(second), state: await readSnapshot(store) });
       expect(drifted.plan.resourceDrift!.map((c) => c.address)).toEqual([`${SVC}.dst`]);
       expect(drifted.plan.resourceDrift![0]!.sensitivePaths).toContainEqual(["entrypoint"]);
       expect(renderPlan(drifted.plan, { color: false })).not.toContain(SECRET);
       expect(JSON.stringify(planToJson(drifted.plan))).not.toContain(SECRET);
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 });

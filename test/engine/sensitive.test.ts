@@ -1,7 +1,7 @@
 // Sensitive variables never reach plan output, plan files or state in the clear, and an unchanged
 // secret plans no change.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
@@ -9,32 +9,21 @@ import { checkSensitiveVariables, decodePlanFile, encodePlanFile } from "../../s
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { planToJson } from "../../src/engine/render/json.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
-import { engineFor, Scratch, stackOf, startHost, type Engine, type TestHost } from "../scenario/harness.ts";
+import { stackOf, useEngine, withScratch } from "../scenario/harness.ts";
 
 const Q = "takoform_at_least_once_queue";
 const SECRET = 987_654;
 
 describe("sensitive variables", () => {
-  let host: TestHost;
-  let engine: Engine;
-  beforeAll(async () => {
-    host = await startHost();
-    engine = await engineFor(host.url);
-  });
-  afterAll(async () => {
-    engine.close();
-    await host.close();
-  });
+  const ctx = useEngine();
 
-  it("are hidden in plans, sealed in plan files and state, and an unchanged value plans nothing", async () => {
-    const local = new Scratch();
-    const store = local.state();
-    try {
+  it("are hidden in plans, sealed in plan files and state, and an unchanged value plans nothing", () =>
+    withScratch(async (local, store) => {
       const stack = await stackOf(local, {
         variable: { retention: { type: "number", sensitive: true } },
         resource: { [Q]: { s: { name: "sens-q", message_retention_seconds: "${var.retention}" } } },
       });
-      const setupFor = (value: number) => ({ provider: engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { retention: value } }) });
+      const setupFor = (value: number) => ({ provider: ctx.engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { retention: value } }) });
       const setup = setupFor(SECRET);
       const made = await createPlan({ ...setup, state: await readSnapshot(store) });
       expect(made.ok).toBe(true);
@@ -61,9 +50,5 @@ describe("sensitive variables", () => {
       const changed = await createPlan({ ...setupFor(SECRET + 1), state: await readSnapshot(store) });
       expect(changed.plan.resourceChanges.map((c) => c.actions)).toEqual([["update"]]);
       expect(renderPlan(changed.plan, { color: false })).not.toContain(String(SECRET + 1));
-    } finally {
-      await store.close();
-      local.cleanup();
-    }
-  });
+    }));
 });

@@ -2,14 +2,14 @@
 // operation): a positive answer is remembered, a refusal never is, and a write the host refuses
 // with form_unavailable surfaces as it is and makes the next write ask again.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TransportError } from "../../src/client/errors.ts";
 import type { FormAvailability } from "../../src/client/resource-shape.ts";
 import { hasErrors } from "../../src/core/diagnostic.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
 import { AvailabilityMemo } from "../../src/provider/write/availability-memo.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
-import { CALLER, converge, errorsOf, mustCreate, refOf, rig, show, type Rig } from "./harness.ts";
+import { CALLER, converge, errorsOf, mustCreate, refOf, show, useRig, type Rig } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const QUEUE = "takoform_at_least_once_queue";
@@ -20,13 +20,7 @@ function availabilityCalls(r: Rig): number {
 }
 
 describe("availability is remembered per run", () => {
-  let r: Rig;
-  beforeEach(async () => {
-    r = await rig();
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+  const r = useRig();
 
   it("asks once for many creates of one Form, including concurrent ones", async () => {
     await mustCreate(r, KV, { name: "kv-0" });

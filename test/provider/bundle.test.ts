@@ -4,21 +4,15 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isUnknown } from "../../src/core/values.ts";
-import { bundleConfig, converge, errorsOf, MODES, moduleSource, mustCreate, mustRead, rig, scratch, show, type Rig } from "./harness.ts";
+import { bundleConfig, converge, errorsOf, MODES, moduleSource, mustCreate, mustRead, scratch, show, useRig } from "./harness.ts";
 
 const BUNDLE = "takoform_worker_bundle";
 
 for (const mode of MODES) {
   describe(`WorkerBundle (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode });
 
     it("TestV3WorkerBundleCreateUploadsThenAppliesOnlyTheManifestDigest + TestWorkerBundleApplyKeepsModuleBytesOutOfState", async () => {
       const dir = scratch({ "index.js": moduleSource(1) });

@@ -12,7 +12,7 @@ import { deriveCodec } from "../../src/generate/derive-codec.ts";
 import { providerCode } from "../../src/provider/diagnostics/codes.ts";
 import type { ResourceState } from "../../src/provider/types.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
-import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, rig, show, SPACE, workerStack, type Rig } from "./harness.ts";
+import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, rig, show, SPACE, useRig, workerStack, type Rig } from "./harness.ts";
 
 /** An older AtLeastOnceQueue definition (0.0.9) that declared only messageRetentionSeconds. */
 function olderQueue() {
@@ -120,13 +120,7 @@ for (const mode of MODES) {
   });
 
   describe(`import (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode });
 
     it("each ID form imports the resource and the first read adopts its uid", async () => {
       const created = await mustCreate(r, "takoform_edge_kv_namespace", { name: "cache" });

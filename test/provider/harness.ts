@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { createNodeTransport, type HostTransport, type HostTransportRequest, type HostTransportResponse } from "../../src/client/transport.ts";
 import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
@@ -129,6 +130,64 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     },
   };
   return r;
+}
+
+/**
+ * A fresh rig for every test of the enclosing `describe`, closed after each. The returned view
+ * reads (and sets tamper/inject on) the current test's rig; using it outside a test throws.
+ */
+export function useRig(options: RigOptions = {}): Rig {
+  let current: Rig | undefined;
+  beforeEach(async () => {
+    current = await rig(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const now = (): Rig => {
+    if (current === undefined) throw new Error("useRig: there is a rig only while a test runs");
+    return current;
+  };
+  return {
+    get host() {
+      return now().host;
+    },
+    get url() {
+      return now().url;
+    },
+    get client() {
+      return now().client;
+    },
+    get provider() {
+      return now().provider;
+    },
+    set provider(p: TakoformProvider) {
+      now().provider = p;
+    },
+    get log() {
+      return now().log;
+    },
+    get intents() {
+      return now().intents;
+    },
+    get tamper() {
+      return now().tamper;
+    },
+    set tamper(t: Tamper | undefined) {
+      now().tamper = t;
+    },
+    get inject() {
+      return now().inject;
+    },
+    set inject(i: Inject | undefined) {
+      now().inject = i;
+    },
+    context: (scope) => now().context(scope),
+    calls: (method, pathPart) => now().calls(method, pathPart),
+    mutations: () => now().mutations(),
+    close: () => now().close(),
+  };
 }
 
 export const MODES = ["never", "always"] as const;

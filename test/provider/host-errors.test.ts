@@ -4,7 +4,7 @@
 // envelope. A create on a name another holder already has gets a repair of its own. Against the
 // real local host; the tampered answers stand in for a host that misbehaves or races.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { HOST_CODE_REPAIRS, providerCode } from "../../src/provider/diagnostics/codes.ts";
@@ -23,7 +23,7 @@ import {
   TransportError,
 } from "../../src/client/errors.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
-import { errorsOf, MODES, mustCreate, rig, SPACE, TOKEN, type Rig } from "./harness.ts";
+import { errorsOf, MODES, mustCreate, SPACE, TOKEN, useRig, type Rig } from "./harness.ts";
 
 const SERVICE = "takoform_mesh_service";
 
@@ -36,13 +36,7 @@ async function createFresh(r: Rig, config: Attributes) {
 const isPrepare = (req: { method: string; url: string }) => req.method === "POST" && new URL(req.url).pathname.endsWith("/resources/prepare");
 
 for (const mode of MODES) describe(`a failed create keeps the host's code (async: ${mode})`, () => {
-  let r: Rig;
-  beforeEach(async () => {
-    r = await rig({ async: mode });
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+  const r = useRig({ async: mode });
 
   it("a name another state holds: invalid_argument (host, HTTP 400) at prepare, with the name-taken repair and the holder's incarnation", async () => {
     const holder = await mustCreate(r, SERVICE, { name: "b", entrypoint: "b.js" });

@@ -2,23 +2,17 @@
 // profiles; a tampering transport stands in for hosts that withhold a Form, a Binding, publish
 // narrower enums, ranges and limits, or cannot answer at all.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostTransportResponse } from "../../src/client/transport.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { providerCode } from "../../src/provider/diagnostics/codes.ts";
-import { bundleConfig, errorsOf, moduleSource, mustCreate, rig, scratch, type Rig } from "./harness.ts";
+import { bundleConfig, errorsOf, moduleSource, mustCreate, rig, scratch, useRig } from "./harness.ts";
 
 const json = (status: number, value: unknown): HostTransportResponse => ({ status, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(value)) });
 const refusal = (code: "form_unknown" | "resource_not_found") => json(404, { error: { code, message: `withheld by the test host`, requestId: "req_test", retryable: false } });
 
 describe("plan-time host support", () => {
-  let r: Rig;
-  beforeEach(async () => {
-    r = await rig();
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+  const r = useRig();
   const plan = (type: string, config: Attributes) => r.provider.plan({ type, address: `${type}.x`, prior: null, config });
   const versionConfig = (extra: Attributes = {}): Attributes => ({ revision_owner: "counter", worker: "counter", bundle: "b", handlers: ["fetch"], ...extra });
 

@@ -4,25 +4,19 @@
 // where the host had already accepted a create, records the accepted identity so nothing is lost.
 // A tampering transport rewrites the real local host's answers.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostTransportRequest, HostTransportResponse } from "../../src/client/transport.ts";
 import { renderDetail } from "../../src/provider/diagnostics/render.ts";
 import { hostFaultOf } from "../../src/provider/diagnostics/host-fault.ts";
 import { AcceptedError, HostApiError, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
-import { errorsOf, mustCreate, mustRead, rig, workerStack, type Rig } from "./harness.ts";
+import { errorsOf, mustCreate, mustRead, useRig, workerStack } from "./harness.ts";
 
 const text = (b: Uint8Array) => Buffer.from(b).toString("utf8");
 const rewrite = (res: HostTransportResponse, edit: (body: string) => string): HostTransportResponse => ({ ...res, body: Buffer.from(edit(text(res.body))) });
 const isResourceGet = (req: HostTransportRequest, name: string) => req.method === "GET" && new URL(req.url).pathname.endsWith(`/${name}`);
 
 describe("malformed host answers", () => {
-  let r: Rig;
-  beforeEach(async () => {
-    r = await rig();
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+  const r = useRig();
 
   const readCases: [string, (res: HostTransportResponse) => HostTransportResponse, string][] = [
     ["duplicate members", (res) => rewrite(res, (b) => b.replace('"kind":"ModuleWorker"', '"kind":"ModuleWorker","kind":"ModuleWorker"')), "duplicate"],

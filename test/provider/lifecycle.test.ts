@@ -2,19 +2,13 @@
 // `async: "always"` modes: the fences on the wire, the wire shapes of references and defaults,
 // verified state, conditions, typed outputs and write intents.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isUnknown } from "../../src/core/values.ts";
-import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, rig, show, workerStack, type Rig } from "./harness.ts";
+import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, show, useRig, workerStack } from "./harness.ts";
 
 for (const mode of MODES) {
   describe(`lifecycle (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode });
 
     it("TestV3ModuleWorkerCreateReadDeleteRoundTrip: verified state, read keeps the uid, delete reaches the host", async () => {
       const created = await mustCreate(r, "takoform_module_worker", { name: "counter" });

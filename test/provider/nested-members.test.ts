@@ -3,7 +3,7 @@
 // it. Without that, `{ name, service }` in configuration never equals `{ name, service,
 // version: null }` in state and every plan proposes an update. Against the real local host.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hasErrors } from "../../src/core/diagnostic.ts";
 import type { Attributes, Value } from "../../src/core/values.ts";
 import { completeValue } from "../../src/provider/codec/complete.ts";
@@ -12,9 +12,9 @@ import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
 import { propose } from "../../src/provider/plan/propose.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
-import type { CodecScalarType } from "../../src/registry/codec-types.ts";
 import type { ResourceState } from "../../src/provider/types.ts";
-import { converge, errorsOf, mustCreate, mustRead, rig, sameAttributes, servingStack, show, SPACE, workerStack, type Rig } from "./harness.ts";
+import { sampleScalar } from "../codec/support.ts";
+import { converge, errorsOf, mustCreate, mustRead, sameAttributes, servingStack, show, SPACE, useRig, workerStack, type Rig } from "./harness.ts";
 
 const SERVICE = "takoform_mesh_service";
 
@@ -29,13 +29,7 @@ async function expectNoOp(r: Rig, type: string, config: Attributes, prior: Resou
 }
 
 describe("optional nested members against the local host", () => {
-  let r: Rig;
-  beforeEach(async () => {
-    r = await rig();
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+  const r = useRig();
 
   it("a service binding without version plans a no-op after create and after refresh", async () => {
     await mustCreate(r, SERVICE, { name: "b", entrypoint: "b.js" });
@@ -103,20 +97,6 @@ describe("optional nested members against the local host", () => {
   });
 });
 
-/** A valid attribute value for a member of this scalar type (the sample never reaches a host). */
-function sample(type: CodecScalarType): Value {
-  switch (type.kind) {
-    case "bool":
-      return true;
-    case "integer":
-      return type.minimum ?? 1;
-    case "string":
-      return type.enum?.[0] ?? "X";
-    case "ref":
-      return "target";
-  }
-}
-
 describe("every nested list of every bundled codec: the planned element has the decoded member set", () => {
   const table = bundledCodecTable();
   const cases = table.types().flatMap((entry) =>
@@ -137,7 +117,7 @@ describe("every nested list of every bundled codec: the planned element has the 
         type.kind === "binding-list"
           ? { name: "B", target_name: "target" }
           : type.kind === "object-list"
-            ? Object.fromEntries(type.members.filter((m) => m.required).map((m) => [m.attribute, sample(m.type)]))
+            ? Object.fromEntries(type.members.filter((m) => m.required).map((m) => [m.attribute, sampleScalar(m.type)]))
             : {};
       const schema = lineSchema(table, entry);
       const config: Attributes = { [field.attribute]: [element] };

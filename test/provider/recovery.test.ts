@@ -3,11 +3,11 @@
 // UID rule (rule 6), and relation drift detected, planned and repaired (0015 rule 9, 0022 rule 8).
 // In synchronous mode the host's conformance probe makes the one interrupted create answer 202.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { providerCode } from "../../src/provider/diagnostics/codes.ts";
 import type { ResourceState } from "../../src/provider/types.ts";
 import type { Attributes } from "../../src/core/values.ts";
-import { addressOf, converge, errorsOf, MODES, mustCreate, mustRead, rig, servingStack, show, workerStack, type Rig } from "./harness.ts";
+import { addressOf, converge, errorsOf, MODES, mustCreate, mustRead, servingStack, show, useRig, workerStack, type Rig } from "./harness.ts";
 
 type Mode = (typeof MODES)[number];
 
@@ -27,13 +27,7 @@ async function interruptedCreate(r: Rig, mode: Mode, type: string, kind: string,
 
 for (const mode of MODES) {
   describe(`resume table (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode, conformanceProbes: true });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode, conformanceProbes: true });
 
     it("TestV3CreateAcceptedButUnfinishedWritesRecoverableState + TestV3ReadResumesPendingOperation/still running keeps the resource under management + …/a terminal success settles and clears the marker", async () => {
       const out = await interruptedCreate(r, mode, "takoform_module_worker", "ModuleWorker", { name: "counter" });
@@ -183,13 +177,7 @@ for (const mode of MODES) {
   });
 
   describe(`UID rule and relation drift (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode });
 
     it("TestV3UIDMismatchIsAnErrorThatPreservesState/typed: names both uids and the three remedies", async () => {
       const created = await mustCreate(r, "takoform_module_worker", { name: "counter" });

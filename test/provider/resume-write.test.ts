@@ -2,9 +2,9 @@
 // are re-sent under their Idempotency-Key: a committed write is replayed, one that never arrived
 // is executed, and the answer is finished like the original. Nothing is adopted by name.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WriteContext, WriteIntent } from "../../src/provider/types.ts";
-import { converge, errorsOf, MODES, mustCreate, rig, show, workerStack, type Rig } from "./harness.ts";
+import { converge, errorsOf, MODES, mustCreate, show, useRig, workerStack } from "./harness.ts";
 
 /** A context that records the intent and then "crashes" before the request goes out. */
 function crashingContext(sink: WriteIntent[]): WriteContext {
@@ -18,13 +18,7 @@ function crashingContext(sink: WriteIntent[]): WriteContext {
 
 for (const mode of MODES) {
   describe(`resumeWrite (async: ${mode})`, () => {
-    let r: Rig;
-    beforeEach(async () => {
-      r = await rig({ async: mode });
-    });
-    afterEach(async () => {
-      await r.close();
-    });
+    const r = useRig({ async: mode });
 
     it("replays a committed create: the same incarnation comes back", async () => {
       const created = await mustCreate(r, "takoform_module_worker", { name: "counter" });

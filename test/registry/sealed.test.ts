@@ -9,10 +9,15 @@ import {
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { PACKAGES, CORPUS, UPSTREAM_LANE, readJson, upstreamForms, loadFormPackages, type Json } from "./packages.ts";
 
-function scratchCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), "seal-"));
-  cpSync(PACKAGES, dir, { recursive: true });
-  return dir;
+/** Runs `fn` on a throwaway copy of registry/packages, removed after. */
+function withScratchCopy(fn: (root: string) => void): void {
+  const root = mkdtempSync(join(tmpdir(), "seal-"));
+  try {
+    cpSync(PACKAGES, root, { recursive: true });
+    fn(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 function editJson(root: string, path: string, edit: (doc: Json) => void): void {
@@ -52,9 +57,8 @@ describe("sealed packages", () => {
     }
   });
 
-  it("a changed Interface propagates to every Binding, Form, index and candidate set that names it", () => {
-    const root = scratchCopy();
-    try {
+  it("a changed Interface propagates to every Binding, Form, index and candidate set that names it", () =>
+    withScratchCopy((root) => {
       editJson(root, "interfaces/v1alpha1/edge.queue/definition.json", (doc) => {
         doc.description += " Edited.";
       });
@@ -76,55 +80,39 @@ describe("sealed packages", () => {
       const queue = readJson(join(root, "interfaces/v1alpha1/edge.queue/definition.json"));
       const consumer = readJson(join(root, "forms/edge/v1alpha1/queue-consumer/definition.json"));
       expect(consumer.desiredSchema.properties.queue["x-takoform-required-interface"].schemaDigest).toBe(digestCanonical(queue));
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("a re-formatted fixture is restored to the canonical layout, leaving every digest as it was", () => {
-    const root = scratchCopy();
-    try {
+  it("a re-formatted fixture is restored to the canonical layout, leaving every digest as it was", () =>
+    withScratchCopy((root) => {
       const fixture = "forms/mesh/v1alpha1/container/fixtures/desired.json";
       const before = readFileSync(join(root, fixture), "utf8");
       writeFileSync(join(root, fixture), JSON.stringify(readJson(join(root, fixture))));
       expect(staleFiles(root)).toEqual([fixture]);
       expect(sealPackages(root)).toEqual([fixture]);
       expect(readFileSync(join(root, fixture), "utf8")).toBe(before);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("a changed fixture value moves its package digest but not its schema digest", () => {
-    const root = scratchCopy();
-    try {
+  it("a changed fixture value moves its package digest but not its schema digest", () =>
+    withScratchCopy((root) => {
       editJson(root, "forms/mesh/v1alpha1/container/fixtures/desired.json", (doc) => {
         doc.image = "registry.example.test/render:1.5.0";
       });
       expect(staleFiles(root).sort()).toEqual(
         ["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort(),
       );
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("refuses a reference to a contract it does not have", () => {
-    const root = scratchCopy();
-    try {
+  it("refuses a reference to a contract it does not have", () =>
+    withScratchCopy((root) => {
       editJson(root, "forms/edge/v1alpha1/worker-endpoint/definition.json", (doc) => {
         doc.desiredSchema.properties.worker["x-takoform-required-interface"].name = "worker.nothing";
       });
       expect(() => planSeal(root)).toThrow(SealError);
       expect(() => planSeal(root)).toThrow(/unknown interface worker\.nothing@1\.0\.0/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("refuses a cycle of exact Form refs, which no digest could satisfy", () => {
-    const root = scratchCopy();
-    try {
+  it("refuses a cycle of exact Form refs, which no digest could satisfy", () =>
+    withScratchCopy((root) => {
       editJson(root, "forms/mesh/v1alpha1/container/definition.json", (doc) => {
         doc.desiredSchema.properties.owner = {
           type: "object",
@@ -141,33 +129,22 @@ describe("sealed packages", () => {
         };
       });
       expect(() => planSeal(root)).toThrow(/exact-ref cycle/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("refuses a payload the definition does not list", () => {
-    const root = scratchCopy();
-    try {
+  it("refuses a payload the definition does not list", () =>
+    withScratchCopy((root) => {
       mkdirSync(join(root, "forms/other/v1alpha1/edge-kv-namespace/fixtures"), { recursive: true });
       writeFileSync(join(root, "forms/other/v1alpha1/edge-kv-namespace/fixtures/stray.json"), "{}\n");
       expect(() => planSeal(root)).toThrow(/stray\.json: not listed/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("refuses a candidate set naming a package it does not have", () => {
-    const root = scratchCopy();
-    try {
+  it("refuses a candidate set naming a package it does not have", () =>
+    withScratchCopy((root) => {
       editJson(root, "forms/other/v1alpha1/candidate-set.json", (doc) => {
         doc.defaultCreates.push({ slug: "no-such-form" });
       });
       expect(() => planSeal(root)).toThrow(/no-such-form/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe.skipIf(!CORPUS)("the package index rules reproduce upstream's published digests", () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, TerraformStack } from "cdktf";
+import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
 import type { WireFormRef } from "../../src/core/protocol.ts";
@@ -84,6 +85,39 @@ export async function engineFor(url: string): Promise<Engine> {
   };
 }
 
+/** The host and engine `useEngine` shares with every test of one `describe`. */
+export interface EngineContext {
+  readonly host: TestHost;
+  readonly engine: Engine;
+}
+
+/**
+ * Starts a host and an engine connected to it before the enclosing `describe`'s tests, and stops
+ * both after them. The getters throw when read outside a test (before `beforeAll` has run).
+ */
+export function useEngine(): EngineContext {
+  let host: TestHost | undefined;
+  let engine: Engine | undefined;
+  beforeAll(async () => {
+    host = await startHost();
+    engine = await engineFor(host.url);
+  });
+  afterAll(async () => {
+    engine?.close();
+    await host?.close();
+  });
+  return {
+    get host() {
+      if (host === undefined) throw new Error("useEngine: the host is read before beforeAll started it");
+      return host;
+    },
+    get engine() {
+      if (engine === undefined) throw new Error("useEngine: the engine is read before beforeAll started it");
+      return engine;
+    },
+  };
+}
+
 /** A scratch directory removed by `cleanup()`. */
 export class Scratch {
   readonly dir = mkdtempSync(join(tmpdir(), "takoform-scenario-"));
@@ -101,6 +135,18 @@ export class Scratch {
   }
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `fn` with a fresh scratch directory and its state; closes the state and removes the directory after, however `fn` ends. */
+export async function withScratch<T>(fn: (scratch: Scratch, store: StateStore) => Promise<T>): Promise<T> {
+  const scratch = new Scratch();
+  const store = scratch.state();
+  try {
+    return await fn(scratch, store);
+  } finally {
+    await store.close();
+    scratch.cleanup();
   }
 }
 
@@ -143,6 +189,16 @@ export async function apply(engine: Engine, stack: StackConfig, store: StateStor
 
 export async function plan(engine: Engine, stack: StackConfig, store: StateStore, options: PlanOptions = {}): Promise<PlanOutcome> {
   return runPlan(engine.setup(stack), store, options);
+}
+
+/** The exact FormRef a state record's attributes name. */
+export function formRefOf(attributes: Record<string, unknown>): WireFormRef {
+  return {
+    apiVersion: attributes["form_api_version"] as string,
+    kind: attributes["form_kind"] as string,
+    definitionVersion: attributes["form_definition_version"] as string,
+    schemaDigest: attributes["form_schema_digest"] as string,
+  };
 }
 
 /** Polls a ModuleWorker's Ready condition every 10 ms through its own client until stopped. */

@@ -4,14 +4,13 @@
 //   DELETE WorkerBundle bundle-<old>-<owner> 204
 // at parallelism 10, while the ModuleWorker is never observed not Ready.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
 import type { ProgressEvent } from "../../src/engine/apply/progress.ts";
 import { progressLine } from "../../src/engine/apply/progress.ts";
 import type { StateStore } from "../../src/state/types.ts";
-import { apply, plan, engineFor, moduleSource, ReadySampler, Scratch, startHost, synthStack, timeline, type Engine, type TestHost } from "./harness.ts";
+import { apply, formRefOf, moduleSource, plan, ReadySampler, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 
 const ownerHex = (owner: string) => createHash("sha256").update(owner).digest("hex").slice(0, 12);
 
@@ -20,36 +19,15 @@ async function recordOf(store: StateStore, type: string, nameFilter?: (name: str
   return records;
 }
 
-function refOf(attributes: Record<string, unknown>): WireFormRef {
-  return {
-    apiVersion: attributes["form_api_version"] as string,
-    kind: attributes["form_kind"] as string,
-    definitionVersion: attributes["form_definition_version"] as string,
-    schemaDigest: attributes["form_schema_digest"] as string,
-  };
-}
-
 describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
-  let host: TestHost;
-  let engine: Engine;
-  const scratch = new Scratch();
-  beforeAll(async () => {
-    host = await startHost();
-    engine = await engineFor(host.url);
-  });
-  afterAll(async () => {
-    engine.close();
-    await host.close();
-    scratch.cleanup();
-  });
+  const ctx = useEngine();
 
-  it("moves traffic forward in exactly five mutations, and the worker stays Ready", async () => {
-    const dist = scratch.path("dist");
-    scratch.write("dist/index.js", moduleSource(1));
-    const build = () => synthStack(scratch, (stack) => void new WorkerApp(stack, "app", { name: "counter", contentDir: dist }));
-    const store = scratch.state();
-    try {
-      const first = await apply(engine, (await build()).stack, store, { parallelism: 10 });
+  it("moves traffic forward in exactly five mutations, and the worker stays Ready", () =>
+    withScratch(async (scratch, store) => {
+      const dist = scratch.path("dist");
+      scratch.write("dist/index.js", moduleSource(1));
+      const build = () => synthStack(scratch, (stack) => void new WorkerApp(stack, "app", { name: "counter", contentDir: dist }));
+      const first = await apply(ctx.engine, (await build()).stack, store, { parallelism: 10 });
       expect(first.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(first.status).toBe("applied");
       const [oldBundle] = await recordOf(store, "takoform_worker_bundle");
@@ -58,13 +36,13 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
       expect(oldBundle!.name).toMatch(new RegExp(`^bundle-[0-9a-f]{12}-${ownerHex("counter")}$`));
       expect(oldVersion!.name).toMatch(new RegExp(`^version-[0-9a-f]{12}-${ownerHex("counter")}$`));
 
-      host.mutations.length = 0;
+      ctx.host.mutations.length = 0;
       scratch.write("dist/index.js", moduleSource(2));
       const next = (await build()).stack;
-      const sampler = new ReadySampler(engine.client, "default", refOf(worker!.attributes), "counter");
+      const sampler = new ReadySampler(ctx.engine.client, "default", formRefOf(worker!.attributes), "counter");
       await new Promise((resolve) => setTimeout(resolve, 30));
       const events: ProgressEvent[] = [];
-      const second = await apply(engine, next, store, { parallelism: 10, progress: (e) => events.push(e) });
+      const second = await apply(ctx.engine, next, store, { parallelism: 10, progress: (e) => events.push(e) });
       await new Promise((resolve) => setTimeout(resolve, 30));
       await sampler.stop();
       expect(second.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -74,7 +52,7 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
       const [newVersion] = await recordOf(store, "takoform_worker_version");
       expect(newBundle!.name).not.toBe(oldBundle!.name);
       expect(newVersion!.name).not.toBe(oldVersion!.name);
-      expect(timeline(host.mutations)).toEqual([
+      expect(timeline(ctx.host.mutations)).toEqual([
         `PUT WorkerBundle ${newBundle!.name} 201`,
         `PUT WorkerVersion ${newVersion!.name} 201`,
         "PUT WorkerDeployment counter-deployment 200",
@@ -94,12 +72,9 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
       // The old revisions left state with their deletes; nothing deposed remains.
       expect((await store.list()).map((r) => r.address).filter((a) => a.includes("#deposed"))).toEqual([]);
       // A plan right after is empty: the roll-forward converged.
-      const after = await plan(engine, next, store);
+      const after = await plan(ctx.engine, next, store);
       expect(after.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address)).toEqual([]);
       expect(sampler.ready).toBeGreaterThan(0);
       expect({ notReady: sampler.notReady, observations: sampler.observations.slice(0, 5) }).toEqual({ notReady: 0, observations: [] });
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 });

@@ -3,13 +3,11 @@
 // the getters resolve, after a real apply against the local host, to the values the module's
 // outputs would carry.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { App, TerraformOutput, TerraformStack } from "cdktf";
+import { TerraformOutput, type TerraformStack } from "cdktf";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/index.ts";
-import { TakoformProvider as ProviderConstruct } from "../../src/constructs/provider.ts";
 import { TakoformConstructError } from "../../src/constructs/resource.ts";
 import { AtLeastOnceQueue, EdgeKVNamespace, ModuleWorker, ObjectBucket, SQLiteDatabase } from "../../src/constructs/generated/index.gen.ts";
 import { WorkerApp, type WorkerAppConfig } from "../../src/constructs/worker-app.ts";
@@ -18,24 +16,9 @@ import { runApply, runPlan } from "../../src/engine/index.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import { TakoformProvider, bundledRegistry } from "../../src/provider/index.ts";
 import { openLocalState } from "../../src/state/index.ts";
+import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
-const dirs: string[] = [];
-function workDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "takoform-worker-app-"));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function synth(build: (stack: TerraformStack) => void): any {
-  const outdir = workDir();
-  const app = new App({ outdir, skipValidation: true });
-  const stack = new TerraformStack(app, "demo");
-  new ProviderConstruct(stack, "takoform", {});
-  build(stack);
-  app.synth();
-  return JSON.parse(readFileSync(join(outdir, "stacks", "demo", "cdk.tf.json"), "utf8"));
-}
+afterAll(removeWorkDirs);
 
 function contentDir(): string {
   const dir = workDir();

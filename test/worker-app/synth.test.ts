@@ -1,29 +1,11 @@
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { App, TerraformStack } from "cdktf";
-import { TakoformProvider } from "../../src/constructs/provider.ts";
 import { EdgeKVNamespace } from "../../src/constructs/generated/edge-kv-namespace.gen.ts";
 import { WorkerApp, listModuleFiles } from "../../src/constructs/worker-app.ts";
+import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
-const dirs: string[] = [];
-function workDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "takoform-worker-app-"));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function synth(build: (stack: TerraformStack) => void): any {
-  const outdir = workDir();
-  const app = new App({ outdir, skipValidation: true });
-  const stack = new TerraformStack(app, "demo");
-  new TakoformProvider(stack, "takoform", {});
-  build(stack);
-  app.synth();
-  return JSON.parse(readFileSync(join(outdir, "stacks", "demo", "cdk.tf.json"), "utf8"));
-}
+afterAll(removeWorkDirs);
 
 describe("WorkerApp (decision 0029 rule 5)", () => {
   const content = workDir();

@@ -2,9 +2,8 @@
 
 import { hostname } from "node:os";
 import { runImport } from "../../engine/run.ts";
-import { openLocalState } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { ConnectError, connectProvider } from "../connect.ts";
+import { openSession } from "../session.ts";
 import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID
@@ -33,21 +32,10 @@ export const command: Command = {
     enterProject(args);
     const io = new Console(args);
     const ws = await loadWorkspace(args);
-    const fail = (diagnostics: Parameters<typeof diagnosticsJson>[0]): number => {
-      if (io.json) io.emitJson({ command: "import", ok: false, diagnostics: diagnosticsJson(diagnostics) });
-      else io.diagnostics(diagnostics);
-      return 1;
-    };
-    if (!("stack" in ws)) return fail(ws.diagnostics);
-    const store = openLocalState(ws.statePath);
-    let connection;
-    try {
-      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
-    } catch (error) {
-      await store.close();
-      if (error instanceof ConnectError) return fail([error.diagnostic]);
-      throw error;
-    }
+    if (!("stack" in ws)) return io.fail("import", ws.diagnostics);
+    const session = await openSession(ws);
+    if (!("store" in session)) return io.fail("import", session.diagnostics);
+    const { store, connection } = session;
     try {
       if (!io.json) io.out(`${address}: Importing from ID ${id}...`);
       const result = await runImport({ provider: connection.provider, stack: ws.stack, variables: ws.variables }, store, address, id, {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueDiagnostics } from "../../../src/engine/plan/unique.ts";
 import type { HostRequest } from "../../../src/host/http.ts";
 import { providerCode } from "../../../src/provider/diagnostics/codes.ts";
-import { apply, engineFor, plan, Scratch, stackOf, startHost, type Engine, type TestHost } from "../../scenario/harness.ts";
+import { apply, engineFor, plan, stackOf, startHost, withScratch, type Engine, type TestHost } from "../../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const UNREADABLE = providerCode("host-support-unreadable");
@@ -22,10 +22,8 @@ describe("plan diagnostics are reported once per resource", () => {
     await host.close();
   });
 
-  it("a replacement shows the host-support warning once, not once per provider plan", async () => {
-    const scratch = new Scratch();
-    const store = scratch.state();
-    try {
+  it("a replacement shows the host-support warning once, not once per provider plan", () =>
+    withScratch(async (scratch, store) => {
       // Created while the host answers its support route.
       engine = await engineFor(host.url);
       const first = await stackOf(scratch, { resource: { [KV]: { r: { name: "once-a" } } } });
@@ -50,11 +48,7 @@ describe("plan diagnostics are reported once per resource", () => {
       const warnings = outcome.plan.diagnostics.filter((d) => d.code === UNREADABLE);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatchObject({ severity: "warning", address: `${KV}.r` });
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
-  });
+    }));
 
   it("uniqueDiagnostics keeps the first of each finding and distinct findings apart", () => {
     const a = { severity: "warning" as const, code: "c", summary: "s", detail: "d", pointer: "/x", address: "t.a" };
