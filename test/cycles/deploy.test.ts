@@ -45,7 +45,8 @@ describe("deploying a cycle", () => {
     expect(text).toContain("# takoform_mesh_service.a will be created (as a cycle placeholder first)");
     expect(text).toContain("1. create-placeholder takoform_mesh_service.a");
     expect(text).toContain("3. finalize takoform_mesh_service.a");
-    expect(text).toContain("4. settle (pass 1) takoform_mesh_service.a");
+    expect(text).toContain("4. settle (passes 1–3) takoform_mesh_service.a, takoform_mesh_service.b");
+    expect(text).toContain("Cycle steps: 1 placeholder to complete, up to 3 settle passes, writing only what changes.");
     expect(text).toContain("Plan: 2 to add, 0 to change, 0 to destroy.");
 
     // What the host held right after each write: a starts without bindings, b binds the placeholder.

@@ -33,6 +33,40 @@ describe("destroying a cycle", () => {
     expect(w.host.host.controls.resourceCount()).toBe(0);
   });
 
+  it("reverts from what was applied, not from code edited since: an immutable edit does not fail the destroy", async () => {
+    const applied = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    expect((await apply(w.engine, applied, w.store)).status).toBe("applied");
+    const from = w.host.mutations.length;
+    // tier is immutable; a revert written from this code would be refused (or, if mutable, write the edit).
+    const edited = await synth(w, (s) => services(s, [{ id: "a", tier: "edge", binds: ["b"] }, { id: "b", tier: "edge", binds: ["a"] }]));
+    const seen: unknown[] = [];
+    const run = await apply(w.engine, edited, w.store, {
+      plan: { mode: "destroy" },
+      parallelism: 1,
+      hooks: { afterWrite: (n) => void (n === 2 ? seen.push(hostSpec(w.host, "Service", "a"), hostSpec(w.host, "Service", "b")) : undefined) },
+    });
+    expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
+    expect(mutationsSince(w.host, from)).toEqual(["PUT Service a 200", "PUT Service b 200", "DELETE Service a 204", "DELETE Service b 204"]);
+    expect(seen).toEqual([
+      { entrypoint: "a.js", tier: "standard", serviceBindings: [] },
+      { entrypoint: "b.js", tier: "standard", serviceBindings: [] },
+    ]);
+  });
+
+  it("contributions removed from code: the loop recorded in state is still reverted before the deletes", async () => {
+    const applied = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    expect((await apply(w.engine, applied, w.store)).status).toBe("applied");
+    const from = w.host.mutations.length;
+    const plain = await synth(w, (s) => services(s, [{ id: "a" }, { id: "b" }]));
+    const planned = await plan(w.engine, plain, w.store, { mode: "destroy" });
+    expect(planned.ok, planned.plan.diagnostics.map((d) => d.summary).join("; ")).toBe(true);
+    expect(stepSequence(planned.plan)).toEqual([`revert ${SVC}.a`, `revert ${SVC}.b`, `delete ${SVC}.a`, `delete ${SVC}.b`]);
+    const run = await apply(w.engine, plain, w.store, { plan: { mode: "destroy" }, parallelism: 1 });
+    expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
+    expect(mutationsSince(w.host, from)).toEqual(["PUT Service a 200", "PUT Service b 200", "DELETE Service a 204", "DELETE Service b 204"]);
+    noDependencyInUse(w.host);
+  });
+
   it("at full parallelism the host still never refuses a delete", async () => {
     const stack = await synth(w, (s) => {
       services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["c"] }, { id: "c", binds: ["a"] }]);

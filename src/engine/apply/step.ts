@@ -6,17 +6,17 @@
 import { randomBytes } from "node:crypto";
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState, WriteContext, WriteIntent, WriteResult } from "../../provider/types.ts";
 import { deposedAddress, parseStateAddress } from "../../state/records.ts";
 import type { InFlightStatus, ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
 import { formatPath } from "../config/expression/traversal.ts";
-import type { StackConfig } from "../config/types.ts";
+import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { evaluateResource, sensitiveAttributes, type EvaluatedConfig, type ResourceValues } from "../evaluate.ts";
 import { SensitiveFlow } from "../sensitivity.ts";
-import { placeholderFromRecord, recordedFields } from "../cycles/placeholder-state.ts";
+import { holdsSealedValues, placeholderFromRecord, recordedFields } from "../cycles/placeholder-state.ts";
 import type { SettleTracker } from "../cycles/settle.ts";
 import { contributionEdgesOf } from "../plan/dependencies.ts";
 import { importObject } from "../plan/imports.ts";
@@ -131,9 +131,14 @@ async function plannedFor(
 ): Promise<{ planned?: Attributes; evaluated?: EvaluatedConfig; prior?: ResourceState | null; result?: StepResult }> {
   const { address, deposed } = parseStateAddress(step.address);
   const resource = ctx.stack.resources.get(address);
-  // A cycle member the configuration no longer declares (or an old deposed object) is reverted
-  // from its record: its recorded configuration without the fields its contributions filled.
-  if (step.action === "revert" && prior !== null && (resource === undefined || deposed !== null)) return revertFromRecord(ctx, step, change, prior);
+  // A cycle member being deleted — also one the configuration no longer declares, or an old deposed
+  // object — is reverted from its record: what the host holds, without the fields its recorded
+  // contributions filled. Never from the current configuration: a destroy must not write edits
+  // made to the code since the last apply (an immutable one would even fail the revert).
+  const deleting = change.actions.length === 1 && change.actions[0] === "delete";
+  if (step.action === "revert" && prior !== null && (resource === undefined || deposed !== null || deleting)) {
+    return revertFromRecord(ctx, step, change, prior, deposed === null ? resource : undefined);
+  }
   if (resource === undefined) return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
   const evaluated = evaluateResource(resource, ctx.variables, ctx.values, SensitiveFlow.of(ctx.stack, ctx.variables));
   if (hasErrors(evaluated.diagnostics)) return { result: { ok: false, diagnostics: evaluated.diagnostics } };
@@ -180,12 +185,36 @@ async function plannedFor(
   return { planned, evaluated, prior: priorState };
 }
 
-async function revertFromRecord(ctx: StepContext, step: PlanStep, change: ResourceChange, prior: ResourceState): Promise<{ planned?: Attributes; prior?: ResourceState; result?: StepResult }> {
+async function revertFromRecord(
+  ctx: StepContext,
+  step: PlanStep,
+  change: ResourceChange,
+  prior: ResourceState,
+  configured: ResourceConfig | undefined,
+): Promise<{ planned?: Attributes; prior?: ResourceState; result?: StepResult }> {
   const address = parseStateAddress(step.address).address;
   const schema = ctx.provider.schema(change.type);
   const record = ctx.records.get(step.address);
   if (schema === undefined || record === undefined) return { result: fail(step, `${step.address} cannot be reverted`, "Its record or its resource type is gone.", "Plan again.") };
-  const config = placeholderFromRecord(record.attributes, schema, recordedFields(record.contributions));
+  const drop = recordedFields(record.contributions);
+  let attributes: Attributes = record.attributes;
+  if (configured !== undefined) {
+    // State keeps secrets only as seals; the configuration still holding the same secret gives it back.
+    const evaluated = evaluateResource(configured, ctx.variables, ctx.values, SensitiveFlow.of(ctx.stack, ctx.variables));
+    attributes = unsealPrior(attributes, evaluated.attributes, ctx.lineage);
+    if (attributes !== record.attributes) prior = { ...prior, attributes: unsealPrior(prior.attributes, evaluated.attributes, ctx.lineage) };
+  }
+  if (holdsSealedValues(attributes as Record<string, KnownValue>, schema, drop)) {
+    return {
+      result: fail(
+        step,
+        `${step.address} cannot be reverted to its placeholder`,
+        "A sensitive value it holds is kept in state only as a seal, and the configuration no longer holds the same value, so the revert could not send it back unchanged.",
+        "Restore the sensitive value the object was last applied with, or delete the object's references by an ordinary apply first.",
+      ),
+    };
+  }
+  const config = placeholderFromRecord(attributes as Record<string, KnownValue>, schema, drop);
   const response = await ctx.provider.plan({ type: change.type, address, prior, config });
   const diagnostics = located(response.diagnostics, address, change.type);
   if (hasErrors(diagnostics)) return { result: { ok: false, diagnostics } };

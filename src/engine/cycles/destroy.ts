@@ -6,9 +6,9 @@
 // The loop is found in STATE, among the records this plan only deletes (a destroy, or orphans of
 // a normal plan): every record keeps its dependencies and the contribution edges it held, so a
 // cycle removed from code is found exactly like one still configured. A member is reverted when
-// its Form declares update and the contributed fields may be left empty; it is reverted to its
-// configuration's placeholder when it is still configured, else to its record without the
-// contributed fields (placeholder-state.ts). A revert releases the record's dependencies on the
+// its Form declares update and the contributed fields may be left empty. It is reverted from its
+// record, without the fields its recorded contributions filled (placeholder-state.ts) — also when
+// it is still configured, since a destroy must not write what the code changed since the last apply. A revert releases the record's dependencies on the
 // peers that contributed to it: those peers' deletes wait for the revert instead of for its delete.
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
@@ -24,7 +24,7 @@ import type { DependencyGraph } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
 import type { CycleSteps } from "../plan/cycles.ts";
 import type { PlanStep, ResourceChange } from "../plan/types.ts";
-import { fieldsMayBeDropped, placeholderEligibility } from "./eligibility.ts";
+import { fieldsMayBeDropped } from "./eligibility.ts";
 import { cyclicComponents } from "./local-scc.ts";
 import { holdsSealedValues, recordedFields } from "./placeholder-state.ts";
 
@@ -56,10 +56,10 @@ export function destroySteps(input: DestroyInput): CycleSteps {
     const released = new Map<string, Set<string>>();
     for (const address of members) {
       const record = byAddress.get(address)!;
-      const configured = configuredEdges(input, address);
-      // Configured: the peers its contributed values refer to; else the peers state says contributed.
-      const peers = new Set((configured?.contributed ?? record.contributions.map((e) => e.from)).filter((to) => inside.has(to) && to !== address));
-      for (const own of configured?.own ?? []) peers.delete(own);
+      // The peers state says contributed to it: what the host holds, whatever the code says now.
+      const peers = new Set(record.contributions.map((e) => e.from).filter((to) => inside.has(to) && to !== address));
+      // A peer its own configuration also refers to stays referred to after the revert.
+      for (const own of configuredEdges(input, address)?.own ?? []) peers.delete(own);
       if (peers.size === 0 || !revertable(input, record)) continue;
       released.set(address, peers);
     }
@@ -86,12 +86,12 @@ export function destroySteps(input: DestroyInput): CycleSteps {
 /** Whether the record can be brought back to its placeholder by an update. */
 function revertable(input: DestroyInput, record: ResourceRecord): boolean {
   const schema = input.schema(record.type);
-  const { address: base, deposed } = parseStateAddress(record.address);
-  const resource = deposed === null ? input.stack.resources.get(base) : undefined;
-  if (resource !== undefined) return placeholderEligibility(resource, schema).eligible;
   const fields = recordedFields(record.contributions);
   if (schema === undefined || !fieldsMayBeDropped(schema, fields).eligible) return false;
-  // A sealed secret is not in state, so the update could not send it back: leave it as it is.
+  // A sealed secret is not in state; only a configuration still holding it can send it back (the
+  // revert step checks that the seal matches, and fails rather than send anything else).
+  const { address: base, deposed } = parseStateAddress(record.address);
+  if (deposed === null && input.stack.resources.has(base)) return true;
   return !holdsSealedValues(record.attributes, schema, fields);
 }
 

@@ -55,12 +55,13 @@ export const placeholderCycles: CycleResolver = {
     const extraSteps = (changeList: readonly ResourceChange[]): CycleSteps => {
       const changes = new Map(changeList.map((c) => [c.address, c]));
       const out: Required<CycleSteps> = { steps: [], edges: [], diagnostics: [], dropConfigDependencies: [], dropStateDependencies: [] };
+      // Appended one by one: a large loop has more steps than a spread call can take as arguments.
       const add = (part: CycleSteps) => {
-        out.steps.push(...part.steps);
-        out.edges.push(...(part.edges ?? []));
-        out.diagnostics.push(...(part.diagnostics ?? []));
-        out.dropConfigDependencies.push(...(part.dropConfigDependencies ?? []));
-        out.dropStateDependencies.push(...(part.dropStateDependencies ?? []));
+        append(out.steps, part.steps);
+        append(out.edges, part.edges ?? []);
+        append(out.diagnostics, part.diagnostics ?? []);
+        append(out.dropConfigDependencies, part.dropConfigDependencies ?? []);
+        append(out.dropStateDependencies, part.dropStateDependencies ?? []);
       };
       const settled: { component: ResolvedComponent; last: string }[] = [];
       const deposed = components.length > 0 ? deposedDeletes(changeList) : new Map<string, string[]>();
@@ -70,7 +71,7 @@ export const placeholderCycles: CycleResolver = {
         if (part.lastSettle !== undefined) settled.push({ component, last: part.lastSettle });
       }
       // After every loop's placeholders are final, so dependents name the right steps.
-      for (const { component, last } of settled) out.edges.push(...outsideWaits(graph, component, last, changes));
+      for (const { component, last } of settled) append(out.edges, outsideWaits(graph, component, last, changes));
       add(destroySteps({ changes: changeList, records: request.records ?? [], stack, configGraph: graph, schema }));
       return out;
     };
@@ -84,3 +85,7 @@ export const placeholderCycles: CycleResolver = {
     };
   },
 };
+
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}

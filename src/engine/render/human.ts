@@ -3,7 +3,7 @@
 
 import type { Value } from "../../core/values.ts";
 import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
-import type { Plan, ResourceChange } from "../plan/types.ts";
+import type { Plan, PlanStep, ResourceChange } from "../plan/types.ts";
 import { diffLines, SENSITIVE_VALUE } from "./values.ts";
 
 export interface HumanRenderOptions {
@@ -98,6 +98,52 @@ export function summarize(plan: Plan): { add: number; change: number; destroy: n
 
 const CYCLE_STEPS = new Set(["create-placeholder", "finalize", "settle", "revert"]);
 
+/**
+ * The numbered apply steps. A loop's settle passes are one chain of steps (every member, pass by
+ * pass); they are shown as one line, since a loop of N members has N × (N + 1) of them.
+ */
+function stepLines(steps: readonly PlanStep[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    const number = `  ${String(i + 1).padStart(3)}.`;
+    if (s.action !== "settle" || s.pass === undefined) {
+      lines.push(`${number} ${s.action} ${s.address}`);
+      continue;
+    }
+    const members: string[] = [];
+    let j = i;
+    let last = s.pass;
+    // A chain: settle steps one after the other, each waiting on the one before.
+    while (j < steps.length && steps[j]!.action === "settle" && (j === i || steps[j]!.dependsOn[0] === steps[j - 1]!.id)) {
+      const step = steps[j]!;
+      if (step.pass === s.pass) members.push(step.address);
+      last = step.pass ?? last;
+      j++;
+    }
+    const passes = last === s.pass ? `pass ${s.pass}` : `passes ${s.pass}–${last}`;
+    lines.push(`${number} settle (${passes}) ${members.join(", ")}`);
+    i = j - 1;
+  }
+  return lines;
+}
+
+/** What the cycle steps will write beyond the resource counts, or null when there are none. */
+function cycleSummary(steps: readonly PlanStep[]): string | null {
+  let finalize = 0, revert = 0, passes = 0;
+  for (const s of steps) {
+    if (s.action === "finalize") finalize++;
+    else if (s.action === "revert") revert++;
+    else if (s.action === "settle" && s.pass !== undefined && s.pass > passes) passes = s.pass;
+  }
+  if (finalize + revert + passes === 0) return null;
+  const parts: string[] = [];
+  if (finalize > 0) parts.push(`${finalize} placeholder${finalize === 1 ? "" : "s"} to complete`);
+  if (revert > 0) parts.push(`${revert} to revert to ${revert === 1 ? "its placeholder" : "their placeholders"}`);
+  if (passes > 0) parts.push(`up to ${passes} settle passes, writing only what changes`);
+  return `Cycle steps: ${parts.join(", ")}.`;
+}
+
 export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   const out: string[] = [];
   const drift = plan.resourceDrift ?? [];
@@ -120,8 +166,7 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   }
   if (plan.steps.some((s) => CYCLE_STEPS.has(s.action))) {
     out.push("Dependency cycles are resolved with placeholders (RFC 0011); the apply runs these steps:", "");
-    plan.steps.forEach((s, i) => out.push(`  ${String(i + 1).padStart(3)}. ${s.action}${s.pass !== undefined ? ` (pass ${s.pass})` : ""} ${s.address}`));
-    out.push("");
+    out.push(...stepLines(plan.steps), "");
   }
   const outputs = plan.outputChanges.filter((o) => o.actions[0] !== "no-op");
   if (outputs.length > 0) {
@@ -144,6 +189,8 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   } else {
     const s = summarize(plan);
     out.push(`Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`);
+    const cycle = cycleSummary(plan.steps);
+    if (cycle !== null) out.push(cycle);
   }
   return out.join("\n");
 }
