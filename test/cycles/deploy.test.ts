@@ -178,4 +178,34 @@ describe("deploying a cycle", () => {
     // Each settle write had its own idempotency key: no write was answered from a replay.
     expect(w.host.mutations.every((m) => m.status === 200 || m.status === 201)).toBe(true);
   });
+
+  it("a ring of 20 services settles in passes that stop re-planning once a pass writes nothing", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+    const stack = await synth(w, (s) => services(s, ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] }))));
+    const setup = w.engine.setup(stack);
+    // Counts the provider's plan calls (the real provider answers each one).
+    const provider = setup.provider;
+    const real = provider.plan.bind(provider);
+    let plans = 0;
+    provider.plan = (request) => (plans++, real(request));
+    const run = await runApply(setup, w.store, { lock: { holder: "test" } });
+    expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
+    const settleSteps = run.result!.outcomes.filter((o) => o.action === "settle");
+    expect(settleSteps.length).toBe(20 * 21);
+    expect(settleSteps.every((o) => o.status === "ok")).toBe(true);
+    // Pass 1 re-plans all 20; nothing changes in it, so passes 2..21 are settled without planning.
+    expect(settleSteps.filter((o) => o.noop !== true).length).toBe(0);
+    const creates = run.result!.outcomes.filter((o) => o.action !== "settle").length;
+    expect(plans).toBeLessThanOrEqual(creates + 20 + 20);
+    expect(boundTo(w.host, "s19")).toEqual(["s00"]);
+  });
+
+  it("one strongly connected group of 400 services plans without exhausting the stack", async () => {
+    const ids = Array.from({ length: 400 }, (_, i) => `r${i}`);
+    const stack = await synth(w, (s) => services(s, ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] }))));
+    const planned = await plan(w.engine, stack, w.store);
+    expect(planned.ok, planned.plan.diagnostics.map((d) => d.summary).join("; ")).toBe(true);
+    expect(planned.plan.steps.filter((s) => s.action === "settle").length).toBe(400 * 401);
+    expect(renderPlan(planned.plan, { color: false })).toContain("settle (passes 1–401)");
+  });
 });

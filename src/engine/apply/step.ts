@@ -279,6 +279,7 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   if (attributes === undefined) return fail(step, `${address} has no state to update`, "The object this step updates is not in state.", "Plan again.");
   const prior: ResourceState = { type: change.type, attributes };
   const placeholder = step.action === "revert";
+  if (ctx.cycles?.quiet(step)) return { ok: true, diagnostics: [], noop: true };
   const prepared = await plannedFor(ctx, step, change, prior, placeholder);
   if (prepared.result) return prepared.result;
   if (step.action === "settle" && attributesEqual(prepared.planned!, attributes)) return { ok: true, diagnostics: [], noop: true };
@@ -297,6 +298,7 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   await ctx.store.settle(address, stateInput(settled, after, recordContext(ctx, address, prepared.evaluated!)));
   ctx.current.set(address, settled === prior ? settled.attributes : compactAttributes(settled.attributes));
   ctx.cycles?.wrote(address, attributes, settled.attributes);
+  if (step.action === "settle") ctx.cycles?.settled(step);
   return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(settled.attributes) ? { uid: uidOf(settled.attributes)! } : {}) };
 }
 

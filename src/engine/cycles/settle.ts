@@ -25,11 +25,38 @@ export class SettleTracker {
   /** Address → top-level attributes its latest write in this apply changed; `EVERY` after a create. */
   readonly #changed = new Map<string, ReadonlySet<string> | typeof EVERY>();
 
+  /** Address → the loop it settles in (named by the first member of its settle chain). */
+  readonly #loopOf = new Map<string, string>();
+  /** Loop → the last pass in which a settle step of it wrote. */
+  readonly #lastWritingPass = new Map<string, number>();
+
   constructor(steps: readonly PlanStep[]) {
     for (const step of steps) {
       if (step.action !== "settle" || step.pass === undefined) continue;
       if (step.pass > (this.#finalPass.get(step.address) ?? 0)) this.#finalPass.set(step.address, step.pass);
+      if (step.pass !== 1) continue;
+      // A loop's settle steps form one chain: the first waits on the loop's writes, each later one
+      // on the settle step before it (`settle:<pass>:<address>`).
+      const before = step.dependsOn.length === 1 && step.dependsOn[0]!.startsWith("settle:") ? step.dependsOn[0]!.slice(step.dependsOn[0]!.indexOf(":", 7) + 1) : undefined;
+      this.#loopOf.set(step.address, before === undefined ? step.address : (this.#loopOf.get(before) ?? before));
     }
+  }
+
+  /**
+   * True when a settle step has nothing to do: a whole pass of its loop wrote nothing, so every
+   * member already matches its configuration and no later pass can find a change. The first pass
+   * always runs. This keeps a large loop's N + 1 passes from re-planning every member N + 1 times.
+   */
+  quiet(step: PlanStep): boolean {
+    if (step.action !== "settle" || step.pass === undefined || step.pass < 2) return false;
+    const loop = this.#loopOf.get(step.address);
+    return loop !== undefined && (this.#lastWritingPass.get(loop) ?? 0) < step.pass - 1;
+  }
+
+  /** Records that a settle step wrote. */
+  settled(step: PlanStep): void {
+    const loop = this.#loopOf.get(step.address);
+    if (loop !== undefined && step.pass !== undefined) this.#lastWritingPass.set(loop, step.pass);
   }
 
   /** The last pass of a loop only checks that nothing changes any more. */
