@@ -63,7 +63,12 @@ function usesSensitive(expr: Expression, variables: ResolvedVariables): boolean 
  * secret through a reference to another resource counts as sensitive too; without it, only
  * attributes that name a sensitive variable themselves do.
  */
-export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues, flow?: SensitiveFlow): EvaluatedConfig {
+/**
+ * `collects` tells, from the resource type's schema, which attributes are lists that collect
+ * contributions. Given (as the plan does), a second value for any other attribute is a conflict
+ * even while both values are unknown; without it, only values known not to be lists conflict.
+ */
+export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues, flow?: SensitiveFlow, collects?: (attribute: string) => boolean): EvaluatedConfig {
   const resolve = resolverFor(variables, values);
   const diagnostics: Diagnostic[] = [];
   const sensitive = new Set<string>();
@@ -93,7 +98,7 @@ export function evaluateResource(resource: ResourceConfig, variables: ResolvedVa
       const own = attributes[attribute];
       if (own === undefined || own === null) {
         attributes[attribute] = value;
-      } else if ((Array.isArray(own) || isUnknown(own)) && (Array.isArray(value) || isUnknown(value))) {
+      } else if ((collects === undefined || collects(attribute)) && (Array.isArray(own) || isUnknown(own)) && (Array.isArray(value) || isUnknown(value))) {
         attributes[attribute] = isUnknown(own) || isUnknown(value) ? UNKNOWN : [...own, ...value];
       } else {
         diagnostics.push({

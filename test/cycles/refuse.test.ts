@@ -128,4 +128,40 @@ describe("choosing placeholders", () => {
     const second = await plan(w.engine, await stackOf(w.scratch, document), w.store);
     expect(second.plan.steps).toEqual(first.plan.steps);
   });
+
+  it("two contributions to a field that is not a list are refused at plan, though both are still unknown", async () => {
+    const WORKER = "takoform_mesh_worker";
+    const CONTAINER = "takoform_mesh_container";
+    const outcome = await plan(
+      w.engine,
+      await stackOf(w.scratch, {
+        resource: {
+          [WORKER]: {
+            w: { name: "w", entrypoint: "w.js", "//": { takoform: { contributions: [{ from: `${CONTAINER}.c`, values: { containers: [{ class_name: "Sandbox", container: `\${${CONTAINER}.c.name}` }] } }] } } },
+            w2: { name: "w2", entrypoint: "w.js" },
+          },
+          [CONTAINER]: {
+            c: {
+              name: "c",
+              image: "img:1",
+              "//": {
+                takoform: {
+                  contributions: [
+                    { from: `${WORKER}.w`, values: { namespace_id: `\${${WORKER}.w.namespace_id}` } },
+                    { from: `${WORKER}.w2`, values: { namespace_id: `\${${WORKER}.w2.namespace_id}` } },
+                  ],
+                },
+              },
+            },
+          },
+        },
+      }),
+      w.store,
+    );
+    expect(outcome.ok).toBe(false);
+    expect(outcome.plan.diagnostics.filter((d) => d.severity === "error").map((d) => [d.code, d.summary, d.attribute])).toEqual([
+      ["takoform.engine/contribution-conflict", `${WORKER}.w2 contributes namespace_id to ${CONTAINER}.c, which already sets it`, "namespace_id"],
+    ]);
+    expect(w.host.mutations).toEqual([]);
+  });
 });

@@ -263,7 +263,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       const resource = stack.resources.get(address)!;
       const schema = provider.schema(resource.type)!;
       const prior = priors.get(address) ?? null;
-      const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes), flow);
+      const evaluated = evaluateResource(resource, variables, (a) => valueOf(a, changes), flow, (name) => {
+        const kind = schema.attributes[name]?.type.kind;
+        return kind === "list" || kind === "set";
+      });
       // A placeholder (RFC 0011) is shown with its full configuration, its peers' values unknown
       // until they exist; the apply creates it from its own configuration, checked here too.
       const placeholder = prior === null && resolution.placeholders.has(address);
