@@ -107,6 +107,9 @@ export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** How long a command waits for another takoform process to let go of the embedded host's data. */
+const HOST_LOCK_GRACE_MS = 3_000;
+
 export async function connectProvider(options: ConnectOptions): Promise<Connection> {
   const env = options.env ?? process.env;
   const settings = connectionSettings(options.stack, options.variables, env);
@@ -120,13 +123,21 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}) });
       return client;
     }
-    try {
-      embedded = await LocalHost.open({ data: dataDir, log: (line) => process.stderr.write(`${line}\n`) });
-    } catch (error) {
-      if (error instanceof DataDirLockedError) {
-        throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
+    // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
+    // run releases it, a few milliseconds before that process has closed the embedded host: a
+    // held data directory is therefore retried for a short grace period before it is an error.
+    const deadline = Date.now() + HOST_LOCK_GRACE_MS;
+    for (;;) {
+      try {
+        embedded = await LocalHost.open({ data: dataDir, log: (line) => process.stderr.write(`${line}\n`) });
+        break;
+      } catch (error) {
+        if (!(error instanceof DataDirLockedError)) throw error;
+        if (Date.now() >= deadline) {
+          throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      throw error;
     }
     const host = embedded;
     client = await HostClient.connect({
