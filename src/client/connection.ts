@@ -6,6 +6,8 @@ import type { JsonValue } from "../forms/digest.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";
+import { redactText, redactTree } from "./redact.ts";
+import { setLongTimeout } from "./timer.ts";
 import { parseRetryAfter, retryDelay, sleep } from "./timing.ts";
 import { headerValues, type HostTransport, type HostTransportResponse } from "./transport.ts";
 import { MAX_RESPONSE_BYTES, WireReader } from "./wire-reader.ts";
@@ -50,8 +52,6 @@ export interface WireCall {
   retryable: boolean;
 }
 
-const REDACTED = "[redacted]";
-
 export class HostConnection {
   readonly lane: NegotiatedLane;
   readonly transport: HostTransport;
@@ -78,7 +78,13 @@ export class HostConnection {
   }
 
   /** Removes the token from any text a host (or a transport) produced. */
-  readonly redact = (text: string): string => (this.token ? text.split(this.token).join(REDACTED) : text);
+  readonly redact = (text: string): string => redactText(text, this.token);
+
+  /**
+   * Removes the token from every string of a freshly decoded host body (in place; nothing to do
+   * without a token). Every JSON answer passes through it, so nothing downstream sees the token.
+   */
+  readonly redactBody = (value: JsonValue): JsonValue => redactTree(value, this.token);
 
   /**
    * Last line of defence for the credential: scrubs it from an error's message and stack, and
@@ -151,8 +157,9 @@ export class HostConnection {
     if (this.token) headers["Authorization"] = `Bearer ${this.token}`;
     // A timer cleared when the exchange ends: AbortSignal.timeout would keep one pending timer per
     // request for the whole deadline (ten minutes by default), tens of thousands in a large apply.
+    // setLongTimeout, because a deadline 2^31 ms or more away would make a plain timer fire at once.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException("deadline", "TimeoutError")), remaining);
+    const timer = setLongTimeout(() => timeout.abort(new DOMException("deadline", "TimeoutError")), remaining);
     const composed = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     let response: HostTransportResponse;
     try {
@@ -161,7 +168,7 @@ export class HostConnection {
     } catch (err) {
       throw this.transportFailure(call, err, timeout.signal.aborted);
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
     if (call.method !== "HEAD" && response.body.byteLength > MAX_RESPONSE_BYTES) {
       throw new TransportError("too-large", `takoform: ${call.call}: host response body exceeds ${MAX_RESPONSE_BYTES} bytes`, response.status);
@@ -180,7 +187,7 @@ export class HostConnection {
 
   /** A reader for the body of `response` to `call`. */
   reader(call: WireCall | string, status: number): WireReader {
-    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact);
+    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact, this.redactBody);
   }
 
   /** Strict JSON of a 2xx body, refusing an empty one. */

@@ -1,6 +1,7 @@
 // Waiting rules (reference provider §7.3 and §7.5): Retry-After parsing, full-jitter backoff
 // windows, and abortable sleeps. Pure functions except `sleep`, so the bounds are testable.
 
+import { setLongTimeout } from "./timer.ts";
 import { headerValues } from "./transport.ts";
 
 /** Longest Retry-After honoured for a request retry when the caller set no deadline. */
@@ -63,19 +64,22 @@ export function pollDelay(retryAfterMs: number | undefined, attempt: number, cal
   return jitter(pollBackoffWindow(attempt), random);
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * Resolves after `ms` (any size: delays past Node's 32-bit timer limit are re-armed, never cut
+ * to 1 ms), or rejects with the signal's reason as soon as it aborts.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
-    const timer = setTimeout(() => {
+    const timer = setLongTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
-      clearTimeout(timer);
+      timer.clear();
       reject(signal!.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });

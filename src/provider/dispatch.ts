@@ -2,7 +2,8 @@
 // 1. create uses the line's DefaultCreates ref;
 // 2. read, update, delete and the plan of an existing resource use the ref recorded in state
 //    (`form_*`);
-// 3. a recorded ref the build cannot serve fails closed — it is NEVER swapped for another ref of
+// 3. a recorded ref of another line (group + kind) than the resource type's fails closed, and so
+//    does a recorded ref the build cannot serve — it is NEVER swapped for another ref of
 //    the same kind, because that query's resource_not_found would read as deletion;
 // 4. the plan uses the planned `form_*` when all four are known, else the default create ref.
 // Every failure here happens before any host call.
@@ -61,6 +62,26 @@ export function serveState(rt: ProviderRuntime, type: string, attributes: Attrib
         ...identity,
         repair:
           "State from another lane or build is never transformed. Remove this resource from state and import it under an exact Form identity, or create it explicitly.",
+      },
+    };
+  }
+  // A ref of another line (hand-edited or mixed-up state) would read, update or delete a
+  // different Form's resource of the same name; refused before the codec is even looked up.
+  const line = rt.table.type(type);
+  if (line !== undefined && (ref.apiVersion !== line.apiVersion || ref.kind !== line.kind)) {
+    return {
+      diagnostic: {
+        severity: "error",
+        summary: "State Form identity belongs to another resource type",
+        detail:
+          `${type} serves ${line.apiVersion} ${line.kind}; its state records ${formatFormRef(ref)}. ` +
+          "Reading, updating or deleting under that ref would address another Form's resource, so the provider refuses before contacting the host.",
+        code: providerCode("state-form-ref-mismatch"),
+        resourceType: type,
+        pointer: "/form",
+        ...identity,
+        ref,
+        repair: `Remove this resource from state (takoform state rm) and import it into the resource type that serves ${ref.apiVersion} ${ref.kind}, or import the ${line.kind} it should manage.`,
       },
     };
   }

@@ -17,9 +17,15 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/** Go's longest duration, (2^63-1) ns, in milliseconds; ParseDuration refuses anything longer. */
+export const MAX_GO_DURATION_MS = 9_223_372_036_854.775;
+
 const COMPONENT = /^([0-9]*)(?:\.([0-9]*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/u;
 
-/** Milliseconds of a Go duration string, or undefined when it is not one. Negative and zero parse. */
+/**
+ * Milliseconds of a Go duration string, or undefined when it is not one or overflows Go's
+ * duration (about 2562047h), as time.ParseDuration refuses it. Negative and zero parse.
+ */
 export function parseGoDuration(text: string): number | undefined {
   let rest = text;
   let sign = 1;
@@ -39,6 +45,7 @@ export function parseGoDuration(text: string): number | undefined {
     total += value * UNIT_MS[m[3]!]!;
     rest = rest.slice(whole.length);
   }
+  if (!(total <= MAX_GO_DURATION_MS)) return undefined;
   return sign * total;
 }
 

@@ -85,8 +85,8 @@ describe("diagnostic renderer (decision 0032)", () => {
   });
 
   it("the provider code vocabulary is the closed list of nineteen", () => {
-    expect(PROVIDER_CODES).toHaveLength(19);
-    expect(new Set(PROVIDER_CODES).size).toBe(19);
+    expect(PROVIDER_CODES).toHaveLength(20);
+    expect(new Set(PROVIDER_CODES).size).toBe(20);
   });
 
   it("a Cause is shown only when there is no host answer", () => {

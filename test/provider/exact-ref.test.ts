@@ -67,6 +67,33 @@ for (const mode of MODES) {
       expect(r.log.length).toBe(before);
     });
 
+    it("a recorded ref of another Form line (a KV namespace's in ModuleWorker state) is refused with no host call", async () => {
+      const kv = await mustCreate(r, "takoform_edge_kv_namespace", { name: "cache" });
+      const forged: ResourceState = { type: "takoform_module_worker", attributes: { ...kv.attributes, name: "cache" } };
+      const before = r.log.length;
+      const read = await r.provider.read(forged);
+      const del = await r.provider.delete("takoform_module_worker", forged, r.context());
+      const upd = await r.provider.update("takoform_module_worker", forged, { ...forged.attributes }, r.context());
+      const plan = await r.provider.plan({ type: "takoform_module_worker", address: "w", prior: forged, config: { name: "cache" } });
+      expect(r.log.length).toBe(before); // no GET, no DELETE, no PUT, no support read
+      for (const out of [read, del, upd]) {
+        expect(out.state).toBe(forged);
+        expect(out.diagnostics).toHaveLength(1);
+        expect(out.diagnostics[0]).toMatchObject({
+          severity: "error",
+          summary: "State Form identity belongs to another resource type",
+          code: providerCode("state-form-ref-mismatch"),
+          pointer: "/form",
+          resourceType: "takoform_module_worker",
+          ref: { apiVersion: EDGE, kind: "EdgeKVNamespace" },
+        });
+      }
+      expect(plan.planned).toBeNull();
+      expect(plan.diagnostics[0]!.code).toBe(providerCode("state-form-ref-mismatch"));
+      // The KV namespace is still there.
+      expect((await mustRead(r, kv)).attributes["uid"]).toBe(kv.attributes["uid"]);
+    });
+
     it("TestV3PerRefCodecEncodesTheStateRefFieldSet: an update of old state sends the old field set under the old ref", async () => {
       const oldRef = older.codec.ref;
       await r.client.applyResource({ ref: oldRef, name: "legacy", space: SPACE, spec: { messageRetentionSeconds: 600 } });

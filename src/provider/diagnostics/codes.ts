@@ -13,6 +13,7 @@ export const PROVIDER_CODES = [
   "revision-owner-ignored",
   "state-form-ref-unsupported",
   "state-form-ref-missing",
+  "state-form-ref-mismatch",
   "import-id-invalid",
   "uid-mismatch",
   "relation-target-changed",

@@ -9,12 +9,16 @@
 //   same index (bundle modules' size and digest), unknown on a create;
 // - every element of a nested object list carries all of its declared members, a member the
 //   configuration leaves out being null (codec/complete.ts), as state decoded from the host does.
+// - a configured value semantically equal to prior (the same JSON document in another spelling,
+//   the same set in another order) takes the PRIOR value, as a normalized type's semantic
+//   equality does in the plugin framework (semantic.ts), so a host's normalization plans no change.
 // Which computed values then become unknown, and what forces a replacement, is decided by
 // plan.ts once the ModifyPlan hooks have run.
 
 import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/values.ts";
 import { cloneValue } from "../attributes.ts";
 import { completeValue } from "../codec/complete.ts";
+import { semanticallyEqual } from "../semantic.ts";
 import type { AttributeSchema, ResourceTypeSchema } from "../types.ts";
 
 function nestedComputed(schema: AttributeSchema): string[] {
@@ -30,6 +34,7 @@ function nestedComputed(schema: AttributeSchema): string[] {
  * members of a configured object list filled from the prior list (by index).
  */
 function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value | undefined): Value {
+  if (prior !== undefined && prior !== null && value !== null && semanticallyEqual(schema.type, value, prior)) return cloneValue(prior);
   const configured = completeValue(schema.type, value);
   const members = nestedComputed(schema);
   if (members.length === 0 || !Array.isArray(configured)) return cloneValue(configured);

@@ -2,7 +2,8 @@
 // - VERIFIED, from a representation the client verified against the exact identity (create,
 //   update, read): metadata, conditions, outputs, the exact ref, relation drift, and the desired
 //   fields — from the host spec when adopting it, else the values the plan or state already had
-//   (with anything null or unknown filled from the host spec);
+//   (with anything null or unknown filled from the host spec); a host value semantically equal to
+//   the one already held (semantic.ts) keeps the held spelling;
 // - ACCEPTED, when a create was accepted but no verified representation came back: the name,
 //   space, exact ref, uid when known and pending_operation_id, so the next run reconciles the
 //   existing resource instead of creating a duplicate.
@@ -19,6 +20,7 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { errorText } from "../diagnostics/host-fault.ts";
 import { formAttributes, type Served } from "../dispatch.ts";
 import { relationDriftOf } from "../relation/drift.ts";
+import { semanticallyEqual } from "../semantic.ts";
 import type { ResourceTypeSchema } from "../types.ts";
 import { projectConditions } from "./conditions.ts";
 
@@ -118,7 +120,10 @@ export function verifiedState(ctx: StateContext, resource: WireResource, options
   for (const field of codec.fields) {
     const kept = ctx.values[field.attribute];
     const fromHost = host?.[field.attribute];
-    const value = options.adoptHostSpec && host !== undefined ? (fromHost ?? null) : isEmpty(kept) ? (fromHost ?? null) : unknownToNull(cloneValue(kept!));
+    let value = options.adoptHostSpec && host !== undefined ? (fromHost ?? null) : isEmpty(kept) ? (fromHost ?? null) : unknownToNull(cloneValue(kept!));
+    // The host's spelling of the value state already holds (normalized JSON, a sorted set) keeps state's spelling.
+    const type = ctx.schema.attributes[field.attribute]?.type;
+    if (type !== undefined && !isEmpty(kept) && value !== null && semanticallyEqual(type, kept!, value)) value = unknownToNull(cloneValue(kept!));
     out[field.attribute] = shaped(ctx, field.attribute, value);
   }
   if (codec.artifactBacked) {

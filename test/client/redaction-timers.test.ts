@@ -1,0 +1,116 @@
+// The token is redacted from every decoded host body (docs/client.md §2.12), and waits longer
+// than Node's 32-bit timer limit are honoured instead of firing after 1 ms (§2.5).
+
+import type http from "node:http";
+import { describe, expect, it } from "vitest";
+import type { HostClient } from "../../src/client/client.ts";
+import { HostApiError, TransportError } from "../../src/client/errors.ts";
+import { REDACTED, redactTree } from "../../src/client/redact.ts";
+import { MAX_TIMER_MS, setLongTimeout } from "../../src/client/timer.ts";
+import { sleep } from "../../src/client/timing.ts";
+import { API_ROOT } from "../../src/core/protocol.ts";
+import type { JsonValue } from "../../src/forms/digest.ts";
+import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
+import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
+import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
+import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
+import { rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
+
+let host: HostileHost;
+let client: HostClient;
+const fence = { uid: "uid-1", generation: "1" };
+const echo = (req: { headers: http.IncomingHttpHeaders }) => String(req.headers["authorization"]);
+const opPath = (id: string) => `${API_ROOT}/operations/${id}`;
+
+scriptedHostPerTest((h, c) => {
+  host = h;
+  client = c;
+});
+
+describe("every string of a decoded host body is redacted", () => {
+  it("an Operation's terminal error: hostMessage, hostCode, the rendered Host: line and getOperation", async () => {
+    host.on("DELETE", RESOURCE_PATH, () => ({ status: 202, body: { operation: operationDoc("op_del1") } }));
+    host.on("GET", opPath("op_del1"), (req) => ({
+      status: 200,
+      body: operationDoc("op_del1", { done: true, error: { code: "internal_error", message: `boom ${echo(req)}`, hostCode: `E-${echo(req)}`, retryable: false } }),
+    }));
+    const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence));
+    const host_ = (err instanceof HostApiError ? err : (err as { cause?: unknown }).cause) as HostApiError;
+    expect(host_).toBeInstanceOf(HostApiError);
+    expect(host_.hostMessage).toBe(`boom Bearer ${REDACTED}`);
+    expect(host_.hostCode).toBe(`E-Bearer ${REDACTED}`);
+    const rendered = renderDiagnostic(hostCallDiagnostic("Failed to delete", err, {}));
+    expect(rendered).toContain(`Host: boom Bearer ${REDACTED}`);
+    expect(rendered).not.toContain(TOKEN);
+    expect(JSON.stringify([err.message, err.stack, host_.hostMessage, host_.hostCode])).not.toContain(TOKEN);
+
+    const op = await client.getOperation("op_del1");
+    expect(op.operation.error!.message).toBe(`boom Bearer ${REDACTED}`);
+    expect(JSON.stringify(op)).not.toContain(TOKEN);
+  });
+
+  it("a resource: condition reasons and messages, spec strings and member names", async () => {
+    host.on("GET", RESOURCE_PATH, (req) => {
+      const doc = resourceDoc({ spec: { deliveryDelaySeconds: 0, note: `n ${echo(req)}`, [`k-${echo(req)}`]: [echo(req)] } });
+      (doc["status"] as { conditions: JsonValue[] }).conditions = [
+        { type: "Ready", status: "False", reason: "ExternalChange", hostReason: `relation echoed ${echo(req)}`, message: `m ${echo(req)}`, lastTransitionTime: "2026-01-01T00:00:00Z" },
+      ];
+      return { status: 200, headers: { ETag: '"1"' }, body: doc };
+    });
+    const resource = await client.getResource(SPACE, REF, NAME);
+    const text = JSON.stringify(resource);
+    expect(text).not.toContain(TOKEN);
+    const condition = resource.status!.conditions![0]! as unknown as Record<string, string>;
+    expect(condition["hostReason"]).toBe(`relation echoed Bearer ${REDACTED}`);
+    expect(condition["message"]).toBe(`m Bearer ${REDACTED}`);
+    expect(resource.spec["note"]).toBe(`n Bearer ${REDACTED}`);
+    expect(resource.spec[`k-Bearer ${REDACTED}`]).toEqual([`Bearer ${REDACTED}`]);
+  });
+
+  it("redactTree: in place, every occurrence, nothing to do without a token or an occurrence", () => {
+    const doc = { a: ["xTOKy", { b: "TOK TOK" }], "TOK-key": 1, n: 2, t: true, z: null } as unknown as JsonValue;
+    const out = redactTree(doc, "TOK") as Record<string, JsonValue>;
+    expect(out).toEqual({ a: [`x${REDACTED}y`, { b: `${REDACTED} ${REDACTED}` }], [`${REDACTED}-key`]: 1, n: 2, t: true, z: null });
+    expect(Object.keys(out)).toEqual(["a", `${REDACTED}-key`, "n", "t", "z"]);
+    const clean = { a: ["x"], b: { c: "y" } } as JsonValue;
+    expect(redactTree(clean, "TOK")).toBe(clean);
+    expect(redactTree(doc, undefined)).toBe(doc);
+  });
+});
+
+describe("waits past the 32-bit timer limit", () => {
+  it("setLongTimeout and sleep do not fire early for a delay of 2^31 ms or more", async () => {
+    let fired = false;
+    const timer = setLongTimeout(() => (fired = true), MAX_TIMER_MS + 1);
+    const controller = new AbortController();
+    const slept = sleep(1000 * 3_600_000, controller.signal).then(() => "slept", () => "aborted");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fired).toBe(false);
+    timer.clear();
+    controller.abort(new Error("done"));
+    expect(await slept).toBe("aborted");
+    let quick = false;
+    setLongTimeout(() => (quick = true), 5);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(quick).toBe(true);
+  });
+
+  it("a request under a 1000h deadline is not aborted at once, and succeeds", async () => {
+    host.on("GET", RESOURCE_PATH, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { status: 200, headers: { ETag: '"1"' }, body: resourceDoc() };
+    });
+    const resource = await client.getResource(SPACE, REF, NAME, { deadline: Date.now() + 1000 * 3_600_000 });
+    expect(resource.metadata.name).toBe(NAME);
+  });
+
+  it("a Retry-After past 2^31 ms under a long caller deadline is waited, not retried after 1 ms", async () => {
+    host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "3000000" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("stop")), 150);
+    const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).reason).toBe("aborted");
+    expect(host.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
+  });
+});
