@@ -1,6 +1,7 @@
 // node:http adapter over the host's request → response function. Keep-alive connections; a
 // request body is capped at 8 MiB, or 256 MiB for a blob PUT; an oversized body is refused with
-// invalid_argument and the connection is closed (the rest of the body is never read).
+// invalid_argument and the connection is closed (the rest of the body is never read). A 204 (or
+// 304) goes out with no body and no Content-Length (RFC 9110 §8.6).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -64,13 +65,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   });
 }
 
+/** RFC 9110 §6.4.1, §8.6: a 204 or 304 has no content, and a server MUST NOT send Content-Length on a 204. */
+function bodiless(status: number): boolean {
+  return status === 204 || status === 304;
+}
+
 function send(res: ServerResponse, response: HostResponse, close = false): void {
   const headers: string[] = [];
-  for (const name in response.headers) headers.push(name, response.headers[name]!);
-  headers.push("Content-Length", String(response.body.byteLength));
+  const noBody = bodiless(response.status);
+  for (const name in response.headers) if (!(noBody && name.toLowerCase() === "content-length")) headers.push(name, response.headers[name]!);
+  if (!noBody) headers.push("Content-Length", String(response.body.byteLength));
   if (close) headers.push("Connection", "close");
   res.writeHead(response.status, headers);
-  res.end(response.body);
+  if (noBody) res.end();
+  else res.end(response.body);
 }
 
 export function startServer(handle: (request: HostRequest) => Promise<HostResponse>, host: string, port: number): Promise<RunningServer> {

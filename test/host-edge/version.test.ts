@@ -74,6 +74,8 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     ["an export specifier", "const app = { scheduled() {} };\nexport { app as default };\n", ["scheduled"]],
     ["a spread of another literal", "const base = { async queue() {} };\nconst more = { ...base, fetch() {} };\nexport default { ...more, scheduled: more.fetch };\n", ["fetch", "queue", "scheduled"]],
     ["computed string keys", "const h = () => {};\nexport default { ['fetch']: h, [`scheduled`]: h };\n", ["fetch", "scheduled"]],
+    ["declarations and const aliases", "function handle() {}\nclass Consumer {}\nconst a = () => {};\nconst b = a;\nconst KEY = 'scheduled';\nexport default { fetch: handle, queue: Consumer, [KEY]: b };\n", ["fetch", "queue", "scheduled"]],
+    ["a method call that cannot reach the object", "const app = { fetch(r) { return app.route(r); }, route(r) { return this.name; }, name: 'x' };\nexport default app;\n", ["fetch"]],
   ];
   for (const [label, source, exported] of resolvable) {
     it(`declared handlers are read from the default export: ${label}`, async () => {
@@ -98,8 +100,9 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     ["an imported binding", "import app from './app.js';\nexport default app;\n", /binding app/],
     ["a function", "export default function () {}\n", /is a function/],
     ["a re-export", "export { default } from './other.js';\n", /re-exported/],
-    ["a let binding", "let app = { fetch() {} };\nexport default app;\n", /binding app/],
+    ["a let binding the module writes", "let app = { fetch() {} };\napp = {};\nexport default app;\n", /binding app/],
     ["a getter", "export default { get fetch() { return () => {}; } };\n", /exposes no handler/],
+    ["a const read before its declaration", "export default app;\nconst app = { fetch() {} };\n", /read before its declaration/],
     ["a syntax error", "export default { fetch() { ;\n", /does not parse/],
     ["no default export", "export const fetch = () => {};\n", /no default export/],
   ];
@@ -108,6 +111,52 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
       const slug = label.replace(/[^a-z]+/g, "-");
       await edge.create("WorkerBundle", `vw-u-${slug}`, { manifestDigest: await edge.bundleDigest(source) });
       await edge.refuses(() => edge.createRaw("WorkerVersion", `vw-u-${slug}`, edge.versionSpec({ bundle: `vw-u-${slug}`, worker: "vw", handlers: ["fetch"] })), "invalid_argument", [/"fetch"/, why]);
+    });
+  }
+
+  // Members whose value does not statically resolve to something callable, or that the module may
+  // change after declaring them: the declared handler is refused as not exported (the runtime
+  // requires a callable property). `kept` is what each module still exports.
+  const notCallable: [string, string, string[]][] = [
+    // The modules the review found wrongly accepted, verbatim.
+    ["a const bound to a number", "const notAFunction = 42; export default { fetch: notAFunction }", []],
+    ["a const bound to a string", "const s='x'; export default {fetch: s}", []],
+    ["a deleted member", "const app={fetch(){}}; delete app.fetch; export default app", []],
+    ["a member assigned a number", "const app={fetch(){}}; app.fetch = 42; export default app", []],
+    ["an imported name", "import {h} from './other.js'; export default {fetch:h}", []],
+    ["a let binding", "let h=1; export default {fetch:h}", []],
+    ["an undeclared name", "export default {fetch: doesNotExist}", []],
+    ["an unresolvable spread after the member", "export default { fetch(){}, ...makeOverrides() }", []],
+    // Variants: what else is refused, and what the same module still exports.
+    ["a deleted member beside another", "const app = { fetch() {}, queue() {} };\ndelete app.fetch;\nexport default app;\n", ["queue"]],
+    ["a member assigned beside another", "const app = { fetch() {}, queue() {} };\napp.fetch = 42;\nexport default app;\n", ["queue"]],
+    ["a member assigned by a string key", "const app = { fetch() {}, queue() {} };\napp['fetch'] = 42;\nexport default app;\n", ["queue"]],
+    ["a member assigned through a const alias", "const app = { fetch() {}, queue() {} };\nconst same = app;\nsame.fetch = 42;\nexport { app as default };\n", ["queue"]],
+    ["an object passed to Object.assign", "const app = { fetch() {}, queue() {} };\nObject.assign(app, { fetch: 1 });\nexport default app;\n", []],
+    ["an object passed to any call", "const app = { fetch() {}, queue() {} };\nregister(app);\nexport default app;\n", []],
+    ["a method that writes through this", "const app = { fetch() {}, queue() {}, init() { this.fetch = 1; } };\napp.init();\nexport default app;\n", []],
+    ["an imported name beside a method", "import { h } from './other.js';\nexport default { fetch: h, queue() {} };\n", ["queue"]],
+    ["a reassigned function declaration", "function h() {}\nh = 42;\nexport default { fetch: h };\n", []],
+    ["a const read before its declaration", "export default { fetch: h };\nconst h = () => {};\n", []],
+    ["a member of an unknown object", "const h = {};\nexport default { fetch: h.fetch };\n", []],
+    ["an unresolvable spread between members", "export default { fetch() {}, ...makeOverrides(), queue() {} };\n", ["queue"]],
+    ["a spread of a mutated literal", "const base = { fetch() {} };\nbase.fetch = 42;\nexport default { ...base, queue() {} };\n", ["queue"]],
+  ];
+  for (const [label, source, kept] of notCallable) {
+    it(`a member that is not statically callable is not exported: ${label}`, async () => {
+      const slug = label.replace(/[^a-z]+/g, "-");
+      await edge.create("WorkerBundle", `vw-n-${slug}`, { manifestDigest: await edge.bundleDigest(source) });
+      const spec = edge.versionSpec({ bundle: `vw-n-${slug}`, worker: "vw", handlers: ["fetch"] });
+      await edge.refuses(() => edge.createRaw("WorkerVersion", `vw-n-${slug}`, spec), "invalid_argument", [
+        /declares handler "fetch"/,
+        /does not export/,
+        new RegExp(`exposes ${kept.length === 0 ? "no handler" : kept.join(", ")}`),
+      ]);
+      await edge.refuses(() => edge.importRaw("WorkerVersion", `vw-n-${slug}`, spec, `native-vw-n-${slug}`), "invalid_argument", [/"fetch"/]);
+      if (kept.length > 0) {
+        const created = await edge.create("WorkerVersion", `vw-n-${slug}`, edge.versionSpec({ bundle: `vw-n-${slug}`, worker: "vw", handlers: kept }));
+        expect(created.spec.handlers).toEqual(kept);
+      }
     });
   }
 

@@ -196,6 +196,10 @@ describe.each(families())("conformance identity and fences — $label", (family)
     const res = await wire.remove(ref, "delrev-kv", "1", { headers: { "If-Match": `"${created.metadata.revision}"` } });
     expectStatus(res, 204);
     expect(res.body.byteLength).toBe(0);
+    // RFC 9110 §8.6: no Content-Length on a 204 (nor chunked framing); the kept-alive connection still serves the next request.
+    expect(res.headers["content-length"]).toBeUndefined();
+    expect(res.headers["transfer-encoding"]).toBeUndefined();
+    expectError(await wire.read(ref, "delrev-kv"), "resource_not_found");
   });
 
   it("stale-revision-rejected", async () => {

@@ -1,24 +1,30 @@
 // What a Worker Bundle's main module exports as handlers, decided statically. Under the runtime
-// ABI a handler is an own member of the plain object the module default-exports; this host runs
-// no JavaScript, so it reads the module with a real parser (acorn) and resolves that object
-// without evaluating anything. It resolves:
+// ABI a handler is an own member of the plain object the module default-exports, and it must be
+// callable; this host runs no JavaScript, so it reads the module with a real parser (acorn) and
+// resolves that object without evaluating anything (module-resolution.ts). It resolves:
 //
 //   export default { fetch() {}, async scheduled() {} }     object literal (methods, values)
-//   export default { fetch: handler }                        a member whose value is a name
+//   export default { fetch: handler }                        a member whose value is a callable name
 //   const app = { … }; export default app;                   a top-level const bound to a literal
 //   export { app as default }                                the same, through a specifier
 //   { ...base, queue() {} }                                  spread of another such literal
-//   { ["fetch"]: h }, { [`queue`]: h }                       computed keys that are string literals
+//   { ["fetch"]: h }, { [`queue`]: h }, { [KEY]: h }         computed keys that are string literals (or consts bound to one)
 //
-// Everything else exports nothing: a call result (`export default make()`), a class instance,
-// a function or class as the default export, an imported or re-exported binding, a `let`/`var`
-// binding, members added after the declaration (`app.fetch = …`), a spread or computed key the
-// parser cannot resolve. A member counts as a handler when its value may be callable: a method,
-// a function or arrow, or a name or property access (the host cannot look further; the runtime
-// checks callability when it loads the module). A literal, object, array, getter, setter or
-// computed value is not a handler. A later member of the same name overrides an earlier one.
+// A member is a handler only when its value statically resolves to something callable: a method,
+// a function, arrow or class expression, a name bound by a top-level function or class declaration
+// that is never reassigned, a top-level const whose initializer resolves callable (through const
+// aliases), or `obj.m` where obj is such a literal and m such a member. Anything else is unknown
+// and exports nothing: an import, a `let`/`var`, a global or undeclared name, a getter or setter, a
+// call result, a name read before its declaration completes. A spread or computed key that cannot
+// be resolved makes every member before it unknown (it may override them). A literal bound to a
+// const loses a member the module assigns or deletes anywhere (`app.fetch = …`, `delete app.fetch`,
+// `app[k] = …` losing all), and all its members when it is passed to a call (`Object.assign(app, …)`),
+// stored or aliased other than by a top-level const, or handed as `this` to a method that may write
+// through it. A call result, a class instance, a function or class as the default export, an
+// imported or re-exported default, or a `let`/`var` binding leaves the default export unreadable.
 
-import { Parser, type Expression, type ObjectExpression, type Options, type Program, type Property, type SpreadElement } from "acorn";
+import { Parser, type Expression, type Options, type Program } from "acorn";
+import { ModuleResolver } from "./module-resolution.ts";
 
 /**
  * acorn records each scope's declared names in arrays and checks every new declaration with
@@ -95,30 +101,15 @@ export function resolveExports(source: Uint8Array): ModuleExports {
   } catch (error) {
     return unresolved(`the module does not parse as an ES module: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const consts = topLevelConsts(program);
-  const target = defaultExport(program);
+  const target = defaultExport(program, text.length);
   if (typeof target === "string") return unresolved(target);
-  const members = new Map<string, boolean>();
-  const problem = collect(target, consts, members, new Set());
-  if (problem !== undefined) return unresolved(problem);
-  return { resolved: true, handlers: new Set([...members].filter(([, callable]) => callable).map(([name]) => name)) };
-}
-
-/** `const NAME = <init>` at the top level (also inside `export const`). */
-function topLevelConsts(program: Program): Map<string, Expression> {
-  const out = new Map<string, Expression>();
-  for (const statement of program.body) {
-    const declaration = statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
-    if (declaration?.type !== "VariableDeclaration" || declaration.kind !== "const") continue;
-    for (const d of declaration.declarations) {
-      if (d.id.type === "Identifier" && d.init !== null && d.init !== undefined) out.set(d.id.name, d.init);
-    }
-  }
-  return out;
+  const members = new ModuleResolver(program).defaultExport(target);
+  if (typeof members === "string") return unresolved(`its default export is ${members}${target.type === "Identifier" ? "" : ", which this host cannot read without running it"}`);
+  return { resolved: true, handlers: new Set([...members].filter(([, v]) => v.callable).map(([name]) => name)) };
 }
 
 /** The default-exported expression, or why there is none the host can read. */
-function defaultExport(program: Program): Expression | string {
+function defaultExport(program: Program, end: number): Expression | string {
   for (const statement of program.body) {
     if (statement.type === "ExportDefaultDeclaration") {
       const d = statement.declaration;
@@ -131,89 +122,10 @@ function defaultExport(program: Program): Expression | string {
         if (exported !== "default") continue;
         if (statement.source !== null && statement.source !== undefined) return "its default export is re-exported from another module, which this host does not follow";
         if (s.local.type !== "Identifier") return "its default export names no local binding";
-        return { type: "Identifier", name: s.local.name, start: s.local.start, end: s.local.end } as Expression;
+        // Read once the module has finished evaluating: every top-level declaration has completed.
+        return { type: "Identifier", name: s.local.name, start: end, end } as Expression;
       }
     }
   }
   return "it has no default export";
-}
-
-function nodeLabel(node: Expression): string {
-  switch (node.type) {
-    case "Identifier":
-      return `the binding ${node.name}, which is not a top-level const bound to an object literal`;
-    case "CallExpression":
-      return "the result of a call";
-    case "NewExpression":
-      return "a constructed instance";
-    case "FunctionExpression":
-    case "ArrowFunctionExpression":
-      return "a function";
-    case "ClassExpression":
-      return "a class";
-    default:
-      return `a ${node.type}`;
-  }
-}
-
-/** Adds the members of an object-valued expression; returns why it cannot be read, if so. */
-function collect(node: Expression, consts: ReadonlyMap<string, Expression>, members: Map<string, boolean>, seen: Set<string>): string | undefined {
-  let expression = node;
-  while (expression.type === "Identifier") {
-    const init = consts.get(expression.name);
-    if (init === undefined || seen.has(expression.name)) return `its default export is ${nodeLabel(expression)}`;
-    seen.add(expression.name);
-    expression = init;
-  }
-  if (expression.type !== "ObjectExpression") return `its default export is ${nodeLabel(expression)}, which this host cannot read without running it`;
-  addMembers(expression, consts, members, seen);
-  return undefined;
-}
-
-function addMembers(object: ObjectExpression, consts: ReadonlyMap<string, Expression>, members: Map<string, boolean>, seen: Set<string>): void {
-  for (const member of object.properties) {
-    if (member.type === "SpreadElement") {
-      spread(member, consts, members, seen);
-      continue;
-    }
-    const name = keyOf(member);
-    if (name === undefined) continue;
-    // `__proto__: x` sets the prototype; it defines no own member.
-    if (name === "__proto__" && !member.computed && !member.shorthand && !member.method && member.kind === "init") continue;
-    members.set(name, mayBeCallable(member));
-  }
-}
-
-/** A spread of a resolvable object literal contributes its members; any other spread, nothing. */
-function spread(member: SpreadElement, consts: ReadonlyMap<string, Expression>, members: Map<string, boolean>, seen: Set<string>): void {
-  const inner = new Map<string, boolean>();
-  if (collect(member.argument, consts, inner, new Set(seen)) === undefined) for (const [k, v] of inner) members.set(k, v);
-}
-
-function keyOf(member: Property): string | undefined {
-  const key = member.key;
-  if (!member.computed) {
-    if (key.type === "Identifier") return key.name;
-    if (key.type === "Literal" && (typeof key.value === "string" || typeof key.value === "number")) return String(key.value);
-    return undefined;
-  }
-  if (key.type === "Literal" && typeof key.value === "string") return key.value;
-  if (key.type === "TemplateLiteral" && key.expressions.length === 0) return key.quasis[0]?.value.cooked ?? undefined;
-  return undefined;
-}
-
-function mayBeCallable(member: Property): boolean {
-  if (member.kind !== "init") return false;
-  if (member.method) return true;
-  const value = member.value;
-  switch (value.type) {
-    case "FunctionExpression":
-    case "ArrowFunctionExpression":
-    case "MemberExpression":
-      return true;
-    case "Identifier":
-      return value.name !== "undefined";
-    default:
-      return false;
-  }
 }
