@@ -122,7 +122,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
 
   const printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
   let interrupts = 0;
+  // While the approval prompt waits, Ctrl-C is its answer (a no: the apply is cancelled).
+  let prompting = false;
   const onInterrupt = (): void => {
+    if (prompting) return;
     interrupts++;
     if (interrupts === 1) {
       io.err("\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).");
@@ -156,10 +159,16 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
                   noTty = true;
                   return false;
                 }
-                const answer = await confirm(
-                  kind === "destroy" ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
-                  kind === "destroy" ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo." : "Takoform will perform the actions described above.",
-                );
+                prompting = true;
+                let answer: boolean | "no-tty";
+                try {
+                  answer = await confirm(
+                    kind === "destroy" ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
+                    kind === "destroy" ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo." : "Takoform will perform the actions described above.",
+                  );
+                } finally {
+                  prompting = false;
+                }
                 if (answer === "no-tty") {
                   noTty = true;
                   return false;

@@ -185,18 +185,43 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
   return { projectDir: dir, statePath: statePathOf(dir), stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
 }
 
+/** Where the approval prompt reads and writes, and where an interrupt comes from (tests pass their own). */
+export interface PromptIO {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+  /** Emits "SIGINT" on Ctrl-C: the process by default. */
+  signals: NodeJS.EventEmitter;
+}
+
 /**
  * Terraform's approval prompt. Without a terminal it refuses (exit 1) instead of hanging: pass
- * --auto-approve in scripts.
+ * --auto-approve in scripts. Only `yes` approves; anything else, a closed input (Ctrl-D, EOF) and
+ * an interrupt (Ctrl-C) while waiting are a no.
  */
-export async function confirm(question: string, description: string): Promise<boolean | "no-tty"> {
-  if (process.stdin.isTTY !== true) return "no-tty";
-  process.stdout.write(`\n${question}\n  ${description}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `);
-  const rl = createInterface({ input: process.stdin });
-  const answer = await new Promise<string>((resolve) => rl.once("line", resolve));
+export async function confirm(
+  question: string,
+  description: string,
+  io: PromptIO = { input: process.stdin, output: process.stdout, signals: process },
+): Promise<boolean | "no-tty"> {
+  if (io.input.isTTY !== true) return "no-tty";
+  io.output.write(`\n${question}\n  ${description}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `);
+  const rl = createInterface({ input: io.input, terminal: false });
+  const answer = await new Promise<string | null>((resolve) => {
+    let settled = false;
+    const finish = (value: string | null): void => {
+      if (settled) return;
+      settled = true;
+      io.signals.off("SIGINT", onInterrupt);
+      resolve(value);
+    };
+    const onInterrupt = (): void => finish(null);
+    io.signals.on("SIGINT", onInterrupt);
+    rl.once("line", (line) => finish(line));
+    rl.once("close", () => finish(null));
+  });
   rl.close();
-  process.stdout.write("\n");
-  return answer.trim() === "yes";
+  io.output.write("\n");
+  return answer !== null && answer.trim() === "yes";
 }
 
 export function usage(text: string): number {

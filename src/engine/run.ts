@@ -46,15 +46,31 @@ export async function runPlan(setup: EngineSetup, reader: StateReader, options: 
   return createPlan({ ...setup, state: await readSnapshot(reader), options });
 }
 
-export function lockedDiagnostic(error: StateLockedError): Diagnostic {
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The diagnostic for a state lock held by another run. `lock` is how this run asked for it, so the
+ * repair does not suggest what it already tried (waiting with --lock-timeout, --force-unlock).
+ */
+export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions, "timeoutMs" | "forceUnlock"> = {}): Diagnostic {
+  const waited = lock.timeoutMs ?? 0;
+  let repair: string;
+  if (error.stale) repair = "If no other takoform process works on this state, take the stale lock over with --force-unlock.";
+  else if (waited > 0) {
+    repair =
+      `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
+      "or with a longer --lock-timeout. If its process is gone, its lease goes stale when it expires, and --force-unlock can then take it over.";
+  } else if (lock.forceUnlock === true) {
+    repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
+  } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   return {
     severity: "error",
     code: engineCode("state-locked"),
     summary: error.stale ? "The state is locked by a run that stopped renewing its lease" : "The state is locked by another run",
     detail: error.message,
-    repair: error.stale
-      ? "If no other takoform process works on this state, take the stale lock over with --force-unlock."
-      : "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.",
+    repair,
   };
 }
 
@@ -92,7 +108,7 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
   try {
     session = await LockSession.acquire(store, options.lock);
   } catch (error) {
-    if (error instanceof StateLockedError) return { status: "locked", diagnostics: [lockedDiagnostic(error)], recovered: 0 };
+    if (error instanceof StateLockedError) return { status: "locked", diagnostics: [lockedDiagnostic(error, options.lock)], recovered: 0 };
     throw error;
   }
   const stopped = () => session.lost !== null || (options.stopped?.() ?? false);
@@ -194,7 +210,7 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
   try {
     session = await LockSession.acquire(store, lock);
   } catch (error) {
-    if (error instanceof StateLockedError) return { ok: false, diagnostics: [lockedDiagnostic(error)] };
+    if (error instanceof StateLockedError) return { ok: false, diagnostics: [lockedDiagnostic(error, lock)] };
     throw error;
   }
   try {
@@ -235,7 +251,7 @@ export async function runStateRemove(store: StateStore, addresses: readonly stri
   try {
     session = await LockSession.acquire(store, lock);
   } catch (error) {
-    if (error instanceof StateLockedError) return { removed: [], missing: [], diagnostics: [lockedDiagnostic(error)] };
+    if (error instanceof StateLockedError) return { removed: [], missing: [], diagnostics: [lockedDiagnostic(error, lock)] };
     throw error;
   }
   try {

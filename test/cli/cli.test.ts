@@ -144,6 +144,12 @@ describe("takoform CLI", () => {
       expect(second.stderr).toContain("The state is locked by another run");
       expect(second.stderr).toContain(`takoform apply (pid ${first.pid}`);
       expect(second.stderr).toContain("--lock-timeout");
+      // One that already waited with --lock-timeout is told to wait longer, not to use the flag it used.
+      const waited = await runCli(["apply", "--config", "stack.json", "--auto-approve", "--lock-timeout", "300ms"], { cwd: p.dir, env: env() });
+      expect(waited.code).toBe(1);
+      expect(waited.stderr).toContain("This run waited 300ms (--lock-timeout)");
+      expect(waited.stderr).toContain("a longer --lock-timeout");
+      expect(waited.stderr).not.toContain("retry with --lock-timeout DURATION");
       const third = spawnCli(["apply", "--config", "stack.json", "--auto-approve", "--lock-timeout", "30s"], { cwd: p.dir, env: env() });
       await new Promise((r) => setTimeout(r, 1500));
       open();

@@ -49,6 +49,13 @@ describe("sensitive variables", () => {
       expect(again.plan.resourceDrift).toEqual([]);
       const changed = await createPlan({ ...setupFor(SECRET + 1), state: await readSnapshot(store) });
       expect(changed.plan.resourceChanges.map((c) => c.actions)).toEqual([["update"]]);
-      expect(renderPlan(changed.plan, { color: false })).not.toContain(String(SECRET + 1));
+      const changedText = renderPlan(changed.plan, { color: false });
+      expect(changedText).not.toContain(String(SECRET + 1));
+      expect(changedText).not.toContain(String(SECRET));
+      // The change itself is shown (both sides would mask to the same text): Terraform's form, unquoted.
+      expect(changedText).toMatch(/~ message_retention_seconds += \(sensitive value\)\n/);
+      const changedJson = planToJson(changed.plan)["resource_changes"] as Record<string, any>[];
+      expect(changedJson[0]!["change"].before_sensitive).toMatchObject({ message_retention_seconds: true });
+      expect(changedJson[0]!["change"].after_sensitive).toMatchObject({ message_retention_seconds: true });
     }));
 });

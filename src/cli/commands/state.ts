@@ -4,10 +4,9 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { KnownValue } from "../../core/values.ts";
 import { runStateRemove } from "../../engine/run.ts";
 import { formatValue } from "../../engine/render/values.ts";
-import { isSealedSensitive, openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
+import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
 import type { ResourceRecord, StateReader } from "../../state/types.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
@@ -33,20 +32,14 @@ function notInState(address: string): Diagnostic {
   return { severity: "error", summary: `${address} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
 }
 
-function masked(value: KnownValue): KnownValue {
-  if (isSealedSensitive(value)) return "(sensitive value)";
-  if (Array.isArray(value)) return value.map(masked);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v)]));
-  return value;
-}
-
 function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
   const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
   const names = Object.keys(record.attributes).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
-  for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(masked(record.attributes[name]!), "    ")}`);
+  // formatValue shows a sealed value as Terraform shows a secret: `(sensitive value)`, unquoted.
+  for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(record.attributes[name]!, "    ")}`);
   lines.push("}");
   if (record.intent !== null) lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
   return lines.join("\n");
@@ -81,8 +74,9 @@ export const command: Command = {
       case "list": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
         const records = await withReader(path, io, (r) => r.list());
-        if (io.json) io.emitJson((records ?? []).map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
-        else for (const r of records ?? []) io.out(r.address);
+        if (records === null) return 1; // no state (as for show and pull), with or without --json
+        if (io.json) io.emitJson(records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
+        else for (const r of records) io.out(r.address);
         return 0;
       }
       case "show": {

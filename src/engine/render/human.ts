@@ -1,10 +1,11 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import type { Value } from "../../core/values.ts";
 import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
-import type { Plan, PlanStep, ResourceChange } from "../plan/types.ts";
-import { diffLines, SENSITIVE_VALUE } from "./values.ts";
+import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
+import { isSealedSensitive } from "../../state/sensitive.ts";
+import { diffLines, formatValue, KNOWN_AFTER_APPLY, SENSITIVE_VALUE, sensitiveDiffLines } from "./values.ts";
 
 export interface HumanRenderOptions {
   color: boolean;
@@ -42,11 +43,7 @@ function sensitiveOf(change: ResourceChange): Set<string> {
   return new Set(change.sensitivePaths.map((p) => String(p[0])));
 }
 
-function masked(value: Value | undefined, sensitive: boolean): Value | undefined {
-  return sensitive && value !== undefined && value !== null ? SENSITIVE_VALUE : value;
-}
-
-function renderChange(change: ResourceChange, options: HumanRenderOptions, drift = false): string {
+function renderChange(change: ResourceChange, options: HumanRenderOptions, lineage: string, drift = false): string {
   const key = change.actions.join(",");
   const symbol = SYMBOL[key] ?? (key === "no-op" ? "   " : "  ?");
   let headline = drift ? (key === "delete" ? "has been deleted" : "has changed") : HEADLINE[key] ?? key;
@@ -66,10 +63,13 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, drift
   const body: string[] = [];
   let hidden = 0;
   for (const name of names) {
-    const b = change.before === null ? undefined : masked(before[name], sensitive.has(name));
-    const a = change.after === null ? undefined : masked(after[name], sensitive.has(name));
+    const b = change.before === null ? undefined : before[name];
+    const a = change.after === null ? undefined : after[name];
     const note = forcing.has(name) ? " # forces replacement" : "";
-    const lines = diffLines(name, b, a, "      ", width, note);
+    // A secret is compared by value (or through its seal) and shown only as `(sensitive value)`;
+    // a seal on either side marks the attribute secret even where the paths do not name it.
+    const secret = sensitive.has(name) || isSealedSensitive(b) || isSealedSensitive(a);
+    const lines = secret ? sensitiveDiffLines(name, b, a, "      ", width, note, lineage) : diffLines(name, b, a, "      ", width, note);
     if (lines.length === 0 && b !== undefined && b !== null) hidden++;
     body.push(...lines);
   }
@@ -144,13 +144,30 @@ function cycleSummary(steps: readonly PlanStep[]): string | null {
   return `Cycle steps: ${parts.join(", ")}.`;
 }
 
+/**
+ * One line of `Changes to Outputs`, as Terraform writes it: `+ name = "new"`,
+ * `~ name = "old" -> "new"`, `- name = "old" -> null`; a sensitive output shows no value.
+ */
+function outputLine(o: OutputChange, width: number): string {
+  const action = o.actions[0];
+  const symbol = action === "delete" ? "-" : action === "create" ? "+" : "~";
+  const key = `  ${symbol} ${o.name.padEnd(width)} = `;
+  const indent = "    ";
+  const before = o.before === undefined ? "null" : formatValue(o.before, indent);
+  const after = o.afterUnknown ? KNOWN_AFTER_APPLY : o.after === undefined ? "null" : formatValue(o.after, indent);
+  if (o.sensitive) return `${key}${SENSITIVE_VALUE}${action === "delete" ? " -> null" : ""}`;
+  if (action === "create") return `${key}${after}`;
+  if (action === "delete") return `${key}${before} -> null`;
+  return `${key}${before} -> ${after}`;
+}
+
 export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   const out: string[] = [];
   const drift = plan.resourceDrift ?? [];
   if (drift.length > 0) {
     out.push(paint("Note: Objects have changed outside of Takoform", "1", options), "");
     out.push("Takoform detected the following changes made outside of Takoform since the last apply:", "");
-    for (const change of drift) out.push(renderChange(change, options, true), "");
+    for (const change of drift) out.push(renderChange(change, options, plan.stateLineage, true), "");
   }
   const changes = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op" || c.importingId !== undefined);
   if (changes.length > 0) {
@@ -162,7 +179,7 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
       out.push(`  ${paint(SYMBOL[key]!.trim().padStart(3), colorOf(key), options)} ${label}`);
     }
     out.push("", "Takoform will perform the following actions:", "");
-    for (const change of changes) out.push(renderChange(change, options), "");
+    for (const change of changes) out.push(renderChange(change, options, plan.stateLineage), "");
   }
   if (plan.steps.some((s) => CYCLE_STEPS.has(s.action))) {
     out.push("Dependency cycles are resolved with placeholders (RFC 0011); the apply runs these steps:", "");
@@ -171,13 +188,14 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   const outputs = plan.outputChanges.filter((o) => o.actions[0] !== "no-op");
   if (outputs.length > 0) {
     out.push("Changes to Outputs:");
-    for (const o of outputs) {
-      const after = o.sensitive ? SENSITIVE_VALUE : o.afterUnknown ? "(known after apply)" : JSON.stringify(o.after ?? null);
-      out.push(`  ${o.actions[0] === "delete" ? "-" : o.actions[0] === "create" ? "+" : "~"} ${o.name} = ${o.actions[0] === "delete" ? "null" : after}`);
-    }
+    const width = Math.max(...outputs.map((o) => o.name.length));
+    for (const o of outputs) out.push(outputLine(o, width));
     out.push("");
   }
   for (const d of plan.diagnostics) out.push(renderDiagnostic(d, { color: options.color }), "");
+  // A plan with an error is no plan to apply: it ends with its diagnostics, and no summary line
+  // ("Plan: …" or "No changes.") claims otherwise; Terraform prints none either.
+  if (hasErrors(plan.diagnostics)) return out.join("\n").replace(/\n+$/, "");
   if (plan.refreshOnly) {
     out.push(
       drift.length === 0 && outputs.length === 0

@@ -4,6 +4,8 @@
 import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
 import { diagnosticToJson } from "../../provider/diagnostics/render.ts";
 import type { AttributePath } from "../../provider/types.ts";
+import { parseStateAddress } from "../../state/records.ts";
+import { isSealedSensitive } from "../../state/sensitive.ts";
 import type { Plan, ResourceChange } from "../plan/types.ts";
 
 export const PLAN_JSON_FORMAT_VERSION = "1.2";
@@ -75,19 +77,34 @@ function redact(value: KnownValue | undefined, paths: readonly AttributePath[]):
   return copy;
 }
 
+/** Where a value holds a seal from state or a saved plan (a secret wherever the paths say so or not). */
+function sealedPaths(value: Value, path: AttributePath = []): AttributePath[] {
+  if (isSealedSensitive(value)) return [path];
+  if (Array.isArray(value)) return value.flatMap((item, i) => sealedPaths(item, [...path, i]));
+  if (value !== null && typeof value === "object" && !isUnknown(value)) return Object.entries(value).flatMap(([k, v]) => sealedPaths(v, [...path, k]));
+  return [];
+}
+
 function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
+  // Secrets never reach output: values at sensitive paths (and seals) are masked, and
+  // before_sensitive / after_sensitive say where, as Terraform marks them (`true` at each path).
+  const beforePaths = change.before === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.before)];
+  const afterPaths = change.after === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.after)];
   const body: Record<string, unknown> = {
     actions: change.actions,
-    before: redact(change.before ?? null, change.sensitivePaths) ?? null,
-    after: change.after === null ? null : redact(knownPart(change.after), change.sensitivePaths) ?? null,
+    before: redact(change.before ?? null, beforePaths) ?? null,
+    after: change.after === null ? null : redact(knownPart(change.after), afterPaths) ?? null,
     after_unknown: change.after === null ? {} : unknownMask(change.after) ?? {},
-    before_sensitive: change.before === null ? false : sensitiveMask(change.sensitivePaths),
-    after_sensitive: change.after === null ? false : sensitiveMask(change.sensitivePaths),
+    before_sensitive: change.before === null ? false : sensitiveMask(beforePaths),
+    after_sensitive: change.after === null ? false : sensitiveMask(afterPaths),
   };
   if (change.replacePaths.length > 0) body["replace_paths"] = change.replacePaths;
   if (change.importingId !== undefined) body["importing"] = { id: change.importingId };
+  // A deposed object: the resource's own address plus its deposed key, as terraform show -json.
+  const { address, deposed } = parseStateAddress(change.address);
   const out: Record<string, unknown> = {
-    address: change.address,
+    address,
+    ...(deposed !== null ? { deposed } : {}),
     mode: "managed",
     type: change.type,
     name: change.name,

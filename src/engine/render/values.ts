@@ -1,6 +1,7 @@
 // Terraform-style rendering of attribute values and their differences, for the human plan.
 
-import { isUnknown, valuesEqual, type Value } from "../../core/values.ts";
+import { isUnknown, isWhollyKnown, valuesEqual, type Value } from "../../core/values.ts";
+import { isSealedSensitive, sealedMatches, type SealedSensitive } from "../../state/sensitive.ts";
 
 export const KNOWN_AFTER_APPLY = "(known after apply)";
 export const SENSITIVE_VALUE = "(sensitive value)";
@@ -17,6 +18,8 @@ export interface RenderContext {
 /** A scalar or collection written the way HCL shows it, over as many lines as it needs. */
 export function formatValue(value: Value, indent: string): string {
   if (isUnknown(value)) return KNOWN_AFTER_APPLY;
+  // A seal stands for a secret: shown as Terraform shows one, never as its digest.
+  if (isSealedSensitive(value)) return SENSITIVE_VALUE;
   if (value === null) return "null";
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
@@ -79,4 +82,46 @@ export function diffLines(
     return [`${indent}~ ${key} = [${note}`, ...inner, `${indent}  ]`];
   }
   return [`${indent}~ ${key} = ${formatValue(before, indent + "  ")} -> ${formatValue(after, indent + "  ")}${note}`];
+}
+
+/**
+ * Whether a sensitive attribute keeps its value. A seal (from state or a saved plan) equals the
+ * plain value it was made from under `salt` (the state lineage), and another seal only when the
+ * digests match; an unknown value is a change.
+ */
+export function sensitiveValuesEqual(before: Value, after: Value, salt: string): boolean {
+  if (valuesEqual(before, after)) return true;
+  const sealedBefore = isSealedSensitive(before);
+  const sealedAfter = isSealedSensitive(after);
+  if (sealedBefore === sealedAfter) return false; // both sealed with different digests, or plainly different
+  const seal = (sealedBefore ? before : after) as SealedSensitive;
+  const plain = sealedBefore ? after : before;
+  // An unknown value cannot match a seal: it is a change.
+  if (plain === null || !isWhollyKnown(plain)) return false;
+  return sealedMatches(seal, plain, salt);
+}
+
+/**
+ * Lines for a sensitive attribute, as Terraform writes them: the value is never shown, only that
+ * it is added (`+ name = (sensitive value)`), changed (`~ name = (sensitive value)`) or removed
+ * (`- name = (sensitive value) -> null`). Compares the values themselves, so a change is shown
+ * even though both sides would be masked to the same text.
+ */
+export function sensitiveDiffLines(
+  name: string,
+  before: Value | undefined,
+  after: Value | undefined,
+  indent: string,
+  width: number,
+  note: string,
+  salt: string,
+): string[] {
+  const key = name.padEnd(width);
+  const hasBefore = before !== undefined && before !== null;
+  const hasAfter = after !== undefined && after !== null;
+  if (!hasBefore && !hasAfter) return [];
+  if (!hasBefore) return [`${indent}+ ${key} = ${SENSITIVE_VALUE}${note}`];
+  if (!hasAfter) return [`${indent}- ${key} = ${SENSITIVE_VALUE} -> null${note}`];
+  if (sensitiveValuesEqual(before, after, salt)) return [];
+  return [`${indent}~ ${key} = ${SENSITIVE_VALUE}${note}`];
 }
