@@ -57,5 +57,20 @@ describe("sensitive variables", () => {
       const changedJson = planToJson(changed.plan)["resource_changes"] as Record<string, any>[];
       expect(changedJson[0]!["change"].before_sensitive).toMatchObject({ message_retention_seconds: true });
       expect(changedJson[0]!["change"].after_sensitive).toMatchObject({ message_retention_seconds: true });
+
+      // A destroy plan's `before` is the host's refreshed object, which holds the plain value.
+      const destroying = await createPlan({ ...setup, state: await readSnapshot(store), options: { mode: "destroy" } });
+      expect(destroying.plan.resourceChanges.map((c) => c.actions)).toEqual([["delete"]]);
+      expect(renderPlan(destroying.plan, { color: false })).not.toContain(String(SECRET));
+      const destroyJson = planToJson(destroying.plan);
+      expect(JSON.stringify(destroyJson)).not.toContain(String(SECRET));
+      expect((destroyJson["resource_changes"] as Record<string, any>[])[0]!["change"].before_sensitive).toMatchObject({ message_retention_seconds: true });
+      expect(encodePlanFile({ plan: destroying.plan, stackDocument: "{}", variables: setup.variables, mode: "destroy", refresh: true })).not.toContain(String(SECRET));
+      // And a resource removed from the configuration (an orphan) the same way.
+      const empty = await stackOf(local, { variable: { retention: { type: "number", sensitive: true } } });
+      const orphaned = await createPlan({ provider: setup.provider, stack: empty, variables: resolveVariables(empty.variables, { values: { retention: SECRET } }), state: await readSnapshot(store) });
+      expect(orphaned.plan.resourceChanges.map((c) => c.actions)).toEqual([["delete"]]);
+      expect(renderPlan(orphaned.plan, { color: false })).not.toContain(String(SECRET));
+      expect(JSON.stringify(planToJson(orphaned.plan))).not.toContain(String(SECRET));
     }));
 });

@@ -410,6 +410,7 @@ function deleteChange(record: ResourceRecord, prior: ResourceState, orphan: bool
     after: null,
     replacePaths: [],
     replaceReasons: [],
-    sensitivePaths: [],
+    // The refreshed `before` holds the host's plain values; what state keeps sealed stays hidden.
+    sensitivePaths: Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k]),
   };
 }
