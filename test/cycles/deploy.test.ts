@@ -208,4 +208,20 @@ describe("deploying a cycle", () => {
     expect(planned.plan.steps.filter((s) => s.action === "settle").length).toBe(400 * 401);
     expect(renderPlan(planned.plan, { color: false })).toContain("settle (passes 1–401)");
   });
+
+  it("a new member joining a peer that already exists: no placeholder, the existing peer is updated onto it", async () => {
+    const first = await synth(w, (s) => services(s, [{ id: "b" }]));
+    expect((await apply(w.engine, first, w.store)).status).toBe("applied");
+    const from = w.host.mutations.length;
+    const second = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    const planned = await plan(w.engine, second, w.store);
+    expect(planned.ok).toBe(true);
+    expect(stepSequence(planned.plan)).toEqual([`create ${SVC}.a`, `update ${SVC}.b`, ...settles(3, [`${SVC}.b`, `${SVC}.a`])]);
+    const seen: (string[] | undefined)[][] = [];
+    const run = await apply(w.engine, second, w.store, { hooks: { afterWrite: () => void seen.push([boundTo(w.host, "a"), boundTo(w.host, "b")]) } });
+    expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
+    // a is created complete (b exists, so its binding is known); b is then updated onto it.
+    expect(mutationsSince(w.host, from)).toEqual(["PUT Service a 201", "PUT Service b 200"]);
+    expect(seen).toEqual([[["b"], []], [["b"], ["a"]]]);
+  });
 });

@@ -4,7 +4,7 @@
 // placeholder removes only ITS contribution edges (the dependencies its contributions create),
 // never its own configuration's references or depends_on. The choice is greedy and
 // deterministic: walk the component's members in address order and take the first one that is
-// eligible and whose contribution edges still close a loop; remove those edges; run Tarjan again
+// eligible and whose contribution edges still close a loop — preferring one that already exists; remove those edges; run Tarjan again
 // on that component only; repeat on every sub-component that is still cyclic.
 //
 // The greedy choice decides breakability exactly: a loop left over at the end has no member
@@ -33,14 +33,23 @@ export interface ComponentBreak {
  * Breaks one cyclic component. `eligible(v)` says whether node `v` may start as a placeholder;
  * `removed` collects deferred edges (shared across components so filters see all of them).
  */
-export function breakComponent(graph: DependencyGraph, members: readonly number[], eligible: (v: number) => boolean, removed: Set<number>): ComponentBreak {
+export function breakComponent(
+  graph: DependencyGraph,
+  members: readonly number[],
+  eligible: (v: number) => boolean,
+  removed: Set<number>,
+  exists: (v: number) => boolean = () => false,
+): ComponentBreak {
   const result: ComponentBreak = { placeholders: [], deferred: [], unbreakable: [] };
   const keep = (e: number) => !removed.has(e);
   const work: number[][] = [[...members]];
   while (work.length > 0) {
     const component = work.pop()!;
     const inside = new Set(component);
-    const pick = component.find((v) => eligible(v) && contributionEdges(graph, v, inside, removed).length > 0);
+    const breaks = (v: number) => eligible(v) && contributionEdges(graph, v, inside, removed).length > 0;
+    // A member that already exists first: it is updated onto its peers once they exist, with no
+    // placeholder created and completed (its own object never starts empty).
+    const pick = component.find((v) => exists(v) && breaks(v)) ?? component.find(breaks);
     if (pick === undefined) {
       result.unbreakable.push(component);
       continue;

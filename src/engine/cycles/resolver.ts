@@ -38,9 +38,10 @@ export const placeholderCycles: CycleResolver = {
         const resource = stack.resources.get(graph.nodes[v]!);
         return resource !== undefined && placeholderEligibility(resource, schema(resource.type)).eligible;
       };
+      const existing = new Set((request.records ?? []).map((r) => r.address));
       for (const c of request.cyclic) {
         const members = request.components.members[c]!;
-        const result = breakComponent(graph, members, eligible, deferred);
+        const result = breakComponent(graph, members, eligible, deferred, (v) => existing.has(graph.nodes[v]!));
         if (result.unbreakable.length > 0) {
           const chosen = new Set(result.placeholders);
           for (const loop of result.unbreakable) diagnostics.push(unbreakableLoop({ graph, stack, schema, members: loop, removed: deferred, chosen }));
