@@ -4,7 +4,7 @@
 // plan warns about.
 
 import { describe, expect, it } from "vitest";
-import { apply, plan } from "../scenario/harness.ts";
+import { apply, plan, stackOf } from "../scenario/harness.ts";
 import { boundTo, mutationsSince, noDependencyInUse, services, type ServiceSpec, settles, stepSequence, SVC, synth, useWorld } from "./fixtures.ts";
 
 describe("replacing a cycle member", () => {
@@ -81,5 +81,34 @@ describe("replacing a cycle member", () => {
     expect([boundTo(w.host, "a"), boundTo(w.host, "b")]).toEqual([["b"], ["a"]]);
     expect((await w.store.get(`${SVC}.b`))!.status).toBe("ready");
     expect((await plan(w.engine, second, w.store)).plan.steps).toEqual([]);
+  });
+
+  it("a generated name forced destroy-first by a dependency replaced destroy-first: the warning says why and how to avoid it", async () => {
+    const KV = "takoform_edge_kv_namespace";
+    const document = (kvName: string) => ({
+      resource: {
+        [KV]: { kv: { name: kvName } },
+        [SVC]: {
+          a: {
+            name_prefix: "a-",
+            entrypoint: "a.js",
+            lifecycle: { replace_triggered_by: [`${KV}.kv`] },
+            "//": { takoform: { contributions: [{ from: `${SVC}.b`, values: { service_bindings: [{ name: "B", service: `\${${SVC}.b.name}`, version: null }] } }] } },
+          },
+          b: {
+            name: "b",
+            entrypoint: "b.js",
+            "//": { takoform: { contributions: [{ from: `${SVC}.a`, values: { service_bindings: [{ name: "A", service: `\${${SVC}.a.name}`, version: null }] } }] } },
+          },
+        },
+      },
+    });
+    expect((await apply(w.engine, await stackOf(w.scratch, document("kv-1")), w.store)).status).toBe("applied");
+    const planned = await plan(w.engine, await stackOf(w.scratch, document("kv-2")), w.store);
+    expect(planned.ok, planned.plan.diagnostics.map((d) => d.summary).join("; ")).toBe(true);
+    expect(planned.plan.resourceChanges.find((c) => c.address === `${SVC}.a`)!.actions).toEqual(["delete", "create"]);
+    const warning = planned.plan.diagnostics.find((d) => d.code === "takoform.engine/cycle-member-unavailable")!;
+    expect(warning.summary).toBe(`${SVC}.a is replaced destroy-first because a dependency of it is, so it is unavailable until the cycle settles`);
+    expect(warning.repair).toContain("create_before_destroy");
   });
 });

@@ -62,16 +62,25 @@ export function unavailableWarning(change: ResourceChange, reverted: readonly st
     holding.length === 0
       ? ""
       : ` ${holding.join(", ")} still ${holding.length === 1 ? "refers" : "refer"} to it through ${holding.length === 1 ? "its" : "their"} own configuration or cannot start as a placeholder; if the host holds such a reference as a relation, the delete fails with dependency_in_use.`;
+  const after = change.after?.["name"];
+  // A new name could have gone side by side; it is destroy-first only because a dependency is.
+  const forced = after === undefined || after === null || isUnknown(after) || after !== name;
   return {
     severity: "warning",
     code: CYCLE_MEMBER_UNAVAILABLE,
-    summary: `${change.address} is replaced under its fixed name${typeof name === "string" ? ` "${name}"` : ""}, so it is unavailable until the cycle settles`,
+    summary: forced
+      ? `${change.address} is replaced destroy-first because a dependency of it is, so it is unavailable until the cycle settles`
+      : `${change.address} is replaced under its fixed name${typeof name === "string" ? ` "${name}"` : ""}, so it is unavailable until the cycle settles`,
     detail:
-      `The old and the new object cannot exist side by side, so the apply deletes the old one before it creates the new one, then lets the cycle settle.${peers}` +
-      ` Until the cycle has settled, calls to ${change.address} fail, and the reverted peers run without their contributions.${stuck}`,
+      (forced
+        ? "Its new object gets a new name and could be created beside the old one, but a dependency of it outside the cycle is replaced destroy-first, so the apply deletes the old object before it creates the new one, then lets the cycle settle."
+        : "The old and the new object cannot exist side by side, so the apply deletes the old one before it creates the new one, then lets the cycle settle.") +
+      `${peers} Until the cycle has settled, calls to ${change.address} fail, and the reverted peers run without their contributions.${stuck}`,
     address: change.address,
     resourceType: change.type,
     ...(typeof name === "string" ? { name } : {}),
-    repair: "Give this member a generated name (name_prefix, or namePrefix on the construct) behind a stable route, alias or CNAME: a replacement then runs side by side and the cycle stays up.",
+    repair: forced
+      ? "Let the dependency be replaced create-before-destroy (lifecycle create_before_destroy, or a generated name for it): this member is then replaced side by side and the cycle stays up."
+      : "Give this member a generated name (name_prefix, or namePrefix on the construct) behind a stable route, alias or CNAME: a replacement then runs side by side and the cycle stays up.",
   };
 }
