@@ -10,6 +10,7 @@
 // The registry is the bundled one, plus the project's own generated registry
 // (`<project>/.gen/takoform/registry/index.gen.ts`, written by `takoform get`) when it exists.
 
+import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -136,7 +137,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         if (Date.now() >= deadline) {
           throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
         }
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await delay(50);
       }
     }
     const host = embedded;

@@ -59,7 +59,7 @@ export function destroySteps(input: DestroyInput): CycleSteps {
       // The peers state says contributed to it: what the host holds, whatever the code says now.
       const peers = new Set(record.contributions.map((e) => e.from).filter((to) => inside.has(to) && to !== address));
       // A peer its own configuration also refers to stays referred to after the revert.
-      for (const own of configuredEdges(input, address)?.own ?? []) peers.delete(own);
+      for (const own of ownReferences(input, address)) peers.delete(own);
       if (peers.size === 0 || !revertable(input, record)) continue;
       released.set(address, peers);
     }
@@ -95,20 +95,16 @@ function revertable(input: DestroyInput, record: ResourceRecord): boolean {
   return !holdsSealedValues(record.attributes, schema, fields);
 }
 
-/**
- * For a member still configured: what its contributed values refer to (a revert drops these) and
- * what its own configuration refers to (a revert keeps these). Undefined when not configured.
- */
-function configuredEdges(input: DestroyInput, address: string): { contributed: string[]; own: string[] } | undefined {
+/** What a member still configured refers to through its own configuration (a revert keeps these). */
+function ownReferences(input: DestroyInput, address: string): string[] {
   const { address: base, deposed } = parseStateAddress(address);
   const g = input.configGraph;
   const v = deposed === null ? g.indexOf(base) : -1;
-  if (v < 0) return undefined;
-  const out = { contributed: [] as string[], own: [] as string[] };
+  if (v < 0) return [];
+  const out: string[] = [];
   for (let pos = g.outStart[v]!; pos < g.outStart[v + 1]!; pos++) {
     const edge = g.edge(g.outEdges[pos]!);
-    if (edge.kind === "contribution") out.contributed.push(edge.to);
-    else if (edge.kind === "reference") out.own.push(edge.to);
+    if (edge.kind === "reference") out.push(edge.to);
   }
   return out;
 }

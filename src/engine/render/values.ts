@@ -61,10 +61,7 @@ export function diffLines(
   }
   if (valuesEqual(before, after)) return [];
   if (isObject(before) && isObject(after)) {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    const w = Math.max(...keys.map((k) => k.length));
-    const inner = keys.flatMap((k) => diffLines(k, before[k], after[k], indent + "    ", w, ""));
-    return [`${indent}~ ${key} = {${note}`, ...inner, `${indent}  }`];
+    return [`${indent}~ ${key} = {${note}`, ...memberLines(before, after, indent + "    "), `${indent}  }`];
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
     const inner: string[] = [];
@@ -72,9 +69,7 @@ export function diffLines(
       const next = after[i]!;
       if (valuesEqual(item, next)) return;
       if (isObject(item) && isObject(next)) {
-        const keys = [...new Set([...Object.keys(item), ...Object.keys(next)])].sort();
-        const w = Math.max(...keys.map((k) => k.length));
-        inner.push(`${indent}    ~ {`, ...keys.flatMap((k) => diffLines(k, item[k], next[k], indent + "        ", w, "")), `${indent}      },`);
+        inner.push(`${indent}    ~ {`, ...memberLines(item, next, indent + "        "), `${indent}      },`);
       } else {
         inner.push(`${indent}    ~ ${formatValue(item, indent + "    ")} -> ${formatValue(next, indent + "    ")},`);
       }
@@ -82,6 +77,13 @@ export function diffLines(
     return [`${indent}~ ${key} = [${note}`, ...inner, `${indent}  ]`];
   }
   return [`${indent}~ ${key} = ${formatValue(before, indent + "  ")} -> ${formatValue(after, indent + "  ")}${note}`];
+}
+
+/** The changed members of two objects, names aligned, in name order. */
+function memberLines(before: { [key: string]: Value }, after: { [key: string]: Value }, indent: string): string[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const width = Math.max(...keys.map((k) => k.length));
+  return keys.flatMap((k) => diffLines(k, before[k], after[k], indent, width, ""));
 }
 
 /**
