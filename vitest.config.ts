@@ -1,10 +1,14 @@
 import { defineConfig } from "vitest/config";
 
+// Two tiers for now: `default` (what `npm test` runs) and `slow` (fault-injection soaks, generated
+// stack floods, large graphs), which only `npm run test:all` adds. CI runs `test:all`.
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: "forks",
+    projects: [
+      { test: { ...shared, name: "default", include: ["test/**/*.test.ts"], exclude: ["test/slow/**"] } },
+      { test: { ...shared, name: "slow", include: ["test/slow/**/*.test.ts"], testTimeout: 600_000 } },
+    ],
   },
 });

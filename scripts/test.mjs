@@ -5,7 +5,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, existsSync } from "node:fs";
 
 const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
-const extra = process.argv.slice(2);
+// `--all` adds the slow tier (`npm run test:all`, what CI runs); otherwise only the default tier.
+const all = process.argv.includes("--all");
+const extra = process.argv.slice(2).filter((a) => a !== "--all");
+const projects = all ? [] : ["--project", "default"];
 
 const tsc = spawnSync("npx", ["tsc", "-p", ".", "--noEmit"], { stdio: "inherit", env });
 const typecheckOk = tsc.status === 0;
@@ -15,7 +18,7 @@ mkdirSync(".ci-out", { recursive: true });
 const report = ".ci-out/vitest.json";
 const vitest = spawnSync(
   "npx",
-  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra],
+  ["vitest", "run", ...projects, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra],
   { stdio: "inherit", env },
 );
 
