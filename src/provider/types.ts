@@ -66,6 +66,13 @@ export interface PlanRequest {
   prior: ResourceState | null;
   /** The resource's configuration after reference evaluation; null plans its destruction. */
   config: Attributes | null;
+  /**
+   * When `prior` is null because this plans the NEW object of a replacement: the attributes of the
+   * object it replaces (the replacement's `before`). Terraform core hands a provider nothing of the
+   * kind; this engine does, so a revision replaced for relation drift can be named beside the one a
+   * holder still pins (docs/provider.md, "Relation drift under a held revision"). Nothing else reads it.
+   */
+  replacing?: Attributes | null;
 }
 
 export interface PlanResponse {

@@ -1,7 +1,9 @@
 // Applying against the local host over HTTP: failures stop dependents only, an inconsistent
 // final plan is refused, saved plans round-trip and go stale, imports, refresh-only drift, the
-// drift-forced same-name revision replacement reported at plan, and sensitive outputs.
+// drift-forced replacement of a held revision repaired side by side (also from a saved plan),
+// and sensitive outputs.
 
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import type { WireFormRef } from "../../src/core/protocol.ts";
@@ -131,23 +133,31 @@ describe("apply", () => {
       expect(next.plan.resourceChanges.find((c) => c.address === `${KV}.gone`)!.actions).toEqual(["create"]);
     }));
 
-  it("reports at plan a drift-forced same-name revision replacement that a live holder makes impossible", () =>
+  it("repairs a drift-forced replacement of a held revision side by side, from a saved plan too: the apply names the successor exactly as the plan did", () =>
     withScratch(async (local, store) => {
       await ctx.engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "held-kv", space: "default", spec: {} });
       local.write("dist/index.js", moduleSource(1));
-      const { stack } = await synthStack(local, (s) => void new WorkerApp(s, "app", { name: "held", contentDir: local.path("dist"), kvBindings: { CACHE: "held-kv" } }));
+      const { stack, file } = await synthStack(local, (s) => void new WorkerApp(s, "app", { name: "held", contentDir: local.path("dist"), kvBindings: { CACHE: "held-kv" } }));
       expect((await apply(ctx.engine, stack, store)).result?.ok).toBe(true);
+      const held = (await store.list()).find((r) => r.type === "takoform_worker_version")!;
       // The bound namespace is re-created out of band: the version now holds a stale relation.
       ctx.host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "held-kv" });
+      const setup = ctx.engine.setup(stack);
+      const made = await createPlan({ ...setup, state: await readSnapshot(store) });
+      expect(made.plan.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      const change = made.plan.resourceChanges.find((c) => c.address === held.address)!;
+      expect(change.actions).toEqual(["create", "delete"]);
+      expect(change.actionReason).toBe("relation_drift_recovery");
+      const successor = change.after!["name"] as string;
+      expect(successor).toMatch(new RegExp(`^${held.name}-[0-9a-f]{12}$`));
+      const saved = decodePlanFile(encodePlanFile({ plan: made.plan, stackDocument: readFileSync(file, "utf8"), variables: setup.variables, mode: "normal", refresh: true }));
       ctx.host.mutations.length = 0;
-      const run = await apply(ctx.engine, stack, store);
-      expect(run.status).toBe("plan-failed");
-      const blocked = run.diagnostics.find((d) => d.code === "takoform.engine/revision-replacement-blocked")!;
-      expect(blocked).toBeDefined();
-      expect(blocked.summary).toContain("takoform_worker_deployment.");
-      expect(blocked.detail).toContain("dependency_in_use (409)");
-      expect(blocked.detail).toContain("invalid_argument (400)");
-      expect(ctx.host.mutations).toEqual([]);
+      const run = await runApply(setup, store, { lock: { holder: "test" }, saved });
+      expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(run.result?.ok).toBe(true);
+      expect(timeline(ctx.host.mutations)).toEqual([`PUT WorkerVersion ${successor} 201`, "PUT WorkerDeployment held-deployment 200", `DELETE WorkerVersion ${held.name} 204`]);
+      const again = await plan(ctx.engine, stack, store);
+      expect(again.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address)).toEqual([]);
     }));
 
   it("stores outputs, sensitive ones only sealed, and a destroy removes them", () =>

@@ -150,7 +150,9 @@ async function plannedFor(
     const ignore = resource.lifecycle.ignoreChanges;
     if (step.action === "update" && (ignore === "all" || ignore.length > 0)) config = applyIgnoreChanges(config, priorState.attributes, ignore);
   }
-  const response = await ctx.provider.plan({ type: change.type, address, prior: priorState, config });
+  // A replacement's new object is planned as the plan planned it: a create that knows what it replaces.
+  const replacing = priorState === null && step.instance === "replacement" ? { replacing: change.before } : {};
+  const response = await ctx.provider.plan({ type: change.type, address, prior: priorState, config, ...replacing });
   const diagnostics = located(response.diagnostics, address, change.type);
   if (hasErrors(diagnostics)) return { result: { ok: false, diagnostics } };
   const planned = response.planned ?? {};

@@ -144,8 +144,10 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
   // `before` keeps sealed values sealed: a plan never carries a secret it did not need.
   const before = input.prior!.attributes as Record<string, KnownValue>;
   if (response.requiresReplace.length > 0 || input.trigger !== null) {
-    // The new object's plan is a create: nothing computed carries over from the old one.
-    const create = await provider.plan({ type: resource.type, address, prior: null, config });
+    // The new object's plan is a create: nothing computed carries over from the old one. The
+    // provider is told what it replaces, for one rule only: a revision replaced for relation drift
+    // is named beside the one a holder still pins (docs/provider.md).
+    const create = await provider.plan({ type: resource.type, address, prior: null, config, replacing: before });
     // Checks that do not depend on the prior answer both plans; each finding is reported once.
     appendUnique(diagnostics, located(create.diagnostics, address, resource.type));
     if (hasErrors(diagnostics)) return { change: null, diagnostics };
@@ -154,6 +156,10 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
     if (response.requiresReplace.length === 0) actionReason = "replace_by_triggers";
     else if (response.requiresReplace.every((p) => p[0] === "relation_drift_reason")) actionReason = "relation_drift_recovery";
     if (input.trigger !== null) reasons.push({ path: ["lifecycle", "replace_triggered_by"], reason: input.trigger });
+    const successor = create.planned?.["name"];
+    if (actionReason === "relation_drift_recovery" && schema.role === "revision" && typeof successor === "string" && typeof before["name"] === "string" && successor !== before["name"]) {
+      reasons.push({ path: ["name"], reason: "the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds" });
+    }
     const actions: ResourceChange["actions"] = input.createBeforeDestroy ? ["create", "delete"] : ["delete", "create"];
     return { change: changeOf(actions, before, compactAttributes(create.planned ?? {}), { paths: response.requiresReplace, reasons, reason: actionReason }), diagnostics };
   }

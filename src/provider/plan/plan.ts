@@ -48,6 +48,7 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
     schema,
     served: dispatch.served,
     prior,
+    replacing: prior === null ? (request.replacing ?? null) : null,
     config,
     planned,
     requiresReplace: prior !== null ? forceNewChanges(schema, planned, prior) : [],

@@ -6,14 +6,18 @@
 // - content not yet known: unknown on a create, left as it is on a replacement (marking it
 //   unknown would force a replacement on every plan; the same-name check reports the real issue);
 // - a changed derived name forces a replacement, added here by hand because attribute-level
-//   replacement has already been decided when this hook runs.
+//   replacement has already been decided when this hook runs;
+// - a relation-drift replacement's new object is named as the drifted revision's successor, and a
+//   recorded successor name is kept (revision/successor.ts).
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
 import type { JsonObject } from "../../forms/shape.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
+import { knownString } from "../attributes.ts";
 import { deriveRevisionName } from "../revision/names.ts";
+import { isNameOfRevision, successorName } from "../revision/successor.ts";
 import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
 
 export function ownerMissing(kind: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
@@ -78,7 +82,7 @@ export function planRevisionName(p: PlanPass): void {
   if (spec !== undefined && typeof configuredOwner === "string") {
     const name = deriveRevisionName(codec, configuredOwner, spec);
     if (name === undefined) return;
-    derived = name;
+    derived = recordedOrSuccessor(p, name);
   } else if (p.prior !== null) {
     return;
   } else {
@@ -88,6 +92,24 @@ export function planRevisionName(p: PlanPass): void {
   if (valuesEqual(p.planned["name"] ?? null, derived)) return;
   p.planned["name"] = derived;
   if (p.prior !== null) addReplace(p, "name");
+}
+
+/**
+ * The name a derived revision plans, given its bare derived name (revision/successor.ts):
+ * - an existing revision keeps its recorded name when that is the derived name or a drift
+ *   successor of it — same content, same owner, so the same revision (0029's stability);
+ * - the new object of a replacement forced by relation drift, whose derived name would be the
+ *   name the replaced revision still occupies, is named as its successor, so it is created beside
+ *   the old one while a holder moves over (0015 rule 9: the repairing apply stays reachable).
+ */
+function recordedOrSuccessor(p: PlanPass, derived: string): string {
+  const recorded = knownString(p.prior, "name");
+  if (recorded !== undefined) return isNameOfRevision(derived, recorded) ? recorded : derived;
+  const replaced = knownString(p.replacing, "name");
+  const replacedUid = knownString(p.replacing, "uid");
+  if (knownString(p.replacing, "relation_drift_reason") === undefined || replaced === undefined || replacedUid === undefined) return derived;
+  if (!isNameOfRevision(derived, replaced)) return derived; // the content changed too: the name is new already
+  return successorName(derived, replacedUid) ?? derived;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface PlanPass {
   served: Served;
   /** null: this pass plans a create (a new resource, or the new object of a replacement). */
   prior: Attributes | null;
+  /** On the create of a replacement's new object: the replaced object's attributes (else null). */
+  replacing: Attributes | null;
   config: Attributes;
   planned: Attributes;
   /** Top-level attribute names whose change forces a replacement. */
