@@ -45,8 +45,13 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-export async function startHost(): Promise<TestHost> {
-  const host = await LocalHost.open({ data: ":memory:", log: () => undefined });
+export interface TestHostOptions {
+  /** Honour the runner-only `Takoform-Conformance-Probe` header (e.g. `external-change`). */
+  conformanceProbes?: boolean;
+}
+
+export async function startHost(options: TestHostOptions = {}): Promise<TestHost> {
+  const host = await LocalHost.open({ data: ":memory:", log: () => undefined, ...(options.conformanceProbes ? { conformanceProbes: true } : {}) });
   const mutations: Mutation[] = [];
   const handle = host.handle.bind(host);
   const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
@@ -95,11 +100,11 @@ export interface EngineContext {
  * Starts a host and an engine connected to it before the enclosing `describe`'s tests, and stops
  * both after them. The getters throw when read outside a test (before `beforeAll` has run).
  */
-export function useEngine(): EngineContext {
+export function useEngine(options: TestHostOptions = {}): EngineContext {
   let host: TestHost | undefined;
   let engine: Engine | undefined;
   beforeAll(async () => {
-    host = await startHost();
+    host = await startHost(options);
     engine = await engineFor(host.url);
   });
   afterAll(async () => {

@@ -1,17 +1,25 @@
-// A replacement of an immutable revision under its own name, checked at plan time.
+// A replacement of an immutable revision that a live holder makes impossible, checked at plan time.
 //
-// The provider refuses such a replacement itself (decision 0029 rule 4) except when relation
-// drift forces it (decision 0015: the revision must be re-created to re-pin its relation, and the
-// name stays). That exempt case can still be impossible: while another resource holds a relation
-// to the revision, destroy-first fails the delete (dependency_in_use, 409) and create-first fails
-// the create (invalid_argument, 400: the name is occupied). This check reports it at plan, naming
-// the holder, instead of letting the apply fail half-way.
+// The provider refuses a revision replacement under its own name itself (decision 0029 rule 4)
+// except when relation drift forces it (decision 0015 rule 9). A derived name moves such a drift
+// replacement aside (the successor name, docs/provider.md), so what is left here is:
+//
+// 1. The same name. A pinned name, or a derived one the plan could not move aside (a
+//    replace_triggered_by replacement of unchanged content). While another resource holds a relation
+//    to the revision, destroy-first fails the delete (dependency_in_use, 409) and create-first fails
+//    the create (invalid_argument, 400: the name is occupied).
+// 2. A new name, but destroy-first (no create_before_destroy): the old revision's delete comes
+//    before the new one exists, so before the holder can move to it, and fails with
+//    dependency_in_use. (Decision 0029 rule 5: "derived names alone are not enough".)
+//
+// Both are reported at plan, naming the holder and the repair that fits the configuration,
+// instead of letting the apply fail at its first step.
 //
 // A holder does not block when it is itself deleted first: only deleted, or replaced
 // destroy-before-create (its delete is ordered before the revision's). When nothing holds the
-// revision, a create-before-destroy order cannot work either (the name is occupied until the old
-// object is deleted), so the replacement is planned destroy-first instead — deliberately, and
-// said so in the change's replace reasons.
+// revision, a create-before-destroy order cannot work under the same name either (the name is
+// occupied until the old object is deleted), so that replacement is planned destroy-first instead
+// — deliberately, and said so in the change's replace reasons.
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import type { Provider } from "../../provider/types.ts";
@@ -42,6 +50,36 @@ function deletedFirst(change: ResourceChange | undefined): boolean {
   return key === "delete" || key === "delete,create";
 }
 
+/** Why the revision is replaced, in a clause that follows "this change is a replacement". */
+function cause(change: ResourceChange): string {
+  if (change.replacePaths.some((p) => p[0] === "relation_drift_reason")) return ": a relation target was re-created out of band, and a revision is re-pinned only by replacing it";
+  if (change.replaceReasons.some((r) => r.path[0] === "lifecycle")) return ": lifecycle.replace_triggered_by forces it";
+  return "";
+}
+
+const list = (holders: readonly string[]): string => holders.join(", ");
+const verb = (holders: readonly string[], one: string, many: string): string => (holders.length === 1 ? one : many);
+
+/** The repair of a same-name replacement: it depends on why the name cannot move. */
+function sameNameRepair(change: ResourceChange, name: string, holders: readonly string[]): string {
+  const who = list(holders);
+  const pinned = change.after?.["revision_owner"] === null || change.after?.["revision_owner"] === undefined;
+  if (pinned) {
+    return (
+      `The name "${name}" is pinned in the configuration, so the replacement cannot move aside. Give ${change.address} a new name and set lifecycle create_before_destroy on it, ` +
+      `so the new revision is created first and ${who} ${verb(holders, "moves", "move")} to it before the old one is deleted — ` +
+      "or remove `name` and set `revision_owner` (the WorkerApp construct does both): a derived name moves aside by itself."
+    );
+  }
+  if (change.replaceReasons.some((r) => r.path[0] === "lifecycle")) {
+    return (
+      `The revision's content did not change, so its derived name stays "${name}". Remove the lifecycle.replace_triggered_by entry that forces this replacement ` +
+      `(an immutable revision is replaced by changing its content), or move ${who} off this revision first (point ${verb(holders, "it", "them")} at another revision and apply).`
+    );
+  }
+  return `Move ${who} off this revision first (point ${verb(holders, "it", "them")} at another revision and apply), or replace ${verb(holders, "it", "them")} in the same apply.`;
+}
+
 export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   // Holders from state: dependency → state addresses that recorded it.
@@ -49,18 +87,26 @@ export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
   for (const [address, dependencies] of input.stateDependencies) {
     for (const dependency of dependencies) stateHolders.set(dependency, [...(stateHolders.get(dependency) ?? []), address]);
   }
+  const holdersOf = (change: ResourceChange): string[] => {
+    const base = parseStateAddress(change.address).address;
+    const candidates = new Set([...(input.configDependents.get(base) ?? []), ...(stateHolders.get(base) ?? [])]);
+    return [...candidates].filter((h) => h !== change.address && input.existing.has(h) && !deletedFirst(input.changes.get(h))).sort();
+  };
   for (const change of input.changes.values()) {
     if (!isReplace(change) || input.failed.has(change.address)) continue;
     if (input.provider.schema(change.type)?.role !== "revision") continue;
     const priorName = change.before?.["name"];
     const plannedName = change.after?.["name"];
-    if (typeof priorName !== "string" || typeof plannedName !== "string" || priorName !== plannedName) continue;
-
-    const base = parseStateAddress(change.address).address;
-    const candidates = new Set([...(input.configDependents.get(base) ?? []), ...(stateHolders.get(base) ?? [])]);
-    const holders = [...candidates]
-      .filter((h) => h !== change.address && input.existing.has(h) && !deletedFirst(input.changes.get(h)))
-      .sort();
+    if (typeof priorName !== "string") continue;
+    const sameName = typeof plannedName === "string" && priorName === plannedName;
+    if (!sameName) {
+      if (change.actions[0] === "delete") {
+        const holders = holdersOf(change);
+        if (holders.length > 0) diagnostics.push(deletedBeforeSuccessor(change, plannedName, holders));
+      }
+      continue;
+    }
+    const holders = holdersOf(change);
     if (holders.length === 0) {
       if (change.actions[0] === "create") {
         change.actions = ["delete", "create"];
@@ -74,17 +120,38 @@ export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
     diagnostics.push({
       severity: "error",
       code: engineCode("revision-replacement-blocked"),
-      summary: `${change.address} cannot be replaced under the same name "${plannedName}" while ${holders.join(", ")} ${holders.length === 1 ? "holds" : "hold"} it`,
+      summary: `${change.address} cannot be replaced under the same name "${plannedName}" while ${list(holders)} ${verb(holders, "holds", "hold")} it`,
       detail:
-        `${change.type} is a revision-role Form, so this change is a replacement, and the new object keeps the host name "${plannedName}". ` +
+        `${change.type} is a revision-role Form, so this change is a replacement${cause(change)}. The new object keeps the host name "${plannedName}". ` +
         `Destroy-then-create fails the delete with dependency_in_use (409) while a live relation holds the revision, and create-before-destroy fails the create with invalid_argument (400) because the name is still occupied. ` +
         `The holder${holders.length === 1 ? " is" : "s are"} not deleted before it in this plan, so the apply could not complete in either order. Nothing was changed.`,
       address: change.address,
       resourceType: change.type,
       name: plannedName,
       pointer: "/metadata/name",
-      repair: `Move ${holders.join(", ")} off this revision first (point ${holders.length === 1 ? "it" : "them"} at another revision and apply), or replace ${holders.length === 1 ? "it" : "them"} in the same apply; derived revision names (revision_owner, no pinned name) and the WorkerApp construct avoid this.`,
+      repair: sameNameRepair(change, plannedName, holders),
     });
   }
   return diagnostics;
+}
+
+/** A held revision replaced destroy-first under a new name: its delete would come first and fail. */
+function deletedBeforeSuccessor(change: ResourceChange, plannedName: unknown, holders: readonly string[]): Diagnostic {
+  const who = list(holders);
+  const next = typeof plannedName === "string" ? `its replacement "${plannedName}"` : "its replacement";
+  return {
+    severity: "error",
+    code: engineCode("revision-replacement-blocked"),
+    summary: `${change.address} would be deleted before ${next} exists, while ${who} ${verb(holders, "holds", "hold")} it`,
+    detail:
+      `${change.type} is a revision-role Form, so this change is a replacement${cause(change)}. It is planned destroy-first, because the resource does not set create_before_destroy, ` +
+      `so the old revision would be deleted before the new one exists and before ${who} can move to it: the host refuses that delete with dependency_in_use (409) while a live relation holds the revision. Nothing was changed.`,
+    address: change.address,
+    resourceType: change.type,
+    ...(typeof change.before?.["name"] === "string" ? { name: change.before["name"] } : {}),
+    pointer: "/metadata/name",
+    repair:
+      `Set lifecycle create_before_destroy on ${change.address} (the WorkerApp construct sets it on both revisions), ` +
+      `so the new revision is created first and ${who} ${verb(holders, "moves", "move")} to it before the old one is deleted.`,
+  };
 }
