@@ -7,6 +7,8 @@ import { ERROR_CODES, type ErrorCode } from "../core/protocol.ts";
 /** Base of every error the client throws. */
 export class TakoformClientError extends Error {
   override name = "TakoformClientError";
+  /** How many times the client re-sent the request before giving up with this error (docs/client.md "Retries"). */
+  retries = 0;
 }
 
 /** The caller handed the client something the wire cannot carry; nothing was sent. */
@@ -172,3 +174,4 @@ export class OperationDeadlineError extends TakoformClientError {
 export class FormUnavailableError extends TakoformClientError {
   override name = "FormUnavailableError";
 }
+

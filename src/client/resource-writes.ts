@@ -225,7 +225,7 @@ async function prepareAndPut(conn: HostConnection, request: ResourceRequest, spe
   const headers: Record<string, string> = { "Idempotency-Key": key };
   if (update) headers["Takoform-Expected-Generation"] = fence.expectedGeneration!;
   else headers["If-None-Match"] = "*";
-  const call: WireCall = { call: label("apply", ref, space, name), method: "PUT", path: resourcePath(conn.apiPath, ref, name), headers, body, retryable: true };
+  const call: WireCall = { call: label("apply", ref, space, name), method: "PUT", path: resourcePath(conn.apiPath, ref, name), headers, body };
   const response = await sendMutation(conn, call, key, opts);
   return finishResourceMutation(conn, call, response, { ref, name, space }, opts);
 }
@@ -299,7 +299,6 @@ async function sendFencedMutation(
     method,
     path: `${resourcePath(conn.apiPath, ref, name)}${suffix}${exactQuery(space, ref)}`,
     headers: { "Idempotency-Key": key, "Takoform-Expected-Generation": generation },
-    retryable: true,
   };
   return { call, generation, response: await sendMutation(conn, call, key, opts) };
 }
@@ -336,7 +335,6 @@ export async function importResource(
     path: `${resourcePath(conn.apiPath, ref, name)}/import`,
     headers,
     body,
-    retryable: true,
   };
   const response = await sendMutation(conn, call, key, opts);
   return finishResourceMutation(conn, call, response, { ref, name, space }, opts);

@@ -14,7 +14,7 @@ import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts
 import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
 import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
-import { rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
+import { connectTo, rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
 let client: HostClient;
@@ -104,11 +104,13 @@ describe("waits past the 32-bit timer limit", () => {
     expect(resource.metadata.name).toBe(NAME);
   });
 
-  it("a Retry-After past 2^31 ms under a long caller deadline is waited, not retried after 1 ms", async () => {
+  it("a Retry-After past 2^31 ms under a long caller deadline (and retry window) is waited, not retried after 1 ms", async () => {
+    const patient = await connectTo(host, { retry: { windowMs: 1000 * 3_600_000 } });
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "3000000" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 150);
-    const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));
+    const err = await rejectionOf(patient.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));
+    patient.close();
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).reason).toBe("aborted");
     expect(host.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
