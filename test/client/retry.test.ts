@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HostClient, type HostClientOptions } from "../../src/client/client.ts";
 import { HostConnection } from "../../src/client/connection.ts";
-import { HostApiError, TransportError } from "../../src/client/errors.ts";
+import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
 import { API_ROOT, DISCOVERY_PATH, type WireFormRef } from "../../src/core/protocol.ts";
@@ -182,6 +182,7 @@ describe("budgets against a host that drops every connection", () => {
       expect([third!.retries, dropped.length]).toEqual([0, 11]);
       expect(third!.message).toMatch(/\(not retried: this run's retry budget is spent\)$/);
       expect(third).toBeInstanceOf(TransportError);
+      expect(isOutcomeUnknown(third)).toBe(true);
       expect(client.retries).toBe(8);
     } finally {
       client.close();
@@ -207,5 +208,19 @@ describe("budgets against a host that drops every connection", () => {
     expect(keyed!.retries).toBe(5);
     expect(dropped.slice(1).map((d) => d.key)).toEqual(Array.from({ length: 6 }, () => "k-1"));
     (conn.transport as unknown as { close(): void }).close();
+  });
+});
+
+describe("isOutcomeUnknown", () => {
+  it("is true only when no complete host answer arrived (or a gateway answered in its place)", () => {
+    expect(isOutcomeUnknown(new TransportError("network", "reset"))).toBe(true);
+    expect(isOutcomeUnknown(new TransportError("deadline", "late"))).toBe(true);
+    expect(isOutcomeUnknown(new TransportError("aborted", "stop"))).toBe(true);
+    expect(isOutcomeUnknown(new TransportError("network", "cut", 500))).toBe(true);
+    expect(isOutcomeUnknown(new TransportError("network", "cut 2xx", 201))).toBe(false);
+    expect(isOutcomeUnknown(new TransportError("too-large", "big", 400))).toBe(false);
+    expect(isOutcomeUnknown(new ProtocolInvalidError("gateway", 502))).toBe(true);
+    expect(isOutcomeUnknown(new ProtocolInvalidError("odd", 400))).toBe(false);
+    expect(isOutcomeUnknown(new HostApiError({ call: "x", code: "backend_unavailable", status: 503, message: "m", retryable: true }))).toBe(false);
   });
 });
