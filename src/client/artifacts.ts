@@ -150,7 +150,7 @@ export async function commitUpload(
   }
   const { id, terminal } = await settleAccepted(conn, call, response, opts);
   try {
-    if (terminal.error) throw operationError(terminal, call.call, "operation");
+    if (terminal.error) throw operationError(terminal, call.call, "operation", conn.redact);
     return readCommitted(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", manifestDigest);
   } catch (err) {
     throw new AcceptedError(err as Error, id);

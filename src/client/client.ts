@@ -101,6 +101,14 @@ export class HostClient {
     }
   }
 
+  /**
+   * `text` without the bearer token: for text on its way out (diagnostics, logs, stored free text).
+   * The data calls return is never redacted.
+   */
+  redact(text: string): string {
+    return this.conn.redact(text);
+  }
+
   /** Retries this client has made so far (every request's, discovery's included). */
   get retries(): number {
     return this.conn.budget.retries;
@@ -193,7 +201,7 @@ export class HostClient {
     const awaitOpts: operations.AwaitOptions = { ...opts };
     if (first.retryAfterMs !== undefined) awaitOpts.initialRetryAfterMs = first.retryAfterMs;
     const operation = await operations.awaitOperation(this.conn, first.operation, awaitOpts);
-    return operation.error ? { operation, error: operationError(operation, `operation ${id}`, "operation") } : { operation };
+    return operation.error ? { operation, error: operationError(operation, `operation ${id}`, "operation", this.conn.redact) } : { operation };
   }
 
   // ---- Artifacts ----

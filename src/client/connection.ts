@@ -1,12 +1,14 @@
 // One negotiated connection to a host: it sends requests with the common headers, bounds each by
 // a deadline, retries transient failures of calls that are safe to send twice (retry.ts), and
-// turns every non-2xx answer into a typed error. It never logs or reports the bearer token.
+// turns every non-2xx answer into a typed error. It never logs or reports the bearer token: every
+// text it builds into an error is redacted, while the bodies it decodes are left exactly as the
+// host sent them (docs/client.md §2.12).
 
 import type { JsonValue } from "../forms/digest.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";
-import { redactText, redactTree } from "./redact.ts";
+import { redactText } from "./redact.ts";
 import { setLongTimeout } from "./timer.ts";
 import { backoff, finalFailure, isTransient, retrySafe, type RetryBudget, type RetryPolicy } from "./retry.ts";
 import { parseRetryAfter, sleep } from "./timing.ts";
@@ -85,14 +87,8 @@ export class HostConnection {
     return this.lane.apiPath;
   }
 
-  /** Removes the token from any text a host (or a transport) produced. */
+  /** Removes the token from text on its way out (an error message, a diagnostic, a log line). */
   readonly redact = (text: string): string => redactText(text, this.token);
-
-  /**
-   * Removes the token from every string of a freshly decoded host body (in place; nothing to do
-   * without a token). Every JSON answer passes through it, so nothing downstream sees the token.
-   */
-  readonly redactBody = (value: JsonValue): JsonValue => redactTree(value, this.token);
 
   /**
    * Last line of defence for the credential: scrubs it from an error's message and stack, and
@@ -216,7 +212,7 @@ export class HostConnection {
 
   /** A reader for the body of `response` to `call`. */
   reader(call: WireCall | string, status: number): WireReader {
-    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact, this.redactBody);
+    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact);
   }
 
   /** Strict JSON of a 2xx body, refusing an empty one. */

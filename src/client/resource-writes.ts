@@ -134,7 +134,7 @@ export async function finishResourceMutation(
 ): Promise<ResourceResult> {
   if (response.status === 202) {
     const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
-    if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation"), id, uid);
+    if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
     try {
       const resource = verifyResourceEnvelope(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", expect);
       return { resource, status: 202, operationId: id };
@@ -172,8 +172,8 @@ export async function finishDelete(conn: HostConnection, call: WireCall, respons
   }
   const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
   if (terminal.error) {
-    if (terminal.error.code === "resource_not_found") throw operationError(terminal, call.call, "delete-operation");
-    throw new AcceptedError(operationError(terminal, call.call, "operation"), id, uid);
+    if (terminal.error.code === "resource_not_found") throw operationError(terminal, call.call, "delete-operation", conn.redact);
+    throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
   }
   return { status: 202, operationId: id };
 }

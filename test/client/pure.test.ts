@@ -17,6 +17,7 @@ import { discoveryDocument, envelope } from "./fixtures/hostile-host.ts";
 import { operationDoc, REF } from "./fixtures/documents.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
+const same = (text: string) => text;
 const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 
 describe("buildWorkerBundleManifest", () => {
@@ -228,17 +229,17 @@ describe("operation validation (§7.5)", () => {
   });
 
   it("TestAwaitOperationTerminalError: maps the code to the taxonomy status; retryable only for auto-retryable codes", () => {
-    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation");
+    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation", same);
     expect(denied).toBeInstanceOf(HostApiError);
     expect([denied.status, denied.code, denied.retryable, denied.operationId]).toEqual([403, "policy_denied", false, "op_1"]);
-    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation");
+    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation", same);
     expect([busy.status, busy.retryable]).toEqual([503, true]);
-    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation");
+    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation", same);
     expect(unknown.status).toBe(0);
     // Only a delete's terminal resource_not_found means absence.
     const gone = verifyOperation(r, op({ done: true, error: { code: "resource_not_found", message: "gone", retryable: false } }), "");
-    expect(isResourceNotFound(operationError(gone, "delete", "delete-operation"))).toBe(true);
-    expect(isResourceNotFound(operationError(gone, "apply", "operation"))).toBe(false);
+    expect(isResourceNotFound(operationError(gone, "delete", "delete-operation", same))).toBe(true);
+    expect(isResourceNotFound(operationError(gone, "apply", "operation", same))).toBe(false);
   });
 });
 
