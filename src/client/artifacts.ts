@@ -90,7 +90,6 @@ export async function startUpload(conn: HostConnection, manifest: JsonObject, op
     path: `${conn.apiPath}/artifacts/uploads`,
     headers: { "Idempotency-Key": uploadStartKey(manifestDigest, opts.idempotencyScope) },
     body: utf8(goJson(goStruct([["manifest", manifest]]))),
-    retryable: true,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200, 201]);
@@ -108,7 +107,7 @@ export async function startUpload(conn: HostConnection, manifest: JsonObject, op
   return { uploadId, missingBlobs: [...seen] };
 }
 
-/** `PUT {api}/artifacts/uploads/{uploadId}/blobs/{digest}` (never retried, no key). */
+/** `PUT {api}/artifacts/uploads/{uploadId}/blobs/{digest}`: no key, but content-addressed, so safe to send twice. */
 export async function putBlob(conn: HostConnection, uploadId: string, digest: string, bytes: Uint8Array, opts: CallOptions = {}): Promise<void> {
   if (!UPLOAD_ID.test(uploadId)) throw new ClientInputError(`takoform: ${JSON.stringify(uploadId)} is not an upload id (up_…)`);
   if (digestBytes(bytes) !== digest) throw new ClientInputError(`takoform: local bytes do not match blob ${digest}; nothing was sent`);
@@ -118,7 +117,7 @@ export async function putBlob(conn: HostConnection, uploadId: string, digest: st
     path: `${conn.apiPath}/artifacts/uploads/${segments(uploadId)}/blobs/${segments(digest)}`,
     body: bytes,
     contentType: "application/octet-stream",
-    retryable: false,
+    idempotent: true,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [201, 204]);
@@ -138,7 +137,6 @@ export async function commitUpload(
     method: "POST",
     path: `${conn.apiPath}/artifacts/uploads/${segments(uploadId)}/commit`,
     headers: { "Idempotency-Key": commitKey(uploadId, manifestDigest, opts.idempotencyScope) },
-    retryable: true,
   };
   const response = await sendWrite(conn, call, opts);
   if (response.status !== 202) {
@@ -152,7 +150,7 @@ export async function commitUpload(
   }
   const { id, terminal } = await settleAccepted(conn, call, response, opts);
   try {
-    if (terminal.error) throw operationError(terminal, call.call, "operation");
+    if (terminal.error) throw operationError(terminal, call.call, "operation", conn.redact);
     return readCommitted(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", manifestDigest);
   } catch (err) {
     throw new AcceptedError(err as Error, id);
@@ -169,7 +167,6 @@ export async function abandonUpload(conn: HostConnection, uploadId: string, opts
     method: "DELETE",
     path: `${conn.apiPath}/artifacts/uploads/${segments(uploadId)}`,
     headers: { "Idempotency-Key": abandonKey(uploadId, opts.idempotencyScope) },
-    retryable: true,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [204]);
@@ -179,7 +176,7 @@ export async function abandonUpload(conn: HostConnection, uploadId: string, opts
 /** `HEAD {api}/artifacts/blobs/{digest}`: true when the caller's tenant holds the blob. */
 export async function headBlob(conn: HostConnection, digest: string, opts: CallOptions = {}): Promise<boolean> {
   if (!isDigest(digest)) throw new ClientInputError(`takoform: ${JSON.stringify(digest)} is not a sha256 digest`);
-  const call: WireCall = { call: `probe blob ${digest}`, method: "HEAD", path: `${conn.apiPath}/artifacts/blobs/${segments(digest)}`, retryable: false };
+  const call: WireCall = { call: `probe blob ${digest}`, method: "HEAD", path: `${conn.apiPath}/artifacts/blobs/${segments(digest)}` };
   try {
     const response = await conn.send(call, opts);
     expectStatus(call, response, [200]);
@@ -194,7 +191,7 @@ export async function headBlob(conn: HostConnection, digest: string, opts: CallO
 /** `GET {api}/artifacts/{digest}`: the manifest, whose RFC 8785 digest must be the one asked for. */
 export async function getArtifactManifest(conn: HostConnection, digest: string, opts: CallOptions = {}): Promise<JsonObject> {
   if (!isDigest(digest)) throw new ClientInputError(`takoform: ${JSON.stringify(digest)} is not a sha256 digest`);
-  const call: WireCall = { call: `read manifest ${digest}`, method: "GET", path: `${conn.apiPath}/artifacts/${segments(digest)}`, retryable: false };
+  const call: WireCall = { call: `read manifest ${digest}`, method: "GET", path: `${conn.apiPath}/artifacts/${segments(digest)}` };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
   const r = conn.reader(call, response.status);

@@ -11,6 +11,7 @@ import type { BundleModule, WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";
 import * as operations from "./operations.ts";
 import { resend, type ResendExpectation } from "./resend.ts";
+import { RetryBudget, retryPolicy, type RetryPolicy } from "./retry.ts";
 import * as reads from "./resource-reads.ts";
 import type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
 import * as writes from "./resource-writes.ts";
@@ -25,8 +26,11 @@ export interface HostClientOptions {
   token?: string;
   /** Defaults to a keep-alive node:http(s) transport owned (and closed) by the client. */
   transport?: HostTransport;
-  /** Total attempts of a retryable call (default 3). */
-  retryAttempts?: number;
+  /**
+   * Retry policy overrides (docs/client.md "Retries"): attempts per request (default 6), backoff
+   * base and cap, the per-request retry window, and the per-client retry budget.
+   */
+  retry?: Partial<RetryPolicy>;
   /** Deadline of a call whose caller set none, and of operation polling (default 10 min). */
   overallDeadlineMs?: number;
   /** Deadline of the discovery request (default 15 s). */
@@ -56,10 +60,12 @@ export class HostClient {
     }
     const owned = options.transport === undefined ? createNodeTransport() : undefined;
     const transport = options.transport ?? owned!;
+    const retry = retryPolicy(options.retry);
     const settings = {
       transport,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
-      retryAttempts: options.retryAttempts ?? 3,
+      retry,
+      budget: new RetryBudget(retry),
       overallDeadlineMs: options.overallDeadlineMs ?? 600_000,
       ...(options.token !== undefined ? { token: options.token } : {}),
       ...(options.onRequest !== undefined ? { onRequest: options.onRequest } : {}),
@@ -67,7 +73,7 @@ export class HostClient {
     };
     const probe = new HostConnection({ ...settings, lane: { origin, apiPath: API_ROOT, features: {} } });
     try {
-      const call: WireCall = { call: "discovery", method: "GET", path: DISCOVERY_PATH, retryable: false };
+      const call: WireCall = { call: "discovery", method: "GET", path: DISCOVERY_PATH };
       const callOpts: CallOptions = { deadline: Date.now() + (options.discoveryTimeoutMs ?? 15_000) };
       if (options.signal) callOpts.signal = options.signal;
       let lane: NegotiatedLane;
@@ -93,6 +99,19 @@ export class HostClient {
     } catch (err) {
       throw this.conn.scrub(err);
     }
+  }
+
+  /**
+   * `text` without the bearer token: for text on its way out (diagnostics, logs, stored free text).
+   * The data calls return is never redacted.
+   */
+  redact(text: string): string {
+    return this.conn.redact(text);
+  }
+
+  /** Retries this client has made so far (every request's, discovery's included). */
+  get retries(): number {
+    return this.conn.budget.retries;
   }
 
   /** The negotiated lane (origin, API base path, advertised optional endpoints and features). */
@@ -182,7 +201,7 @@ export class HostClient {
     const awaitOpts: operations.AwaitOptions = { ...opts };
     if (first.retryAfterMs !== undefined) awaitOpts.initialRetryAfterMs = first.retryAfterMs;
     const operation = await operations.awaitOperation(this.conn, first.operation, awaitOpts);
-    return operation.error ? { operation, error: operationError(operation, `operation ${id}`, "operation") } : { operation };
+    return operation.error ? { operation, error: operationError(operation, `operation ${id}`, "operation", this.conn.redact) } : { operation };
   }
 
   // ---- Artifacts ----

@@ -1,14 +1,17 @@
 // One negotiated connection to a host: it sends requests with the common headers, bounds each by
-// a deadline, retries only stable retryable error envelopes of calls flagged retryable, and turns
-// every non-2xx answer into a typed error. It never logs or reports the bearer token.
+// a deadline, retries transient failures of calls that are safe to send twice (retry.ts), and
+// turns every non-2xx answer into a typed error. It never logs or reports the bearer token: every
+// text it builds into an error is redacted, while the bodies it decodes are left exactly as the
+// host sent them (docs/client.md §2.12).
 
 import type { JsonValue } from "../forms/digest.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";
-import { redactText, redactTree } from "./redact.ts";
+import { redactText } from "./redact.ts";
 import { setLongTimeout } from "./timer.ts";
-import { parseRetryAfter, retryDelay, sleep } from "./timing.ts";
+import { backoff, finalFailure, isTransient, retrySafe, type RetryBudget, type RetryPolicy } from "./retry.ts";
+import { parseRetryAfter, sleep } from "./timing.ts";
 import { headerValues, type HostTransport, type HostTransportResponse } from "./transport.ts";
 import { MAX_RESPONSE_BYTES, WireReader } from "./wire-reader.ts";
 
@@ -32,7 +35,9 @@ export interface ConnectionSettings {
   transport: HostTransport;
   token?: string;
   userAgent: string;
-  retryAttempts: number;
+  retry: RetryPolicy;
+  /** Shared by every connection of one client (discovery's probe included). */
+  budget: RetryBudget;
   overallDeadlineMs: number;
   onRequest?: (event: RequestEvent) => void;
   random?: () => number;
@@ -48,14 +53,18 @@ export interface WireCall {
   headers?: Record<string, string>;
   body?: Uint8Array;
   contentType?: string;
-  /** Flagged retryable (apply, delete, observe, import, upload start, commit, cancel, abandon). */
-  retryable: boolean;
+  /**
+   * A POST or PUT that is safe to send twice without an Idempotency-Key: it changes nothing
+   * (prepare, validate) or is content-addressed (a blob PUT). Reads and keyed writes need no flag.
+   */
+  idempotent?: true;
 }
 
 export class HostConnection {
   readonly lane: NegotiatedLane;
   readonly transport: HostTransport;
-  readonly retryAttempts: number;
+  readonly retry: RetryPolicy;
+  readonly budget: RetryBudget;
   readonly overallDeadlineMs: number;
   readonly random: () => number;
   private readonly token: string | undefined;
@@ -67,7 +76,8 @@ export class HostConnection {
     this.transport = settings.transport;
     this.token = settings.token;
     this.userAgent = settings.userAgent;
-    this.retryAttempts = Math.max(1, Math.floor(settings.retryAttempts));
+    this.retry = settings.retry;
+    this.budget = settings.budget;
     this.overallDeadlineMs = settings.overallDeadlineMs;
     this.onRequest = settings.onRequest;
     this.random = settings.random ?? Math.random;
@@ -77,14 +87,8 @@ export class HostConnection {
     return this.lane.apiPath;
   }
 
-  /** Removes the token from any text a host (or a transport) produced. */
+  /** Removes the token from text on its way out (an error message, a diagnostic, a log line). */
   readonly redact = (text: string): string => redactText(text, this.token);
-
-  /**
-   * Removes the token from every string of a freshly decoded host body (in place; nothing to do
-   * without a token). Every JSON answer passes through it, so nothing downstream sees the token.
-   */
-  readonly redactBody = (value: JsonValue): JsonValue => redactTree(value, this.token);
 
   /**
    * Last line of defence for the credential: scrubs it from an error's message and stack, and
@@ -119,21 +123,42 @@ export class HostConnection {
 
   /**
    * Sends a call and returns its 2xx answer. Non-2xx answers become HostApiError or
-   * ProtocolInvalidError; only a stable envelope with `retryable: true` on a call flagged
-   * retryable is tried again, with the same bytes and the same Idempotency-Key.
+   * ProtocolInvalidError. A transient failure (a retryable stable envelope, a failed connection)
+   * of a call that is safe to send twice is sent again, the same bytes under the same key, within
+   * the retry policy's budgets (retry.ts); the failure that ends the call is reported once, with
+   * the count of retries.
    */
   async send(call: WireCall, opts: CallOptions = {}): Promise<HostTransportResponse> {
     const deadline = this.deadlineOf(opts);
-    const callerHasDeadline = opts.deadline !== undefined;
+    const started = Date.now();
+    const policy = this.retry;
+    const safe = retrySafe(call);
     for (let attempt = 0; ; attempt++) {
-      const response = await this.exchange(call, opts.signal, deadline, attempt);
-      if (response.status >= 200 && response.status < 300) return response;
-      const error = decodeErrorResponse(call.call, response.status, response.body, parseRetryAfter(response.headers), this.redact);
-      const last = attempt + 1 >= this.retryAttempts;
-      if (!call.retryable || last || !(error instanceof HostApiError) || !error.retryable) throw error;
-      const delay = retryDelay(error.retryAfterMs, attempt, callerHasDeadline, this.random);
-      // Waiting past the caller's deadline cannot end in an answer; report the host's refusal now.
-      if (callerHasDeadline && Date.now() + delay >= deadline) throw error;
+      let failure: unknown;
+      try {
+        const response = await this.exchange(call, opts.signal, deadline, attempt);
+        if (response.status >= 200 && response.status < 300) {
+          this.budget.answered();
+          return response;
+        }
+        failure = decodeErrorResponse(call.call, response.status, response.body, parseRetryAfter(response.headers), this.redact);
+      } catch (err) {
+        failure = err;
+      }
+      if (!isTransient(failure)) {
+        // A complete answer, even a refusal, shows the host is there; a deadline or abort does not.
+        if (failure instanceof HostApiError || failure instanceof ProtocolInvalidError) this.budget.answered();
+        throw failure;
+      }
+      const elapsed = Date.now() - started;
+      if (!safe) throw finalFailure(failure, attempt, elapsed, "unsafe");
+      if (attempt + 1 >= policy.attempts) throw finalFailure(failure, attempt, elapsed, "attempts");
+      const delay = backoff(policy, failure instanceof HostApiError ? failure.retryAfterMs : undefined, attempt, this.random);
+      // A wait that cannot end in time ends the call now, with the failure in hand.
+      const resumeAt = Date.now() + delay;
+      if (resumeAt >= deadline) throw finalFailure(failure, attempt, elapsed, "deadline");
+      if (resumeAt - started > policy.windowMs) throw finalFailure(failure, attempt, elapsed, "window");
+      if (!this.budget.take()) throw finalFailure(failure, attempt, elapsed, "budget");
       await this.pause(delay, opts.signal);
     }
   }
@@ -187,7 +212,7 @@ export class HostConnection {
 
   /** A reader for the body of `response` to `call`. */
   reader(call: WireCall | string, status: number): WireReader {
-    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact, this.redactBody);
+    return new WireReader(typeof call === "string" ? call : call.call, status, this.redact);
   }
 
   /** Strict JSON of a 2xx body, refusing an empty one. */

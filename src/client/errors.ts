@@ -7,6 +7,8 @@ import { ERROR_CODES, type ErrorCode } from "../core/protocol.ts";
 /** Base of every error the client throws. */
 export class TakoformClientError extends Error {
   override name = "TakoformClientError";
+  /** How many times the client re-sent the request before giving up with this error (docs/client.md "Retries"). */
+  retries = 0;
 }
 
 /** The caller handed the client something the wire cannot carry; nothing was sent. */
@@ -171,4 +173,20 @@ export class OperationDeadlineError extends TakoformClientError {
 /** The host answered availability, but the exact Form cannot serve the requested lifecycle operation. */
 export class FormUnavailableError extends TakoformClientError {
   override name = "FormUnavailableError";
+}
+
+/** Gateway statuses: something between the client and the host answered, not the host. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/**
+ * True when a mutation that was sent may or may not have been carried out: no complete answer
+ * arrived (the connection failed, the deadline passed or the call was aborted while waiting), or
+ * a gateway answered in the host's place with something that is not the host's error envelope.
+ * The caller must keep the recorded request and re-send it under the same Idempotency-Key later,
+ * exactly as after a crash (docs/state.md §2). A 2xx cut short is an AcceptedError instead: the
+ * host is known to have accepted it.
+ */
+export function isOutcomeUnknown(err: unknown): boolean {
+  if (err instanceof TransportError) return err.reason !== "too-large" && !(err.status !== undefined && err.status >= 200 && err.status < 300);
+  return err instanceof ProtocolInvalidError && GATEWAY_STATUSES.has(err.status);
 }

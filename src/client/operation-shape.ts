@@ -62,19 +62,20 @@ export function verifyOperation(r: WireReader, value: JsonValue | undefined, poi
 /**
  * An Operation's terminal error as a HostApiError: the taxonomy's status for its code (0 when the
  * code is outside the taxonomy), and retryable only when the host said so for an auto-retryable code.
+ * The host's text is redacted: the error is on its way out, the operation document is not.
  */
-export function operationError(op: WireOperation, call: string, origin: "operation" | "delete-operation"): HostApiError {
+export function operationError(op: WireOperation, call: string, origin: "operation" | "delete-operation", redact: (text: string) => string): HostApiError {
   const e = op.error!;
   const init: ConstructorParameters<typeof HostApiError>[0] = {
     call,
     code: e.code,
     status: statusForCode(e.code),
-    message: e.message,
+    message: redact(e.message),
     retryable: e.retryable && AUTO_RETRYABLE.has(e.code),
     operationId: op.id,
     origin,
   };
-  if (e.hostCode !== undefined) init.hostCode = e.hostCode;
+  if (e.hostCode !== undefined) init.hostCode = redact(e.hostCode);
   return new HostApiError(init);
 }
 

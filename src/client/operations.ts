@@ -28,7 +28,7 @@ function checkSameId(conn: HostConnection, call: WireCall, status: number, op: W
 /** `GET {api}/operations/{id}`: the bare Operation, whose id must be the one asked for. */
 export async function getOperation(conn: HostConnection, id: string, opts: CallOptions = {}): Promise<OperationAnswer> {
   requireOperationId(id);
-  const call: WireCall = { call: `get operation ${id}`, method: "GET", path: `${conn.apiPath}/operations/${segments(id)}`, retryable: false };
+  const call: WireCall = { call: `get operation ${id}`, method: "GET", path: `${conn.apiPath}/operations/${segments(id)}` };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
   const op = verifyOperation(conn.reader(call, response.status), conn.json(call, response), "");
@@ -49,7 +49,6 @@ export async function cancelOperation(
     method: "POST",
     path: `${conn.apiPath}/operations/${segments(id)}/cancel`,
     headers: { "Idempotency-Key": cancelKey(id, opts.idempotencyScope) },
-    retryable: true,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);

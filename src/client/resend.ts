@@ -64,7 +64,6 @@ export async function resend(conn: HostConnection, request: IntentRequest, expec
     method: request.method,
     path: request.path,
     headers: { ...request.headers },
-    retryable: true,
   };
   if (request.body !== undefined) call.body = utf8(request.body);
   const response = await sendWrite(conn, call, opts);

@@ -1,5 +1,5 @@
 // Calls that change nothing: availability, the Form Definition, validate, prepare and read
-// (reference provider §7.4). None of them is ever retried.
+// (reference provider §7.4). Each is safe to send twice, so a transient failure is retried.
 
 import type { LifecycleOperation, WireFormRef, WireResource } from "../core/protocol.ts";
 import { isCanonicalDecimal, isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId, isUid } from "../core/grammar.ts";
@@ -131,7 +131,6 @@ export async function getFormAvailability(conn: HostConnection, space: string, r
     call: `availability ${ref.apiVersion} ${ref.kind}@${ref.definitionVersion}`,
     method: "GET",
     path: `${conn.apiPath}/forms${exactQuery(space, ref)}`,
-    retryable: false,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
@@ -166,7 +165,6 @@ export async function getFormDefinition(conn: HostConnection, space: string, ref
     call: `form definition ${ref.apiVersion} ${ref.kind}@${ref.definitionVersion}`,
     method: "GET",
     path: formDefinitionPath(conn.apiPath, space, ref),
-    retryable: false,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
@@ -181,7 +179,7 @@ export async function validateResource(conn: HostConnection, request: ResourceRe
     method: "POST",
     path: `${conn.apiPath}/resources/validate`,
     body: resourceBody(request, spec),
-    retryable: false,
+    idempotent: true,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
@@ -205,7 +203,7 @@ export async function prepareResource(
     method: "POST",
     path: `${conn.apiPath}/resources/prepare`,
     body: resourceBody(request, spec),
-    retryable: false,
+    idempotent: true,
   };
   if (expectedGeneration !== undefined) call.headers = { "Takoform-Expected-Generation": expectedGeneration };
   const response = await conn.send(call, opts);
@@ -222,7 +220,6 @@ export async function getResource(conn: HostConnection, space: string, ref: Wire
     call: label("read", ref, space, name),
     method: "GET",
     path: `${resourcePath(conn.apiPath, ref, name)}${exactQuery(space, ref)}`,
-    retryable: false,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);

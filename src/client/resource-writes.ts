@@ -134,7 +134,7 @@ export async function finishResourceMutation(
 ): Promise<ResourceResult> {
   if (response.status === 202) {
     const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
-    if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation"), id, uid);
+    if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
     try {
       const resource = verifyResourceEnvelope(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", expect);
       return { resource, status: 202, operationId: id };
@@ -172,8 +172,8 @@ export async function finishDelete(conn: HostConnection, call: WireCall, respons
   }
   const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
   if (terminal.error) {
-    if (terminal.error.code === "resource_not_found") throw operationError(terminal, call.call, "delete-operation");
-    throw new AcceptedError(operationError(terminal, call.call, "operation"), id, uid);
+    if (terminal.error.code === "resource_not_found") throw operationError(terminal, call.call, "delete-operation", conn.redact);
+    throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
   }
   return { status: 202, operationId: id };
 }
@@ -225,7 +225,7 @@ async function prepareAndPut(conn: HostConnection, request: ResourceRequest, spe
   const headers: Record<string, string> = { "Idempotency-Key": key };
   if (update) headers["Takoform-Expected-Generation"] = fence.expectedGeneration!;
   else headers["If-None-Match"] = "*";
-  const call: WireCall = { call: label("apply", ref, space, name), method: "PUT", path: resourcePath(conn.apiPath, ref, name), headers, body, retryable: true };
+  const call: WireCall = { call: label("apply", ref, space, name), method: "PUT", path: resourcePath(conn.apiPath, ref, name), headers, body };
   const response = await sendMutation(conn, call, key, opts);
   return finishResourceMutation(conn, call, response, { ref, name, space }, opts);
 }
@@ -299,7 +299,6 @@ async function sendFencedMutation(
     method,
     path: `${resourcePath(conn.apiPath, ref, name)}${suffix}${exactQuery(space, ref)}`,
     headers: { "Idempotency-Key": key, "Takoform-Expected-Generation": generation },
-    retryable: true,
   };
   return { call, generation, response: await sendMutation(conn, call, key, opts) };
 }
@@ -336,7 +335,6 @@ export async function importResource(
     path: `${resourcePath(conn.apiPath, ref, name)}/import`,
     headers,
     body,
-    retryable: true,
   };
   const response = await sendMutation(conn, call, key, opts);
   return finishResourceMutation(conn, call, response, { ref, name, space }, opts);

@@ -23,7 +23,7 @@ function readProfile(r: WireReader, value: JsonValue | undefined, pointer: strin
 
 /** `GET {api}/support/forms`. */
 export async function listFormSupport(conn: HostConnection, opts: CallOptions = {}): Promise<WireSupportProfile[]> {
-  const call: WireCall = { call: "list form support", method: "GET", path: `${conn.apiPath}/support/forms`, retryable: false };
+  const call: WireCall = { call: "list form support", method: "GET", path: `${conn.apiPath}/support/forms` };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
   const r = conn.reader(call, response.status);
@@ -41,7 +41,6 @@ export async function getFormSupport(conn: HostConnection, ref: WireFormRef, opt
     call: `form support ${ref.apiVersion} ${ref.kind}@${ref.definitionVersion}`,
     method: "GET",
     path: formSupportPath(conn.apiPath, ref),
-    retryable: false,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);
@@ -76,7 +75,6 @@ async function getContractSupport(
     call: `${what === "interfaces" ? "interface" : "binding"} support ${name}@${version}`,
     method: "GET",
     path: `${conn.apiPath}/support/${what}/${segments(name, version)}`,
-    retryable: false,
   };
   const response = await conn.send(call, opts);
   expectStatus(call, response, [200]);

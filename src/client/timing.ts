@@ -1,14 +1,12 @@
-// Waiting rules (reference provider §7.3 and §7.5): Retry-After parsing, full-jitter backoff
-// windows, and abortable sleeps. Pure functions except `sleep`, so the bounds are testable.
+// Waiting rules (reference provider §7.3 and §7.5): Retry-After parsing, the poll's full-jitter
+// backoff window, and abortable sleeps. Pure functions except `sleep`, so the bounds are testable.
+// The request retry waits are retry.ts's.
 
 import { setLongTimeout } from "./timer.ts";
 import { headerValues } from "./transport.ts";
 
-/** Longest Retry-After honoured for a request retry when the caller set no deadline. */
-export const RETRY_AFTER_CAP_MS = 60_000;
 /** Longest Retry-After honoured for an operation poll when the caller set no deadline. */
 export const POLL_RETRY_AFTER_CAP_MS = 15_000;
-export const RETRY_BASE_MS = 25;
 export const POLL_BASE_MS = 250;
 export const POLL_MAX_MS = 15_000;
 
@@ -31,11 +29,6 @@ export function parseRetryAfter(headers: Record<string, string | string[]>, now:
   return Math.max(0, at - now);
 }
 
-/** Full-jitter window of the request retry after the given (0-based) failed attempt. */
-export function retryBackoffWindow(attempt: number): number {
-  return RETRY_BASE_MS * 2 ** Math.min(attempt, 30);
-}
-
 /** Full-jitter window of the poll wait before the given (0-based) poll: min(250 ms·2^n, 15 s). */
 export function pollBackoffWindow(attempt: number): number {
   return Math.min(POLL_BASE_MS * 2 ** Math.min(attempt, 30), POLL_MAX_MS);
@@ -44,15 +37,6 @@ export function pollBackoffWindow(attempt: number): number {
 /** A random duration in [0, window). */
 export function jitter(window: number, random: () => number = Math.random): number {
   return Math.floor(random() * window);
-}
-
-/**
- * The wait before the next request attempt: the host's Retry-After exactly (capped at 60 s only
- * when the caller has no deadline), else full jitter in [0, 25 ms·2^attempt).
- */
-export function retryDelay(retryAfterMs: number | undefined, attempt: number, callerHasDeadline: boolean, random?: () => number): number {
-  if (retryAfterMs !== undefined) return callerHasDeadline ? retryAfterMs : Math.min(retryAfterMs, RETRY_AFTER_CAP_MS);
-  return jitter(retryBackoffWindow(attempt), random);
 }
 
 /**

@@ -28,8 +28,6 @@ export class WireReader {
     readonly status: number,
     /** Scrubs secrets from text a host wrote, before it reaches a message. */
     private readonly redact: (text: string) => string = (text) => text,
-    /** Scrubs secrets from every string of a decoded body, before any reader sees it. */
-    private readonly redactBody: (value: JsonValue) => JsonValue = (value) => value,
   ) {}
 
   fail(pointer: string, detail: string): never {
@@ -42,12 +40,16 @@ export class WireReader {
     throw new ProtocolInvalidError(this.redact(`takoform: ${this.call}: ${detail}`), this.status);
   }
 
-  /** Strictly decodes a JSON body, redacted (docs/client.md §2.12); an empty body is refused. */
+  /**
+   * Strictly decodes a JSON body, exactly as the host wrote it: redaction belongs to the text that
+   * leaves the client (messages), never to the data it decodes (docs/client.md §2.12). An empty
+   * body is refused.
+   */
   json(body: Uint8Array): JsonValue {
     if (body.byteLength === 0) this.refuse("host returned an empty JSON response body");
     if (body.byteLength > MAX_RESPONSE_BYTES) this.refuse(`host response body exceeds ${MAX_RESPONSE_BYTES} bytes`);
     try {
-      return this.redactBody(parseStrictJson(body, { maxDepth: MAX_RESPONSE_DEPTH }));
+      return parseStrictJson(body, { maxDepth: MAX_RESPONSE_DEPTH });
     } catch (err) {
       if (err instanceof StrictJsonError) this.refuse(`host response is not strict I-JSON: ${err.message}`);
       throw err;

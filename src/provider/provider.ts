@@ -20,6 +20,7 @@ import type {
   WriteIntent,
   WriteResult,
 } from "./types.ts";
+import { redactDiagnostics, redactStoredText } from "./redact.ts";
 import { validateConfig } from "./validate/validate.ts";
 import { createResource } from "./write/create.ts";
 import { deleteResource } from "./write/delete.ts";
@@ -59,32 +60,38 @@ export class TakoformProvider implements Provider {
     return validateConfig(this.#rt, type, config);
   }
 
-  plan(request: PlanRequest): Promise<PlanResponse> {
-    return planResource(this.#rt, request);
+  async plan(request: PlanRequest): Promise<PlanResponse> {
+    const response = await planResource(this.#rt, request);
+    return { ...response, diagnostics: redactDiagnostics(response.diagnostics, this.#rt.redact) };
   }
 
-  create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
-    return createResource(this.#rt, type, planned, context);
+  async create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
+    return this.#outgoing(await createResource(this.#rt, type, planned, context));
   }
 
-  update(type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
-    return updateResource(this.#rt, type, prior, planned, context);
+  async update(type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
+    return this.#outgoing(await updateResource(this.#rt, type, prior, planned, context));
   }
 
-  delete(type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
-    return deleteResource(this.#rt, type, prior, context);
+  async delete(type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
+    return this.#outgoing(await deleteResource(this.#rt, type, prior, context));
   }
 
-  read(prior: ResourceState): Promise<ReadResult> {
-    return readResource(this.#rt, prior);
+  async read(prior: ResourceState): Promise<ReadResult> {
+    return this.#outgoing(await readResource(this.#rt, prior));
   }
 
   importState(type: string, id: string): ImportResult {
     return importState(this.#rt, type, id);
   }
 
-  resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
-    return resumeWrite(this.#rt, intent, prior);
+  async resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
+    return this.#outgoing(await resumeWrite(this.#rt, intent, prior));
+  }
+
+  /** What leaves the provider carries no bearer token in its free text (redact.ts). */
+  #outgoing<R extends { state: ResourceState | null; diagnostics: Diagnostic[] }>(result: R): R {
+    return { ...result, state: redactStoredText(result.state, this.#rt.redact), diagnostics: redactDiagnostics(result.diagnostics, this.#rt.redact) };
   }
 }
 

@@ -45,6 +45,8 @@ export class ProviderRuntime {
   readonly #lines = new Map<string, LineOutcome>();
   readonly #clientSource: HostClient | (() => Promise<HostClient>);
   #client: Promise<HostClient> | undefined;
+  /** The client once connected: its token is what `redact` removes. */
+  #connected: HostClient | undefined;
 
   constructor(options: TakoformProviderOptions) {
     this.table = options.registry instanceof CodecTable ? options.registry : CodecTable.fromGenerated(options.registry);
@@ -59,11 +61,16 @@ export class ProviderRuntime {
     if (this.#client === undefined) {
       const source = this.#clientSource;
       this.#client = typeof source === "function" ? source().catch((err: unknown) => Promise.reject(new LaneUnavailableError(err))) : Promise.resolve(source);
-      // Keep an unobserved rejection from being reported before a caller awaits it.
-      this.#client.catch(() => undefined);
+      this.#client.then((client) => (this.#connected = client)).catch(() => undefined);
     }
     return this.#client;
   }
+
+  /**
+   * `text` without the client's bearer token, for text on its way out (diagnostics, stored free
+   * text). Before the client has connected no host text exists, so there is nothing to remove.
+   */
+  readonly redact = (text: string): string => (this.#connected === undefined ? text : this.#connected.redact(text));
 
   /**
    * The Form line serving a resource type, or undefined when the type is unknown or its line

@@ -122,6 +122,12 @@ export interface WriteResult {
    */
   state: ResourceState | null;
   diagnostics: Diagnostic[];
+  /**
+   * The request was sent but its outcome is unknown (no answer arrived). The engine must leave
+   * the write's recorded intent in state, unsettled, for the next run to re-send under the same
+   * Idempotency-Key (docs/state.md §2); `state` is then what state held before the write.
+   */
+  unresolved?: boolean;
 }
 
 export interface ReadResult {

@@ -9,8 +9,8 @@ import type { RequestEvent } from "../../src/client/connection.ts";
 import { DiscoveryError, HostApiError, ProtocolInvalidError, TransportError, isResourceNotFound } from "../../src/client/errors.ts";
 import type { WriteIntentRecord } from "../../src/client/resource-writes.ts";
 import { API_ROOT, DISCOVERY_PATH } from "../../src/core/protocol.ts";
-import { NAME, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
-import { discoveryDocument, envelope, HostileHost } from "./fixtures/hostile-host.ts";
+import { NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
+import { discoveryDocument, envelope, HostileHost, type Reply } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, scriptPrelude, TOKEN } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
@@ -40,50 +40,63 @@ describe("retries (§7.3)", () => {
     expect(host.calls).toHaveLength(1);
   });
 
-  it("stops after retryAttempts total attempts and returns the typed error", async () => {
+  it("stops after the policy's attempts (6) and reports the typed error once, with the count of retries", async () => {
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 429, body: envelope("rate_limited", "slow down", { retryable: true }) }));
     const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence));
     expect((err as HostApiError).code).toBe("rate_limited");
-    expect(host.calls).toHaveLength(3);
+    expect((err as HostApiError).retries).toBe(5);
+    expect(err.message).toMatch(/\(gave up after 5 retries over \d+\.\d s: every attempt failed\)$/);
+    expect(host.calls).toHaveLength(6);
+    expect(new Set(host.calls.map((c) => c.headers["idempotency-key"])).size).toBe(1);
   });
 
-  it("never retries retryable:false, a retryable:true on a non-retryable code, GET, prepare, or a transport failure", async () => {
+  it("never retries retryable:false, or a retryable:true on a non-retryable code (protocol-invalid)", async () => {
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 409, body: envelope("resource_busy", "busy", { retryable: false }) }));
-    await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence));
+    const busy = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence));
     expect(host.calls).toHaveLength(1);
+    expect(busy.message).not.toContain("retr");
 
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 409, body: envelope("dependency_in_use", "held", { retryable: true }) }));
     expect(await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence))).toBeInstanceOf(ProtocolInvalidError);
     expect(host.calls).toHaveLength(2);
-
-    host.on("GET", RESOURCE_PATH, () => ({ status: 503, body: envelope("backend_unavailable", "down", { retryable: true }) }));
-    await rejectionOf(client.getResource(SPACE, REF, NAME));
-    expect(host.calls).toHaveLength(3);
-
-    host.on("POST", `${API_ROOT}/resources/prepare`, () => ({ status: 503, body: envelope("backend_unavailable", "down", { retryable: true }) }));
-    await rejectionOf(client.prepareResource(request));
-    expect(host.calls).toHaveLength(4);
-
   });
 
-  it("a mutation whose connection drops is a TransportError and is not retried", async () => {
+  it("retries a GET and a prepare after a stable retryable envelope, with Retry-After 0", async () => {
+    host.on("GET", RESOURCE_PATH, (_req, n): Reply =>
+      n === 0 ? { status: 503, headers: { "Retry-After": "0" }, body: envelope("backend_unavailable", "down", { retryable: true }) } : { status: 200, headers: { ETag: '"1"' }, body: resourceDoc() },
+    );
+    expect((await client.getResource(SPACE, REF, NAME)).metadata.name).toBe(NAME);
+    expect(host.calls).toHaveLength(2);
+
+    host.on("POST", `${API_ROOT}/resources/prepare`, (req, n) =>
+      n === 0 ? { status: 429, headers: { "Retry-After": "0" }, body: envelope("rate_limited", "slow", { retryable: true }) } : { status: 200, body: prepareDoc(req) },
+    );
+    await client.prepareResource(request);
+    expect(host.calls).toHaveLength(4);
+    expect(host.calls[2]!.body).toEqual(host.calls[3]!.body);
+  });
+
+  it("a mutation whose connection drops is re-sent under the same Idempotency-Key, then reported once as a TransportError", async () => {
     const dropping = http.createServer((req, res) => {
       if (req.url === DISCOVERY_PATH) {
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end(JSON.stringify(discoveryDocument(`http://127.0.0.1:${(dropping.address() as AddressInfo).port}`)));
         return;
       }
-      dropped++;
+      keys.push(String(req.headers["idempotency-key"]));
       req.socket.destroy();
     });
-    let dropped = 0;
+    const keys: string[] = [];
     await new Promise<void>((r) => dropping.listen(0, "127.0.0.1", r));
-    const c = await HostClient.connect({ endpoint: `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`, token: TOKEN });
+    const c = await HostClient.connect({ endpoint: `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`, token: TOKEN, random: () => 0 });
     try {
       const err = await rejectionOf(c.deleteResource(SPACE, REF, NAME, fence));
       expect(err).toBeInstanceOf(TransportError);
       expect((err as TransportError).reason).toBe("network");
-      expect(dropped).toBe(1);
+      expect((err as TransportError).retries).toBe(5);
+      expect(keys).toHaveLength(6);
+      expect(new Set(keys).size).toBe(1);
+      expect(c.retries).toBe(5);
     } finally {
       c.close();
       dropping.closeAllConnections();

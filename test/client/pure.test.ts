@@ -8,14 +8,8 @@ import { ClientInputError, DiscoveryError, HostApiError, ProtocolInvalidError, i
 import { buildWorkerBundleManifest } from "../../src/client/manifest.ts";
 import { decodeErrorResponse, operationError, verifyOperation } from "../../src/client/operation-shape.ts";
 import { exactQuery, pathEscape, queryEscape, resourcePath } from "../../src/client/paths.ts";
-import {
-  jitter,
-  parseRetryAfter,
-  pollBackoffWindow,
-  pollDelay,
-  retryBackoffWindow,
-  retryDelay,
-} from "../../src/client/timing.ts";
+import { backoff, DEFAULT_RETRY_POLICY, retryPolicy } from "../../src/client/retry.ts";
+import { jitter, parseRetryAfter, pollBackoffWindow, pollDelay } from "../../src/client/timing.ts";
 import { WireReader } from "../../src/client/wire-reader.ts";
 import { API_ROOT } from "../../src/core/protocol.ts";
 import type { JsonValue } from "../../src/forms/digest.ts";
@@ -23,6 +17,7 @@ import { discoveryDocument, envelope } from "./fixtures/hostile-host.ts";
 import { operationDoc, REF } from "./fixtures/documents.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
+const same = (text: string) => text;
 const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 
 describe("buildWorkerBundleManifest", () => {
@@ -234,17 +229,17 @@ describe("operation validation (§7.5)", () => {
   });
 
   it("TestAwaitOperationTerminalError: maps the code to the taxonomy status; retryable only for auto-retryable codes", () => {
-    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation");
+    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation", same);
     expect(denied).toBeInstanceOf(HostApiError);
     expect([denied.status, denied.code, denied.retryable, denied.operationId]).toEqual([403, "policy_denied", false, "op_1"]);
-    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation");
+    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation", same);
     expect([busy.status, busy.retryable]).toEqual([503, true]);
-    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation");
+    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation", same);
     expect(unknown.status).toBe(0);
     // Only a delete's terminal resource_not_found means absence.
     const gone = verifyOperation(r, op({ done: true, error: { code: "resource_not_found", message: "gone", retryable: false } }), "");
-    expect(isResourceNotFound(operationError(gone, "delete", "delete-operation"))).toBe(true);
-    expect(isResourceNotFound(operationError(gone, "apply", "operation"))).toBe(false);
+    expect(isResourceNotFound(operationError(gone, "delete", "delete-operation", same))).toBe(true);
+    expect(isResourceNotFound(operationError(gone, "apply", "operation", same))).toBe(false);
   });
 });
 
@@ -303,18 +298,20 @@ describe("Retry-After and backoff (§7.3, §7.5)", () => {
     expect(parseRetryAfter({})).toBeUndefined();
   });
 
-  it("request retries: Retry-After exactly (capped at 60 s only without a deadline), else [0, 25ms·2^attempt)", () => {
-    expect(retryDelay(90_000, 0, true)).toBe(90_000);
-    expect(retryDelay(90_000, 0, false)).toBe(60_000);
-    expect(retryDelay(0, 3, false)).toBe(0);
-    expect(retryBackoffWindow(0)).toBe(25);
-    expect(retryBackoffWindow(2)).toBe(100);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      expect(retryDelay(undefined, attempt, false, () => 0)).toBe(0);
-      const top = retryDelay(undefined, attempt, false, () => 0.999999);
-      expect(top).toBeLessThan(25 * 2 ** attempt);
-      expect(top).toBeGreaterThanOrEqual(25 * 2 ** attempt - 1);
+  it("request retries: Retry-After exactly, else full jitter in [0, min(100 ms·2^n, 5 s))", () => {
+    const policy = DEFAULT_RETRY_POLICY;
+    expect(backoff(policy, 90_000, 0)).toBe(90_000);
+    expect(backoff(policy, 0, 3)).toBe(0);
+    for (let n = 0; n < 10; n++) {
+      const window = Math.min(100 * 2 ** n, 5_000);
+      expect(backoff(policy, undefined, n, () => 0)).toBe(0);
+      const top = backoff(policy, undefined, n, () => 0.999999);
+      expect(top).toBeLessThan(window);
+      expect(top).toBeGreaterThanOrEqual(window - 1);
     }
+    expect(backoff(retryPolicy({ baseMs: 10, maxDelayMs: 15 }), undefined, 3, () => 0.999999)).toBe(14);
+    expect(() => retryPolicy({ budget: -1 })).toThrow(RangeError);
+    expect(retryPolicy({ attempts: 0 }).attempts).toBe(1);
   });
 
   it("TestWaitForPollHonorsRetryAfterOverBackoff", () => {

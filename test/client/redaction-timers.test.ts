@@ -1,11 +1,12 @@
-// The token is redacted from every decoded host body (docs/client.md §2.12), and waits longer
-// than Node's 32-bit timer limit are honoured instead of firing after 1 ms (§2.5).
+// The token is redacted from every text that leaves the client (errors, and through them
+// diagnostics), never from the data it decodes (docs/client.md §2.12); and waits longer than
+// Node's 32-bit timer limit are honoured instead of firing after 1 ms (§2.5).
 
 import type http from "node:http";
 import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import { HostApiError, TransportError } from "../../src/client/errors.ts";
-import { REDACTED, redactTree } from "../../src/client/redact.ts";
+import { REDACTED, redactText } from "../../src/client/redact.ts";
 import { MAX_TIMER_MS, setLongTimeout } from "../../src/client/timer.ts";
 import { sleep } from "../../src/client/timing.ts";
 import { API_ROOT } from "../../src/core/protocol.ts";
@@ -14,7 +15,7 @@ import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts
 import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
 import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
-import { rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
+import { connectTo, rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
 
 let host: HostileHost;
 let client: HostClient;
@@ -27,8 +28,8 @@ scriptedHostPerTest((h, c) => {
   client = c;
 });
 
-describe("every string of a decoded host body is redacted", () => {
-  it("an Operation's terminal error: hostMessage, hostCode, the rendered Host: line and getOperation", async () => {
+describe("the token is redacted from what leaves the client, never from what it decodes", () => {
+  it("an Operation's terminal error: hostMessage, hostCode, the message and the rendered Host: line are redacted; the document is not", async () => {
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 202, body: { operation: operationDoc("op_del1") } }));
     host.on("GET", opPath("op_del1"), (req) => ({
       status: 200,
@@ -44,37 +45,46 @@ describe("every string of a decoded host body is redacted", () => {
     expect(rendered).not.toContain(TOKEN);
     expect(JSON.stringify([err.message, err.stack, host_.hostMessage, host_.hostCode])).not.toContain(TOKEN);
 
+    // The document itself is data: decoded as the host wrote it; its typed error is redacted.
     const op = await client.getOperation("op_del1");
-    expect(op.operation.error!.message).toBe(`boom Bearer ${REDACTED}`);
-    expect(JSON.stringify(op)).not.toContain(TOKEN);
+    expect(op.operation.error!.message).toBe(`boom Bearer ${TOKEN}`);
+    const awaited = await client.awaitOperation("op_del1");
+    expect(awaited.error!.hostMessage).toBe(`boom Bearer ${REDACTED}`);
+    expect(client.redact(op.operation.error!.message)).toBe(`boom Bearer ${REDACTED}`);
   });
 
-  it("a resource: condition reasons and messages, spec strings and member names", async () => {
-    host.on("GET", RESOURCE_PATH, (req) => {
-      const doc = resourceDoc({ spec: { deliveryDelaySeconds: 0, note: `n ${echo(req)}`, [`k-${echo(req)}`]: [echo(req)] } });
+  it("a resource whose uid, name, spec and conditions contain the token is decoded verbatim (issue 11 item 3)", async () => {
+    const name = `q-${TOKEN}`;
+    const uid = `uid-${TOKEN}`;
+    host.on("GET", `${RESOURCE_PATH.slice(0, RESOURCE_PATH.lastIndexOf("/"))}/${name}`, (req) => {
+      const doc = resourceDoc({ name, uid, spec: { deliveryDelaySeconds: 0, note: `n ${echo(req)}`, [`k-${TOKEN}`]: [TOKEN] } });
       (doc["status"] as { conditions: JsonValue[] }).conditions = [
         { type: "Ready", status: "False", reason: "ExternalChange", hostReason: `relation echoed ${echo(req)}`, message: `m ${echo(req)}`, lastTransitionTime: "2026-01-01T00:00:00Z" },
       ];
       return { status: 200, headers: { ETag: '"1"' }, body: doc };
     });
-    const resource = await client.getResource(SPACE, REF, NAME);
-    const text = JSON.stringify(resource);
-    expect(text).not.toContain(TOKEN);
+    const resource = await client.getResource(SPACE, REF, name);
+    expect(resource.metadata.uid).toBe(uid);
+    expect(resource.metadata.name).toBe(name);
     const condition = resource.status!.conditions![0]! as unknown as Record<string, string>;
-    expect(condition["hostReason"]).toBe(`relation echoed Bearer ${REDACTED}`);
-    expect(condition["message"]).toBe(`m Bearer ${REDACTED}`);
-    expect(resource.spec["note"]).toBe(`n Bearer ${REDACTED}`);
-    expect(resource.spec[`k-Bearer ${REDACTED}`]).toEqual([`Bearer ${REDACTED}`]);
+    expect(condition["hostReason"]).toBe(`relation echoed Bearer ${TOKEN}`);
+    expect(condition["message"]).toBe(`m Bearer ${TOKEN}`);
+    expect(resource.spec["note"]).toBe(`n Bearer ${TOKEN}`);
+    expect(resource.spec[`k-${TOKEN}`]).toEqual([TOKEN]);
   });
 
-  it("redactTree: in place, every occurrence, nothing to do without a token or an occurrence", () => {
-    const doc = { a: ["xTOKy", { b: "TOK TOK" }], "TOK-key": 1, n: 2, t: true, z: null } as unknown as JsonValue;
-    const out = redactTree(doc, "TOK") as Record<string, JsonValue>;
-    expect(out).toEqual({ a: [`x${REDACTED}y`, { b: `${REDACTED} ${REDACTED}` }], [`${REDACTED}-key`]: 1, n: 2, t: true, z: null });
-    expect(Object.keys(out)).toEqual(["a", `${REDACTED}-key`, "n", "t", "z"]);
-    const clean = { a: ["x"], b: { c: "y" } } as JsonValue;
-    expect(redactTree(clean, "TOK")).toBe(clean);
-    expect(redactTree(doc, undefined)).toBe(doc);
+  it("a refusal built from host text is redacted, message and stack", async () => {
+    host.on("GET", RESOURCE_PATH, (req) => ({ status: 200, headers: { ETag: '"1"' }, body: { ...resourceDoc(), [`x-${echo(req)}`]: 1 } }));
+    const err = await rejectionOf(client.getResource(SPACE, REF, NAME));
+    expect(err.message).toContain(`unknown member "x-Bearer ${REDACTED}"`);
+    expect(`${err.message}${err.stack}`).not.toContain(TOKEN);
+  });
+
+  it("redactText: every occurrence, the same string when there is none or no token", () => {
+    expect(redactText("xTOKy TOK", "TOK")).toBe(`x${REDACTED}y ${REDACTED}`);
+    const clean = "nothing here";
+    expect(redactText(clean, "TOK")).toBe(clean);
+    expect(redactText("TOK", undefined)).toBe("TOK");
   });
 });
 
@@ -104,11 +114,13 @@ describe("waits past the 32-bit timer limit", () => {
     expect(resource.metadata.name).toBe(NAME);
   });
 
-  it("a Retry-After past 2^31 ms under a long caller deadline is waited, not retried after 1 ms", async () => {
+  it("a Retry-After past 2^31 ms under a long caller deadline (and retry window) is waited, not retried after 1 ms", async () => {
+    const patient = await connectTo(host, { retry: { windowMs: 1000 * 3_600_000 } });
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "3000000" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 150);
-    const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));
+    const err = await rejectionOf(patient.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));
+    patient.close();
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).reason).toBe("aborted");
     expect(host.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);

@@ -3,8 +3,10 @@
 // by Idempotency-Key when it had committed it, or executes it when it never arrived. The outcome
 // is settled like any step's. Nothing is adopted by name and nothing is guessed.
 //
-// A resume that cannot reach a conclusion (the provider throws: the host is unreachable) leaves
-// the intent in place and stops the apply: planning over an unresolved write could duplicate it.
+// A resume that cannot reach a conclusion (the provider throws, or reports the re-send unresolved:
+// the host is unreachable) leaves the intent in place and stops the apply: planning over an
+// unresolved write could duplicate it. Writes an earlier apply sent without getting an answer are
+// finished here the same way as writes a killed apply left.
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
@@ -72,22 +74,30 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
     const write = opened.write;
     input.progress?.({ kind: "resume", address: record.address, operation: write.operation });
     const prior: ResourceState | null = Object.keys(record.attributes).length > 0 ? { type: record.type, attributes: record.attributes } : null;
-    let result;
-    try {
-      result = await input.provider.resumeWrite(write, prior);
-    } catch (error) {
+    const unresolved = (cause: string): void => {
       ok = false;
       diagnostics.push({
         severity: "error",
         code: engineCode("in-flight-unresolved"),
         summary: `The interrupted ${intent.write.operation} of ${record.address} could not be resolved`,
         detail: `The write was recorded (step ${intent.stepId}, ${intent.at}) but its outcome was not, and re-sending it did not conclude. State keeps the intent, so the next run tries again; nothing is planned until it is resolved.`,
-        cause: error instanceof Error ? error.message : String(error),
+        cause,
         address: record.address,
         resourceType: record.type,
         repair: "Check that the host is reachable with the same credentials, then run `takoform apply` again.",
       });
       input.progress?.({ kind: "resumed", address: record.address, ok: false });
+    };
+    let result;
+    try {
+      result = await input.provider.resumeWrite(write, prior);
+    } catch (error) {
+      unresolved(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    // The re-send got no answer either: the intent stays, exactly as it was.
+    if (result.unresolved === true) {
+      unresolved(result.diagnostics.map((d) => d.cause ?? d.summary).join("; "));
       return;
     }
     const own = located(result.diagnostics, record.address, record.type);

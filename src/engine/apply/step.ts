@@ -1,7 +1,8 @@
 // One apply step: re-evaluate the resource's configuration with the now-known values of its
 // dependencies, re-plan it through the provider, check the final plan keeps every value the
 // shown plan knew, then make the provider call with an intent recorded in state BEFORE the host
-// request and the result settled AFTER it — one state write each, never the whole state.
+// request and the result settled AFTER it — one state write each, never the whole state. A write
+// whose answer never arrived is not settled at all: its intent survives, as after a kill -9.
 
 import { randomBytes } from "node:crypto";
 import type { Diagnostic } from "../../core/diagnostic.ts";
@@ -223,6 +224,15 @@ async function revertFromRecord(
   return { planned: response.planned ?? {}, prior };
 }
 
+/**
+ * A write sent without an answer (the provider's `unresolved`): nothing is settled, so its intent
+ * stays in state and the next apply or destroy re-sends it under the same Idempotency-Key before
+ * planning (recover.ts). The step fails; its dependents are skipped.
+ */
+function unresolved(diagnostics: Diagnostic[]): StepResult {
+  return { ok: false, diagnostics: hasErrors(diagnostics) ? diagnostics : [...diagnostics, { severity: "error", summary: "The outcome of this write is unknown", code: engineCode("in-flight-unresolved") }] };
+}
+
 async function callProvider(ctx: StepContext, call: () => Promise<WriteResult>): Promise<WriteResult> {
   try {
     return await call();
@@ -264,6 +274,9 @@ async function runCreate(ctx: StepContext, step: PlanStep, change: ResourceChang
   const deposed = createFirst ? await depose(ctx, address) : null;
   const result = await callProvider(ctx, () => ctx.provider.create(change.type, prepared.planned!, writeContext(ctx, step, address, "creating")));
   const diagnostics = located(result.diagnostics, address, change.type);
+  // Sent, but no answer: the intent stays in flight for the next run to re-send, as after a crash.
+  // A deposed predecessor stays deposed: the new object may exist.
+  if (result.unresolved === true) return unresolved(diagnostics);
   const status: SettledStatus = placeholder ? "placeholder" : "ready";
   // A failed create that the host accepted still returns state: it is recorded, so the next run reconciles.
   await ctx.store.settle(address, result.state === null ? null : stateInput(result.state, status, recordContext(ctx, address, prepared.evaluated!)));
@@ -293,6 +306,7 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   // The provider sees the prior it planned against (sealed values it can match are unsealed).
   const result = await callProvider(ctx, () => ctx.provider.update(change.type, prepared.prior ?? prior, prepared.planned!, writeContext(ctx, step, address, status)));
   const diagnostics = located(result.diagnostics, address, change.type);
+  if (result.unresolved === true) return unresolved(diagnostics);
   // A failed update keeps the prior object in state unless the provider returned what exists now.
   const settled = result.state ?? prior;
   const before: SettledStatus = ctx.records.get(address)?.status === "placeholder" ? "placeholder" : "ready";
@@ -326,6 +340,7 @@ async function runDelete(ctx: StepContext, step: PlanStep, change: ResourceChang
   const prior: ResourceState = { type: change.type, attributes };
   const result = await callProvider(ctx, () => ctx.provider.delete(change.type, prior, writeContext(ctx, step, stateAddress, "deleting")));
   const diagnostics = located(result.diagnostics, base, change.type);
+  if (result.unresolved === true) return unresolved(diagnostics);
   const failed = hasErrors(diagnostics);
   // A failed delete keeps the object in state (a later refresh tells whether it is really gone).
   const remaining = failed ? result.state ?? prior : result.state;

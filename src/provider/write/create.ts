@@ -3,7 +3,8 @@
 // overwrites anything; a positive availability answer is remembered for the run
 // (AvailabilityMemo). An artifact-backed revision uploads its local modules first (only the
 // blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
-// whole call. A create the host accepted but did not verifiably finish still writes state.
+// whole call. A create the host accepted but did not verifiably finish still writes state; one
+// whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
 import { AcceptedError } from "../../client/errors.ts";
 import type { Diagnostic } from "../../core/diagnostic.ts";
@@ -18,10 +19,11 @@ import { verifiedState } from "../state/write.ts";
 import { operationTimeout } from "../timeouts.ts";
 import type { WriteContext, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
-import { intentAttributes, mutationOptions } from "./intent.ts";
+import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
 import { createName } from "./name.ts";
 import { explainNameTaken } from "./name-taken.ts";
 import { buildSpec } from "./spec.ts";
+import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 const fail = (diagnostics: Diagnostic[]): WriteResult => ({ state: null, diagnostics });
 
@@ -88,13 +90,15 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
 
   const ctx = { type, schema: rt.schema(type)!, served, space, values };
   const intent = { operation: "create" as const, type, space, name, ref: served.ref, uid: "", attributes: intentAttributes(codec, values) };
+  const attempt: WriteAttempt = { recorded: false };
   try {
-    const options = { ...mutationOptions(context, deadline, intent), availability: rt.availability.gate(space, served.ref, "create") };
+    const options = { ...mutationOptions(context, deadline, intent, attempt), availability: rt.availability.gate(space, served.ref, "create") };
     const result = await client.applyResource({ ref: served.ref, name, space, spec }, {}, options);
     const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
     if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
+    if (outcomeUnknown(attempt, err)) return unresolvedWrite("create", kind, err, { ...nameIdentity, pointer: "/spec" }, null);
     const failed = hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" });
     return fail([await explainNameTaken(client, err, failed, { space, ref: served.ref, name, deadline })]);
   }

@@ -2,7 +2,8 @@
 // — never the revision, because tearing down dependents re-renders a parent and moves its
 // revision mid-destroy — and never with If-Match. The uid names the incarnation inside the
 // Idempotency-Key, so a re-created resource of the same name is never deleted by a replay.
-// A structured resource_not_found means the resource is already gone: success.
+// A structured resource_not_found means the resource is already gone: success. A delete whose
+// answer never arrived is unresolved; its recorded intent is left to the next run.
 
 import { isResourceNotFound } from "../../client/errors.ts";
 import type { Diagnostic } from "../../core/diagnostic.ts";
@@ -12,7 +13,8 @@ import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../
 import { operationTimeout } from "../timeouts.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
 import { recordedIncarnation } from "./incarnation.ts";
-import { mutationOptions } from "./intent.ts";
+import { mutationOptions, type WriteAttempt } from "./intent.ts";
+import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 export async function deleteResource(rt: ProviderRuntime, type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
@@ -32,11 +34,14 @@ export async function deleteResource(rt: ProviderRuntime, type: string, prior: R
     return keep([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
   }
   const intent = { operation: "delete" as const, type, space, name: fenced.name, ref: served.ref, uid };
+  const attempt: WriteAttempt = { recorded: false };
   try {
-    await client.deleteResource(space, served.ref, fenced.name, { uid, generation }, mutationOptions(context, Date.now() + timeout.ms, intent));
+    await client.deleteResource(space, served.ref, fenced.name, { uid, generation }, mutationOptions(context, Date.now() + timeout.ms, intent, attempt));
     return { state: null, diagnostics: [] };
   } catch (err) {
     if (isResourceNotFound(err)) return { state: null, diagnostics: [] };
-    return keep([hostCallDiagnostic(`Failed to delete ${kind}`, err, { ...fullIdentity, pointer: "/metadata", expectedUid: uid, expectedGeneration: generation })]);
+    const fences = { ...fullIdentity, pointer: "/metadata", expectedUid: uid, expectedGeneration: generation };
+    if (outcomeUnknown(attempt, err)) return unresolvedWrite("delete", kind, err, fences, prior);
+    return keep([hostCallDiagnostic(`Failed to delete ${kind}`, err, fences)]);
   }
 }

@@ -32,8 +32,16 @@ export interface IntentIdentity {
   attributes?: Record<string, KnownValue>;
 }
 
+/**
+ * Whether one write's intent reached state, i.e. whether its request may have left. Only then can
+ * its outcome be unknown; a failure before that point sent nothing.
+ */
+export interface WriteAttempt {
+  recorded: boolean;
+}
+
 /** The client's `onIntent` hook for one write, forwarding to the engine and awaiting it. */
-export function intentHook(context: WriteContext, identity: IntentIdentity): (record: WriteIntentRecord) => Promise<void> {
+export function intentHook(context: WriteContext, identity: IntentIdentity, attempt?: WriteAttempt): (record: WriteIntentRecord) => Promise<void> {
   return async (record) => {
     const ref: WireFormRef = {
       apiVersion: identity.ref.apiVersion,
@@ -54,14 +62,15 @@ export function intentHook(context: WriteContext, identity: IntentIdentity): (re
     if (record.request.body !== undefined) intent.request.body = record.request.body;
     if (identity.attributes !== undefined) intent.attributes = identity.attributes;
     await context.recordIntent(intent);
+    if (attempt !== undefined) attempt.recorded = true;
   };
 }
 
-/** Mutation options every write passes to the client. */
-export function mutationOptions(context: WriteContext, deadline: number, identity: IntentIdentity) {
+/** Mutation options every write passes to the client; `attempt` learns when the intent is recorded. */
+export function mutationOptions(context: WriteContext, deadline: number, identity: IntentIdentity, attempt?: WriteAttempt) {
   return {
     deadline,
-    onIntent: intentHook(context, identity),
+    onIntent: intentHook(context, identity, attempt),
     ...(context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {}),
     ...(context.signal !== undefined ? { signal: context.signal } : {}),
   };

@@ -3,9 +3,12 @@
 // Idempotency-Key: a host that committed the first send replays its recorded answer, and a host
 // that never received it executes it now. The answer is then finished exactly like the original
 // operation's. Nothing is ever adopted by name: the only representation recorded is the one the
-// host returns for this exact request.
+// host returns for this exact request. A re-send that again gets no answer is unresolved, and the
+// intent stays for the next run. The recorded key carries the scope of the run that first sent it
+// (`run:<id>`), so a later run can replay it; a write that ended in a known failure was settled,
+// and is planned afresh under the new run's scope.
 
-import { AcceptedError, isResourceNotFound } from "../../client/errors.ts";
+import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/errors.ts";
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes } from "../attributes.ts";
@@ -15,6 +18,7 @@ import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../
 import { verifiedState } from "../state/write.ts";
 import type { ResourceState, WriteIntent, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
+import { unresolvedWrite } from "./unresolved.ts";
 
 export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
   const { type, space, name } = intent;
@@ -42,7 +46,9 @@ export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prio
       return { state: null, diagnostics: [] };
     } catch (err) {
       if (isResourceNotFound(err)) return { state: null, diagnostics: [] };
-      return keep([hostCallDiagnostic(`Failed to delete ${kind}`, err, { ...fullIdentity, pointer: "/metadata", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) })]);
+      const fences = { ...fullIdentity, pointer: "/metadata", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) };
+      if (isOutcomeUnknown(err)) return unresolvedWrite("delete", kind, err, fences, prior);
+      return keep([hostCallDiagnostic(`Failed to delete ${kind}`, err, fences)]);
     }
   }
 
@@ -53,6 +59,8 @@ export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prio
     const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
+    // Still no answer: the write stays in flight, for the run after this one.
+    if (isOutcomeUnknown(err)) return unresolvedWrite(intent.operation, kind, err, { ...fullIdentity, pointer: "/spec" }, intent.operation === "create" ? null : prior);
     if (intent.operation === "create") {
       if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, fullIdentity);
       return keep([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...fullIdentity, pointer: "/spec" })]);

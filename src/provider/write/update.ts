@@ -23,7 +23,8 @@ import { operationTimeout } from "../timeouts.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
 import { buildSpec } from "./spec.ts";
 import { recordedIncarnation } from "./incarnation.ts";
-import { intentAttributes, mutationOptions } from "./intent.ts";
+import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
+import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 const PROVIDER_SIDE = ["create_timeout", "update_timeout", "delete_timeout", "revision_owner", "name_prefix"];
 
@@ -52,19 +53,22 @@ export async function updateResource(rt: ProviderRuntime, type: string, prior: R
   }
   const fence = { expectedUid: uid, expectedGeneration: generation };
   const intent = { operation: "update" as const, type, space, name: fenced.name, ref: served.ref, uid, attributes: intentAttributes(served.codec, values) };
+  const attempt: WriteAttempt = { recorded: false };
   try {
-    const options = { ...mutationOptions(context, Date.now() + timeout.ms, intent), availability: rt.availability.gate(space, served.ref, "update") };
+    const options = { ...mutationOptions(context, Date.now() + timeout.ms, intent, attempt), availability: rt.availability.gate(space, served.ref, "update") };
     const result = await client.applyResource({ ref: served.ref, name: fenced.name, space, spec: built.spec }, fence, options);
     const written = verifiedState({ type, schema: rt.schema(type)!, served, space, values }, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
-    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, {
+    const fences = {
       ...fullIdentity,
       pointer: "/spec",
       expectedUid: uid,
       expectedGeneration: generation,
       ...(knownString(prior.attributes, "revision") !== undefined ? { expectedRevision: knownString(prior.attributes, "revision")! } : {}),
-    });
+    };
+    if (outcomeUnknown(attempt, err)) return unresolvedWrite("update", kind, err, fences, prior);
+    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, fences);
     if (err instanceof AcceptedError && err.operationId !== undefined) {
       // Deliberately stricter than upstream: an accepted update keeps its operation in state, so
       // the next refresh consults it through the resume table instead of guessing.
