@@ -56,6 +56,7 @@ export type {
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
 export { loadProjectConfig, synthesizeProject, type ProjectLoadResult, type ProjectOptions, type SynthResult } from "./project.ts";
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
+export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";
 export { convertValue, parseTypeConstraint, TypeSyntaxError } from "./variables/type-constraint.ts";
 export { evaluate, EvaluationError, referencesOf, valueAtPath, variablesOf, type Resolver } from "./expression/evaluate.ts";
 export { parseExpression } from "./expression/parse.ts";
