@@ -19,6 +19,9 @@
 //     // merging `contributed` into `own` (list attributes concatenate) is the engine's rule.
 //   }
 //
+// Every document is read strictly (strict-read.ts; docs/engine.md §0): a repeated key, nesting
+// past 256 levels and invalid UTF-8 are refused with the file, line, column and JSON pointer.
+//
 // Model notes
 // - `ResourceConfig.attributes` is the resource's own configuration; `contributions` are the
 //   RFC 0011 values other constructs added (read from `//.takoform.contributions`). A placeholder
