@@ -12,18 +12,20 @@ import { loadConfigFile, loadStackConfig } from "../engine/config/load.ts";
 import { loadProjectConfig } from "../engine/config/project.ts";
 import type { StackConfig } from "../engine/config/types.ts";
 import { resolveVariables, type ResolvedVariables } from "../engine/config/variables/resolve.ts";
+import { readVarFile, type VarFile } from "../engine/config/variables/var-file.ts";
 import { parseGoDuration } from "../provider/timeouts.ts";
 import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
 import { diagnosticToJson, renderDiagnostic } from "../provider/diagnostics/render.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
-export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var"], switches: ["--help", "--json", "--no-color"] } as const;
+export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
 export const LOCK_FLAGS = { values: ["--lock-timeout"], switches: ["--force-unlock"] } as const;
 
 export const PROJECT_HELP = `  -C DIR                 Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
   --stack NAME           The stack of the app to use (required when it has several)
   --var NAME=VALUE       A variable value (repeatable); also TAKOFORM_VAR_NAME / TF_VAR_NAME
+  --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
   --json                 Machine-readable output
   --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
 
@@ -179,7 +181,14 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
     stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
   }
   if (stack === null || hasErrors(diagnostics)) return { diagnostics };
-  const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, env: process.env });
+  const files: VarFile[] = [];
+  for (const file of args.values.get("--var-file") ?? []) {
+    const read = await readVarFile(file);
+    if (read.ok) files.push(read.varFile);
+    else diagnostics.push(read.diagnostic);
+  }
+  if (hasErrors(diagnostics)) return { diagnostics };
+  const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, files, env: process.env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
   return { projectDir: dir, statePath: statePathOf(dir), stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };

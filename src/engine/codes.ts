@@ -4,6 +4,7 @@
 export const ENGINE_CODES = [
   "unknown-resource-type",
   "evaluation-failed",
+  "invalid-reference",
   "contribution-conflict",
   "cycle",
   "prevent-destroy",

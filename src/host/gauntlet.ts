@@ -3,7 +3,8 @@
 // reference host:
 //
 //   1. the exact FormRef is installed                          form_unknown
-//   2. materialize defaults, canonicalize, validate            invalid_argument
+//   2. materialize defaults, canonicalize, validate; then the spec-only semantic rules a
+//      prepare does not run (weights, environment namespace)   invalid_argument
 //   3. (commit only) the accepted incarnation still holds the name   resource_not_found / uid_mismatch
 //   4. relations: resolve, verify bindings and annotations     resource_not_found / invalid_argument / unsupported_capability
 //   5. Form rules (semantic and aggregate checks)              per rule
@@ -27,7 +28,7 @@ import { prepareDigest } from "./prepare-binding.ts";
 import { formUnknown } from "./query.ts";
 import { resolveRelations } from "./relations.ts";
 import type { MutationPhase, ResolvedTarget } from "./rules/types.ts";
-import { requireValidSpec, type MaterializedSpec } from "./spec.ts";
+import { requireValidSpec, requireWritableSpec, type MaterializedSpec } from "./spec.ts";
 import { recordedRef, type RelationPin, type StoredResource } from "./store/index.ts";
 import { ruleView } from "./view.ts";
 
@@ -81,6 +82,7 @@ export function checkWrite(
   const form = catalog.form(input.formRef);
   if (form === undefined) throw formUnknown(input.formRef);
   const spec = requireValidSpec(form, input.spec);
+  requireWritableSpec(form, spec);
   const address = { tenant: input.tenant, space: input.space, apiVersion: form.ref.apiVersion, kind: form.ref.kind, name: input.name };
   const current = store.resources.byAddress(address);
   const sameRef = current !== undefined && formRefsEqual(recordedRef(current), form.ref);

@@ -1,6 +1,13 @@
 // The materialization entry point of validate, prepare, apply and import (reference §1.7):
 // declared top-level defaults are filled in, the Form's rules canonicalize the spec, and only
 // then is it validated, digested, stored or echoed. The effective spec IS the wire spec.
+//
+// Two tiers of refusal: the schema and the Form's spec rules (`validateSpec`) refuse a spec
+// everywhere; the spec-only semantic rules (`validateWrite`: deployment weights, the module
+// environment namespace) refuse it only where the protocol runs semantic validation — apply
+// and import (reference §2.7 step 6). A prepare accepts such a spec and mints its review, as
+// upstream's reference host does (§11 Q20, checks `deployment-weight-sum-enforced` and
+// `binding-name-collision-rejected`).
 
 import { canonicalJson, digestBytes } from "../forms/digest.ts";
 import type { JsonObject } from "../forms/shape.ts";
@@ -31,12 +38,26 @@ export function materializeSpec(form: CatalogForm, raw: JsonObject): Materialize
 /** The spec, or invalid_argument listing what the schema and the host rules refuse. */
 export function requireValidSpec(form: CatalogForm, raw: JsonObject): MaterializedSpec {
   const result = materializeSpec(form, raw);
-  if (result.problems.length > 0) {
-    const shown = result.problems.slice(0, 8).map((p) => `/spec${p.pointer}: ${p.message}`);
-    const more = result.problems.length > 8 ? ` (and ${result.problems.length - 8} more)` : "";
-    throw invalidArgument(`the spec does not satisfy ${form.ref.kind}@${form.ref.definitionVersion}: ${shown.join("; ")}${more}`, {
-      details: result.problems.slice(0, 64).map((p) => ({ field: `/spec${p.pointer}`, message: p.message })),
-    });
-  }
+  if (result.problems.length > 0) throw specRefusal(form, result.problems);
   return result;
+}
+
+/** The semantic problems apply and import refuse on top of `problems` (none for a schema-invalid spec). */
+export function writeProblems(form: CatalogForm, spec: MaterializedSpec): SpecProblem[] {
+  if (spec.problems.length > 0 || form.rules.validateWrite === undefined) return [];
+  return form.rules.validateWrite(spec.spec, form);
+}
+
+/** Apply and import: a valid spec that the spec-only semantic rules also accept, else invalid_argument. */
+export function requireWritableSpec(form: CatalogForm, spec: MaterializedSpec): void {
+  const problems = writeProblems(form, spec);
+  if (problems.length > 0) throw specRefusal(form, problems);
+}
+
+function specRefusal(form: CatalogForm, problems: readonly SpecProblem[]): Error {
+  const shown = problems.slice(0, 8).map((p) => `/spec${p.pointer}: ${p.message}`);
+  const more = problems.length > 8 ? ` (and ${problems.length - 8} more)` : "";
+  return invalidArgument(`the spec does not satisfy ${form.ref.kind}@${form.ref.definitionVersion}: ${shown.join("; ")}${more}`, {
+    details: problems.slice(0, 64).map((p) => ({ field: `/spec${p.pointer}`, message: p.message })),
+  });
 }

@@ -22,15 +22,30 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     for (const weights of [[[a.names.version, 9999]], [[a.names.version, 5000], [second.names.version, 4000]], [[a.names.version, 6000], [second.names.version, 6000]]] as [string, number][][]) {
       const spec = edge.deploymentSpec("wsum", weights);
       const sum = weights.reduce((s, [, w]) => s + w, 0);
-      await edge.refuses(() => edge.createRaw("WorkerDeployment", "wsum-deployment", spec), "invalid_argument", [/\/spec\/versions/, new RegExp(`sum to ${sum}`), /exactly 10000/]);
+      const refusal = [/\/spec\/versions/, new RegExp(`sum to ${sum}`), /exactly 10000/];
+      // The spec is schema-valid, so prepare accepts it and mints a review (reference §2.6,
+      // §11 Q20), exactly as upstream's runner expects; the sum is a rule of apply and import.
+      const prepared = await edge.prepare("WorkerDeployment", "wsum-deployment", spec);
+      expect(prepared.status, prepared.text).toBe(200);
+      expect(prepared.json.review.prepareDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      // The runner's apply — prepare, then PUT with that review — is refused, storing nothing.
+      await edge.refuses(() => edge.createRaw("WorkerDeployment", "wsum-deployment", spec), "invalid_argument", refusal);
+      await edge.readAbsent("WorkerDeployment", "wsum-deployment");
+      // Import runs the same gauntlet as apply.
+      await edge.refuses(() => edge.importRaw("WorkerDeployment", "wsum-deployment", spec, "native-wsum"), "invalid_argument", refusal);
+      // validate: the spec is valid; the refusal the write will meet is a warning.
       const v = await edge.validate("WorkerDeployment", "wsum-deployment", spec);
-      expect(v.json.valid).toBe(false);
-      expect(v.json.diagnostics[0]).toMatchObject({ severity: "error", field: "/spec/versions" });
-      await edge.refuses(() => edge.prepare("WorkerDeployment", "wsum-deployment", spec), "invalid_argument", [/sum to/]);
+      expect(v.json.valid).toBe(true);
+      expect(v.json.diagnostics).toEqual([{ severity: "warning", field: "/spec/versions", message: expect.stringMatching(new RegExp(`sum to ${sum}`)) }]);
     }
-    await edge.create("WorkerDeployment", "wsum-deployment", edge.deploymentSpec("wsum", [[a.names.version, 2500], [second.names.version, 7500]]));
+    const created = await edge.create("WorkerDeployment", "wsum-deployment", edge.deploymentSpec("wsum", [[a.names.version, 2500], [second.names.version, 7500]]));
     // Creating the deployment makes the worker Ready.
     expect(readyOf(await edge.read("ModuleWorker", "wsum"))).toMatchObject({ status: "True", reason: "Available" });
+    // An update is held to the same sum: prepared under its fence, refused at apply, nothing moves.
+    const short = edge.deploymentSpec("wsum", [[a.names.version, 2500], [second.names.version, 7499]]);
+    expect((await edge.wire.prepare(edge.ref("WorkerDeployment"), "wsum-deployment", short, { generation: created.metadata.generation })).status).toBe(200);
+    await edge.refuses(() => edge.updateRaw("WorkerDeployment", "wsum-deployment", short, created.metadata.generation), "invalid_argument", [/sum to 9999/]);
+    expect((await edge.read("WorkerDeployment", "wsum-deployment")).metadata.generation).toBe(created.metadata.generation);
   });
 
   it("deployment-single-active-per-worker", async () => {

@@ -31,10 +31,17 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     ];
     for (const [extra, field, message] of collisions) {
       const spec = base(extra);
+      // validate: the spec is valid; the collision the write will meet is a warning.
       const v = await edge.validate("WorkerVersion", "vw-collide", spec);
-      expect(v.json.valid).toBe(false);
-      expect(v.json.diagnostics).toContainEqual({ severity: "error", field, message: expect.stringMatching(message) });
-      await edge.refuses(() => edge.prepare("WorkerVersion", "vw-collide", spec), "invalid_argument", [message]);
+      expect(v.json.valid).toBe(true);
+      expect(v.json.diagnostics).toContainEqual({ severity: "warning", field, message: expect.stringMatching(message) });
+      // prepare accepts the schema-valid spec (reference §2.6, §11 Q20): the namespace is a rule
+      // of apply and import, as upstream's runner expects.
+      const prepared = await edge.prepare("WorkerVersion", "vw-collide", spec);
+      expect(prepared.status, prepared.text).toBe(200);
+      // The runner's apply — prepare, then PUT with that review — is refused, storing nothing.
+      await edge.refuses(() => edge.createRaw("WorkerVersion", "vw-collide", spec), "invalid_argument", [message]);
+      await edge.readAbsent("WorkerVersion", "vw-collide");
       await edge.refuses(() => edge.importRaw("WorkerVersion", "vw-collide", spec, "native-vw-collide"), "invalid_argument", [message]);
       // apply refuses it even when it carries a review minted for a valid spec.
       const ref = edge.ref("WorkerVersion");

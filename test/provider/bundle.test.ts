@@ -87,15 +87,18 @@ for (const mode of MODES) {
       expect(restored.planned).toEqual(state.attributes);
     });
 
-    it("an unreadable module file leaves the digest unknown at plan time, without an error", async () => {
+    it("a module file that does not exist fails validate and the plan, before any write", async () => {
       const dir = scratch({ "index.js": moduleSource(1) });
-      const config = { ...bundleConfig(dir), modules: [{ name: "index.js", content_type: "application/javascript+module", content_file: join(dir, "missing.js") }] };
+      const missing = join(dir, "missing.js");
+      const config = { ...bundleConfig(dir), modules: [{ name: "index.js", content_type: "application/javascript+module", content_file: missing }] };
+      const validated = r.provider.validate(BUNDLE, config);
+      expect(errorsOf(validated).map((d) => [d.summary, d.attribute, d.code])).toEqual([["Module file not readable", "modules[0].content_file", "takoform.provider/local-file-unreadable"]]);
+      expect(validated[0]!.detail).toContain("does not exist");
+      // The plan refuses it too (a file removed after validate): never an unknown digest that
+      // would leave the apply to fail midway.
       const plan = await r.provider.plan({ type: BUNDLE, address: "b", prior: null, config });
-      expect(errorsOf(plan.diagnostics)).toEqual([]);
-      expect(isUnknown(plan.planned!["manifest_digest"])).toBe(true);
-      expect(isUnknown(plan.planned!["name"])).toBe(true);
-      const created = await r.provider.create(BUNDLE, plan.planned!, r.context());
-      expect(created.diagnostics.map((d) => d.summary)).toEqual(["Unreadable module file"]);
+      expect(errorsOf(plan.diagnostics).map((d) => d.summary)).toEqual(["Unreadable module file"]);
+      expect(r.mutations()).toEqual([]);
     });
 
     it("TestV3WorkerBundleImportRestoresManifestDigest", async () => {

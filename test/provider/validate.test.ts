@@ -1,7 +1,10 @@
 // validate(type, config): static checks that need no host (reference §5.6, §5.7, §13.1, §13.2).
 // Unknown values are skipped, never guessed.
 
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import type { Diagnostic } from "../../src/core/diagnostic.ts";
 import { UNKNOWN, type Attributes, type Value } from "../../src/core/values.ts";
@@ -75,18 +78,25 @@ describe("environment namespace (§13.2)", () => {
 });
 
 describe("bundle authoring surface", () => {
+  // Module files exist: validate refuses a content_file that does not (see "local module files").
+  const dir = mkdtempSync(join(tmpdir(), "takoform-validate-"));
+  const x = join(dir, "x");
+  const y = join(dir, "y");
+  writeFileSync(x, "export default {};\n");
+  writeFileSync(y, "{}");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const bundle = (modules: Value[], main = "index.js"): Attributes => ({ revision_owner: "o", main_module: main, modules });
   it("TestWorkerBundleAdmitsExactlyTheBundleMediaTypeSet", () => {
     for (const type of ["application/javascript+module", "application/octet-stream", "application/wasm", "text/plain", "application/source-map+json"]) {
-      const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: "x" }, { name: "extra", content_type: type, content_file: "y" }];
+      const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: x }, { name: "extra", content_type: type, content_file: y }];
       expect(p.validate("takoform_worker_bundle", bundle(modules))).toEqual([]);
     }
-    const json = p.validate("takoform_worker_bundle", bundle([{ name: "index.js", content_type: "application/json", content_file: "x" }]));
+    const json = p.validate("takoform_worker_bundle", bundle([{ name: "index.js", content_type: "application/json", content_file: x }]));
     expect(summaries(json)).toContain("Invalid module content type");
   });
 
   it("TestMainModuleMustBeLoadable: a source map is carried but is never main", () => {
-    const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: "x" }, { name: "index.js.map", content_type: "application/source-map+json", content_file: "y" }];
+    const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: x }, { name: "index.js.map", content_type: "application/source-map+json", content_file: y }];
     expect(p.validate("takoform_worker_bundle", bundle(modules))).toEqual([]);
     expect(summaries(p.validate("takoform_worker_bundle", bundle(modules, "index.js.map")))).toEqual(["Main module is not loadable"]);
   });
@@ -94,9 +104,9 @@ describe("bundle authoring surface", () => {
   it("incomplete, empty, duplicate and unknown-main authoring", () => {
     expect(summaries(p.validate("takoform_worker_bundle", { revision_owner: "o", main_module: "index.js" }))).toEqual(["Incomplete local bundle authoring"]);
     expect(summaries(p.validate("takoform_worker_bundle", bundle([])))).toContain("Empty bundle");
-    const dup = [{ name: "index.js", content_type: "text/plain", content_file: "x" }, { name: "index.js", content_type: "text/plain", content_file: "y" }];
+    const dup = [{ name: "index.js", content_type: "text/plain", content_file: x }, { name: "index.js", content_type: "text/plain", content_file: y }];
     expect(summaries(p.validate("takoform_worker_bundle", bundle(dup)))).toEqual(["Duplicate module name"]);
-    expect(summaries(p.validate("takoform_worker_bundle", bundle([{ name: "a.js", content_type: "text/plain", content_file: "x" }])))).toEqual(["Unknown main module"]);
+    expect(summaries(p.validate("takoform_worker_bundle", bundle([{ name: "a.js", content_type: "text/plain", content_file: x }])))).toEqual(["Unknown main module"]);
     expect(p.validate("takoform_worker_bundle", { revision_owner: "o", manifest_digest: `sha256:${"a".repeat(64)}` })).toEqual([]);
     expect(summaries(p.validate("takoform_worker_bundle", { revision_owner: "o", manifest_digest: "sha256:nope" }))).toEqual(["Invalid manifest digest"]);
   });

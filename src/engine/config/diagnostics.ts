@@ -4,6 +4,8 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 
 export const CONFIG_CODES = {
   invalidJson: "takoform.config/invalid-json",
+  duplicateKey: "takoform.config/duplicate-key",
+  nestingTooDeep: "takoform.config/nesting-too-deep",
   invalidStructure: "takoform.config/invalid-structure",
   unsupportedBlock: "takoform.config/unsupported-block",
   unsupportedMetaArgument: "takoform.config/unsupported-meta-argument",

@@ -19,6 +19,9 @@
 //     // merging `contributed` into `own` (list attributes concatenate) is the engine's rule.
 //   }
 //
+// Every document is read strictly (strict-read.ts; docs/engine.md §0): a repeated key, nesting
+// past 256 levels and invalid UTF-8 are refused with the file, line, column and JSON pointer.
+//
 // Model notes
 // - `ResourceConfig.attributes` is the resource's own configuration; `contributions` are the
 //   RFC 0011 values other constructs added (read from `//.takoform.contributions`). A placeholder
@@ -56,6 +59,7 @@ export type {
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
 export { loadProjectConfig, synthesizeProject, type ProjectLoadResult, type ProjectOptions, type SynthResult } from "./project.ts";
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
+export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";
 export { convertValue, parseTypeConstraint, TypeSyntaxError } from "./variables/type-constraint.ts";
 export { evaluate, EvaluationError, referencesOf, valueAtPath, variablesOf, type Resolver } from "./expression/evaluate.ts";
 export { parseExpression } from "./expression/parse.ts";

@@ -10,6 +10,7 @@ import { readProvider } from "./blocks/provider.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
 import { CONFIG_CODES, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
+import { readStrictJson } from "./strict-read.ts";
 import { referencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
 
@@ -50,9 +51,10 @@ const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
 const IGNORED_TERRAFORM = new Set(["backend", "required_providers", "required_version"]);
 
 export async function loadConfigFile(file: string): Promise<LoadResult> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, "utf8");
+    // Bytes, not text: decoding as "utf8" would turn invalid UTF-8 into U+FFFD silently.
+    bytes = await readFile(file);
   } catch (error) {
     return {
       config: null,
@@ -67,21 +69,21 @@ export async function loadConfigFile(file: string): Promise<LoadResult> {
       ],
     };
   }
-  return loadStackConfig(text, { file });
+  return loadStackConfig(bytes, { file });
 }
 
-/** Loads a stack from its JSON text (or an already parsed document). */
+/**
+ * Loads a stack from its JSON text or bytes, read strictly (strict-read.ts), or from an already
+ * parsed document (whose nesting the expression parser bounds in turn).
+ */
 export function loadStackConfig(source: unknown, options: { file?: string } = {}): LoadResult {
   const problems = new Problems();
   const where = options.file ?? "the configuration";
   let document: unknown = source;
-  if (typeof source === "string") {
-    try {
-      document = JSON.parse(source);
-    } catch (error) {
-      problems.error({ code: CONFIG_CODES.invalidJson, summary: `${where} is not valid JSON`, detail: (error as Error).message, repair: "Re-run the synthesis (`takoform synth`)." });
-      return { config: null, diagnostics: problems.diagnostics };
-    }
+  if (typeof source === "string" || source instanceof Uint8Array) {
+    const read = readStrictJson(source, { what: where, repair: "Re-run the synthesis (`takoform synth`), or repair the file at the place named." });
+    if (!read.ok) return { config: null, diagnostics: [read.diagnostic] };
+    document = read.value;
   }
   if (!isPlainObject(document)) {
     problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where} is not a Terraform JSON object`, repair: "Give a cdk.tf.json produced by cdktf synthesis." });

@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { CONFIG_CODES, isPlainObject } from "./diagnostics.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
+import { readStrictJson } from "./strict-read.ts";
 
 export interface ProjectOptions {
   /** The stack to load (`--stack NAME`); required when the app defines more than one. */
@@ -46,18 +47,24 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   };
 
   const projectFile = join(dir, "cdktf.json");
-  let project: unknown;
+  let projectBytes: Uint8Array;
   try {
-    project = JSON.parse(await readFile(projectFile, "utf8"));
+    projectBytes = await readFile(projectFile);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
       CONFIG_CODES.projectInvalid,
-      missing ? `${dir} has no cdktf.json` : `${projectFile} is not valid JSON`,
+      missing ? `${dir} has no cdktf.json` : `Cannot read ${projectFile}`,
       missing ? undefined : (error as Error).message,
-      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Fix the JSON in cdktf.json.",
+      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Check the file's permissions.",
     );
   }
+  const projectRead = readStrictJson(projectBytes, { what: projectFile, repair: "Fix the JSON in cdktf.json." });
+  if (!projectRead.ok) {
+    diagnostics.push(projectRead.diagnostic);
+    return { outdir: join(dir, "cdktf.out"), stacks: new Map(), diagnostics };
+  }
+  const project: unknown = projectRead.value;
   if (!isPlainObject(project) || typeof project.app !== "string" || project.app.trim() === "") {
     return fail(CONFIG_CODES.projectInvalid, 'cdktf.json has no "app" command', undefined, 'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".');
   }
@@ -83,19 +90,25 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
     );
   }
 
-  let manifest: unknown;
+  let manifestBytes: Uint8Array;
   try {
-    manifest = JSON.parse(await readFile(manifestPath, "utf8"));
+    manifestBytes = await readFile(manifestPath);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
       CONFIG_CODES.manifestInvalid,
-      missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `${manifestPath} is not valid JSON`,
+      missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
       missing ? "The app must call app.synth()." : (error as Error).message,
       missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
       outdir,
     );
   }
+  const manifestRead = readStrictJson(manifestBytes, { what: manifestPath, repair: "Re-run the synthesis." });
+  if (!manifestRead.ok) {
+    diagnostics.push(manifestRead.diagnostic);
+    return { outdir, stacks: new Map(), diagnostics };
+  }
+  const manifest: unknown = manifestRead.value;
   const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
   if (stacksBlock === null) return fail(CONFIG_CODES.manifestInvalid, `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
 

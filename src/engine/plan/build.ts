@@ -35,6 +35,7 @@ import { appendUnique } from "./unique.ts";
 import { deleteTargeted, targetScope } from "./targets.ts";
 import { readImportBlocks } from "./imports.ts";
 import type { Plan, ResourceChange } from "./types.ts";
+import { validateConfiguration } from "./validate.ts";
 
 export type PlanMode = "normal" | "destroy" | "refresh-only";
 
@@ -196,6 +197,12 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const planSet = scope.planned;
   const targetedState = scope.state;
   if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+
+  // ---- configuration pass: every resource on its own, before the host is asked anything ----
+  if (mode === "normal") {
+    for (const d of validateConfiguration(provider, stack, variables, planSet)) diagnostics.add([d], d.address);
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+  }
 
   // ---- refresh (in memory) ----
   const priors = new Map<string, ResourceState | null>();

@@ -15,6 +15,7 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isUnknown, type Attributes, type KnownValue, type Value } from "../../core/values.ts";
 import type { AttributePath } from "../../provider/types.ts";
 import { isSealedSensitive, sealedMatches, sealSensitive } from "../../state/sensitive.ts";
+import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { decodeAttributes, encodeAttributes, getPath, setPath } from "../values.ts";
@@ -22,6 +23,7 @@ import type { PlanMode } from "./build.ts";
 import type { OutputChange, Plan, ResourceChange } from "./types.ts";
 
 export const PLAN_FILE_FORMAT = "takoform-plan@1";
+const PLAN_FILE_MAX_DEPTH = STACK_MAX_DEPTH + 16;
 
 export interface SavedPlan {
   plan: Plan;
@@ -127,7 +129,7 @@ export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "va
   return JSON.stringify(body);
 }
 
-export function decodePlanFile(text: string, file = "the plan file"): SavedPlan {
+export function decodePlanFile(text: string | Uint8Array, file = "the plan file"): SavedPlan {
   const invalid = (detail: string): PlanFileError =>
     new PlanFileError({
       severity: "error",
@@ -136,13 +138,12 @@ export function decodePlanFile(text: string, file = "the plan file"): SavedPlan 
       detail,
       repair: "Write a plan with `takoform plan --out FILE` and apply that file.",
     });
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw invalid((error as Error).message);
-  }
-  if (raw === null || typeof raw !== "object" || raw["format"] !== PLAN_FILE_FORMAT) throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
+  // Read as strictly as the stack it carries. A plan nests each value a few levels deeper than
+  // the stack did (plan → resourceChanges → [i] → after → attribute), hence the larger bound.
+  const read = readStrictJson(text, { what: file, repair: "Write a plan with `takoform plan --out FILE` and apply that file.", maxDepth: PLAN_FILE_MAX_DEPTH });
+  if (!read.ok) throw invalid(`${read.diagnostic.summary}. ${read.diagnostic.detail ?? ""}`.trimEnd());
+  const raw = read.value as Record<string, unknown>;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw["format"] !== PLAN_FILE_FORMAT) throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
   const plan = raw["plan"] as Record<string, unknown> | undefined;
   if (plan === undefined || typeof raw["stackDocument"] !== "string" || !Array.isArray(plan["resourceChanges"]) || !Array.isArray(plan["steps"])) {
     throw invalid("It lacks the plan or the stack document.");
@@ -168,9 +169,9 @@ export async function writePlanFile(path: string, saved: Parameters<typeof encod
 }
 
 export async function readPlanFile(path: string): Promise<SavedPlan> {
-  let text: string;
+  let text: Uint8Array;
   try {
-    text = await readFile(path, "utf8");
+    text = await readFile(path);
   } catch (error) {
     throw new PlanFileError({
       severity: "error",

@@ -102,6 +102,10 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
   if (hasErrors(diagnostics)) return { change: null, diagnostics };
 
   let config = input.placeholder ? evaluated.placeholder : evaluated.attributes;
+  // What the stack says is validated, before ignore_changes puts prior values (seals included) in.
+  diagnostics.push(...located(provider.validate(resource.type, config), address, resource.type));
+  if (hasErrors(diagnostics)) return { change: null, diagnostics };
+
   let prior = input.prior;
   if (prior !== null) {
     const attributes = unsealPrior(prior.attributes, config, input.lineage);
@@ -109,9 +113,6 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
     const ignore = resource.lifecycle.ignoreChanges;
     if (ignore === "all" || ignore.length > 0) config = applyIgnoreChanges(config, prior.attributes, ignore);
   }
-
-  diagnostics.push(...located(provider.validate(resource.type, config), address, resource.type));
-  if (hasErrors(diagnostics)) return { change: null, diagnostics };
 
   const response = await provider.plan({ type: resource.type, address, prior, config });
   diagnostics.push(...located(response.diagnostics, address, resource.type));

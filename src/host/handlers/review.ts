@@ -2,11 +2,14 @@
 //
 // validate resolves no stored resource, so its answer never depends on the tenant. Envelope
 // faults are HTTP errors; spec faults (schema and host-side spec rules) are a 200 with
-// `valid: false` and one diagnostic per problem (§11 Q21).
+// `valid: false` and one diagnostic per problem (§11 Q21). What only apply and import refuse
+// (the spec-only semantic rules: deployment weights, the environment namespace) is reported as
+// a `warning` diagnostic beside `valid: true` — the spec is valid, and the write will be refused.
 //
 // prepare materializes and validates the spec (schema + host-side spec rules), resolves the
 // target under the exact ref, and mints a prepareDigest bound to the post-fence state. It does
-// not resolve relations or run aggregate rules; those surface at apply (§11 Q20).
+// not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
+// apply (§2.7 step 6, §11 Q20).
 
 import { HEADER } from "../../core/protocol.ts";
 import type { HostContext, RequestContext } from "../context.ts";
@@ -16,7 +19,8 @@ import { generationHeader } from "../fences.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
 import { prepareDigest } from "../prepare-binding.ts";
 import { formUnknown, requireNoQuery } from "../query.ts";
-import { materializeSpec, requireValidSpec } from "../spec.ts";
+import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
+import type { SpecProblem } from "../rules/types.ts";
 import { formRefsEqual } from "../../forms/refs.ts";
 import { recordedRef } from "../store/index.ts";
 
@@ -27,12 +31,14 @@ export function handleValidate(ctx: HostContext, rc: RequestContext): HostRespon
   const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
   const form = ctx.catalog.form(core.formRef);
   if (form === undefined) throw formUnknown(core.formRef);
-  const { problems } = materializeSpec(form, core.spec);
-  const diagnostics = problems.slice(0, MAX_DIAGNOSTICS).map((p) => ({
-    severity: "error" as const,
+  const spec = materializeSpec(form, core.spec);
+  const { problems } = spec;
+  const entry = (severity: "error" | "warning") => (p: SpecProblem) => ({
+    severity,
     field: `/spec${p.pointer}`.slice(0, 512),
     message: p.message.slice(0, 4096) || "invalid",
-  }));
+  });
+  const diagnostics = [...problems.map(entry("error")), ...writeProblems(form, spec).map(entry("warning"))].slice(0, MAX_DIAGNOSTICS);
   return jsonResponse(200, { valid: problems.length === 0, diagnostics });
 }
 

@@ -79,6 +79,8 @@ function compose(list: readonly FormRules[]): FormRules {
   }
   const validate = list.filter((r) => r.validateSpec !== undefined);
   if (validate.length > 0) out.validateSpec = (spec, form) => validate.flatMap((r) => r.validateSpec!(spec, form));
+  const write = list.filter((r) => r.validateWrite !== undefined);
+  if (write.length > 0) out.validateWrite = (spec, form) => write.flatMap((r) => r.validateWrite!(spec, form));
   const check = list.filter((r) => r.checkMutation !== undefined);
   if (check.length > 0) out.checkMutation = (ctx) => check.forEach((r) => r.checkMutation!(ctx));
   const del = list.filter((r) => r.checkDelete !== undefined);

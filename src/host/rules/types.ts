@@ -4,6 +4,10 @@
 //   canonicalizeSpec  at the materialization entry point (validate, prepare, apply, import),
 //                     after defaults and before validation, digesting, storage and echo
 //   validateSpec      host-side spec rules a schema cannot state (validate/prepare/apply/import)
+//   validateWrite     spec-only semantic rules the protocol runs where it mutates: apply and
+//                     import (sync, at 202 accept, and again at commit), right after validateSpec.
+//                     prepare accepts what only these refuse; validate reports them as warnings
+//                     (reference §2.6, §2.7 step 6, §11 Q20)
 //   checkMutation     semantic/aggregate rules over resolved relation targets and the store,
 //                     before any mutation on apply and import, and again when a 202 commits
 //   checkDelete       before a delete removes a resource (and again at a 202 commit)
@@ -126,6 +130,7 @@ export interface FormRules {
   specLookups?: readonly string[];
   canonicalizeSpec?(spec: JsonObject, form: CatalogForm): JsonObject;
   validateSpec?(spec: JsonObject, form: CatalogForm): SpecProblem[];
+  validateWrite?(spec: JsonObject, form: CatalogForm): SpecProblem[];
   checkMutation?(ctx: MutationContext): void;
   checkDelete?(ctx: DeleteContext): void;
   renderReady?(ctx: RenderContext): ReadyRendering | undefined;

@@ -114,8 +114,8 @@ async function readModuleFile(path: string): Promise<Uint8Array> {
 }
 
 /**
- * Resolves the authoring. In "plan" mode an unknown or unreadable input leaves the result
- * unresolved without an error; in "apply" mode it is an error.
+ * Resolves the authoring. In "plan" mode an unknown input leaves the result unresolved without
+ * an error; in "apply" mode it is an error. A known file that cannot be read is an error in both.
  */
 export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan" | "apply"): Promise<AuthoringResult> {
   const staticProblems = staticBundleProblems(attributes);
@@ -179,12 +179,9 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
       upload.push({ name, mediaType: type, bytes });
       partial.push({ ...element, size: bytes.byteLength, digest: "" });
     } catch (err) {
-      if (mode === "apply") {
-        return { diagnostics: [problem("Unreadable module file", `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`, `modules[${i}].content_file`)] };
-      }
-      unresolved = true;
-      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
-      continue;
+      // At plan too: a known file that cannot be read would fail the apply midway, after the
+      // resources before this one were created (validate's files.ts reports it first).
+      return { diagnostics: [problem("Unreadable module file", `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`, `modules[${i}].content_file`)] };
     }
     resolved.push({ name, content_type: type, content_file: file, size: 0, digest: "" });
   }

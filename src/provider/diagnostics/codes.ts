@@ -24,6 +24,12 @@ export const PROVIDER_CODES = [
   "host-does-not-support-binding",
   "host-does-not-support-value",
   "host-limit-exceeded",
+  "host-will-refuse",
+  "attribute-unsupported",
+  "attribute-type",
+  "attribute-required",
+  "attribute-read-only",
+  "local-file-unreadable",
   "internal",
 ] as const;
 

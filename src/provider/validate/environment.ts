@@ -3,12 +3,17 @@
 // module reads, so a name may appear once across all of them. The projecting fields are the ones
 // the codec marks with an environment role. Unknown, null and malformed values are skipped,
 // never guessed.
+//
+// A warning, not an error: the protocol puts this rule at the host's apply and import (a prepare
+// accepts the spec; reference §2.7 step 6, §10.5). The plan sees the refusal coming and says so;
+// the host decides (docs/provider.md §5).
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import { isJsonObject } from "../../forms/shape.ts";
 import { parseStrictJson } from "../../forms/strict-json.ts";
 import type { FormCodec } from "../../registry/codec-types.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 
 interface Occurrence {
   name: string;
@@ -54,9 +59,10 @@ export function environmentProblems(codec: FormCodec, config: Attributes): Diagn
         continue;
       }
       out.push({
-        severity: "error",
+        severity: "warning",
         summary: "Duplicate module environment name",
-        detail: `${o.path} projects the name ${JSON.stringify(o.name)} into the module environment, which ${first} already does. Variables, required sensitive variables and bindings share one namespace.`,
+        detail: `${o.path} projects the name ${JSON.stringify(o.name)} into the module environment, which ${first} already does. Variables, required sensitive variables and bindings share one namespace; the host refuses this version when it is applied (invalid_argument), and nothing that depends on it is applied after it.`,
+        code: providerCode("host-will-refuse"),
         attribute: o.path,
         repair: `Rename one of the two so every environment name is used once.`,
       });

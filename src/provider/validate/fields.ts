@@ -1,7 +1,10 @@
 // Static checks of desired-field values against what the exact definition declared (the codec):
-// types, string grammars and lengths, enums, integer bounds, item counts, reference names. These
-// are what upstream expresses as framework validators; a host would refuse the same values, but
-// refusing them here costs no host round trip. Unknown values are skipped.
+// string grammars and lengths, enums, integer bounds, item counts, reference names. These are
+// what upstream expresses as framework validators; a host would refuse the same values, but
+// refusing them here costs no host round trip. Unknown values are skipped. Types, members and
+// required members are schema.ts's: a value of the wrong type is reported there and never reaches
+// these checks (validate.ts hands them only conforming attributes), so each check below reads a
+// value of the type it expects and skips anything else.
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isResourceName } from "../../core/grammar.ts";
@@ -42,22 +45,20 @@ function stringProblems(path: string, value: string, c: StringConstraints): Diag
 }
 
 function scalarProblems(path: string, type: CodecScalarType, value: Value): Diagnostic[] {
-  if (value === null || isUnknown(value)) return [];
   switch (type.kind) {
     case "bool":
-      return typeof value === "boolean" || value === "true" || value === "false" ? [] : [invalid(path, `${path} must be a boolean.`)];
+      return [];
     case "integer": {
-      const n = typeof value === "string" && /^-?(0|[1-9][0-9]*)$/.test(value) ? Number(value) : value;
-      if (typeof n !== "number" || !Number.isSafeInteger(n)) return [invalid(path, `${path} must be a whole number.`)];
-      if ((type.minimum !== undefined && n < type.minimum) || (type.maximum !== undefined && n > type.maximum)) {
-        return [invalid(path, `${path} must be between ${type.minimum ?? "any"} and ${type.maximum ?? "any"}; it is ${n}.`)];
+      if (typeof value !== "number") return [];
+      if ((type.minimum !== undefined && value < type.minimum) || (type.maximum !== undefined && value > type.maximum)) {
+        return [invalid(path, `${path} must be between ${type.minimum ?? "any"} and ${type.maximum ?? "any"}; it is ${value}.`)];
       }
       return [];
     }
     case "string":
-      return typeof value === "string" ? (value === "" ? [] : stringProblems(path, value, type)) : [invalid(path, `${path} must be a string.`)];
+      return typeof value === "string" && value !== "" ? stringProblems(path, value, type) : [];
     case "ref":
-      return typeof value === "string" && isResourceName(value)
+      return typeof value !== "string" || isResourceName(value)
         ? []
         : [invalid(path, `${path} must name a ${type.target.kind}: a lowercase letter, then up to 62 lowercase letters, digits or hyphens.`)];
   }
@@ -73,33 +74,24 @@ function element(value: Value): Record<string, Value> | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !isUnknown(value) ? (value as Record<string, Value>) : undefined;
 }
 
-/**
- * Members an element carries that its object type does not declare. Terraform refuses them
- * ("Unsupported argument"); the plan keeps them rather than dropping a misspelt member silently.
- */
-function unsupportedMembers(at: string, e: Record<string, Value>, declared: readonly string[]): Diagnostic[] {
-  return Object.keys(e)
-    .filter((k) => !declared.includes(k))
-    .map((k) => invalid(`${at}.${k}`, `${at} has no member ${JSON.stringify(k)}; its members are ${declared.join(", ")}.`, "Unsupported argument"));
-}
-
 export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
   const path = field.attribute;
   if (value === null || isUnknown(value)) return [];
   const type = field.type;
   switch (type.kind) {
     case "string-set": {
-      if (!Array.isArray(value)) return [invalid(path, `${path} must be a set of strings.`)];
-      const out = countProblems(path, new Set(value.filter((v) => typeof v === "string")).size, type);
+      if (!Array.isArray(value)) return [];
+      // A set's size: its distinct known strings, and at most one more per unknown element.
+      const known = new Set(value.filter((v) => typeof v === "string")).size;
+      const unknown = value.filter((v) => isUnknown(v)).length;
+      const out = known > (type.maxItems ?? Infinity) ? countProblems(path, known, { maxItems: type.maxItems! }) : known + unknown < (type.minItems ?? 0) ? countProblems(path, known + unknown, { minItems: type.minItems! }) : [];
       value.forEach((item, i) => {
-        if (isUnknown(item)) return;
-        if (typeof item !== "string") out.push(invalid(`${path}[${i}]`, `${path}[${i}] must be a string.`));
-        else out.push(...stringProblems(`${path}[${i}]`, item, type.item));
+        if (typeof item === "string") out.push(...stringProblems(`${path}[${i}]`, item, type.item));
       });
       return out;
     }
     case "json-map": {
-      if (typeof value !== "string") return [invalid(path, `${path} must be a string holding one JSON object.`)];
+      if (typeof value !== "string") return [];
       const problems = jsonObjectProblems(path, value);
       if (problems.length > 0) return problems;
       const parsed = parseStrictJson(value);
@@ -112,42 +104,26 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
       return out;
     }
     case "binding-list": {
-      if (!Array.isArray(value)) return [invalid(path, `${path} must be a list of bindings.`)];
+      if (!Array.isArray(value)) return [];
       const out = countProblems(path, value.length, type);
       value.forEach((item, i) => {
         const at = `${path}[${i}]`;
         const e = element(item);
-        if (e === undefined) {
-          if (!isUnknown(item)) out.push(invalid(at, `${at} must be an object with name and target_name.`));
-          return;
-        }
-        out.push(...unsupportedMembers(at, e, ["name", "target_name"]));
+        if (e === undefined) return;
         const name = e["name"] ?? null;
-        if (name === null) out.push(invalid(`${at}.name`, `${at}.name is required.`));
-        else if (typeof name === "string") out.push(...stringProblems(`${at}.name`, name, type.name));
-        else if (!isUnknown(name)) out.push(invalid(`${at}.name`, `${at}.name must be a string.`));
-        const target = e["target_name"] ?? null;
-        if (target === null) out.push(invalid(`${at}.target_name`, `${at}.target_name is required.`));
-        else out.push(...scalarProblems(`${at}.target_name`, { kind: "ref", target: type.target }, target));
+        if (typeof name === "string") out.push(...stringProblems(`${at}.name`, name, type.name));
+        out.push(...scalarProblems(`${at}.target_name`, { kind: "ref", target: type.target }, e["target_name"] ?? null));
       });
       return out;
     }
     case "object-list": {
-      if (!Array.isArray(value)) return [invalid(path, `${path} must be a list of objects.`)];
+      if (!Array.isArray(value)) return [];
       const out = countProblems(path, value.length, type);
       value.forEach((item, i) => {
         const at = `${path}[${i}]`;
         const e = element(item);
-        if (e === undefined) {
-          if (!isUnknown(item)) out.push(invalid(at, `${at} must be an object.`));
-          return;
-        }
-        out.push(...unsupportedMembers(at, e, type.members.map((m) => m.attribute)));
-        for (const member of type.members) {
-          const v = e[member.attribute] ?? null;
-          if (v === null && member.required) out.push(invalid(`${at}.${member.attribute}`, `${at}.${member.attribute} is required.`));
-          else out.push(...scalarProblems(`${at}.${member.attribute}`, member.type, v));
-        }
+        if (e === undefined) return;
+        for (const member of type.members) out.push(...scalarProblems(`${at}.${member.attribute}`, member.type, e[member.attribute] ?? null));
       });
       return out;
     }

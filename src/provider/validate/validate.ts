@@ -4,16 +4,19 @@
 
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isResourceName, isSpaceId } from "../../core/grammar.ts";
-import { isUnknown, isWhollyKnown, type Attributes, type Value } from "../../core/values.ts";
+import { isUnknown, isWhollyKnown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
 import type { FormCodec } from "../../registry/codec-types.ts";
 import { staticBundleProblems } from "../bundle/authoring.ts";
 import { isOwnerToken } from "../revision/names.ts";
 import { type ProviderRuntime } from "../runtime.ts";
 import { timeoutProblem } from "../timeouts.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 import { cronProblem } from "./cron.ts";
 import { environmentProblems } from "./environment.ts";
 import { fieldProblems } from "./fields.ts";
+import { moduleFileProblems } from "./files.ts";
 import { hostnameProblem } from "./hostname.ts";
+import { schemaProblems } from "./schema.ts";
 
 /** A name_prefix leaves room for the 8 hex digits a generated name appends. */
 const NAME_PREFIX = /^[a-z][a-z0-9-]{0,54}$/;
@@ -78,6 +81,11 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
   return out;
 }
 
+/**
+ * The deployment weight total. The protocol puts this rule at the host's apply and import (a
+ * prepare accepts the spec; reference §2.7 step 6, §10.5), so the provider only warns: the plan
+ * can see the refusal coming, and the host decides. See docs/provider.md §5.
+ */
 function weightProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
   if (codec.ref.kind !== "WorkerDeployment") return [];
   const field = codec.fields.find((f) => f.type.kind === "object-list" && f.type.members.some((m) => m.wire === "weight"));
@@ -88,16 +96,16 @@ function weightProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
   let total = 0;
   for (const v of versions) {
     const w = v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, Value>)[weight] : undefined;
-    const n = typeof w === "string" && /^[0-9]+$/.test(w) ? Number(w) : w;
-    if (typeof n !== "number") return [];
-    total += n;
+    if (typeof w !== "number") return [];
+    total += w;
   }
   if (total === DEPLOYMENT_WEIGHT_TOTAL) return [];
   return [
     {
-      severity: "error",
+      severity: "warning",
       summary: "Invalid deployment weight total",
-      detail: `The weights of ${field.attribute} add up to ${total}; they must total ${DEPLOYMENT_WEIGHT_TOTAL}.`,
+      detail: `The weights of ${field.attribute} add up to ${total}; they must total ${DEPLOYMENT_WEIGHT_TOTAL}. The host refuses this deployment when it is applied (invalid_argument), and nothing that depends on it is applied after it.`,
+      code: providerCode("host-will-refuse"),
       attribute: field.attribute,
       pointer: `/${field.wire}`,
       repair: `Adjust the weights so they add up to exactly ${DEPLOYMENT_WEIGHT_TOTAL}.`,
@@ -110,13 +118,17 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
   if (line === undefined) return [rt.unserved(type)];
   const codec = rt.table.defaultCreate(line).codec;
   const schema = rt.schema(type)!;
-  const out: Diagnostic[] = [];
 
-  for (const [name, attribute] of Object.entries(schema.attributes)) {
-    if (attribute.mode === "required" && (config[name] ?? null) === null) {
-      out.push({ severity: "error", summary: "Missing required argument", detail: `The argument ${name} is required.`, attribute: name });
-    }
+  // Schema conformance first; the value checks below read only conforming attributes (an
+  // attribute that does not conform reads as unknown to them: skipped, never guessed).
+  const conformance = schemaProblems(schema, config);
+  const out: Diagnostic[] = [...conformance.diagnostics];
+  if (conformance.nonconforming.size > 0) {
+    const conforming: Attributes = {};
+    for (const [name, value] of Object.entries(config)) if (Object.hasOwn(schema.attributes, name)) conforming[name] = conformance.nonconforming.has(name) ? UNKNOWN : value;
+    config = conforming;
   }
+
   out.push(...nameProblems(codec, config));
   const space = config["space"];
   if (typeof space === "string" && !isSpaceId(space)) {
@@ -155,6 +167,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
   out.push(...environmentProblems(codec, config));
   if (codec.artifactBacked) {
     out.push(...staticBundleProblems(config));
+    out.push(...moduleFileProblems(config));
     const digest = config["manifest_digest"];
     if (typeof digest === "string" && !/^sha256:[0-9a-f]{64}$/.test(digest)) {
       out.push({ severity: "error", summary: "Invalid manifest digest", detail: `manifest_digest ${JSON.stringify(digest)} must be sha256: followed by 64 lowercase hex digits.`, attribute: "manifest_digest" });

@@ -40,8 +40,24 @@ const ROOT_REFUSALS: Record<string, { summary: string; repair: string }> = {
   terraform: { summary: "`terraform.*` values are not supported", repair: "Use a TypeScript value or a variable instead." },
 };
 
+/**
+ * Deepest nesting of lists and objects inside one value. A stack read from text is already
+ * bounded by the strict reader; a document handed over already parsed is bounded here, so the
+ * recursion below (and every later walk over the value) stays far from the call stack's limit.
+ */
+export const MAX_VALUE_DEPTH = 256;
+
 /** Parses one configuration value. `basePath` prefixes issue paths (an attribute name). */
-export function parseExpression(value: unknown, onIssue: IssueSink, basePath = ""): Expression {
+export function parseExpression(value: unknown, onIssue: IssueSink, basePath = "", depth = 0): Expression {
+  if ((Array.isArray(value) || (value !== null && typeof value === "object")) && depth >= MAX_VALUE_DEPTH) {
+    onIssue({
+      path: basePath,
+      summary: "Value nested too deeply",
+      detail: `The value nests lists and objects more than ${MAX_VALUE_DEPTH} levels deep.`,
+      repair: `Nest values at most ${MAX_VALUE_DEPTH} levels deep; no attribute of a Form needs more.`,
+    });
+    return { kind: "literal", value: null };
+  }
   if (value === null || typeof value === "boolean") return { kind: "literal", value };
   if (typeof value === "number") {
     if (!Number.isFinite(value)) {
@@ -52,7 +68,7 @@ export function parseExpression(value: unknown, onIssue: IssueSink, basePath = "
   }
   if (typeof value === "string") return parseString(value, onIssue, basePath);
   if (Array.isArray(value)) {
-    const items = value.map((item, i) => parseExpression(item, onIssue, appendPath(basePath, i)));
+    const items = value.map((item, i) => parseExpression(item, onIssue, appendPath(basePath, i), depth + 1));
     return items.every((item) => item.kind === "literal")
       ? { kind: "literal", value: items.map((item) => (item as { value: KnownValue }).value) }
       : { kind: "list", items };
@@ -70,7 +86,7 @@ export function parseExpression(value: unknown, onIssue: IssueSink, basePath = "
           repair: "Use a literal key.",
         });
       }
-      const parsed = parseExpression(item, onIssue, path);
+      const parsed = parseExpression(item, onIssue, path, depth + 1);
       if (parsed.kind !== "literal") allLiteral = false;
       entries[key] = parsed;
     }

@@ -1,8 +1,9 @@
 // Values for the stack's input variables. Precedence, highest first:
-//   1. a value passed by the caller (`--var NAME=VALUE`, a var file, the embedding API);
-//   2. the environment variable TAKOFORM_VAR_<name>;
-//   3. the environment variable TF_VAR_<name> (what a cdktf/Terraform user already has set);
-//   4. the declared default.
+//   1. a value passed by the caller (`--var NAME=VALUE`, the embedding API);
+//   2. a var file (`--var-file FILE`, JSON; of several, the last one given that sets the name);
+//   3. the environment variable TAKOFORM_VAR_<name>;
+//   4. the environment variable TF_VAR_<name> (what a cdktf/Terraform user already has set);
+//   5. the declared default.
 // Text values (environment, or a string passed for a non-string type) are read as JSON for
 // structured types and converted for number/bool; Terraform would read HCL there, we read JSON.
 // Diagnostics never include the value of a sensitive variable.
@@ -11,16 +12,20 @@ import type { Diagnostic } from "../../../core/diagnostic.ts";
 import type { KnownValue } from "../../../core/values.ts";
 import { CONFIG_CODES, Problems } from "../diagnostics.ts";
 import type { VariableConfig } from "../types.ts";
+import { readStrictJson } from "../strict-read.ts";
 import { convertValue, isStructured } from "./type-constraint.ts";
+import type { VarFile } from "./var-file.ts";
 
 export interface VariableInputs {
   /** Values given explicitly; they win over the environment. */
   values?: Readonly<Record<string, KnownValue>>;
+  /** Var files in the order given (read with `readVarFile`); their values are typed JSON. */
+  files?: readonly VarFile[];
   /** The environment to read TAKOFORM_VAR_* / TF_VAR_* from (default: none). */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export type VariableSource = "value" | `env:${string}` | "default";
+export type VariableSource = "value" | `file:${string}` | `env:${string}` | "default";
 
 export interface ResolvedVariables {
   values: Map<string, KnownValue>;
@@ -39,11 +44,16 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
   const given = inputs.values ?? {};
   const env = inputs.env ?? {};
 
-  for (const name of Object.keys(given).sort()) {
+  const files = inputs.files ?? [];
+  const undeclared = [
+    ...Object.keys(given).sort().map((name) => ({ name, where: "" })),
+    ...files.flatMap((f) => Object.keys(f.values).sort().map((name) => ({ name, where: ` in ${f.file}` }))),
+  ];
+  for (const { name, where } of undeclared) {
     if (!variables.has(name)) {
       problems.error({
         code: CONFIG_CODES.undeclaredVariableValue,
-        summary: `A value was given for the undeclared variable "${name}"`,
+        summary: `A value was given${where} for the undeclared variable "${name}"`,
         detail: `The stack declares ${variables.size === 0 ? "no variables" : `the variables ${[...variables.keys()].map((v) => `"${v}"`).join(", ")}`}.`,
         repair: `Remove the value, or declare it with new TerraformVariable(this, "${name}", { … }).`,
       });
@@ -55,10 +65,14 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
     let raw: KnownValue | undefined;
     let source: VariableSource;
     let fromText = false;
+    const file = files.findLast((f) => Object.hasOwn(f.values, variable.name));
     if (Object.hasOwn(given, variable.name)) {
       raw = given[variable.name]!;
       source = "value";
       fromText = typeof raw === "string";
+    } else if (file !== undefined) {
+      raw = file.values[variable.name]!;
+      source = `file:${file.file}`;
     } else if (env[`TAKOFORM_VAR_${variable.name}`] !== undefined) {
       raw = env[`TAKOFORM_VAR_${variable.name}`]!;
       source = `env:TAKOFORM_VAR_${variable.name}`;
@@ -80,19 +94,24 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
       continue;
     }
 
-    const origin = source === "value" ? "the given value" : source === "default" ? "the default" : source.slice(4);
+    const origin = source === "value" ? "the given value" : source === "default" ? "the default" : source.startsWith("file:") ? source.slice(5) : source.slice(4);
     if (fromText && typeof raw === "string" && isStructured(variable.type)) {
-      try {
-        raw = JSON.parse(raw) as KnownValue;
-      } catch {
+      // Read as strictly as the stack itself: a repeated key is refused, not last-wins.
+      const read = readStrictJson(raw, { what: `The value of variable "${variable.name}"`, repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.` });
+      if (!read.ok) {
+        // Where the reader stopped, and the key it found twice, could quote part of a secret: a
+        // sensitive value is reported without them.
+        const { summary, detail, repair } = read.diagnostic;
+        const json = `Write the value as JSON (each key once), e.g. ${exampleFor(variable.typeText)}.`;
         problems.error({
           code: CONFIG_CODES.variableType,
-          summary: `The value of variable "${variable.name}" is not valid JSON`,
-          detail: `${origin} must be JSON text for the type ${variable.typeText}.`,
-          repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.`,
+          summary: variable.sensitive ? `The value of the sensitive variable "${variable.name}" is not valid JSON` : summary,
+          detail: `${origin} must be JSON text for the type ${variable.typeText}${variable.sensitive ? "." : `. ${detail ?? ""}`}`.trimEnd(),
+          repair: variable.sensitive ? json : (repair ?? json),
         });
         continue;
       }
+      raw = read.value as KnownValue;
     }
     if (raw === null && !variable.nullable) {
       problems.error({

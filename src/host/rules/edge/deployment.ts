@@ -1,6 +1,7 @@
 // WorkerDeployment: the one mutable path for traffic (decision 0016).
 //
-//   validateSpec   weights sum to exactly 10000                                  invalid_argument
+//   validateWrite  weights sum to exactly 10000 (apply and import only; a prepare
+//                  accepts it, reference §2.7 step 6)                           invalid_argument
 //   checkMutation  one deployment per worker incarnation (its own re-apply is fine);
 //                  every weighted version: named once (by uid), owned by this worker
 //                  (its stored /worker pin), Ready, not being removed             invalid_argument
@@ -110,7 +111,7 @@ function deploymentDependents({ view, resource }: RenderContext): string[] {
 }
 
 export const workerDeploymentRules: FormRules = {
-  validateSpec: (spec) => weightProblems(spec),
+  validateWrite: (spec) => weightProblems(spec),
   checkMutation: checkDeployment,
   checkDelete: checkDeploymentDelete,
   renderDependents: deploymentDependents,

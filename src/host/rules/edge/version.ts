@@ -1,8 +1,9 @@
 // WorkerVersion: a frozen, runnable snapshot of one worker.
 //
 //   validateSpec   declared handlers within the runtime contract's vocabulary; the runtime
-//                  contract itself resolves (fail closed); one environment namespace
-//                                                                           invalid_argument
+//                  contract itself resolves (fail closed)                   invalid_argument
+//   validateWrite  one environment namespace (apply and import only; a prepare accepts
+//                  it, reference §2.7 step 6)                               invalid_argument
 //   checkMutation  every declared handler is exported by the bundle's main module
 //                                                                           invalid_argument
 //                  every service binding targets a worker that serves fetch  unsupported_capability
@@ -118,7 +119,8 @@ function versionProfile(host: RuleHost, profile: WireSupportProfile): WireSuppor
 
 export function workerVersionRules(host: RuleHost): FormRules {
   return {
-    validateSpec: (spec: JsonObject, form: CatalogForm) => [...handlerProblems(host, spec), ...environmentProblems(spec, form)],
+    validateSpec: (spec: JsonObject) => handlerProblems(host, spec),
+    validateWrite: (spec: JsonObject, form: CatalogForm) => environmentProblems(spec, form),
     checkMutation: (ctx) => {
       checkExports(ctx);
       checkServiceBindings(ctx);

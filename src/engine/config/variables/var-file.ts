@@ -1,0 +1,39 @@
+// `--var-file FILE`: variable values in a JSON file, Terraform's `.tfvars.json` shape — one
+// object whose members are variable names and whose values are the values as JSON. Read as
+// strictly as the stack (strict-read.ts): a name given twice is refused, not last-wins. HCL
+// `.tfvars` files are not read; the diagnostic says so.
+
+import { readFile } from "node:fs/promises";
+import type { Diagnostic } from "../../../core/diagnostic.ts";
+import type { KnownValue } from "../../../core/values.ts";
+import { CONFIG_CODES, isPlainObject } from "../diagnostics.ts";
+import { readStrictJson } from "../strict-read.ts";
+
+export interface VarFile {
+  /** The path as given, for messages and `sources`. */
+  file: string;
+  values: Record<string, KnownValue>;
+}
+
+export type VarFileRead = { ok: true; varFile: VarFile } | { ok: false; diagnostic: Diagnostic };
+
+const REPAIR = 'Write the file as one JSON object of variable values, e.g. {"region": "eu-1", "replicas": 2} (Terraform\'s .tfvars.json shape).';
+
+export async function readVarFile(file: string): Promise<VarFileRead> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    return {
+      ok: false,
+      diagnostic: { severity: "error", code: CONFIG_CODES.invalidVariable, summary: `Cannot read the var file ${file}`, cause: (error as Error).message, repair: "Check the path given with --var-file." },
+    };
+  }
+  const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";
+  const read = readStrictJson(bytes, { what: `The var file ${file}`, repair: `${REPAIR}${hcl}` });
+  if (!read.ok) return { ok: false, diagnostic: { ...read.diagnostic, code: read.diagnostic.code === CONFIG_CODES.invalidJson ? CONFIG_CODES.invalidVariable : read.diagnostic.code } };
+  if (!isPlainObject(read.value)) {
+    return { ok: false, diagnostic: { severity: "error", code: CONFIG_CODES.invalidVariable, summary: `The var file ${file} is not a JSON object`, repair: REPAIR } };
+  }
+  return { ok: true, varFile: { file, values: read.value as Record<string, KnownValue> } };
+}
