@@ -34,6 +34,7 @@ import { buildStepGraph } from "./steps.ts";
 import { appendUnique } from "./unique.ts";
 import { deleteTargeted, targetScope } from "./targets.ts";
 import { readImportBlocks } from "./imports.ts";
+import { relevantAttributes } from "./relevance.ts";
 import type { Plan, ResourceChange } from "./types.ts";
 import { validateConfiguration } from "./validate.ts";
 
@@ -374,6 +375,8 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     outputChanges: outputs.changes,
     steps: diagnostics.failed() ? [] : steps,
     resourceDrift: drift,
+    // What of the drift this plan reports; a refresh-only plan reports all of it.
+    ...(mode === "refresh-only" ? {} : { relevantAttributes: relevantAttributes(stack, resourceChanges, outputs.changes, drift) }),
   };
   return finish(plan);
 }

@@ -88,6 +88,12 @@ export interface OutputChange {
   sensitive: boolean;
 }
 
+/** One attribute of a resource that a plan's changes read (`attribute` `[]`: the whole resource). */
+export interface RelevantAttribute {
+  resource: string;
+  attribute: AttributePath;
+}
+
 export interface Plan {
   formatVersion: 1;
   /** State identity the plan was computed from; `apply FILE` refuses when either moved. */
@@ -107,6 +113,12 @@ export interface Plan {
    * object that is gone. Apply and `takoform refresh` write these to state; a plan never does.
    */
   resourceDrift?: ResourceChange[];
+  /**
+   * The attributes of drifted objects that this plan depends on or the configuration sets
+   * (Terraform's `relevant_attributes`; see relevance.ts). A plan shows only these of its drift;
+   * absent on a refresh-only plan, which shows all of it.
+   */
+  relevantAttributes?: RelevantAttribute[];
   /** `--target` addresses the plan was restricted to (absent: the whole stack). */
   targets?: string[];
 }

@@ -3,6 +3,7 @@
 
 import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
+import { reportedDrift } from "../plan/relevance.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
 import { diffLines, formatValue, KNOWN_AFTER_APPLY, SENSITIVE_VALUE, sensitiveDiffLines } from "./values.ts";
@@ -163,7 +164,8 @@ function outputLine(o: OutputChange, width: number): string {
 
 export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   const out: string[] = [];
-  const drift = plan.resourceDrift ?? [];
+  // Only drift that is relevant to this plan (relevance.ts); a refresh-only plan shows all of it.
+  const drift = reportedDrift(plan);
   if (drift.length > 0) {
     out.push(paint("Note: Objects have changed outside of Takoform", "1", options), "");
     out.push("Takoform detected the following changes made outside of Takoform since the last apply:", "");

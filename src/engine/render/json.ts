@@ -126,6 +126,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     state: { lineage: plan.stateLineage, serial: plan.stateSerial },
     resource_changes: plan.resourceChanges.map(resourceChangeJson),
     ...(plan.resourceDrift !== undefined && plan.resourceDrift.length > 0 ? { resource_drift: plan.resourceDrift.map(resourceChangeJson) } : {}),
+    ...(plan.relevantAttributes !== undefined && plan.relevantAttributes.length > 0 ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) } : {}),
     ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
     output_changes: Object.fromEntries(
       plan.outputChanges.map((o) => [
