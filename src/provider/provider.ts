@@ -14,6 +14,7 @@ import type {
   PlanResponse,
   Provider,
   ReadResult,
+  RelationTarget,
   ResourceState,
   ResourceTypeSchema,
   WriteContext,
@@ -21,6 +22,8 @@ import type {
   WriteResult,
 } from "./types.ts";
 import { validateConfig } from "./validate/validate.ts";
+import { relationTargetsOf } from "./codec/relations.ts";
+import { serveState } from "./dispatch.ts";
 import { createResource } from "./write/create.ts";
 import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
@@ -77,6 +80,11 @@ export class TakoformProvider implements Provider {
 
   read(prior: ResourceState): Promise<ReadResult> {
     return readResource(this.#rt, prior);
+  }
+
+  relationTargets(state: ResourceState): RelationTarget[] {
+    const dispatch = serveState(this.#rt, state.type, state.attributes);
+    return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
   importState(type: string, id: string): ImportResult {
