@@ -23,6 +23,7 @@ export const ENGINE_CODES = [
   "plan-file-stale",
   "plan-file-variable-mismatch",
   "state-locked",
+  "lock-taken-over",
   "lease-lost",
   "internal",
 ] as const;

@@ -61,7 +61,7 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
   else if (waited > 0) {
     repair =
       `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
-      "or with a longer --lock-timeout. If its process is gone, its lease goes stale when it expires, and --force-unlock can then take it over.";
+      "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
   } else if (lock.forceUnlock === true) {
     repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
@@ -97,6 +97,11 @@ export interface ApplyRunOptions {
   hooks?: ApplyHooks;
   /** Called with the plan before anything is applied (to show it). */
   onPlan?: (plan: Plan) => void;
+  /**
+   * Called with each note found before the plan (a lock taken over, a state bound to this host),
+   * as it is found; the notes are in the run's diagnostics too.
+   */
+  onNote?: (note: Diagnostic) => void;
   /** Asked when the plan changes something (not for a saved plan); false cancels. */
   confirm?: (plan: Plan) => Promise<boolean>;
   stopped?: () => boolean;
@@ -114,6 +119,13 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
   const stopped = () => session.lost !== null || (options.stopped?.() ?? false);
   try {
     const diagnostics: Diagnostic[] = [];
+    const note = (found: readonly Diagnostic[]): void => {
+      for (const d of found) {
+        diagnostics.push(d);
+        options.onNote?.(d);
+      }
+    };
+    note(session.notes);
     let plan: Plan;
     let recovered = 0;
     let snapshot: StateSnapshot | undefined;
@@ -214,10 +226,11 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
     throw error;
   }
   try {
+    const notes: Diagnostic[] = [...session.notes];
     if ((await store.get(address)) !== undefined) {
       return {
         ok: false,
-        diagnostics: [{
+        diagnostics: [...notes, {
           severity: "error",
           code: engineCode("import-already-managed"),
           summary: `${address} is already managed`,
@@ -227,7 +240,7 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
       };
     }
     const imported = await importObject(setup.provider, resource.type, address, id);
-    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: imported.diagnostics };
+    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
     const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
     await store.putResource(
       address,
@@ -239,7 +252,7 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
       }),
     );
     const uid = imported.state.attributes["uid"];
-    return { ok: true, diagnostics: imported.diagnostics, ...(typeof uid === "string" ? { uid } : {}) };
+    return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
   } finally {
     await session.release();
   }
@@ -258,7 +271,7 @@ export async function runStateRemove(store: StateStore, addresses: readonly stri
     const removed: string[] = [];
     const missing: string[] = [];
     for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
-    return { removed, missing, diagnostics: [] };
+    return { removed, missing, diagnostics: session.notes };
   } finally {
     await session.release();
   }

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
 import { runStateRemove } from "../../engine/run.ts";
 import { formatValue } from "../../engine/render/values.ts";
 import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
@@ -120,7 +121,7 @@ export const command: Command = {
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
             io.diagnostics(result.missing.map(notInState));
           }
-          return result.diagnostics.length === 0 && result.missing.length === 0 ? 0 : 1;
+          return !hasErrors(result.diagnostics) && result.missing.length === 0 ? 0 : 1;
         } finally {
           await store.close();
         }
