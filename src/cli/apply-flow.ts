@@ -117,7 +117,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
 
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail(kind, session.diagnostics);
-  const { store, connection } = session;
+  const { store, connection, host } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);
 
   const printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
@@ -139,7 +139,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   try {
     const autoApprove = args.switches.has("--auto-approve");
     const run = await runApply(
-      { provider: connection.provider, stack: ws.stack, variables: ws.variables },
+      { provider: connection.provider, stack: ws.stack, variables: ws.variables, host },
       store,
       {
         plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },

@@ -25,6 +25,10 @@ export const ENGINE_CODES = [
   "state-locked",
   "lock-taken-over",
   "lease-lost",
+  "host-mismatch",
+  "host-bound",
+  "rebind-unverified",
+  "rebind-in-flight",
   "internal",
 ] as const;
 

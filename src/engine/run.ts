@@ -6,7 +6,7 @@ import type { Diagnostic } from "../core/diagnostic.ts";
 import { hasErrors } from "../core/diagnostic.ts";
 import type { Provider } from "../provider/types.ts";
 import { StateLockedError } from "../state/errors.ts";
-import type { StateReader, StateStore } from "../state/types.ts";
+import type { HostBinding, StateReader, StateStore } from "../state/types.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
@@ -24,16 +24,23 @@ import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } fr
 import { contributionEdgesOf, dependencyMap } from "./plan/dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan/types.ts";
+import { bindOrRefuse, compareBindings, hostMismatch } from "./host-binding.ts";
 
 export interface EngineSetup {
   provider: Provider;
   stack: StackConfig;
   variables: ResolvedVariables;
+  /**
+   * The host the provider talks to (`hostBindingOf`, from discovery). With it, every command
+   * refuses a state bound to another host before it reads or writes anything, and binds a state
+   * that is not bound yet (docs/state.md §4). Without it, no host check is made.
+   */
+  host?: HostBinding;
 }
 
 export async function readSnapshot(reader: StateReader): Promise<StateSnapshot> {
   const document = await reader.pull();
-  return { lineage: document.lineage, serial: document.serial, records: document.resources, outputs: document.outputs };
+  return { lineage: document.lineage, serial: document.serial, host: document.host, records: document.resources, outputs: document.outputs };
 }
 
 /** True when applying the plan changes anything: resources, outputs, or (refresh-only) recorded state. */
@@ -74,7 +81,7 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
   };
 }
 
-export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "recovery-failed" | "stale-plan";
+export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "wrong-host" | "recovery-failed" | "stale-plan";
 
 export interface ApplyRun {
   status: ApplyStatus;
@@ -107,7 +114,10 @@ export interface ApplyRunOptions {
   stopped?: () => boolean;
 }
 
-/** Lock → finish interrupted writes → plan (or check the saved plan) → confirm → apply → unlock. */
+/**
+ * Lock → check the host → finish interrupted writes → plan (or check the saved plan) → confirm →
+ * apply → unlock.
+ */
 export async function runApply(setup: EngineSetup, store: StateStore, options: ApplyRunOptions): Promise<ApplyRun> {
   let session: LockSession;
   try {
@@ -129,6 +139,8 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
     let plan: Plan;
     let recovered = 0;
     let snapshot: StateSnapshot | undefined;
+    // A saved plan is checked against state before anything is written, the host binding included
+    // (a first binding bumps the serial the plan was made at).
     if (options.saved !== undefined) {
       plan = options.saved.plan;
       const serial = await store.serial();
@@ -148,6 +160,25 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
         });
         return { status: "stale-plan", plan, diagnostics, recovered };
       }
+      const made = plan.host;
+      const differences = made !== undefined && setup.host !== undefined ? compareBindings(made, setup.host).differences : [];
+      if (made !== undefined && differences.length > 0) {
+        diagnostics.push({
+          ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
+          summary: "The saved plan was made against another host",
+          repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
+        });
+        return { status: "wrong-host", plan, diagnostics, recovered };
+      }
+    }
+    // The host check comes before the first host call, the resumption of interrupted writes included.
+    if (setup.host !== undefined) {
+      const bound = await bindOrRefuse(store, setup.host);
+      if (!bound.ok) return { status: "wrong-host", diagnostics: [...diagnostics, ...bound.diagnostics], recovered: 0 };
+      note(bound.notes);
+    }
+    if (options.saved !== undefined) {
+      plan = options.saved.plan;
       options.onPlan?.(plan);
     } else {
       const edges = configEdges(setup.stack);
@@ -227,6 +258,11 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
   }
   try {
     const notes: Diagnostic[] = [...session.notes];
+    if (setup.host !== undefined) {
+      const bound = await bindOrRefuse(store, setup.host, "This import");
+      if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
+      notes.push(...bound.notes);
+    }
     if ((await store.get(address)) !== undefined) {
       return {
         ok: false,

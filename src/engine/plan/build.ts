@@ -12,7 +12,7 @@ import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { ResourceRecord, StoredOutput } from "../../state/types.ts";
+import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
@@ -26,6 +26,7 @@ import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
 import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
 import { dependencyMap } from "./dependencies.ts";
+import { compareBindings, hostMismatch } from "../host-binding.ts";
 import { checkRevisionHolders } from "./holders.ts";
 import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
 import { planOutputs } from "./outputs.ts";
@@ -54,6 +55,8 @@ export interface PlanOptions {
 export interface StateSnapshot {
   lineage: string;
   serial: number;
+  /** The host the state is bound to (null: not bound yet; absent: not read). */
+  host?: StoredHostBinding | null;
   records: readonly ResourceRecord[];
   outputs: Readonly<Record<string, StoredOutput>>;
 }
@@ -63,6 +66,8 @@ export interface PlanInput {
   stack: StackConfig;
   variables: ResolvedVariables;
   state: StateSnapshot;
+  /** The host the provider talks to; a state bound to another host is refused before any read. */
+  host?: HostBinding;
   options?: PlanOptions;
 }
 
@@ -98,11 +103,12 @@ class Diagnostics {
   }
 }
 
-function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[]): Plan {
+function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[], host?: HostBinding): Plan {
   return {
     formatVersion: 1,
     stateLineage: state.lineage,
     stateSerial: state.serial,
+    ...(host !== undefined ? { host } : {}),
     resourceChanges: [],
     outputChanges: [],
     steps: [],
@@ -126,6 +132,13 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const targets = input.options?.targets;
   const diagnostics = new Diagnostics();
   const finish = (plan: Plan): PlanOutcome => ({ plan, ok: !hasErrors(plan.diagnostics) });
+  const host = input.host;
+
+  // ---- the host: a state bound to another one is not read there at all ----
+  if (host !== undefined && state.host != null && state.records.length > 0) {
+    const { differences } = compareBindings(state.host, host);
+    if (differences.length > 0) return finish(emptyPlan(state, mode, [hostMismatch(state.host, host, differences, "This plan")], targets, host));
+  }
 
   // ---- configuration: types, graph, cycles ----
   let problems: ReadonlyMap<string, Diagnostic> | undefined;
@@ -195,7 +208,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   diagnostics.add(scope.diagnostics);
   const planSet = scope.planned;
   const targetedState = scope.state;
-  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
   // ---- refresh (in memory) ----
   const priors = new Map<string, ResourceState | null>();
@@ -208,7 +221,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   if (input.options?.refresh !== false && refreshable.length > 0) {
     const refreshed = await refreshRecords(provider, refreshable, parallelism);
     for (const d of refreshed.diagnostics) diagnostics.add([d], d.address);
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
     for (const record of refreshable) {
       const now = refreshed.states.get(record.address) ?? null;
       // What refresh found unchanged is planned from the record itself, so the refreshed copy
@@ -251,7 +264,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     for (const d of imported.diagnostics) diagnostics.add([d], d.address);
     for (const [address, importedState] of imported.states) priors.set(address, importedState);
     const importing = imported.ids;
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
     const cbd = createBeforeDestroySet(stack, graph, edgeFilter);
     const planned = [...stack.resources.keys()].filter((a) => planSet === null || planSet.has(a));
@@ -362,7 +375,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   }
 
   const plan: Plan = {
-    ...emptyPlan(state, mode, diagnostics.all(), targets),
+    ...emptyPlan(state, mode, diagnostics.all(), targets, host),
     resourceChanges: mode === "refresh-only" ? [] : resourceChanges,
     outputChanges: outputs.changes,
     steps: diagnostics.failed() ? [] : steps,
