@@ -29,6 +29,8 @@ export const ENGINE_CODES = [
   "host-bound",
   "rebind-unverified",
   "rebind-in-flight",
+  "duplicate-host-object",
+  "object-already-managed",
   "internal",
 ] as const;
 

@@ -5,7 +5,7 @@
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { hasErrors } from "../core/diagnostic.ts";
 import type { Provider } from "../provider/types.ts";
-import { StateLockedError } from "../state/errors.ts";
+import { StateConflictError, StateLockedError } from "../state/errors.ts";
 import type { HostBinding, StateReader, StateStore } from "../state/types.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
@@ -20,11 +20,13 @@ import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
 import { LockSession, type LockOptions } from "./apply/session.ts";
 import type { ApplyHooks } from "./apply/step.ts";
 import { importObject } from "./plan/imports.ts";
+import { conflictDiagnostic } from "./plan/host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 import { contributionEdgesOf, dependencyMap } from "./plan/dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan/types.ts";
 import { bindOrRefuse, compareBindings, hostMismatch } from "./host-binding.ts";
+import { alreadyManaged } from "./plan/host-objects.ts";
 
 export interface EngineSetup {
   provider: Provider;
@@ -277,16 +279,25 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
     }
     const imported = await importObject(setup.provider, resource.type, address, id);
     if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
+    // One host object, one record: an object another address manages is refused, by uid or name.
+    const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
+    if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
     const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
-    await store.putResource(
-      address,
-      stateInput(imported.state, "ready", {
-        dependencies,
-        contributions: contributionEdgesOf(setup.stack, address),
-        sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
-        lineage: store.lineage,
-      }),
-    );
+    try {
+      await store.putResource(
+        address,
+        stateInput(imported.state, "ready", {
+          dependencies,
+          contributions: contributionEdgesOf(setup.stack, address),
+          sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
+          lineage: store.lineage,
+        }),
+      );
+    } catch (error) {
+      // The store's own guard, should another run have recorded the object meanwhile.
+      if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
+      throw error;
+    }
     const uid = imported.state.attributes["uid"];
     return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
   } finally {

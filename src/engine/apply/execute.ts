@@ -7,7 +7,7 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider } from "../../provider/types.ts";
-import { LeaseLostError } from "../../state/errors.ts";
+import { LeaseLostError, StateConflictError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
 import type { ContributionEdge, ResourceRecord, StateStore } from "../../state/types.ts";
@@ -19,9 +19,11 @@ import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";
 import { evaluateOutputs } from "../evaluate.ts";
 import { contributionEdgesOf, dependencyMap } from "../plan/dependencies.ts";
+import { conflictDiagnostic } from "../plan/host-objects.ts";
 import type { Plan, PlanStep, ResourceChange, StepAction } from "../plan/types.ts";
 import { containsUnknown } from "../values.ts";
 import type { ProgressSink } from "./progress.ts";
+import { ObjectClaims } from "./claims.ts";
 import { knownValues } from "./known-values.ts";
 import { recordInput, stateInput } from "./records.ts";
 import { runStep, stateAddressOf, type ApplyHooks, type StepContext } from "./step.ts";
@@ -154,6 +156,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
 
   const snapshot = [...records.values()];
   const current = new Map(snapshot.map((r) => [r.address, r.attributes as Attributes]));
+  const claims = new ObjectClaims(input.provider, snapshot);
   const ctx: StepContext = {
     provider: input.provider,
     store,
@@ -191,7 +194,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
         ...(typeof uid === "string" && uid !== "" ? { uid } : {}),
         ...(step.action === "import" && change?.importingId !== undefined ? { importId: change.importingId } : {}),
       });
-      const result = await guard(() => runStep(ctx, step));
+      // Each step gets a provider that knows its address (one create per host object, claims.ts).
+      const result = await guard(() => runStep({ ...ctx, provider: claims.providerFor(where, ctx.provider) }, step));
       const elapsedMs = Date.now() - started.get(step.id)!;
       outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}), diagnostics: result.diagnostics });
       input.progress?.(
@@ -204,7 +208,9 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     crashed: (step, error) => {
       const elapsedMs = Date.now() - (started.get(step.id) ?? Date.now());
       const diagnostic =
-        error instanceof LeaseLostError
+        error instanceof StateConflictError
+          ? conflictDiagnostic(error)
+          : error instanceof LeaseLostError
           ? {
               severity: "error" as const,
               code: engineCode("lease-lost"),

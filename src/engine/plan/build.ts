@@ -27,6 +27,7 @@ import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
 import { dependencyMap } from "./dependencies.ts";
 import { compareBindings, hostMismatch } from "../host-binding.ts";
+import { alreadyManaged, duplicateObjects, objectHandoverEdges } from "./host-objects.ts";
 import { checkRevisionHolders } from "./holders.ts";
 import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
 import { planOutputs } from "./outputs.ts";
@@ -262,7 +263,12 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     // Imports: read the existing object now, so the plan shows it and plans its config against it.
     const imported = await readImportBlocks(provider, stack, variables, (a) => records.has(a), (a) => planSet === null || planSet.has(a));
     for (const d of imported.diagnostics) diagnostics.add([d], d.address);
-    for (const [address, importedState] of imported.states) priors.set(address, importedState);
+    for (const [address, importedState] of imported.states) {
+      // An object another record already manages is not imported a second time.
+      const managed = alreadyManaged(provider, address, importedState, state.records);
+      if (managed !== null) diagnostics.add([managed], address);
+      priors.set(address, importedState);
+    }
     const importing = imported.ids;
     if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
@@ -347,19 +353,25 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     for (const d of blocked) diagnostics.add([d], d.address);
   }
 
+  // ---- one host object, one resource ----
+  if (mode === "normal") {
+    for (const d of duplicateObjects(provider, changes.values())) diagnostics.add([d], d.address);
+  }
+
   const resourceChanges = [...changes.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   let steps: Plan["steps"] = [];
   if (!diagnostics.failed()) {
     let graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies });
-    if (resolution.extraSteps !== undefined) {
-      const extra = resolution.extraSteps(resourceChanges, graphOut.steps);
+    const handover = objectHandoverEdges(provider, resourceChanges, records, graphOut.steps);
+    if (resolution.extraSteps !== undefined || handover.length > 0) {
+      const extra = resolution.extraSteps?.(resourceChanges, graphOut.steps) ?? { steps: [] };
       diagnostics.add(extra.diagnostics ?? []);
       graphOut = buildStepGraph({
         changes: resourceChanges,
         configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
         stateDependencies: withoutPairs(stateDependencies, extra.dropStateDependencies),
         extraSteps: extra.steps,
-        extraEdges: extra.edges ?? [],
+        extraEdges: [...(extra.edges ?? []), ...handover],
       });
     }
     if (graphOut.cyclic.length > 0) {
