@@ -25,7 +25,7 @@ import { SensitiveFlow } from "../sensitivity.ts";
 import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
 import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
-import { dependencyMap } from "./dependencies.ts";
+import { configuredDependencies, dependencyMap, relationDependencies, unionDependencies } from "./dependencies.ts";
 import { compareBindings, hostMismatch } from "../host-binding.ts";
 import { alreadyManaged, duplicateObjects, objectHandoverEdges } from "./host-objects.ts";
 import { checkRevisionHolders } from "./holders.ts";
@@ -190,8 +190,16 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   // ---- state ----
   const records = new Map<string, ResourceRecord>();
   for (const record of state.records) records.set(record.address, record);
-  const stateDependencies = new Map<string, readonly string[]>();
-  for (const record of state.records) stateDependencies.set(record.address, record.dependencies);
+  const recordedDependencies = new Map<string, readonly string[]>();
+  for (const record of state.records) recordedDependencies.set(record.address, record.dependencies);
+  // Deletes follow more than what was recorded: the relations the host holds (as last read), and
+  // for a destroy what the configuration says, so a dependency the last write could not record is
+  // still deleted after its dependent.
+  let stateDependencies = unionDependencies(
+    recordedDependencies,
+    relationDependencies(provider, state.records.filter((r) => r.intent === null), state.records),
+    ...(mode === "destroy" ? [configuredDependencies(state.records, configDependencies)] : []),
+  );
   const inFlight = state.records.filter((r) => r.intent !== null);
   if (inFlight.length > 0) {
     diagnostics.add([{
@@ -205,7 +213,8 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
 
   // ---- targets ----
   // A cycle member needs its peers whichever edge the placeholders defer, so targets use every edge.
-  const scope = targetScope(targets, mode === "destroy", stack, graph, state.records);
+  const scopeRecords = targets !== undefined && targets.length > 0 ? state.records.map((r) => ({ ...r, dependencies: [...(stateDependencies.get(r.address) ?? [])] })) : state.records;
+  const scope = targetScope(targets, mode === "destroy", stack, graph, scopeRecords);
   diagnostics.add(scope.diagnostics);
   const planSet = scope.planned;
   const targetedState = scope.state;
@@ -239,6 +248,9 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       else drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
     }
     refreshed.states.clear(); // what is still needed is in `priors`
+    // What the host reports now: relations that changed since they were recorded order deletes too.
+    const moved = drift.filter((d) => d.after !== null).map((d) => ({ address: d.address, type: d.type, attributes: d.after! }));
+    if (moved.length > 0) stateDependencies = unionDependencies(stateDependencies, relationDependencies(provider, moved, state.records));
   }
   const valueOf = (address: string, changes: Map<string, ResourceChange>): Attributes | undefined => {
     const change = changes.get(address);
@@ -361,19 +373,26 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const resourceChanges = [...changes.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   let steps: Plan["steps"] = [];
   if (!diagnostics.failed()) {
-    let graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies });
-    const handover = objectHandoverEdges(provider, resourceChanges, records, graphOut.steps);
-    if (resolution.extraSteps !== undefined || handover.length > 0) {
-      const extra = resolution.extraSteps?.(resourceChanges, graphOut.steps) ?? { steps: [] };
-      diagnostics.add(extra.diagnostics ?? []);
-      graphOut = buildStepGraph({
-        changes: resourceChanges,
-        configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
-        stateDependencies: withoutPairs(stateDependencies, extra.dropStateDependencies),
-        extraSteps: extra.steps,
-        extraEdges: [...(extra.edges ?? []), ...handover],
-      });
-    }
+    const stepGraph = (dependencies: ReadonlyMap<string, readonly string[]>) => {
+      let out = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies: dependencies });
+      const handover = objectHandoverEdges(provider, resourceChanges, records, out.steps);
+      if (resolution.extraSteps !== undefined || handover.length > 0) {
+        const extra = resolution.extraSteps?.(resourceChanges, out.steps) ?? { steps: [] };
+        diagnostics.add(extra.diagnostics ?? []);
+        out = buildStepGraph({
+          changes: resourceChanges,
+          configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
+          stateDependencies: withoutPairs(dependencies, extra.dropStateDependencies),
+          extraSteps: extra.steps,
+          extraEdges: [...(extra.edges ?? []), ...handover],
+        });
+      }
+      return out;
+    };
+    let graphOut = stepGraph(stateDependencies);
+    // What only the host's relations or the configuration add must never make the order
+    // impossible: should it close a loop, the order falls back to what state recorded.
+    if (graphOut.cyclic.length > 0 && stateDependencies !== recordedDependencies) graphOut = stepGraph(recordedDependencies);
     if (graphOut.cyclic.length > 0) {
       diagnostics.add([{
         severity: "error",
