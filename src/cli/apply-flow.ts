@@ -117,7 +117,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
 
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail(kind, session.diagnostics);
-  const { store, connection } = session;
+  const { store, connection, host } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);
 
   const printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
@@ -135,10 +135,11 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   };
   process.on("SIGINT", onInterrupt);
   let noTty = false;
+  const noted = new Set<Diagnostic>();
   try {
     const autoApprove = args.switches.has("--auto-approve");
     const run = await runApply(
-      { provider: connection.provider, stack: ws.stack, variables: ws.variables },
+      { provider: connection.provider, stack: ws.stack, variables: ws.variables, host },
       store,
       {
         plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
@@ -150,6 +151,11 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
         stopped: () => interrupts > 0,
         onPlan: (plan: Plan) => {
           if (!io.json) io.out(renderPlan(plan, { color: io.color }));
+        },
+        onNote: (note: Diagnostic) => {
+          if (io.json) return;
+          io.diagnostics([note]);
+          noted.add(note);
         },
         ...(autoApprove || kind === "refresh"
           ? {}
@@ -195,7 +201,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       return ok ? 0 : 1;
     }
     // Plan diagnostics were shown with the plan; show what came after it.
-    const shown = new Set(run.plan?.diagnostics ?? []);
+    const shown = new Set([...(run.plan?.diagnostics ?? []), ...noted]);
     io.diagnostics(run.diagnostics.filter((d) => !shown.has(d)));
     if (run.status === "cancelled") {
       io.err(`${kind === "destroy" ? "Destroy" : "Apply"} cancelled.`);

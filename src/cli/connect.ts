@@ -7,6 +7,10 @@
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
 // through the in-process transport, space `default`, development token.
 //
+// `identity()` says which host that is, from discovery, for the state's host binding: the
+// embedded host is recorded with the origin `embedded` and the host id its data directory
+// publishes, so the same data served over HTTP is still the same host.
+//
 // The registry is the bundled one, plus the project's own generated registry
 // (`<project>/.gen/takoform/registry/index.gen.ts`, written by `takoform get`) when it exists.
 
@@ -22,6 +26,8 @@ import { isUnknown, type Value } from "../core/values.ts";
 import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
 import type { Expression, StackConfig } from "../engine/config/types.ts";
 import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
+import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
+import type { HostBinding } from "../state/types.ts";
 import { DataDirLockedError, DEV_TOKEN, LocalHost } from "../host/index.ts";
 import { TakoformProvider } from "../provider/provider.ts";
 import type { Provider } from "../provider/types.ts";
@@ -30,7 +36,8 @@ import { combineGenerated } from "../registry/combine.ts";
 import type { GeneratedRegistry } from "../registry/generated-types.ts";
 
 export const DEFAULT_SPACE = "default";
-const EMBEDDED_ORIGIN = "http://localhost";
+/** The URL the in-process client is given; no socket ever opens on it. */
+const IN_PROCESS_URL = "http://localhost";
 
 export interface ConnectionSettings {
   /** null: the embedded local host. */
@@ -47,6 +54,12 @@ export interface Connection {
   describe: string;
   /** Notices worth printing (a project registry shadowing bundled types). */
   notices: string[];
+  /**
+   * Who the host is (docs/state.md §4): connects (discovery only, no resource is read) and
+   * returns the binding a state of this lineage records for it. A host that cannot be reached
+   * is a ConnectError.
+   */
+  identity(lineage: string): Promise<HostBinding>;
   close(): Promise<void>;
 }
 
@@ -142,19 +155,40 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     }
     const host = embedded;
     client = await HostClient.connect({
-      endpoint: EMBEDDED_ORIGIN,
+      endpoint: IN_PROCESS_URL,
       token: settings.token ?? DEV_TOKEN.token,
       transport: inProcessTransport((request) => host.handle(request)),
     });
     return client;
   };
 
-  const provider = new TakoformProvider({ client: connect, registry, defaultSpace: settings.space });
+  // One connection for the provider and the identity: whichever asks first makes it.
+  let connecting: Promise<HostClient> | undefined;
+  const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
+  const provider = new TakoformProvider({ client: connectOnce, registry, defaultSpace: settings.space });
+  const describe = settings.endpoint !== null ? settings.endpoint : `the embedded local host (${dataDir})`;
   return {
     provider,
     settings,
-    describe: settings.endpoint !== null ? settings.endpoint : `the embedded local host (${dataDir})`,
+    describe,
     notices,
+    async identity(lineage: string): Promise<HostBinding> {
+      let lane;
+      try {
+        lane = (await connectOnce()).lane;
+      } catch (error) {
+        throw new ConnectError({
+          severity: "error",
+          code: "takoform.provider/lane-unavailable",
+          summary: "Takoform v1alpha3 lane unavailable",
+          detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describe}, so it cannot tell which host it runs against and reads or writes nothing.`,
+          cause: error instanceof Error ? error.message : String(error),
+          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves Host API v1alpha3, check the token, and run again.",
+        });
+      }
+      const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
+      return hostBindingOf({ origin, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) }, settings.space, settings.token ?? (settings.endpoint === null ? DEV_TOKEN.token : undefined), lineage);
+    },
     async close() {
       client?.close();
       await embedded?.close();

@@ -1,28 +1,36 @@
-// Opening what a state-writing command (apply, destroy, refresh, import) works on: the project's
-// state and a provider connected for the stack. They open together or not at all, so a command
-// that cannot connect leaves no state store open behind it.
+// Opening what a state-writing command (apply, destroy, refresh, import, state rebind) works on:
+// the project's state, a provider connected for the stack, and which host that is. They open
+// together or not at all, so a command that cannot connect leaves no state store open behind it.
+// Finding out which host it is reads discovery only; whether the state may be used there is
+// decided by the engine under the state lock, before the first resource is read.
 
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { openLocalState } from "../state/index.ts";
-import type { StateStore } from "../state/types.ts";
+import type { HostBinding, StateStore } from "../state/types.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
 import type { Workspace } from "./workspace.ts";
 
 export interface Session {
   store: StateStore;
   connection: Connection;
+  /** The host the connection reaches, as the state's binding records it. */
+  host: HostBinding;
 }
 
 /**
- * Opens the workspace's state, then connects. A connection refused for a reason the user can act
- * on comes back as its diagnostic (the state closed again); anything else is thrown.
+ * Opens the workspace's state, then connects and identifies the host. A connection refused for a
+ * reason the user can act on comes back as its diagnostic (the state closed again); anything else
+ * is thrown.
  */
 export async function openSession(ws: Workspace): Promise<Session | { diagnostics: Diagnostic[] }> {
   const store = openLocalState(ws.statePath);
+  let connection: Connection | undefined;
   try {
-    const connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
-    return { store, connection };
+    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+    const host = await connection.identity(store.lineage);
+    return { store, connection, host };
   } catch (error) {
+    await connection?.close();
     await store.close();
     if (error instanceof ConnectError) return { diagnostics: [error.diagnostic] };
     throw error;

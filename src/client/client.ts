@@ -5,7 +5,7 @@
 import { API_ROOT, DISCOVERY_PATH, type LifecycleOperation, type WireFormRef, type WireOperation, type WireResource } from "../core/protocol.ts";
 import * as artifacts from "./artifacts.ts";
 import { type CallOptions, expectStatus, HostConnection, type RequestEvent, type WireCall } from "./connection.ts";
-import { parseEndpoint, validateDiscovery, type NegotiatedLane } from "./discovery.ts";
+import { parseEndpoint, publishedIdentity, validateDiscovery, type NegotiatedLane } from "./discovery.ts";
 import { ClientInputError, DiscoveryError, type HostApiError } from "./errors.ts";
 import type { BundleModule, WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";
@@ -80,7 +80,7 @@ export class HostClient {
       try {
         const response = await probe.send(call, callOpts);
         expectStatus(call, response, [200]);
-        lane = validateDiscovery(probe.json(call, response), origin);
+        lane = { ...validateDiscovery(probe.json(call, response), origin), ...publishedIdentity(response.headers) };
       } catch (err) {
         if (err instanceof DiscoveryError) throw err;
         const message = err instanceof Error ? err.message.replace(/^takoform: /, "") : String(err);

@@ -2,7 +2,7 @@
 // is only ever sent to the configured origin, so every advertised endpoint must be that origin,
 // with exactly the lane's paths written without any percent-encoding.
 
-import { API_ROOT, HOST_API_VERSION, REQUIRED_FEATURES } from "../core/protocol.ts";
+import { API_ROOT, HOST_API_VERSION, IDENTITY_HEADER, REQUIRED_FEATURES } from "../core/protocol.ts";
 import type { JsonValue } from "../forms/digest.ts";
 import { DiscoveryError } from "./errors.ts";
 
@@ -28,6 +28,50 @@ export interface NegotiatedLane {
   oidcIssuer?: string;
   /** Feature flags exactly as advertised (the seven required ones are all true). */
   features: Record<string, boolean>;
+  /** The identity the host publishes about itself (IDENTITY_HEADER.hostId), when it does. */
+  hostId?: string;
+  /** The tenant the host says the caller's credential acts in (IDENTITY_HEADER.tenant), when it does. */
+  tenant?: string;
+}
+
+const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function singleHeader(headers: Record<string, string | string[]>, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    if (value.length !== 1) throw new DiscoveryError(`takoform: versioned discovery carries ${name} ${value.length} times`);
+    return value[0];
+  }
+  return value;
+}
+
+/**
+ * What a host says about its identity on discovery (this project's extension, IDENTITY_HEADER):
+ * absent headers mean the host does not say; a malformed one fails the negotiation, as any
+ * malformed part of discovery does.
+ */
+export function publishedIdentity(headers: Record<string, string | string[]>): { hostId?: string; tenant?: string } {
+  const out: { hostId?: string; tenant?: string } = {};
+  const hostId = singleHeader(headers, IDENTITY_HEADER.hostId);
+  if (hostId !== undefined) {
+    if (!HOST_ID.test(hostId)) throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
+    out.hostId = hostId;
+  }
+  const tenant = singleHeader(headers, IDENTITY_HEADER.tenant);
+  if (tenant !== undefined) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(tenant);
+    } catch {
+      throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.tenant} is not percent-encoded text`);
+    }
+    if (decoded === "" || decoded.length > 256 || /[\u0000-\u001f\u007f]/.test(decoded)) {
+      throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.tenant} must name a tenant of 1–256 characters without control characters`);
+    }
+    out.tenant = decoded;
+  }
+  return out;
 }
 
 interface RawUrl {

@@ -23,6 +23,18 @@ export const HEADER = {
   conformanceProbe: "Takoform-Conformance-Probe",
 } as const;
 
+/**
+ * This project's extension, not v1alpha3 (whose discovery document is closed and names no host):
+ * response headers on discovery by which a host tells a client who it is and, from the
+ * caller's own credential, which tenant the caller acts in. The embedded host sends both; a host
+ * that sends neither is known by its origin. Both values are opaque; the tenant is
+ * percent-encoded (RFC 3986 unreserved characters stay as they are).
+ */
+export const IDENTITY_HEADER = {
+  hostId: "Takoform-Host-Id",
+  tenant: "Takoform-Tenant",
+} as const;
+
 /** The seven discovery features a v1alpha3 host must advertise as `true`. */
 export const REQUIRED_FEATURES = [
   "service_forms",

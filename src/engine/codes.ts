@@ -24,7 +24,14 @@ export const ENGINE_CODES = [
   "plan-file-stale",
   "plan-file-variable-mismatch",
   "state-locked",
+  "lock-taken-over",
   "lease-lost",
+  "host-mismatch",
+  "host-bound",
+  "rebind-unverified",
+  "rebind-in-flight",
+  "duplicate-host-object",
+  "object-already-managed",
   "internal",
 ] as const;
 

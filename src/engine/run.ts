@@ -5,8 +5,8 @@
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { hasErrors } from "../core/diagnostic.ts";
 import type { Provider } from "../provider/types.ts";
-import { StateLockedError } from "../state/errors.ts";
-import type { StateReader, StateStore } from "../state/types.ts";
+import { StateConflictError, StateLockedError } from "../state/errors.ts";
+import type { HostBinding, StateReader, StateStore } from "../state/types.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
@@ -20,20 +20,29 @@ import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
 import { LockSession, type LockOptions } from "./apply/session.ts";
 import type { ApplyHooks } from "./apply/step.ts";
 import { importObject } from "./plan/imports.ts";
+import { conflictDiagnostic } from "./plan/host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 import { contributionEdgesOf, dependencyMap } from "./plan/dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan/types.ts";
+import { bindOrRefuse, compareBindings, hostMismatch } from "./host-binding.ts";
+import { alreadyManaged } from "./plan/host-objects.ts";
 
 export interface EngineSetup {
   provider: Provider;
   stack: StackConfig;
   variables: ResolvedVariables;
+  /**
+   * The host the provider talks to (`hostBindingOf`, from discovery). With it, every command
+   * refuses a state bound to another host before it reads or writes anything, and binds a state
+   * that is not bound yet (docs/state.md §4). Without it, no host check is made.
+   */
+  host?: HostBinding;
 }
 
 export async function readSnapshot(reader: StateReader): Promise<StateSnapshot> {
   const document = await reader.pull();
-  return { lineage: document.lineage, serial: document.serial, records: document.resources, outputs: document.outputs };
+  return { lineage: document.lineage, serial: document.serial, host: document.host, records: document.resources, outputs: document.outputs };
 }
 
 /** True when applying the plan changes anything: resources, outputs, or (refresh-only) recorded state. */
@@ -61,7 +70,7 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
   else if (waited > 0) {
     repair =
       `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
-      "or with a longer --lock-timeout. If its process is gone, its lease goes stale when it expires, and --force-unlock can then take it over.";
+      "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
   } else if (lock.forceUnlock === true) {
     repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
@@ -74,7 +83,7 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
   };
 }
 
-export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "recovery-failed" | "stale-plan";
+export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "wrong-host" | "recovery-failed" | "stale-plan";
 
 export interface ApplyRun {
   status: ApplyStatus;
@@ -97,12 +106,20 @@ export interface ApplyRunOptions {
   hooks?: ApplyHooks;
   /** Called with the plan before anything is applied (to show it). */
   onPlan?: (plan: Plan) => void;
+  /**
+   * Called with each note found before the plan (a lock taken over, a state bound to this host),
+   * as it is found; the notes are in the run's diagnostics too.
+   */
+  onNote?: (note: Diagnostic) => void;
   /** Asked when the plan changes something (not for a saved plan); false cancels. */
   confirm?: (plan: Plan) => Promise<boolean>;
   stopped?: () => boolean;
 }
 
-/** Lock → finish interrupted writes → plan (or check the saved plan) → confirm → apply → unlock. */
+/**
+ * Lock → check the host → finish interrupted writes → plan (or check the saved plan) → confirm →
+ * apply → unlock.
+ */
 export async function runApply(setup: EngineSetup, store: StateStore, options: ApplyRunOptions): Promise<ApplyRun> {
   let session: LockSession;
   try {
@@ -114,9 +131,18 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
   const stopped = () => session.lost !== null || (options.stopped?.() ?? false);
   try {
     const diagnostics: Diagnostic[] = [];
+    const note = (found: readonly Diagnostic[]): void => {
+      for (const d of found) {
+        diagnostics.push(d);
+        options.onNote?.(d);
+      }
+    };
+    note(session.notes);
     let plan: Plan;
     let recovered = 0;
     let snapshot: StateSnapshot | undefined;
+    // A saved plan is checked against state before anything is written, the host binding included
+    // (a first binding bumps the serial the plan was made at).
     if (options.saved !== undefined) {
       plan = options.saved.plan;
       const serial = await store.serial();
@@ -136,6 +162,25 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
         });
         return { status: "stale-plan", plan, diagnostics, recovered };
       }
+      const made = plan.host;
+      const differences = made !== undefined && setup.host !== undefined ? compareBindings(made, setup.host).differences : [];
+      if (made !== undefined && differences.length > 0) {
+        diagnostics.push({
+          ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
+          summary: "The saved plan was made against another host",
+          repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
+        });
+        return { status: "wrong-host", plan, diagnostics, recovered };
+      }
+    }
+    // The host check comes before the first host call, the resumption of interrupted writes included.
+    if (setup.host !== undefined) {
+      const bound = await bindOrRefuse(store, setup.host);
+      if (!bound.ok) return { status: "wrong-host", diagnostics: [...diagnostics, ...bound.diagnostics], recovered: 0 };
+      note(bound.notes);
+    }
+    if (options.saved !== undefined) {
+      plan = options.saved.plan;
       options.onPlan?.(plan);
     } else {
       const edges = configEdges(setup.stack);
@@ -214,10 +259,16 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
     throw error;
   }
   try {
+    const notes: Diagnostic[] = [...session.notes];
+    if (setup.host !== undefined) {
+      const bound = await bindOrRefuse(store, setup.host, "This import");
+      if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
+      notes.push(...bound.notes);
+    }
     if ((await store.get(address)) !== undefined) {
       return {
         ok: false,
-        diagnostics: [{
+        diagnostics: [...notes, {
           severity: "error",
           code: engineCode("import-already-managed"),
           summary: `${address} is already managed`,
@@ -227,19 +278,28 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
       };
     }
     const imported = await importObject(setup.provider, resource.type, address, id);
-    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: imported.diagnostics };
+    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
+    // One host object, one record: an object another address manages is refused, by uid or name.
+    const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
+    if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
     const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
-    await store.putResource(
-      address,
-      stateInput(imported.state, "ready", {
-        dependencies,
-        contributions: contributionEdgesOf(setup.stack, address),
-        sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
-        lineage: store.lineage,
-      }),
-    );
+    try {
+      await store.putResource(
+        address,
+        stateInput(imported.state, "ready", {
+          dependencies,
+          contributions: contributionEdgesOf(setup.stack, address),
+          sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
+          lineage: store.lineage,
+        }),
+      );
+    } catch (error) {
+      // The store's own guard, should another run have recorded the object meanwhile.
+      if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
+      throw error;
+    }
     const uid = imported.state.attributes["uid"];
-    return { ok: true, diagnostics: imported.diagnostics, ...(typeof uid === "string" ? { uid } : {}) };
+    return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
   } finally {
     await session.release();
   }
@@ -258,7 +318,7 @@ export async function runStateRemove(store: StateStore, addresses: readonly stri
     const removed: string[] = [];
     const missing: string[] = [];
     for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
-    return { removed, missing, diagnostics: [] };
+    return { removed, missing, diagnostics: session.notes };
   } finally {
     await session.release();
   }

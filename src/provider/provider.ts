@@ -14,6 +14,7 @@ import type {
   PlanResponse,
   Provider,
   ReadResult,
+  RelationTarget,
   ResourceState,
   ResourceTypeSchema,
   WriteContext,
@@ -22,6 +23,8 @@ import type {
 } from "./types.ts";
 import { redactDiagnostics, redactStoredText } from "./redact.ts";
 import { validateConfig } from "./validate/validate.ts";
+import { relationTargetsOf } from "./codec/relations.ts";
+import { serveState } from "./dispatch.ts";
 import { createResource } from "./write/create.ts";
 import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
@@ -79,6 +82,11 @@ export class TakoformProvider implements Provider {
 
   async read(prior: ResourceState): Promise<ReadResult> {
     return this.#outgoing(await readResource(this.#rt, prior));
+  }
+
+  relationTargets(state: ResourceState): RelationTarget[] {
+    const dispatch = serveState(this.#rt, state.type, state.attributes);
+    return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
   importState(type: string, id: string): ImportResult {

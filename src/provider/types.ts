@@ -136,6 +136,13 @@ export interface ReadResult {
   diagnostics: Diagnostic[];
 }
 
+/** A host object a relation names; it lives in the holder's space (cross-space references are unrepresentable). */
+export interface RelationTarget {
+  apiVersion: string;
+  kind: string;
+  name: string;
+}
+
 export interface ImportResult {
   state: ResourceState | null;
   diagnostics: Diagnostic[];
@@ -164,6 +171,13 @@ export interface Provider {
 
   /** Refresh: the pending-operation resume table, the UID rule, relation-drift warnings. */
   read(prior: ResourceState): Promise<ReadResult>;
+
+  /**
+   * The objects a resource's attributes reference — its relations, as the host resolves and pins
+   * them and reports them back on read — from the codec of its recorded ref. Pure (no host call);
+   * empty when the state names no codec this build serves.
+   */
+  relationTargets(state: ResourceState): RelationTarget[];
 
   /** Parses an import ID (`NAME`, `SPACE/NAME` or the canonical JSON object) into state for a read. */
   importState(type: string, id: string): ImportResult;

@@ -60,6 +60,29 @@ export class StateWriteError extends StateError {
   }
 }
 
+/**
+ * A write that would make two records manage one host object: another configuration address
+ * already records the same uid, or the same space, Form group and kind, and name.
+ */
+export class StateConflictError extends StateError {
+  override name = "StateConflictError";
+  constructor(
+    readonly address: string,
+    /** The record that already manages the object. */
+    readonly holder: string,
+    /** What they share: the incarnation (`uid`), or the host address (`name`). */
+    readonly by: "uid" | "name",
+    /** The shared uid, or `space/apiVersion/kind/name`. */
+    readonly object: string,
+  ) {
+    super(
+      by === "uid"
+        ? `cannot write state for ${address}: the host object with uid ${object} is already managed by ${holder}; one host object has one record`
+        : `cannot write state for ${address}: the host object ${object} is already managed by ${holder}; one host object has one record`,
+    );
+  }
+}
+
 /** Misuse of the locking API by the caller (acquiring twice, renewing without a lease). */
 export class StateUsageError extends StateError {
   override name = "StateUsageError";
@@ -71,9 +94,14 @@ function iso(ms: number): string {
 
 function describeHolder(lock: LockInfo, stale: boolean, holderGone: boolean): string {
   const who = `Lock holder: "${lock.holder}", pid ${lock.pid} on host ${lock.hostname}, since ${iso(lock.acquiredAt)} (token ${lock.token}).`;
-  if (stale) {
-    const gone = holderGone ? ` Process ${lock.pid} is no longer running on this host.` : "";
-    return `${who} Its lease expired at ${iso(lock.expiresAt)}, so the holder stopped renewing it (it most likely crashed).${gone} If no other takoform process is working on this state, take the lock over with --force-unlock.`;
+  if (holderGone) {
+    return `${who} Process ${lock.pid} is no longer running on this host, so the next takoform command that takes the lock takes it over at once.`;
   }
-  return `${who} Its lease is live until ${iso(lock.expiresAt)}. Wait for that run to finish; if its process is gone, the lease goes stale at that time and can then be taken over with --force-unlock.`;
+  if (stale) {
+    return `${who} Its lease expired at ${iso(lock.expiresAt)}: the holder stopped renewing it (it crashed on another host, or it is paused). If no other takoform process is working on this state, take the lock over with --force-unlock.`;
+  }
+  return (
+    `${who} Its lease is live until ${iso(lock.expiresAt)}. Wait for that run to finish. ` +
+    `Should its process have died, a takoform command on host ${lock.hostname} takes the lock over at once; from another host, --force-unlock takes it over once the lease has expired.`
+  );
 }

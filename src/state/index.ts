@@ -26,6 +26,12 @@
 //
 // Guarantees
 // - Each write is one transaction on one record; the whole state is never rewritten.
+// - One record per host object: a write naming a uid, or a space + Form group + kind + name,
+//   that another configuration address already records fails with StateConflictError.
+// - The state knows its host (`hostBinding()`, `bindHost()`): the engine refuses to run a
+//   command against any other host before it reads or writes anything.
+// - A lease whose holder ran on this host and whose process is gone is taken over at once
+//   (`acquire` reports it in `takenOver`); any other lease only by waiting or --force-unlock.
 // - `serial()` rises with every data write (never with lock traffic) and `lineage` never
 //   changes: a saved plan stores both and refuses to apply when either differs.
 // - A write made by a handle whose lease was taken over fails with LeaseLostError before it
@@ -42,9 +48,12 @@
 
 export type {
   AcquireOptions,
+  AcquiredLease,
   ContributionEdge,
+  HostBinding,
   InFlightStatus,
   LockInfo,
+  LockTakeover,
   RecordedIntent,
   ResourceInput,
   ResourceRecord,
@@ -53,11 +62,13 @@ export type {
   StateDocument,
   StateReader,
   StateStore,
+  StoredHostBinding,
   StoredOutput,
 } from "./types.ts";
 export { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
 export {
   LeaseLostError,
+  StateConflictError,
   StateError,
   StateFormatError,
   StateLockedError,

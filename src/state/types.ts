@@ -93,11 +93,45 @@ export interface StoredOutput {
   sensitive: boolean;
 }
 
+/**
+ * The host a state belongs to: every object it records was written to this host, in this space,
+ * for this principal's tenant. A command against any other host is refused before it reads or
+ * writes anything (docs/state.md §4), because an object missing there says nothing about the
+ * host that holds it.
+ */
+export interface HostBinding {
+  /**
+   * The endpoint origin the state was written through (`https://host.example`), or `embedded`
+   * for the embedded local host reached in-process.
+   */
+  origin: string;
+  /** The identity the host publishes about itself on discovery; null when it publishes none. */
+  hostId: string | null;
+  /** The provider's default space. */
+  space: string;
+  /** The caller's tenant, when the host tells it on discovery; null when it does not. */
+  tenant: string | null;
+  /**
+   * Only while the tenant is unknown: a keyed digest of the bearer credential
+   * (`hmac-sha256:<hex>`, keyed by the lineage), so another credential — possibly of another
+   * tenant — is noticed. Never the credential itself; null without one or with a known tenant.
+   */
+  credential: string | null;
+}
+
+/** A binding as stored: when it was last written. */
+export interface StoredHostBinding extends HostBinding {
+  /** ISO-8601 time of the write that bound (or re-bound) the state. */
+  boundAt: string;
+}
+
 /** The whole state as one JSON document (`takoform state pull`). Sensitive values stay sealed. */
 export interface StateDocument {
   version: 1;
   lineage: string;
   serial: number;
+  /** The host the state is bound to; null for a state no command has bound yet. */
+  host: StoredHostBinding | null;
   resources: ResourceRecord[];
   outputs: Record<string, StoredOutput>;
 }
@@ -107,6 +141,12 @@ export interface LockInfo {
   holder: string;
   pid: number;
   hostname: string;
+  /**
+   * The holder's PID namespace (`pid:[4026531836]`) where the platform tells it, else null. A
+   * holder counts as gone only when it ran on this host AND in this PID namespace, so a container
+   * sharing the hostname can never make a live holder look dead.
+   */
+  pidNamespace: string | null;
   /** Milliseconds since the epoch. */
   acquiredAt: number;
   renewedAt: number;
@@ -120,10 +160,30 @@ export interface AcquireOptions {
   holder: string;
   /** Lease length; the holder must `renew()` before it runs out. */
   leaseMs: number;
-  /** Wait for a live lease to be released, polling with backoff, up to `timeoutMs`. */
+  /**
+   * Wait for the lease, polling with backoff, for the whole of `timeoutMs`: a live lease may be
+   * released, and an expired one may still be renewed or released by a holder that was only slow.
+   */
   wait?: { timeoutMs: number };
   /** Take over a lease whose expiry has passed (`--force-unlock`). Refused while the lease is live. */
   takeover?: boolean;
+}
+
+/** A lease this acquisition took from another holder, and why that was allowed. */
+export interface LockTakeover {
+  /** The lock row as it was before. */
+  previous: LockInfo;
+  /**
+   * `holder-gone`: the holder ran on this host and its process no longer exists, so it can never
+   * renew or release (taken at once, live lease or not). `stale`: its lease had expired and the
+   * caller asked for the takeover (`--force-unlock`).
+   */
+  reason: "holder-gone" | "stale";
+}
+
+/** What `acquire` hands back: the lease, and the one it took over, if any. */
+export interface AcquiredLease extends LockInfo {
+  takenOver: LockTakeover | null;
 }
 
 /** Read access: what `state list/show/pull` and plan need. Takes no lock. */
@@ -140,6 +200,8 @@ export interface StateReader {
   outputs(): Promise<Record<string, StoredOutput>>;
   /** The current lock row, if any (live or expired). */
   lockInfo(): Promise<LockInfo | null>;
+  /** The host this state is bound to; null until a command binds it. */
+  hostBinding(): Promise<StoredHostBinding | null>;
   pull(): Promise<StateDocument>;
   close(): Promise<void>;
 }
@@ -150,7 +212,7 @@ export interface StateReader {
  * transaction that the fencing token is still ours, so a process that lost its lease cannot write.
  */
 export interface StateStore extends StateReader {
-  acquire(options: AcquireOptions): Promise<LockInfo>;
+  acquire(options: AcquireOptions): Promise<AcquiredLease>;
   /** Extends the lease by the acquisition's `leaseMs`; fails with `LeaseLostError` if taken over. */
   renew(): Promise<LockInfo>;
   /** Gives the lease up. Returns false when it had already been taken over (nothing to release). */
@@ -158,7 +220,21 @@ export interface StateStore extends StateReader {
   /** The lease this handle last acquired (it may since have been lost), or null after release. */
   readonly lease: LockInfo | null;
 
-  /** Writes a settled record (refresh, import). Refused while the record has an unsettled intent. */
+  /**
+   * Binds the state to a host (or re-binds it). One fenced write that bumps the serial, so a plan
+   * saved before it no longer applies.
+   */
+  bindHost(binding: HostBinding): Promise<void>;
+
+  /**
+   * Writes a settled record (refresh, import). Refused while the record has an unsettled intent.
+   *
+   * Every write that names a host object (`putResource`, `settle`, and `setIntent` starting a
+   * record) keeps one record per host object: it fails with `StateConflictError`, changing
+   * nothing, when a record of another configuration address holds the same uid, or the same
+   * space, Form group and kind, and name. A record and its own deposed copies (`ADDRESS#deposed:K`)
+   * are one resource and never conflict.
+   */
   putResource(address: string, input: ResourceInput): Promise<void>;
   /**
    * Persists the intent of a host write before it is sent and moves the record to an in-flight

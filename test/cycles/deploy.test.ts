@@ -154,6 +154,7 @@ describe("deploying a cycle", () => {
       update: (type, prior, planned, context) => (scopes.push(`update ${prior.attributes["name"]} ${scope(context)}`), base.update(type, prior, planned, context)),
       delete: (type, prior, context) => base.delete(type, prior, context),
       read: (prior) => base.read(prior),
+      relationTargets: (state) => base.relationTargets(state),
       importState: (type, id) => base.importState(type, id),
       resumeWrite: (intent, prior) => base.resumeWrite(intent, prior),
     };

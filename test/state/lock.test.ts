@@ -5,6 +5,7 @@ import { describe, it, expect, beforeEach, afterEach } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import {
   LeaseLostError,
   openLocalState,
@@ -183,30 +184,75 @@ describe("lease contention between processes", () => {
     await holder.exited;
   }, 20_000);
 
-  it("a killed holder's lease must go stale and then be taken over explicitly", async () => {
-    const holder = spawnFixture("lock-holder.ts", [path, "apply:doomed", "1500", "no-renew"]);
+  it("a killed holder's live lease is taken over at once by the next acquire on this host, which says so", async () => {
+    // 60 s: the lease is live for the whole test, so only the holder being gone can explain the takeover.
+    const holder = spawnFixture("lock-holder.ts", [path, "apply:doomed", "60000", "renew"]);
     const childToken = Number((await holder.waitForLine((l) => l.startsWith("acquired "))).slice(9));
     holder.process.kill("SIGKILL");
     await holder.exited;
-    // This handle's clock is set either side of the lease's expiry, so whether the lease is live
-    // or stale never depends on how long the machine took to get here.
-    const clock = { now: 0 };
-    const store = open(clock);
-    const lease = (await store.lockInfo())!;
+    const store = open();
+    const before = (await store.lockInfo())!;
+    expect(before.expiresAt).toBeGreaterThan(Date.now());
+    expect(before.pidNamespace).toMatch(/^pid:\[\d+\]$/);
 
-    clock.now = lease.expiresAt - 1;
-    const live = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000, takeover: true }));
-    expect(live.stale).toBe(false);
-    expect(live.holderGone).toBe(true);
-
-    clock.now = lease.expiresAt;
-    const stale = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000 }));
-    expect(stale.stale).toBe(true);
-    expect(stale.holderGone).toBe(true);
-    expect(stale.message).toContain(`Process ${holder.process.pid} is no longer running on this host`);
-
-    const taken = await store.acquire({ holder: "apply:next", leaseMs: 5_000, takeover: true });
+    const taken = await store.acquire({ holder: "apply:next", leaseMs: 5_000 });
     expect(taken.token).toBe(childToken + 1);
+    expect(taken.takenOver).toEqual({ previous: before, reason: "holder-gone" });
+    expect(taken.takenOver!.previous.pid).toBe(holder.process.pid);
+    // The lease it holds is an ordinary one: it writes, renews and releases.
+    await store.putResource("takoform_x.after", record("after"));
+    expect((await store.renew()).token).toBe(taken.token);
+    expect(await store.release()).toBe(true);
+  }, 20_000);
+
+  it("a live holder that stopped renewing is waited for the whole --lock-timeout, past its expiry, until it releases", async () => {
+    const holder = spawnFixture("lock-holder.ts", [path, "apply:slow", "300", "no-renew"]);
+    const childToken = Number((await holder.waitForLine((l) => l.startsWith("acquired "))).slice(9));
+    const store = open();
+    const lease = (await store.lockInfo())!;
+    const waiting = store.acquire({ holder: "apply:patient", leaseMs: 5_000, wait: { timeoutMs: 30_000 } });
+    let settled = false;
+    void waiting.then(() => (settled = true), () => (settled = true));
+    // Let the lease expire while the waiter waits: an expired lease of a live holder is no reason to give up.
+    while (Date.now() <= lease.expiresAt + 200) await sleep(50);
+    expect(settled).toBe(false);
+    expect(await store.lockInfo()).toMatchObject({ token: childToken });
+    holder.process.kill("SIGUSR2");
+    const acquired = await waiting;
+    expect(acquired.token).toBe(childToken + 1);
+    expect(acquired.takenOver).toBeNull();
+    await holder.exited;
+  }, 30_000);
+
+  it("a holder recorded on another host, or in another PID namespace, is never judged gone: its lease needs --force-unlock once stale", async () => {
+    const holder = spawnFixture("lock-holder.ts", [path, "apply:remote", "60000", "renew"]);
+    await holder.waitForLine((l) => l.startsWith("acquired "));
+    holder.process.kill("SIGKILL");
+    await holder.exited;
+    for (const [column, value] of [["hostname", "some-other-host"], ["pid_namespace", "pid:[1]"]] as const) {
+      const raw = new Database(path);
+      raw.prepare(`UPDATE lock SET ${column} = ? WHERE id = 1`).run(value);
+      raw.close();
+      const clock = { now: 0 };
+      const store = open(clock);
+      const lease = (await store.lockInfo())!;
+      clock.now = lease.expiresAt - 1;
+      const live = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000, takeover: true }));
+      expect(live.stale).toBe(false);
+      expect(live.holderGone).toBe(false);
+      clock.now = lease.expiresAt;
+      const stale = await lockedError(store.acquire({ holder: "apply:next", leaseMs: 5_000 }));
+      expect(stale.stale).toBe(true);
+      expect(stale.message).toContain("--force-unlock");
+      const taken = await store.acquire({ holder: "apply:next", leaseMs: 5_000, takeover: true });
+      expect(taken.takenOver).toMatchObject({ reason: "stale", previous: { token: lease.token } });
+      // Hand the row back as it was for the second round.
+      const restore = new Database(path);
+      restore.prepare("UPDATE lock SET holder = ?, pid = ?, hostname = ?, pid_namespace = ?, expires_at = ?, token = ? WHERE id = 1").run(lease.holder, lease.pid, lease.hostname, lease.pidNamespace, lease.expiresAt, lease.token);
+      restore.close();
+      await store.close();
+      opened.splice(opened.indexOf(store), 1);
+    }
   }, 20_000);
 
   it("a frozen process that lost its lease cannot write after it is thawed", async () => {

@@ -15,6 +15,7 @@ import {
   openLocalStateReadOnly,
   parseStateAddress,
   sealedMatches,
+  StateConflictError,
   StateFormatError,
   StateNotFoundError,
   StateWriteError,
@@ -301,5 +302,106 @@ describe("opening files", () => {
     db.pragma("user_version = 99");
     db.close();
     expect(() => openLocalState(path)).toThrow(/newer takoform/);
+  });
+});
+
+describe("one record per host object", () => {
+  const ready = (name: string, extra: Record<string, KnownValue> = {}) => ({ type: "takoform_worker_version", status: "ready" as const, attributes: envelope(name, extra) });
+
+  it("refuses a second address for the same uid or the same space, group, kind and name, changing nothing", async () => {
+    await store.putResource("takoform_worker_version.a", ready("shared"));
+    const serial = await store.serial();
+    // Same name (and so the same uid in this fixture), another address.
+    const byName = await store.putResource("takoform_worker_version.b", ready("shared", { uid: "uid-other" })).then(() => undefined, (e: unknown) => e);
+    expect(byName).toBeInstanceOf(StateConflictError);
+    expect(byName).toMatchObject({ address: "takoform_worker_version.b", holder: "takoform_worker_version.a", by: "name", object: `default/${REF.apiVersion}/${REF.kind}/shared` });
+    const byUid = await store.putResource("takoform_worker_version.c", ready("elsewhere", { uid: "uid-shared" })).then(() => undefined, (e: unknown) => e);
+    expect(byUid).toMatchObject({ holder: "takoform_worker_version.a", by: "uid", object: "uid-shared" });
+    expect((byUid as Error).message).toContain("one host object has one record");
+    // A create intent is refused before it exists: its request would never be sent.
+    await expect(store.setIntent("takoform_worker_version.d", "creating", { stepId: "create:d", write: writeIntent("shared") })).rejects.toBeInstanceOf(StateConflictError);
+    await store.setIntent("takoform_worker_version.e", "creating", { stepId: "create:e", write: writeIntent("fresh") });
+    await expect(store.settle("takoform_worker_version.e", ready("fresh", { uid: "uid-shared" }))).rejects.toMatchObject({ by: "uid", holder: "takoform_worker_version.a" });
+    expect(await store.serial()).toBe(serial + 1); // only e's intent was written
+    expect((await store.list()).map((r) => r.address)).toEqual(["takoform_worker_version.a", "takoform_worker_version.e"]);
+  });
+
+  it("the same name in another space, group or kind is another object; a record and its deposed copies are one resource", async () => {
+    await store.putResource("takoform_worker_version.a", ready("n"));
+    await store.putResource("takoform_worker_version.b", ready("n", { uid: "u-b", space: "other" }));
+    await store.putResource("takoform_worker_version.c", ready("n", { uid: "u-c", form_kind: "WorkerBundle" }));
+    await store.putResource("takoform_worker_version.d", ready("n", { uid: "u-d", form_api_version: "other.takoform-cdk.dev/v1alpha1" }));
+    // A crash between the two writes of a depose leaves one incarnation under both addresses.
+    await store.putResource(deposedAddress("takoform_worker_version.a", "k1"), ready("n"));
+    // A definition version is not part of the host address: names are unique across them.
+    const other = await store.putResource("takoform_worker_version.e", ready("n", { uid: "u-e", form_definition_version: "0.2.0" })).then(() => undefined, (e: unknown) => e);
+    expect(other).toMatchObject({ holder: "takoform_worker_version.a", by: "name" });
+  });
+});
+
+describe("host binding", () => {
+  const binding = { origin: "https://host.example", hostId: "h-1", space: "prod", tenant: "acme", credential: null };
+
+  it("is null until bound, then round-trips, is pulled with the state, and bumps the serial", async () => {
+    expect(await store.hostBinding()).toBeNull();
+    expect((await store.pull()).host).toBeNull();
+    const serial = await store.serial();
+    await store.bindHost(binding);
+    expect(await store.serial()).toBe(serial + 1);
+    const bound = (await store.hostBinding())!;
+    expect(bound).toMatchObject(binding);
+    expect(Date.parse(bound.boundAt)).not.toBeNaN();
+    expect((await store.pull()).host).toEqual(bound);
+    await store.bindHost({ ...binding, origin: "embedded", hostId: null, tenant: null, credential: "hmac-sha256:00" });
+    expect(await store.hostBinding()).toMatchObject({ origin: "embedded", hostId: null, tenant: null, credential: "hmac-sha256:00" });
+    const reader = openLocalStateReadOnly(join(dir, ".takoform", "state.db"));
+    expect(await reader.hostBinding()).toMatchObject({ origin: "embedded" });
+    await reader.close();
+  });
+
+  it("is a fenced write: refused while another run holds the lock", async () => {
+    const other = openLocalState(join(dir, ".takoform", "state.db"));
+    await other.acquire({ holder: "other", leaseMs: 60_000 });
+    await expect(store.bindHost(binding)).rejects.toThrow(/holds no lease/);
+    await other.release();
+    await other.close();
+  });
+});
+
+describe("a state written by layout 1 (before host bindings)", () => {
+  /** A layout-2 file turned back into exactly what layout 1 wrote. */
+  async function layoutOne(path: string): Promise<void> {
+    const fresh = openLocalState(path);
+    await fresh.putResource("takoform_worker_version.app", { type: "takoform_worker_version", status: "ready", attributes: envelope("app") });
+    await fresh.close();
+    const db = new Database(path);
+    db.exec("DROP TABLE host_binding; DROP INDEX resources_by_uid; DROP INDEX resources_by_object; ALTER TABLE lock DROP COLUMN pid_namespace;");
+    db.pragma("user_version = 1");
+    db.close();
+  }
+
+  it("is read as it is (unbound) and upgraded in place by the first read-write open, keeping its records", async () => {
+    const path = join(dir, "old.db");
+    await layoutOne(path);
+    const reader = openLocalStateReadOnly(path);
+    expect(await reader.hostBinding()).toBeNull();
+    expect((await reader.list()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
+    expect(await reader.lockInfo()).toBeNull();
+    await reader.close();
+
+    const upgraded = openLocalState(path);
+    try {
+      expect(await upgraded.hostBinding()).toBeNull();
+      expect((await upgraded.list()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
+      const lease = await upgraded.acquire({ holder: "t", leaseMs: 1_000 });
+      expect(lease.pidNamespace === null || /^pid:/.test(lease.pidNamespace)).toBe(true);
+      await upgraded.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null });
+      await upgraded.release();
+    } finally {
+      await upgraded.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    db.close();
   });
 });

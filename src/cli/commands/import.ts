@@ -35,10 +35,10 @@ export const command: Command = {
     if (!("stack" in ws)) return io.fail("import", ws.diagnostics);
     const session = await openSession(ws);
     if (!("store" in session)) return io.fail("import", session.diagnostics);
-    const { store, connection } = session;
+    const { store, connection, host } = session;
     try {
       if (!io.json) io.out(`${address}: Importing from ID ${id}...`);
-      const result = await runImport({ provider: connection.provider, stack: ws.stack, variables: ws.variables }, store, address, id, {
+      const result = await runImport({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, address, id, {
         holder: `takoform import (pid ${process.pid} on ${hostname()})`,
         leaseMs: leaseMs(),
         timeoutMs: durationFlag(args, "--lock-timeout", 0),

@@ -80,11 +80,25 @@ export const command: Command = {
     try {
       for (const notice of connection.notices) if (!io.json) io.err(notice);
       const state = reader !== null ? await readSnapshot(reader) : { lineage: "", serial: 0, records: [], outputs: {} };
+      // Which host this is decides whether state may be read there at all (and a saved plan
+      // records it); without state there is nothing to compare.
+      let host;
+      if (reader !== null) {
+        try {
+          host = await connection.identity(reader.lineage);
+        } catch (error) {
+          if (!(error instanceof ConnectError)) throw error;
+          if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
+          else io.diagnostics([error.diagnostic]);
+          return 1;
+        }
+      }
       const { plan, ok } = await createPlan({
         provider: connection.provider,
         stack: ws.stack,
         variables: ws.variables,
         state,
+        ...(host !== undefined ? { host } : {}),
         options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
       });
       if (io.json) io.emitJson(planToJson(plan));

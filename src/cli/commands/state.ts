@@ -1,9 +1,12 @@
-// `takoform state list | show ADDRESS | pull | rm ADDRESS…`: read state without locking it, or
-// forget records (the host resources are untouched).
+// `takoform state list | show ADDRESS | pull | rm ADDRESS… | rebind`: read state without locking
+// it, forget records (the host resources are untouched), or re-bind it to another host
+// (state-rebind.ts).
 
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/diagnostic.ts";
+import { rebindCommand } from "./state-rebind.ts";
 import { runStateRemove } from "../../engine/run.ts";
 import { formatValue } from "../../engine/render/values.ts";
 import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
@@ -19,6 +22,8 @@ Subcommands:
   pull                   The whole state as one JSON document (sensitive values stay sealed)
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
+  rebind                 Bind state to the host this command reaches, after finding every
+                         recorded object there with its uid (\`takoform state rebind --help\`)
 
 Options:
   -C DIR                 Project directory (default: the current directory)
@@ -65,6 +70,8 @@ export const command: Command = {
       process.stdout.write(`${USAGE}\n`);
       return sub === undefined ? 1 : 0;
     }
+    // rebind connects to a host, so it reads the project as the plan/apply family does.
+    if (sub === "rebind") return rebindCommand(rest);
     const args = parseArgs(rest, flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] }));
     if (args.switches.has("--help")) return usage(USAGE);
     enterProject(args);
@@ -120,13 +127,13 @@ export const command: Command = {
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
             io.diagnostics(result.missing.map(notInState));
           }
-          return result.diagnostics.length === 0 && result.missing.length === 0 ? 0 : 1;
+          return !hasErrors(result.diagnostics) && result.missing.length === 0 ? 0 : 1;
         } finally {
           await store.close();
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull or rm)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm or rebind)`);
     }
   },
 };

@@ -7,10 +7,10 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider } from "../../provider/types.ts";
-import { LeaseLostError } from "../../state/errors.ts";
+import { LeaseLostError, StateConflictError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { ContributionEdge, ResourceRecord, StateStore } from "../../state/types.ts";
+import type { ResourceRecord, StateStore } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
 import type { StackConfig } from "../config/types.ts";
@@ -18,12 +18,14 @@ import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";
 import { evaluateOutputs } from "../evaluate.ts";
-import { contributionEdgesOf, dependencyMap } from "../plan/dependencies.ts";
+import { dependencyMap } from "../plan/dependencies.ts";
+import { conflictDiagnostic } from "../plan/host-objects.ts";
 import type { Plan, PlanStep, ResourceChange, StepAction } from "../plan/types.ts";
 import { containsUnknown } from "../values.ts";
 import type { ProgressSink } from "./progress.ts";
+import { ObjectClaims } from "./claims.ts";
 import { knownValues } from "./known-values.ts";
-import { recordInput, stateInput } from "./records.ts";
+import { stateInput } from "./records.ts";
 import { runStep, stateAddressOf, type ApplyHooks, type StepContext } from "./step.ts";
 
 export interface ApplyInput {
@@ -70,11 +72,16 @@ function sealedPaths(record: ResourceRecord): string[][] {
 }
 
 /**
- * Writes what refresh found into state, and brings recorded dependencies up to date. Returns the
- * records as they now are (one write per record that changed; the whole state is never rewritten).
+ * Writes what refresh found into state: one write per record that changed on the host (the whole
+ * state is never rewritten). Returns the records as they now are.
+ *
+ * Recorded dependencies are not touched here: they change only when the resource they belong to
+ * is written by its own step. Rewriting those of records this apply does not write would let a
+ * failed apply forget a dependency the host still enforces (a version's binding to a namespace),
+ * and a later destroy would delete both at once.
  */
-async function persistRefresh(input: ApplyInput, configDependencies: Map<string, string[]>): Promise<Map<string, ResourceRecord>> {
-  const { store, plan, stack } = input;
+async function persistRefresh(input: ApplyInput): Promise<Map<string, ResourceRecord>> {
+  const { store, plan } = input;
   const records = new Map((input.records ?? (await store.list())).map((r) => [r.address, r]));
   for (const drift of plan.resourceDrift ?? []) {
     const record = records.get(drift.address);
@@ -93,34 +100,7 @@ async function persistRefresh(input: ApplyInput, configDependencies: Map<string,
       records.set(drift.address, { ...record, attributes: input2.attributes });
     }
   }
-  if (plan.destroy) return records;
-  // Resources this apply does not write still get the dependencies of the current configuration,
-  // so a later destroy is ordered by what the configuration says now.
-  const changed = new Set(plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address));
-  for (const record of records.values()) {
-    const { deposed } = parseStateAddress(record.address);
-    if (deposed !== null || record.intent !== null || changed.has(record.address) || !stack.resources.has(record.address)) continue;
-    const dependencies = configDependencies.get(record.address) ?? [];
-    const contributions = contributionEdgesOf(stack, record.address);
-    const same = sameList(dependencies, record.dependencies) && sameContributions(contributions, record.contributions);
-    if (!same) {
-      await store.putResource(record.address, { ...recordInput(record), dependencies, contributions });
-      records.set(record.address, { ...record, dependencies, contributions });
-    }
-  }
   return records;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameContributions(a: readonly ContributionEdge[], b: readonly ContributionEdge[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.from !== b[i]!.from || !sameList(a[i]!.fields, b[i]!.fields)) return false;
-  return true;
 }
 
 function stepAddress(step: PlanStep): string {
@@ -146,7 +126,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
 
   let records: Map<string, ResourceRecord>;
   try {
-    records = await guard(() => persistRefresh(input, configDependencies));
+    records = await guard(() => persistRefresh(input));
   } catch (error) {
     diagnostics.push(internalError("Recording the refreshed state failed", error));
     return { ok: false, outcomes: [], diagnostics, outputs: {} };
@@ -154,6 +134,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
 
   const snapshot = [...records.values()];
   const current = new Map(snapshot.map((r) => [r.address, r.attributes as Attributes]));
+  const claims = new ObjectClaims(input.provider, snapshot);
   const ctx: StepContext = {
     provider: input.provider,
     store,
@@ -191,7 +172,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
         ...(typeof uid === "string" && uid !== "" ? { uid } : {}),
         ...(step.action === "import" && change?.importingId !== undefined ? { importId: change.importingId } : {}),
       });
-      const result = await guard(() => runStep(ctx, step));
+      // Each step gets a provider that knows its address (one create per host object, claims.ts).
+      const result = await guard(() => runStep({ ...ctx, provider: claims.providerFor(where, ctx.provider) }, step));
       const elapsedMs = Date.now() - started.get(step.id)!;
       outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}), diagnostics: result.diagnostics });
       input.progress?.(
@@ -204,7 +186,9 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     crashed: (step, error) => {
       const elapsedMs = Date.now() - (started.get(step.id) ?? Date.now());
       const diagnostic =
-        error instanceof LeaseLostError
+        error instanceof StateConflictError
+          ? conflictDiagnostic(error)
+          : error instanceof LeaseLostError
           ? {
               severity: "error" as const,
               code: engineCode("lease-lost"),

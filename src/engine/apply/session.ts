@@ -2,8 +2,10 @@
 // inside its length. When a renewal fails (the lease was taken over), the session remembers it and
 // the apply stops starting steps; the store's fencing already refuses any further write.
 
+import type { Diagnostic } from "../../core/diagnostic.ts";
 import { LeaseLostError } from "../../state/errors.ts";
-import type { LockInfo, StateStore } from "../../state/types.ts";
+import type { AcquiredLease, LockTakeover, StateStore } from "../../state/types.ts";
+import { engineCode } from "../codes.ts";
 
 export interface LockOptions {
   /** Who is asking, shown to anyone who finds the state locked (e.g. `apply:<pid>`). */
@@ -12,8 +14,27 @@ export interface LockOptions {
   leaseMs?: number;
   /** How long to wait for another run to release the lock; 0 fails at once. */
   timeoutMs?: number;
-  /** Take over a stale lease (`--force-unlock`); a live lease is never taken over. */
+  /**
+   * Take over a stale lease (`--force-unlock`). A live lease is never taken over, except that of a
+   * holder that ran on this host and whose process is gone, which is taken at once without it.
+   */
   forceUnlock?: boolean;
+}
+
+/** The note a run prints when it took another run's lock over (why that was safe, and what follows). */
+export function takeoverNote(takeover: LockTakeover): Diagnostic {
+  const { previous } = takeover;
+  const who = `"${previous.holder}" (pid ${previous.pid} on ${previous.hostname}, token ${previous.token})`;
+  return {
+    severity: "warning",
+    code: engineCode("lock-taken-over"),
+    summary: takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
+    detail:
+      (takeover.reason === "holder-gone"
+        ? `The lock was held by ${who}, and process ${previous.pid} no longer exists on this host, so it can never finish or release it.`
+        : `The lock was held by ${who}, whose lease expired at ${new Date(previous.expiresAt).toISOString()}.`) +
+      " Writes it left in flight are resolved from state before anything else; should that process still be alive somewhere, the lock's fencing token keeps it from writing state again.",
+  };
 }
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -24,7 +45,7 @@ export class LockSession {
 
   private constructor(
     private readonly store: StateStore,
-    readonly info: LockInfo,
+    readonly info: AcquiredLease,
     leaseMs: number,
   ) {
     this.#timer = setInterval(() => {
@@ -45,6 +66,11 @@ export class LockSession {
       ...(options.forceUnlock ? { takeover: true } : {}),
     });
     return new LockSession(store, info, leaseMs);
+  }
+
+  /** The note to show when this lease was taken over from another run; empty otherwise. */
+  get notes(): Diagnostic[] {
+    return this.info.takenOver === null ? [] : [takeoverNote(this.info.takenOver)];
   }
 
   /** The error that ended the lease, or null while it is held. */

@@ -12,7 +12,7 @@ import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { ResourceRecord, StoredOutput } from "../../state/types.ts";
+import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
@@ -25,7 +25,9 @@ import { SensitiveFlow } from "../sensitivity.ts";
 import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
 import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
-import { dependencyMap } from "./dependencies.ts";
+import { configuredDependencies, dependencyMap, relationDependencies, unionDependencies } from "./dependencies.ts";
+import { compareBindings, hostMismatch } from "../host-binding.ts";
+import { alreadyManaged, duplicateObjects, objectHandoverEdges } from "./host-objects.ts";
 import { checkRevisionHolders } from "./holders.ts";
 import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
 import { planOutputs } from "./outputs.ts";
@@ -56,6 +58,8 @@ export interface PlanOptions {
 export interface StateSnapshot {
   lineage: string;
   serial: number;
+  /** The host the state is bound to (null: not bound yet; absent: not read). */
+  host?: StoredHostBinding | null;
   records: readonly ResourceRecord[];
   outputs: Readonly<Record<string, StoredOutput>>;
 }
@@ -65,6 +69,8 @@ export interface PlanInput {
   stack: StackConfig;
   variables: ResolvedVariables;
   state: StateSnapshot;
+  /** The host the provider talks to; a state bound to another host is refused before any read. */
+  host?: HostBinding;
   options?: PlanOptions;
 }
 
@@ -100,11 +106,12 @@ class Diagnostics {
   }
 }
 
-function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[]): Plan {
+function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[], host?: HostBinding): Plan {
   return {
     formatVersion: 1,
     stateLineage: state.lineage,
     stateSerial: state.serial,
+    ...(host !== undefined ? { host } : {}),
     resourceChanges: [],
     outputChanges: [],
     steps: [],
@@ -128,6 +135,13 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const targets = input.options?.targets;
   const diagnostics = new Diagnostics();
   const finish = (plan: Plan): PlanOutcome => ({ plan, ok: !hasErrors(plan.diagnostics) });
+  const host = input.host;
+
+  // ---- the host: a state bound to another one is not read there at all ----
+  if (host !== undefined && state.host != null && state.records.length > 0) {
+    const { differences } = compareBindings(state.host, host);
+    if (differences.length > 0) return finish(emptyPlan(state, mode, [hostMismatch(state.host, host, differences, "This plan")], targets, host));
+  }
 
   // ---- configuration: types, graph, cycles ----
   let problems: ReadonlyMap<string, Diagnostic> | undefined;
@@ -178,8 +192,16 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   // ---- state ----
   const records = new Map<string, ResourceRecord>();
   for (const record of state.records) records.set(record.address, record);
-  const stateDependencies = new Map<string, readonly string[]>();
-  for (const record of state.records) stateDependencies.set(record.address, record.dependencies);
+  const recordedDependencies = new Map<string, readonly string[]>();
+  for (const record of state.records) recordedDependencies.set(record.address, record.dependencies);
+  // Deletes follow more than what was recorded: the relations the host holds (as last read), and
+  // for a destroy what the configuration says, so a dependency the last write could not record is
+  // still deleted after its dependent.
+  let stateDependencies = unionDependencies(
+    recordedDependencies,
+    relationDependencies(provider, state.records.filter((r) => r.intent === null), state.records),
+    ...(mode === "destroy" ? [configuredDependencies(state.records, configDependencies)] : []),
+  );
   const inFlight = state.records.filter((r) => r.intent !== null);
   if (inFlight.length > 0) {
     diagnostics.add([{
@@ -193,11 +215,12 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
 
   // ---- targets ----
   // A cycle member needs its peers whichever edge the placeholders defer, so targets use every edge.
-  const scope = targetScope(targets, mode === "destroy", stack, graph, state.records);
+  const scopeRecords = targets !== undefined && targets.length > 0 ? state.records.map((r) => ({ ...r, dependencies: [...(stateDependencies.get(r.address) ?? [])] })) : state.records;
+  const scope = targetScope(targets, mode === "destroy", stack, graph, scopeRecords);
   diagnostics.add(scope.diagnostics);
   const planSet = scope.planned;
   const targetedState = scope.state;
-  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
   // ---- configuration pass: every resource on its own, before the host is asked anything ----
   if (mode === "normal") {
@@ -216,7 +239,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   if (input.options?.refresh !== false && refreshable.length > 0) {
     const refreshed = await refreshRecords(provider, refreshable, parallelism);
     for (const d of refreshed.diagnostics) diagnostics.add([d], d.address);
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
     for (const record of refreshable) {
       const now = refreshed.states.get(record.address) ?? null;
       // What refresh found unchanged is planned from the record itself, so the refreshed copy
@@ -233,6 +256,9 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       else drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
     }
     refreshed.states.clear(); // what is still needed is in `priors`
+    // What the host reports now: relations that changed since they were recorded order deletes too.
+    const moved = drift.filter((d) => d.after !== null).map((d) => ({ address: d.address, type: d.type, attributes: d.after! }));
+    if (moved.length > 0) stateDependencies = unionDependencies(stateDependencies, relationDependencies(provider, moved, state.records));
   }
   const valueOf = (address: string, changes: Map<string, ResourceChange>): Attributes | undefined => {
     const change = changes.get(address);
@@ -257,9 +283,14 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     // Imports: read the existing object now, so the plan shows it and plans its config against it.
     const imported = await readImportBlocks(provider, stack, variables, (a) => records.has(a), (a) => planSet === null || planSet.has(a));
     for (const d of imported.diagnostics) diagnostics.add([d], d.address);
-    for (const [address, importedState] of imported.states) priors.set(address, importedState);
+    for (const [address, importedState] of imported.states) {
+      // An object another record already manages is not imported a second time.
+      const managed = alreadyManaged(provider, address, importedState, state.records);
+      if (managed !== null) diagnostics.add([managed], address);
+      priors.set(address, importedState);
+    }
     const importing = imported.ids;
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
     const cbd = createBeforeDestroySet(stack, graph, edgeFilter);
     const planned = [...stack.resources.keys()].filter((a) => planSet === null || planSet.has(a));
@@ -342,21 +373,34 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     for (const d of blocked) diagnostics.add([d], d.address);
   }
 
+  // ---- one host object, one resource ----
+  if (mode === "normal") {
+    for (const d of duplicateObjects(provider, changes.values())) diagnostics.add([d], d.address);
+  }
+
   const resourceChanges = [...changes.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   let steps: Plan["steps"] = [];
   if (!diagnostics.failed()) {
-    let graphOut = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies });
-    if (resolution.extraSteps !== undefined) {
-      const extra = resolution.extraSteps(resourceChanges, graphOut.steps);
-      diagnostics.add(extra.diagnostics ?? []);
-      graphOut = buildStepGraph({
-        changes: resourceChanges,
-        configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
-        stateDependencies: withoutPairs(stateDependencies, extra.dropStateDependencies),
-        extraSteps: extra.steps,
-        extraEdges: extra.edges ?? [],
-      });
-    }
+    const stepGraph = (dependencies: ReadonlyMap<string, readonly string[]>) => {
+      let out = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies: dependencies });
+      const handover = objectHandoverEdges(provider, resourceChanges, records, out.steps);
+      if (resolution.extraSteps !== undefined || handover.length > 0) {
+        const extra = resolution.extraSteps?.(resourceChanges, out.steps) ?? { steps: [] };
+        diagnostics.add(extra.diagnostics ?? []);
+        out = buildStepGraph({
+          changes: resourceChanges,
+          configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
+          stateDependencies: withoutPairs(dependencies, extra.dropStateDependencies),
+          extraSteps: extra.steps,
+          extraEdges: [...(extra.edges ?? []), ...handover],
+        });
+      }
+      return out;
+    };
+    let graphOut = stepGraph(stateDependencies);
+    // What only the host's relations or the configuration add must never make the order
+    // impossible: should it close a loop, the order falls back to what state recorded.
+    if (graphOut.cyclic.length > 0 && stateDependencies !== recordedDependencies) graphOut = stepGraph(recordedDependencies);
     if (graphOut.cyclic.length > 0) {
       diagnostics.add([{
         severity: "error",
@@ -370,7 +414,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   }
 
   const plan: Plan = {
-    ...emptyPlan(state, mode, diagnostics.all(), targets),
+    ...emptyPlan(state, mode, diagnostics.all(), targets, host),
     resourceChanges: mode === "refresh-only" ? [] : resourceChanges,
     outputChanges: outputs.changes,
     steps: diagnostics.failed() ? [] : steps,

@@ -6,6 +6,7 @@
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { AttributePath } from "../../provider/types.ts";
+import type { HostBinding } from "../../state/types.ts";
 
 /** Terraform's action arrays, exactly as `terraform show -json` writes them. */
 export type TerraformActions =
@@ -121,6 +122,8 @@ export interface Plan {
   relevantAttributes?: RelevantAttribute[];
   /** `--target` addresses the plan was restricted to (absent: the whole stack). */
   targets?: string[];
+  /** The host the plan was made against (`apply FILE` refuses another); absent when not known. */
+  host?: HostBinding;
 }
 
 /** True when applying the plan would change anything (resources, imports into state, or outputs). */

@@ -9,19 +9,24 @@ import type { HostContext, RequestContext } from "../context.ts";
 import { requireEmptyBody } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
+import { identityHeaders } from "../identity.ts";
 import { formUnknown, parseExactFormQuery, requireNoQuery } from "../query.ts";
 import type { LifecycleOperation } from "../../core/protocol.ts";
 
-export function handleDiscovery(_ctx: HostContext, rc: RequestContext): HostResponse {
+export function handleDiscovery(ctx: HostContext, rc: RequestContext): HostResponse {
   requireNoQuery(rc.match.query, "discovery");
   requireEmptyBody(rc.body, "discovery");
   const api = `${rc.origin}${API_ROOT}`;
   const features = Object.fromEntries(REQUIRED_FEATURES.map((f) => [f, true]));
-  return jsonResponse(200, {
-    api_versions: [HOST_API_VERSION],
-    features,
-    endpoints: { api, artifacts: `${api}/artifacts`, operations: `${api}/operations`, support: `${api}/support` },
-  });
+  return jsonResponse(
+    200,
+    {
+      api_versions: [HOST_API_VERSION],
+      features,
+      endpoints: { api, artifacts: `${api}/artifacts`, operations: `${api}/operations`, support: `${api}/support` },
+    },
+    identityHeaders(ctx.store.secret, rc.caller),
+  );
 }
 
 /** Operations the host offers for a Form: its lifecycle capabilities (never `refresh` in v1alpha3). */

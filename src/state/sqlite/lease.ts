@@ -4,21 +4,26 @@
 // - A lease is live until `expires_at`; its holder extends it with `renew()`.
 // - Every acquisition takes a new token from a counter that never goes down, so a token names
 //   exactly one tenure.
-// - A lease whose expiry has passed is stale. Nobody takes it silently: only an explicit takeover
-//   (`--force-unlock`) may, and a takeover of a live lease is refused.
+// - A holder that ran on this host (same hostname and PID namespace) and whose process no longer
+//   exists is gone: it can never renew or release, so its lease is taken over at once, live or
+//   not, and the acquisition says so (`takenOver`).
+// - Otherwise a lease whose expiry has passed is stale. Nobody takes it silently: only an explicit
+//   takeover (`--force-unlock`) may, and a takeover of a live lease is refused.
 // - Every data write made under a lease re-reads the token inside its write transaction and
 //   fails with LeaseLostError if it changed: a process that was paused past its expiry and
-//   taken over can never write again (the "zombie" case).
+//   taken over can never write again (the "zombie" case). The same fence protects a holder that
+//   was wrongly judged gone.
 
+import { readlinkSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import type BetterSqlite3 from "better-sqlite3";
 import { LeaseLostError, StateLockedError } from "../errors.ts";
-import type { AcquireOptions, LockInfo } from "../types.ts";
+import type { AcquireOptions, AcquiredLease, LockInfo, LockTakeover } from "../types.ts";
 import { lockFromRow, type LockRow } from "./rows.ts";
 
 type Db = BetterSqlite3.Database;
 
-export type AcquireAttempt = { acquired: LockInfo } | { blocked: LockInfo; stale: boolean };
+export type AcquireAttempt = { acquired: AcquiredLease } | { blocked: LockInfo; stale: boolean };
 
 export class LeaseTable {
   private readonly selectLock;
@@ -30,11 +35,18 @@ export class LeaseTable {
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
+    /** The file's layout: a layout-1 file read as it is has no pid_namespace column. */
+    layout: number,
   ) {
-    this.selectLock = db.prepare<[], LockRow>("SELECT holder, pid, hostname, acquired_at, renewed_at, expires_at, token FROM lock WHERE id = 1");
-    this.insertLock = db.prepare(
-      "INSERT OR REPLACE INTO lock (id, holder, pid, hostname, acquired_at, renewed_at, expires_at, token) VALUES (1, @holder, @pid, @hostname, @acquired_at, @renewed_at, @expires_at, @token)",
-    );
+    const namespace = layout >= 2 ? ", pid_namespace" : "";
+    this.selectLock = db.prepare<[], LockRow>(`SELECT holder, pid, hostname${namespace}, acquired_at, renewed_at, expires_at, token FROM lock WHERE id = 1`);
+    // Only a read-write handle writes the lock, and it has upgraded the file to layout 2 first.
+    this.insertLock =
+      layout >= 2
+        ? db.prepare(
+            "INSERT OR REPLACE INTO lock (id, holder, pid, hostname, pid_namespace, acquired_at, renewed_at, expires_at, token) VALUES (1, @holder, @pid, @hostname, @pid_namespace, @acquired_at, @renewed_at, @expires_at, @token)",
+          )
+        : null;
     this.renewLock = db.prepare("UPDATE lock SET renewed_at = ?, expires_at = ? WHERE id = 1 AND token = ?");
     this.deleteLock = db.prepare("DELETE FROM lock WHERE id = 1 AND token = ?");
     this.nextToken = db.prepare<[], { lock_token: number }>("UPDATE info SET lock_token = lock_token + 1 WHERE id = 1 RETURNING lock_token");
@@ -45,27 +57,34 @@ export class LeaseTable {
     return row ? lockFromRow(row) : null;
   }
 
-  /** One attempt, in one immediate transaction: take a free (or, with takeover, stale) lease. */
+  /**
+   * One attempt, in one immediate transaction: take a free lease, a gone holder's lease, or (with
+   * takeover) a stale one.
+   */
   tryAcquire(options: AcquireOptions): AcquireAttempt {
     const attempt = this.db.transaction((): AcquireAttempt => {
       const now = this.now();
       const existing = this.current();
+      let takenOver: LockTakeover | null = null;
       if (existing) {
         const stale = existing.expiresAt <= now;
-        if (!stale || !options.takeover) return { blocked: existing, stale };
+        if (holderGone(existing)) takenOver = { previous: existing, reason: "holder-gone" };
+        else if (stale && options.takeover === true) takenOver = { previous: existing, reason: "stale" };
+        else return { blocked: existing, stale };
       }
       const token = this.nextToken.get()!.lock_token;
       const row: LockRow = {
         holder: options.holder,
         pid: process.pid,
         hostname: osHostname(),
+        pid_namespace: ownPidNamespace(),
         acquired_at: now,
         renewed_at: now,
         expires_at: now + options.leaseMs,
         token,
       };
-      this.insertLock.run(row);
-      return { acquired: lockFromRow(row) };
+      this.insertLock!.run(row);
+      return { acquired: { ...lockFromRow(row), takenOver } };
     });
     return attempt.immediate();
   }
@@ -102,9 +121,32 @@ export class LeaseTable {
   }
 }
 
-/** True only when the holder ran on this host and its process no longer exists. */
+let namespace: string | null | undefined;
+
+/**
+ * This process's PID namespace as Linux names it (`pid:[4026531836]`); null where the platform
+ * does not tell it. Two processes share PIDs only inside one namespace.
+ */
+export function ownPidNamespace(): string | null {
+  if (namespace === undefined) {
+    try {
+      namespace = readlinkSync("/proc/self/ns/pid");
+    } catch {
+      namespace = null;
+    }
+  }
+  return namespace;
+}
+
+/**
+ * True only when the holder ran on this host — same hostname, and the same PID namespace when
+ * both sides recorded one — and its process no longer exists. A PID that was reused by another
+ * process reads as alive, which only makes this answer err on the side of waiting.
+ */
 export function holderGone(lock: LockInfo): boolean {
   if (lock.hostname !== osHostname() || lock.pid === process.pid) return false;
+  const own = ownPidNamespace();
+  if (lock.pidNamespace !== null && own !== null && lock.pidNamespace !== own) return false;
   try {
     process.kill(lock.pid, 0);
     return false;

@@ -1,7 +1,7 @@
 // Row shapes of the SQLite layout and their conversion to and from the state model.
 
 import type { KnownValue } from "../../core/values.ts";
-import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus } from "../types.ts";
+import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "../types.ts";
 import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "../records.ts";
 
 export interface ResourceRow {
@@ -31,6 +31,8 @@ export interface LockRow {
   holder: string;
   pid: number;
   hostname: string;
+  /** Absent in a layout-1 file read as it is. */
+  pid_namespace?: string | null;
   acquired_at: number;
   renewed_at: number;
   expires_at: number;
@@ -140,9 +142,23 @@ export function lockFromRow(row: LockRow): LockInfo {
     holder: row.holder,
     pid: row.pid,
     hostname: row.hostname,
+    pidNamespace: row.pid_namespace ?? null,
     acquiredAt: row.acquired_at,
     renewedAt: row.renewed_at,
     expiresAt: row.expires_at,
     token: row.token,
   };
+}
+
+export interface HostBindingRow {
+  origin: string;
+  host_id: string | null;
+  space: string;
+  tenant: string | null;
+  credential: string | null;
+  bound_at: string;
+}
+
+export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
+  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, boundAt: row.bound_at };
 }

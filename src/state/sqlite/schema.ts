@@ -14,8 +14,14 @@ import { StateFormatError } from "../errors.ts";
 
 /** `PRAGMA application_id` of a takoform state file: the bytes "TAKO". */
 export const APPLICATION_ID = 0x54414b4f;
-/** `PRAGMA user_version`: the layout version below. */
-export const SCHEMA_VERSION = 1;
+/**
+ * `PRAGMA user_version`: the layout version below. Layout 2 added the host binding, the lock's
+ * PID namespace and the per-object indexes; a layout-1 file is upgraded in place by the first
+ * read-write open (and read as it is by a read-only one).
+ */
+export const SCHEMA_VERSION = 2;
+/** The oldest layout this build can open (read-only as is, read-write after upgrading it). */
+export const OLDEST_SCHEMA_VERSION = 1;
 
 const DDL = `
 CREATE TABLE info (
@@ -71,6 +77,26 @@ CREATE TABLE lock (
 );
 `;
 
+/** What layout 2 adds to layout 1; run once, inside the upgrading transaction. */
+const DDL_2 = `
+ALTER TABLE lock ADD COLUMN pid_namespace TEXT;   -- the holder's PID namespace, where the platform tells it
+
+-- The host the state belongs to (one row once bound).
+CREATE TABLE host_binding (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  origin      TEXT NOT NULL,
+  host_id     TEXT,
+  space       TEXT NOT NULL,
+  tenant      TEXT,
+  credential  TEXT,
+  bound_at    TEXT NOT NULL
+);
+
+-- One record per host object: writes look a uid, and a space + group + kind + name, up here.
+CREATE INDEX resources_by_uid ON resources (uid) WHERE uid IS NOT NULL;
+CREATE INDEX resources_by_object ON resources (space, form_api_version, form_kind, name) WHERE name IS NOT NULL;
+`;
+
 /** Connection settings every handle uses. */
 export function configureConnection(db: Database, readOnly: boolean): void {
   if (!readOnly) {
@@ -92,6 +118,7 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
     const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
     if (appId === 0 && version === 0 && tables.n === 0) {
       db.exec(DDL);
+      db.exec(DDL_2);
       db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(
         newLineage(),
         new Date().toISOString(),
@@ -100,13 +127,20 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return;
     }
-    verifySchema(db, path);
+    if (verifySchema(db, path) === 1) {
+      // A state written before layout 2: it has no host binding yet, and binds on first use.
+      db.exec(DDL_2);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }
   });
   init.immediate();
 }
 
-/** Refuses a file that is not a takoform state or that a newer layout wrote. */
-export function verifySchema(db: Database, path: string): void {
+/**
+ * Refuses a file that is not a takoform state, or that a newer layout wrote. Returns the file's
+ * layout version (OLDEST_SCHEMA_VERSION up to SCHEMA_VERSION).
+ */
+export function verifySchema(db: Database, path: string): number {
   const appId = db.pragma("application_id", { simple: true }) as number;
   const version = db.pragma("user_version", { simple: true }) as number;
   if (appId !== APPLICATION_ID) {
@@ -115,7 +149,8 @@ export function verifySchema(db: Database, path: string): void {
   if (version > SCHEMA_VERSION) {
     throw new StateFormatError(path, `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`);
   }
-  if (version < SCHEMA_VERSION) {
+  if (version < OLDEST_SCHEMA_VERSION) {
     throw new StateFormatError(path, `state layout ${version} is older than any this build knows`);
   }
+  return version;
 }

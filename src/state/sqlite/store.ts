@@ -9,14 +9,16 @@ import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
 import type { KnownValue } from "../../core/values.ts";
 import type { WriteIntent } from "../../provider/types.ts";
-import { StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
-import { assertKnownJson, deriveColumns, withoutCredentials, type DerivedColumns } from "../records.ts";
+import { StateConflictError, StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { assertKnownJson, deriveColumns, parseStateAddress, withoutCredentials, type DerivedColumns } from "../records.ts";
 import { sealSensitive } from "../sensitive.ts";
 import {
   IN_FLIGHT_STATUSES,
   SETTLED_STATUSES,
   type AcquireOptions,
+  type AcquiredLease,
   type ContributionEdge,
+  type HostBinding,
   type InFlightStatus,
   type LockInfo,
   type RecordedIntent,
@@ -26,11 +28,12 @@ import {
   type StateDocument,
   type StateReader,
   type StateStore,
+  type StoredHostBinding,
   type StoredOutput,
 } from "../types.ts";
 import { holderGone, LeaseTable } from "./lease.ts";
-import { configureConnection, ensureSchema, verifySchema } from "./schema.ts";
-import { fromRow, RESOURCE_COLUMNS, toRow, type ResourceRow } from "./rows.ts";
+import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
+import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -59,14 +62,16 @@ export function openLocalState(path: string, options: LocalStateOptions = {}): S
 export function openLocalStateReadOnly(path: string, options: LocalStateOptions = {}): StateReader {
   if (path === ":memory:" || !existsSync(path)) throw new StateNotFoundError(path);
   const db = openDatabase(path, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? 10_000 });
+  let layout: number;
   try {
     configureConnection(db, true);
-    verifySchema(db, path);
+    // A layout-1 file is read as it is: a reader never upgrades (it has no binding to show).
+    layout = verifySchema(db, path);
   } catch (error) {
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateReader(db);
+  return new SqliteStateReader(db, options.now ?? Date.now, layout);
 }
 
 function openDatabase(path: string, options: BetterSqlite3.Options): Db {
@@ -90,11 +95,13 @@ class SqliteStateReader implements StateReader {
   protected readonly selectInFlight;
   protected readonly selectOutputs;
   protected readonly selectSerial;
+  protected readonly selectBinding;
   protected readonly leases: LeaseTable;
 
   constructor(
     protected readonly db: Db,
     protected readonly now: () => number = Date.now,
+    layout: number = SCHEMA_VERSION,
   ) {
     this.lineage = (db.prepare("SELECT lineage FROM info WHERE id = 1").get() as { lineage: string }).lineage;
     this.selectAll = db.prepare<[], ResourceRow>("SELECT * FROM resources ORDER BY address");
@@ -102,7 +109,10 @@ class SqliteStateReader implements StateReader {
     this.selectInFlight = db.prepare<[], ResourceRow>("SELECT * FROM resources WHERE intent IS NOT NULL ORDER BY address");
     this.selectOutputs = db.prepare<[], { name: string; value: string; sensitive: number }>("SELECT name, value, sensitive FROM outputs ORDER BY name");
     this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
-    this.leases = new LeaseTable(db, now);
+    // A layout-1 file (read as it is) predates host bindings: it is unbound.
+    this.selectBinding =
+      layout >= 2 ? db.prepare<[], HostBindingRow>("SELECT origin, host_id, space, tenant, credential, bound_at FROM host_binding WHERE id = 1") : null;
+    this.leases = new LeaseTable(db, now, layout);
   }
 
   async serial(): Promise<number> {
@@ -130,12 +140,17 @@ class SqliteStateReader implements StateReader {
     return this.leases.current();
   }
 
+  async hostBinding(): Promise<StoredHostBinding | null> {
+    return this.readBinding();
+  }
+
   async pull(): Promise<StateDocument> {
-    // One read transaction: records, outputs and serial from the same snapshot.
+    // One read transaction: binding, records, outputs and serial from the same snapshot.
     const snapshot = this.db.transaction((): StateDocument => ({
       version: 1,
       lineage: this.lineage,
       serial: this.readSerial(),
+      host: this.readBinding(),
       resources: this.selectAll.all().map(fromRow),
       outputs: this.readOutputs(),
     }));
@@ -148,6 +163,11 @@ class SqliteStateReader implements StateReader {
 
   protected readSerial(): number {
     return this.selectSerial.get()!.serial;
+  }
+
+  private readBinding(): StoredHostBinding | null {
+    const row = this.selectBinding?.get();
+    return row === undefined ? null : bindingFromRow(row);
   }
 
   private readOutputs(): Record<string, StoredOutput> {
@@ -173,6 +193,9 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly bumpSerial;
   private readonly clearOutputs;
   private readonly insertOutput;
+  private readonly upsertBinding;
+  private readonly sameUid;
+  private readonly sameObject;
   private readonly fenced;
 
   constructor(db: Db, now: () => number) {
@@ -193,6 +216,13 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.bumpSerial = db.prepare<[], { serial: number }>("UPDATE info SET serial = serial + 1 WHERE id = 1 RETURNING serial");
     this.clearOutputs = db.prepare("DELETE FROM outputs");
     this.insertOutput = db.prepare<[string, string, number]>("INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
+    this.upsertBinding = db.prepare<[HostBindingRow]>(
+      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at)",
+    );
+    this.sameUid = db.prepare<[string], { address: string }>("SELECT address FROM resources WHERE uid = ?");
+    this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
+      "SELECT address FROM resources WHERE space = ? AND form_api_version = ? AND form_kind = ? AND name = ?",
+    );
   }
 
   get lease(): LockInfo | null {
@@ -201,7 +231,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
 
   // ---- locking ----
 
-  async acquire(options: AcquireOptions): Promise<LockInfo> {
+  async acquire(options: AcquireOptions): Promise<AcquiredLease> {
     // A handle that lost its lease may try again; one that still holds it is misusing the API.
     if (this.held && this.leases.current()?.token === this.held.info.token) {
       throw new StateUsageError(`this handle already holds the state lease (token ${this.held.info.token}); release it first`);
@@ -213,22 +243,23 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     for (;;) {
       const attempt = this.leases.tryAcquire(options);
       if ("acquired" in attempt) {
-        this.held = { info: attempt.acquired, leaseMs: options.leaseMs };
+        const { takenOver, ...info } = attempt.acquired;
+        this.held = { info, leaseMs: options.leaseMs };
         return attempt.acquired;
       }
+      // The whole wait is spent even on an expired lease: its holder may only be slow (paused,
+      // swapping) and still renew or release it. A holder that is gone from this host never
+      // comes back, and tryAcquire has already taken its lease over.
       const { blocked, stale } = attempt;
-      if (stale) {
-        // Waiting cannot help: a holder that stopped renewing will not come back to release it.
-        throw new StateLockedError(blocked, true, holderGone(blocked), "the state is locked by a run whose lease has expired");
-      }
       const now = this.now();
       if (now >= deadline) {
-        const reason = options.takeover
-          ? "refusing to take over the state lock: its lease is still live, so its holder may still be writing"
-          : options.wait
-            ? `the state is locked by another run; gave up after waiting ${now - started} ms`
-            : "the state is locked by another run";
-        throw new StateLockedError(blocked, false, holderGone(blocked), reason);
+        const waited = options.wait ? `; gave up after waiting ${now - started} ms` : "";
+        const reason = stale
+          ? `the state is locked by a run whose lease has expired${waited}`
+          : options.takeover
+            ? `refusing to take over the state lock: its lease is still live, so its holder may still be writing${waited}`
+            : `the state is locked by another run${waited}`;
+        throw new StateLockedError(blocked, stale, holderGone(blocked), reason);
       }
       await sleep(Math.min(delay, deadline - now));
       delay = Math.min(delay * 2, 1_000);
@@ -253,6 +284,24 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
 
   // ---- writes: each one transaction, fenced, bumping the serial ----
 
+  async bindHost(binding: HostBinding): Promise<void> {
+    const row: HostBindingRow = {
+      origin: binding.origin,
+      host_id: binding.hostId,
+      space: binding.space,
+      tenant: binding.tenant,
+      credential: binding.credential,
+      bound_at: new Date(this.now()).toISOString(),
+    };
+    if (typeof row.origin !== "string" || row.origin === "" || typeof row.space !== "string" || row.space === "") {
+      throw new StateWriteError("the host binding", "a binding needs an origin and a space");
+    }
+    this.write(() => {
+      this.upsertBinding.run(row);
+      this.nextSerial();
+    });
+  }
+
   async putResource(address: string, input: ResourceInput): Promise<void> {
     const checked = checkInput(address, input);
     this.write(() => {
@@ -261,7 +310,9 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         const intent = JSON.parse(existing.intent) as RecordedIntent;
         throw new StateWriteError(address, `it has an unsettled ${existing.status} intent (step ${intent.stepId}); settle that write first`);
       }
-      this.upsertRow.run(this.rowFor(address, input, checked, this.nextSerial()));
+      const row = this.rowFor(address, input, checked, this.nextSerial());
+      this.checkOneRecordPerObject(row);
+      this.upsertRow.run(row);
     });
   }
 
@@ -295,7 +346,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         name: write.name || null,
         uid: write.uid || null,
       };
-      this.upsertRow.run(toRow(address, write.type, status, "{}", columns, [], [], recorded, serial));
+      const row = toRow(address, write.type, status, "{}", columns, [], [], recorded, serial);
+      // Checked before the intent exists, so a second record for one host object is refused
+      // before its request is ever sent.
+      this.checkOneRecordPerObject(row);
+      this.upsertRow.run(row);
     });
   }
 
@@ -306,7 +361,9 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         if (this.deleteRow.run(address).changes > 0) this.nextSerial();
         return;
       }
-      this.upsertRow.run(this.rowFor(address, input, checked, this.nextSerial()));
+      const row = this.rowFor(address, input, checked, this.nextSerial());
+      this.checkOneRecordPerObject(row);
+      this.upsertRow.run(row);
     });
   }
 
@@ -331,6 +388,26 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       for (const row of rows) this.insertOutput.run(...row);
       this.nextSerial();
     });
+  }
+
+  /**
+   * One record per host object: no record of another configuration address may hold the row's
+   * uid, or its space + Form group + kind + name (names are unique there across definition
+   * versions). A record and its deposed copies are one resource: a crash between the two writes
+   * of a depose leaves one incarnation under both, which the next apply resolves.
+   */
+  private checkOneRecordPerObject(row: ResourceRow): void {
+    const base = parseStateAddress(row.address).address;
+    const other = (candidates: { address: string }[]): string | undefined =>
+      candidates.find((c) => c.address !== row.address && parseStateAddress(c.address).address !== base)?.address;
+    if (row.uid !== null) {
+      const holder = other(this.sameUid.all(row.uid));
+      if (holder !== undefined) throw new StateConflictError(row.address, holder, "uid", row.uid);
+    }
+    if (row.name !== null && row.space !== null && row.form_api_version !== null && row.form_kind !== null) {
+      const holder = other(this.sameObject.all(row.space, row.form_api_version, row.form_kind, row.name));
+      if (holder !== undefined) throw new StateConflictError(row.address, holder, "name", `${row.space}/${row.form_api_version}/${row.form_kind}/${row.name}`);
+    }
   }
 
   /** Runs `body` in one immediate transaction after checking the fence. */

@@ -1,0 +1,87 @@
+// `takoform state rebind`: bind the state to the host this command reaches, after reading every
+// recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
+
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import { hasErrors } from "../../core/diagnostic.ts";
+import { describeBinding } from "../../engine/host-binding.ts";
+import { runRebind } from "../../engine/rebind.ts";
+import { CliUsageError, parseArgs } from "../command.ts";
+import { openSession } from "../session.ts";
+import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+
+export const REBIND_USAGE = `Usage: takoform state rebind [options]
+
+Bind this project's state to the host the command reaches (the provider's endpoint, space and
+token, or TAKOFORM_ENDPOINT, TAKOFORM_SPACE and TAKOFORM_TOKEN). Every other command refuses a
+host that is not the one state is bound to; rebind is how state follows its objects to another
+host address, or binds a state that no command has bound yet.
+
+It first reads every recorded object on this host, and re-binds only when each one is found with
+the uid state records. Nothing but the binding is written. It is refused while an interrupted
+write is in flight (finish it with \`takoform apply\` against the old host first).
+
+Options:
+${PROJECT_HELP}
+  --force                Re-bind even when recorded objects are missing here or have other
+                         uids (the next plan then shows the missing ones as gone)
+  --parallelism N        Reads in flight at once (default 10)
+${LOCK_HELP}
+  -h, --help             Show this help
+
+Exit status: 0 when the state is bound to this host, 1 otherwise.`;
+
+export async function rebindCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, LOCK_FLAGS, { values: ["--parallelism"], switches: ["--force"] }));
+  if (args.switches.has("--help")) return usage(REBIND_USAGE);
+  if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+  enterProject(args);
+  const io = new Console(args);
+  if (!existsSync(statePathOf(projectDir(args)))) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return 1;
+  }
+  const parallelism = intFlag(args, "--parallelism", 10);
+  const ws = await loadWorkspace(args);
+  if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
+  if (!io.json) io.diagnostics(ws.diagnostics);
+  const session = await openSession(ws);
+  if (!("store" in session)) return io.fail("state rebind", session.diagnostics);
+  const { store, connection, host } = session;
+  try {
+    const result = await runRebind({ provider: connection.provider, host }, store, {
+      lock: {
+        holder: `takoform state rebind (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(),
+        timeoutMs: durationFlag(args, "--lock-timeout", 0),
+        forceUnlock: args.switches.has("--force-unlock"),
+      },
+      force: args.switches.has("--force"),
+      parallelism,
+    });
+    const ok = (result.status === "rebound" || result.status === "unchanged") && !hasErrors(result.diagnostics);
+    if (io.json) {
+      io.emitJson({
+        command: "state rebind",
+        ok,
+        status: result.status,
+        previous: result.previous,
+        host,
+        verified: result.verified,
+        unverified: result.unverified,
+        diagnostics: diagnosticsJson(result.diagnostics),
+      });
+      return ok ? 0 : 1;
+    }
+    io.diagnostics(result.diagnostics);
+    if (result.status === "unchanged") io.out(`State is already bound to ${describeBinding(host)}.`);
+    if (result.status === "rebound") {
+      io.out(`Verified ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} on this host (same uids).`);
+      io.out(`State is now bound to ${describeBinding(host)}${result.previous !== null ? `; it was bound to ${describeBinding(result.previous)}` : ""}.`);
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await connection.close();
+    await store.close();
+  }
+}
