@@ -1,5 +1,6 @@
-// Renders the data parts: one module per codec, the codec index, and the registry index.
-// Output is deterministic: inputs are sorted, JSON is printed with two-space indentation, and
+// Renders the data parts. Bundled: one module per codec, the codec index, and the registry index
+// (TypeScript, compiled with the package). Project: one JSON document holding the whole registry,
+// which the `takoform` command reads as data. Output is deterministic: inputs are sorted, JSON is printed with two-space indentation, and
 // nothing depends on time or on the machine.
 
 import { formatFormRef, formRefKey } from "../forms/refs.ts";
@@ -19,6 +20,8 @@ export function json(value: unknown, indent = ""): string {
 
 /** `codecs/<family>/<version>/<slug>@<definitionVersion>.gen.ts` for every codec. */
 export function codecPaths(layout: Layout, codecs: readonly FormCodec[]): Map<string, string> {
+  const codecsDir = layout.codecsDir;
+  if (codecsDir === null) throw new Error(`the ${layout.kind} layout has no codec modules`);
   // The family folder is the group's first DNS label, unless another group of the set with a
   // different host shares that label; then it is the whole host.
   const hostsByLabel = new Map<string, Set<string>>();
@@ -31,7 +34,7 @@ export function codecPaths(layout: Layout, codecs: readonly FormCodec[]): Map<st
   for (const c of codecs) {
     const label = groupLabel(c.ref.apiVersion);
     const family = hostsByLabel.get(label)!.size > 1 ? groupHost(c.ref.apiVersion) : label;
-    const path = `${layout.codecsDir}/${family}/${groupVersion(c.ref.apiVersion)}/${c.slug}@${c.ref.definitionVersion}.gen.ts`;
+    const path = `${codecsDir}/${family}/${groupVersion(c.ref.apiVersion)}/${c.slug}@${c.ref.definitionVersion}.gen.ts`;
     const earlier = owners.get(path);
     if (earlier !== undefined) {
       throw new GenerateError("type-name", undefined, "", `${formatFormRef(c.ref)} and ${formatFormRef(earlier.ref)} would share the codec file ${path}`);
@@ -61,7 +64,7 @@ export function renderCodecIndex(layout: Layout, model: GenerationModel, paths: 
     `import type { FormCodec } from "${runtimeImport(layout, index, "registry-types")}";`,
   ];
   model.codecs.forEach((codec, i) => {
-    lines.push(`import { codec as codec${i} } from "${specifier(index, paths.get(formRefKey(codec.ref))!)}";`);
+    lines.push(`import { codec as codec${i} } from "${specifier(layout, index, paths.get(formRefKey(codec.ref))!)}";`);
   });
   lines.push("", "export const codecs: Readonly<Record<string, FormCodec>> = {");
   model.codecs.forEach((codec, i) => lines.push(`  ${JSON.stringify(formRefKey(codec.ref))}: codec${i},`));
@@ -80,7 +83,7 @@ export function renderRegistryIndex(layout: Layout, model: GenerationModel): str
     "// Supported (every exact ref with its package digest), DefaultCreates (one exact ref per Form",
     "// line), the resource type serving each line, and the codecs. Load it with CodecTable.fromGenerated.",
     `import type { GeneratedRegistry } from "${runtimeImport(layout, path, "registry-types")}";`,
-    `import { codecs } from "${specifier(path, `${layout.codecsDir}/index.gen.ts`)}";`,
+    `import { codecs } from "${specifier(layout, path, `${layout.codecsDir}/index.gen.ts`)}";`,
     "",
     "export const takoformRegistry: GeneratedRegistry = {",
     `  format: ${GENERATED_REGISTRY_FORMAT},`,
@@ -91,4 +94,22 @@ export function renderRegistryIndex(layout: Layout, model: GenerationModel): str
     "};",
     "",
   ].join("\n");
+}
+
+/**
+ * A project's registry as one JSON document (a GeneratedRegistry): `takoform` reads it with
+ * readGeneratedRegistry, with no module loader involved. Codecs are keyed by formRefKey(ref).
+ */
+export function renderRegistryDocument(model: GenerationModel): string {
+  const codecs: Record<string, FormCodec> = {};
+  for (const codec of model.codecs) codecs[formRefKey(codec.ref)] = codec;
+  const document = {
+    "//": `${GENERATED_HEADER.slice(3)} The Form registry of this project: Supported, DefaultCreates, resource types and codecs.`,
+    format: GENERATED_REGISTRY_FORMAT,
+    supported: model.supported,
+    defaultCreates: model.defaultCreates,
+    types: typeEntries(model),
+    codecs,
+  };
+  return `${json(document)}\n`;
 }

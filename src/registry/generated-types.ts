@@ -1,7 +1,7 @@
 // The data `takoform get` writes: the Supported and DefaultCreates tables, the Terraform resource
 // type that serves each Form line, and one codec per supported exact ref. The bundled set lives
-// in registry/generated/index.gen.ts; a project's in <project>/.gen/takoform/registry/index.gen.ts.
-// Both export one value, `takoformRegistry: GeneratedRegistry`.
+// in registry/generated/index.gen.ts (one exported value, `takoformRegistry: GeneratedRegistry`);
+// a project's is the JSON document <project>/.gen/takoform/registry.gen.json (readGeneratedRegistry).
 
 import type { FormRef } from "../forms/refs.ts";
 import type { FormCodec } from "./codec-types.ts";
