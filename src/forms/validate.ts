@@ -59,14 +59,31 @@ export function newSchemaCompiler(extra: Options = {}): Ajv2020 {
 
 let ajv: Ajv2020 | undefined;
 const cache = new Map<string, DesiredSpecValidator>();
+// Loading one definition asks for the validator of one schema object several times (does it
+// compile, are its defaults valid, the host's catalog); remembering the object spares digesting
+// it again each time. Parsed definition documents are never mutated, so the object identifies
+// the schema.
+const byObject = new WeakMap<object, DesiredSpecValidator>();
 
 /** Compiles (or reuses) the validator of one schema. Throws SchemaCompileError. */
 export function compileDesiredSchema(desiredSchema: JsonValue): DesiredSpecValidator {
+  const isObject = typeof desiredSchema === "object" && desiredSchema !== null;
+  const known = isObject ? byObject.get(desiredSchema) : undefined;
+  if (known !== undefined) return known;
   const key = digestCanonical(desiredSchema);
   const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  let fn: ValidateFunction | undefined = precompiledValidator(key);
-  if (fn === undefined) {
+  if (cached !== undefined) {
+    if (isObject) byObject.set(desiredSchema, cached);
+    return cached;
+  }
+  // A precompiled validator is loaded on its first validation, not here: loading a definition
+  // asks whether its schemas compile, and for these the generator has already answered.
+  let load: () => ValidateFunction;
+  const precompiled = precompiledValidator(key);
+  if (precompiled !== undefined) {
+    load = precompiled;
+  } else {
+    let fn: ValidateFunction;
     try {
       ajv ??= newSchemaCompiler();
       // ajv keeps references into the schema; give it a private copy.
@@ -74,15 +91,18 @@ export function compileDesiredSchema(desiredSchema: JsonValue): DesiredSpecValid
     } catch (error) {
       throw new SchemaCompileError(error instanceof Error ? error.message : String(error), { cause: error });
     }
+    load = () => fn;
   }
-  const validate = fn;
+  let validate: ValidateFunction | undefined;
   const validator: DesiredSpecValidator = {
     validate(spec: JsonValue): SpecViolation[] {
+      validate ??= load();
       if (validate(spec)) return [];
       return (validate.errors ?? []).map(toViolation);
     },
   };
   cache.set(key, validator);
+  if (isObject) byObject.set(desiredSchema, validator);
   return validator;
 }
 
