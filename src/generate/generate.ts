@@ -6,7 +6,7 @@ import { formRefKey, groupKindKey } from "../forms/refs.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, layoutFor, specifier, type Layout, type LayoutKind } from "./layout.ts";
 import { buildModel, type GenerationLine, type GenerationModel } from "./model.ts";
-import { codecPaths, renderCodecIndex, renderCodecModule, renderRegistryDocument, renderRegistryIndex, type RenderedFiles } from "./render-data.ts";
+import { codecPaths, renderCodecDocument, renderRegistryDocument, renderRegistryIndex, type RenderedFiles } from "./render-data.ts";
 import { renderValidators } from "./render-validators.ts";
 import { constructFileName, renderConstruct, renderConstructIndex } from "./render-constructs.ts";
 
@@ -43,12 +43,8 @@ export function render(layout: Layout, model: GenerationModel): RenderedFiles {
   const files: [string, string][] = [];
   if (layout.kind === "bundled") {
     const paths = codecPaths(layout, model.codecs);
-    for (const codec of model.codecs) {
-      const path = paths.get(formRefKey(codec.ref))!;
-      files.push([path, renderCodecModule(layout, path, codec)]);
-    }
-    files.push([`${layout.codecsDir}/index.gen.ts`, renderCodecIndex(layout, model, paths)]);
-    files.push([layout.registryIndex, renderRegistryIndex(layout, model)]);
+    for (const codec of model.codecs) files.push([paths.get(formRefKey(codec.ref))!, renderCodecDocument(codec)]);
+    files.push([layout.registryIndex, renderRegistryIndex(layout, model, paths)]);
     for (const [path, source] of renderValidators(layout, model)) files.push([path, source]);
   } else {
     files.push([layout.registryIndex, renderRegistryDocument(model)]);

@@ -1,10 +1,11 @@
 // Where generated files go, and how they import each other and the runtime.
 //
-// Bundled (this repository, paths relative to the package root; compiled into dist/ by the build):
-//   registry/generated/index.gen.ts           takoformRegistry (Supported, DefaultCreates, types, codecs)
-//   codecs/index.gen.ts                       formRefKey → codec
-//   codecs/<family>/<version>/<slug>@<definitionVersion>.gen.ts
-//   registry/generated/validators/<hex>.gen.cjs   one precompiled desired/output schema validator
+// Bundled (this repository, paths relative to the package root; the .ts files are compiled into
+// dist/ by the build, the data files are read where they are):
+//   registry/generated/index.gen.ts           takoformRegistry (Supported, DefaultCreates, types,
+//                                             and the codec documents by path, read when first used)
+//   codecs/<family>/<version>/<slug>@<definitionVersion>.gen.json   one codec
+//   registry/generated/validators/<hex>.gen.cjs   one precompiled schema validator (ajv standalone)
 //   src/constructs/generated/index.gen.ts     one construct class per resource type
 //   src/constructs/generated/<type words>.gen.ts
 // Project (paths relative to the output directory, default <project>/.gen/takoform):
@@ -28,7 +29,7 @@ export interface Layout {
   kind: LayoutKind;
   /** The registry: a TypeScript module (bundled) or a JSON document (project). */
   registryIndex: string;
-  /** Codec modules (bundled only; a project's codecs are inside its registry document). */
+  /** Codec documents (bundled only; a project's codecs are inside its registry document). */
   codecsDir: string | null;
   /** Precompiled validators (bundled only). */
   validatorsDir: string | null;

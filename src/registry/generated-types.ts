@@ -29,6 +29,10 @@ export interface GeneratedRegistry {
   defaultCreates: FormRef[];
   /** Resource types, sorted by type name. */
   types: ResourceTypeEntry[];
-  /** formRefKey(ref) → the codec of that exact definition; one per supported ref. */
+  /**
+   * formRefKey(ref) → the codec of that exact definition; one per supported ref. The bundled
+   * record's properties are getters that read the codec on first access (lazyCodecs): copy it
+   * with mergeCodecRecords, not with a spread.
+   */
   codecs: Readonly<Record<string, FormCodec>>;
 }
