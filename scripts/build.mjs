@@ -35,7 +35,6 @@ if (build.status !== 0) {
 // Relative specifiers ending in .ts / .mts / .cts in `from "…"`, `import("…")` and `require("…")`.
 const SPECIFIER = /((?:\bfrom|\bimport|\brequire)\s*\(?\s*)(["'])(\.\.?\/[^"'\r\n]*?)(?<!\.d)\.([mc]?)ts\2/g;
 
-let rewritten = 0;
 function walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -43,12 +42,8 @@ function walk(dir) {
     else if (/\.d\.[mc]?ts$/.test(entry.name)) {
       const text = readFileSync(path, "utf8");
       const fixed = text.replace(SPECIFIER, (_, head, quote, spec, m) => `${head}${quote}${spec}.${m}js${quote}`);
-      if (fixed !== text) {
-        writeFileSync(path, fixed);
-        rewritten += 1;
-      }
+      if (fixed !== text) writeFileSync(path, fixed);
     }
   }
 }
 walk(dist);
-if (rewritten > 0) console.log(`takoform-cdk build: ${rewritten} declaration file(s) now import .js`);
