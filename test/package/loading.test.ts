@@ -48,6 +48,8 @@ async function loads(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 const under = (modules: string[], prefix: string) => modules.filter((m) => m.startsWith(prefix));
+/** Our own modules of one source directory, compiled (dist/src/…) or not (src/…, through a loader). */
+const ours = (modules: string[], dir: string) => modules.filter((m) => m.startsWith(`dist/src/${dir}/`) || m.startsWith(`src/${dir}/`));
 
 describe("what the command loads", () => {
   let host: TestHost;
@@ -70,8 +72,8 @@ describe("what the command loads", () => {
     expect(run.stdout).toContain("Plan: 1 to add, 0 to change, 0 to destroy.");
     const m = run.modules;
     expect(under(m, "dist/src/host/").length).toBeGreaterThan(0);
-    expect(under(m, "dist/src/constructs/")).toEqual([]);
-    expect(under(m, "dist/src/generate/")).toEqual([]);
+    expect(ours(m, "constructs")).toEqual([]);
+    expect(ours(m, "generate")).toEqual([]);
     expect(under(m, "dist/src/cli/commands/")).toEqual(["dist/src/cli/commands/plan.js"]);
     for (const dependency of ["cdktf", "constructs", "tsx", "esbuild", "typescript"]) expect(under(m, `node_modules/${dependency}/`), dependency).toEqual([]);
     // ajv's compiler never runs: only the runtime helpers the standalone validators require.
@@ -90,7 +92,8 @@ describe("what the command loads", () => {
     const run = await loads(["plan", "--config", "stack.json"], { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain("Plan: 1 to add, 0 to change, 0 to destroy.");
-    expect(under(run.modules, "dist/src/host/")).toEqual([]);
+    expect(ours(run.modules, "cli").length).toBeGreaterThan(0);
+    expect(ours(run.modules, "host")).toEqual([]);
     expect(under(run.modules, "registry/generated/validators/")).toEqual([]);
     expect(under(run.modules, "node_modules/ajv")).toEqual([]);
   });
