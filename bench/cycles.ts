@@ -1,5 +1,5 @@
 // `npm run bench:cycles`: planning and applying a stack full of small dependency cycles (RFC 0011)
-// against the local host served over loopback HTTP by a child process, as `npm run bench` does.
+// against the local host served over loopback HTTP by a child process, as `npm run bench:engine` does.
 // The stack has 10,000 resources by default: 1,000 two-service loops and 1,000 three-service
 // loops (each service contributes a binding to the next one), and 5,000 plain KV namespaces in
 // chains of 10. It reports:

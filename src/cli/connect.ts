@@ -12,13 +12,13 @@
 // publishes, so the same data served over HTTP is still the same host.
 //
 // The registry is the bundled one, plus the project's own generated registry
-// (`<project>/.gen/takoform/registry/index.gen.ts`, written by `takoform get`) when it exists.
+// (`<project>/.gen/takoform/registry.gen.json`, written by `takoform get`) when it exists.
+// The embedded host is imported only when it is started: a command pointed at an endpoint never
+// loads it.
 
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { tsImport } from "tsx/esm/api";
 import { HostClient } from "../client/client.ts";
 import { inProcessTransport } from "../client/transport.ts";
 import type { Diagnostic } from "../core/diagnostic.ts";
@@ -28,12 +28,14 @@ import type { Expression, StackConfig } from "../engine/config/types.ts";
 import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
 import type { HostBinding } from "../state/types.ts";
-import { DataDirLockedError, DEV_TOKEN, LocalHost } from "../host/index.ts";
+import type { LocalHost } from "../host/index.ts";
 import { TakoformProvider } from "../provider/provider.ts";
 import type { Provider } from "../provider/types.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
 import { combineGenerated } from "../registry/combine.ts";
+import { RegistryError } from "../registry/errors.ts";
 import type { GeneratedRegistry } from "../registry/generated-types.ts";
+import { readGeneratedRegistry } from "../registry/read-generated.ts";
 
 export const DEFAULT_SPACE = "default";
 /** The URL the in-process client is given; no socket ever opens on it. */
@@ -96,20 +98,32 @@ export function connectionSettings(stack: StackConfig | null, variables: Resolve
 
 /** The bundled registry, plus the project's generated one when `takoform get` wrote it. */
 export async function projectRegistry(projectDir: string): Promise<{ registry: GeneratedRegistry; notices: string[] }> {
-  const file = join(projectDir, ".gen", "takoform", "registry", "index.gen.ts");
-  if (!existsSync(file)) return { registry: bundledRegistry, notices: [] };
-  // Loaded through tsx's namespaced ESM import: the file is TypeScript with ESM syntax, and the
-  // project's package.json may not say "type": "module".
-  const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { takoformRegistry?: GeneratedRegistry };
-  if (module.takoformRegistry === undefined) {
-    throw new ConnectError({
-      severity: "error",
-      code: "takoform.provider/not-configured",
-      summary: `${file} exports no takoformRegistry`,
-      repair: "Regenerate the project's registry with `takoform get --forms DIR`.",
-    });
+  const file = join(projectDir, ".gen", "takoform", "registry.gen.json");
+  const regenerate = "Regenerate the project's registry with `takoform get --forms DIR` (the same --forms directories as before).";
+  if (!existsSync(file)) {
+    // Before the registry was a JSON document, `takoform get` wrote it as TypeScript, which only a
+    // TypeScript loader could read. Using the bundled registry alone would silently drop the
+    // project's types, so that layout is refused with the one step that upgrades it.
+    const older = join(projectDir, ".gen", "takoform", "registry", "index.gen.ts");
+    if (existsSync(older)) {
+      throw new ConnectError({
+        severity: "error",
+        code: "takoform.provider/not-configured",
+        summary: `The project's generated registry ${older} was written by an older takoform-cdk`,
+        detail: `This version reads ${file} instead.`,
+        repair: regenerate,
+      });
+    }
+    return { registry: bundledRegistry, notices: [] };
   }
-  const combined = combineGenerated(bundledRegistry, module.takoformRegistry);
+  let project: GeneratedRegistry;
+  try {
+    project = readGeneratedRegistry(file);
+  } catch (error) {
+    if (!(error instanceof RegistryError)) throw error;
+    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The project's generated registry cannot be used`, detail: error.message, repair: regenerate });
+  }
+  const combined = combineGenerated(bundledRegistry, project);
   const notices = combined.shadowed.length > 0 ? [`The project's registry (.gen/takoform) replaces the bundled types ${combined.shadowed.join(", ")}.`] : [];
   return { registry: combined.data, notices };
 }
@@ -130,6 +144,8 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   const { registry, notices } = await projectRegistry(options.projectDir);
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;
+  // The token the connection presents: the configured one, or the embedded host's development token.
+  let presentedToken = settings.token;
   const dataDir = join(options.projectDir, ".takoform", "host");
 
   const connect = async (): Promise<HostClient> => {
@@ -140,6 +156,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
     // run releases it, a few milliseconds before that process has closed the embedded host: a
     // held data directory is therefore retried for a short grace period before it is an error.
+    const { DataDirLockedError, DEV_TOKEN, LocalHost } = await import("../host/index.ts");
     const deadline = Date.now() + HOST_LOCK_GRACE_MS;
     for (;;) {
       try {
@@ -154,9 +171,10 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       }
     }
     const host = embedded;
+    presentedToken = settings.token ?? DEV_TOKEN.token;
     client = await HostClient.connect({
       endpoint: IN_PROCESS_URL,
-      token: settings.token ?? DEV_TOKEN.token,
+      token: presentedToken,
       transport: inProcessTransport((request) => host.handle(request)),
     });
     return client;
@@ -187,7 +205,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         });
       }
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
-      return hostBindingOf({ origin, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) }, settings.space, settings.token ?? (settings.endpoint === null ? DEV_TOKEN.token : undefined), lineage);
+      return hostBindingOf({ origin, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) }, settings.space, presentedToken, lineage);
     },
     async close() {
       client?.close();

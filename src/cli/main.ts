@@ -40,9 +40,8 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 1 : 0;
   }
   if (name === "--version" || name === "-v") {
-    const { readFileSync } = await import("node:fs");
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    console.log(pkg.version);
+    const { packageVersion } = await import("../core/package-root.ts");
+    console.log(packageVersion());
     return 0;
   }
   const entry = COMMANDS[name];

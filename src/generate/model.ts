@@ -3,6 +3,7 @@
 // Problems from any step are collected; a model with problems is never rendered.
 
 import { basename, dirname, join, relative, resolve } from "node:path";
+import type { JsonValue } from "../forms/digest.ts";
 import type { FormRef } from "../forms/refs.ts";
 import { formatFormRef, formRefKey, groupKindKey } from "../forms/refs.ts";
 import { loadDefinitions, type LoadedForm } from "../forms/catalog.ts";
@@ -35,6 +36,8 @@ export interface GenerationModel {
   lines: GenerationLine[];
   supported: SupportedRef[];
   defaultCreates: FormRef[];
+  /** Every definition the set supports, sorted by exact ref (their schemas get precompiled validators). */
+  definitions: { ref: FormRef; document: JsonValue }[];
 }
 
 export interface ModelOptions {
@@ -173,7 +176,8 @@ export function buildModel(options: ModelOptions): ModelResult {
   if (problems.length > 0) return { model: null, problems: sortProblems(problems) };
   const supported: SupportedRef[] = codecs.map((c) => ({ ...c.ref, packageDigest: c.packageDigest }));
   const defaultCreates: FormRef[] = lines.map((l) => ({ ...l.defaultCodec.ref })).sort(compareRefs);
-  return { model: { codecs, lines, supported, defaultCreates }, problems: [] };
+  const definitions = [...byIdentity.values()].map(({ form }) => ({ ref: form.ref, document: form.document })).sort((a, b) => compareRefs(a.ref, b.ref));
+  return { model: { codecs, lines, supported, defaultCreates, definitions }, problems: [] };
 }
 
 function sortProblems(problems: GenerateError[]): GenerateError[] {

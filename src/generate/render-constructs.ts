@@ -54,7 +54,7 @@ interface RenderContext {
 function refTarget(ctx: RenderContext, type: { kind: "ref"; target: { apiVersion: string; kind: string } } | { kind: "binding-list"; target: { apiVersion: string; kind: string } }): { tsType: string; targetType?: string } {
   const target = ctx.lines.get(groupKindKey(type.target));
   if (target === undefined) return { tsType: "string | TakoformResource" };
-  if (target !== ctx.line) ctx.imports.set(target.className, specifier(ctx.path, `${ctx.layout.constructsDir}/${constructFileName(target.type)}`));
+  if (target !== ctx.line) ctx.imports.set(target.className, specifier(ctx.layout, ctx.path, `${ctx.layout.constructsDir}/${constructFileName(target.type)}`));
   return { tsType: `string | ${target.className}`, targetType: target.type };
 }
 
@@ -235,5 +235,5 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
 export function renderConstructIndex(layout: Layout, model: GenerationModel): string {
   const path = `${layout.constructsDir}/index.gen.ts`;
   const files = model.lines.map((l) => constructFileName(l.type)).sort();
-  return [GENERATED_HEADER, "// One construct class per resource type of this generation set.", ...files.map((f) => `export * from "${specifier(path, `${layout.constructsDir}/${f}`)}";`), ""].join("\n");
+  return [GENERATED_HEADER, "// One construct class per resource type of this generation set.", ...files.map((f) => `export * from "${specifier(layout, path, `${layout.constructsDir}/${f}`)}";`), ""].join("\n");
 }

@@ -3,8 +3,9 @@
 // It also carries the test controls the provider's recovery tests need; none of them is
 // reachable over the wire.
 
-import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../core/package-root.ts";
 import type { FormRef } from "../forms/refs.ts";
 import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
 import { Catalog } from "./catalog.ts";
@@ -31,7 +32,7 @@ import { rerender, affectedBy } from "./derive.ts";
 import { startSweeper, sweepExpired } from "./maintenance.ts";
 
 /** The Form packages this project ships, installed unless `bundled: false`. */
-export const BUNDLED_PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));
+export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
 
 export interface LocalHostOptions {
   /** A data directory, or ":memory:" (the default) for a private in-memory store. */

@@ -4,7 +4,8 @@
 //   it is both Supported and has a codec — membership, not equality with the default, decides;
 // - a ref that fails either test is a RegistryError naming it and every known ref of its kind,
 //   raised before any host call (decision 0017 rule 4).
-// Immutable like the registry: withCodec returns a copy.
+// Immutable like the registry: withCodec returns a copy. A codec is read from the generated data
+// only when it is first asked for (the bundled codecs are files read on demand, lazy-codecs.ts).
 
 import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
 import type { FormCodec } from "./codec-types.ts";
@@ -17,13 +18,16 @@ export interface ServedRef {
   codec: FormCodec;
 }
 
+/** formRefKey → the codec, read on the first call. */
+type CodecSource = () => FormCodec;
+
 export class CodecTable {
-  readonly #codecs: ReadonlyMap<string, FormCodec>;
+  readonly #codecs: ReadonlyMap<string, CodecSource>;
   readonly #types: ReadonlyMap<string, ResourceTypeEntry>;
 
   private constructor(
     readonly registry: FormRegistry,
-    codecs: ReadonlyMap<string, FormCodec>,
+    codecs: ReadonlyMap<string, CodecSource>,
     types: ReadonlyMap<string, ResourceTypeEntry>,
   ) {
     this.#codecs = codecs;
@@ -39,10 +43,11 @@ export class CodecTable {
       );
     }
     const registry = FormRegistry.of(data.supported, data.defaultCreates);
-    const codecs = new Map<string, FormCodec>();
+    const codecs = new Map<string, CodecSource>();
     for (const ref of registry.supportedRefs()) {
-      const codec = data.codecs[formRefKey(ref)];
-      if (codec !== undefined) codecs.set(formRefKey(ref), codec);
+      const key = formRefKey(ref);
+      // Membership only: reading the property would read the codec.
+      if (Object.hasOwn(data.codecs, key)) codecs.set(key, () => data.codecs[key]!);
     }
     return new CodecTable(registry, codecs, new Map(data.types.map((t) => [t.type, t])));
   }
@@ -51,7 +56,7 @@ export class CodecTable {
   withCodec(codec: FormCodec, options: { asDefaultCreate?: boolean; type?: ResourceTypeEntry } = {}): CodecTable {
     const registry = this.registry.register({ ...codec.ref, packageDigest: codec.packageDigest }, { asDefaultCreate: options.asDefaultCreate });
     const codecs = new Map(this.#codecs);
-    codecs.set(formRefKey(codec.ref), codec);
+    codecs.set(formRefKey(codec.ref), () => codec);
     const types = new Map(this.#types);
     if (options.type !== undefined) types.set(options.type.type, options.type);
     return new CodecTable(registry, codecs, types);
@@ -60,7 +65,7 @@ export class CodecTable {
   /** The create target of a line: its default ref and that ref's codec. */
   defaultCreate(line: GroupKind): ServedRef {
     const ref = this.registry.defaultCreate(line);
-    const codec = this.#codecs.get(formRefKey(ref));
+    const codec = this.#codecs.get(formRefKey(ref))?.();
     if (codec === undefined) {
       throw new RegistryError("no-codec", `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`, this.renderedCodecRefsForKind(ref.kind));
     }
@@ -70,7 +75,7 @@ export class CodecTable {
   /** The ref recorded in state, served only when Supported AND compiled; otherwise a RegistryError. */
   forStateRef(ref: FormRef): ServedRef {
     const held = this.registry.lookup(ref);
-    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
     if (held === undefined || codec === undefined) {
       const known = this.renderedCodecRefsForKind(ref.kind);
       throw new RegistryError(
@@ -85,7 +90,7 @@ export class CodecTable {
   /** forStateRef without the error: undefined is the fail-closed signal. */
   tryForStateRef(ref: FormRef): ServedRef | undefined {
     const held = this.registry.lookup(ref);
-    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
     return held === undefined || codec === undefined ? undefined : { ref: held, codec };
   }
 
@@ -105,7 +110,7 @@ export class CodecTable {
   codecsFor(line: GroupKind): FormCodec[] {
     return this.registry
       .supportedRefsFor(line)
-      .map((r) => this.#codecs.get(formRefKey(r)))
+      .map((r) => this.#codecs.get(formRefKey(r))?.())
       .filter((c): c is FormCodec => c !== undefined);
   }
 

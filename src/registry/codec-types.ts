@@ -1,5 +1,5 @@
 // The shape of a codec: the field set ONE exact Form definition declared (decision 0017 rule 3).
-// Codecs are generated data (`codecs/**.gen.ts`); the encode/decode runtime lives in
+// Codecs are generated data (`codecs/**.gen.json`); the encode/decode runtime lives in
 // src/provider/codec. The types sit here, in the registry layer, so generated data can name them
 // without importing anything above it.
 

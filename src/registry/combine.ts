@@ -4,12 +4,13 @@
 // - Resource types: the project's own types shadow bundled ones. A bundled type is dropped when
 //   the project defines a type of the same NAME (the project redefines it, e.g. with a real
 //   host's Forms) or a type for the same Form LINE (one line is served by exactly one type).
-// - Codecs: the union; for the same exact ref the project's codec is used.
+// - Codecs: the union; for the same exact ref the project's codec is used. No codec is read
+//   while merging (the bundled ones are read lazily, see lazy-codecs.ts).
 
 import { groupKindKey } from "../forms/refs.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
 import { FormRegistry } from "./registry.ts";
-import type { FormCodec } from "./codec-types.ts";
+import { mergeCodecRecords } from "./lazy-codecs.ts";
 
 export interface CombinedRegistry {
   data: GeneratedRegistry;
@@ -28,7 +29,7 @@ export function combineGenerated(bundled: GeneratedRegistry, project: GeneratedR
     else types.push(entry);
   }
   types.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
-  const codecs: Record<string, FormCodec> = { ...bundled.codecs, ...project.codecs };
+  const codecs = mergeCodecRecords(bundled.codecs, project.codecs);
   return {
     data: {
       format: GENERATED_REGISTRY_FORMAT,

@@ -1,7 +1,7 @@
 // The data `takoform get` writes: the Supported and DefaultCreates tables, the Terraform resource
 // type that serves each Form line, and one codec per supported exact ref. The bundled set lives
-// in registry/generated/index.gen.ts; a project's in <project>/.gen/takoform/registry/index.gen.ts.
-// Both export one value, `takoformRegistry: GeneratedRegistry`.
+// in registry/generated/index.gen.ts (one exported value, `takoformRegistry: GeneratedRegistry`);
+// a project's is the JSON document <project>/.gen/takoform/registry.gen.json (readGeneratedRegistry).
 
 import type { FormRef } from "../forms/refs.ts";
 import type { FormCodec } from "./codec-types.ts";
@@ -29,6 +29,10 @@ export interface GeneratedRegistry {
   defaultCreates: FormRef[];
   /** Resource types, sorted by type name. */
   types: ResourceTypeEntry[];
-  /** formRefKey(ref) → the codec of that exact definition; one per supported ref. */
+  /**
+   * formRefKey(ref) → the codec of that exact definition; one per supported ref. The bundled
+   * record's properties are getters that read the codec on first access (lazyCodecs): copy it
+   * with mergeCodecRecords, not with a spread.
+   */
   codecs: Readonly<Record<string, FormCodec>>;
 }

@@ -7,5 +7,7 @@ export { FormRegistry, type SupportedRef, type RegisterOptions } from "./registr
 export { RegistryError, listRefs, type RegistryErrorCode } from "./errors.ts";
 export { CodecTable, type ServedRef } from "./codec-table.ts";
 export { combineGenerated, type CombinedRegistry } from "./combine.ts";
+export { readGeneratedRegistry } from "./read-generated.ts";
+export { lazyCodecs, mergeCodecRecords, readCodecDocument } from "./lazy-codecs.ts";
 export { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
 export type * from "./codec-types.ts";

@@ -30,7 +30,7 @@ describe("apply runs scope their idempotency keys", () => {
   it("a create whose accepted operation was cancelled succeeds on the next apply", () =>
     withScratch(async (scratch, store) => {
       const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
-      const stack = await stackOf(scratch, { resource: { [KV]: { cache: { name: "scoped-cache", create_timeout: "300ms" } } } });
+      const stack = await stackOf(scratch, { resource: { [KV]: { cache: { name: "scoped-cache", create_timeout: "2s" } } } });
       const setup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
 
       host.controls.holdNewOperations(true);

@@ -54,10 +54,10 @@ describe("plan-time host support", () => {
   it("TestV3SupportUnreadableIsAWarningThatDecidesNothing: a host that does not answer in time", async () => {
     const slow = await rig({ planPreviewTimeoutMs: 150 });
     try {
+      // The support read never answers: the plan returning at all (within the test's timeout) is
+      // the provider giving up after planPreviewTimeoutMs.
       slow.tamper = (req) => (req.url.includes("/support/") ? new Promise(() => undefined) : undefined);
-      const started = Date.now();
       const out = await slow.provider.plan({ type: "takoform_module_worker", address: "m", prior: null, config: { name: "w" } });
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(out.diagnostics.map((d) => [d.severity, d.code])).toEqual([["warning", providerCode("host-support-unreadable")]]);
     } finally {
       await slow.close();

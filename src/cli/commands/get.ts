@@ -7,7 +7,7 @@
 
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../core/package-root.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { checkGenerated, generate, writeGenerated, type LayoutKind } from "../../generate/index.ts";
 
@@ -30,7 +30,7 @@ construct class per resource type.
 A refused definition is reported with its file and JSON pointer, and nothing is written.`;
 
 /** The package root (where registry/packages lives). */
-export const PACKAGE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const PACKAGE_ROOT = packageRoot();
 
 function isDirectory(path: string): boolean {
   try {

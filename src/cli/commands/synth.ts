@@ -8,7 +8,8 @@ import { enterProject, Console, diagnosticsJson, flagSpec, projectDir, usage } f
 const USAGE = `Usage: takoform synth [options]
 
 Run the project's app (the "app" command of cdktf.json) and list the synthesized stacks
-(cdktf.out/stacks/<stack>/cdk.tf.json). Contacts no host.
+(cdktf.out/stacks/<stack>/cdk.tf.json), then how long it took: the app's own run apart from
+takoform's (start-up, reading the result). Contacts no host.
 
 Options:
   -C DIR                 Project directory (default: the current directory)
@@ -36,12 +37,29 @@ export const command: Command = {
       }
     }
     const failed = hasErrors(diagnostics);
+    const timings = synthTimings(result.appMs);
     if (io.json) {
-      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics) });
+      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics), ...(timings ? { timings } : {}) });
     } else {
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
+      if (timings) io.out(`Synthesized in ${seconds(timings.totalMs)}: the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
     }
     return failed ? 1 : 0;
   },
 };
+
+/**
+ * Where synthesis time went: `totalMs` since this process started (Node's own start-up included),
+ * `appMs` the app's process (cdktf, the user's code, its TypeScript loader), `takoformMs` the rest.
+ */
+function synthTimings(appMs: number | undefined): { totalMs: number; appMs: number; takoformMs: number } | null {
+  if (appMs === undefined) return null;
+  const totalMs = Math.round(performance.now());
+  const app = Math.round(appMs);
+  return { totalMs, appMs: app, takoformMs: Math.max(0, totalMs - app) };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}

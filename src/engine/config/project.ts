@@ -25,6 +25,8 @@ export interface SynthResult {
   /** Stack name → absolute path of its cdk.tf.json. Empty when synthesis failed. */
   stacks: Map<string, string>;
   diagnostics: Diagnostic[];
+  /** Wall time the app's process ran, in ms (on success; `takoform synth` shows it apart). */
+  appMs?: number;
 }
 
 export interface ProjectLoadResult extends LoadResult {
@@ -78,7 +80,9 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
 
   const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: outdir, SYNTH_HCL_OUTPUT: "false" };
   if (isPlainObject(project.context)) env.CDKTF_CONTEXT_JSON = JSON.stringify(project.context);
+  const appStarted = performance.now();
   const run = await runApp(project.app, dir, env, options.timeoutMs ?? 300_000);
+  const appMs = performance.now() - appStarted;
   if (run.exitCode !== 0) {
     const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
     return fail(
@@ -129,7 +133,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       });
     }
   }
-  return { outdir, stacks, diagnostics };
+  return { outdir, stacks, diagnostics, appMs };
 }
 
 /** Runs the app, picks the stack and loads it. */
