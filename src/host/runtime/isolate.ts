@@ -1,0 +1,383 @@
+// One isolate as the host holds it: a worker thread running one Worker Version, the invocations
+// in flight on it, and the limits around them. The thread's event loop is watched from outside
+// (its event-loop utilization is readable from this thread even while it spins), so a handler
+// stuck in `while (true)` is charged CPU and stopped with terminate(); the host never waits on
+// the thread's cooperation. Every in-flight invocation of a stopped isolate gets a host-generated
+// failure and the next request starts a fresh isolate.
+
+import { Worker } from "node:worker_threads";
+import type { RuntimeHandler, RuntimeLoadError } from "../../core/protocol.ts";
+import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
+import { StreamHub, isStreamMessage } from "./stream-hub.ts";
+import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, QueueSettlement, ToIsolate } from "./wire.ts";
+
+const ENTRY = new URL("./thread/entry.mjs", import.meta.url);
+
+export interface RequestHead {
+  method: string;
+  url: string;
+  headers: HeaderList;
+}
+
+export interface ResponseHead {
+  status: number;
+  headers: HeaderList;
+  /** The whole body when the worker produced it at once (its length is then known). */
+  inline: Uint8Array | null;
+  /** Otherwise the body as it streams. */
+  body: ReadableStream<Uint8Array> | null;
+}
+
+export interface HandlerOutcome {
+  outcome: "returned" | "uncaught";
+  message?: string;
+  settlement?: QueueSettlement;
+}
+
+export class LoadError extends Error {
+  override name = "LoadError";
+  constructor(
+    readonly code: RuntimeLoadError | "startup",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What an isolate asks of the host: binding operations, service requests, log lines. */
+export interface IsolateServices {
+  call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
+  serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
+  log(isolate: Isolate, level: string, text: string): void;
+}
+
+interface Invocation {
+  id: number;
+  startActive: number;
+  handlerDone: boolean;
+  settled: boolean;
+  bodyOpen: boolean;
+  wall: NodeJS.Timeout | undefined;
+  hold: NodeJS.Timeout | undefined;
+  fail(failure: RuntimeFailure): void;
+}
+
+let nextId = 0;
+
+export class Isolate {
+  readonly ready: Promise<RuntimeHandler[]>;
+  /** The handlers the bundle's bytes export, once loaded. */
+  exported: readonly RuntimeHandler[] = [];
+  private readonly worker: Worker;
+  private readonly hub: StreamHub;
+  private readonly invocations = new Map<number, Invocation>();
+  private loading = true;
+  private stopped: RuntimeFailure | null = null;
+  /** Set by the pool: called once the isolate has stopped for good. */
+  onStop: (isolate: Isolate) => void = () => {};
+
+  constructor(
+    readonly key: string,
+    readonly label: string,
+    init: IsolateInit,
+    private readonly limits: RuntimeLimits,
+    private readonly services: IsolateServices,
+  ) {
+    this.worker = new Worker(ENTRY, {
+      workerData: init,
+      execArgv: ["--experimental-vm-modules", "--no-warnings"],
+      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(limits.memoryMb / 4))), stackSizeMb: 4 },
+      stdout: false,
+      stderr: false,
+    });
+    this.hub = new StreamHub((message, transfer) => this.post(message, transfer), 1);
+    this.ready = new Promise<RuntimeHandler[]>((resolve, reject) => {
+      this.settleLoad = (error, handlers) => {
+        this.loading = false;
+        if (error !== null) reject(error);
+        else resolve(handlers!);
+      };
+    });
+    this.ready.catch(() => undefined);
+    this.worker.on("message", (message: FromIsolate) => this.receive(message));
+    this.worker.on("error", (error: Error & { code?: string }) => {
+      const why =
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? `exceeded its memory limit of ${this.limits.memoryMb} MiB`
+          : `failed: ${error.message}`;
+      this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} ${why}; the isolate was stopped`));
+    });
+    this.worker.on("exit", () => this.stop(new RuntimeFailure("backend_unavailable", `the isolate of worker ${this.label} stopped`)));
+  }
+
+  private settleLoad: (error: LoadError | null, handlers?: RuntimeHandler[]) => void = () => {};
+
+  private post(message: ToIsolate, transfer?: ArrayBuffer[]): void {
+    if (this.stopped !== null) return;
+    this.worker.postMessage(message, transfer);
+  }
+
+  get alive(): boolean {
+    return this.stopped === null;
+  }
+
+  /** In-flight invocations (a stopped isolate has none). */
+  get inFlight(): number {
+    return this.invocations.size;
+  }
+
+  /** Busy time of the thread's event loop so far, in milliseconds. */
+  private active(): number {
+    return this.worker.performance.eventLoopUtilization().active;
+  }
+
+  /** The watchdog's tick: stops the isolate when one invocation (or the load) ran out of CPU. */
+  checkCpu(): void {
+    if (this.stopped !== null) return;
+    const active = this.active();
+    if (this.loading && active > this.limits.cpuMs) {
+      this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped`));
+      return;
+    }
+    for (const inv of this.invocations.values()) {
+      if (active - inv.startActive > this.limits.cpuMs) {
+        this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} exceeded its CPU limit of ${this.limits.cpuMs} ms; the isolate was stopped`));
+        return;
+      }
+    }
+  }
+
+  /** Stops the thread; every in-flight invocation fails with `failure`. */
+  stop(failure: RuntimeFailure): void {
+    if (this.stopped !== null) return;
+    this.stopped = failure;
+    if (this.loading) this.settleLoad(new LoadError("startup", failure.message));
+    for (const inv of [...this.invocations.values()]) inv.fail(failure);
+    this.invocations.clear();
+    this.hub.failAll(failure.message);
+    void this.worker.terminate();
+    this.onStop(this);
+  }
+
+  private begin(fail: (failure: RuntimeFailure) => void): Invocation {
+    if (this.stopped !== null) throw this.stopped;
+    const inv: Invocation = { id: ++nextId, startActive: this.active(), handlerDone: false, settled: false, bodyOpen: false, wall: undefined, hold: undefined, fail };
+    this.invocations.set(inv.id, inv);
+    inv.wall = setTimeout(() => {
+      if (inv.handlerDone) return;
+      this.post({ t: "cancel", id: inv.id });
+      this.finish(inv, new RuntimeFailure("backend_unavailable", `worker ${this.label} did not answer within ${this.limits.wallMs} ms`));
+    }, this.limits.wallMs);
+    inv.wall.unref();
+    return inv;
+  }
+
+  /** The handler phase is over (head or done); waitUntil tasks may still hold the invocation. */
+  private handlerFinished(inv: Invocation): void {
+    inv.handlerDone = true;
+    clearTimeout(inv.wall);
+    if (!inv.settled) {
+      inv.hold = setTimeout(() => {
+        this.services.log(this, "warn", `ctx.waitUntil tasks did not settle within ${this.limits.waitUntilMs} ms; the invocation is no longer held`);
+        inv.settled = true;
+        this.release(inv);
+      }, this.limits.waitUntilMs);
+      inv.hold.unref();
+    }
+    this.release(inv);
+  }
+
+  private release(inv: Invocation): void {
+    if (inv.handlerDone && inv.settled && !inv.bodyOpen) {
+      clearTimeout(inv.hold);
+      this.invocations.delete(inv.id);
+    }
+  }
+
+  /** Ends an invocation early (wall time): it fails now and no longer counts as in flight. */
+  private finish(inv: Invocation, failure: RuntimeFailure): void {
+    clearTimeout(inv.wall);
+    clearTimeout(inv.hold);
+    this.invocations.delete(inv.id);
+    inv.fail(failure);
+  }
+
+  fetch(head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead> {
+    return new Promise<ResponseHead>((resolve, reject) => {
+      let answered = false;
+      const inv = this.begin((failure) => {
+        if (!answered) {
+          answered = true;
+          reject(failure);
+        }
+      });
+      const bodyId = body === null ? null : this.hub.newId();
+      this.pending.set(inv.id, {
+        head: (status, headers, inline, streamId) => {
+          answered = true;
+          let stream: ReadableStream<Uint8Array> | null = null;
+          if (streamId !== null) {
+            inv.bodyOpen = true;
+            stream = this.track(inv, this.hub.receive(streamId));
+          }
+          this.handlerFinished(inv);
+          resolve({ status, headers, inline, body: stream });
+        },
+        done: (outcome) => {
+          if (answered) return;
+          answered = true;
+          this.handlerFinished(inv);
+          reject(new RuntimeFailure("uncaught", outcome.message ?? "the fetch handler threw"));
+        },
+      });
+      this.post({ t: "fetch", id: inv.id, method: head.method, url: head.url, headers: head.headers, body: bodyId });
+      if (body !== null && bodyId !== null) void this.hub.send(bodyId, body.getReader());
+    });
+  }
+
+  scheduled(cron: string, scheduledTime: number): Promise<HandlerOutcome> {
+    return this.event((id) => ({ t: "scheduled", id, cron, scheduledTime }));
+  }
+
+  queue(batch: QueueBatchWire): Promise<HandlerOutcome> {
+    return this.event((id) => ({ t: "queue", id, batch }));
+  }
+
+  private event(message: (id: number) => ToIsolate): Promise<HandlerOutcome> {
+    return new Promise<HandlerOutcome>((resolve, reject) => {
+      const inv = this.begin(reject);
+      this.pending.set(inv.id, {
+        head: () => undefined,
+        done: (outcome) => {
+          this.handlerFinished(inv);
+          resolve(outcome);
+        },
+      });
+      this.post(message(inv.id));
+    });
+  }
+
+  private readonly pending = new Map<number, { head(status: number, headers: HeaderList, inline: Uint8Array | null, body: number | null): void; done(outcome: HandlerOutcome): void }>();
+
+  /** Wraps a response body so the invocation stays held until the body has been read or dropped. */
+  private track(inv: Invocation, inner: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const reader = inner.getReader();
+    const closed = (): void => {
+      if (!inv.bodyOpen) return;
+      inv.bodyOpen = false;
+      this.release(inv);
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          try {
+            const { done, value } = await reader.read();
+            if (done) {
+              closed();
+              controller.close();
+            } else controller.enqueue(value);
+          } catch (error) {
+            closed();
+            controller.error(error);
+          }
+        },
+        cancel: async (reason) => {
+          closed();
+          // The reader went away (a client disconnected): abort the request's signal too.
+          this.post({ t: "cancel", id: inv.id });
+          await reader.cancel(reason);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  private receive(message: FromIsolate): void {
+    if (isStreamMessage(message)) {
+      this.hub.handle(message);
+      return;
+    }
+    switch (message.t) {
+      case "loaded":
+        this.exported = message.exportedHandlers;
+        this.settleLoad(null, message.exportedHandlers);
+        return;
+      case "load-failed":
+        this.settleLoad(new LoadError(message.code, message.message));
+        this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} does not load (${message.code}): ${message.message}`));
+        return;
+      case "head": {
+        const pending = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        pending?.head(message.status, message.headers, message.inline, message.body);
+        return;
+      }
+      case "done": {
+        const pending = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        pending?.done({ outcome: message.outcome, ...(message.message !== undefined ? { message: message.message } : {}), ...(message.settlement !== undefined ? { settlement: message.settlement } : {}) });
+        return;
+      }
+      case "settled": {
+        const inv = this.invocations.get(message.id);
+        if (inv === undefined) return;
+        inv.settled = true;
+        this.release(inv);
+        return;
+      }
+      case "call":
+        this.answerCall(message.call, message.binding, message.op, message.args, message.body === null ? null : this.hub.receive(message.body));
+        return;
+      case "service-fetch":
+        this.answerService(message.call, message.binding, { method: message.method, url: message.url, headers: message.headers }, message.body === null ? null : this.hub.receive(message.body));
+        return;
+      case "log":
+        this.services.log(this, message.level, message.text);
+        return;
+    }
+  }
+
+  private answerCall(call: number, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): void {
+    this.services.call(this, binding, op, args, body).then(
+      (result) => {
+        if (result.body === undefined || result.body === null) {
+          this.post({ t: "result", call, ok: true, value: result.value });
+          return;
+        }
+        const id = this.hub.newId();
+        this.post({ t: "result", call, ok: true, value: result.value, body: id });
+        void this.hub.send(id, result.body.getReader());
+      },
+      (error: unknown) => {
+        const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "backend_unavailable";
+        this.post({ t: "result", call, ok: false, code, message: error instanceof Error ? error.message : String(error) });
+        body?.cancel().catch(() => undefined);
+      },
+    );
+  }
+
+  private answerService(call: number, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): void {
+    this.services.serviceFetch(this, binding, head, body).then(
+      (response) => {
+        const source = response.inline !== null ? bytesStream(response.inline) : response.body;
+        const id = source === null ? null : this.hub.newId();
+        this.post({ t: "service-head", call, status: response.status, headers: response.headers, body: id });
+        if (source !== null && id !== null) void this.hub.send(id, source.getReader());
+      },
+      (error: unknown) => {
+        const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "backend_unavailable";
+        this.post({ t: "result", call, ok: false, code, message: error instanceof Error ? error.message : String(error) });
+        body?.cancel().catch(() => undefined);
+      },
+    );
+  }
+}
+
+export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.byteLength > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}

@@ -1,0 +1,135 @@
+// One isolate: a worker thread holding one Worker Version's module graph in a vm context of its
+// own. It loads the bundle from workerData, reports the handler set its bytes export (or the
+// loadModule error), then answers invocations from the host until the host terminates it.
+// Everything it knows about bindings goes through the host: the thread holds no store, no
+// credentials and no other worker.
+
+import { parentPort, workerData } from "node:worker_threads";
+import { StreamHub, isStreamMessage } from "../stream-hub.ts";
+import type { FromIsolate, IsolateInit, ToIsolate } from "../wire.ts";
+import { buildEnv, type HostLink } from "./env.ts";
+import { createIsolateContext, type LogLevel } from "./globals.ts";
+import { cancelInvocation, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
+import { LoadFailure, loadBundle } from "./loader.ts";
+
+const port = parentPort!;
+const init = workerData as IsolateInit;
+
+function post(message: FromIsolate, transfer?: ArrayBuffer[]): void {
+  port.postMessage(message, transfer);
+}
+
+function log(level: LogLevel, text: string): void {
+  post({ t: "log", level, text });
+}
+
+// Module code may leave a promise unhandled or throw from a timer; in a Worker runtime that is
+// logged, never fatal to the isolate.
+process.on("unhandledRejection", (reason) => log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+process.on("uncaughtException", (error) => log("error", `uncaught exception: ${error.stack ?? error.message}`));
+
+const hub = new StreamHub((message, transfer) => post(message, transfer), -1);
+
+type Pending = { resolve(value: { value: unknown; body: ReadableStream<Uint8Array> | null }): void; reject(error: Error): void };
+const calls = new Map<number, Pending>();
+const services = new Map<number, { resolve(response: Response): void; reject(error: Error): void }>();
+let nextCall = 0;
+
+function bindingError(code: string, message: string): Error {
+  const error = new Error(`${code}: ${message}`) as Error & { code: string };
+  error.code = code;
+  return error;
+}
+
+const link: HostLink = {
+  call(binding, op, args, body) {
+    const call = ++nextCall;
+    const streamId = body === undefined || body === null ? null : hub.newId();
+    const done = new Promise<{ value: unknown; body: ReadableStream<Uint8Array> | null }>((resolve, reject) => calls.set(call, { resolve, reject }));
+    post({ t: "call", call, binding, op, args, body: streamId });
+    if (streamId !== null) void hub.send(streamId, body!.getReader());
+    return done;
+  },
+  serviceFetch(binding, request) {
+    const call = ++nextCall;
+    const streamId = request.body === null ? null : hub.newId();
+    const answered = new Promise<Response>((resolve, reject) => services.set(call, { resolve, reject }));
+    const headers: [string, string][] = [];
+    request.headers.forEach((value, name) => headers.push([name, value]));
+    post({ t: "service-fetch", call, binding, method: request.method, url: request.url, headers, body: streamId });
+    if (streamId !== null) void hub.send(streamId, request.body!.getReader());
+    return answered;
+  },
+};
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+async function start(): Promise<void> {
+  const { context, realm } = createIsolateContext(init.label, log);
+  let loaded;
+  try {
+    loaded = await loadBundle(context, realm, init.mainModule, init.modules, init.declaredHandlers, init.evaluateTimeoutMs);
+  } catch (error) {
+    if (error instanceof LoadFailure) post({ t: "load-failed", code: error.code, message: error.message });
+    else post({ t: "load-failed", code: "module_syntax_error", message: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  if (init.env === null) {
+    post({ t: "loaded", exportedHandlers: loaded.exportedHandlers });
+    return;
+  }
+  const ie: InvokeEnv = {
+    realm,
+    handlers: loaded.handlers,
+    env: buildEnv(init.env, link, realm),
+    hub,
+    post,
+    log,
+    maxWaitUntilTasks: init.maxWaitUntilTasks,
+  };
+  port.on("message", (message: ToIsolate) => {
+    if (isStreamMessage(message)) {
+      hub.handle(message);
+      return;
+    }
+    switch (message.t) {
+      case "fetch":
+        void invokeFetch(ie, message.id, message.method, message.url, message.headers, message.body);
+        return;
+      case "scheduled":
+        void invokeScheduled(ie, message.id, message.cron, message.scheduledTime);
+        return;
+      case "queue":
+        void invokeQueue(ie, message.id, message.batch);
+        return;
+      case "cancel":
+        cancelInvocation(message.id);
+        return;
+      case "result": {
+        const service = services.get(message.call);
+        if (service !== undefined && !message.ok) {
+          services.delete(message.call);
+          service.reject(bindingError(message.code, message.message));
+          return;
+        }
+        const pending = calls.get(message.call);
+        if (pending === undefined) return;
+        calls.delete(message.call);
+        if (message.ok) pending.resolve({ value: message.value, body: message.body === undefined || message.body === null ? null : hub.receive(message.body) });
+        else pending.reject(bindingError(message.code, message.message));
+        return;
+      }
+      case "service-head": {
+        const pending = services.get(message.call);
+        if (pending === undefined) return;
+        services.delete(message.call);
+        const body = message.body === null ? null : hub.receive(message.body);
+        pending.resolve(new Response(NULL_BODY.has(message.status) ? null : body, { status: message.status, headers: message.headers }));
+        return;
+      }
+    }
+  });
+  post({ t: "loaded", exportedHandlers: loaded.exportedHandlers });
+}
+
+void start();
