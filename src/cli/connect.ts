@@ -5,7 +5,9 @@
 // or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN. Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
-// through the in-process transport, space `default`, development token.
+// through the in-process transport, space `default`, development token. When another process
+// holds that directory AND serves it over HTTP (`takoform dev`, or `host serve --data` without
+// --token), the command goes through that server instead, so its runtime sees the change.
 //
 // The registry is the bundled one, plus the project's own generated registry
 // (`<project>/.gen/takoform/registry/index.gen.ts`, written by `takoform get`) when it exists.
@@ -22,7 +24,7 @@ import { isUnknown, type Value } from "../core/values.ts";
 import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
 import type { Expression, StackConfig } from "../engine/config/types.ts";
 import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { DataDirLockedError, DEV_TOKEN, LocalHost } from "../host/index.ts";
+import { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } from "../host/index.ts";
 import { TakoformProvider } from "../provider/provider.ts";
 import type { Provider } from "../provider/types.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
@@ -118,6 +120,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;
   const dataDir = join(options.projectDir, ".takoform", "host");
+  let servedBy: string | undefined;
 
   const connect = async (): Promise<HostClient> => {
     if (settings.endpoint !== null) {
@@ -134,6 +137,12 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         break;
       } catch (error) {
         if (!(error instanceof DataDirLockedError)) throw error;
+        const served = servedEndpoint(dataDir);
+        if (served?.devToken === true) {
+          servedBy = served.url;
+          client = await HostClient.connect({ endpoint: served.url, token: settings.token ?? DEV_TOKEN.token });
+          return client;
+        }
         if (Date.now() >= deadline) {
           throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
         }
@@ -153,7 +162,10 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   return {
     provider,
     settings,
-    describe: settings.endpoint !== null ? settings.endpoint : `the embedded local host (${dataDir})`,
+    get describe() {
+      if (settings.endpoint !== null) return settings.endpoint;
+      return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
+    },
     notices,
     async close() {
       client?.close();

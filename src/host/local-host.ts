@@ -4,7 +4,7 @@
 // reachable over the wire.
 
 import { fileURLToPath } from "node:url";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FormRef } from "../forms/refs.ts";
 import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
@@ -35,6 +35,29 @@ import { runtimeRules } from "./runtime/rules.ts";
 
 /** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
 export const SERVED_FILE = "served.json";
+
+export interface ServedEndpoint {
+  url: string;
+  pid: number;
+  /** The serving host accepts the development token (it was started without --token). */
+  devToken: boolean;
+}
+
+/**
+ * Where the host holding a data directory serves it, when it does: read by a process that found
+ * the directory locked, so it can go through that host instead of waiting for it. Undefined when
+ * nothing is served, or when the file was left by a process that no longer holds the lock.
+ */
+export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
+  try {
+    const served = JSON.parse(readFileSync(join(dataDir, SERVED_FILE), "utf8")) as ServedEndpoint;
+    const holder = Number.parseInt(readFileSync(join(dataDir, "host.lock"), "utf8").trim(), 10);
+    if (typeof served.url !== "string" || served.pid !== holder) return undefined;
+    return served;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The Form packages this project ships, installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));

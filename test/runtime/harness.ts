@@ -69,10 +69,8 @@ export class Project {
   async deploy(rt: RuntimeHost, build: (stack: Construct, project: Project) => void): Promise<void> {
     const { stack } = await synthStack(this.scratch, (s) => build(s, this));
     const run = await apply(rt.engine, stack, this.store, { parallelism: 10 });
-    const errors = run.diagnostics.filter((d) => d.severity === "error");
-    if (errors.length > 0 || run.result?.ok === false) {
-      throw new Error(`apply failed: ${JSON.stringify(errors.map((d) => `${d.summary} ${d.detail ?? ""}`))} ${JSON.stringify(run.result?.steps?.filter((s) => s.status === "failed").map((s) => s.diagnostics))}`);
-    }
+    const errors = [...run.diagnostics, ...(run.result?.diagnostics ?? [])].filter((d) => d.severity === "error");
+    if (errors.length > 0 || run.result?.ok !== true) throw new Error(`apply failed: ${JSON.stringify(errors.map((d) => `${d.summary} ${d.detail ?? ""}`))}`);
   }
 
   async close(): Promise<void> {
