@@ -72,6 +72,8 @@ export class Isolate {
   private readonly hub: StreamHub;
   private readonly invocations = new Map<number, Invocation>();
   private loading = true;
+  /** Busy time when the thread began loading the bundle; null while it is still starting up. */
+  private loadBaseline: number | null = null;
   private stopped: RuntimeFailure | null = null;
   /** Set by the pool: called once the isolate has stopped for good. */
   onStop: (isolate: Isolate) => void = () => {};
@@ -135,7 +137,7 @@ export class Isolate {
   checkCpu(): void {
     if (this.stopped !== null) return;
     const active = this.active();
-    if (this.loading && active > this.limits.cpuMs) {
+    if (this.loading && this.loadBaseline !== null && active - this.loadBaseline > this.limits.cpuMs) {
       this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped`));
       return;
     }
@@ -298,6 +300,9 @@ export class Isolate {
       return;
     }
     switch (message.t) {
+      case "loading":
+        this.loadBaseline = this.active();
+        return;
       case "loaded":
         this.exported = message.exportedHandlers;
         this.settleLoad(null, message.exportedHandlers);

@@ -86,6 +86,8 @@ export type ToIsolate =
 
 export type FromIsolate =
   | StreamMessage
+  /** The thread is up and starts loading the bundle (its own startup is not the bundle's CPU). */
+  | { t: "loading" }
   | { t: "loaded"; exportedHandlers: RuntimeHandler[] }
   | { t: "load-failed"; code: RuntimeLoadError; message: string }
   /** A fetch's response head; `inline` carries the whole body when it was complete at once. */

@@ -65,6 +65,7 @@ const link: HostLink = {
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 async function start(): Promise<void> {
+  post({ t: "loading" });
   const { context, realm } = createIsolateContext(init.label, log);
   let loaded;
   try {
