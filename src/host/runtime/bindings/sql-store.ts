@@ -73,6 +73,54 @@ function cellOf(value: unknown): Cell {
 const REFUSED = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:ATTACH|DETACH)\b|^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*VACUUM\b[\s\S]*\bINTO\b/i;
 const INSERTS = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:INSERT|REPLACE)\b/i;
 
+/**
+ * SQLite numbers parameters `?` (the next index) and `?NNN`; better-sqlite3 binds only `?` and
+ * named ones. Both are rewritten to `@pN` outside literals, identifiers and comments, so a
+ * params list binds by SQLite's own numbering. Returns the text and the highest index used.
+ */
+export function numberParameters(sql: string): { sql: string; count: number } {
+  let out = "";
+  let max = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const quote = c === "'" ? "'" : c === '"' ? '"' : c === "`" ? "`" : c === "[" ? "]" : null;
+    if (quote !== null) {
+      const end = sql.indexOf(quote, i + 1);
+      const stop = end < 0 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i);
+      const stop = end < 0 ? sql.length : end;
+      out += sql.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    if (c === "/" && sql[i + 1] === "*") {
+      const end = sql.indexOf("*/", i + 2);
+      const stop = end < 0 ? sql.length : end + 2;
+      out += sql.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    if (c === "?") {
+      let j = i + 1;
+      while (j < sql.length && sql[j]! >= "0" && sql[j]! <= "9") j++;
+      const index = j > i + 1 ? Number(sql.slice(i + 1, j)) : max + 1;
+      max = Math.max(max, index);
+      out += `@p${index}`;
+      i = j;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return { sql: out, count: max };
+}
+
 function failure(error: unknown): BindingError {
   if (error instanceof BindingError) return error;
   const code = (error as { code?: unknown }).code;
@@ -108,23 +156,27 @@ export class SqlStore {
     if (REFUSED.test(sql)) throw new BindingError("sql_error", `${at}: ATTACH, DETACH and VACUUM INTO are not available to a bound database`);
     const list = params === undefined || params === null ? [] : params;
     if (!Array.isArray(list) || list.length > SQL_LIMITS.maxBoundParameters) throw new BindingError("sql_error", `${at}: params is a list of at most ${SQL_LIMITS.maxBoundParameters}`);
-    const values = list.map((p, i) => bindValue(p, `${at}/params/${i}`));
+    const numbered = numberParameters(sql);
+    if (list.length !== numbered.count) throw new BindingError("sql_error", `${at}: the statement takes ${numbered.count} parameters, ${list.length} were given`);
+    const values: Record<string, unknown> = {};
+    list.forEach((p, i) => (values[`p${i + 1}`] = bindValue(p, `${at}/params/${i}`)));
+    const args = numbered.count === 0 ? [] : [values];
     try {
-      const stmt = db.prepare(sql);
+      const stmt = db.prepare(numbered.sql);
       if (readOnly && !stmt.readonly) throw new BindingError("sql_error", `${at}: query runs only statements that read; use execute to write`);
       const before = db.prepare("SELECT total_changes()").pluck().get() as bigint;
       let rows: Record<string, Cell>[] = [];
       let lastInsert: bigint | number | undefined;
       if (stmt.reader) {
         const raw: Record<string, unknown>[] = [];
-        for (const row of stmt.iterate(...values) as Iterable<Record<string, unknown>>) {
+        for (const row of stmt.iterate(...args) as Iterable<Record<string, unknown>>) {
           if (raw.length >= SQL_LIMITS.maxRowsPerStatement) throw new BindingError("sql_error", `${at}: a statement returns at most ${SQL_LIMITS.maxRowsPerStatement} rows`);
           raw.push(row);
         }
         if (stmt.columns().length > SQL_LIMITS.maxColumnsPerRow) throw new BindingError("sql_error", `${at}: a row has at most ${SQL_LIMITS.maxColumnsPerRow} columns`);
         rows = raw.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, cellOf(v)])));
       } else {
-        lastInsert = stmt.run(...values).lastInsertRowid;
+        lastInsert = stmt.run(...args).lastInsertRowid;
       }
       const written = Number((db.prepare("SELECT total_changes()").pluck().get() as bigint) - before);
       const result: StatementResult = { rows, rowsWritten: written };
