@@ -105,7 +105,7 @@ export default {
     if (path === "/late") {
       try { leftover.waitUntil(Promise.resolve()); return new Response("accepted"); } catch (e) { return new Response(e.code); }
     }
-    if (path === "/done") return new Response((await env.STORE.get("marker", "text")) ?? "pending");
+    if (path === "/done") { const v = await env.STORE.get("marker"); return new Response(v === null ? "pending" : new TextDecoder().decode(v)); }
     leftover = ctx;
     ctx.waitUntil(Promise.reject(new Error("ignored")));
     ctx.waitUntil(new Promise((r) => setTimeout(r, 300)).then(() => env.STORE.put("marker", "settled")));

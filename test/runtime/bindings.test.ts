@@ -26,14 +26,15 @@ function fixtures(name: string): { name: string; steps: Step[] }[] {
 }
 
 /** A worker that runs one Interface operation through an env binding and reports the outcome. */
-const DRIVER = `const b64 = (bytes) => { let s = ""; for (const x of bytes) s += String.fromCharCode(x); return btoa(s); };
+const DRIVER = `const b64 = (buffer) => { let s = ""; for (const x of new Uint8Array(buffer)) s += String.fromCharCode(x); return btoa(s); };
+const drain = async (stream) => { let n = 0; const r = stream.getReader(); for (;;) { const { done, value } = await r.read(); if (done) return n; n += value.byteLength; } };
 const unb64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 const notFound = () => Object.assign(new Error("not_found"), { code: "not_found" });
 const ops = {
   kv: {
-    async put(b, i) { await b.put(i.key, unb64(i.value.data), { metadata: i.metadata, expirationTtl: i.expirationTtlSeconds }); return {}; },
+    async put(b, i) { await b.put(i.key, unb64(i.value.data), { metadata: i.metadata, expirationTtlSeconds: i.expirationTtlSeconds }); return {}; },
     async get(b, i) { const v = await b.get(i.key); if (v === null) throw notFound(); return { value: { encoding: "base64", data: b64(v) } }; },
-    async getWithMetadata(b, i) { const v = await b.getWithMetadata(i.key); if (v.value === null) throw notFound(); return { value: { encoding: "base64", data: b64(v.value) }, ...(v.metadata ? { metadata: v.metadata } : {}) }; },
+    async getWithMetadata(b, i) { const v = await b.getWithMetadata(i.key); if (v === null) throw notFound(); return { value: { encoding: "base64", data: b64(v.value) }, ...(v.metadata ? { metadata: v.metadata } : {}) }; },
     async delete(b, i) { await b.delete(i.key); return {}; },
     async list(b, i) { return b.list(i); },
   },
@@ -43,9 +44,8 @@ const ops = {
     async get(b, i) {
       const o = await b.get(i.key, { range: i.range, ifMatch: i.ifMatch, ifNoneMatch: i.ifNoneMatch });
       if (o === null) throw notFound();
-      const bytes = await o.bytes();
-      const { body, bytes: _b, arrayBuffer, text, ...meta } = o;
-      return { ...meta, bodyStream: true, read: bytes.length };
+      const { body, ...meta } = o;
+      return { ...meta, bodyStream: body instanceof ReadableStream, read: await drain(body) };
     },
     async delete(b, i) { await b.delete(i.key); return {}; },
     async list(b, i) { return b.list(i); },
@@ -55,7 +55,7 @@ const ops = {
       const one = await b.uploadPart(i.key, uploadId, 1, "hello ");
       const done = await b.completeMultipartUpload(i.key, uploadId, [two, one]);
       const o = await b.get(i.key);
-      return { etag: done.etag, size: done.size, text: await o.text(), contentType: o.contentType };
+      return { etag: done.etag, size: done.size, text: await new Response(o.body).text(), contentType: o.contentType };
     },
   },
   sql: {
@@ -64,8 +64,8 @@ const ops = {
     async transaction(b, i) { return b.transaction(i.statements); },
   },
   queue: {
-    async send(b, i) { return b.send(unb64(i.body.data), { delaySeconds: i.delaySeconds }); },
-    async sendBatch(b, i) { return b.sendBatch(i.messages.map((m) => ({ body: unb64(m.body.data), delaySeconds: m.delaySeconds }))); },
+    async send(b, i) { return { messageId: await b.send(unb64(i.body.data), { delaySeconds: i.delaySeconds }) }; },
+    async sendBatch(b, i) { return { messageIds: await b.sendBatch(i.messages.map((m) => ({ body: unb64(m.body.data), delaySeconds: m.delaySeconds }))) }; },
   },
   service: {
     async fetch(b, i) {
@@ -83,7 +83,7 @@ export default {
     try {
       return Response.json({ ok: true, result: await ops[kind][operation](env[binding], input) });
     } catch (e) {
-      return Response.json({ ok: false, code: e.code ?? null, message: String(e.message) });
+      return Response.json({ ok: false, code: e.code ?? null, name: e.name, isError: e instanceof Error, message: String(e.message) });
     }
   },
 };`;
@@ -178,7 +178,8 @@ describe("bindings run the Interfaces' own fixtures", () => {
 
   it("edge.kv refuses a key over 512 bytes with invalid_key and pages a listing with a cursor", async () => {
     const kv = `KV${fixtures("edge.kv").length}`;
-    expect((await run("kv", kv, "put", { key: "k".repeat(513), value: { encoding: "base64", data: "" } })).code).toBe("invalid_key");
+    // A failure rejects with an Error (of the module's own realm) named after the Interface's code.
+    expect(await run("kv", kv, "put", { key: "k".repeat(513), value: { encoding: "base64", data: "" } })).toMatchObject({ ok: false, code: "invalid_key", name: "invalid_key", isError: true });
     for (const k of ["p/1", "p/2", "p/3"]) expect((await run("kv", kv, "put", { key: k, value: { encoding: "base64", data: "eA==" } })).ok).toBe(true);
     const first = await run("kv", kv, "list", { prefix: "p/", limit: 2 });
     expect(first.result).toMatchObject({ keys: [{ name: "p/1" }, { name: "p/2" }], listComplete: false });
@@ -196,7 +197,8 @@ describe("edge.kv data lives in the host's store", () => {
     const code = `export default { async fetch(request, env) {
   const url = new URL(request.url);
   if (request.method === "PUT") { await env.KV.put("k", url.searchParams.get("v")); return new Response("stored"); }
-  return new Response((await env.KV.get("k", "text")) ?? "nothing");
+  const v = await env.KV.get("k");
+  return new Response(v === null ? "nothing" : new TextDecoder().decode(v));
 } };`;
     const project = new Project();
     const dist = project.modules("dist", { "index.js": code });

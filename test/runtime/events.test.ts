@@ -21,13 +21,13 @@ export default {
     if (url.pathname === "/seen") {
       const { keys } = await env.LOG.list({ prefix: url.searchParams.get("prefix") });
       const out = [];
-      for (const k of keys) out.push([k.name, await env.LOG.get(k.name, "text")]);
+      for (const k of keys) out.push([k.name, text(await env.LOG.get(k.name))]);
       return Response.json(out);
     }
     return new Response("?", { status: 404 });
   },
   async scheduled(event, env) {
-    if (await env.LOG.get("cron:fail", "text")) throw new Error("scheduled failed on purpose");
+    if ((await env.LOG.get("cron:fail")) !== null) throw new Error("scheduled failed on purpose");
     await env.LOG.put("cron:last", JSON.stringify({ cron: event.cron, scheduledTime: event.scheduledTime }));
   },
   async queue(batch, env) {

@@ -33,13 +33,9 @@ export interface StatementResult {
 
 const INTEGER = /^(?:0|-?[1-9][0-9]{0,18})$/;
 
-/** A parameter: a typed cell, or a plain value (null, string → text, number → real, boolean → 0/1). */
+/** A parameter: one of edge.sql's tagged values. */
 function bindValue(param: unknown, at: string): unknown {
-  if (param === null || param === undefined) return null;
-  if (typeof param === "string") return param;
-  if (typeof param === "number") return param;
-  if (typeof param === "boolean") return param ? 1n : 0n;
-  if (typeof param === "object") {
+  if (param !== null && typeof param === "object") {
     const cell = param as { type?: unknown; value?: unknown; base64?: unknown };
     switch (cell.type) {
       case "null":
@@ -58,7 +54,7 @@ function bindValue(param: unknown, at: string): unknown {
         return Buffer.from(cell.base64, "base64");
     }
   }
-  throw new BindingError("sql_error", `${at}: not a parameter (a typed cell, null, a string, a number, a boolean, a bigint or bytes)`);
+  throw new BindingError("sql_error", `${at}: a parameter is a tagged value ({ "type": "null" | "integer" | "real" | "text" | "blob", … })`);
 }
 
 function cellOf(value: unknown): Cell {

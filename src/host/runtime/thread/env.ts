@@ -1,7 +1,9 @@
 // The `env` object one invocation receives: exactly the version's vars, its required sensitive
 // variables and its binding names, as own enumerable properties and nothing else. Each binding
-// is a small object whose methods forward to the host (bindings.ts there), which owns the data.
-// The JavaScript shape of each binding is documented in docs/runtime.md.
+// is a small object whose methods forward to the host (runtime/bindings/ there), which owns the
+// data. The JavaScript shape of each is the one its Binding Definition's description states
+// (docs/runtime.md): every method returns a promise, and a failure rejects with an Error whose
+// `name` (and `code`) is the Interface's error code.
 //
 // Values handed to module code are made in the isolate's realm (its Uint8Array, Error, plain
 // objects), so `instanceof` inside the module behaves as it expects.
@@ -26,7 +28,6 @@ function objectOf(realm: Realm, members: Record<string, Method>): Record<string,
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function isView(value: unknown): value is ArrayBufferView {
   return ArrayBuffer.isView(value);
@@ -93,39 +94,30 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
 
 const KV_VALUE_LIMIT = 26_214_400;
 
+/**
+ * module-worker.edge-kv: values are bytes — put takes an ArrayBuffer, a typed array or a string
+ * (UTF-8; a stream is read to its end), get resolves to an ArrayBuffer, or null for a key that
+ * holds nothing (edge.kv's not_found).
+ */
 function kvBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
-  const typeOf = (option: unknown): string => {
-    const type = typeof option === "string" ? option : option !== null && typeof option === "object" ? (option as { type?: unknown }).type : undefined;
-    if (type === undefined) return "bytes";
-    if (type === "bytes" || type === "text" || type === "json" || type === "arrayBuffer" || type === "stream") return type;
-    throw new realm.TypeError(`unknown KV value type ${JSON.stringify(type)} (bytes, text, json, arrayBuffer or stream)`);
-  };
-  const present = (bytes: Uint8Array, type: string): unknown => {
-    if (type === "text") return decoder.decode(bytes);
-    if (type === "json") return realm.JSON.parse(decoder.decode(bytes));
-    if (type === "arrayBuffer") return realmBytes(realm, bytes).buffer;
-    if (type === "stream") return streamOf(bytes);
-    return realmBytes(realm, bytes);
-  };
   return objectOf(realm, {
-    get: async (key: unknown, option?: unknown) => {
-      const type = typeOf(option);
+    get: async (key: unknown) => {
       const { value } = await link.call(name, "get", [key]);
-      return value === null ? null : present(value as Uint8Array, type);
+      return value === null ? null : realmBytes(realm, value as Uint8Array).buffer;
     },
-    getWithMetadata: async (key: unknown, option?: unknown) => {
-      const type = typeOf(option);
+    getWithMetadata: async (key: unknown) => {
       const { value } = await link.call(name, "getWithMetadata", [key]);
       const found = value as { value: Uint8Array; metadata: Record<string, string> | null } | null;
+      if (found === null) return null;
       const out = new realm.Object() as Record<string, unknown>;
-      out.value = found === null ? null : present(found.value, type);
-      out.metadata = found === null ? null : realmJson(realm, found.metadata);
+      out.value = realmBytes(realm, found.value).buffer;
+      out.metadata = found.metadata === null ? null : realmJson(realm, found.metadata);
       return out;
     },
     put: async (key: unknown, value: unknown, options?: unknown) => {
       const bytes = isStream(value) ? await readAll(value, KV_VALUE_LIMIT, realm, "a KV value") : bytesOf(realm, value, "a KV value");
-      const opts = (options ?? {}) as { metadata?: unknown; expirationTtl?: unknown };
-      await link.call(name, "put", [key, bytes, opts.metadata ?? null, opts.expirationTtl ?? null]);
+      const opts = (options ?? {}) as { metadata?: unknown; expirationTtlSeconds?: unknown };
+      await link.call(name, "put", [key, bytes, opts.metadata ?? null, opts.expirationTtlSeconds ?? null]);
     },
     delete: async (key: unknown) => {
       await link.call(name, "delete", [key]);
@@ -138,83 +130,78 @@ function kvBinding(name: string, link: HostLink, realm: Realm): Record<string, M
   });
 }
 
+/** module-worker.queue-producer: send resolves to the message id, sendBatch to the ids in order. */
 function queueBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
   const delayOf = (options: unknown): unknown => (options !== null && typeof options === "object" ? ((options as { delaySeconds?: unknown }).delaySeconds ?? null) : null);
   return objectOf(realm, {
     send: async (body: unknown, options?: unknown) => {
       const { value } = await link.call(name, "send", [bytesOf(realm, body, "a queue message body"), delayOf(options)]);
-      return realmJson(realm, value);
+      return (value as { messageId: string }).messageId;
     },
     sendBatch: async (messages: unknown) => {
       if (!Array.isArray(messages)) throw new realm.TypeError("sendBatch takes an array of { body, delaySeconds? }");
       const list = messages.map((m: unknown) => [bytesOf(realm, (m as { body?: unknown })?.body, "a queue message body"), delayOf(m)]);
       const { value } = await link.call(name, "sendBatch", [list]);
-      return realmJson(realm, value);
+      return realmJson(realm, (value as { messageIds: string[] }).messageIds);
     },
   });
 }
 
+/** module-worker.sqlite: parameters and result cells are edge.sql's tagged values. */
 function sqlBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
-  const run = (op: string) => async (...args: unknown[]) => realmJson(realm, (await link.call(name, op, args.map((a) => normalizeSql(a)))).value);
+  const run = (op: string) => async (...args: unknown[]) => realmJson(realm, (await link.call(name, op, args.map((a) => plain(realm, a)))).value);
   return objectOf(realm, { execute: run("execute"), query: run("query"), transaction: run("transaction") });
 }
 
-/** SQL arguments cross as JSON-like data; bytes and bigints become the interface's typed cells. */
-function normalizeSql(value: unknown): unknown {
-  if (typeof value === "bigint") return { type: "integer", value: value.toString() };
-  if (isView(value) || isArrayBuffer(value)) {
-    const bytes = isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : new Uint8Array(value);
-    return { type: "blob", base64: Buffer.from(bytes).toString("base64") };
+/** Arguments cross to the host as JSON data: anything else is refused here, not half-copied. */
+function plain(realm: Realm, value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    throw new realm.TypeError("binding arguments must be JSON data (edge.sql parameters are tagged values)");
   }
-  if (Array.isArray(value)) return value.map(normalizeSql);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = normalizeSql(v);
-    return out;
-  }
-  return value;
 }
 
+/**
+ * module-worker.object-bucket: bodies stream both ways. put and uploadPart take a ReadableStream,
+ * an ArrayBuffer (or typed array) or a string; get resolves to the object's metadata with `body`,
+ * a ReadableStream; get and head resolve to null for a missing key.
+ */
 function objectsBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
   const withBody = (meta: unknown, body: ReadableStream<Uint8Array> | null): unknown => {
     if (meta === null) return null;
     const out = realmJson(realm, meta) as Record<string, unknown>;
-    if (body !== null) {
-      let used = false;
-      const take = (): ReadableStream<Uint8Array> => {
-        if (used) throw new realm.TypeError("the object body was already read");
-        used = true;
-        return body;
-      };
-      Object.defineProperty(out, "body", { enumerable: true, get: () => (used ? null : body) });
-      out.bytes = async () => realmBytes(realm, await readAll(take(), Number.MAX_SAFE_INTEGER, realm, "an object body"));
-      out.arrayBuffer = async () => realmBytes(realm, await readAll(take(), Number.MAX_SAFE_INTEGER, realm, "an object body")).buffer;
-      out.text = async () => decoder.decode(await readAll(take(), Number.MAX_SAFE_INTEGER, realm, "an object body"));
-    }
+    out.body = body;
     return out;
   };
   const bodyStream = (value: unknown): ReadableStream<Uint8Array> => (isStream(value) ? value : streamOf(value === null || value === undefined ? new Uint8Array(0) : bytesOf(realm, value, "an object body")));
   return objectOf(realm, {
     head: async (key: unknown) => realmJson(realm, (await link.call(name, "head", [key])).value),
     get: async (key: unknown, options?: unknown) => {
-      const result = await link.call(name, "get", [key, normalizeSql(options ?? {})]);
+      const result = await link.call(name, "get", [key, plain(realm, options ?? {})]);
       return withBody(result.value, result.body);
     },
-    put: async (key: unknown, body: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "put", [key, normalizeSql(options ?? {})], bodyStream(body))).value),
+    put: async (key: unknown, body: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "put", [key, plain(realm, options ?? {})], bodyStream(body))).value),
     delete: async (key: unknown) => {
       await link.call(name, "delete", [key]);
     },
-    list: async (options?: unknown) => realmJson(realm, (await link.call(name, "list", [normalizeSql(options ?? {})])).value),
-    createMultipartUpload: async (key: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "createMultipartUpload", [key, normalizeSql(options ?? {})])).value),
+    list: async (options?: unknown) => realmJson(realm, (await link.call(name, "list", [plain(realm, options ?? {})])).value),
+    createMultipartUpload: async (key: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "createMultipartUpload", [key, plain(realm, options ?? {})])).value),
     uploadPart: async (key: unknown, uploadId: unknown, partNumber: unknown, body: unknown) =>
       realmJson(realm, (await link.call(name, "uploadPart", [key, uploadId, partNumber], bodyStream(body))).value),
-    completeMultipartUpload: async (key: unknown, uploadId: unknown, parts: unknown) => realmJson(realm, (await link.call(name, "completeMultipartUpload", [key, uploadId, normalizeSql(parts)])).value),
+    completeMultipartUpload: async (key: unknown, uploadId: unknown, parts: unknown) => realmJson(realm, (await link.call(name, "completeMultipartUpload", [key, uploadId, plain(realm, parts)])).value),
     abortMultipartUpload: async (key: unknown, uploadId: unknown) => {
       await link.call(name, "abortMultipartUpload", [key, uploadId]);
     },
   });
 }
 
+/**
+ * module-worker.service: fetch takes a Request, or the global fetch's arguments, and resolves to
+ * the callee's Response (its uncaught exception is its 500); it rejects only when the call
+ * cannot be made, with an Error named backend_unavailable.
+ */
 function serviceBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
   return objectOf(realm, {
     fetch: (input: unknown, init?: unknown) => {

@@ -50,7 +50,8 @@ function messageOf(error: unknown): string {
 }
 
 function codedError(realm: Realm, code: string, text: string): Error {
-  const error = new realm.Error(`${code}: ${text}`) as Error & { code: string };
+  const error = new realm.Error(text) as Error & { code: string };
+  error.name = code;
   error.code = code;
   return error;
 }

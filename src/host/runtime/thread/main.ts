@@ -35,8 +35,13 @@ const calls = new Map<number, Pending>();
 const services = new Map<number, { resolve(response: Response): void; reject(error: Error): void }>();
 let nextCall = 0;
 
+/** The isolate's realm, once its context exists (errors handed to module code are made in it). */
+let ErrorOfRealm: ErrorConstructor = Error;
+
+/** A binding failure as module code sees it: an Error whose name (and code) is the Interface's error code. */
 function bindingError(code: string, message: string): Error {
-  const error = new Error(`${code}: ${message}`) as Error & { code: string };
+  const error = new ErrorOfRealm(message) as Error & { code: string };
+  error.name = code;
   error.code = code;
   return error;
 }
@@ -67,6 +72,7 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 async function start(): Promise<void> {
   post({ t: "loading" });
   const { context, realm } = createIsolateContext(init.label, log);
+  ErrorOfRealm = realm.Error;
   let loaded;
   try {
     loaded = await loadBundle(context, realm, init.mainModule, init.modules, init.declaredHandlers, init.evaluateTimeoutMs);
