@@ -1,17 +1,23 @@
-// One isolate as the host holds it: a worker thread running one Worker Version, the invocations
-// in flight on it, and the limits around them. The thread's event loop is watched from outside
-// (its event-loop utilization is readable from this thread even while it spins), so a handler
-// stuck in `while (true)` is charged CPU and stopped with terminate(); the host never waits on
-// the thread's cooperation. Every in-flight invocation of a stopped isolate gets a host-generated
-// failure and the next request starts a fresh isolate.
+// One isolate as the host holds it: a child process running one Worker Version, the invocations
+// in flight on it, and the limits around them.
+//
+// A process, not a worker thread, because a worker thread's heap bound is best effort: one large
+// allocation near it (a big array, an array grown by push) aborts the WHOLE process
+// (nodejs/node#47224), and the host must stay up. A child's heap is bounded with
+// --max-old-space-size and its abort takes only the child with it. Its CPU is watched through the
+// heartbeat it sends while busy (its event loop's busy time): an invocation charged more than the
+// CPU limit, or a loop that sent no heartbeat for that long (`while (true)`), gets the process
+// killed — the host never waits on the isolate's cooperation. Every in-flight invocation of a
+// stopped isolate gets a host-generated failure and the next request starts a fresh isolate.
 
-import { Worker } from "node:worker_threads";
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { RuntimeHandler, RuntimeLoadError } from "../../core/protocol.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
 import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, QueueSettlement, ToIsolate } from "./wire.ts";
 
-const ENTRY = new URL("./thread/entry.mjs", import.meta.url);
+const ENTRY = fileURLToPath(new URL("./process/entry.mjs", import.meta.url));
 
 export interface RequestHead {
   method: string;
@@ -68,11 +74,16 @@ export class Isolate {
   readonly ready: Promise<RuntimeHandler[]>;
   /** The handlers the bundle's bytes export, once loaded. */
   exported: readonly RuntimeHandler[] = [];
-  private readonly worker: Worker;
+  private readonly child: ChildProcess;
   private readonly hub: StreamHub;
+  /** The isolate's busy time at its last heartbeat, and when that heartbeat arrived. */
+  private lastActive = 0;
+  private lastBeat = Date.now();
+  /** The tail of the process's stderr (an abort's reason, e.g. heap out of memory). */
+  private stderr = "";
   private readonly invocations = new Map<number, Invocation>();
   private loading = true;
-  /** Busy time when the thread began loading the bundle; null while it is still starting up. */
+  /** Busy time when the process began loading the bundle; null while it is still starting up. */
   private loadBaseline: number | null = null;
   private stopped: RuntimeFailure | null = null;
   /** Set by the pool: called once the isolate has stopped for good. */
@@ -85,14 +96,13 @@ export class Isolate {
     private readonly limits: RuntimeLimits,
     private readonly services: IsolateServices,
   ) {
-    this.worker = new Worker(ENTRY, {
-      workerData: init,
-      execArgv: ["--experimental-vm-modules", "--no-warnings"],
-      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(limits.memoryMb / 4))), stackSizeMb: 4 },
-      stdout: false,
-      stderr: false,
+    this.child = fork(ENTRY, [], {
+      execArgv: ["--experimental-vm-modules", "--no-warnings", `--max-old-space-size=${limits.memoryMb}`],
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env: {},
     });
-    this.hub = new StreamHub((message, transfer) => this.post(message, transfer), 1);
+    this.hub = new StreamHub((message) => this.post(message), 1);
     this.ready = new Promise<RuntimeHandler[]>((resolve, reject) => {
       this.settleLoad = (error, handlers) => {
         this.loading = false;
@@ -101,22 +111,27 @@ export class Isolate {
       };
     });
     this.ready.catch(() => undefined);
-    this.worker.on("message", (message: FromIsolate) => this.receive(message));
-    this.worker.on("error", (error: Error & { code?: string }) => {
-      const why =
-        error.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? `exceeded its memory limit of ${this.limits.memoryMb} MiB`
-          : `failed: ${error.message}`;
-      this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} ${why}; the isolate was stopped`));
+    this.child.stderr!.setEncoding("utf8");
+    this.child.stderr!.on("data", (text: string) => (this.stderr = (this.stderr + text).slice(-4096)));
+    this.child.on("message", (message: FromIsolate) => this.receive(message));
+    this.child.on("error", (error) => this.stop(new RuntimeFailure("backend_unavailable", `the isolate of worker ${this.label} failed: ${error.message}`)));
+    this.child.on("exit", () => {
+      // stderr may still hold the reason; read it once the stream has ended.
+      const decide = (): void => {
+        const why = /heap out of memory|Reached heap limit/.test(this.stderr) ? `exceeded its memory limit of ${this.limits.memoryMb} MiB; the isolate was stopped` : "stopped unexpectedly; the isolate was stopped";
+        this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} ${why}`));
+      };
+      if (this.child.stderr!.readableEnded) decide();
+      else this.child.stderr!.once("end", decide);
     });
-    this.worker.on("exit", () => this.stop(new RuntimeFailure("backend_unavailable", `the isolate of worker ${this.label} stopped`)));
+    this.child.send({ t: "init", init } satisfies ToIsolate);
   }
 
   private settleLoad: (error: LoadError | null, handlers?: RuntimeHandler[]) => void = () => {};
 
-  private post(message: ToIsolate, transfer?: ArrayBuffer[]): void {
-    if (this.stopped !== null) return;
-    this.worker.postMessage(message, transfer);
+  private post(message: ToIsolate): void {
+    if (this.stopped !== null || !this.child.connected) return;
+    this.child.send(message);
   }
 
   get alive(): boolean {
@@ -128,28 +143,34 @@ export class Isolate {
     return this.invocations.size;
   }
 
-  /** Busy time of the thread's event loop so far, in milliseconds. */
+  /** The isolate's busy time as of its last heartbeat, in milliseconds. */
   private active(): number {
-    return this.worker.performance.eventLoopUtilization().active;
+    return this.lastActive;
   }
 
-  /** The watchdog's tick: stops the isolate when one invocation (or the load) ran out of CPU. */
+  /**
+   * The watchdog's tick: stops the isolate when an invocation (or the load) was charged more than
+   * the CPU limit, or when a busy isolate's event loop sent no heartbeat for that long (it is
+   * running without ever yielding, so it cannot even report).
+   */
   checkCpu(): void {
     if (this.stopped !== null) return;
-    const active = this.active();
-    if (this.loading && this.loadBaseline !== null && active - this.loadBaseline > this.limits.cpuMs) {
-      this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped`));
-      return;
-    }
-    for (const inv of this.invocations.values()) {
-      if (active - inv.startActive > this.limits.cpuMs) {
-        this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} exceeded its CPU limit of ${this.limits.cpuMs} ms; the isolate was stopped`));
-        return;
-      }
-    }
+    const busy = this.invocations.size > 0 || (this.loading && this.loadBaseline !== null);
+    if (!busy) return;
+    const silent = Date.now() - this.lastBeat;
+    const over = this.loading
+      ? this.loadBaseline !== null && (this.lastActive - this.loadBaseline > this.limits.cpuMs || silent > this.limits.cpuMs)
+      : silent > this.limits.cpuMs || [...this.invocations.values()].some((inv) => this.lastActive - inv.startActive > this.limits.cpuMs);
+    if (!over) return;
+    this.stop(
+      new RuntimeFailure(
+        "backend_unavailable",
+        this.loading ? `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped` : `worker ${this.label} exceeded its CPU limit of ${this.limits.cpuMs} ms; the isolate was stopped`,
+      ),
+    );
   }
 
-  /** Stops the thread; every in-flight invocation fails with `failure`. */
+  /** Kills the process; every in-flight invocation fails with `failure`. */
   stop(failure: RuntimeFailure): void {
     if (this.stopped !== null) return;
     this.stopped = failure;
@@ -157,12 +178,14 @@ export class Isolate {
     for (const inv of [...this.invocations.values()]) inv.fail(failure);
     this.invocations.clear();
     this.hub.failAll(failure.message);
-    void this.worker.terminate();
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
     this.onStop(this);
   }
 
   private begin(fail: (failure: RuntimeFailure) => void): Invocation {
     if (this.stopped !== null) throw this.stopped;
+    // An idle isolate sends no heartbeat: its silence is counted from the first invocation on.
+    if (this.invocations.size === 0) this.lastBeat = Date.now();
     const inv: Invocation = { id: ++nextId, startActive: this.active(), handlerDone: false, settled: false, bodyOpen: false, wall: undefined, hold: undefined, fail };
     this.invocations.set(inv.id, inv);
     inv.wall = setTimeout(() => {
@@ -301,7 +324,13 @@ export class Isolate {
     }
     switch (message.t) {
       case "loading":
-        this.loadBaseline = this.active();
+        this.lastBeat = Date.now();
+        this.lastActive = message.active;
+        this.loadBaseline = message.active;
+        return;
+      case "beat":
+        this.lastBeat = Date.now();
+        this.lastActive = message.active;
         return;
       case "loaded":
         this.exported = message.exportedHandlers;

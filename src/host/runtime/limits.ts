@@ -5,16 +5,17 @@ import type { RuntimeHostAnswer } from "../../core/protocol.ts";
 
 export interface RuntimeLimits {
   /**
-   * CPU milliseconds one invocation may use: the isolate's busy time, measured by the host
-   * from outside the thread, while the invocation is in flight (concurrent invocations of one
-   * isolate are each charged the whole). Exceeding it stops the isolate.
+   * CPU milliseconds one invocation may use: the isolate's busy time while the invocation is in
+   * flight, from the heartbeats a busy isolate sends (concurrent invocations of one isolate are
+   * each charged the whole) — and the longest a busy isolate may go without a heartbeat.
+   * Exceeding it kills the isolate.
    */
   cpuMs: number;
   /** Milliseconds until a fetch handler returns its Response, or a scheduled/queue handler finishes. */
   wallMs: number;
   /** Milliseconds ctx.waitUntil tasks may hold an invocation after its handler finished. */
   waitUntilMs: number;
-  /** Heap bound of one isolate (V8 old generation), in MiB. Exceeding it stops the isolate. */
+  /** Heap bound of one isolate (its process's --max-old-space-size), in MiB. Exceeding it aborts the isolate. */
   memoryMb: number;
   /** Largest request body a worker receives (worker.runtime's maxRequestBytes). */
   maxRequestBytes: number;

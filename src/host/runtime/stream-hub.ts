@@ -1,4 +1,4 @@
-// Bodies between the host and an isolate, streamed chunk by chunk over one message port with
+// Bodies between the host and an isolate, streamed chunk by chunk over one IPC channel with
 // credit-based flow control: a sender keeps at most STREAM_WINDOW unacknowledged bytes in
 // flight, and a receiver acknowledges bytes only as its consumer reads them (a pull-based
 // ReadableStream with no buffer of its own). Nothing is buffered to learn a length, and a slow
@@ -10,7 +10,7 @@
 import { STREAM_WINDOW, type StreamMessage } from "./wire.ts";
 
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
-type Post = (message: StreamMessage, transfer?: ArrayBuffer[]) => void;
+type Post = (message: StreamMessage) => void;
 
 interface Outgoing {
   inFlight: number;
@@ -61,9 +61,10 @@ export class StreamHub {
       if (out.cancelled !== null) return false;
       const view = asBytes(raw);
       if (view.byteLength === 0) return true;
-      // A copy the port can transfer: the source view may share a pooled buffer.
+      // A tight copy: the source view may share a larger pooled buffer, and serializing a view
+      // serializes the whole buffer under it.
       const copy = new Uint8Array(view);
-      this.post({ t: "chunk", s: id, data: copy }, [copy.buffer]);
+      this.post({ t: "chunk", s: id, data: copy });
       out.inFlight += copy.byteLength;
       while (out.inFlight >= STREAM_WINDOW && out.cancelled === null) await new Promise<void>((resolve) => (out.wake = resolve));
       return out.cancelled === null;

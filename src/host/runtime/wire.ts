@@ -1,5 +1,6 @@
-// The messages between the host (main thread) and one isolate (a worker thread). Types only, plus
-// the flow-control window: both sides import this file, the isolate through its own loader.
+// The messages between the host and one isolate (a process of its own, over its IPC channel with
+// V8 serialization). Types only, plus two constants: both sides import this file, the isolate
+// through its own loader.
 //
 // Stream ids name one body in flight. The host allocates positive ids, the isolate negative ones,
 // so neither side can collide with the other's.
@@ -11,6 +12,9 @@ export type HeaderList = [string, string][];
 
 /** Bytes a sender may have in flight on one stream before it waits for the receiver's ack. */
 export const STREAM_WINDOW = 1024 * 1024;
+
+/** How often a busy isolate reports its event loop's busy time (ms). */
+export const BEAT_MS = 25;
 
 export type StreamMessage =
   | { t: "chunk"; s: number; data: Uint8Array }
@@ -75,6 +79,8 @@ export interface QueueSettlement {
 
 export type ToIsolate =
   | StreamMessage
+  /** The first message: what to load. */
+  | { t: "init"; init: IsolateInit }
   | { t: "fetch"; id: number; method: string; url: string; headers: HeaderList; body: number | null }
   | { t: "scheduled"; id: number; cron: string; scheduledTime: number }
   | { t: "queue"; id: number; batch: QueueBatchWire }
@@ -86,8 +92,10 @@ export type ToIsolate =
 
 export type FromIsolate =
   | StreamMessage
-  /** The thread is up and starts loading the bundle (its own startup is not the bundle's CPU). */
-  | { t: "loading" }
+  /** The process is up and starts loading the bundle (its own startup is not the bundle's CPU). */
+  | { t: "loading"; active: number }
+  /** Heartbeat while loading or busy: the event loop's busy time so far (ms). */
+  | { t: "beat"; active: number }
   | { t: "loaded"; exportedHandlers: RuntimeHandler[] }
   | { t: "load-failed"; code: RuntimeLoadError; message: string }
   /** A fetch's response head; `inline` carries the whole body when it was complete at once. */

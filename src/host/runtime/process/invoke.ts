@@ -23,7 +23,7 @@ export interface InvokeEnv {
   handlers: Record<string, unknown>;
   env: Record<string, unknown>;
   hub: StreamHub;
-  post(message: FromIsolate, transfer?: ArrayBuffer[]): void;
+  post(message: FromIsolate): void;
   log(level: LogLevel, text: string): void;
   maxWaitUntilTasks: number;
 }
@@ -38,6 +38,11 @@ interface Invocation {
 }
 
 const live = new Map<number, Invocation>();
+
+/** Invocations whose handler or waitUntil tasks are still running. */
+export function inFlight(): number {
+  return live.size;
+}
 
 function describeError(error: unknown): string {
   if (error !== null && typeof error === "object" && "stack" in error && typeof error.stack === "string") return error.stack;
@@ -161,7 +166,7 @@ async function sendResponse(ie: InvokeEnv, id: number, response: Response): Prom
     }
     if (result.done) {
       const inline = concat(prefix, size);
-      ie.post({ t: "head", id, status: response.status, headers: deduped, body: null, inline }, [inline.buffer as ArrayBuffer]);
+      ie.post({ t: "head", id, status: response.status, headers: deduped, body: null, inline });
       return;
     }
     const chunk = bytes(result.value);

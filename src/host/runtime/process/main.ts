@@ -1,23 +1,26 @@
-// One isolate: a worker thread holding one Worker Version's module graph in a vm context of its
-// own. It loads the bundle from workerData, reports the handler set its bytes export (or the
-// loadModule error), then answers invocations from the host until the host terminates it.
-// Everything it knows about bindings goes through the host: the thread holds no store, no
-// credentials and no other worker.
+// One isolate: a process of its own holding one Worker Version's module graph in a vm context.
+// It receives the bundle in its first message, reports the handler set its bytes export (or the
+// loadModule error), then answers invocations from the host over the IPC channel until the host
+// kills it or the channel closes. Everything it knows about bindings goes through the host: the
+// process holds no store, no credentials and no other worker.
+//
+// While it loads or has invocations in flight it sends a heartbeat every BEAT_MS carrying its
+// event loop's busy time, so the host can charge CPU and see a loop that stopped turning.
 
-import { parentPort, workerData } from "node:worker_threads";
 import { StreamHub, isStreamMessage } from "../stream-hub.ts";
 import type { FromIsolate, IsolateInit, ToIsolate } from "../wire.ts";
+import { BEAT_MS } from "../wire.ts";
 import { buildEnv, type HostLink } from "./env.ts";
 import { createIsolateContext, type LogLevel } from "./globals.ts";
-import { cancelInvocation, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
+import { cancelInvocation, inFlight, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
 import { LoadFailure, loadBundle } from "./loader.ts";
 
-const port = parentPort!;
-const init = workerData as IsolateInit;
-
-function post(message: FromIsolate, transfer?: ArrayBuffer[]): void {
-  port.postMessage(message, transfer);
+function post(message: FromIsolate): void {
+  process.send!(message);
 }
+
+// The host went away: nothing is left to answer.
+process.on("disconnect", () => process.exit(0));
 
 function log(level: LogLevel, text: string): void {
   post({ t: "log", level, text });
@@ -28,7 +31,12 @@ function log(level: LogLevel, text: string): void {
 process.on("unhandledRejection", (reason) => log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
 process.on("uncaughtException", (error) => log("error", `uncaught exception: ${error.stack ?? error.message}`));
 
-const hub = new StreamHub((message, transfer) => post(message, transfer), -1);
+const hub = new StreamHub((message) => post(message), -1);
+
+let loading = true;
+setInterval(() => {
+  if (loading || inFlight() > 0) post({ t: "beat", active: performance.eventLoopUtilization().active });
+}, BEAT_MS);
 
 type Pending = { resolve(value: { value: unknown; body: ReadableStream<Uint8Array> | null }): void; reject(error: Error): void };
 const calls = new Map<number, Pending>();
@@ -69,18 +77,20 @@ const link: HostLink = {
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-async function start(): Promise<void> {
-  post({ t: "loading" });
+async function start(init: IsolateInit): Promise<void> {
+  post({ t: "loading", active: performance.eventLoopUtilization().active });
   const { context, realm } = createIsolateContext(init.label, log);
   ErrorOfRealm = realm.Error;
   let loaded;
   try {
     loaded = await loadBundle(context, realm, init.mainModule, init.modules, init.declaredHandlers, init.evaluateTimeoutMs);
   } catch (error) {
+    loading = false;
     if (error instanceof LoadFailure) post({ t: "load-failed", code: error.code, message: error.message });
     else post({ t: "load-failed", code: "module_syntax_error", message: error instanceof Error ? error.message : String(error) });
     return;
   }
+  loading = false;
   if (init.env === null) {
     post({ t: "loaded", exportedHandlers: loaded.exportedHandlers });
     return;
@@ -94,7 +104,7 @@ async function start(): Promise<void> {
     log,
     maxWaitUntilTasks: init.maxWaitUntilTasks,
   };
-  port.on("message", (message: ToIsolate) => {
+  receive = (message: ToIsolate) => {
     if (isStreamMessage(message)) {
       hub.handle(message);
       return;
@@ -134,9 +144,15 @@ async function start(): Promise<void> {
         pending.resolve(new Response(NULL_BODY.has(message.status) ? null : body, { status: message.status, headers: message.headers }));
         return;
       }
+      case "init":
+        return;
     }
-  });
+  };
   post({ t: "loaded", exportedHandlers: loaded.exportedHandlers });
 }
 
-void start();
+let receive: (message: ToIsolate) => void = () => {};
+process.on("message", (message: ToIsolate) => {
+  if (message.t === "init") void start(message.init);
+  else receive(message);
+});

@@ -1,9 +1,9 @@
 // The global object a worker's modules see: a fresh `node:vm` context holding its own JavaScript
-// intrinsics plus the Web platform classes of this thread — the portable globals floor of
+// intrinsics plus the Web platform classes of this process — the portable globals floor of
 // worker.runtime and a few common extras. Nothing of Node is there: no process, require, Buffer,
 // module loader or file system. Timers hand out numbers, never Node's Timeout objects.
 //
-// This is a development runtime, not a security boundary: the Web classes come from the thread's
+// This is a development runtime, not a security boundary: the Web classes come from the process's
 // own realm, and code determined to walk their prototype chains can reach it. What this context
 // guarantees is that ordinary code finds only the portable platform, so a worker that runs here
 // does not quietly depend on Node.
@@ -27,7 +27,7 @@ export interface Realm {
   WebAssembly: { Module: new (bytes: Uint8Array) => object };
 }
 
-/** Web platform globals handed to the context as they are (thread realm). */
+/** Web platform globals handed to the context as they are (the process realm). */
 const WEB_GLOBALS = [
   "AbortController",
   "AbortSignal",
