@@ -24,7 +24,8 @@ import { QueueDispatcher } from "./queue-dispatcher.ts";
 import { addressForms, classify, workerUrl } from "./routing.ts";
 import { CronScheduler } from "./scheduler.ts";
 import { createRuntimeTables } from "./storage.ts";
-import { Topology, TopologyReader, type CronNode, type WorkerNode } from "./topology.ts";
+import { Topology, TopologyReader, TOPOLOGY_KINDS, type CronNode, type WorkerNode } from "./topology.ts";
+import { EDGE_GROUPS } from "../rules/outputs.ts";
 
 export interface RuntimeOptions {
   /** Values of sensitive variables, by name (a version's requiredSensitiveVars). */
@@ -127,16 +128,33 @@ export class WorkerRuntime {
     this.refresh();
   }
 
+  /** Whether a written row is one the served view is built from. */
+  private relevant(uid: string, deleted: boolean): boolean {
+    if (deleted) return this.current.uids.has(uid);
+    const row = this.store.resources.byUid(uid);
+    return row !== undefined && TOPOLOGY_KINDS.has(row.kind) && (EDGE_GROUPS as readonly string[]).includes(row.apiVersion);
+  }
+
   private changed(uid: string, deleted: boolean): void {
     if (deleted) this.deleted.add(uid);
+    if (!this.relevant(uid, deleted)) {
+      if (deleted) this.queueRefresh();
+      return;
+    }
     this.stale = true;
+    this.queueRefresh();
+  }
+
+  private queueRefresh(): void {
     if (this.refreshQueued || this.closed) return;
     this.refreshQueued = true;
     // Store writes are synchronous transactions: by the next turn the write has committed (or
     // rolled back) and the view can be re-read.
     setImmediate(() => {
       this.refreshQueued = false;
-      if (this.stale && !this.closed) this.refresh();
+      if (this.closed) return;
+      if (this.stale) this.refresh();
+      else this.dropDeleted();
     });
   }
 
@@ -151,8 +169,7 @@ export class WorkerRuntime {
     const previous = this.current;
     const next = this.reader.read();
     this.current = next;
-    for (const uid of this.deleted) if (!this.stores.exists(uid)) this.dropData(uid);
-    this.deleted.clear();
+    this.dropDeleted();
     this.scheduler.update(next.crons);
     this.queues.update(next);
     this.dispatcher.retain(next);
@@ -168,6 +185,12 @@ export class WorkerRuntime {
     }
     if (this.server !== undefined) this.dispatcher.warm(moved);
     this.announce();
+  }
+
+  /** The binding data of resources deleted since the last look (a rolled-back delete keeps it). */
+  private dropDeleted(): void {
+    for (const uid of this.deleted) if (!this.stores.exists(uid)) this.dropData(uid);
+    this.deleted.clear();
   }
 
   private dropData(uid: string): void {

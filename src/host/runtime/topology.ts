@@ -1,7 +1,10 @@
 // What the runtime serves, read from the host's store in one pass: every Edge family resource of
-// every tenant, and the relation pins that tie them together. It is rebuilt (never patched)
-// after the store changes, so it always says exactly what the store says — traffic follows the
-// active deployment the moment it is committed, and a deleted worker is gone from it.
+// the kinds that route, run and deliver (workers, bundles, versions, deployments, attachments,
+// queues) in every tenant, and the relation pins that tie them together. It is rebuilt (never
+// patched) after such a resource changes, so it always says exactly what the store says — traffic
+// follows the active deployment the moment it is committed, and a deleted worker is gone from
+// it. Binding targets (namespaces, buckets, databases) are not part of it: a binding call checks
+// its target in the store itself, so a host holding 10,000 namespaces rebuilds nothing for them.
 //
 // Everything is keyed by uid and joined through the PINNED relations (decision 0022), never by a
 // name a spec spells: a binding reaches the namespace incarnation its version was stored
@@ -92,6 +95,19 @@ export interface ConsumerNode {
   deadLetterQueueUid: string | null;
 }
 
+/** The kinds whose rows make up what the runtime serves; writes to any other kind leave it as it is. */
+export const TOPOLOGY_KINDS: ReadonlySet<string> = new Set([
+  "ModuleWorker",
+  "WorkerBundle",
+  "WorkerVersion",
+  "WorkerDeployment",
+  "WorkerEndpoint",
+  "WorkerCustomDomain",
+  "WorkerCronTrigger",
+  "AtLeastOnceQueue",
+  "QueueConsumer",
+]);
+
 /** Binding Definition name → what the runtime projects for it. */
 export const BINDING_KINDS: ReadonlyMap<string, BindingKind> = new Map([
   ["module-worker.edge-kv", "kv"],
@@ -138,6 +154,8 @@ export class Topology {
   readonly queues = new Map<string, QueueNode>();
   /** By queue uid. */
   readonly consumers = new Map<string, ConsumerNode>();
+  /** Every resource this view was built from. */
+  readonly uids = new Set<string>();
 
   /** Workers whose active deployment serves traffic, in a stable order (tenant, space, name). */
   servedWorkers(): WorkerNode[] {
@@ -159,13 +177,14 @@ export class TopologyReader {
 
   constructor(db: Db) {
     const groups = EDGE_GROUPS.map(() => "?").join(", ");
-    this.resourcesStmt = db.prepare(`SELECT uid, tenant, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups})`).bind(...EDGE_GROUPS);
+    const kinds = [...TOPOLOGY_KINDS].map(() => "?").join(", ");
+    this.resourcesStmt = db.prepare(`SELECT uid, tenant, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups}) AND kind IN (${kinds})`).bind(...EDGE_GROUPS, ...TOPOLOGY_KINDS);
     this.pinsStmt = db
       .prepare(
         `SELECT r.holder_uid, r.pointer, r.relation, r.target_uid, r.target_kind, r.target_name, r.binding FROM relations r JOIN resources s ON s.uid = r.holder_uid
-         WHERE s.api_version IN (${groups}) ORDER BY r.holder_uid, r.ordinal`,
+         WHERE s.api_version IN (${groups}) AND s.kind IN (${kinds}) ORDER BY r.holder_uid, r.ordinal`,
       )
-      .bind(...EDGE_GROUPS);
+      .bind(...EDGE_GROUPS, ...TOPOLOGY_KINDS);
   }
 
   read(): Topology {
@@ -179,6 +198,7 @@ export class TopologyReader {
     }
     const pinOf = (uid: string, relation: string): PinRow | undefined => pins.get(uid)?.find((p) => p.relation === relation);
     for (const row of rows) {
+      top.uids.add(row.uid);
       const spec = parse(row.spec);
       switch (row.kind) {
         case "ModuleWorker":
