@@ -18,6 +18,10 @@ export default {
       await env.JOBS.send(url.searchParams.get("body"));
       return new Response("sent");
     }
+    if (url.pathname === "/bulk") {
+      const ids = await env.BULK.sendBatch(["b1", "b2", "b3", "b4", "b5"].map((body) => ({ body })));
+      return Response.json(ids);
+    }
     if (url.pathname === "/seen") {
       const { keys } = await env.LOG.list({ prefix: url.searchParams.get("prefix") });
       const out = [];
@@ -31,6 +35,10 @@ export default {
     await env.LOG.put("cron:last", JSON.stringify({ cron: event.cron, scheduledTime: event.scheduledTime }));
   },
   async queue(batch, env) {
+    if (batch.queue === "bulk") {
+      for (const m of batch.messages) await env.LOG.put("bulk:" + text(m.body), batch.batchId + " " + batch.messages.length);
+      return;
+    }
     for (const m of batch.messages) {
       const body = text(m.body);
       await env.LOG.put("q:" + batch.queue + ":" + body + ":" + m.attempts, m.id);
@@ -54,6 +62,7 @@ describe("cron triggers and queue batches", () => {
     const dist = project.modules("dist", { "index.js": WORKER });
     await project.deploy(ctx.rt, (stack) => {
       const jobs = new AtLeastOnceQueue(stack, "jobs", { name: "jobs", messageRetentionSeconds: 3600 });
+      const bulk = new AtLeastOnceQueue(stack, "bulk", { name: "bulk", messageRetentionSeconds: 3600 });
       const dead = new AtLeastOnceQueue(stack, "dead", { name: "dead", messageRetentionSeconds: 3600 });
       const app = new WorkerApp(stack, "w", {
         name: "events",
@@ -62,11 +71,12 @@ describe("cron triggers and queue batches", () => {
         endpoint: true,
         cron: "0 0 1 1 *",
         kvBindings: { LOG: new EdgeKVNamespace(stack, "log", { name: "events-log" }) },
-        queueProducerBindings: { JOBS: jobs },
+        queueProducerBindings: { JOBS: jobs, BULK: bulk },
       });
       const settings = { worker: app.worker, maxBatchSize: 1, maxBatchTimeoutSeconds: 0, maxConcurrency: 1, retryDelaySeconds: 0, dependsOn: [app.deployment] };
       new QueueConsumer(stack, "jobs-consumer", { name: "jobs-consumer", queue: jobs, maxRetries: 2, deadLetterQueue: dead, ...settings });
       new QueueConsumer(stack, "dead-consumer", { name: "dead-consumer", queue: dead, maxRetries: 0, ...settings });
+      new QueueConsumer(stack, "bulk-consumer", { name: "bulk-consumer", queue: bulk, maxRetries: 0, ...settings, maxBatchSize: 3, maxBatchTimeoutSeconds: 1 });
     });
     url = endpointUrl(ctx.rt, "events");
   }, 90_000);
@@ -109,6 +119,23 @@ describe("cron triggers and queue batches", () => {
     expect(new Set(entries.map(([, id]) => id)).size).toBe(1);
     expect(entries[0]![1]).toMatch(/^msg_[0-9a-f]{24}$/);
     expect(await seen("q:dead:flaky")).toEqual([]);
+  }, 60_000);
+
+  it("batches hold up to maxBatchSize messages; a short batch is delivered once its oldest waited maxBatchTimeoutSeconds", async () => {
+    const ids = (await (await fetch(`${url}bulk`)).json()) as string[];
+    expect(ids).toHaveLength(5);
+    const delivered = await poll(async () => {
+      const got = await seen("bulk:");
+      return got.length === 5 ? got : undefined;
+    }, 100, 30_000, "all five bulk messages");
+    const batches = new Map<string, string[]>();
+    for (const [k, v] of delivered) {
+      const [batchId, size] = v.split(" ");
+      batches.set(`${batchId} ${size}`, [...(batches.get(`${batchId} ${size}`) ?? []), k]);
+    }
+    // One full batch of 3 at once, then the remaining 2 together once the timeout passed.
+    expect([...batches.keys()].map((k) => Number(k.split(" ")[1])).sort()).toEqual([2, 3]);
+    expect([...batches.values()].flat().sort()).toEqual(["bulk:b1", "bulk:b2", "bulk:b3", "bulk:b4", "bulk:b5"]);
   }, 60_000);
 
   it("a message retried past maxRetries goes to the dead-letter queue with its id and bytes", async () => {

@@ -100,7 +100,7 @@ export class Isolate {
       execArgv: ["--experimental-vm-modules", "--no-warnings", `--max-old-space-size=${limits.memoryMb}`],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
-      env: {},
+      env: systemEnv(),
     });
     this.hub = new StreamHub((message) => this.post(message), 1);
     this.ready = new Promise<RuntimeHandler[]>((resolve, reject) => {
@@ -405,6 +405,16 @@ export class Isolate {
       },
     );
   }
+}
+
+/**
+ * The isolate's environment: only what the platform needs to run a process (temporary
+ * directories; SystemRoot on Windows) — never the host's variables, which may hold credentials.
+ */
+function systemEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ["TMPDIR", "TEMP", "TMP", "SystemRoot"]) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
 }
 
 export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
