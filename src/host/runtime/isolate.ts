@@ -12,50 +12,15 @@
 
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { RuntimeHandler, RuntimeLoadError } from "../../core/protocol.ts";
+import type { RuntimeHandler } from "../../core/protocol.ts";
+import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
-import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, QueueSettlement, ToIsolate } from "./wire.ts";
+import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, ToIsolate } from "./wire.ts";
+
+export { bytesStream, LoadError, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
 
 const ENTRY = fileURLToPath(new URL("./process/entry.mjs", import.meta.url));
-
-export interface RequestHead {
-  method: string;
-  url: string;
-  headers: HeaderList;
-}
-
-export interface ResponseHead {
-  status: number;
-  headers: HeaderList;
-  /** The whole body when the worker produced it at once (its length is then known). */
-  inline: Uint8Array | null;
-  /** Otherwise the body as it streams. */
-  body: ReadableStream<Uint8Array> | null;
-}
-
-export interface HandlerOutcome {
-  outcome: "returned" | "uncaught";
-  message?: string;
-  settlement?: QueueSettlement;
-}
-
-export class LoadError extends Error {
-  override name = "LoadError";
-  constructor(
-    readonly code: RuntimeLoadError | "startup",
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** What an isolate asks of the host: binding operations, service requests, log lines. */
-export interface IsolateServices {
-  call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
-  serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
-  log(isolate: Isolate, level: string, text: string): void;
-}
 
 interface Invocation {
   id: number;
@@ -405,23 +370,4 @@ export class Isolate {
       },
     );
   }
-}
-
-/**
- * The isolate's environment: only what the platform needs to run a process (temporary
- * directories; SystemRoot on Windows) — never the host's variables, which may hold credentials.
- */
-function systemEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const name of ["TMPDIR", "TEMP", "TMP", "SystemRoot"]) if (process.env[name] !== undefined) env[name] = process.env[name];
-  return env;
-}
-
-export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (bytes.byteLength > 0) controller.enqueue(bytes);
-      controller.close();
-    },
-  });
 }
