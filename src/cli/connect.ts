@@ -5,7 +5,9 @@
 // or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN. Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
-// through the in-process transport, space `default`, development token.
+// through the in-process transport, space `default`, development token. When another process
+// holds that directory AND serves it over HTTP (`takoform dev`, or `host serve --data` without
+// --token), the command goes through that server instead, so its runtime sees the change.
 //
 // `identity()` says which host that is, from discovery, for the state's host binding: the
 // embedded host is recorded with the origin `embedded` and the host id its data directory
@@ -147,6 +149,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // The token the connection presents: the configured one, or the embedded host's development token.
   let presentedToken = settings.token;
   const dataDir = join(options.projectDir, ".takoform", "host");
+  let servedBy: string | undefined;
 
   const connect = async (): Promise<HostClient> => {
     if (settings.endpoint !== null) {
@@ -156,7 +159,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
     // run releases it, a few milliseconds before that process has closed the embedded host: a
     // held data directory is therefore retried for a short grace period before it is an error.
-    const { DataDirLockedError, DEV_TOKEN, LocalHost } = await import("../host/index.ts");
+    const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
     const deadline = Date.now() + HOST_LOCK_GRACE_MS;
     for (;;) {
       try {
@@ -164,6 +167,13 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         break;
       } catch (error) {
         if (!(error instanceof DataDirLockedError)) throw error;
+        const served = servedEndpoint(dataDir);
+        if (served?.devToken === true) {
+          servedBy = served.url;
+          presentedToken = settings.token ?? DEV_TOKEN.token;
+          client = await HostClient.connect({ endpoint: served.url, token: presentedToken });
+          return client;
+        }
         if (Date.now() >= deadline) {
           throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
         }
@@ -184,11 +194,16 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   let connecting: Promise<HostClient> | undefined;
   const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
   const provider = new TakoformProvider({ client: connectOnce, registry, defaultSpace: settings.space });
-  const describe = settings.endpoint !== null ? settings.endpoint : `the embedded local host (${dataDir})`;
+  const describeHost = (): string => {
+    if (settings.endpoint !== null) return settings.endpoint;
+    return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
+  };
   return {
     provider,
     settings,
-    describe,
+    get describe() {
+      return describeHost();
+    },
     notices,
     async identity(lineage: string): Promise<HostBinding> {
       let lane;
@@ -199,7 +214,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
           severity: "error",
           code: "takoform.provider/lane-unavailable",
           summary: "Takoform v1alpha3 lane unavailable",
-          detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describe}, so it cannot tell which host it runs against and reads or writes nothing.`,
+          detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),
           repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves Host API v1alpha3, check the token, and run again.",
         });

@@ -247,3 +247,53 @@ export interface WireSupportProfile {
   supportedBindings?: string[];
   limits?: Record<string, number>;
 }
+
+// ---- the Module Worker runtime ABI (worker.runtime@1.0.0, conformance/runtime-abi-v1) ----
+
+/** The handler vocabulary: the members of a main module's default export a host may invoke. */
+export const RUNTIME_HANDLERS = ["fetch", "scheduled", "queue"] as const;
+export type RuntimeHandler = (typeof RUNTIME_HANDLERS)[number];
+
+/** loadModule's closed error vocabulary. */
+export const RUNTIME_LOAD_ERRORS = ["module_not_found", "unsupported_media_type", "module_syntax_error", "handler_not_exported"] as const;
+export type RuntimeLoadError = (typeof RUNTIME_LOAD_ERRORS)[number];
+
+/** The portable globals floor, by dotted path: every one exists in a conforming isolate. */
+export const RUNTIME_GLOBALS_FLOOR = [
+  "AbortController",
+  "AbortSignal",
+  "Headers",
+  "ReadableStream",
+  "Request",
+  "Response",
+  "TextDecoder",
+  "TextEncoder",
+  "URL",
+  "URLSearchParams",
+  "WritableStream",
+  "clearInterval",
+  "clearTimeout",
+  "crypto.getRandomValues",
+  "crypto.subtle.digest",
+  "fetch",
+  "setInterval",
+  "setTimeout",
+  "structuredClone",
+] as const;
+
+/**
+ * A response the local runtime generates itself (not the worker) names why in this header. The
+ * codes `handler_not_declared`, `request_too_large` and `backend_unavailable` are worker.runtime's
+ * fetch errors; `uncaught` is its `handlerOutcome` for a handler that threw; `worker_not_found`
+ * and `hostname_ambiguous` are this host's routing answers.
+ */
+export const RUNTIME_ERROR_HEADER = "Takoform-Runtime-Error";
+export const RUNTIME_HOST_ANSWERS = {
+  worker_not_found: 404,
+  hostname_ambiguous: 421,
+  handler_not_declared: 501,
+  uncaught: 500,
+  request_too_large: 413,
+  backend_unavailable: 503,
+} as const satisfies Record<string, number>;
+export type RuntimeHostAnswer = keyof typeof RUNTIME_HOST_ANSWERS;

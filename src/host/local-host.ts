@@ -3,7 +3,7 @@
 // It also carries the test controls the provider's recovery tests need; none of them is
 // reachable over the wire.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/package-root.ts";
 import type { FormRef } from "../forms/refs.ts";
@@ -30,6 +30,34 @@ import { formatFormRef } from "../forms/refs.ts";
 import { renderEnv } from "./commit.ts";
 import { rerender, affectedBy } from "./derive.ts";
 import { startSweeper, sweepExpired } from "./maintenance.ts";
+import { WorkerRuntime, type RuntimeOptions, type ServedWorker } from "./runtime/runtime.ts";
+import { runtimeRules } from "./runtime/rules.ts";
+
+/** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
+export const SERVED_FILE = "served.json";
+
+export interface ServedEndpoint {
+  url: string;
+  pid: number;
+  /** The serving host accepts the development token (it was started without --token). */
+  devToken: boolean;
+}
+
+/**
+ * Where the host holding a data directory serves it, when it does: read by a process that found
+ * the directory locked, so it can go through that host instead of waiting for it. Undefined when
+ * nothing is served, or when the file was left by a process that no longer holds the lock.
+ */
+export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
+  try {
+    const served = JSON.parse(readFileSync(join(dataDir, SERVED_FILE), "utf8")) as ServedEndpoint;
+    const holder = Number.parseInt(readFileSync(join(dataDir, "host.lock"), "utf8").trim(), 10);
+    if (typeof served.url !== "string" || served.pid !== holder) return undefined;
+    return served;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The Form packages this project ships, installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
@@ -54,6 +82,11 @@ export interface LocalHostOptions {
   commitDelayMs?: number;
   /** Where internal failures are reported (default: stderr). Never receives credentials. */
   log?: (line: string) => void;
+  /**
+   * Run every deployed Module Worker while the host serves HTTP (docs/runtime.md). Off by
+   * default: an in-process host, and a host that only speaks the Host API, run no code.
+   */
+  runtime?: RuntimeOptions;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -66,10 +99,13 @@ export class LocalHost {
   private origin = "http://localhost";
   private closed = false;
   private stopSweeper: () => void = () => {};
+  private runtime: WorkerRuntime | undefined;
+  private dataDir: string | null = null;
+  private devToken = true;
 
   private constructor(
     private readonly ctx: HostContext,
-    auth: Authenticator,
+    private readonly auth: Authenticator,
     problems: Error[],
     private readonly log: (line: string) => void,
   ) {
@@ -84,7 +120,9 @@ export class LocalHost {
 
   static async open(options: LocalHostOptions = {}): Promise<LocalHost> {
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const registry = new RulesRegistry().use(outputRules).use(edgeRules);
+    // runtimeRules whether or not this process serves workers: a version deployed through an
+    // in-process host is run later by `takoform dev` on the same data.
+    const registry = new RulesRegistry().use(outputRules).use(edgeRules).use(runtimeRules);
     for (const module of options.rules ?? []) registry.use(module);
     const catalog = new Catalog(registry);
     const roots = [...(options.forms ?? [])];
@@ -113,7 +151,10 @@ export class LocalHost {
     operations.register("import", writeExecutor(ctx));
     operations.register("delete", deleteExecutor(ctx));
     const host = new LocalHost(ctx, new Authenticator(options.tokens ?? []), problems, log);
+    host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
+    host.devToken = (options.tokens ?? []).length === 0;
     try {
+      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();
@@ -139,9 +180,24 @@ export class LocalHost {
   /** Serves the host over HTTP. Port 0 picks a free port. */
   async listen(host = "127.0.0.1", port = 0): Promise<{ url: string; host: string; port: number }> {
     if (this.server !== undefined) throw new Error("the local host is already listening");
-    this.server = await startServer((request) => this.handle(request), host, port);
+    const runtime = this.runtime;
+    this.server = await startServer((request) => this.handle(request), host, port, runtime === undefined ? undefined : (req, res) => runtime.intercept(req, res));
     this.origin = this.server.url;
+    runtime?.start({ origin: this.server.url, port: this.server.port, listenHost: host.replace(/^\[|\]$/g, "") });
+    // Another takoform process finding this data directory locked reaches the host here instead
+    // (src/cli/connect.ts); only a host that accepts the development token says so.
+    if (this.dataDir !== null) writeFileSync(join(this.dataDir, SERVED_FILE), `${JSON.stringify({ url: this.server.url, pid: process.pid, devToken: this.devToken })}\n`);
     return { url: this.server.url, host: this.server.host, port: this.server.port };
+  }
+
+  /** The workers the runtime serves and their addresses (empty without a runtime or before listen). */
+  served(): ServedWorker[] {
+    return this.runtime?.served() ?? [];
+  }
+
+  /** The runtime, when the host was opened with one (tests drive cron and queues through it). */
+  get workers(): WorkerRuntime | undefined {
+    return this.runtime;
   }
 
   get url(): string | undefined {
@@ -153,7 +209,11 @@ export class LocalHost {
     this.closed = true;
     this.stopSweeper();
     this.ctx.operations.close();
-    if (this.server !== undefined) await this.server.close();
+    if (this.server !== undefined) {
+      if (this.dataDir !== null) rmSync(join(this.dataDir, SERVED_FILE), { force: true });
+      await this.server.close();
+    }
+    await this.runtime?.close();
     this.ctx.store.close();
   }
 

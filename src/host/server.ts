@@ -81,8 +81,18 @@ function send(res: ServerResponse, response: HostResponse, close = false): void 
   else res.end(response.body);
 }
 
-export function startServer(handle: (request: HostRequest) => Promise<HostResponse>, host: string, port: number): Promise<RunningServer> {
+/**
+ * `intercept` sees every request first and returns true when it answers it itself (worker
+ * traffic and runtime controls, which stream their bodies); the rest is the Host API.
+ */
+export function startServer(
+  handle: (request: HostRequest) => Promise<HostResponse>,
+  host: string,
+  port: number,
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<RunningServer> {
   const server = createServer({ keepAlive: true, requestTimeout: 300_000 }, (req, res) => {
+    if (intercept?.(req, res) === true) return;
     const limit = bodyLimit(req);
     readBody(req, limit).then(
       async (body) => {

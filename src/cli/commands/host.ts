@@ -1,9 +1,13 @@
-// `takoform host serve`: the embedded local host over HTTP. Prints one line
-// `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
+// `takoform host serve`: the embedded local host over HTTP, running every deployed worker (the
+// runtime, docs/runtime.md) unless --no-runtime. Prints `listening on http://HOST:PORT` first when
+// ready, then the workers it serves and their addresses (and again whenever they change), and
+// shuts down cleanly on SIGINT/SIGTERM.
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
 import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
+import type { RuntimeOptions, ServedWorker } from "../../host/runtime/runtime.ts";
+import { changedLines, secretValues, servedLines } from "../served.ts";
 
 const USAGE = `Usage: takoform host serve [options]
 
@@ -18,11 +22,19 @@ Options:
   --token TOKEN=TENANT/PRINCIPAL
                             Accept a bearer token (repeatable). Without any, the development
                             token ${DEV_TOKEN.token} is accepted as tenant ${DEV_TOKEN.tenant}, principal ${DEV_TOKEN.principal}
+  --no-runtime              Serve the Host API only: run no worker code
+  --secret NAME=VALUE       A value for a requiredSensitiveVars name (repeatable); also the
+                            environment variable TAKOFORM_SECRET_NAME
   --async always|never      Test control: answer every apply/import/delete 202 (default never)
   --conformance-probes      Test control: honour the Takoform-Conformance-Probe header
-  -h, --help                Show this help`;
+  --runtime-conformance     Test control: serve the runtime ABI loader adapter
+                            (POST /_takoform/runtime/load-module)
+  -h, --help                Show this help
 
-function parseListen(text: string): { host: string; port: number } {
+Workers answer on the same port: http://<endpoint hostname>:PORT/ (any *.localhost name
+reaches loopback) or http://HOST:PORT/_worker/<hostname>/. See docs/runtime.md.`;
+
+export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:]+)):([0-9]{1,5})$/.exec(text);
   if (m === null) throw new CliUsageError(`--listen must be HOST:PORT, got ${JSON.stringify(text)}`);
   const port = Number(m[3]);
@@ -32,8 +44,8 @@ function parseListen(text: string): { host: string; port: number } {
 
 async function serve(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: ["--listen", "--data", "--forms", "--token", "--async"],
-    switches: ["--no-bundled", "--conformance-probes", "--help"],
+    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret"],
+    switches: ["--no-bundled", "--conformance-probes", "--no-runtime", "--runtime-conformance", "--help"],
     aliases: { "-h": "--help" },
   });
   if (args.switches.has("--help")) {
@@ -60,6 +72,18 @@ async function serve(argv: string[]): Promise<number> {
     }
     if (!isDirectory) throw new CliUsageError(`--forms ${dir} is not a directory`);
   }
+  let announced: ServedWorker[] = [];
+  let ready = false;
+  const runtime: RuntimeOptions | undefined = args.switches.has("--no-runtime")
+    ? undefined
+    : {
+        secrets: secretValues(args.values.get("--secret") ?? [], process.env),
+        conformance: args.switches.has("--runtime-conformance"),
+        onAddresses: (served) => {
+          if (ready) for (const line of changedLines(announced, served)) process.stdout.write(`${line}\n`);
+          announced = served;
+        },
+      };
   let local: LocalHost;
   try {
     local = await LocalHost.open({
@@ -69,6 +93,7 @@ async function serve(argv: string[]): Promise<number> {
       tokens,
       async: asyncMode,
       conformanceProbes: args.switches.has("--conformance-probes"),
+      ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
     if (error instanceof DataDirLockedError || error instanceof CatalogConflictError) {
@@ -80,6 +105,8 @@ async function serve(argv: string[]): Promise<number> {
   for (const problem of local.problems) process.stderr.write(`takoform host: not installed: ${problem.message}\n`);
   const { url } = await local.listen(host, port);
   process.stdout.write(`listening on ${url}\n`);
+  for (const line of servedLines(announced)) process.stdout.write(`${line}\n`);
+  ready = true;
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (): void => {

@@ -1,8 +1,18 @@
 // `takoform output [NAME]`: the outputs stored by the last apply. Sensitive values are stored only
 // as a seal, so they are never shown.
+//
+// For a project on the embedded host (it has .takoform/host), the listing of all outputs ends
+// with the local addresses of its workers' endpoints and custom domains, in the path form on the
+// server `takoform dev` runs: the running one's address when it runs, else dev's default
+// (http://127.0.0.1:8787). A single NAME and --json print exactly the output, nothing else.
 
 import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { servedEndpoint } from "../../host/index.ts";
+import { addressForms } from "../../host/runtime/routing.ts";
+import type { ResourceRecord } from "../../state/types.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
+import { DEV_LISTEN } from "./dev.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { enterProject, Console, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
 
@@ -27,10 +37,12 @@ export const command: Command = {
     const io = new Console(args);
     const path = statePathOf(projectDir(args));
     let outputs: Record<string, { value: unknown; sensitive: boolean }> = {};
+    let records: ResourceRecord[] = [];
     if (existsSync(path)) {
       const reader = openLocalStateReadOnly(path);
       try {
         outputs = await reader.outputs();
+        records = await reader.list();
       } finally {
         await reader.close();
       }
@@ -58,11 +70,28 @@ export const command: Command = {
       return 0;
     }
     const entries = Object.entries(outputs);
-    if (entries.length === 0) {
-      io.err("No outputs recorded in state. Declare outputs in the app (TerraformOutput) and apply.");
-      return 0;
-    }
+    if (entries.length === 0) io.err("No outputs recorded in state. Declare outputs in the app (TerraformOutput) and apply.");
     for (const [key, o] of entries) io.out(`${key} = ${o.sensitive ? "<sensitive>" : JSON.stringify(o.value)}`);
+    for (const line of localAddresses(projectDir(args), records)) io.out(line);
     return 0;
   },
 };
+
+/** The path-form addresses of the project's worker endpoints and custom domains on `takoform dev`. */
+function localAddresses(dir: string, records: readonly ResourceRecord[]): string[] {
+  const data = join(dir, ".takoform", "host");
+  if (!existsSync(join(data, "host.db"))) return [];
+  const addresses: { name: string; kind: string; hostname: string }[] = [];
+  for (const r of records) {
+    const kind = r.ref?.kind;
+    const hostname = kind === "WorkerEndpoint" ? r.outputs["hostname"] : kind === "WorkerCustomDomain" ? r.attributes["hostname"] : undefined;
+    if (typeof hostname === "string") addresses.push({ name: r.name ?? r.address, kind: kind!, hostname: hostname.toLowerCase() });
+  }
+  if (addresses.length === 0) return [];
+  const served = servedEndpoint(data);
+  const origin = served?.url ?? `http://${DEV_LISTEN}`;
+  const port = Number(new URL(origin).port || 80);
+  const lines = ["", served !== undefined ? `Served locally by takoform dev at ${origin}:` : `Local addresses once \`takoform dev\` serves this project (it is not running):`];
+  for (const a of addresses) lines.push(`  ${a.name} (${a.kind}): ${addressForms(a.hostname, origin, port).path}`);
+  return lines;
+}

@@ -1,6 +1,7 @@
 // Opening the host's SQLite database: the schema, the pragmas, and the data-directory lock.
 // One file (`host.db`) in WAL mode for a directory, or a private in-memory database for tests.
-// Every table is created here so the whole storage shape can be read in one place.
+// Every table of the Host API is created here so its storage shape can be read in one place; the
+// worker runtime's tables (the data behind bindings) are in src/host/runtime/storage.ts.
 
 import Database from "better-sqlite3";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";

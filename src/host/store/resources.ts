@@ -91,6 +91,8 @@ export class ResourceStore {
   private readonly recontractStmt;
   private readonly deleteStmt;
   private readonly countStmt;
+  /** Told of every row write (uid, and whether the row was deleted); see onChange. */
+  private readonly listeners: ((uid: string, deleted: boolean) => void)[] = [];
   /** Per indexed spec member, its lookup statement (see indexSpecMember). */
   private readonly bySpecValueStmts = new Map<string, { all(...params: string[]): unknown[] }>();
 
@@ -142,6 +144,23 @@ export class ResourceStore {
     );
   }
 
+  /**
+   * Calls `listener` after every insert, update, rendering change and delete of a row, inside
+   * the writing transaction (which may still roll back: a listener re-reads, it never trusts the
+   * event). The worker runtime uses it to follow deployments without polling.
+   */
+  onChange(listener: (uid: string, deleted: boolean) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  private changed(uid: string, deleted: boolean): void {
+    for (const listener of this.listeners) listener(uid, deleted);
+  }
+
   byAddress(address: ResourceAddress): StoredResource | undefined {
     return fromRow(
       this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined,
@@ -158,25 +177,30 @@ export class ResourceStore {
 
   insert(resource: StoredResource): void {
     this.insertStmt.run(resource);
+    this.changed(resource.uid, false);
   }
 
   /** Writes the mutable columns of an existing incarnation (identity columns never change). */
   update(resource: StoredResource): void {
     this.updateStmt.run(resource);
+    this.changed(resource.uid, false);
   }
 
   /** Stores a new derived rendering and the revision it moved to. */
   setRendering(uid: string, conditions: string, revision: number): void {
     this.renderingStmt.run(conditions, revision, uid);
+    this.changed(uid, false);
   }
 
   /** Test control only: the same incarnation recorded under another exact ref. */
   recontract(uid: string, ref: FormRef): void {
     this.recontractStmt.run(ref.definitionVersion, ref.schemaDigest, uid);
+    this.changed(uid, false);
   }
 
   delete(uid: string): void {
     this.deleteStmt.run(uid);
+    this.changed(uid, true);
   }
 
   /**

@@ -1,0 +1,103 @@
+// `takoform dev -C DIR`: serve the project's embedded host — the data `takoform apply` wrote under
+// DIR/.takoform/host — over HTTP, with the worker runtime, until interrupted.
+//
+// It prints where it serves and every worker's addresses, then follows the host: an apply that
+// runs while dev is serving goes through dev's host (src/cli/connect.ts finds it through the data
+// directory), so a new deployment is served at once, without a restart, and a deleted worker
+// stops answering. Worker console output goes to stderr, prefixed with the worker.
+
+import { join } from "node:path";
+import { CatalogConflictError, DataDirLockedError, LocalHost } from "../../host/index.ts";
+import type { ServedWorker } from "../../host/runtime/runtime.ts";
+import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { changedLines, secretValues, servedLines } from "../served.ts";
+import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { parseListen } from "./host.ts";
+
+export const DEV_LISTEN = "127.0.0.1:8787";
+
+const USAGE = `Usage: takoform dev [options]
+
+Serve the project's embedded local host (its data under .takoform/host) over HTTP and run its
+workers, until interrupted. Apply in another terminal as usual: while dev runs, \`takoform apply\`
+goes through it, and a new deployment is served at once.
+
+Options:
+  -C DIR                 Project directory (default: the current directory)
+  --listen HOST:PORT     Address to serve on (default ${DEV_LISTEN}; port 0 picks a free port)
+  --secret NAME=VALUE    A value for a requiredSensitiveVars name (repeatable); also the
+                         environment variable TAKOFORM_SECRET_NAME
+  -h, --help             Show this help
+
+Each worker with an endpoint or custom domain is printed with two addresses:
+  http://<hostname>:PORT/              (any *.localhost name reaches this machine)
+  http://HOST:PORT/_worker/<hostname>/ (needs no name resolution at all)
+This is a development runtime, not a security boundary: see docs/runtime.md.`;
+
+export const command: Command = {
+  async run(argv) {
+    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--listen", "--secret"], switches: ["--help"] }));
+    if (args.switches.has("--help")) return usage(USAGE);
+    if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+    enterProject(args);
+    const { host, port } = parseListen(lastValue(args, "--listen") ?? DEV_LISTEN);
+    const data = join(projectDir(args), ".takoform", "host");
+    let announced: ServedWorker[] = [];
+    let ready = false;
+    let local: LocalHost;
+    try {
+      local = await LocalHost.open({
+        data,
+        runtime: {
+          secrets: secretValues(args.values.get("--secret") ?? [], process.env),
+          onAddresses: (served) => {
+            if (ready) for (const line of changedLines(announced, served)) process.stdout.write(`${line}\n`);
+            announced = served;
+          },
+        },
+      });
+    } catch (error) {
+      if (error instanceof DataDirLockedError) {
+        process.stderr.write(`takoform dev: ${error.message}; stop the other takoform process (or its \`takoform dev\`) first\n`);
+        return 1;
+      }
+      if (error instanceof CatalogConflictError) {
+        process.stderr.write(`takoform dev: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+    let url: string;
+    try {
+      url = (await local.listen(host, port)).url;
+    } catch (error) {
+      await local.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      process.stderr.write(`takoform dev: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --listen 127.0.0.1:0" : ""}\n`);
+      return 1;
+    }
+    process.stdout.write(`takoform dev: serving ${data} at ${url} (Host API and workers); Ctrl-C stops\n`);
+    const lines = servedLines(announced);
+    if (lines.length === 0) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    ready = true;
+    return new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        local.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            process.stderr.write(`takoform dev: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+            resolve(1);
+          },
+        );
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+  },
+};
