@@ -3,13 +3,12 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App, TerraformStack, TerraformVariable, Testing } from "cdktf";
+import { App, TerraformStack, TerraformVariable, Testing, Token } from "cdktf";
 import type { Construct } from "constructs";
 import * as takoform from "../../src/index.ts";
 import {
   ImportIdError,
   ModuleWorker,
-  TakoformConstructError,
   TakoformProvider,
   TakoformResource,
   WorkerBundle,
@@ -18,6 +17,7 @@ import {
   type SynthesizedContribution,
 } from "../../src/index.ts";
 import type { CodecField } from "../../src/registry/codec-types.ts";
+import { synthProblems } from "./validation.ts";
 import { bundledModel, ROOT, sampleScalar, type Doc } from "../codec/support.ts";
 
 const cleanup: string[] = [];
@@ -179,28 +179,51 @@ describe("generated construct classes", () => {
     expect(json.resource.takoform_mesh_service.svc2.service_bindings).toEqual([{ name: "PEER", service: "${takoform_mesh_service.svc.name}", version: "${takoform_mesh_service.svc.version_id}" }]);
   });
 
-  it("meta-arguments pass through; count, forEach and provisioners are refused at construct time", () => {
+  it("meta-arguments pass through; count, forEach and provisioners are refused (listed at synth)", () => {
     const json = synth((stack) => {
       const a = new ModuleWorker(stack, "a", { name: "a", lifecycle: { createBeforeDestroy: true, ignoreChanges: ["space"] } });
       new ModuleWorker(stack, "b", { name: "b", dependsOn: [a] });
     });
     expect(json.resource.takoform_module_worker.a.lifecycle).toEqual({ create_before_destroy: true, ignore_changes: ["space"] });
     expect(json.resource.takoform_module_worker.b.depends_on).toEqual(["takoform_module_worker.a"]);
-    const stack = new TerraformStack(Testing.app({ outdir: tempDir("takoform-meta-") }), "s");
-    expect(() => new ModuleWorker(stack, "c", { name: "c", count: 2 } as Doc as { name: string })).toThrow(TakoformConstructError);
-    expect(() => new ModuleWorker(stack, "d", { name: "d", forEach: {} } as Doc as { name: string })).toThrow(/forEach/);
-    expect(() => new ModuleWorker(stack, "e", { name: "e", provisioners: [] } as Doc as { name: string })).toThrow(/provisioners/);
+    expect(
+      synthProblems((stack) => {
+        new ModuleWorker(stack, "c", { name: "c", count: 2 } as Doc as { name: string });
+        new ModuleWorker(stack, "d", { name: "d", forEach: {} } as Doc as { name: string });
+        new ModuleWorker(stack, "e", { name: "e", provisioners: [], connection: {} } as Doc as { name: string });
+      }),
+    ).toEqual([
+      "[demo/c] `count` is not supported by the takoform engine; create one construct per instance.",
+      "[demo/d] `forEach` is not supported by the takoform engine; create one construct per instance.",
+      "[demo/e] provisioners are not supported by the takoform engine.",
+      "[demo/e] connection blocks are not supported by the takoform engine.",
+    ]);
   });
 
   it("a non-revision resource takes exactly one of name and namePrefix; a revision may take neither", () => {
-    const stack = new TerraformStack(Testing.app({ outdir: tempDir("takoform-names-") }), "s");
-    expect(() => new ModuleWorker(stack, "a", {})).toThrow(/exactly one of name and namePrefix/);
-    expect(() => new ModuleWorker(stack, "b", { name: "b", namePrefix: "b-" })).toThrow(/exactly one of name and namePrefix/);
-    expect(() => new WorkerBundle(stack, "c", { manifestDigest: `sha256:${"0".repeat(64)}` })).not.toThrow();
-    expect(() => new WorkerBundle(stack, "d", {})).toThrow(/mainModule \+ modules, or name a committed manifest/);
-    expect(() => new WorkerBundle(stack, "e", { mainModule: "index.js" })).toThrow(/mainModule and modules together/);
-    const worker = new ModuleWorker(stack, "w", { namePrefix: "w-" });
-    expect(() => new WorkerVersion(stack, "v", { worker: "x", bundle: worker as unknown as WorkerBundle, handlers: ["fetch"] }).toTerraform()).toThrow(/must be a takoform_worker_bundle/);
+    expect(
+      synthProblems((stack) => {
+        new ModuleWorker(stack, "a", {});
+        new ModuleWorker(stack, "b", { name: "b", namePrefix: "b-" });
+        new WorkerBundle(stack, "c", { manifestDigest: `sha256:${"0".repeat(64)}` });
+        new WorkerBundle(stack, "d", {});
+        new WorkerBundle(stack, "e", { mainModule: "index.js" });
+        const worker = new ModuleWorker(stack, "w", { namePrefix: "w-" });
+        new WorkerVersion(stack, "v", { worker: "x", bundle: worker as unknown as WorkerBundle, handlers: ["fetch"], revisionOwner: 7 as unknown as string });
+        new WorkerDeployment(stack, "dep", { name: "dep", worker: "x", versions: [null, { workerVersion: 3, weight: 1 }] as unknown as [] });
+        new WorkerVersion(stack, "j", { worker: "x", bundle: "b", handlers: ["fetch"], varsJson: { N: Token.asNumber("${var.n}") } as Record<string, unknown> });
+      }),
+    ).toEqual([
+      "[demo/a] set exactly one of name and namePrefix.",
+      "[demo/b] set exactly one of name and namePrefix.",
+      "[demo/d] author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.",
+      "[demo/e] set mainModule and modules together (local bundle authoring), or neither.",
+      "[demo/v] revisionOwner must be a resource name or a Takoform resource construct.",
+      "[demo/v] bundle refers to a takoform_module_worker; it must be a takoform_worker_bundle (or a name).",
+      "[demo/dep] versions[0] must be an object with the members workerVersion, weight.",
+      "[demo/dep] versions[1].workerVersion must be a resource name or a Takoform resource construct.",
+      "[demo/j] varsJson.N is a number token, which cannot be embedded in JSON text; pass the whole value as a string instead.",
+    ]);
   });
 
   it("importFromHost writes import blocks with the NAME, SPACE/NAME or compact canonical JSON ID", () => {
@@ -229,14 +252,26 @@ describe("generated construct classes", () => {
       { to: "takoform_module_worker.nospace", id: '{"name":"nospace"}' },
       { to: "takoform_module_worker.fromvar", id: "${var.name}" },
     ]);
+    expect(
+      synthProblems((stack) => {
+        const w = new ModuleWorker(stack, "w", { name: "w" });
+        w.importFromHost({ name: "w", apiVersion: "edge.takoform-cdk.dev/v1alpha1" });
+        w.importFromHost({ name: "w", apiVersion: "a.b/v1", kind: "WorkerVersion", definitionVersion: "0.1.0", schemaDigest: `sha256:${"c".repeat(64)}` });
+        w.importFromHost({ name: "w", unknown: "member" } as Doc as { name: string });
+        w.importFromHost("");
+        w.importFromHost("w");
+        w.importFromHost("w");
+      }),
+    ).toEqual([
+      "[demo/w] importFromHost: import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them.",
+      "[demo/w] importFromHost: Import ID names another Form kind: WorkerVersion, but this resource is a ModuleWorker.",
+      '[demo/w] importFromHost: an import identity has no member "unknown" (members: space, apiVersion, kind, definitionVersion, schemaDigest, name).',
+      "[demo/w] importFromHost: an import ID must not be empty.",
+      "[demo/w] importFromHost was called more than once; a resource is imported from one ID.",
+    ]);
+    // The ID's own type is checked at once: TypeScript rejects anything else.
     const stack = new TerraformStack(Testing.app({ outdir: tempDir("takoform-import-") }), "s");
-    const w = new ModuleWorker(stack, "w", { name: "w" });
-    expect(() => w.importFromHost({ name: "w", apiVersion: "edge.takoform-cdk.dev/v1alpha1" })).toThrow("import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them");
-    expect(() => w.importFromHost({ name: "w", apiVersion: "a.b/v1", kind: "WorkerVersion", definitionVersion: "0.1.0", schemaDigest: `sha256:${"c".repeat(64)}` })).toThrow(/another Form kind/);
-    expect(() => w.importFromHost({ name: "w", unknown: "member" } as Doc as { name: string })).toThrow(ImportIdError);
-    expect(() => w.importFromHost("")).toThrow(ImportIdError);
-    w.importFromHost("w");
-    expect(() => w.importFromHost("w")).toThrow(/already called/);
+    expect(() => new ModuleWorker(stack, "w", { name: "w" }).importFromHost(null as unknown as string)).toThrow(ImportIdError);
   });
 
   it("reserves the contribution shape: `//`.takoform.contributions on the receiving resource", () => {

@@ -25,6 +25,7 @@ export const CONFIG_CODES = {
   stackNotFound: "takoform.config/stack-not-found",
   stackAmbiguous: "takoform.config/stack-ambiguous",
   appAnnotation: "takoform.config/app-annotation",
+  appValidation: "takoform.config/app-validation",
 } as const;
 
 export type ConfigCode = (typeof CONFIG_CODES)[keyof typeof CONFIG_CODES];

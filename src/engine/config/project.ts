@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../../core/diagnostic.ts";
+import { uncaughtError, validationProblems } from "./app-failure.ts";
 import { CONFIG_CODES, isPlainObject } from "./diagnostics.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
@@ -84,11 +85,25 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   const run = await runApp(project.app, dir, env, options.timeoutMs ?? 300_000);
   const appMs = performance.now() - appStarted;
   if (run.exitCode !== 0) {
+    // Constructs report their problems through cdktf validation: one diagnostic per problem.
+    const problems = run.timedOut || run.signal ? [] : validationProblems(run.stderr);
+    if (problems.length > 0) {
+      for (const problem of problems) {
+        const stack = problem.path?.split("/")[0];
+        diagnostics.push({
+          severity: "error",
+          code: CONFIG_CODES.appValidation,
+          summary: problem.message,
+          detail: problem.path === undefined ? "Reported by the app." : `Reported by the construct ${problem.path} in stack ${stack}.`,
+        });
+      }
+      return { outdir, stacks: new Map(), diagnostics };
+    }
     const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
     return fail(
       CONFIG_CODES.appFailed,
       `The app "${project.app}" ${why}`,
-      tail(run.stderr) || tail(run.stdout) || "It printed nothing.",
+      uncaughtError(run.stderr, dir) ?? (tail(run.stderr) || tail(run.stdout) || "It printed nothing."),
       `Fix the error above; run "${project.app}" in ${dir} to see its full output.`,
       outdir,
     );
