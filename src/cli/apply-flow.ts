@@ -1,8 +1,9 @@
 // The flow `apply`, `destroy` and `refresh` share: load the stack (or a saved plan), open and
 // lock state, connect, finish interrupted writes, plan, show, ask, apply with progress, report.
 
+import { diagnosticsToJson } from "../core/index.ts";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import { ProgressPrinter } from "../engine/apply/progress.ts";
 import type { ApplyHooks } from "../engine/apply/step.ts";
 import type { PlanMode } from "../engine/plan/build.ts";
@@ -11,10 +12,11 @@ import type { Plan } from "../engine/plan/types.ts";
 import { renderPlan } from "../engine/render/human.ts";
 import { planToJson } from "../engine/render/json.ts";
 import { runApply, type ApplyRun } from "../engine/run.ts";
-import { diagnosticToJson } from "../provider/diagnostics/render.ts";
+import { diagnosticToJson } from "../core/index.ts";
 import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
 import { openSession } from "./session.ts";
-import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { enterProject, leaseMs, boolFlag, confirm, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { Console } from "./console.ts";
 
 export type ApplyKind = "apply" | "destroy" | "refresh";
 
@@ -67,7 +69,7 @@ function summaryJson(kind: ApplyKind, run: ApplyRun, ok: boolean): Record<string
       ...(o.noop === true ? { noop: true } : {}),
       diagnostics: o.diagnostics.map(diagnosticToJson),
     })),
-    diagnostics: diagnosticsJson(run.diagnostics),
+    diagnostics: diagnosticsToJson(run.diagnostics),
     outputs,
   };
 }
@@ -192,7 +194,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
         detail: "The plan above was not applied.",
         repair: `Review the plan, then run \`takoform ${kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
       };
-      if (io.json) io.emitJson({ ...summaryJson(kind, run, false), diagnostics: diagnosticsJson([...run.diagnostics, refusal]) });
+      if (io.json) io.emitJson({ ...summaryJson(kind, run, false), diagnostics: diagnosticsToJson([...run.diagnostics, refusal]) });
       else io.diagnostics([refusal]);
       return 1;
     }

@@ -23,7 +23,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HostClient } from "../client/client.ts";
 import { inProcessTransport } from "../client/transport.ts";
-import type { Diagnostic } from "../core/diagnostic.ts";
+import { DiagnosticError } from "../core/index.ts";
 import { isUnknown, type Value } from "../core/values.ts";
 import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
 import type { Expression, StackConfig } from "../engine/config/types.ts";
@@ -31,7 +31,7 @@ import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
 import type { HostBinding } from "../state/types.ts";
 import type { LocalHost } from "../host/index.ts";
-import { TakoformProvider } from "../provider/provider.ts";
+import { providerCode, TakoformProvider } from "../provider/index.ts";
 import type { Provider } from "../provider/types.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
 import { combineGenerated } from "../registry/combine.ts";
@@ -67,11 +67,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export class ConnectError extends Error {
+/** A provider that cannot be connected for a reason the user can act on. */
+export class ConnectError extends DiagnosticError {
   override name = "ConnectError";
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.summary);
-  }
 }
 
 function setting(expr: Expression | undefined, name: string, variables: ResolvedVariables | null): string | undefined {
@@ -81,11 +79,11 @@ function setting(expr: Expression | undefined, name: string, variables: Resolved
     value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
   } catch (error) {
     if (!(error instanceof EvaluationError)) throw error;
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` });
+    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` });
   }
   if (value === null) return undefined;
   if (typeof value !== "string" || isUnknown(value)) {
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} must be a known string`, repair: `Set ${name} in the TakoformProvider to a string.` });
+    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The provider's ${name} must be a known string`, repair: `Set ${name} in the TakoformProvider to a string.` });
   }
   return value;
 }
@@ -110,7 +108,7 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     if (existsSync(older)) {
       throw new ConnectError({
         severity: "error",
-        code: "takoform.provider/not-configured",
+        code: providerCode("not-configured"),
         summary: `The project's generated registry ${older} was written by an older takoform-cdk`,
         detail: `This version reads ${file} instead.`,
         repair: regenerate,
@@ -123,7 +121,7 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     project = readGeneratedRegistry(file);
   } catch (error) {
     if (!(error instanceof RegistryError)) throw error;
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The project's generated registry cannot be used`, detail: error.message, repair: regenerate });
+    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The project's generated registry cannot be used`, detail: error.message, repair: regenerate });
   }
   const combined = combineGenerated(bundledRegistry, project);
   const notices = combined.shadowed.length > 0 ? [`The project's registry (.gen/takoform) replaces the bundled types ${combined.shadowed.join(", ")}.`] : [];
@@ -212,7 +210,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       } catch (error) {
         throw new ConnectError({
           severity: "error",
-          code: "takoform.provider/lane-unavailable",
+          code: providerCode("lane-unavailable"),
           summary: "Takoform v1alpha3 lane unavailable",
           detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),

@@ -4,7 +4,7 @@
 // Finding out which host it is reads discovery only; whether the state may be used there is
 // decided by the engine under the state lock, before the first resource is read.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import { openLocalState } from "../state/index.ts";
 import type { HostBinding, StateStore } from "../state/types.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";

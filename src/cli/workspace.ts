@@ -1,12 +1,12 @@
 // What the plan/apply family of commands share: the common flags, loading the stack (running the
-// app, or `--config FILE`), resolving variables, where state lives, printing diagnostics and
-// JSON, and asking for approval.
+// app, or `--config FILE`), resolving variables, where state lives, and asking for approval.
+// Printing goes through console.ts.
 
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { hasErrors } from "../core/index.ts";
 import type { KnownValue } from "../core/values.ts";
 import { loadConfigFile, loadStackConfig } from "../engine/config/load.ts";
 import { loadProjectConfig } from "../engine/config/project.ts";
@@ -15,7 +15,6 @@ import { resolveVariables, type ResolvedVariables } from "../engine/config/varia
 import { readVarFile, type VarFile } from "../engine/config/variables/var-file.ts";
 import { parseGoDuration } from "../provider/timeouts.ts";
 import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
-import { diagnosticToJson, renderDiagnostic } from "../provider/diagnostics/render.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
@@ -38,38 +37,6 @@ export function flagSpec(...parts: { values?: readonly string[]; switches?: read
     switches: parts.flatMap((p) => p.switches ?? []),
     aliases: { "-C": "--chdir", "-h": "--help" },
   };
-}
-
-export class Console {
-  readonly color: boolean;
-  readonly json: boolean;
-  constructor(args: ParsedArgs) {
-    this.json = args.switches.has("--json");
-    this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
-  }
-  out(text: string): void {
-    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  err(text: string): void {
-    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
-  diagnostics(list: readonly Diagnostic[]): void {
-    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
-  }
-  emitJson(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  }
-  /** Reports why `command` stopped before its work (as JSON with --json) and returns exit status 1. */
-  fail(command: string, list: readonly Diagnostic[]): number {
-    if (this.json) this.emitJson({ command, ok: false, diagnostics: diagnosticsJson(list) });
-    else this.diagnostics(list);
-    return 1;
-  }
-}
-
-export function diagnosticsJson(list: readonly Diagnostic[]): Record<string, unknown>[] {
-  return list.map(diagnosticToJson);
 }
 
 export interface Workspace {

@@ -6,7 +6,7 @@
 // list (in contribution order), a contributed value fills an attribute the resource left unset,
 // and anything else is a conflict. The resource's own attributes alone are its placeholder.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import { isUnknown, UNKNOWN, type Attributes, type Value } from "../core/values.ts";
 import { evaluate, EvaluationError, valueAtPath, variablesOf, type Resolver } from "./config/expression/evaluate.ts";
 import type { Expression, ResourceConfig, StackConfig } from "./config/types.ts";

@@ -17,7 +17,7 @@
 // (a new origin of the same host id, a new credential of the same known tenant).
 
 import { createHmac } from "node:crypto";
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
 import { engineCode } from "./codes.ts";
 

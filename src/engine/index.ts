@@ -13,7 +13,7 @@ export { importObject, readImportBlocks } from "./plan/imports.ts";
 export { createPlan, DEFAULT_PARALLELISM, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 export { buildStepGraph, type StepGraph, type StepGraphInput } from "./plan/steps.ts";
 export { refuseCycles, cycleDiagnostic, type CycleRequest, type CycleResolution, type CycleResolver, type CycleSteps } from "./plan/cycles.ts";
-export { placeholderCycles, SettleTracker, CYCLE_UNSETTLED, CYCLE_MEMBER_UNAVAILABLE } from "./cycles/index.ts";
+export { placeholderCycles, SettleTracker } from "./cycles/index.ts";
 export {
   checkSensitiveVariables,
   decodePlanFile,

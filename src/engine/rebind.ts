@@ -10,7 +10,7 @@
 // - when any record is missing here, or found with another uid — unless `force`, which re-binds
 //   anyway and says which records will then read as gone.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import type { Provider } from "../provider/types.ts";
 import { StateLockedError } from "../state/errors.ts";
 import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";

@@ -2,8 +2,8 @@
 // table, the UID rule and relation-drift warnings live in provider.read), with bounded
 // parallelism. The result lives in memory; only `takoform refresh` and apply persist it.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { hasErrors } from "../core/index.ts";
 import type { KnownValue } from "../core/values.ts";
 import type { Provider, ResourceState } from "../provider/types.ts";
 import type { ResourceRecord } from "../state/types.ts";

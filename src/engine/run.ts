@@ -2,8 +2,8 @@
 // writes nothing), apply / destroy / refresh (lock, finish interrupted writes, plan or load the
 // saved plan, apply), import, and state removal.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { hasErrors } from "../core/index.ts";
 import type { Provider } from "../provider/types.ts";
 import { StateConflictError, StateLockedError } from "../state/errors.ts";
 import type { HostBinding, StateReader, StateStore } from "../state/types.ts";

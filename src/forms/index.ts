@@ -5,7 +5,8 @@ export { digestBytes, digestCanonical, canonicalJson, sha256Hex, type JsonValue 
 export { parseStrictJson, StrictJsonError, type StrictJsonOptions, type StrictJsonReason } from "./strict-json.ts";
 export { escapePointerToken, unescapePointerToken, formatPointer, parsePointer, compareUtf8 } from "./pointer.ts";
 export * from "./refs.ts";
-export { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
+export { DefinitionError, DEFINITION_ERROR_CODES, type DefinitionErrorCode } from "./errors.ts";
+export { definitionDiagnostic, formsCode } from "./diagnostics.ts";
 export {
   deriveRelations,
   relationInstances,

@@ -8,7 +8,7 @@
 // 4. the plan uses the planned `form_*` when all four are known, else the default create ref.
 // Every failure here happens before any host call.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import type { Attributes } from "../core/values.ts";
 import { formatFormRef, type FormRef } from "../forms/refs.ts";
 import type { FormCodec } from "../registry/codec-types.ts";

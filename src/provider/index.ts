@@ -5,8 +5,9 @@ export { TakoformProvider, type TakoformProviderOptions } from "./provider.ts";
 export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
-export { renderDiagnostic, renderDetail, diagnosticToJson } from "./diagnostics/render.ts";
-export { HOST_CODE_REPAIRS, PROVIDER_CODES, providerCode } from "./diagnostics/codes.ts";
+export { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
+// The renderers live in core (the one diagnostics path); `takoform-cdk/provider` is their public entry.
+export { renderDiagnostic, renderDetail, diagnosticToJson, diagnosticsToJson, Diagnostics, type Diagnostic } from "../core/index.ts";
 export { parseImportId, IMPORT_ID_SYNTAX, ImportIdError, type ImportIdentity } from "./import/import-id.ts";
 export { deriveName, deriveRevisionName, contentDigest, specDigest, ownerDigestHex } from "./revision/names.ts";
 export { parseRelationHostReason } from "./relation/drift.ts";

@@ -2,7 +2,7 @@
 // one exact Form identity and one host incarnation. Each operation lives in its own module; this
 // class only wires them to one shared runtime (codec table, default space, client, caches).
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import type { Attributes } from "../core/values.ts";
 import { importState } from "./import/import.ts";
 import { planResource } from "./plan/plan.ts";

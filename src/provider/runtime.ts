@@ -3,12 +3,12 @@
 // resource-type schemas derived from the codecs.
 
 import type { HostClient } from "../client/client.ts";
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import { CodecTable } from "../registry/codec-table.ts";
 import { RegistryError } from "../registry/errors.ts";
 import type { GeneratedRegistry, ResourceTypeEntry } from "../registry/generated-types.ts";
 import { CodecSurfaceError, lineSchema } from "./codec/schema.ts";
-import { errorText } from "./diagnostics/host-fault.ts";
+import { errorText } from "../core/index.ts";
 import { SupportCache } from "./plan/support-cache.ts";
 import { AvailabilityMemo } from "./write/availability-memo.ts";
 import { providerCode } from "./diagnostics/codes.ts";

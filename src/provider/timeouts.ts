@@ -2,7 +2,7 @@
 // are Go duration strings ("20m", "400ms", "1h30m"), strictly positive, and each bounds the whole
 // operation — availability, prepare, upload, the write and any polling.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import { isUnknown, type Attributes } from "../core/values.ts";
 import { OPERATION_TIMEOUT_DEFAULTS } from "./codec/envelope.ts";
 

@@ -3,7 +3,7 @@
 // here), create, read, update, delete, importState — plus resumeWrite, which re-sends a write
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
+import type { Diagnostic } from "../core/index.ts";
 import type { Attributes, KnownValue } from "../core/values.ts";
 import type { WireFormRef } from "../core/protocol.ts";
 

@@ -12,7 +12,7 @@ import { sleep } from "../../src/client/timing.ts";
 import { API_ROOT } from "../../src/core/protocol.ts";
 import type { JsonValue } from "../../src/forms/digest.ts";
 import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
-import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
+import { renderDiagnostic } from "../../src/core/index.ts";
 import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";

@@ -158,7 +158,21 @@ describe("takoform get --forms DIR in a project", () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("forms/acme/v1alpha1/broken/definition.json#/desiredSchema/properties/ratio");
     expect(run.stderr).toContain("forms/acme/v1alpha1/refused/definition.json#/role");
+    expect(run.stderr).toContain("Code: takoform.generate/unsupported-shape");
     expect(run.stderr).toContain("nothing was written");
+    expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
+    // --json: one JSON document on stdout, each problem a diagnostic in it, and nothing on stderr.
+    const json = takoform(["get", "--forms", "forms", "--json"]);
+    expect(json.status).toBe(1);
+    expect(json.stderr).toBe("");
+    const result = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: Doc[] };
+    expect(result).toMatchObject({ command: "get", ok: false });
+    expect(result.diagnostics.map((d) => [d["severity"], d["code"], d["file"], d["pointer"]])).toEqual(
+      expect.arrayContaining([
+        ["error", "takoform.generate/unsupported-shape", "forms/acme/v1alpha1/broken/definition.json", "/desiredSchema/properties/ratio"],
+        ["error", "takoform.generate/definition-refused", "forms/acme/v1alpha1/refused/definition.json", "/role"],
+      ]),
+    );
     expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
     rmSync(join(project, "forms/acme/v1alpha1/broken"), { recursive: true });
     rmSync(join(project, "forms/acme/v1alpha1/refused"), { recursive: true });
@@ -169,6 +183,16 @@ describe("takoform get --forms DIR in a project", () => {
     const check = takoform(["get", "--forms", "forms", "--check"]);
     expect(check.status).toBe(1);
     expect(check.stderr).toContain("extra: constructs/gadget.gen.ts");
+    expect(check.stderr).toContain("Code: takoform.generate/stale-output");
+    const checkJson = takoform(["get", "--forms", "forms", "--check", "--json"]);
+    expect(checkJson.status).toBe(1);
+    expect(checkJson.stderr).toBe("");
+    expect(JSON.parse(checkJson.stdout)).toMatchObject({
+      command: "get",
+      ok: false,
+      extra: ["constructs/gadget.gen.ts"],
+      diagnostics: [{ severity: "error", code: "takoform.generate/stale-output", detail: expect.stringContaining("extra: constructs/gadget.gen.ts") }],
+    });
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/[1-9]\d* removed/);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { TransportError } from "../../src/client/errors.ts";
 import type { FormAvailability } from "../../src/client/resource-shape.ts";
-import { hasErrors } from "../../src/core/diagnostic.ts";
+import { hasErrors } from "../../src/core/index.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
 import { AvailabilityMemo } from "../../src/provider/write/availability-memo.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";

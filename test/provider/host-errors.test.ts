@@ -9,7 +9,7 @@ import { HostClient } from "../../src/client/client.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { HOST_CODE_REPAIRS, providerCode } from "../../src/provider/diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
-import { diagnosticToJson, renderDetail } from "../../src/provider/diagnostics/render.ts";
+import { diagnosticToJson, renderDetail } from "../../src/core/index.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
 import { nameTakenRepair } from "../../src/provider/write/name-taken.ts";
 import {

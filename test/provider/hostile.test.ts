@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostTransportRequest, HostTransportResponse } from "../../src/client/transport.ts";
-import { renderDetail } from "../../src/provider/diagnostics/render.ts";
+import { renderDetail } from "../../src/core/index.ts";
 import { hostFaultOf } from "../../src/provider/diagnostics/host-fault.ts";
 import { AcceptedError, HostApiError, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { errorsOf, mustCreate, mustRead, useRig, workerStack } from "./harness.ts";

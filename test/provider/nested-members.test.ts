@@ -4,7 +4,7 @@
 // version: null }` in state and every plan proposes an update. Against the real local host.
 
 import { describe, expect, it } from "vitest";
-import { hasErrors } from "../../src/core/diagnostic.ts";
+import { hasErrors } from "../../src/core/index.ts";
 import type { Attributes, Value } from "../../src/core/values.ts";
 import { completeValue } from "../../src/provider/codec/complete.ts";
 import { lineSchema } from "../../src/provider/codec/schema.ts";

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import type { Diagnostic } from "../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes } from "../../src/core/values.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
 import type { ResourceTypeSchema } from "../../src/provider/types.ts";

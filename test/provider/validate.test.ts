@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import type { Diagnostic } from "../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes, type Value } from "../../src/core/values.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
 import { cronProblem } from "../../src/provider/validate/cron.ts";

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { CatalogConflictError, DataDirLockedError, LocalHost } from "../../host/index.ts";
 import type { ServedWorker } from "../../host/runtime/runtime.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines } from "../served.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
 import { parseListen } from "./host.ts";
@@ -44,6 +46,7 @@ export const command: Command = {
     const data = join(projectDir(args), ".takoform", "host");
     let announced: ServedWorker[] = [];
     let ready = false;
+    const io = new Console(args);
     let local: LocalHost;
     try {
       local = await LocalHost.open({
@@ -57,14 +60,8 @@ export const command: Command = {
         },
       });
     } catch (error) {
-      if (error instanceof DataDirLockedError) {
-        process.stderr.write(`takoform dev: ${error.message}; stop the other takoform process (or its \`takoform dev\`) first\n`);
-        return 1;
-      }
-      if (error instanceof CatalogConflictError) {
-        process.stderr.write(`takoform dev: ${error.message}\n`);
-        return 1;
-      }
+      if (error instanceof DataDirLockedError) return io.fail("dev", [hostStartDiagnostic(error, "Stop the other takoform process (or its `takoform dev`) first.")]);
+      if (error instanceof CatalogConflictError) return io.fail("dev", [hostStartDiagnostic(error, "Regenerate or remove the conflicting definition, then start again.")]);
       throw error;
     }
     let url: string;
@@ -72,9 +69,7 @@ export const command: Command = {
       url = (await local.listen(host, port)).url;
     } catch (error) {
       await local.close();
-      const code = (error as NodeJS.ErrnoException).code;
-      process.stderr.write(`takoform dev: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --listen 127.0.0.1:0" : ""}\n`);
-      return 1;
+      return io.fail("dev", [listenDiagnostic(host, port, error)]);
     }
     process.stdout.write(`takoform dev: serving ${data} at ${url} (Host API and workers); Ctrl-C stops\n`);
     const lines = servedLines(announced);

@@ -7,6 +7,8 @@ import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts
 import { statSync } from "node:fs";
 import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
 import type { RuntimeOptions, ServedWorker } from "../../host/runtime/runtime.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines } from "../served.ts";
 
 const USAGE = `Usage: takoform host serve [options]
@@ -84,6 +86,7 @@ async function serve(argv: string[]): Promise<number> {
           announced = served;
         },
       };
+  const io = new Console(args);
   let local: LocalHost;
   try {
     local = await LocalHost.open({
@@ -96,14 +99,18 @@ async function serve(argv: string[]): Promise<number> {
       ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
-    if (error instanceof DataDirLockedError || error instanceof CatalogConflictError) {
-      process.stderr.write(`takoform host: ${error.message}\n`);
-      return 1;
-    }
+    if (error instanceof DataDirLockedError) return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
+    if (error instanceof CatalogConflictError) return io.fail("host", [hostStartDiagnostic(error, "Keep one of the two definitions under --forms (or start from another --data directory), then serve again.")]);
     throw error;
   }
-  for (const problem of local.problems) process.stderr.write(`takoform host: not installed: ${problem.message}\n`);
-  const { url } = await local.listen(host, port);
+  io.diagnostics(local.problems.map(notInstalledDiagnostic));
+  let url: string;
+  try {
+    url = (await local.listen(host, port)).url;
+  } catch (error) {
+    await local.close();
+    return io.fail("host", [listenDiagnostic(host, port, error)]);
+  }
   process.stdout.write(`listening on ${url}\n`);
   for (const line of servedLines(announced)) process.stdout.write(`${line}\n`);
   ready = true;

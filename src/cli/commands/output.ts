@@ -14,7 +14,8 @@ import type { ResourceRecord } from "../../state/types.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
 

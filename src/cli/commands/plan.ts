@@ -1,8 +1,9 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
+import { diagnosticsToJson } from "../../core/index.ts";
 import { existsSync } from "node:fs";
-import { hasErrors } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/index.ts";
 import { createPlan, type PlanMode } from "../../engine/plan/build.ts";
 import { writePlanFile } from "../../engine/plan/file.ts";
 import { renderPlan } from "../../engine/render/human.ts";
@@ -12,7 +13,8 @@ import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
 import type { StateReader } from "../../state/types.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
-import { enterProject, boolFlag, Console, diagnosticsJson, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, boolFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform plan [options]
 
@@ -56,7 +58,7 @@ export const command: Command = {
 
     const ws = await loadWorkspace(args);
     if (!("stack" in ws)) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson(ws.diagnostics) });
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(ws.diagnostics) });
       else io.diagnostics(ws.diagnostics);
       return 1;
     }
@@ -73,7 +75,7 @@ export const command: Command = {
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson([error.diagnostic]) });
       else io.diagnostics([error.diagnostic]);
       return 1;
     }
@@ -88,7 +90,7 @@ export const command: Command = {
           host = await connection.identity(reader.lineage);
         } catch (error) {
           if (!(error instanceof ConnectError)) throw error;
-          if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
+          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson([error.diagnostic]) });
           else io.diagnostics([error.diagnostic]);
           return 1;
         }

@@ -1,14 +1,16 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
+import { diagnosticsToJson } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { hasErrors } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/index.ts";
 import { describeBinding } from "../../engine/host-binding.ts";
 import { runRebind } from "../../engine/rebind.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 
@@ -69,7 +71,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
         host,
         verified: result.verified,
         unverified: result.unverified,
-        diagnostics: diagnosticsJson(result.diagnostics),
+        diagnostics: diagnosticsToJson(result.diagnostics),
       });
       return ok ? 0 : 1;
     }

@@ -2,17 +2,19 @@
 // it, forget records (the host resources are untouched), or re-bind it to another host
 // (state-rebind.ts).
 
+import { diagnosticsToJson } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import { rebindCommand } from "./state-rebind.ts";
 import { runStateRemove } from "../../engine/run.ts";
 import { formatValue } from "../../engine/render/values.ts";
 import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
 import type { ResourceRecord, StateReader } from "../../state/types.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, leaseMs, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -121,7 +123,7 @@ export const command: Command = {
             forceUnlock: args.switches.has("--force-unlock"),
           });
           if (io.json) {
-            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsJson(result.diagnostics) });
+            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsToJson(result.diagnostics) });
           } else {
             io.diagnostics(result.diagnostics);
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);

@@ -1,9 +1,11 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { hasErrors } from "../../core/diagnostic.ts";
+import { diagnosticsToJson } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import { synthesizeProject } from "../../engine/config/project.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, diagnosticsJson, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform synth [options]
 
@@ -39,7 +41,7 @@ export const command: Command = {
     const failed = hasErrors(diagnostics);
     const timings = synthTimings(result.appMs);
     if (io.json) {
-      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics), ...(timings ? { timings } : {}) });
+      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsToJson(diagnostics), ...(timings ? { timings } : {}) });
     } else {
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);

@@ -3,8 +3,8 @@
 // while independent branches finish; a lost lease stops everything at once.
 
 import { randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider } from "../../provider/types.ts";
 import { LeaseLostError, StateConflictError } from "../../state/errors.ts";

@@ -22,7 +22,7 @@
 // adds no work factor beyond what the seals already expose, and claims none.
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { KnownValue } from "../../core/values.ts";
 import { canonicalJson } from "../../forms/digest.ts";
 import type { WriteIntent } from "../../provider/types.ts";

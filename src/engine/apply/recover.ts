@@ -8,8 +8,8 @@
 // unresolved write could duplicate it. Writes an earlier apply sent without getting an answer are
 // finished here the same way as writes a killed apply left.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import type { ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import type { ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";

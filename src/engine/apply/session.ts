@@ -2,7 +2,7 @@
 // inside its length. When a renewal fails (the lease was taken over), the session remembers it and
 // the apply stops starting steps; the store's fencing already refuses any further write.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { LeaseLostError } from "../../state/errors.ts";
 import type { AcquiredLease, LockTakeover, StateStore } from "../../state/types.ts";
 import { engineCode } from "../codes.ts";

@@ -5,8 +5,8 @@
 // whose answer never arrived is not settled at all: its intent survives, as after a kill -9.
 
 import { randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState, WriteContext, WriteIntent, WriteResult } from "../../provider/types.ts";
 import { deposedAddress, parseStateAddress } from "../../state/records.ts";

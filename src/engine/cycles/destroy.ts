@@ -11,7 +11,7 @@
 // it is still configured, since a destroy must not write what the code changed since the last apply. A revert releases the record's dependencies on the
 // peers that contributed to it: those peers' deletes wait for the revert instead of for its delete.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { ResourceTypeSchema } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import type { ResourceRecord } from "../../state/types.ts";

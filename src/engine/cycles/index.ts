@@ -6,7 +6,6 @@
 //   placeholderFromRecord / recordedFields   reverting a member the configuration no longer declares
 
 export { placeholderCycles } from "./resolver.ts";
-export { SettleTracker, CYCLE_UNSETTLED } from "./settle.ts";
-export { CYCLE_MEMBER_UNAVAILABLE } from "./replace.ts";
+export { SettleTracker } from "./settle.ts";
 export { placeholderFromRecord, recordedFields } from "./placeholder-state.ts";
 export { contributedFields, placeholderEligibility, fieldsMayBeDropped, type Eligibility } from "./eligibility.ts";

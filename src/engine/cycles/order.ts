@@ -16,7 +16,7 @@
 // only checks. Resources outside the loop that depend on a member wait for the last settle step:
 // only peers ever see placeholder values.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { ResourceTypeSchema } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import type { StackConfig } from "../config/types.ts";

@@ -3,7 +3,7 @@
 // from constructor configuration (`reference`) or `depends_on`, when there is one — and for each
 // member why it cannot start as a placeholder.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { ResourceTypeSchema } from "../../provider/types.ts";
 import type { StackConfig } from "../config/types.ts";
 import { describeCycle, findCycle } from "../graph/cycle.ts";

@@ -16,11 +16,11 @@
 // need that dependency to inherit it (its delete would otherwise wait on ours, which waits on our
 // new object, which waits on its new object).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown } from "../../core/values.ts";
 import type { ResourceChange } from "../plan/types.ts";
+import { engineCode } from "../codes.ts";
 
-export const CYCLE_MEMBER_UNAVAILABLE = "takoform.engine/cycle-member-unavailable";
 
 export type ReplacementMode = "side-by-side" | "fixed-name";
 
@@ -67,7 +67,7 @@ export function unavailableWarning(change: ResourceChange, reverted: readonly st
   const forced = after === undefined || after === null || isUnknown(after) || after !== name;
   return {
     severity: "warning",
-    code: CYCLE_MEMBER_UNAVAILABLE,
+    code: engineCode("cycle-member-unavailable"),
     summary: forced
       ? `${change.address} is replaced destroy-first because a dependency of it is, so it is unavailable until the cycle settles`
       : `${change.address} is replaced under its fixed name${typeof name === "string" ? ` "${name}"` : ""}, so it is unavailable until the cycle settles`,

@@ -13,7 +13,7 @@
 //
 // A destroy plan only gets the state part: nothing is created.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { CycleResolution, CycleResolver, CycleSteps } from "../plan/cycles.ts";
 import type { ResourceChange } from "../plan/types.ts";
 import { breakComponent } from "./choose.ts";

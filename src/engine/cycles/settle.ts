@@ -8,14 +8,14 @@
 // The tracker remembers which attributes each member's latest write in this apply changed, so the
 // failure can say which referenced output keeps moving.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { PlanStep } from "../plan/types.ts";
 import { changedAttributes } from "../values.ts";
+import { engineCode } from "../codes.ts";
 
-export const CYCLE_UNSETTLED = "takoform.engine/cycle-unsettled";
 
 const EVERY = Symbol("every attribute");
 
@@ -96,7 +96,7 @@ export class SettleTracker {
     const named = moving.length > 0 ? moving.join(", ") : `${resource.address} (${differing.join(", ") || "its configuration"})`;
     return {
       severity: "error",
-      code: CYCLE_UNSETTLED,
+      code: engineCode("cycle-unsettled"),
       summary: `The cycle does not settle: ${named} ${moving.length === 1 ? "changes" : "change"} on every update`,
       detail:
         `After ${step.pass} settle passes, ${resource.address} would still have to be updated (${differing.join(", ") || "its configuration differs"}), ` +

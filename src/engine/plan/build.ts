@@ -6,8 +6,7 @@
 // support checks) and never writes state or the host. Any error diagnostic means the plan must
 // not be applied; every error found is reported, not only the first.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import { Diagnostics, hasErrors, type Diagnostic } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
@@ -33,7 +32,6 @@ import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from
 import { planOutputs } from "./outputs.ts";
 import { located, planResource } from "./resource.ts";
 import { buildStepGraph } from "./steps.ts";
-import { appendUnique } from "./unique.ts";
 import { deleteTargeted, targetScope } from "./targets.ts";
 import { readImportBlocks } from "./imports.ts";
 import { relevantAttributes } from "./relevance.ts";
@@ -82,30 +80,6 @@ export interface PlanOutcome {
 
 export const DEFAULT_PARALLELISM = 10;
 
-class Diagnostics {
-  private readonly global: Diagnostic[] = [];
-  private readonly byAddress = new Map<string, Diagnostic[]>();
-  /** Per address, a finding already reported (same severity, code, summary, detail, pointer) is not added again. */
-  add(list: readonly Diagnostic[], address?: string): void {
-    if (address === undefined) appendUnique(this.global, list);
-    else if (list.length > 0) this.byAddress.set(address, appendUnique([...(this.byAddress.get(address) ?? [])], list));
-  }
-  /** Swaps the diagnostics an earlier planning of `address` reported for a new planning's. */
-  replace(address: string, old: readonly Diagnostic[], list: readonly Diagnostic[]): void {
-    if (old.length === 0 && list.length === 0) return;
-    const kept = (this.byAddress.get(address) ?? []).filter((d) => !old.includes(d));
-    this.byAddress.set(address, appendUnique(kept, list));
-  }
-  /** Global ones first, then per address in address order: stable whatever the parallelism. */
-  all(): Diagnostic[] {
-    const keys = [...this.byAddress.keys()].sort();
-    return [...this.global, ...keys.flatMap((k) => this.byAddress.get(k)!)];
-  }
-  failed(): boolean {
-    return hasErrors(this.global) || [...this.byAddress.values()].some(hasErrors);
-  }
-}
-
 function emptyPlan(state: StateSnapshot, mode: PlanMode, diagnostics: Diagnostic[], targets?: readonly string[], host?: HostBinding): Plan {
   return {
     formatVersion: 1,
@@ -152,10 +126,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       problems ??= lineProblems(provider);
       const problem = problems.get(resource.type);
       if (problem !== undefined) {
-        diagnostics.add([{ ...problem, address: resource.address, resourceType: resource.type }], resource.address);
+        diagnostics.append([{ ...problem, address: resource.address, resourceType: resource.type }], resource.address);
         continue;
       }
-      diagnostics.add(
+      diagnostics.append(
         [{
           severity: "error",
           code: engineCode("unknown-resource-type"),
@@ -181,7 +155,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     if (cyclic.length > 0 || resolver.resolvesStateCycles === true) {
       resolution = resolver.resolve({ stack, graph, components, cyclic, mode, records: state.records, schema: (type) => provider.schema(type) });
       // A destroy is ordered from state; a loop the configuration cannot deploy does not stop it.
-      if (mode === "normal") diagnostics.add(resolution.diagnostics);
+      if (mode === "normal") diagnostics.append(resolution.diagnostics);
       else resolution = { ...resolution, diagnostics: [] };
     }
   }
@@ -204,7 +178,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   );
   const inFlight = state.records.filter((r) => r.intent !== null);
   if (inFlight.length > 0) {
-    diagnostics.add([{
+    diagnostics.append([{
       severity: "warning",
       code: engineCode("in-flight-pending"),
       summary: `${inFlight.length} resource${inFlight.length === 1 ? " has" : "s have"} a write an interrupted apply never finished`,
@@ -217,15 +191,15 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   // A cycle member needs its peers whichever edge the placeholders defer, so targets use every edge.
   const scopeRecords = targets !== undefined && targets.length > 0 ? state.records.map((r) => ({ ...r, dependencies: [...(stateDependencies.get(r.address) ?? [])] })) : state.records;
   const scope = targetScope(targets, mode === "destroy", stack, graph, scopeRecords);
-  diagnostics.add(scope.diagnostics);
+  diagnostics.append(scope.diagnostics);
   const planSet = scope.planned;
   const targetedState = scope.state;
-  if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
+  if (diagnostics.hasErrors()) return finish(emptyPlan(state, mode, diagnostics.toArray(), targets, host));
 
   // ---- configuration pass: every resource on its own, before the host is asked anything ----
   if (mode === "normal") {
-    for (const d of validateConfiguration(provider, stack, variables, planSet)) diagnostics.add([d], d.address);
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets));
+    for (const d of validateConfiguration(provider, stack, variables, planSet)) diagnostics.append([d], d.address);
+    if (diagnostics.hasErrors()) return finish(emptyPlan(state, mode, diagnostics.toArray(), targets));
   }
 
   // ---- refresh (in memory) ----
@@ -238,8 +212,8 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const drift: ResourceChange[] = [];
   if (input.options?.refresh !== false && refreshable.length > 0) {
     const refreshed = await refreshRecords(provider, refreshable, parallelism);
-    for (const d of refreshed.diagnostics) diagnostics.add([d], d.address);
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
+    for (const d of refreshed.diagnostics) diagnostics.append([d], d.address);
+    if (diagnostics.hasErrors()) return finish(emptyPlan(state, mode, diagnostics.toArray(), targets, host));
     for (const record of refreshable) {
       const now = refreshed.states.get(record.address) ?? null;
       // What refresh found unchanged is planned from the record itself, so the refreshed copy
@@ -276,21 +250,21 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       if (prior === null || prior === undefined) continue;
       const { address: base, deposed } = parseStateAddress(record.address);
       const resource = deposed === null ? stack.resources.get(base) : undefined;
-      if (resource?.lifecycle.preventDestroy) diagnostics.add([preventDestroyDiagnostic(resource, "destroy")], record.address);
+      if (resource?.lifecycle.preventDestroy) diagnostics.append([preventDestroyDiagnostic(resource, "destroy")], record.address);
       changes.set(record.address, deleteChange(record, prior, resource === undefined && deposed === null));
     }
   } else if (mode === "normal") {
     // Imports: read the existing object now, so the plan shows it and plans its config against it.
     const imported = await readImportBlocks(provider, stack, variables, (a) => records.has(a), (a) => planSet === null || planSet.has(a));
-    for (const d of imported.diagnostics) diagnostics.add([d], d.address);
+    for (const d of imported.diagnostics) diagnostics.append([d], d.address);
     for (const [address, importedState] of imported.states) {
       // An object another record already manages is not imported a second time.
       const managed = alreadyManaged(provider, address, importedState, state.records);
-      if (managed !== null) diagnostics.add([managed], address);
+      if (managed !== null) diagnostics.append([managed], address);
       priors.set(address, importedState);
     }
     const importing = imported.ids;
-    if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
+    if (diagnostics.hasErrors()) return finish(emptyPlan(state, mode, diagnostics.toArray(), targets, host));
 
     const cbd = createBeforeDestroySet(stack, graph, edgeFilter);
     const planned = [...stack.resources.keys()].filter((a) => planSet === null || planSet.has(a));
@@ -342,11 +316,11 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       run: async (task) => (await planOne(task.id)) !== null,
       crashed: (task, error) => {
         failed.add(task.id);
-        diagnostics.add([{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: error instanceof Error ? error.message : String(error), address: task.id }], task.id);
+        diagnostics.append([{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: error instanceof Error ? error.message : String(error), address: task.id }], task.id);
       },
     });
     // Cycle members planned before a peer that changes saw its prior values: plan them again.
-    if (resolution.replan !== undefined && !diagnostics.failed()) await resolution.replan(changes, planOne);
+    if (resolution.replan !== undefined && !diagnostics.hasErrors()) await resolution.replan(changes, planOne);
 
     // Orphans (no longer configured) and deposed objects (left by an interrupted replacement).
     for (const record of state.records) {
@@ -363,30 +337,30 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const values = (address: string) => valueOf(address, changes);
   const outputs = planOutputs(stack, variables, values, state.outputs, state.lineage, mode === "destroy");
   // With --target the outputs may refer to resources outside the plan; they are then left alone.
-  if (targets === undefined || targets.length === 0) diagnostics.add(outputs.diagnostics);
+  if (targets === undefined || targets.length === 0) diagnostics.append(outputs.diagnostics);
 
   // ---- safety checks and the step graph ----
   const configDependents = invert(configDependencies);
   if (mode === "normal") {
     const existing = new Set([...priors].filter(([, s]) => s !== null).map(([a]) => a));
     const blocked = checkRevisionHolders({ provider, changes, configDependents, stateDependencies, existing, failed });
-    for (const d of blocked) diagnostics.add([d], d.address);
+    for (const d of blocked) diagnostics.append([d], d.address);
   }
 
   // ---- one host object, one resource ----
   if (mode === "normal") {
-    for (const d of duplicateObjects(provider, changes.values())) diagnostics.add([d], d.address);
+    for (const d of duplicateObjects(provider, changes.values())) diagnostics.append([d], d.address);
   }
 
   const resourceChanges = [...changes.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   let steps: Plan["steps"] = [];
-  if (!diagnostics.failed()) {
+  if (!diagnostics.hasErrors()) {
     const stepGraph = (dependencies: ReadonlyMap<string, readonly string[]>) => {
       let out = buildStepGraph({ changes: resourceChanges, configDependencies, stateDependencies: dependencies });
       const handover = objectHandoverEdges(provider, resourceChanges, records, out.steps);
       if (resolution.extraSteps !== undefined || handover.length > 0) {
         const extra = resolution.extraSteps?.(resourceChanges, out.steps) ?? { steps: [] };
-        diagnostics.add(extra.diagnostics ?? []);
+        diagnostics.append(extra.diagnostics ?? []);
         out = buildStepGraph({
           changes: resourceChanges,
           configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
@@ -402,7 +376,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     // impossible: should it close a loop, the order falls back to what state recorded.
     if (graphOut.cyclic.length > 0 && stateDependencies !== recordedDependencies) graphOut = stepGraph(recordedDependencies);
     if (graphOut.cyclic.length > 0) {
-      diagnostics.add([{
+      diagnostics.append([{
         severity: "error",
         code: engineCode("cycle"),
         summary: "The apply steps of this plan wait on each other",
@@ -414,10 +388,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   }
 
   const plan: Plan = {
-    ...emptyPlan(state, mode, diagnostics.all(), targets, host),
+    ...emptyPlan(state, mode, diagnostics.toArray(), targets, host),
     resourceChanges: mode === "refresh-only" ? [] : resourceChanges,
     outputChanges: outputs.changes,
-    steps: diagnostics.failed() ? [] : steps,
+    steps: diagnostics.hasErrors() ? [] : steps,
     resourceDrift: drift,
     // What of the drift this plan reports; a refresh-only plan reports all of it.
     ...(mode === "refresh-only" ? {} : { relevantAttributes: relevantAttributes(stack, resourceChanges, outputs.changes, drift) }),

@@ -19,7 +19,7 @@
 // In a destroy plan only the extra steps and orderings apply (nothing is created).
 // The apply executes every one of those steps with ordinary provider calls (create/update).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { ResourceTypeSchema } from "../../provider/types.ts";
 import type { ResourceRecord } from "../../state/types.ts";
 import type { StackConfig } from "../config/types.ts";

@@ -11,7 +11,7 @@
 // UNKNOWN values are encoded losslessly (values.ts).
 
 import { readFile, writeFile } from "node:fs/promises";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { DiagnosticError, type Diagnostic } from "../../core/index.ts";
 import { isUnknown, type Attributes, type KnownValue, type Value } from "../../core/values.ts";
 import type { AttributePath } from "../../provider/types.ts";
 import { isSealedSensitive, sealedMatches, sealSensitive } from "../../state/sensitive.ts";
@@ -37,11 +37,9 @@ export interface SavedPlan {
   refresh: boolean;
 }
 
-export class PlanFileError extends Error {
+/** A plan file that cannot be read or is not one. */
+export class PlanFileError extends DiagnosticError {
   override name = "PlanFileError";
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.summary);
-  }
 }
 
 function sealAt(attributes: Attributes | null, paths: readonly AttributePath[], lineage: string): Attributes | null {

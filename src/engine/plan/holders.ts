@@ -21,7 +21,7 @@
 // occupied until the old object is deleted), so that replacement is planned destroy-first instead
 // — deliberately, and said so in the change's replace reasons.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Provider } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { engineCode } from "../codes.ts";

@@ -15,7 +15,7 @@
 // - A create whose object is the one an orphan or deposed record still holds waits for that
 //   delete, so the name is free when the create is sent.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import { isUnknown } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";

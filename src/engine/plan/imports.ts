@@ -2,8 +2,8 @@
 // Import blocks are read at plan time, so the plan shows the object as imported and plans its
 // configuration against it.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { evaluate, EvaluationError } from "../config/expression/evaluate.ts";
 import type { StackConfig } from "../config/types.ts";

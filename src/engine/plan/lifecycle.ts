@@ -1,7 +1,7 @@
 // The lifecycle meta-arguments the planner honours beyond ignore_changes (values.ts):
 // create_before_destroy and its inheritance, replace_triggered_by, prevent_destroy.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown, valuesEqual, type Attributes } from "../../core/values.ts";
 import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import { orderGraph } from "../graph/order.ts";

@@ -2,7 +2,7 @@
 // value stored at the last apply. A sensitive output is compared through its seal and never
 // shown; an output removed from the configuration is deleted.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { valuesEqual, type KnownValue, type Value } from "../../core/values.ts";
 import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
 import type { StoredOutput } from "../../state/types.ts";

@@ -10,8 +10,7 @@
 // As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
 // the new object shares nothing computed with the old one, and the apply re-plans it the same way.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import { appendUnique, hasErrors, type Diagnostic } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
 import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
@@ -19,7 +18,6 @@ import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes } from "../values.ts";
 import type { ActionReason, ReplaceReason, ResourceChange } from "./types.ts";
-import { appendUnique } from "./unique.ts";
 
 export interface ResourcePlanInput {
   provider: Provider;

@@ -2,7 +2,7 @@
 // depend on in configuration (refreshing only their records; an orphan only when it is named
 // itself); a destroy covers the targets and everything that depends on them per state.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import type { ResourceRecord } from "../../state/types.ts";
 import type { StackConfig } from "../config/types.ts";

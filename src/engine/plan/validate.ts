@@ -12,7 +12,7 @@
 //     lifecycle.ignore_changes path must name an attribute the referenced type's schema has;
 // and every output's references are checked the same way.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { AttributePath, AttributeType, Provider, ResourceTypeSchema } from "../../provider/types.ts";
 import { suggestName } from "../../provider/validate/suggest.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";

@@ -1,10 +1,10 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
+import { renderDiagnostic } from "../../core/index.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
 import { reportedDrift } from "../plan/relevance.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import { hasErrors } from "../../core/index.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";
 import { diffLines, formatValue, KNOWN_AFTER_APPLY, SENSITIVE_VALUE, sensitiveDiffLines } from "./values.ts";
 

@@ -2,7 +2,7 @@
 // action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
 
 import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
-import { diagnosticToJson } from "../../provider/diagnostics/render.ts";
+import { diagnosticToJson } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { isSealedSensitive } from "../../state/sensitive.ts";

@@ -12,7 +12,7 @@
 // - a JSON map attribute holds one JSON object as text; the literal `null` is refused.
 // An unknown anywhere makes the spec unresolved; in "apply" mode that is also an error.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import type { JsonValue } from "../../forms/digest.ts";
 import { compareUtf8 } from "../../forms/pointer.ts";

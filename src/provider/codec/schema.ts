@@ -4,7 +4,7 @@
 // declares a subset of the fields with the same shapes; anything else is a breaking change that
 // needs its own resource type (§13.3), and is refused here.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { valuesEqual, type Attributes } from "../../core/values.ts";
 import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";
 import type { CodecField, CodecFieldType, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";

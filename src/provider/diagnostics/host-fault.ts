@@ -2,7 +2,7 @@
 // message, request id, status and hostCode, whether the answer was retryable, whether it was not
 // the closed error envelope at all, and whether the host had already accepted the mutation.
 
-import type { Diagnostic, HostFault } from "../../core/diagnostic.ts";
+import { errorText, type Diagnostic, type HostFault } from "../../core/index.ts";
 import {
   AcceptedError,
   DiscoveryError,
@@ -44,11 +44,6 @@ function fromApiError(error: HostApiError, accepted: boolean): HostFault {
   if (error.hostCode !== undefined) fault.hostCode = error.hostCode;
   if (error.operationId !== undefined) fault.operationId = error.operationId;
   return fault;
-}
-
-/** The text of any thrown value. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

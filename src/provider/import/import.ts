@@ -5,7 +5,7 @@
 // configuration shows no change. A named ref must be one this build serves: it is never rebound
 // onto the default create ref.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { formatFormRef } from "../../forms/refs.ts";
 import { listRefs } from "../../registry/errors.ts";
 import { providerCode } from "../diagnostics/codes.ts";

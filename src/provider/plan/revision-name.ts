@@ -10,7 +10,7 @@
 // - a relation-drift replacement's new object is named as the drifted revision's successor, and a
 //   recorded successor name is kept (revision/successor.ts).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
 import type { JsonObject } from "../../forms/shape.ts";
 import { encodeSpec } from "../codec/encode.ts";

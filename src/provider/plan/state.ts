@@ -1,6 +1,6 @@
 // What one plan pass carries through the ModifyPlan hooks.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
 import { knownString } from "../attributes.ts";

@@ -9,8 +9,8 @@
 
 import { isResourceNotFound } from "../../client/errors.ts";
 import { isResourceName, isSpaceId } from "../../core/grammar.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import type { WireResource } from "../../core/protocol.ts";
 import { knownString } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";

@@ -17,11 +17,12 @@ import type { HostClient } from "../../client/client.ts";
 import { isOperationNotFound } from "../../client/errors.ts";
 import { verifyResourceEnvelope } from "../../client/resource-shape.ts";
 import { WireReader } from "../../client/wire-reader.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { WireFormRef, WireResource } from "../../core/protocol.ts";
 import type { JsonValue } from "../../forms/digest.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText, hostCallDiagnostic } from "../diagnostics/host-fault.ts";
+import { errorText } from "../../core/index.ts";
+import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { uidMismatch } from "./uid.ts";
 
 export interface ResumeOutcome {

@@ -4,7 +4,7 @@
 // `relation_drift_reason` so the next plan can propose the repairing apply, and raises a WARNING —
 // never an error, because an error would abort the very refresh the repair is planned from.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { WireResource } from "../../core/protocol.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 

@@ -8,7 +8,7 @@
 //   space, exact ref, uid when known and pending_operation_id, so the next run reconciles the
 //   existing resource instead of creating a duplicate.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { WireResource } from "../../core/protocol.ts";
 import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import { canonicalJson, type JsonValue } from "../../forms/digest.ts";
@@ -17,7 +17,7 @@ import { cloneValue, unknownToNull } from "../attributes.ts";
 import { completeValue } from "../codec/complete.ts";
 import { CodecDecodeError, decodeOutputs, decodeSpec } from "../codec/decode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
+import { errorText } from "../../core/index.ts";
 import { formAttributes, type Served } from "../dispatch.ts";
 import { relationDriftOf } from "../relation/drift.ts";
 import { semanticallyEqual } from "../semantic.ts";

@@ -8,7 +8,7 @@
 // accepts the spec; reference §2.7 step 6, §10.5). The plan sees the refusal coming and says so;
 // the host decides (docs/provider.md §5).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import { isJsonObject } from "../../forms/shape.ts";
 import { parseStrictJson } from "../../forms/strict-json.ts";

@@ -6,7 +6,7 @@
 // these checks (validate.ts hands them only conforming attributes), so each check below reads a
 // value of the type it expects and skips anything else.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isResourceName } from "../../core/grammar.ts";
 import { isUnknown, type Value } from "../../core/values.ts";
 import { isJsonObject } from "../../forms/shape.ts";

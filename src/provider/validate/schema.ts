@@ -14,7 +14,7 @@
 // - The engine strips meta-arguments (depends_on, lifecycle, provider, count, …) and the `//`
 //   comment object before configuration reaches the provider, so they are never "unsupported".
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";

@@ -2,7 +2,7 @@
 // validators of the reference). Unknown values are skipped, never guessed. The plan does not
 // repeat these checks; the engine runs validate before plan.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isResourceName, isSpaceId } from "../../core/grammar.ts";
 import { isUnknown, isWhollyKnown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
 import type { FormCodec } from "../../registry/codec-types.ts";

@@ -3,7 +3,7 @@
 // table instead of the next apply creating a duplicate — a warning saying so, and the error.
 
 import type { AcceptedError } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { acceptedState, type StateContext } from "../state/write.ts";
 import type { WriteResult } from "../types.ts";

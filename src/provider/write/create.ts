@@ -7,7 +7,7 @@
 // whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
 import { AcceptedError } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isSpaceId } from "../../core/grammar.ts";
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";

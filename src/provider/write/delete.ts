@@ -6,7 +6,7 @@
 // answer never arrived is unresolved; its recorded intent is left to the next run.
 
 import { isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { servePrior } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";

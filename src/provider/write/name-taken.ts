@@ -10,7 +10,7 @@
 
 import { HostApiError, isResourceNotFound } from "../../client/errors.ts";
 import type { HostClient } from "../../client/client.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { HEADER, type WireFormRef } from "../../core/protocol.ts";
 
 export interface NameTakenContext {

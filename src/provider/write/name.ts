@@ -6,7 +6,7 @@
 //   here once; a crash after the intent was recorded re-sends that same name.
 
 import { randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { isResourceName } from "../../core/grammar.ts";
 import type { Attributes } from "../../core/values.ts";
 import type { JsonObject } from "../../forms/shape.ts";

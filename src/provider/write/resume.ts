@@ -9,7 +9,7 @@
 // and is planned afresh under the new run's scope.
 
 import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";

@@ -2,7 +2,7 @@
 // attributes, or, for an artifact-backed revision, `{manifestDigest}` resolved from its authoring
 // (a bare digest, or local module files whose manifest is computed here and uploaded by the caller).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import type { JsonObject } from "../../forms/shape.ts";
 import type { FormCodec } from "../../registry/codec-types.ts";

@@ -6,7 +6,7 @@
 // it carries it out then. Nothing is forgotten, and nothing is created twice.
 
 import { isOutcomeUnknown } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import type { ResourceState, WriteIntent, WriteResult } from "../types.ts";
 import type { WriteAttempt } from "./intent.ts";

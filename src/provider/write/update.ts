@@ -9,7 +9,7 @@
 
 import { AcceptedError } from "../../client/errors.ts";
 import { goJson } from "../../client/go-json.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import type { JsonValue } from "../../forms/digest.ts";
 import { cloneAttributes, cloneValue, knownString, unknownToNull } from "../attributes.ts";

@@ -3,7 +3,7 @@
 // why and what to do — and no config.
 
 import { describe, it, expect } from "vitest";
-import type { Diagnostic } from "../../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadConfigFile, loadStackConfig } from "../../../src/engine/config/index.ts";
 
 const worker = (extra: Record<string, unknown> = {}) => ({ name: "w", ...extra });

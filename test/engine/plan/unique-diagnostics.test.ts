@@ -3,7 +3,7 @@
 // profile cannot be read — come back from both calls, and the plan reports each one once.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueDiagnostics } from "../../../src/engine/plan/unique.ts";
+import { uniqueDiagnostics } from "../../../src/core/index.ts";
 import type { HostRequest } from "../../../src/host/http.ts";
 import { providerCode } from "../../../src/provider/diagnostics/codes.ts";
 import { apply, engineFor, plan, stackOf, startHost, withScratch, type Engine, type TestHost } from "../../scenario/harness.ts";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../../src/client/client.ts";
-import type { Diagnostic } from "../../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadStackConfig } from "../../../src/engine/config/load.ts";
 import { resolveVariables } from "../../../src/engine/config/variables/resolve.ts";
 import { runApply } from "../../../src/engine/run.ts";

@@ -2,7 +2,7 @@
 // later by resolveVariables(); `validation` rules are expressions and are refused.
 
 import type { KnownValue } from "../../../core/values.ts";
-import { CONFIG_CODES, isPlainObject, type Problems } from "../diagnostics.ts";
+import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { convertValue, parseTypeConstraint, TypeSyntaxError } from "../variables/type-constraint.ts";
 import { isIdentifier } from "../expression/traversal.ts";
 import type { TypeConstraint, VariableConfig } from "../types.ts";
@@ -12,14 +12,14 @@ const KNOWN = new Set(["type", "default", "sensitive", "description", "nullable"
 export function readVariables(block: unknown, problems: Problems): Map<string, VariableConfig> {
   const variables = new Map<string, VariableConfig>();
   if (!isPlainObject(block)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The variable block must be an object of variables", repair: "Synthesize the stack with cdktf." });
+    problems.error({ code: configCode("invalid-structure"), summary: "The variable block must be an object of variables", repair: "Synthesize the stack with cdktf." });
     return variables;
   }
   for (const name of Object.keys(block).sort()) {
     const body = block[name];
     const where = `variable "${name}"`;
     const fail = (summary: string, detail: string, repair: string, attribute?: string) =>
-      problems.error({ code: CONFIG_CODES.invalidVariable, summary: `${where}: ${summary}`, detail, repair, ...(attribute ? { attribute } : {}) });
+      problems.error({ code: configCode("invalid-variable"), summary: `${where}: ${summary}`, detail, repair, ...(attribute ? { attribute } : {}) });
     if (!isIdentifier(name) || !isPlainObject(body)) {
       fail("invalid declaration", "A variable has an identifier name and an object body.", "Declare variables with TerraformVariable.");
       continue;
@@ -29,7 +29,7 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
       if (KNOWN.has(key) || key === "//") continue;
       ok = false;
       problems.error({
-        code: CONFIG_CODES.unsupportedMetaArgument,
+        code: configCode("unsupported-meta-argument"),
         summary: `${where} sets ${key}, which is not supported`,
         detail: key === "validation" ? "Validation rules are Terraform expressions, which takoform does not evaluate." : "Variables take type, default, sensitive, description and nullable.",
         repair: key === "validation" ? "Validate the value in TypeScript, or remove the rule." : `Remove ${key}.`,

@@ -8,9 +8,9 @@
 // structured types and converted for number/bool; Terraform would read HCL there, we read JSON.
 // Diagnostics never include the value of a sensitive variable.
 
-import type { Diagnostic } from "../../../core/diagnostic.ts";
+import type { Diagnostic } from "../../../core/index.ts";
 import type { KnownValue } from "../../../core/values.ts";
-import { CONFIG_CODES, Problems } from "../diagnostics.ts";
+import { configCode, Problems } from "../diagnostics.ts";
 import type { VariableConfig } from "../types.ts";
 import { readStrictJson } from "../strict-read.ts";
 import { convertValue, isStructured } from "./type-constraint.ts";
@@ -52,7 +52,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
   for (const { name, where } of undeclared) {
     if (!variables.has(name)) {
       problems.error({
-        code: CONFIG_CODES.undeclaredVariableValue,
+        code: configCode("undeclared-variable-value"),
         summary: `A value was given${where} for the undeclared variable "${name}"`,
         detail: `The stack declares ${variables.size === 0 ? "no variables" : `the variables ${[...variables.keys()].map((v) => `"${v}"`).join(", ")}`}.`,
         repair: `Remove the value, or declare it with new TerraformVariable(this, "${name}", { … }).`,
@@ -86,7 +86,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
       source = "default";
     } else {
       problems.error({
-        code: CONFIG_CODES.variableMissing,
+        code: configCode("variable-missing"),
         summary: `No value for the required variable "${variable.name}"`,
         detail: `The variable has no default${variable.description ? ` (${variable.description})` : ""}.`,
         repair: `Set TAKOFORM_VAR_${variable.name} (or TF_VAR_${variable.name}) in the environment, or pass --var ${variable.name}=VALUE.`,
@@ -104,7 +104,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
         const { summary, detail, repair } = read.diagnostic;
         const json = `Write the value as JSON (each key once), e.g. ${exampleFor(variable.typeText)}.`;
         problems.error({
-          code: CONFIG_CODES.variableType,
+          code: configCode("variable-type"),
           summary: variable.sensitive ? `The value of the sensitive variable "${variable.name}" is not valid JSON` : summary,
           detail: `${origin} must be JSON text for the type ${variable.typeText}${variable.sensitive ? "." : `. ${detail ?? ""}`}`.trimEnd(),
           repair: variable.sensitive ? json : (repair ?? json),
@@ -115,7 +115,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
     }
     if (raw === null && !variable.nullable) {
       problems.error({
-        code: CONFIG_CODES.variableType,
+        code: configCode("variable-type"),
         summary: `The variable "${variable.name}" must not be null`,
         detail: `It is declared with nullable = false, and ${origin} is null.`,
         repair: "Give it a non-null value.",
@@ -125,7 +125,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
     const converted = convertValue(raw, variable.type, "", variable.sensitive);
     if (!converted.ok) {
       problems.error({
-        code: CONFIG_CODES.variableType,
+        code: configCode("variable-type"),
         summary: `The value of variable "${variable.name}" does not match its type ${variable.typeText}`,
         detail: `From ${origin}: ${converted.reason}.`,
         repair: `Give a value of type ${variable.typeText}.`,

@@ -1,0 +1,14 @@
+// src/core — facts of the specification every layer states identically, and the primitives they
+// share; no behaviour of its own. The host imports only this and forms (ARCHITECTURE §3).
+//
+//   protocol.ts     Host API v1alpha3 vocabulary: error taxonomy, headers, paths, wire shapes
+//   grammar.ts      the portable grammars (names, kinds, digests, uids, SpaceIDs)
+//   values.ts       the Value model with first-class Unknown
+//   diagnostics/    the Diagnostic type, the collection, the one table of codes, the renderers
+//   package-root.ts where the package lives on disk (imported alone by `takoform --version`)
+
+export * from "./protocol.ts";
+export * from "./grammar.ts";
+export * from "./values.ts";
+export * from "./diagnostics/index.ts";
+export * from "./package-root.ts";
