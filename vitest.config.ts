@@ -37,6 +37,7 @@ const UNIT = [
   "test/registry/*.test.ts",
   "test/registry-class/*.test.ts",
   "test/state/{store,sensitive}.test.ts",
+  "test/secrets/*.test.ts",
   "test/worker-app/synth.test.ts",
 ];
 const SLOW = [

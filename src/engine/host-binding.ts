@@ -16,9 +16,9 @@
 // What does not decide it is refreshed in the binding by the next command that writes state
 // (a new origin of the same host id, a new credential of the same known tenant).
 
-import { createHmac } from "node:crypto";
 import type { Diagnostic } from "../core/index.ts";
 import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
+import { credentialDigest } from "../secrets/index.ts";
 import { engineCode } from "./codes.ts";
 
 /** The origin recorded for the embedded local host reached in process (it has no URL). */
@@ -30,11 +30,6 @@ export interface DiscoveredHost {
   origin: string;
   hostId?: string;
   tenant?: string;
-}
-
-/** The digest of a credential kept while the tenant is unknown: HMAC-SHA256 keyed by the lineage. */
-export function credentialDigest(token: string, lineage: string): string {
-  return `hmac-sha256:${createHmac("sha256", lineage).update("takoform credential\0").update(token, "utf8").digest("hex")}`;
 }
 
 /** The binding of the host a command runs against. `token` is only digested, never kept. */

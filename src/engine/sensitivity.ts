@@ -2,7 +2,7 @@
 // (`${var.secret}`), or through a reference to another resource's attribute that carries one
 // (`${takoform_x.a.password}` where a.password = var.secret). An attribute that carries a secret
 // is hidden in plans, sealed in state and in plan files, and a write whose request carries one
-// has its stored intent encrypted (apply/intent-seal.ts) under a key derived from those values.
+// has its stored intent encrypted (src/secrets/intent.ts) under a key derived from those values.
 //
 // One worklist pass over the attribute-level reference graph: a set only ever grows, and it is
 // bounded by the number of sensitive variables, so the cost is linear in the references times

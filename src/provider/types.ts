@@ -4,11 +4,11 @@
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
 import type { Diagnostic } from "../core/index.ts";
-import type { Attributes, KnownValue } from "../core/values.ts";
+import type { AttributePath, Attributes, KnownValue } from "../core/index.ts";
 import type { WireFormRef } from "../core/protocol.ts";
 
-/** Path of an attribute inside a resource's attributes, Terraform style: `["versions", 0, "weight"]`. */
-export type AttributePath = (string | number)[];
+// A path into a value is the Value model's (core); the provider's interface names it too.
+export type { AttributePath } from "../core/index.ts";
 
 export type AttributeMode = "required" | "optional" | "computed" | "optional-computed";
 

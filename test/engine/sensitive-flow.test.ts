@@ -6,7 +6,8 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { intentSecrets, isSealedIntent, openIntent, sealIntent } from "../../src/engine/apply/intent-seal.ts";
+import { intentSecrets, isSealedIntent, openIntent, sealIntent } from "../../src/secrets/index.ts";
+import { sealedIntentDiagnostic, sensitiveLookup } from "../../src/engine/apply/sealed-intent.ts";
 import { engineCode } from "../../src/engine/codes.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
@@ -79,7 +80,7 @@ describe("sealed write intents", () => {
   const address = `${SVC}.svc`;
 
   it("store no secret and open only with the same values, at the same address, unaltered", () => {
-    const right = variables(SECRET);
+    const right = sensitiveLookup(variables(SECRET));
     const { secrets } = intentSecrets(["secret"], right);
     const stored = sealIntent(write, address, "lineage-1", secrets);
     expect(isSealedIntent(stored)).toBe(true);
@@ -89,21 +90,22 @@ describe("sealed write intents", () => {
     expect(stored.request).toEqual({ method: "PUT", path: "/apis/x/svc", headers: {} });
     expect(openIntent(stored, address, "lineage-1", right)).toEqual({ write });
 
-    const refused = (result: ReturnType<typeof openIntent>) => ("diagnostic" in result ? result.diagnostic : null);
-    const wrong = refused(openIntent(stored, address, "lineage-1", variables("other")));
+    // What the engine makes of a refusal: the diagnostic naming the variables to supply.
+    const refused = (result: ReturnType<typeof openIntent>, at = address) => ("refused" in result ? sealedIntentDiagnostic(result.refused, stored, at) : null);
+    const wrong = refused(openIntent(stored, address, "lineage-1", sensitiveLookup(variables("other"))));
     expect(wrong).toMatchObject({ severity: "error", code: engineCode("in-flight-sealed"), address });
     expect(wrong!.summary).toContain('The values of "secret" differ');
     expect(wrong!.repair).toContain("TAKOFORM_VAR_secret");
     expect(JSON.stringify(wrong)).not.toContain("other");
-    const missing = refused(openIntent(stored, address, "lineage-1", resolveVariables(new Map(), {})));
+    const missing = refused(openIntent(stored, address, "lineage-1", sensitiveLookup(resolveVariables(new Map(), {}))));
     expect(missing!.summary).toBe(`Resuming the interrupted write of ${address} needs the sensitive variable "secret"`);
-    expect(refused(openIntent(stored, `${SVC}.elsewhere`, "lineage-1", right))!.summary).toContain("differ");
+    expect(refused(openIntent(stored, `${SVC}.elsewhere`, "lineage-1", right), `${SVC}.elsewhere`)!.summary).toContain("differ");
     expect(refused(openIntent(stored, address, "lineage-2", right))!.summary).toContain("differ");
     expect(refused(openIntent({ ...stored, uid: "u-other" } as WriteIntent, address, "lineage-1", right))!.summary).toContain("differ");
 
     // No secret inputs: stored as it is, and opened as it is.
     expect(sealIntent(write, address, "lineage-1", [])).toBe(write);
-    expect(openIntent(write, address, "lineage-1", resolveVariables(new Map(), {}))).toEqual({ write });
+    expect(openIntent(write, address, "lineage-1", sensitiveLookup(resolveVariables(new Map(), {})))).toEqual({ write });
   });
 });
 

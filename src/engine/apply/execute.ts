@@ -9,7 +9,7 @@ import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider } from "../../provider/types.ts";
 import { LeaseLostError, StateConflictError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { sealedAttributePaths } from "../../secrets/index.ts";
 import type { ResourceRecord, StateStore } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
@@ -65,12 +65,6 @@ export interface ApplyResult {
   outputs: Record<string, { value: KnownValue; sensitive: boolean }>;
 }
 
-function sealedPaths(record: ResourceRecord): string[][] {
-  return Object.keys(record.attributes)
-    .filter((k) => isSealedSensitive(record.attributes[k]))
-    .map((k) => [k]);
-}
-
 /**
  * Writes what refresh found into state: one write per record that changed on the host (the whole
  * state is never rewritten). Returns the records as they now are.
@@ -93,7 +87,7 @@ async function persistRefresh(input: ApplyInput): Promise<Map<string, ResourceRe
       const input2 = stateInput({ type: record.type, attributes: drift.after }, record.status === "placeholder" ? "placeholder" : "ready", {
         dependencies: record.dependencies,
         contributions: record.contributions,
-        sensitivePaths: sealedPaths(record),
+        sensitivePaths: sealedAttributePaths(record.attributes),
         lineage: store.lineage,
       });
       await store.putResource(drift.address, input2);

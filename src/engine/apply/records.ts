@@ -3,7 +3,7 @@
 
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { AttributePath, ResourceState } from "../../provider/types.ts";
-import { sealAttributes } from "../../state/sensitive.ts";
+import { sealAttributes } from "../../secrets/index.ts";
 import type { ContributionEdge, ResourceInput, ResourceRecord, SettledStatus } from "../../state/types.ts";
 
 export interface RecordContext {

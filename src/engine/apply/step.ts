@@ -21,11 +21,11 @@ import { holdsSealedValues, placeholderFromRecord, recordedFields } from "../cyc
 import type { SettleTracker } from "../cycles/settle.ts";
 import { contributionEdgesOf } from "../plan/dependencies.ts";
 import { importObject } from "../plan/imports.ts";
-import { unsealShown } from "../plan/file.ts";
-import { located, unsealPrior } from "../plan/resource.ts";
+import { located } from "../plan/resource.ts";
 import type { PlanStep, ResourceChange } from "../plan/types.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes, firstContradiction } from "../values.ts";
-import { intentSecrets, sealIntent } from "./intent-seal.ts";
+import { intentSecrets, sealIntent, unsealPrior, unsealShown } from "../../secrets/index.ts";
+import { sensitiveLookup } from "./sealed-intent.ts";
 import { recordInput, stateInput } from "./records.ts";
 
 export interface ApplyHooks {
@@ -93,13 +93,13 @@ function uidOf(attributes: Attributes | undefined | null): string | undefined {
 /**
  * The `WriteContext` of a step: intent to state first, then (test hook) the count. When sensitive
  * variables flow into the resource's configuration, the stored intent is sealed with their values
- * (intent-seal.ts), so its request body never reaches state in the clear.
+ * (src/secrets/intent.ts), so its request body never reaches state in the clear.
  */
 function writeContext(ctx: StepContext, step: PlanStep, stateAddress: string, status: InFlightStatus): WriteContext {
   const action = SCOPES[step.action]?.(step);
   const scope = action === undefined ? `run:${ctx.run}` : `run:${ctx.run}:${action}`;
   const names = SensitiveFlow.of(ctx.stack, ctx.variables).variables(parseStateAddress(stateAddress).address);
-  const { secrets } = intentSecrets(names, ctx.variables);
+  const { secrets } = intentSecrets(names, sensitiveLookup(ctx.variables));
   return {
     idempotencyScope: scope,
     recordIntent: async (write: WriteIntent) => {

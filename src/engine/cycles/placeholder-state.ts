@@ -7,7 +7,7 @@
 
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { isSealedSensitive } from "../../secrets/index.ts";
 import type { ContributionEdge } from "../../state/types.ts";
 
 /** The fields a record's contribution edges from `peers` name (all of them when `peers` is absent). */

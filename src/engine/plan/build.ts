@@ -10,7 +10,7 @@ import { Diagnostics, hasErrors, type Diagnostic } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider, ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { holdsSeals, sealedAttributePaths } from "../../secrets/index.ts";
 import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
@@ -221,10 +221,10 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
       // plan and the apply. A record with sealed values keeps the refreshed copy, which may hold
       // the value in the clear that the plan compares configuration against.
       const unchanged = now !== null && sameAsRecorded(record.attributes, now.attributes, state.lineage);
-      priors.set(record.address, unchanged && !hasSealed(record.attributes) ? recordState(record) : now);
+      priors.set(record.address, unchanged && !holdsSeals(record.attributes) ? recordState(record) : now);
       if (unchanged) continue;
       // What state keeps sealed is a secret: the refreshed value there is hidden when drift is shown.
-      const sensitivePaths = Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k]);
+      const sensitivePaths = sealedAttributePaths(record.attributes);
       const base = { address: record.address, type: record.type, name: parseStateAddress(record.address).address.split(".").slice(1).join("."), replacePaths: [], replaceReasons: [], sensitivePaths };
       if (now === null) drift.push({ ...base, actions: ["delete"], before: record.attributes, after: null });
       else drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
@@ -408,11 +408,6 @@ function lineProblems(provider: Provider): Map<string, Diagnostic> {
   return out;
 }
 
-function hasSealed(attributes: Record<string, KnownValue>): boolean {
-  for (const key in attributes) if (isSealedSensitive(attributes[key])) return true;
-  return false;
-}
-
 /** A dependency map without the given `from → to` pairs (the map itself is left alone). */
 function withoutPairs(map: ReadonlyMap<string, readonly string[]>, pairs: readonly { from: string; to: string }[] | undefined): ReadonlyMap<string, readonly string[]> {
   if (pairs === undefined || pairs.length === 0) return map;
@@ -439,6 +434,6 @@ function deleteChange(record: ResourceRecord, prior: ResourceState, orphan: bool
     replacePaths: [],
     replaceReasons: [],
     // The refreshed `before` holds the host's plain values; what state keeps sealed stays hidden.
-    sensitivePaths: Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k]),
+    sensitivePaths: sealedAttributePaths(record.attributes),
   };
 }

@@ -7,7 +7,7 @@ import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import { orderGraph } from "../graph/order.ts";
 import type { DependencyGraph, EdgeFilter } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
-import { getPath } from "../values.ts";
+import { getPath } from "../../core/index.ts";
 import type { ResourceChange } from "./types.ts";
 
 /**

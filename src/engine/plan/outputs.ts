@@ -3,8 +3,8 @@
 // shown; an output removed from the configuration is deleted.
 
 import type { Diagnostic } from "../../core/index.ts";
-import { valuesEqual, type KnownValue, type Value } from "../../core/values.ts";
-import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
+import type { KnownValue, Value } from "../../core/index.ts";
+import { sameAsStored } from "../../secrets/index.ts";
 import type { StoredOutput } from "../../state/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { StackConfig } from "../config/types.ts";
@@ -17,11 +17,6 @@ export interface OutputPlan {
   /** The evaluated values (UNKNOWN where not known), for apply to store. */
   values: Map<string, { value: Value; sensitive: boolean }>;
   diagnostics: Diagnostic[];
-}
-
-function sameAsStored(stored: StoredOutput, value: KnownValue, lineage: string): boolean {
-  if (isSealedSensitive(stored.value)) return value !== null && sealedMatches(stored.value, value, lineage);
-  return valuesEqual(stored.value, value);
 }
 
 export function planOutputs(
@@ -49,7 +44,7 @@ export function planOutputs(
     let actions: OutputChange["actions"];
     if (before === undefined) actions = ["create"];
     else if (unknown) actions = ["update"];
-    else actions = sameAsStored(before, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
+    else actions = sameAsStored(before.value, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
     changes.push({
       name,
       actions,

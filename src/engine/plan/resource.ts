@@ -13,7 +13,7 @@
 import { appendUnique, hasErrors, type Diagnostic } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
-import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
+import { unsealPrior } from "../../secrets/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes } from "../values.ts";
@@ -45,27 +45,6 @@ export interface ResourcePlanResult {
 /** Attach the resource's address and type to diagnostics that name none. */
 export function located(diagnostics: readonly Diagnostic[], address: string, type: string): Diagnostic[] {
   return diagnostics.map((d) => (d.address !== undefined ? d : { ...d, address, ...(d.resourceType === undefined ? { resourceType: type } : {}) }));
-}
-
-/**
- * The prior attributes with sealed sensitive values replaced by the configured value when it is
- * the value that was sealed — so an unchanged secret plans nothing, and the provider never sees a
- * seal where it expects the value.
- */
-export function unsealPrior(prior: Attributes, config: Attributes, lineage: string): Attributes {
-  let out: Attributes | null = null;
-  for (const key in prior) {
-    const value = prior[key];
-    if (!isSealedSensitive(value)) continue;
-    const configured = config[key];
-    if (configured === undefined || configured === null) continue;
-    try {
-      if (sealedMatches(value, configured as KnownValue, lineage)) (out ??= { ...prior })[key] = configured;
-    } catch {
-      // An unknown configured value cannot match a seal; leave it sealed (the plan shows a change).
-    }
-  }
-  return out ?? prior;
 }
 
 /** The attributes a schema marks sensitive, derived once per schema (plans share the list, read-only). */

@@ -5,8 +5,8 @@ import { renderDiagnostic } from "../../core/index.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
 import { reportedDrift } from "../plan/relevance.ts";
 import { hasErrors } from "../../core/index.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
-import { diffLines, formatValue, KNOWN_AFTER_APPLY, SENSITIVE_VALUE, sensitiveDiffLines } from "./values.ts";
+import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
+import { diffLines, formatValue, KNOWN_AFTER_APPLY, sensitiveDiffLines } from "./values.ts";
 
 export interface HumanRenderOptions {
   color: boolean;

@@ -5,11 +5,10 @@ import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
 import { diagnosticToJson } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
 import type { Plan, ResourceChange } from "../plan/types.ts";
 
 export const PLAN_JSON_FORMAT_VERSION = "1.2";
-const SENSITIVE = "(sensitive value)";
 
 /** `after` with unknown leaves removed: omitted from objects, null inside lists (Terraform's convention). */
 export function knownPart(value: Value): KnownValue | undefined {
@@ -63,37 +62,15 @@ function sensitiveMask(paths: readonly AttributePath[]): Record<string, unknown>
   return out;
 }
 
-function redact(value: KnownValue | undefined, paths: readonly AttributePath[]): KnownValue | undefined {
-  if (value === undefined || value === null || paths.length === 0) return value;
-  const copy = structuredClone(value) as Record<string, KnownValue>;
-  for (const path of paths) {
-    let node: unknown = copy;
-    for (let i = 0; i < path.length - 1 && node !== null && typeof node === "object"; i++) {
-      node = (node as Record<string, unknown>)[String(path[i])];
-    }
-    const last = String(path[path.length - 1]);
-    if (node !== null && typeof node === "object" && Object.hasOwn(node, last)) (node as Record<string, unknown>)[last] = SENSITIVE;
-  }
-  return copy;
-}
-
-/** Where a value holds a seal from state or a saved plan (a secret wherever the paths say so or not). */
-function sealedPaths(value: Value, path: AttributePath = []): AttributePath[] {
-  if (isSealedSensitive(value)) return [path];
-  if (Array.isArray(value)) return value.flatMap((item, i) => sealedPaths(item, [...path, i]));
-  if (value !== null && typeof value === "object" && !isUnknown(value)) return Object.entries(value).flatMap(([k, v]) => sealedPaths(v, [...path, k]));
-  return [];
-}
-
 function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
   // Secrets never reach output: values at sensitive paths (and seals) are masked, and
   // before_sensitive / after_sensitive say where, as Terraform marks them (`true` at each path).
-  const beforePaths = change.before === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.before)];
-  const afterPaths = change.after === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.after)];
+  const beforePaths = change.before === null ? [] : [...change.sensitivePaths, ...sealedPathsIn(change.before)];
+  const afterPaths = change.after === null ? [] : [...change.sensitivePaths, ...sealedPathsIn(change.after)];
   const body: Record<string, unknown> = {
     actions: change.actions,
-    before: redact(change.before ?? null, beforePaths) ?? null,
-    after: change.after === null ? null : redact(knownPart(change.after), afterPaths) ?? null,
+    before: maskAt(change.before ?? null, beforePaths) ?? null,
+    after: change.after === null ? null : maskAt(knownPart(change.after), afterPaths) ?? null,
     after_unknown: change.after === null ? {} : unknownMask(change.after) ?? {},
     before_sensitive: change.before === null ? false : sensitiveMask(beforePaths),
     after_sensitive: change.after === null ? false : sensitiveMask(afterPaths),
@@ -133,8 +110,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
         o.name,
         {
           actions: o.actions,
-          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE) : o.before ?? null,
-          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE) : o.after ?? null,
+          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE_VALUE) : o.before ?? null,
+          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE_VALUE) : o.after ?? null,
           after_unknown: o.afterUnknown,
           before_sensitive: o.sensitive,
           after_sensitive: o.sensitive,

@@ -11,7 +11,7 @@ import type { KnownValue } from "../../core/values.ts";
 import type { WriteIntent } from "../../provider/types.ts";
 import { StateConflictError, StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { assertKnownJson, deriveColumns, parseStateAddress, withoutCredentials, type DerivedColumns } from "../records.ts";
-import { sealSensitive } from "../sensitive.ts";
+import { sealSensitive } from "../../secrets/index.ts";
 import {
   IN_FLIGHT_STATUSES,
   SETTLED_STATUSES,

@@ -4,7 +4,7 @@ import { knownPart, planToJson, unknownMask } from "../../../src/engine/render/j
 import { renderPlan, summarize } from "../../../src/engine/render/human.ts";
 import type { Plan } from "../../../src/engine/plan/types.ts";
 import { formatValue } from "../../../src/engine/render/values.ts";
-import { sealSensitive } from "../../../src/state/sensitive.ts";
+import { sealSensitive } from "../../../src/secrets/index.ts";
 
 function plan(overrides: Partial<Plan>): Plan {
   return {
