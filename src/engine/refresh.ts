@@ -10,7 +10,7 @@ import type { ResourceRecord } from "../state/types.ts";
 import { sameAsStored } from "../secrets/index.ts";
 import { mapBounded } from "./dag.ts";
 import { engineCode } from "./codes.ts";
-import { located } from "./plan/resource.ts";
+import { located } from "../core/index.ts";
 
 export interface RefreshResult {
   /** State address → refreshed state; null when the host says the resource is gone. */

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
-import { refuseCycles } from "../../src/engine/plan/cycles.ts";
+import { refuseCycles } from "../../src/engine/cycles/index.ts";
 import { apply, plan } from "../scenario/harness.ts";
 import { boundTo, CONTAINER, hostSpec, mutationsSince, noDependencyInUse, services, stepSequence, SVC, synth, useWorld, WORKER, workerAndContainer } from "./fixtures.ts";
 

@@ -11,7 +11,7 @@ import { UNKNOWN } from "../../src/core/values.ts";
 import { applyPlan } from "../../src/engine/apply/execute.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
 import { decodePlanFile, encodePlanFile } from "../../src/engine/plan/file.ts";
-import type { Plan } from "../../src/engine/plan/types.ts";
+import type { Plan } from "../../src/engine/plan-data.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";

@@ -7,7 +7,7 @@ import { TerraformOutput } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import { relevantAttributes } from "../../src/engine/plan/relevance.ts";
-import type { ResourceChange } from "../../src/engine/plan/types.ts";
+import type { ResourceChange } from "../../src/engine/plan-data.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { planToJson } from "../../src/engine/render/json.ts";

@@ -2,7 +2,8 @@
 // --lock-timeout to a run that already waited with it.
 
 import { describe, expect, it } from "vitest";
-import { lockedDiagnostic, runApply } from "../../src/engine/run.ts";
+import { lockedDiagnostic } from "../../src/engine/apply/session.ts";
+import { runApply } from "../../src/engine/run.ts";
 import { StateLockedError } from "../../src/state/errors.ts";
 import type { LockInfo } from "../../src/state/types.ts";
 import { withScratch } from "../scenario/harness.ts";

@@ -4,7 +4,7 @@
 import { diagnosticsToJson } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hasErrors } from "../../core/index.ts";
-import { createPlan, type PlanMode } from "../../engine/plan/build.ts";
+import { createPlan, DEFAULT_PARALLELISM, type PlanMode } from "../../engine/plan/build.ts";
 import { writePlanFile } from "../../engine/plan/file.ts";
 import { renderPlan } from "../../engine/render/human.ts";
 import { planToJson } from "../../engine/render/json.ts";
@@ -28,7 +28,7 @@ ${PROJECT_HELP}
   --refresh-only         Only show what changed on the host since the last apply
   --refresh=false        Plan against state as recorded, without reading the host first
   --target ADDR          Only this resource and what it depends on (repeatable)
-  --parallelism N        Provider calls in flight at once (default 10)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
 
@@ -52,7 +52,7 @@ export const command: Command = {
     const io = new Console(args);
     const mode = planMode(args);
     const refresh = boolFlag(args, "--refresh", true);
-    const parallelism = intFlag(args, "--parallelism", 10);
+    const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
     const targets = args.values.get("--target") ?? [];
     const out = lastValue(args, "--out");
 

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { hasErrors } from "../../core/index.ts";
 import { describeBinding } from "../../engine/host-binding.ts";
+import { DEFAULT_PARALLELISM } from "../../engine/plan/build.ts";
 import { runRebind } from "../../engine/rebind.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
@@ -27,7 +28,7 @@ Options:
 ${PROJECT_HELP}
   --force                Re-bind even when recorded objects are missing here or have other
                          uids (the next plan then shows the missing ones as gone)
-  --parallelism N        Reads in flight at once (default 10)
+  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 
@@ -43,7 +44,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
     io.err("No state: nothing has been applied in this project yet.");
     return 1;
   }
-  const parallelism = intFlag(args, "--parallelism", 10);
+  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);

@@ -32,6 +32,11 @@ export function uniqueDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
   return appendUnique([], list);
 }
 
+/** The diagnostics about one resource: each that names no resource gets its address and type. */
+export function located(diagnostics: readonly Diagnostic[], address: string, type: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.address !== undefined ? d : { ...d, address, ...(d.resourceType === undefined ? { resourceType: type } : {}) }));
+}
+
 /** The text of any thrown value, for a diagnostic's `cause`. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -3,7 +3,7 @@
 
 export type { Diagnostic, HostFault, Severity } from "./types.ts";
 export { DiagnosticError } from "./types.ts";
-export { Diagnostics, appendUnique, errorText, hasErrors, uniqueDiagnostics } from "./collection.ts";
+export { Diagnostics, appendUnique, errorText, hasErrors, located, uniqueDiagnostics } from "./collection.ts";
 export { contributeHostRepairs, declaredCodes, defineCodes, hostRepair, isDeclaredCode, type CodeTable, type HostRepairs } from "./codes.ts";
 export { codeText, renderDetail, renderDiagnostic, repairText, type RenderOptions } from "./render.ts";
 export { diagnosticToJson, diagnosticsToJson } from "./json.ts";

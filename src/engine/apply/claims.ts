@@ -14,7 +14,7 @@ import type { Provider, ResourceState, WriteContext, WriteResult } from "../../p
 import { StateConflictError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import type { ResourceRecord } from "../../state/types.ts";
-import { conflictDiagnostic, hostObjectOf, objectKey } from "../plan/host-objects.ts";
+import { conflictDiagnostic, hostObjectOf, objectKey } from "../host-objects.ts";
 
 /** Which configuration address holds each host object during an apply. */
 export class ObjectClaims {

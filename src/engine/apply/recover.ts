@@ -15,12 +15,12 @@ import { parseStateAddress } from "../../state/records.ts";
 import type { ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
 import { engineCode } from "../codes.ts";
 import { mapBounded } from "../dag.ts";
-import { located } from "../plan/resource.ts";
+import { located } from "../../core/index.ts";
 import type { AttributePath, Provider } from "../../provider/types.ts";
 import { openIntent, sealedAttributePaths } from "../../secrets/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { sealedIntentDiagnostic, sensitiveLookup } from "./sealed-intent.ts";
-import type { ProgressSink } from "./progress.ts";
+import type { ProgressSink } from "../events.ts";
 import { stateInput } from "./records.ts";
 
 export interface RecoverInput {

@@ -19,10 +19,10 @@ import { evaluateResource, sensitiveAttributes, type EvaluatedConfig, type Resou
 import { SensitiveFlow } from "../sensitivity.ts";
 import { holdsSealedValues, placeholderFromRecord, recordedFields } from "../cycles/placeholder-state.ts";
 import type { SettleTracker } from "../cycles/settle.ts";
-import { contributionEdgesOf } from "../plan/dependencies.ts";
-import { importObject } from "../plan/imports.ts";
-import { located } from "../plan/resource.ts";
-import type { PlanStep, ResourceChange } from "../plan/types.ts";
+import { contributionEdgesOf } from "../dependencies.ts";
+import { importObject } from "../imports.ts";
+import { located } from "../../core/index.ts";
+import type { PlanStep, ResourceChange } from "../plan-data.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes, firstContradiction } from "../values.ts";
 import { intentSecrets, sealIntent, unsealPrior, unsealShown } from "../../secrets/index.ts";
 import { sensitiveLookup } from "./sealed-intent.ts";

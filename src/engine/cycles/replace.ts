@@ -18,7 +18,7 @@
 
 import type { Diagnostic } from "../../core/index.ts";
 import { isUnknown } from "../../core/values.ts";
-import type { ResourceChange } from "../plan/types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 import { engineCode } from "../codes.ts";
 
 

@@ -12,7 +12,7 @@ import type { Diagnostic } from "../../core/index.ts";
 import type { Attributes } from "../../core/values.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import type { ResourceConfig } from "../config/types.ts";
-import type { PlanStep } from "../plan/types.ts";
+import type { PlanStep } from "../plan-data.ts";
 import { changedAttributes } from "../values.ts";
 import { engineCode } from "../codes.ts";
 

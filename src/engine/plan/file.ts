@@ -19,7 +19,7 @@ import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { decodeAttributes, encodeAttributes } from "../values.ts";
 import type { PlanMode } from "./build.ts";
-import type { OutputChange, Plan, ResourceChange } from "./types.ts";
+import type { OutputChange, Plan, ResourceChange } from "../plan-data.ts";
 
 export const PLAN_FILE_FORMAT = "takoform-plan@1";
 const PLAN_FILE_MAX_DEPTH = STACK_MAX_DEPTH + 16;

@@ -25,7 +25,7 @@ import type { Diagnostic } from "../../core/index.ts";
 import type { Provider } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { engineCode } from "../codes.ts";
-import type { ResourceChange } from "./types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 
 export interface HolderCheckInput {
   provider: Provider;

@@ -8,7 +8,7 @@ import { orderGraph } from "../graph/order.ts";
 import type { DependencyGraph, EdgeFilter } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
 import { getPath } from "../../core/index.ts";
-import type { ResourceChange } from "./types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 
 /**
  * Addresses replaced create-before-destroy. As in Terraform, a resource inherits the setting

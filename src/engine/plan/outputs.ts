@@ -10,7 +10,7 @@ import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { StackConfig } from "../config/types.ts";
 import { evaluateOutputs, type ResourceValues } from "../evaluate.ts";
 import { containsUnknown } from "../values.ts";
-import type { OutputChange } from "./types.ts";
+import type { OutputChange } from "../plan-data.ts";
 
 export interface OutputPlan {
   changes: OutputChange[];

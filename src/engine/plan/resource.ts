@@ -10,14 +10,14 @@
 // As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
 // the new object shares nothing computed with the old one, and the apply re-plans it the same way.
 
-import { appendUnique, hasErrors, type Diagnostic } from "../../core/index.ts";
+import { appendUnique, hasErrors, located, type Diagnostic } from "../../core/index.ts";
 import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
 import { unsealPrior } from "../../secrets/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes } from "../values.ts";
-import type { ActionReason, ReplaceReason, ResourceChange } from "./types.ts";
+import type { ActionReason, ReplaceReason, ResourceChange } from "../plan-data.ts";
 
 export interface ResourcePlanInput {
   provider: Provider;
@@ -40,11 +40,6 @@ export interface ResourcePlanResult {
   /** null when planning failed (see diagnostics). */
   change: ResourceChange | null;
   diagnostics: Diagnostic[];
-}
-
-/** Attach the resource's address and type to diagnostics that name none. */
-export function located(diagnostics: readonly Diagnostic[], address: string, type: string): Diagnostic[] {
-  return diagnostics.map((d) => (d.address !== undefined ? d : { ...d, address, ...(d.resourceType === undefined ? { resourceType: type } : {}) }));
 }
 
 /** The attributes a schema marks sensitive, derived once per schema (plans share the list, read-only). */
@@ -72,7 +67,7 @@ function replaceReasons(schema: ResourceTypeSchema, paths: readonly AttributePat
   });
 }
 
-export async function planResource(input: ResourcePlanInput): Promise<ResourcePlanResult> {
+export async function planChange(input: ResourcePlanInput): Promise<ResourcePlanResult> {
   const { provider, resource, schema, evaluated } = input;
   const address = resource.address;
   const diagnostics: Diagnostic[] = [...evaluated.diagnostics];

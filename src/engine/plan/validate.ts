@@ -21,7 +21,7 @@ import type { Expression, ReferenceExpr, StackConfig } from "../config/types.ts"
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { evaluateResource } from "../evaluate.ts";
-import { located } from "./resource.ts";
+import { located } from "../../core/index.ts";
 
 /** Why `path` does not lead into a value of `schema`'s type, or undefined when it does. */
 function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: number; detail: string; suggestion?: string } | undefined {

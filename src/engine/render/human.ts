@@ -2,7 +2,7 @@
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
 import { renderDiagnostic } from "../../core/index.ts";
-import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
+import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
 import { reportedDrift } from "../plan/relevance.ts";
 import { hasErrors } from "../../core/index.ts";
 import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";

@@ -6,7 +6,7 @@ import { diagnosticToJson } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
 import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
-import type { Plan, ResourceChange } from "../plan/types.ts";
+import type { Plan, ResourceChange } from "../plan-data.ts";
 
 export const PLAN_JSON_FORMAT_VERSION = "1.2";
 

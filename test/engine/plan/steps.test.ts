@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { buildStepGraph } from "../../../src/engine/plan/steps.ts";
-import type { ResourceChange, TerraformActions } from "../../../src/engine/plan/types.ts";
+import type { ResourceChange, TerraformActions } from "../../../src/engine/plan-data.ts";
 import { walkDag } from "../../../src/engine/dag.ts";
 
 function change(address: string, actions: TerraformActions, extra: Partial<ResourceChange> = {}): ResourceChange {

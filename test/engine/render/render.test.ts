@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { UNKNOWN } from "../../../src/core/values.ts";
 import { knownPart, planToJson, unknownMask } from "../../../src/engine/render/json.ts";
 import { renderPlan, summarize } from "../../../src/engine/render/human.ts";
-import type { Plan } from "../../../src/engine/plan/types.ts";
+import type { Plan } from "../../../src/engine/plan-data.ts";
 import { formatValue } from "../../../src/engine/render/values.ts";
 import { sealSensitive } from "../../../src/secrets/index.ts";
 

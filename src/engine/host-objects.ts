@@ -15,15 +15,15 @@
 // - A create whose object is the one an orphan or deposed record still holds waits for that
 //   delete, so the name is free when the create is sent.
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { Attributes } from "../../core/values.ts";
-import { isUnknown } from "../../core/values.ts";
-import type { Provider, ResourceState } from "../../provider/types.ts";
-import type { StateConflictError } from "../../state/errors.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
-import { engineCode } from "../codes.ts";
-import type { PlanStep, ResourceChange } from "./types.ts";
+import type { Diagnostic } from "../core/index.ts";
+import type { Attributes } from "../core/values.ts";
+import { isUnknown } from "../core/values.ts";
+import type { Provider, ResourceState } from "../provider/types.ts";
+import type { StateConflictError } from "../state/errors.ts";
+import { parseStateAddress } from "../state/records.ts";
+import type { ResourceRecord } from "../state/types.ts";
+import { engineCode } from "./codes.ts";
+import type { PlanStep, ResourceChange } from "./plan-data.ts";
 
 /** Where a host object lives: space, Form group (FormRef apiVersion), kind and name. */
 export interface HostObject {

@@ -6,12 +6,12 @@
 // union of what state recorded, what the host's relations say (`relationDependencies`), and, for
 // a destroy, what the configuration says (`configuredDependencies`).
 
-import type { Attributes } from "../../core/values.ts";
-import type { Provider } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ContributionEdge, ResourceRecord } from "../../state/types.ts";
-import type { StackConfig } from "../config/types.ts";
-import type { EdgeInput } from "../graph/types.ts";
+import type { Attributes } from "../core/values.ts";
+import type { Provider } from "../provider/types.ts";
+import { parseStateAddress } from "../state/records.ts";
+import type { ContributionEdge, ResourceRecord } from "../state/types.ts";
+import type { StackConfig } from "./config/types.ts";
+import type { EdgeInput } from "./graph/types.ts";
 import { objectKey } from "./host-objects.ts";
 
 export function dependencyMap(stack: StackConfig, edges: readonly EdgeInput[], skip?: (edge: EdgeInput, index: number) => boolean): Map<string, string[]> {
