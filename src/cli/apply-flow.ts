@@ -5,19 +5,12 @@
 
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
-import type { ApplyHooks } from "../engine/apply/step.ts";
-import { DEFAULT_PARALLELISM, type PlanMode } from "../engine/plan/build.ts";
-import { checkSensitiveVariables, PlanFileError, readPlanFile, type SavedPlan } from "../engine/plan/file.ts";
-import type { EngineEvent } from "../engine/events.ts";
-import { renderPlan } from "../engine/render/human.ts";
-import { ProgressPrinter } from "../engine/render/progress.ts";
-import { runClosingLines, runToJson } from "../engine/render/run.ts";
-import { runApply, type ApplyRun } from "../engine/run.ts";
-import type { RunKind } from "../engine/summary.ts";
+import { type ApplyHooks, type ApplyRun, checkSensitiveVariables, DEFAULT_PARALLELISM, type EngineEvent, PlanFileError, type PlanMode, ProgressPrinter, readPlanFile, renderPlan, runApply, runClosingLines, type RunKind, runToJson, type SavedPlan } from "../engine/index.ts";
 import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { openSession } from "./session.ts";
-import { enterProject, leaseMs, boolFlag, confirm, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 
 export type ApplyKind = RunKind;
 

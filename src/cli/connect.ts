@@ -2,7 +2,8 @@
 // registry. The engine receives the provider; only this file knows about the embedded host.
 //
 // Provider configuration: the stack's `takoform` provider block (endpoint, space, token; literals
-// or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN. Without an endpoint the
+// or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN — evaluated by the
+// engine's config loader (engine/config/provider-settings.ts). Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
 // through the in-process transport, space `default`, development token. When another process
@@ -21,39 +22,24 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HostClient } from "../client/client.ts";
-import { inProcessTransport } from "../client/transport.ts";
+import { HostClient, inProcessTransport } from "../client/index.ts";
 import { DiagnosticError } from "../core/index.ts";
-import { isUnknown, type Value } from "../core/values.ts";
-import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
-import type { Expression, StackConfig } from "../engine/config/types.ts";
-import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
-import type { HostBinding } from "../state/types.ts";
+import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
+import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
+import type { HostBinding } from "../state/index.ts";
 import type { LocalHost } from "../host/index.ts";
-import { providerCode, TakoformProvider } from "../provider/index.ts";
-import type { Provider } from "../provider/types.ts";
+import { HostProvider, type Provider, providerCode } from "../provider/index.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
-import { combineGenerated } from "../registry/combine.ts";
-import { RegistryError } from "../registry/errors.ts";
-import type { GeneratedRegistry } from "../registry/generated-types.ts";
-import { readGeneratedRegistry } from "../registry/read-generated.ts";
+import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, RegistryError } from "../registry/index.ts";
 
-export const DEFAULT_SPACE = "default";
 /** The URL the in-process client is given; no socket ever opens on it. */
 const IN_PROCESS_URL = "http://localhost";
 
-export interface ConnectionSettings {
-  /** null: the embedded local host. */
-  endpoint: string | null;
-  space: string;
-  /** Never printed. */
-  token: string | undefined;
-}
 
 export interface Connection {
   provider: Provider;
-  settings: ConnectionSettings;
+  /** Where the host is, which space, which token: the provider block, evaluated (engine/config). */
+  settings: ProviderSettings;
   /** Where the host is, for messages (never includes the token). */
   describe: string;
   /** Notices worth printing (a project registry shadowing bundled types). */
@@ -70,30 +56,6 @@ export interface Connection {
 /** A provider that cannot be connected for a reason the user can act on. */
 export class ConnectError extends DiagnosticError {
   override name = "ConnectError";
-}
-
-function setting(expr: Expression | undefined, name: string, variables: ResolvedVariables | null): string | undefined {
-  if (expr === undefined) return undefined;
-  let value: Value;
-  try {
-    value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
-  } catch (error) {
-    if (!(error instanceof EvaluationError)) throw error;
-    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` });
-  }
-  if (value === null) return undefined;
-  if (typeof value !== "string" || isUnknown(value)) {
-    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The provider's ${name} must be a known string`, repair: `Set ${name} in the TakoformProvider to a string.` });
-  }
-  return value;
-}
-
-export function connectionSettings(stack: StackConfig | null, variables: ResolvedVariables | null, env: NodeJS.ProcessEnv): ConnectionSettings {
-  const block = stack?.provider ?? null;
-  const endpoint = setting(block?.endpoint, "endpoint", variables) ?? (env["TAKOFORM_ENDPOINT"] || undefined);
-  const space = setting(block?.space, "space", variables) ?? (env["TAKOFORM_SPACE"] || undefined) ?? DEFAULT_SPACE;
-  const token = setting(block?.token, "token", variables) ?? (env["TAKOFORM_TOKEN"] || undefined);
-  return { endpoint: endpoint ?? null, space, token };
 }
 
 /** The bundled registry, plus the project's generated one when `takoform get` wrote it. */
@@ -140,7 +102,11 @@ const HOST_LOCK_GRACE_MS = 3_000;
 
 export async function connectProvider(options: ConnectOptions): Promise<Connection> {
   const env = options.env ?? process.env;
-  const settings = connectionSettings(options.stack, options.variables, env);
+  const evaluated = providerSettings(options.stack, options.variables, env);
+  if (evaluated.settings === undefined) {
+    throw new ConnectError(evaluated.problems.map(({ setting: _, ...problem }) => ({ severity: "error" as const, code: providerCode("not-configured"), ...problem })));
+  }
+  const settings = evaluated.settings;
   const { registry, notices } = await projectRegistry(options.projectDir);
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;
@@ -191,7 +157,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // One connection for the provider and the identity: whichever asks first makes it.
   let connecting: Promise<HostClient> | undefined;
   const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
-  const provider = new TakoformProvider({ client: connectOnce, registry, defaultSpace: settings.space });
+  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space });
   const describeHost = (): string => {
     if (settings.endpoint !== null) return settings.endpoint;
     return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;

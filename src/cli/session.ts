@@ -5,8 +5,7 @@
 // decided by the engine under the state lock, before the first resource is read.
 
 import type { Diagnostic } from "../core/index.ts";
-import { openLocalState } from "../state/index.ts";
-import type { HostBinding, StateStore } from "../state/types.ts";
+import { type HostBinding, openLocalState, type StateStore } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -32,7 +31,7 @@ export async function openSession(ws: Workspace): Promise<Session | { diagnostic
   } catch (error) {
     await connection?.close();
     await store.close();
-    if (error instanceof ConnectError) return { diagnostics: [error.diagnostic] };
+    if (error instanceof ConnectError) return { diagnostics: error.diagnostics };
     throw error;
   }
 }

@@ -5,20 +5,11 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { Diagnostic } from "../core/index.ts";
-import { hasErrors } from "../core/index.ts";
-import type { KnownValue } from "../core/values.ts";
-import { loadConfigFile, loadStackConfig } from "../engine/config/load.ts";
-import { loadProjectConfig } from "../engine/config/project.ts";
-import type { StackConfig } from "../engine/config/types.ts";
-import { resolveVariables, type ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { readVarFile, type VarFile } from "../engine/config/variables/var-file.ts";
-import { parseGoDuration } from "../provider/timeouts.ts";
-import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
+import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "../core/index.ts";
+import { loadConfigFile, loadProjectConfig, loadStackConfig, readVarFile, type ResolvedVariables, resolveVariables, type StackConfig, type VarFile } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
-export const LOCK_FLAGS = { values: ["--lock-timeout"], switches: ["--force-unlock"] } as const;
 
 export const PROJECT_HELP = `  -C DIR                 Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
@@ -27,9 +18,6 @@ export const PROJECT_HELP = `  -C DIR                 Project directory (default
   --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
   --json                 Machine-readable output
   --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
-
-export const LOCK_HELP = `  --lock-timeout DUR     Wait this long for another run's state lock (e.g. 30s; default 0: fail at once)
-  --force-unlock         Take over a STALE state lock (one whose holder stopped renewing it)`;
 
 export function flagSpec(...parts: { values?: readonly string[]; switches?: readonly string[] }[]): FlagSpec {
   return {
@@ -90,15 +78,6 @@ export function durationFlag(args: ParsedArgs, flag: string, fallbackMs: number)
   if (text === undefined) return fallbackMs;
   const ms = parseGoDuration(text);
   if (ms === undefined || ms < 0) throw new CliUsageError(`${flag} must be a duration such as 30s, 2m or 0, got ${JSON.stringify(text)}`);
-  return ms;
-}
-
-/** The state lock's lease length: TAKOFORM_LOCK_LEASE (a duration), default 60 s. */
-export function leaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env["TAKOFORM_LOCK_LEASE"];
-  if (text === undefined || text === "") return DEFAULT_LEASE_MS;
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new CliUsageError(`TAKOFORM_LOCK_LEASE must be a positive duration such as 60s, got ${JSON.stringify(text)}`);
   return ms;
 }
 

@@ -2,11 +2,10 @@
 // upload session for a manifest, PUT only the blobs the host reports missing (each verified
 // locally before anything is sent), commit, and require the committed digest to be ours.
 
-import { digestBytes, digestCanonical, type JsonValue } from "../forms/digest.ts";
-import { UPLOAD_ID, isDigest } from "../core/grammar.ts";
+import { digestBytes, digestCanonical, type JsonValue } from "../forms/index.ts";
+import { goJson, goStruct, isDigest, UPLOAD_ID } from "../core/index.ts";
 import { type CallOptions, expectEmptyBody, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError } from "./errors.ts";
-import { goJson, goStruct } from "./go-json.ts";
 import { abandonKey, commitKey, uploadStartKey } from "./keys.ts";
 import { buildWorkerBundleManifest, type BundleModule, type WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";

@@ -4,7 +4,7 @@
 // text it builds into an error is redacted, while the bodies it decodes are left exactly as the
 // host sent them (docs/client.md §2.12).
 
-import type { JsonValue } from "../forms/digest.ts";
+import type { JsonValue } from "../forms/index.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";

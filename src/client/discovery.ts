@@ -2,8 +2,8 @@
 // is only ever sent to the configured origin, so every advertised endpoint must be that origin,
 // with exactly the lane's paths written without any percent-encoding.
 
-import { API_ROOT, HOST_API_VERSION, IDENTITY_HEADER, REQUIRED_FEATURES } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { API_ROOT, HOST_API_VERSION, IDENTITY_HEADER, REQUIRED_FEATURES } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { DiscoveryError } from "./errors.ts";
 
 /** A configured endpoint reduced to the origin every call goes to. */

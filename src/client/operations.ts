@@ -2,7 +2,7 @@
 // (reference provider §7.5, host API §3). Polling honours the host's Retry-After in full and
 // otherwise backs off with full jitter, always under one deadline.
 
-import type { WireOperation } from "../core/protocol.ts";
+import type { WireOperation } from "../core/index.ts";
 import { type CallOptions, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError, OperationDeadlineError, TransportError, type TakoformClientError } from "./errors.ts";
 import { cancelKey } from "./keys.ts";

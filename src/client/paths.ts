@@ -4,7 +4,7 @@
 // FormRef under the keys space, group, kind, definitionVersion, schemaDigest — never apiVersion,
 // never packageDigest — sorted by key and escaped as Go's url.Values.Encode does.
 
-import type { WireFormRef } from "../core/protocol.ts";
+import type { FormRef } from "../core/index.ts";
 import { ClientInputError } from "./errors.ts";
 
 const UTF8 = new TextEncoder();
@@ -66,7 +66,7 @@ export function groupSegments(apiVersion: string): [string, string] {
 }
 
 /** `?definitionVersion=…&group=…&kind=…&schemaDigest=…&space=…` (keys in sorted order). */
-export function exactQuery(space: string, ref: WireFormRef): string {
+export function exactQuery(space: string, ref: FormRef): string {
   const pairs: [string, string][] = [
     ["definitionVersion", ref.definitionVersion],
     ["group", ref.apiVersion],
@@ -78,17 +78,17 @@ export function exactQuery(space: string, ref: WireFormRef): string {
 }
 
 /** `{api}/resources/{G}/{V}/{Kind}/{name}` (no query). */
-export function resourcePath(apiPath: string, ref: WireFormRef, name: string): string {
+export function resourcePath(apiPath: string, ref: FormRef, name: string): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/resources/${segments(group, version, ref.kind, name)}`;
 }
 
-export function formDefinitionPath(apiPath: string, space: string, ref: WireFormRef): string {
+export function formDefinitionPath(apiPath: string, space: string, ref: FormRef): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/form-definitions/${segments(group, version, ref.kind)}${exactQuery(space, ref)}`;
 }
 
-export function formSupportPath(apiPath: string, ref: Pick<WireFormRef, "apiVersion" | "kind" | "definitionVersion">): string {
+export function formSupportPath(apiPath: string, ref: Pick<FormRef, "apiVersion" | "kind" | "definitionVersion">): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/support/forms/${segments(group, version, ref.kind, ref.definitionVersion)}`;
 }

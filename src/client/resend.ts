@@ -3,9 +3,8 @@
 // first send committed, or executes the write when it never arrived, and the answer is finished
 // exactly like the original call's.
 
-import type { WireFormRef } from "../core/protocol.ts";
-import type { CallOptions, HostConnection, WireCall } from "./connection.ts";
-import { utf8 } from "./connection.ts";
+import type { FormRef } from "../core/index.ts";
+import { type CallOptions, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { ClientInputError } from "./errors.ts";
 import { exactQuery, resourcePath } from "./paths.ts";
 import { checkName, checkRef, checkSpace, label } from "./resource-reads.ts";
@@ -20,7 +19,7 @@ import {
 
 export interface ResendExpectation {
   kind: "apply" | "delete" | "import";
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
 }

@@ -3,11 +3,10 @@
 // before it is sent, so a crashed run can re-send exactly the same bytes under the same key and
 // the host answers with its recorded outcome instead of executing twice.
 
-import type { WireFormRef, WireResource } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { type FormRef, goStruct, type WireResource } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectEmptyBody, expectETag, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError, hostErrorOf, ProtocolInvalidError, TransportError } from "./errors.ts";
-import { goStruct } from "./go-json.ts";
 import { bodyDigestHex, incarnationKey } from "./keys.ts";
 import { operationError } from "./operation-shape.ts";
 import { settleAccepted } from "./operations.ts";
@@ -246,7 +245,7 @@ function checkIncarnation(fence: IncarnationFence | undefined, verb: string): In
 export async function deleteResource(
   conn: HostConnection,
   space: string,
-  ref: WireFormRef,
+  ref: FormRef,
   name: string,
   fence: IncarnationFence,
   opts: MutationOptions = {},
@@ -259,7 +258,7 @@ export async function deleteResource(
 export async function observeResource(
   conn: HostConnection,
   space: string,
-  ref: WireFormRef,
+  ref: FormRef,
   name: string,
   fence: IncarnationFence,
   opts: MutationOptions = {},
@@ -284,7 +283,7 @@ async function sendFencedMutation(
   verb: "delete" | "observe",
   method: "DELETE" | "POST",
   suffix: string,
-  target: { space: string; ref: WireFormRef; name: string },
+  target: { space: string; ref: FormRef; name: string },
   fence: IncarnationFence,
   opts: MutationOptions,
 ): Promise<{ call: WireCall; response: HostTransportResponse; generation: string }> {

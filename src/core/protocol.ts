@@ -114,7 +114,8 @@ export const ARTIFACT_MEDIA_TYPES = {
 
 // ---- wire document shapes (types only) ----
 
-export interface WireFormRef {
+/** An exact Form identity: the whole of it names one definition (decision 0022). */
+export interface FormRef {
   apiVersion: string;
   kind: string;
   definitionVersion: string;
@@ -122,7 +123,7 @@ export interface WireFormRef {
 }
 
 export interface WireFormReference {
-  formRef: WireFormRef;
+  formRef: FormRef;
   packageDigest?: string;
 }
 
@@ -238,7 +239,7 @@ export interface WireArtifactManifest {
 export interface WireSupportProfile {
   apiVersion: typeof SUPPORT_API_VERSION;
   kind: "FormSupport" | "InterfaceSupport" | "BindingSupport";
-  formRef?: WireFormRef;
+  formRef?: FormRef;
   interfaceRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   bindingRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   operations?: LifecycleOperation[];

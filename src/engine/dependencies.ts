@@ -6,10 +6,9 @@
 // union of what state recorded, what the host's relations say (`relationDependencies`), and, for
 // a destroy, what the configuration says (`configuredDependencies`).
 
-import type { Attributes } from "../core/values.ts";
-import type { Provider } from "../provider/types.ts";
-import { parseStateAddress } from "../state/records.ts";
-import type { ContributionEdge, ResourceRecord } from "../state/types.ts";
+import type { Attributes } from "../core/index.ts";
+import type { Provider } from "../provider/index.ts";
+import { type ContributionEdge, parseStateAddress, type ResourceRecord } from "../state/index.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { EdgeInput } from "./graph/types.ts";
 import { objectKey } from "./host-objects.ts";

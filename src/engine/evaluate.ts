@@ -6,12 +6,11 @@
 // list (in contribution order), a contributed value fills an attribute the resource left unset,
 // and anything else is a conflict. The resource's own attributes alone are its placeholder.
 
-import type { Diagnostic } from "../core/index.ts";
-import { isUnknown, UNKNOWN, type Attributes, type Value } from "../core/values.ts";
+import { type Attributes, type Diagnostic, isUnknown, UNKNOWN, type Value } from "../core/index.ts";
 import { evaluate, EvaluationError, valueAtPath, variablesOf, type Resolver } from "./config/expression/evaluate.ts";
 import type { Expression, ResourceConfig, StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
-import type { AttributePath } from "../provider/types.ts";
+import type { AttributePath } from "../provider/index.ts";
 import { engineCode } from "./codes.ts";
 import { IDENTITY_ATTRIBUTES, SensitiveFlow } from "./sensitivity.ts";
 

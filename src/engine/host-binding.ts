@@ -17,7 +17,7 @@
 // (a new origin of the same host id, a new credential of the same known tenant).
 
 import type { Diagnostic } from "../core/index.ts";
-import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
+import type { HostBinding, StateStore, StoredHostBinding } from "../state/index.ts";
 import { credentialDigest } from "../secrets/index.ts";
 import { engineCode } from "./codes.ts";
 

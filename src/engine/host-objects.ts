@@ -15,13 +15,9 @@
 // - A create whose object is the one an orphan or deposed record still holds waits for that
 //   delete, so the name is free when the create is sent.
 
-import type { Diagnostic } from "../core/index.ts";
-import type { Attributes } from "../core/values.ts";
-import { isUnknown } from "../core/values.ts";
-import type { Provider, ResourceState } from "../provider/types.ts";
-import type { StateConflictError } from "../state/errors.ts";
-import { parseStateAddress } from "../state/records.ts";
-import type { ResourceRecord } from "../state/types.ts";
+import { type Attributes, type Diagnostic, isUnknown } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import { parseStateAddress, type ResourceRecord, type StateConflictError } from "../state/index.ts";
 import { engineCode } from "./codes.ts";
 import type { PlanStep, ResourceChange } from "./plan-data.ts";
 

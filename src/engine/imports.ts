@@ -2,15 +2,13 @@
 // Import blocks are read at plan time, so the plan shows the object as imported and plans its
 // configuration against it.
 
-import type { Diagnostic } from "../core/index.ts";
-import { hasErrors } from "../core/index.ts";
-import type { Provider, ResourceState } from "../provider/types.ts";
+import { type Diagnostic, hasErrors, located } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
 import { evaluate, EvaluationError } from "./config/expression/evaluate.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { engineCode } from "./codes.ts";
 import { resolverFor } from "./evaluate.ts";
-import { located } from "../core/index.ts";
 
 /** `importState` then `read`: the existing host object as state, or diagnostics. */
 export async function importObject(provider: Provider, type: string, address: string, id: string): Promise<{ state: ResourceState | null; diagnostics: Diagnostic[] }> {

@@ -61,3 +61,7 @@ export { renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
 export { runToJson, runClosingLines } from "./render/run.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
+// Used by other modules.
+export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf } from "./host-binding.ts";
+export { runRebind } from "./rebind.ts";
+export { formatValue } from "./render/values.ts";

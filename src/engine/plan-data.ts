@@ -3,10 +3,9 @@
 // diagnostics, and the ordered step graph the apply walks — including the placeholder, settle and
 // revert-to-placeholder steps of dependency cycles (RFC 0011).
 
-import type { Diagnostic } from "../core/index.ts";
-import type { Attributes, KnownValue } from "../core/values.ts";
-import type { AttributePath } from "../provider/types.ts";
-import type { HostBinding } from "../state/types.ts";
+import type { Attributes, Diagnostic, KnownValue } from "../core/index.ts";
+import type { AttributePath } from "../provider/index.ts";
+import type { HostBinding } from "../state/index.ts";
 
 /** Terraform's action arrays, exactly as `terraform show -json` writes them. */
 export type TerraformActions =

@@ -11,8 +11,8 @@
 //   anyway and says which records will then read as gone.
 
 import type { Diagnostic } from "../core/index.ts";
-import type { Provider } from "../provider/types.ts";
-import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
+import type { Provider } from "../provider/index.ts";
+import type { HostBinding, StateStore, StoredHostBinding } from "../state/index.ts";
 import { engineCode } from "./codes.ts";
 import { withLock, type LockOptions } from "./apply/session.ts";
 import { compareBindings, describeBinding } from "./host-binding.ts";

@@ -2,15 +2,12 @@
 // table, the UID rule and relation-drift warnings live in provider.read), with bounded
 // parallelism. The result lives in memory; only `takoform refresh` and apply persist it.
 
-import type { Diagnostic } from "../core/index.ts";
-import { hasErrors } from "../core/index.ts";
-import type { KnownValue } from "../core/values.ts";
-import type { Provider, ResourceState } from "../provider/types.ts";
-import type { ResourceRecord } from "../state/types.ts";
+import { type Diagnostic, hasErrors, type KnownValue, located } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import type { ResourceRecord } from "../state/index.ts";
 import { sameAsStored } from "../secrets/index.ts";
 import { mapBounded } from "./dag.ts";
 import { engineCode } from "./codes.ts";
-import { located } from "../core/index.ts";
 
 export interface RefreshResult {
   /** State address → refreshed state; null when the host says the resource is gone. */

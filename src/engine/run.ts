@@ -2,11 +2,9 @@
 // writes nothing), apply / destroy / refresh (lock, finish interrupted writes, plan or load the
 // saved plan, apply), import, and state removal.
 
-import type { Diagnostic } from "../core/index.ts";
-import { hasErrors } from "../core/index.ts";
-import type { Provider } from "../provider/types.ts";
-import { StateConflictError } from "../state/errors.ts";
-import type { HostBinding, StateReader, StateStore } from "../state/types.ts";
+import { type Diagnostic, hasErrors } from "../core/index.ts";
+import type { Provider } from "../provider/index.ts";
+import { type HostBinding, StateConflictError, type StateReader, type StateStore } from "../state/index.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
@@ -21,14 +19,13 @@ import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
 import { withLock, type LockOptions, type LockSession } from "./apply/session.ts";
 import type { ApplyHooks } from "./apply/step.ts";
 import { importObject } from "./imports.ts";
-import { conflictDiagnostic } from "./host-objects.ts";
+import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, DEFAULT_PARALLELISM, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 import { runCounts, type RunCounts } from "./summary.ts";
 import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan-data.ts";
 import { bindOrRefuse, compareBindings, hostMismatch } from "./host-binding.ts";
-import { alreadyManaged } from "./host-objects.ts";
 
 export interface EngineSetup {
   provider: Provider;

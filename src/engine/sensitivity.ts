@@ -8,7 +8,7 @@
 // bounded by the number of sensitive variables, so the cost is linear in the references times
 // that (small) number. A stack without sensitive variables costs nothing.
 
-import type { AttributePath } from "../provider/types.ts";
+import type { AttributePath } from "../provider/index.ts";
 import { referencesOf, variablesOf } from "./config/expression/evaluate.ts";
 import type { Expression, StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";

@@ -2,20 +2,9 @@
 // authority on which Interface its targets must provide; a Form's binding-list reference only
 // projects that (decision 0022 rule 6).
 
-import { BINDING_API_VERSION } from "../core/protocol.ts";
+import { BINDING_API_VERSION, BINDING_NAME, type BindingRef, CONTRACT_NAME_MAX, CONTRACT_VERSION, type GroupKind, type InterfaceRef, isGroupKind, isInterfaceRef, toInterfaceRef } from "../core/index.ts";
 import { digestCanonical, type JsonValue } from "./digest.ts";
 import { ROLES, type Role } from "./definition-types.ts";
-import {
-  BINDING_NAME,
-  CONTRACT_NAME_MAX,
-  CONTRACT_VERSION,
-  isGroupKind,
-  isInterfaceRef,
-  toInterfaceRef,
-  type BindingRef,
-  type GroupKind,
-  type InterfaceRef,
-} from "./refs.ts";
 import { child, hasOwn, ShapeReader } from "./shape.ts";
 
 export const BINDING_KIND = "BindingDefinition";

@@ -11,7 +11,7 @@
 // - `refresh` is refused: the v1alpha3 lane has no refresh operation.
 // - Fixture names are unique across the positive and negative lists of one Form.
 
-import { isFormApiVersion, isKind, isSemver } from "../core/grammar.ts";
+import { type FormRef, isBindingRef, isFormApiVersion, isInterfaceRef, isKind, isSemver } from "../core/index.ts";
 import { digestCanonical, type JsonValue } from "./digest.ts";
 import {
   ALL_CAPABILITIES,
@@ -24,7 +24,6 @@ import {
 } from "./definition-types.ts";
 import { DefinitionError } from "./errors.ts";
 import { parsePointer } from "./pointer.ts";
-import { isBindingRef, isInterfaceRef, type FormRef } from "./refs.ts";
 import { deriveRelations, relationSchemaPointer, type Relation } from "./relations.ts";
 import { checkPortableSchema, readSchemaHeader } from "./schema-rules.ts";
 import { child, hasOwn, isJsonObject, ShapeReader, type JsonObject } from "./shape.ts";

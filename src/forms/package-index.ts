@@ -5,14 +5,11 @@
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PACKAGE_API_VERSION } from "../core/protocol.ts";
-import { isDigest } from "../core/grammar.ts";
+import { compareUtf8, type FormRef, isDigest, isFormRef, PACKAGE_API_VERSION, toFormRef } from "../core/index.ts";
 import type { FormModel } from "./definition-types.ts";
 import { isPackagePath } from "./definition.ts";
 import { digestBytes, digestCanonical, type JsonValue } from "./digest.ts";
 import { DefinitionError } from "./errors.ts";
-import { compareUtf8 } from "./pointer.ts";
-import { isFormRef, toFormRef, type FormRef } from "./refs.ts";
 import { child, ShapeReader } from "./shape.ts";
 import { parseStrictJson, StrictJsonError } from "./strict-json.ts";
 

@@ -20,19 +20,9 @@
 
 import type { JsonValue } from "./digest.ts";
 import { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
-import { compareUtf8, escapePointerToken, parsePointer } from "./pointer.ts";
-import {
-  BINDING_NAME,
-  isFormRef,
-  isInterfaceRef,
-  toFormRef,
-  toInterfaceRef,
-  type FormRef,
-  type GroupKind,
-  type InterfaceRef,
-} from "./refs.ts";
+import { escapePointerToken, parsePointer } from "./pointer.ts";
+import { BINDING_NAME, compareUtf8, type FormRef, type GroupKind, type InterfaceRef, isFormApiVersion, isFormRef, isInterfaceRef, isKind, toFormRef, toInterfaceRef } from "../core/index.ts";
 import { child, hasOwn, isJsonObject, type JsonObject } from "./shape.ts";
-import { isFormApiVersion, isKind } from "../core/grammar.ts";
 
 export interface Relation {
   /** Relation id: JSON pointer into the desired spec, `*` standing for any array element. */

@@ -6,11 +6,8 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JsonValue } from "../forms/digest.ts";
-import { listFiles } from "../forms/list-files.ts";
-import { isFormRef, type FormRef } from "../forms/refs.ts";
-import { child, isJsonObject } from "../forms/shape.ts";
-import { parseStrictJson } from "../forms/strict-json.ts";
+import { child, isJsonObject, type JsonValue, listFiles, parseStrictJson } from "../forms/index.ts";
+import { type FormRef, isFormRef } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 
 export const UPSTREAM_CANDIDATE_FORMAT = "takoform.form-family-candidates@v1";

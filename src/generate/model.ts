@@ -3,15 +3,9 @@
 // Problems from any step are collected; a model with problems is never rendered.
 
 import { basename, dirname, join, relative, resolve } from "node:path";
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormRef } from "../forms/refs.ts";
-import { formatFormRef, formRefKey, groupKindKey } from "../forms/refs.ts";
-import { loadDefinitions, type LoadedForm } from "../forms/catalog.ts";
-import { compareUtf8 } from "../forms/pointer.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import type { SupportedRef } from "../registry/registry.ts";
-import { CodecSurfaceError, resourceTypeSchema } from "../provider/codec/schema.ts";
-import type { ResourceTypeSchema } from "../provider/types.ts";
+import { type JsonValue, loadDefinitions, type LoadedForm } from "../forms/index.ts";
+import { compareUtf8, formatFormRef, type FormRef, formRefKey, groupKindKey } from "../core/index.ts";
+import { CodecSurfaceError, type FormCodec, resourceTypeSchema, type ResourceTypeSchema, type SupportedRef } from "../registry/index.ts";
 import { scanCandidateSets, type CandidateEntry } from "./candidates.ts";
 import { deriveCodec } from "./derive-codec.ts";
 import { GenerateError } from "./errors.ts";

@@ -4,8 +4,7 @@
 // Required, never stops being Computed or Sensitive, and an existing type never gains a Required
 // attribute. The baseline is a floor: additions need no edit to it.
 
-import { typeSignature } from "../provider/codec/schema.ts";
-import type { AttributeSchema, ResourceTypeSchema } from "../provider/types.ts";
+import { type AttributeSchema, type ResourceTypeSchema, typeSignature } from "../registry/index.ts";
 
 export interface SurfaceAttribute {
   mode: AttributeSchema["mode"];

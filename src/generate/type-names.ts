@@ -13,7 +13,7 @@
 // - An explicit override (`--type-name GROUP/KIND=TYPE`) wins over all of the above.
 // - Any name still shared by two lines is refused, asking for an override.
 
-import { groupKindKey, type GroupKind } from "../forms/refs.ts";
+import { groupKindKey, type GroupKind } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { groupLabel, pascalFromWords, words } from "./naming.ts";
 

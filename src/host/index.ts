@@ -7,3 +7,5 @@ export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
 export type { FormRules, RuleModule, RuleView, MutationContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";
+// Used by other modules.
+export { addressForms } from "./runtime/routing.ts";

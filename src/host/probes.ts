@@ -2,7 +2,7 @@
 // --conformance-probes; otherwise the header is ignored like any unknown header, because a
 // production endpoint must not implement it.
 
-import { isErrorCode, type ErrorCode } from "../core/protocol.ts";
+import { isErrorCode, type ErrorCode } from "../core/index.ts";
 import { invalidArgument } from "./errors.ts";
 
 export type Probe =

@@ -7,9 +7,8 @@
 // installed Definition, so it answers form_unknown; a missing or invalid space, an unknown key or
 // a repeated key is a malformed request, invalid_argument.
 
-import { isSpaceId } from "../core/grammar.ts";
+import { type FormRef, isSpaceId } from "../core/index.ts";
 import { HostError, invalidArgument } from "./errors.ts";
-import type { FormRef } from "../forms/refs.ts";
 
 function decodeComponent(raw: string): string {
   const plus = raw.replace(/\+/g, " ");

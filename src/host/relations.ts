@@ -10,9 +10,8 @@
 //      what was required;
 //   5. the pin records the target's uid AND exact FormRef.
 
-import { formatContractRef, formatFormRef, formRefsEqual, interfaceRefsEqual, type FormRef } from "../forms/refs.ts";
-import { relationInstances, type RelationInstance } from "../forms/relations.ts";
-import type { JsonObject } from "../forms/shape.ts";
+import { type JsonObject, type RelationInstance, relationInstances } from "../forms/index.ts";
+import { formatContractRef, formatFormRef, type FormRef, formRefsEqual, interfaceRefsEqual } from "../core/index.ts";
 import type { Catalog, CatalogForm } from "./catalog.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 import { recordedRef, type RelationPin, type StoredResource, type Store } from "./store/index.ts";

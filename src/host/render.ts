@@ -8,13 +8,11 @@
 // uids: the group and kind are implied by the pointer, so only definitionVersion and
 // schemaDigest are written; the full prose, with group, kind and name, is in `message`.
 
-import type { WireCondition } from "../core/protocol.ts";
-import type { CatalogForm } from "./catalog.ts";
-import type { Catalog } from "./catalog.ts";
+import { formatFormRef, type WireCondition } from "../core/index.ts";
+import type { Catalog, CatalogForm } from "./catalog.ts";
 import { recordedRef, type RelationPin, type StoredResource, type Store } from "./store/index.ts";
 import type { ReadyRendering, RuleView } from "./rules/types.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { formatFormRef } from "../forms/refs.ts";
+import { type JsonObject } from "../forms/index.ts";
 
 const HOST_REASON_MAX = 256;
 

@@ -6,7 +6,7 @@
 // `resource_not_found`: only a structured resource_not_found means "absent" to a client, and a
 // misrouted DELETE must not look like "already gone" (reference §11 Q9).
 
-import { API_ROOT, DISCOVERY_PATH } from "../core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH } from "../core/index.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 
 export type RouteName =

@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_ROOT } from "../core/protocol.ts";
+import { API_ROOT } from "../core/index.ts";
 import { errorEnvelope, HostError } from "./errors.ts";
 import { jsonBytes, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";

@@ -8,13 +8,8 @@
 // 4. the plan uses the planned `form_*` when all four are known, else the default create ref.
 // Every failure here happens before any host call.
 
-import type { Diagnostic } from "../core/index.ts";
-import type { Attributes } from "../core/values.ts";
-import { formatFormRef, type FormRef } from "../forms/refs.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import { listRefs } from "../registry/errors.ts";
-import type { ResourceTypeEntry } from "../registry/generated-types.ts";
-import type { SupportedRef } from "../registry/registry.ts";
+import { type Attributes, type Diagnostic, formatFormRef, type FormRef } from "../core/index.ts";
+import { type FormCodec, listRefs, type ResourceTypeEntry, type SupportedRef } from "../registry/index.ts";
 import { knownString } from "./attributes.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import { missingCreateTarget, type ProviderRuntime } from "./runtime.ts";

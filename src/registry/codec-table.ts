@@ -7,7 +7,7 @@
 // Immutable like the registry: withCodec returns a copy. A codec is read from the generated data
 // only when it is first asked for (the bundled codecs are files read on demand, lazy-codecs.ts).
 
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
+import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";

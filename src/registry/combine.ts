@@ -7,7 +7,7 @@
 // - Codecs: the union; for the same exact ref the project's codec is used. No codec is read
 //   while merging (the bundled ones are read lazily, see lazy-codecs.ts).
 
-import { groupKindKey } from "../forms/refs.ts";
+import { groupKindKey } from "../core/index.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
 import { FormRegistry } from "./registry.ts";
 import { mergeCodecRecords } from "./lazy-codecs.ts";

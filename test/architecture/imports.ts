@@ -40,7 +40,8 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
     for (const ref of info.importedFiles) {
       if (!ref.fileName.startsWith(".")) continue;
       const line = text.slice(0, ref.pos).split("\n").length;
-      const dynamic = /import\s*\(\s*$/.test(text.slice(Math.max(0, ref.pos - 40), ref.pos - 1));
+      // `pos` is where the quoted specifier starts: a dynamic import has `import(` just before it.
+      const dynamic = /import\s*\(\s*$/.test(text.slice(Math.max(0, ref.pos - 40), ref.pos));
       edges.push({ from: posix(relative(root, file)), to: posix(relative(root, resolve(dirname(file), ref.fileName))), specifier: ref.fileName, line, dynamic });
     }
   }

@@ -22,14 +22,14 @@ import {
   type HostTransportRequest,
   type HostTransportResponse,
 } from "../../src/client/transport.ts";
-import { API_ROOT, type WireFormRef } from "../../src/core/protocol.ts";
+import { API_ROOT, type FormRef } from "../../src/core/protocol.ts";
 import { digestCanonical, sha256Hex } from "../../src/forms/digest.ts";
 import { LocalHost } from "../../src/host/local-host.ts";
 
 const TOKEN = "takoform-dev-token";
 const SPACE = "default";
 
-function formRef(dir: string): WireFormRef {
+function formRef(dir: string): FormRef {
   const def = JSON.parse(readFileSync(new URL(`../../registry/packages/forms/${dir}/definition.json`, import.meta.url), "utf8"));
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }

@@ -13,13 +13,13 @@ import { HostConnection } from "../../src/client/connection.ts";
 import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
-import { API_ROOT, DISCOVERY_PATH, type WireFormRef } from "../../src/core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH, type FormRef } from "../../src/core/protocol.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import { FaultProxy, isResourceMutation, type FaultKind, type ProxiedRequest } from "../support/fault-proxy.ts";
 import { discoveryDocument } from "./fixtures/hostile-host.ts";
 
-function formRef(dir: string): WireFormRef {
+function formRef(dir: string): FormRef {
   const def = JSON.parse(readFileSync(new URL(`../../registry/packages/forms/${dir}/definition.json`, import.meta.url), "utf8"));
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }

@@ -1,7 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { UNKNOWN, type Attributes } from "../../src/core/values.ts";
-import { formRefKey } from "../../src/forms/refs.ts";
-import { decodeOutputs, decodeSpec, encodeSpec, jsonObjectProblems, resourceTypeSchema } from "../../src/provider/codec/index.ts";
+import { formRefKey } from "../../src/core/index.ts";
+import { decodeOutputs, decodeSpec, encodeSpec, jsonObjectProblems } from "../../src/provider/codec/index.ts";
+import { resourceTypeSchema } from "../../src/registry/index.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import type { FormCodec } from "../../src/registry/codec-types.ts";
 import { loadDefinitions } from "../../src/forms/catalog.ts";

@@ -1,13 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  CodecSurfaceError,
-  ENVELOPE_ATTRIBUTES,
-  RESERVED_ATTRIBUTES,
-  resourceTypeSchema,
-  revisionNamePrefix,
-  schemasFor,
-  undeclaredFieldProblems,
-} from "../../src/provider/codec/index.ts";
+import { CodecSurfaceError, ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES, resourceTypeSchema, revisionNamePrefix, schemasFor, undeclaredFieldProblems } from "../../src/registry/index.ts";
 import type { AttributeSchema } from "../../src/provider/types.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import { bundledDoc, bundledModel, codec, codecOf, EDGE, line, MESH, OTHER, syntheticDoc } from "./support.ts";

@@ -265,7 +265,7 @@ describe("generated construct classes", () => {
     ).toEqual([
       "[demo/w] importFromHost: import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them.",
       "[demo/w] importFromHost: Import ID names another Form kind: WorkerVersion, but this resource is a ModuleWorker.",
-      '[demo/w] importFromHost: an import identity has no member "unknown" (members: space, apiVersion, kind, definitionVersion, schemaDigest, name).',
+      '[demo/w] importFromHost: import identity carries the unknown member "unknown" (members: space, apiVersion, kind, definitionVersion, schemaDigest, name).',
       "[demo/w] importFromHost: an import ID must not be empty.",
       "[demo/w] importFromHost was called more than once; a resource is imported from one ID.",
     ]);

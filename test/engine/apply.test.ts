@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { UNKNOWN } from "../../src/core/values.ts";
 import { applyPlan } from "../../src/engine/apply/execute.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
@@ -21,7 +21,7 @@ import { apply, moduleSource, plan, stackOf, synthStack, timeline, useEngine, wi
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
 
-function defaultRef(kind: string): WireFormRef {
+function defaultRef(kind: string): FormRef {
   const ref = bundledRegistry.defaultCreates.find((r) => r.kind === kind && r.apiVersion === "edge.takoform-cdk.dev/v1alpha1")!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { PLAN_SETUPS } from "../../src/engine/plan/build.ts";
@@ -74,7 +74,7 @@ describe("runApply reports what it did, as data and as events", () => {
 
   it("counts, outcome and the event stream: the plan first, then each step's start and end", () =>
     withScratch(async (scratch, store) => {
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const stack = await stackOf(scratch, { resource: { [KV]: { a: { name: "events-a" }, b: { name: "events-b" } } }, output: { a_name: { value: `\${${KV}.a.name}` } } });
       const setup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
       const events: EngineEvent[] = [];

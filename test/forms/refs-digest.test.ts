@@ -11,7 +11,7 @@ import {
   isFormRef,
   isInterfaceRef,
   type FormRef,
-} from "../../src/forms/refs.ts";
+} from "../../src/core/index.ts";
 
 const D1 = `sha256:${"a".repeat(64)}`;
 const D2 = `sha256:${"b".repeat(64)}`;

@@ -2,7 +2,7 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formRefKey, type FormRef } from "../../src/forms/refs.ts";
+import { formRefKey, type FormRef } from "../../src/core/index.ts";
 import { generate } from "../../src/generate/index.ts";
 
 const CORPUS = process.env.TAKOFORM_CORPUS;

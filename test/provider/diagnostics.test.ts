@@ -1,8 +1,7 @@
 import { describe, it, expect } from "vitest";
-import { renderDetail, renderDiagnostic, diagnosticToJson } from "../../src/core/index.ts";
+import { type Diagnostic, diagnosticToJson, renderDetail, renderDiagnostic } from "../../src/core/index.ts";
 import { HOST_CODE_REPAIRS, PROVIDER_CODES } from "../../src/provider/diagnostics/codes.ts";
 import { ERROR_CODES } from "../../src/core/protocol.ts";
-import type { Diagnostic } from "../../src/core/index.ts";
 
 describe("diagnostic renderer (decision 0032)", () => {
   it("TestV3DiagnosticRendersEveryRecordedFact: every known fact in the fixed order", () => {

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/client/redact.ts";
-import { MAX_GO_DURATION_MS, parseGoDuration, timeoutProblem } from "../../src/provider/timeouts.ts";
+import { MAX_GO_DURATION_MS, parseGoDuration } from "../../src/core/index.ts";
+import { timeoutProblem } from "../../src/provider/timeouts.ts";
 import { converge, errorsOf, mustCreate, show, TOKEN, useRig } from "./harness.ts";
 
 const json = (body: unknown, status = 200) => ({ status, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(body)) });

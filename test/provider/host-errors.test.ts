@@ -10,7 +10,7 @@ import type { Attributes } from "../../src/core/values.ts";
 import { HOST_CODE_REPAIRS, providerCode } from "../../src/provider/diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
 import { diagnosticToJson, renderDetail } from "../../src/core/index.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { nameTakenRepair } from "../../src/provider/write/name-taken.ts";
 import {
   AcceptedError,
@@ -71,7 +71,7 @@ for (const mode of MODES) describe(`a failed create keeps the host's code (async
 
   it("a name taken between prepare and PUT: generation_conflict (host, HTTP 412) with the name-taken repair", async () => {
     const racer = await HostClient.connect({ endpoint: r.url, token: TOKEN });
-    const other = new TakoformProvider({ client: racer, registry: bundledRegistry, defaultSpace: SPACE });
+    const other = new HostProvider({ client: racer, registry: bundledRegistry, defaultSpace: SPACE });
     let raced = false;
     r.tamper = async (req) => {
       if (!isPrepare(req) || raced) return undefined;

@@ -130,9 +130,9 @@ describe("plan-time host support", () => {
   });
 
   it("TestV3LaneDiagnosticsCarryTheRecordedError: an unreachable lane is unreadable support at plan, and lane-unavailable at apply and read", async () => {
-    const { TakoformProvider } = await import("../../src/provider/provider.ts");
+    const { HostProvider } = await import("../../src/provider/provider.ts");
     const { bundledRegistry } = await import("../../src/registry/bundled.ts");
-    const broken = new TakoformProvider({ client: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1")), registry: bundledRegistry, defaultSpace: "default" });
+    const broken = new HostProvider({ client: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1")), registry: bundledRegistry, defaultSpace: "default" });
     const out = await broken.plan({ type: "takoform_module_worker", address: "m", prior: null, config: { name: "w" } });
     expect(out.diagnostics.map((d) => d.code)).toEqual([providerCode("host-support-unreadable")]);
     const created = await broken.create("takoform_module_worker", out.planned!, { recordIntent: () => undefined });

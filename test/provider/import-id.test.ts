@@ -3,8 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { isResourceName, isSpaceId } from "../../src/core/grammar.ts";
-import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId } from "../../src/provider/import/import-id.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { IMPORT_ID_SYNTAX, ImportIdError } from "../../src/core/index.ts";
+import { parseImportId } from "../../src/provider/import/import-id.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry, bundledCodecTable } from "../../src/registry/bundled.ts";
 import type { HostClient } from "../../src/client/client.ts";
 
@@ -12,7 +13,7 @@ const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "ModuleWorker"
 
 // importState makes no host call; a client that throws proves it.
 const noHost = () => Promise.reject(new Error("importState must not reach the host")) as Promise<HostClient>;
-const provider = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const provider = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 
 describe("TestV3ImportIdentityForms (parser)", () => {
   it("NAME and SPACE/NAME (split at the first slash)", () => {

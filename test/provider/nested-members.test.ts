@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { hasErrors } from "../../src/core/index.ts";
 import type { Attributes, Value } from "../../src/core/values.ts";
 import { completeValue } from "../../src/provider/codec/complete.ts";
-import { lineSchema } from "../../src/provider/codec/schema.ts";
+import { lineSchema } from "../../src/registry/type-schema.ts";
 import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
 import { propose } from "../../src/provider/plan/propose.ts";

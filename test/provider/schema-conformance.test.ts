@@ -7,14 +7,14 @@ import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import type { Diagnostic } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes } from "../../src/core/values.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import type { ResourceTypeSchema } from "../../src/provider/types.ts";
 import { schemaProblems } from "../../src/provider/validate/schema.ts";
 import { suggestName } from "../../src/provider/validate/suggest.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("validate must not reach the host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 
 const KV = "takoform_edge_kv_namespace";
 const QUEUE = "takoform_at_least_once_queue";

@@ -5,12 +5,12 @@ import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
 import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
-import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/provider/codec/envelope.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/registry/envelope.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("no host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 const EDGE = "edge.takoform-cdk.dev/v1alpha1";
 const edgeSchemas = () => p.schemas().filter((s) => s.apiVersion === EDGE);
 
@@ -112,7 +112,7 @@ describe("resource-type schemas", () => {
   });
 
   it("TestV3AttributeSurfaceRendersDeterministically", () => {
-    const other = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
+    const other = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
     expect(JSON.stringify(other.schemas())).toBe(JSON.stringify(p.schemas()));
     expect(JSON.stringify(p.schemas().map((s) => Object.keys(s.attributes)))).toBe(JSON.stringify(other.schemas().map((s) => Object.keys(s.attributes))));
   });

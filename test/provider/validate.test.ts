@@ -6,16 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import type { Diagnostic } from "../../src/core/index.ts";
+import { type Diagnostic, parseGoDuration } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes, type Value } from "../../src/core/values.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { cronProblem } from "../../src/provider/validate/cron.ts";
 import { canonicalHostname } from "../../src/provider/validate/hostname.ts";
-import { parseGoDuration } from "../../src/provider/timeouts.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("validate must not reach the host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 const summaries = (ds: Diagnostic[]) => ds.map((d) => d.summary);
 
 const version = (extra: Attributes = {}): Attributes => ({ revision_owner: "counter", worker: "counter", bundle: "b", handlers: ["fetch"], ...extra });

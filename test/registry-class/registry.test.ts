@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
-import { formatFormRef, formRefKey, type FormRef } from "../../src/forms/refs.ts";
+import { formatFormRef, formRefKey, type FormRef } from "../../src/core/index.ts";
 import { loadDefinitions } from "../../src/forms/catalog.ts";
 import { CodecTable, combineGenerated, FormRegistry, RegistryError, type GeneratedRegistry, type SupportedRef } from "../../src/registry/index.ts";
 import { bundledCodecTable, bundledRegistry } from "../../src/registry/bundled.ts";

@@ -19,7 +19,7 @@ import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
 import { AtLeastOnceQueue, EdgeKVNamespace, ModuleWorker, WorkerBundle, WorkerDeployment, WorkerVersion } from "../../src/constructs/index.ts";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
@@ -28,7 +28,7 @@ import type { ResourceRecord } from "../../src/state/types.ts";
 import { API, HttpClient } from "../host/harness.ts";
 import { apply, formRefOf, moduleSource, plan, ReadySampler, runCli, Scratch, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 
-const KV_REF: WireFormRef = (() => {
+const KV_REF: FormRef = (() => {
   const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === "edge.takoform-cdk.dev/v1alpha1")!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 })();

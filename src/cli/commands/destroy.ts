@@ -2,8 +2,9 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { DEFAULT_PARALLELISM } from "../../engine/plan/build.ts";
-import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { PROJECT_HELP } from "../workspace.ts";
+import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform destroy [options]
 

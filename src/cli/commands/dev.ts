@@ -7,12 +7,11 @@
 // stops answering. Worker console output goes to stderr, prefixed with the worker.
 
 import { join } from "node:path";
-import { CatalogConflictError, DataDirLockedError, LocalHost } from "../../host/index.ts";
-import type { ServedWorker } from "../../host/runtime/runtime.ts";
+import { CatalogConflictError, DataDirLockedError, LocalHost, type ServedWorker } from "../../host/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
-import { changedLines, secretValues, servedLines } from "../served.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
 import { parseListen } from "./host.ts";
 
@@ -76,23 +75,6 @@ export const command: Command = {
     if (lines.length === 0) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
     for (const line of lines) process.stdout.write(`${line}\n`);
     ready = true;
-    return new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = (): void => {
-        if (stopping) return;
-        stopping = true;
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        local.close().then(
-          () => resolve(0),
-          (error: unknown) => {
-            process.stderr.write(`takoform dev: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-            resolve(1);
-          },
-        );
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    return serveUntilStopped(local, io);
   },
 };

@@ -5,11 +5,10 @@
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
-import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
-import type { RuntimeOptions, ServedWorker } from "../../host/runtime/runtime.ts";
+import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type RuntimeOptions, type ServedWorker, type TokenGrant } from "../../host/index.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
-import { changedLines, secretValues, servedLines } from "../served.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 
 const USAGE = `Usage: takoform host serve [options]
 
@@ -114,24 +113,7 @@ async function serve(argv: string[]): Promise<number> {
   process.stdout.write(`listening on ${url}\n`);
   for (const line of servedLines(announced)) process.stdout.write(`${line}\n`);
   ready = true;
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) return;
-      stopping = true;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      local.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`takoform host: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  return serveUntilStopped(local, io);
 }
 
 export const command: Command = {

@@ -2,10 +2,11 @@
 
 import { hostname } from "node:os";
 import { diagnosticsToJson } from "../../core/index.ts";
-import { runImport } from "../../engine/run.ts";
+import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openSession } from "../session.ts";
-import { enterProject, leaseMs, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID

@@ -8,10 +8,8 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { servedEndpoint } from "../../host/index.ts";
-import { addressForms } from "../../host/runtime/routing.ts";
-import type { ResourceRecord } from "../../state/types.ts";
-import { openLocalStateReadOnly } from "../../state/index.ts";
+import { addressForms, servedEndpoint } from "../../host/index.ts";
+import { openLocalStateReadOnly, type ResourceRecord } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";

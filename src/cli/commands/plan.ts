@@ -1,16 +1,10 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { diagnosticsToJson } from "../../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
-import { hasErrors } from "../../core/index.ts";
-import { createPlan, DEFAULT_PARALLELISM, type PlanMode } from "../../engine/plan/build.ts";
-import { writePlanFile } from "../../engine/plan/file.ts";
-import { renderPlan } from "../../engine/render/human.ts";
-import { planToJson } from "../../engine/render/json.ts";
-import { planChangesSomething, readSnapshot } from "../../engine/run.ts";
-import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
-import type { StateReader } from "../../state/types.ts";
+import { createPlan, DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, planToJson, readSnapshot, renderPlan, writePlanFile } from "../../engine/index.ts";
+import { openLocalState, openLocalStateReadOnly, type StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
 import { enterProject, boolFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
@@ -75,8 +69,8 @@ export const command: Command = {
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;
-      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson([error.diagnostic]) });
-      else io.diagnostics([error.diagnostic]);
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+      else io.diagnostics(error.diagnostics);
       return 1;
     }
     try {
@@ -90,8 +84,8 @@ export const command: Command = {
           host = await connection.identity(reader.lineage);
         } catch (error) {
           if (!(error instanceof ConnectError)) throw error;
-          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson([error.diagnostic]) });
-          else io.diagnostics([error.diagnostic]);
+          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+          else io.diagnostics(error.diagnostics);
           return 1;
         }
       }

@@ -1,16 +1,14 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
-import { diagnosticsToJson } from "../../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { hasErrors } from "../../core/index.ts";
-import { describeBinding } from "../../engine/host-binding.ts";
-import { DEFAULT_PARALLELISM } from "../../engine/plan/build.ts";
-import { runRebind } from "../../engine/rebind.ts";
+import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]

@@ -2,18 +2,15 @@
 // it, forget records (the host resources are untouched), or re-bind it to another host
 // (state-rebind.ts).
 
-import { diagnosticsToJson } from "../../core/index.ts";
+import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../../core/index.ts";
-import { hasErrors } from "../../core/index.ts";
 import { rebindCommand } from "./state-rebind.ts";
-import { runStateRemove } from "../../engine/run.ts";
-import { formatValue } from "../../engine/render/values.ts";
-import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
-import type { ResourceRecord, StateReader } from "../../state/types.ts";
+import { formatValue, runStateRemove } from "../../engine/index.ts";
+import { openLocalState, openLocalStateReadOnly, parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, leaseMs, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]

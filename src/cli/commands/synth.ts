@@ -1,8 +1,7 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { diagnosticsToJson } from "../../core/index.ts";
-import { hasErrors } from "../../core/index.ts";
-import { synthesizeProject } from "../../engine/config/project.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { synthesizeProject } from "../../engine/config/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
 import { Console } from "../console.ts";

@@ -8,8 +8,7 @@
 // the provider contributes those repair sentences (`contributeHostRepairs`) and the renderers
 // look them up here.
 
-import type { ErrorCode } from "../protocol.ts";
-import { isErrorCode } from "../protocol.ts";
+import { type ErrorCode, isErrorCode } from "../protocol.ts";
 import type { HostFault } from "./types.ts";
 
 /** A layer's codes: the names it declares and the code of each. */

@@ -3,7 +3,7 @@
 // This file is the data shape; collection.ts gathers them, codes.ts is the one table of codes,
 // render.ts and json.ts print them.
 
-import type { WireFormRef } from "../protocol.ts";
+import type { FormRef } from "../protocol.ts";
 
 export type Severity = "error" | "warning";
 
@@ -36,7 +36,7 @@ export interface Diagnostic {
   resourceType?: string;
   space?: string;
   name?: string;
-  ref?: WireFormRef;
+  ref?: FormRef;
   /** JSON pointer into the portable document, e.g. `/metadata/name`, `/kvBindings/0/resource`. */
   pointer?: string;
   /** The file `pointer` points into (a Form definition, a generated file), as the user named it. */

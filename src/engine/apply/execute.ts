@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { hasErrors, type Attributes, type Diagnostic, type KnownValue } from "../../core/index.ts";
 import { sealedAttributePaths } from "../../secrets/index.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { ResourceRecord } from "../../state/index.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
 import { engineCode } from "../codes.ts";

@@ -5,7 +5,7 @@
 // would contradict the shown one). The value is recovered the only legitimate way: evaluating
 // the referenced resource's own configuration, and using the result where it matches the seal.
 
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes } from "../../core/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { evaluateResource, type ResourceValues } from "../evaluate.ts";

@@ -8,15 +8,11 @@
 // unresolved write could duplicate it. Writes an earlier apply sent without getting an answer are
 // finished here the same way as writes a killed apply left.
 
-import type { Diagnostic } from "../../core/index.ts";
-import { hasErrors } from "../../core/index.ts";
-import type { ResourceState } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
+import { type Diagnostic, hasErrors, located } from "../../core/index.ts";
+import type { AttributePath, Provider, ResourceState } from "../../provider/index.ts";
+import { parseStateAddress, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 import { mapBounded } from "../dag.ts";
-import { located } from "../../core/index.ts";
-import type { AttributePath, Provider } from "../../provider/types.ts";
 import { openIntent, sealedAttributePaths } from "../../secrets/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { sealedIntentDiagnostic, sensitiveLookup } from "./sealed-intent.ts";

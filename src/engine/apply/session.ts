@@ -3,8 +3,7 @@
 // the apply stops starting steps; the store's fencing already refuses any further write.
 
 import type { Diagnostic } from "../../core/index.ts";
-import { LeaseLostError, StateLockedError } from "../../state/errors.ts";
-import type { AcquiredLease, LockTakeover, StateStore } from "../../state/types.ts";
+import { type AcquiredLease, LeaseLostError, type LockTakeover, StateLockedError, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 
 export interface LockOptions {

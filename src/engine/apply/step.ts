@@ -5,12 +5,9 @@
 // whose answer never arrived is not settled at all: its intent survives, as after a kill -9.
 
 import { randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/index.ts";
-import { hasErrors } from "../../core/index.ts";
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { Provider, ResourceState, WriteContext, WriteIntent, WriteResult } from "../../provider/types.ts";
-import { deposedAddress, parseStateAddress } from "../../state/records.ts";
-import type { InFlightStatus, ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
+import { type Attributes, type Diagnostic, hasErrors, type KnownValue, located } from "../../core/index.ts";
+import type { Provider, ResourceState, WriteContext, WriteIntent, WriteResult } from "../../provider/index.ts";
+import { deposedAddress, type InFlightStatus, parseStateAddress, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
 import { formatPath } from "../config/expression/traversal.ts";
 import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
@@ -21,7 +18,6 @@ import { holdsSealedValues, placeholderFromRecord, recordedFields } from "../cyc
 import type { SettleTracker } from "../cycles/settle.ts";
 import { contributionEdgesOf } from "../dependencies.ts";
 import { importObject } from "../imports.ts";
-import { located } from "../../core/index.ts";
 import type { PlanStep, ResourceChange } from "../plan-data.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes, firstContradiction } from "../values.ts";
 import { intentSecrets, sealIntent, unsealPrior, unsealShown } from "../../secrets/index.ts";

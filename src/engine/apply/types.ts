@@ -1,8 +1,8 @@
 // What an apply is given and what it returns, step by step.
 
 import type { Diagnostic, KnownValue } from "../../core/index.ts";
-import type { Provider } from "../../provider/types.ts";
-import type { ResourceRecord, StateStore } from "../../state/types.ts";
+import type { Provider } from "../../provider/index.ts";
+import type { ResourceRecord, StateStore } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { ProgressSink } from "../events.ts";

@@ -3,8 +3,7 @@
 // finish; a lost lease stops every step not yet started.
 
 import { errorText, type Diagnostic } from "../../core/index.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import { LeaseLostError, StateConflictError } from "../../state/errors.ts";
+import { LeaseLostError, parseStateAddress, StateConflictError } from "../../state/index.ts";
 import { DEFAULT_PARALLELISM } from "../plan/context.ts";
 import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";

@@ -8,8 +8,7 @@
 // the value being read, and the repair.
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { parseStrictJson, StrictJsonError, type StrictJsonReason } from "../../forms/strict-json.ts";
+import { type JsonValue, parseStrictJson, StrictJsonError, type StrictJsonReason } from "../../forms/index.ts";
 import { configCode, type ConfigCode } from "./diagnostics.ts";
 
 /**

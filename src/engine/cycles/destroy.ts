@@ -12,9 +12,8 @@
 // peers that contributed to it: those peers' deletes wait for the revert instead of for its delete.
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import { parseStateAddress, type ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import { describeCycle, findCycle } from "../graph/cycle.ts";

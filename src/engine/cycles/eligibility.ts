@@ -5,7 +5,7 @@
 // mutable fields of the desiredSchema. When it may not, the reason is said in words, for the
 // plan error that names the loop.
 
-import type { ResourceTypeSchema } from "../../provider/types.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: string };

@@ -17,11 +17,10 @@
 // only peers ever see placeholder values.
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
-import type { DependencyGraph } from "../graph/types.ts";
-import { EDGE_KINDS } from "../graph/types.ts";
+import { type DependencyGraph, EDGE_KINDS } from "../graph/types.ts";
 import { containsUnknown } from "../values.ts";
 import { engineCode } from "../codes.ts";
 import type { CycleSteps } from "./seam.ts";

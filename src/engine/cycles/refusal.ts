@@ -5,7 +5,7 @@
 // loop at all: every one is such an error.
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { describeCycle, findCycle } from "../graph/cycle.ts";
 import type { DependencyGraph, Edge } from "../graph/types.ts";

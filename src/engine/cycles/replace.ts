@@ -16,8 +16,7 @@
 // need that dependency to inherit it (its delete would otherwise wait on ours, which waits on our
 // new object, which waits on its new object).
 
-import type { Diagnostic } from "../../core/index.ts";
-import { isUnknown } from "../../core/values.ts";
+import { type Diagnostic, isUnknown } from "../../core/index.ts";
 import type { ResourceChange } from "../plan-data.ts";
 import { engineCode } from "../codes.ts";
 

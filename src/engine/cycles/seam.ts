@@ -20,8 +20,8 @@
 // The apply executes every one of those steps with ordinary provider calls (create/update).
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import type { ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { Components } from "../graph/scc.ts";
 import type { DependencyGraph } from "../graph/types.ts";

@@ -8,8 +8,7 @@
 // The tracker remembers which attributes each member's latest write in this apply changed, so the
 // failure can say which referenced output keeps moving.
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { PlanStep } from "../plan-data.ts";

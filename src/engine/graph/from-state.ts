@@ -2,7 +2,7 @@
 // configuration (RFC 0011 rule 6: a cycle removed from code is found from these). Edges to
 // addresses that are not in the given records (already gone) are dropped.
 
-import type { ContributionEdge } from "../../state/types.ts";
+import type { ContributionEdge } from "../../state/index.ts";
 import type { EdgeInput } from "./types.ts";
 
 export interface RecordedEdges {

@@ -2,8 +2,8 @@
 // per createPlan call; each phase reads what earlier phases set and sets its own part.
 
 import { Diagnostics, type Attributes } from "../../core/index.ts";
-import type { Provider, ResourceState } from "../../provider/types.ts";
-import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/types.ts";
+import type { Provider, ResourceState } from "../../provider/index.ts";
+import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/index.ts";
 import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";

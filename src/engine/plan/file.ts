@@ -11,8 +11,7 @@
 // UNKNOWN values are encoded losslessly (values.ts).
 
 import { readFile, writeFile } from "node:fs/promises";
-import { DiagnosticError, type Diagnostic } from "../../core/index.ts";
-import type { AttributePath, KnownValue } from "../../core/index.ts";
+import { type AttributePath, type Diagnostic, DiagnosticError, type KnownValue } from "../../core/index.ts";
 import { digestMatches, sealDigest, sealedAttributePaths, sealPlanned, sealSensitive } from "../../secrets/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";

@@ -22,8 +22,8 @@
 // — deliberately, and said so in the change's replace reasons.
 
 import type { Diagnostic } from "../../core/index.ts";
-import type { Provider } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import type { Provider } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 import type { ResourceChange } from "../plan-data.ts";
 

@@ -1,13 +1,11 @@
 // The lifecycle meta-arguments the planner honours beyond ignore_changes (values.ts):
 // create_before_destroy and its inheritance, replace_triggered_by, prevent_destroy.
 
-import type { Diagnostic } from "../../core/index.ts";
-import { isUnknown, valuesEqual, type Attributes } from "../../core/values.ts";
+import { type Attributes, type Diagnostic, getPath, isUnknown, valuesEqual } from "../../core/index.ts";
 import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import { orderGraph } from "../graph/order.ts";
 import type { DependencyGraph, EdgeFilter } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
-import { getPath } from "../../core/index.ts";
 import type { ResourceChange } from "../plan-data.ts";
 
 /**

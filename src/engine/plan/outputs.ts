@@ -2,10 +2,9 @@
 // value stored at the last apply. A sensitive output is compared through its seal and never
 // shown; an output removed from the configuration is deleted.
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { KnownValue, Value } from "../../core/index.ts";
+import type { Diagnostic, KnownValue, Value } from "../../core/index.ts";
 import { sameAsStored } from "../../secrets/index.ts";
-import type { StoredOutput } from "../../state/types.ts";
+import type { StoredOutput } from "../../state/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { StackConfig } from "../config/types.ts";
 import { evaluateOutputs, type ResourceValues } from "../evaluate.ts";

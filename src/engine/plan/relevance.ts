@@ -19,7 +19,7 @@
 
 import type { StackConfig, ResourceConfig, Expression } from "../config/types.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { sameAsRecorded } from "../refresh.ts";
 import type { OutputChange, Plan, RelevantAttribute, ResourceChange } from "../plan-data.ts";
 

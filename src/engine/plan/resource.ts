@@ -10,9 +10,8 @@
 // As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
 // the new object shares nothing computed with the old one, and the apply re-plans it the same way.
 
-import { appendUnique, hasErrors, located, type Diagnostic } from "../../core/index.ts";
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
+import { appendUnique, type Attributes, type Diagnostic, hasErrors, type KnownValue, located } from "../../core/index.ts";
+import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/index.ts";
 import { unsealPrior } from "../../secrets/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";

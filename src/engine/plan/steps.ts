@@ -24,7 +24,7 @@
 // steps after them through `extraEdges` (a member's delete after its peers' reverts).
 
 import type { PlanStep, ResourceChange } from "../plan-data.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { topologicalOrder } from "../dag.ts";
 
 export interface StepGraphInput {

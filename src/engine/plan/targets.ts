@@ -3,8 +3,7 @@
 // itself); a destroy covers the targets and everything that depends on them per state.
 
 import type { Diagnostic } from "../../core/index.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import { parseStateAddress, type ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import { dependenciesOf, dependentsOf } from "../graph/closure.ts";

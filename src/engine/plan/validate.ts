@@ -12,16 +12,14 @@
 //     lifecycle.ignore_changes path must name an attribute the referenced type's schema has;
 // and every output's references are checked the same way.
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { AttributePath, AttributeType, Provider, ResourceTypeSchema } from "../../provider/types.ts";
-import { suggestName } from "../../provider/validate/suggest.ts";
+import { type Diagnostic, located } from "../../core/index.ts";
+import { type AttributePath, type AttributeType, type Provider, type ResourceTypeSchema, suggestName } from "../../provider/index.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import { formatPath } from "../config/expression/traversal.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { evaluateResource } from "../evaluate.ts";
-import { located } from "../../core/index.ts";
 
 /** Why `path` does not lead into a value of `schema`'s type, or undefined when it does. */
 function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: number; detail: string; suggestion?: string } | undefined {

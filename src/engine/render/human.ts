@@ -1,10 +1,9 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { renderDiagnostic } from "../../core/index.ts";
+import { hasErrors, renderDiagnostic } from "../../core/index.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
 import { reportedDrift } from "../plan/relevance.ts";
-import { hasErrors } from "../../core/index.ts";
 import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
 import { diffLines, formatValue, KNOWN_AFTER_APPLY, sensitiveDiffLines } from "./values.ts";
 

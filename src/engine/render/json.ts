@@ -1,10 +1,9 @@
 // The machine-readable plan: shaped like `terraform show -json` (resource_changes with Terraform's
 // action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
 
-import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
-import { diagnosticToJson } from "../../core/index.ts";
-import type { AttributePath } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import { diagnosticToJson, isUnknown, type KnownValue, type Value } from "../../core/index.ts";
+import type { AttributePath } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
 import type { Plan, ResourceChange } from "../plan-data.ts";
 

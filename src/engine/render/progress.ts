@@ -4,7 +4,7 @@
 
 import type { StepAction } from "../plan-data.ts";
 import type { ProgressEvent, ProgressSink } from "../events.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import { parseStateAddress } from "../../state/index.ts";
 
 const VERB: Record<StepAction, [string, string, string]> = {
   // [running, completed, failed]

@@ -11,7 +11,7 @@
 // not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
 // apply (§2.7 step 6, §11 Q20).
 
-import { HEADER } from "../../core/protocol.ts";
+import { formRefsEqual, HEADER } from "../../core/index.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
@@ -21,7 +21,6 @@ import { prepareDigest } from "../prepare-binding.ts";
 import { formUnknown, requireNoQuery } from "../query.ts";
 import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
 import type { SpecProblem } from "../rules/types.ts";
-import { formRefsEqual } from "../../forms/refs.ts";
 import { recordedRef } from "../store/index.ts";
 
 const MAX_DIAGNOSTICS = 256;

@@ -14,7 +14,7 @@
 // Failures answer the Host API's error envelope (401 unauthenticated, 404 resource_not_found,
 // 400 invalid_argument), so a client reads them the way it reads every other refusal.
 
-import { RUNTIME_HANDLERS } from "../../core/protocol.ts";
+import { RUNTIME_HANDLERS } from "../../core/index.ts";
 import type { Caller } from "../auth.ts";
 import { errorEnvelope, HostError } from "../errors.ts";
 import { newRequestId } from "../ids.ts";

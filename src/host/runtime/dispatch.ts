@@ -4,7 +4,7 @@
 // worker's isolate, with both bodies streamed through the host. This class is also what every
 // isolate asks for its bindings (IsolateServices).
 
-import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/protocol.ts";
+import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/index.ts";
 import { callBinding, type BindingStores } from "./bindings/index.ts";
 import { BindingError } from "./bindings/errors.ts";
 import type { HandlerOutcome, Isolate, IsolateServices, RequestHead, ResponseHead } from "./isolate.ts";

@@ -13,13 +13,20 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { RuntimeHandler } from "../../core/protocol.ts";
-import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
+import type { RuntimeHandler } from "../../core/index.ts";
+import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
 import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, ToIsolate } from "./wire.ts";
 
-export { bytesStream, LoadError, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
+export { bytesStream, LoadError, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
+
+/** What an isolate asks of the host: binding operations, service requests, log lines. */
+export interface IsolateServices {
+  call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
+  serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
+  log(isolate: Isolate, level: string, text: string): void;
+}
 
 // The isolate process's first module. The published package runs compiled JavaScript
 // (dist/src/host/runtime/process/main.js, beside this file's own compiled form); a source checkout

@@ -6,12 +6,9 @@
 // Deliberate choice: a field the spec leaves out decodes to its declared default when it has
 // one (the host materializes defaults, so an absent member means the default), else null.
 
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { compareUtf8 } from "../../forms/pointer.ts";
-import { isJsonObject, type JsonObject } from "../../forms/shape.ts";
-import { goJson } from "../../client/go-json.ts";
-import type { CodecField, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, compareUtf8, goJson, type KnownValue } from "../../core/index.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../forms/index.ts";
+import type { CodecField, CodecOutput, CodecScalarType, FormCodec } from "../../registry/index.ts";
 
 export class CodecDecodeError extends Error {
   override name = "CodecDecodeError";

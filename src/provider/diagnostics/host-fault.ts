@@ -12,7 +12,7 @@ import {
   ProtocolInvalidError,
   TransportError,
   hostErrorOf,
-} from "../../client/errors.ts";
+} from "../../client/index.ts";
 import { providerCode } from "./codes.ts";
 
 /**

@@ -5,14 +5,13 @@
 // configuration shows no change. A named ref must be one this build serves: it is never rebound
 // onto the default create ref.
 
-import type { Diagnostic } from "../../core/index.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import { listRefs } from "../../registry/errors.ts";
+import { type Diagnostic, formatFormRef, IMPORT_ID_SYNTAX, type ImportIdentity, ImportIdError } from "../../core/index.ts";
+import { listRefs } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { formAttributes, serveCreate } from "../dispatch.ts";
 import { type ProviderRuntime } from "../runtime.ts";
 import type { ImportResult } from "../types.ts";
-import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId, type ImportIdentity } from "./import-id.ts";
+import { parseImportId } from "./import-id.ts";
 
 export function importState(rt: ProviderRuntime, type: string, id: string): ImportResult {
   const fail = (d: Diagnostic): ImportResult => ({ state: null, diagnostics: [d] });

@@ -5,7 +5,7 @@
 // On an existing bundle, the same digest authored another way (a bare digest switched to the
 // equivalent local files) is the same bundle, so the authoring attributes do not force a replacement.
 
-import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
+import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/index.ts";
 import { modulesValue, resolveBundleAuthoring } from "../bundle/authoring.ts";
 import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
 

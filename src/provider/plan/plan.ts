@@ -10,7 +10,7 @@
 // create, kept from prior on an update, and — because the engine plans a replacement's new object
 // as a create — unknown again on a replacement, which is what lets the engine replace it side by side.
 
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes } from "../../core/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { completeAttributes } from "../codec/complete.ts";
 import { formAttributes, serveCreate, serveState } from "../dispatch.ts";

@@ -15,7 +15,7 @@
 // Which computed values then become unknown, and what forces a replacement, is decided by
 // plan.ts once the ModifyPlan hooks have run.
 
-import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/values.ts";
+import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/index.ts";
 import { cloneValue } from "../attributes.ts";
 import { completeValue } from "../codec/complete.ts";
 import { semanticallyEqual } from "../semantic.ts";

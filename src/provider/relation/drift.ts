@@ -4,8 +4,7 @@
 // `relation_drift_reason` so the next plan can propose the repairing apply, and raises a WARNING —
 // never an error, because an error would abort the very refresh the repair is planned from.
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { WireResource } from "../../core/protocol.ts";
+import type { Diagnostic, WireResource } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 export type DriftReason = "ExternalChange" | "DependencyMissing";

@@ -6,12 +6,9 @@
 // these checks (validate.ts hands them only conforming attributes), so each check below reads a
 // value of the type it expects and skips anything else.
 
-import type { Diagnostic } from "../../core/index.ts";
-import { isResourceName } from "../../core/grammar.ts";
-import { isUnknown, type Value } from "../../core/values.ts";
-import { isJsonObject } from "../../forms/shape.ts";
-import { parseStrictJson } from "../../forms/strict-json.ts";
-import type { CodecField, CodecScalarType, StringConstraints } from "../../registry/codec-types.ts";
+import { type Diagnostic, isResourceName, isUnknown, type Value } from "../../core/index.ts";
+import { isJsonObject, parseStrictJson } from "../../forms/index.ts";
+import type { CodecField, CodecScalarType, StringConstraints } from "../../registry/index.ts";
 import { jsonObjectProblems } from "../codec/encode.ts";
 
 function invalid(attribute: string, detail: string, summary = "Invalid attribute value"): Diagnostic {

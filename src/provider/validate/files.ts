@@ -10,8 +10,7 @@
 
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Diagnostic } from "../../core/index.ts";
-import type { Attributes, Value } from "../../core/values.ts";
+import type { Attributes, Diagnostic, Value } from "../../core/index.ts";
 import { MAX_MODULE_FILE_BYTES } from "../bundle/authoring.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 

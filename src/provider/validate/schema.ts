@@ -14,8 +14,7 @@
 // - The engine strips meta-arguments (depends_on, lifecycle, provider, count, …) and the `//`
 //   comment object before configuration reaches the provider, so they are never "unsupported".
 
-import type { Diagnostic } from "../../core/index.ts";
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
+import { type Attributes, type Diagnostic, isUnknown, type Value } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";
 import { suggestName } from "./suggest.ts";

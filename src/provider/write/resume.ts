@@ -8,9 +8,8 @@
 // (`run:<id>`), so a later run can replay it; a write that ended in a known failure was settled,
 // and is planned afresh under the new run's scope.
 
-import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/index.ts";
-import type { Attributes } from "../../core/values.ts";
+import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/index.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { serveState, formAttributes } from "../dispatch.ts";

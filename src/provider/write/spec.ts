@@ -2,10 +2,9 @@
 // attributes, or, for an artifact-backed revision, `{manifestDigest}` resolved from its authoring
 // (a bare digest, or local module files whose manifest is computed here and uploaded by the caller).
 
-import type { Diagnostic } from "../../core/index.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { modulesValue, resolveBundleAuthoring, type BundleAuthoring } from "../bundle/authoring.ts";
 import { encodeSpec } from "../codec/encode.ts";
 

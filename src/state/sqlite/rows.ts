@@ -1,6 +1,6 @@
 // Row shapes of the SQLite layout and their conversion to and from the state model.
 
-import type { KnownValue } from "../../core/values.ts";
+import type { KnownValue } from "../../core/index.ts";
 import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "../types.ts";
 import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "../records.ts";
 

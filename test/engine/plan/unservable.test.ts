@@ -9,7 +9,7 @@ import { createPlan } from "../../../src/engine/plan/build.ts";
 import { engineCode } from "../../../src/engine/codes.ts";
 import { loadConfigFile } from "../../../src/engine/config/load.ts";
 import { resolveVariables } from "../../../src/engine/config/variables/resolve.ts";
-import { TakoformProvider } from "../../../src/provider/provider.ts";
+import { HostProvider } from "../../../src/provider/provider.ts";
 import { bundledCodecTable } from "../../../src/registry/bundled.ts";
 import { codecOf, syntheticDoc } from "../../codec/support.ts";
 import { Scratch } from "../../scenario/harness.ts";
@@ -22,7 +22,7 @@ describe("a configured resource of an unservable type", () => {
     let hostCalls = 0;
     const thing = codecOf(syntheticDoc("Thing", { size: { type: "integer", default: 1 } }, { group: GROUP }));
     const table = bundledCodecTable().withCodec(thing, { type: { type: THING, apiVersion: GROUP, kind: "Thing", className: "Thing" } });
-    const provider = new TakoformProvider({
+    const provider = new HostProvider({
       client: () => {
         hostCalls++;
         return Promise.reject(new Error("no host")) as Promise<HostClient>;

@@ -13,7 +13,7 @@ import { loadStackConfig } from "../../../src/engine/config/load.ts";
 import { resolveVariables } from "../../../src/engine/config/variables/resolve.ts";
 import { runApply } from "../../../src/engine/run.ts";
 import { DEV_TOKEN } from "../../../src/host/index.ts";
-import { TakoformProvider } from "../../../src/provider/provider.ts";
+import { HostProvider } from "../../../src/provider/provider.ts";
 import { bundledRegistry } from "../../../src/registry/bundled.ts";
 import { openLocalState } from "../../../src/state/index.ts";
 import type { StateStore } from "../../../src/state/types.ts";
@@ -25,7 +25,7 @@ import { Rng } from "./random.ts";
 
 export interface MalformedRig {
   host: CountingHost;
-  provider: TakoformProvider;
+  provider: HostProvider;
   store: StateStore;
   /** The valid stack, already applied: every malformed stack is planned over its state. */
   base: JsonObject;
@@ -41,7 +41,7 @@ export async function openMalformedRig(seed: number): Promise<MalformedRig> {
   writeFileSync(contentFile, `export default { async fetch() { return new Response("base ${seed}"); } };\n`);
   const host = await startCountingHost();
   const client = await HostClient.connect({ endpoint: host.url, token: DEV_TOKEN.token });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   const store = openLocalState(join(dir, "state.db"));
   const base = baseStack(new Rng(seed), `m${seed}`, contentFile);
   const loaded = loadStackConfig(JSON.stringify(base));

@@ -4,7 +4,7 @@
 //   "//": { "takoform": { "contributions": [ { "from": "<address>", "values": { "<attr>": <value> } } ] } }
 // and are kept apart from the resource's own attributes.
 
-import type { AttributePath } from "../../../provider/types.ts";
+import type { AttributePath } from "../../../provider/index.ts";
 import { configCode, describeResource, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression, parseInterpolation } from "../expression/parse.ts";
 import { scanTemplate } from "../expression/template.ts";

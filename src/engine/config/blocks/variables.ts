@@ -1,7 +1,7 @@
 // The `variable` block: type, default, sensitive, description, nullable. Values are resolved
 // later by resolveVariables(); `validation` rules are expressions and are refused.
 
-import type { KnownValue } from "../../../core/values.ts";
+import type { KnownValue } from "../../../core/index.ts";
 import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { convertValue, parseTypeConstraint, TypeSyntaxError } from "../variables/type-constraint.ts";
 import { isIdentifier } from "../expression/traversal.ts";

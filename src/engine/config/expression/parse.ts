@@ -2,7 +2,7 @@
 // Subtrees with no interpolation collapse into one literal. Refusals are reported through
 // `onIssue` with the attribute path, and parsing continues so every problem is reported at once.
 
-import type { KnownValue } from "../../../core/values.ts";
+import type { KnownValue } from "../../../core/index.ts";
 import type { Expression, InterpolationExpr } from "../types.ts";
 import { scanTemplate } from "./template.ts";
 import { appendPath, describeUnsupported, parseTraversal } from "./traversal.ts";

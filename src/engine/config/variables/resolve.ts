@@ -8,8 +8,7 @@
 // structured types and converted for number/bool; Terraform would read HCL there, we read JSON.
 // Diagnostics never include the value of a sensitive variable.
 
-import type { Diagnostic } from "../../../core/index.ts";
-import type { KnownValue } from "../../../core/values.ts";
+import type { Diagnostic, KnownValue } from "../../../core/index.ts";
 import { configCode, Problems } from "../diagnostics.ts";
 import type { VariableConfig } from "../types.ts";
 import { readStrictJson } from "../strict-read.ts";

@@ -4,8 +4,7 @@
 // `.tfvars` files are not read; the diagnostic says so.
 
 import { readFile } from "node:fs/promises";
-import type { Diagnostic } from "../../../core/index.ts";
-import type { KnownValue } from "../../../core/values.ts";
+import type { Diagnostic, KnownValue } from "../../../core/index.ts";
 import { configCode, isPlainObject } from "../diagnostics.ts";
 import { readStrictJson } from "../strict-read.ts";
 

@@ -2,12 +2,10 @@
 // planned in dependency order against its dependencies' planned values, cycle members planned
 // again, then the deletes — of orphans and deposed objects, or of everything for a destroy.
 
-import type { Diagnostic, KnownValue } from "../../../core/index.ts";
-import { errorText, located } from "../../../core/index.ts";
-import type { ResourceState } from "../../../provider/types.ts";
+import { type Diagnostic, errorText, type KnownValue, located } from "../../../core/index.ts";
+import type { ResourceState } from "../../../provider/index.ts";
 import { sealedAttributePaths } from "../../../secrets/index.ts";
-import { parseStateAddress } from "../../../state/records.ts";
-import type { ResourceRecord } from "../../../state/types.ts";
+import { parseStateAddress, type ResourceRecord } from "../../../state/index.ts";
 import { engineCode } from "../../codes.ts";
 import { walkDag } from "../../dag.ts";
 import { evaluateResource } from "../../evaluate.ts";

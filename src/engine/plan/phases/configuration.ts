@@ -2,7 +2,7 @@
 // state's host, does the provider serve every type, and which loops do placeholders break.
 
 import type { Diagnostic } from "../../../core/index.ts";
-import type { Provider } from "../../../provider/types.ts";
+import type { Provider } from "../../../provider/index.ts";
 import { engineCode } from "../../codes.ts";
 import { placeholderCycles } from "../../cycles/resolver.ts";
 import { dependencyMap } from "../../dependencies.ts";

@@ -1,7 +1,7 @@
 // The refresh phase (in memory): every record read back from the host, and what changed there
 // since it was recorded (drift). Nothing is written; an apply records the drift.
 
-import { parseStateAddress } from "../../../state/records.ts";
+import { parseStateAddress } from "../../../state/index.ts";
 import { holdsSeals, sealedAttributePaths } from "../../../secrets/index.ts";
 import { relationDependencies, unionDependencies } from "../../dependencies.ts";
 import { recordState, refreshRecords, sameAsRecorded } from "../../refresh.ts";

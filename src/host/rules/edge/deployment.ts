@@ -11,7 +11,7 @@
 //   renderDependents  its worker, whose Ready rendering reads this deployment
 
 import { HostError, invalidArgument } from "../../errors.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
+import type { JsonObject } from "../../../forms/index.ts";
 import type { DeleteContext, FormRules, MutationContext, RenderContext, SpecProblem } from "../types.ts";
 import { dependentText, deploymentsOf, pinnedTarget, unserved, versionUnavailable, workerDependents, type WeightedVersion } from "./aggregate.ts";
 import { RELATION, describe } from "./family.ts";

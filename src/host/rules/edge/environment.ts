@@ -3,9 +3,7 @@
 // name may be declared once across all of them. The binding lists are found through the Form's
 // own `x-takoform-binding` annotations, so a binding list a later Form adds is covered too.
 
-import { BINDING_ANNOTATION } from "../../../forms/relations.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
-import { escapePointerToken } from "../../../forms/pointer.ts";
+import { BINDING_ANNOTATION, escapePointerToken, type JsonObject } from "../../../forms/index.ts";
 import type { CatalogForm } from "../../catalog.ts";
 import type { SpecProblem } from "../types.ts";
 

@@ -5,7 +5,7 @@
 // internationalized name travels as its A-label (`xn--…`); a U-label is refused, never mapped
 // (IDNA mapping is not portable), and the A-label is stored byte for byte.
 
-import type { JsonObject } from "../../../forms/shape.ts";
+import type { JsonObject } from "../../../forms/index.ts";
 import type { SpecProblem } from "../types.ts";
 
 export function canonicalHostname(hostname: string): string {

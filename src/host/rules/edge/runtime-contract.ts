@@ -7,8 +7,8 @@
 // the `declaredHandlers` input of the contract's `loadModule` operation (the upstream and the
 // bundled contracts state it the same structural way).
 
-import { formatContractRef, interfaceRefKey, type InterfaceRef } from "../../../forms/refs.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
+import { type JsonObject } from "../../../forms/index.ts";
+import { formatContractRef, type InterfaceRef, interfaceRefKey } from "../../../core/index.ts";
 import type { RuleHost } from "../types.ts";
 
 export const RUNTIME_INTERFACE = "worker.runtime";

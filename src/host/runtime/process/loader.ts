@@ -25,7 +25,7 @@
 // ArrayBuffer, application/wasm as a compiled, uninstantiated WebAssembly.Module.
 
 import vm from "node:vm";
-import { ARTIFACT_MEDIA_TYPES, RUNTIME_HANDLERS, type RuntimeHandler, type RuntimeLoadError } from "../../../core/protocol.ts";
+import { ARTIFACT_MEDIA_TYPES, RUNTIME_HANDLERS, type RuntimeHandler, type RuntimeLoadError } from "../../../core/index.ts";
 import type { ModuleSource } from "../wire.ts";
 import type { Realm } from "./globals.ts";
 

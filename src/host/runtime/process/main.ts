@@ -8,8 +8,7 @@
 // event loop's busy time, so the host can charge CPU and see a loop that stopped turning.
 
 import { StreamHub, isStreamMessage } from "../stream-hub.ts";
-import type { FromIsolate, IsolateInit, ToIsolate } from "../wire.ts";
-import { BEAT_MS } from "../wire.ts";
+import { BEAT_MS, type FromIsolate, type IsolateInit, type ToIsolate } from "../wire.ts";
 import { buildEnv, type HostLink } from "./env.ts";
 import { createIsolateContext, type LogLevel } from "./globals.ts";
 import { cancelInvocation, inFlight, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";

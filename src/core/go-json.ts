@@ -14,7 +14,7 @@
 // Struct-typed Go values keep their declaration order instead of sorted keys; `goStruct` builds
 // such a value from an ordered field list so request bodies can match the Go client byte for byte.
 
-import type { JsonValue } from "../forms/digest.ts";
+import { compareUtf8, type JsonValue } from "./json.ts";
 
 /** A pre-encoded Go JSON fragment, written verbatim wherever it appears in a value. */
 export class GoJsonFragment {
@@ -159,22 +159,4 @@ function wellFormed(s: string): string {
     return s.slice(0, i) + "\ufffd" + wellFormed(s.slice(i + 1));
   }
   return s;
-}
-
-/** Orders two well-formed strings by their UTF-8 bytes, i.e. by code point. */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // UTF-16 order and code point order disagree only between surrogates and U+E000..U+FFFF.
-    return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
-}
-
-function codePointRank(unit: number): number {
-  if (unit < 0xd800) return unit;
-  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }

@@ -13,15 +13,10 @@
 //
 // No branch re-binds by name alone, and a read never polls an operation to completion.
 
-import type { HostClient } from "../../client/client.ts";
-import { isOperationNotFound } from "../../client/errors.ts";
-import { verifyResourceEnvelope } from "../../client/resource-shape.ts";
-import { WireReader } from "../../client/wire-reader.ts";
-import type { Diagnostic } from "../../core/index.ts";
-import type { WireFormRef, WireResource } from "../../core/protocol.ts";
-import type { JsonValue } from "../../forms/digest.ts";
+import { type HostClient, isOperationNotFound, verifyResourceEnvelope, WireReader } from "../../client/index.ts";
+import { type Diagnostic, errorText, type FormRef, type WireResource } from "../../core/index.ts";
+import type { JsonValue } from "../../forms/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { uidMismatch } from "./uid.ts";
 
@@ -40,7 +35,7 @@ export interface ResumeInput {
   kind: string;
   operationId: string | undefined;
   stateUid: string | undefined;
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
   identity: Omit<Diagnostic, "severity" | "summary">;

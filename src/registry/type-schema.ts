@@ -4,13 +4,11 @@
 // declares a subset of the fields with the same shapes; anything else is a breaking change that
 // needs its own resource type (§13.3), and is refused here.
 
-import type { Diagnostic } from "../../core/index.ts";
-import { valuesEqual, type Attributes } from "../../core/values.ts";
-import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";
-import type { CodecField, CodecFieldType, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import type { CodecTable } from "../../registry/codec-table.ts";
-import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
+import { type Attributes, type Diagnostic, formatFormRef, valuesEqual } from "../core/index.ts";
+import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "./schema-types.ts";
+import type { CodecField, CodecFieldType, CodecOutput, CodecScalarType, FormCodec } from "./codec-types.ts";
+import type { CodecTable } from "./codec-table.ts";
+import type { ResourceTypeEntry } from "./generated-types.ts";
 import { ARTIFACT_ATTRIBUTES, artifactAttributes, envelopeAttributes, RESERVED_ATTRIBUTES } from "./envelope.ts";
 
 export type CodecSurfaceErrorCode = "reserved-attribute" | "output-collision" | "codec-not-carried" | "line-mismatch";
