@@ -11,7 +11,7 @@
 // docs/engine.md describes the rules: step ordering, locking, intents, recovery, plan files.
 
 export { importObject, readImportBlocks } from "./imports.ts";
-export { createPlan, DEFAULT_PARALLELISM, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+export { createPlan, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 export { buildStepGraph, type StepGraph, type StepGraphInput } from "./plan/steps.ts";
 export {
   placeholderCycles,
@@ -43,7 +43,7 @@ export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
 export type { ApplyHooks } from "./apply/step.ts";
 export { refreshRecords, type RefreshResult } from "./refresh.ts";
-export { walkDag, topologicalOrder, mapBounded, type DagTask, type TaskOutcome } from "./dag.ts";
+export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask, type TaskOutcome } from "./dag.ts";
 export { ENGINE_CODES, engineCode, type EngineCodeName } from "./codes.ts";
 export {
   planChangesSomething,

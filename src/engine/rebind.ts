@@ -16,7 +16,7 @@ import type { HostBinding, StateStore, StoredHostBinding } from "../state/index.
 import { engineCode } from "./codes.ts";
 import { withLock, type LockOptions } from "./apply/session.ts";
 import { compareBindings, describeBinding } from "./host-binding.ts";
-import { DEFAULT_PARALLELISM } from "./plan/context.ts";
+import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { refreshRecords } from "./refresh.ts";
 
 export interface RebindOptions {

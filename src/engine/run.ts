@@ -20,8 +20,9 @@ import { withLock, type LockOptions, type LockSession } from "./apply/session.ts
 import type { ApplyHooks } from "./apply/step.ts";
 import { importObject } from "./imports.ts";
 import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
-import { createPlan, DEFAULT_PARALLELISM, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 import { runCounts, type RunCounts } from "./summary.ts";
+import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan-data.ts";

@@ -16,6 +16,8 @@ export interface ImportEdge {
   line: number;
   /** A dynamic `import("…")`. */
   dynamic: boolean;
+  /** `import type` / `export type`: erased from the JavaScript, so nothing is loaded at run time. */
+  typeOnly: boolean;
 }
 
 const posix = (path: string): string => path.split(sep).join("/");
@@ -42,10 +44,25 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
       const line = text.slice(0, ref.pos).split("\n").length;
       // `pos` is where the quoted specifier starts: a dynamic import has `import(` just before it.
       const dynamic = /import\s*\(\s*$/.test(text.slice(Math.max(0, ref.pos - 40), ref.pos));
-      edges.push({ from: posix(relative(root, file)), to: posix(relative(root, resolve(dirname(file), ref.fileName))), specifier: ref.fileName, line, dynamic });
+      const typeOnly = !dynamic && isTypeOnly(text, ref.pos);
+      edges.push({ from: posix(relative(root, file)), to: posix(relative(root, resolve(dirname(file), ref.fileName))), specifier: ref.fileName, line, dynamic, typeOnly });
     }
   }
   return { files: files.map((f) => posix(relative(root, f))), edges };
+}
+
+/**
+ * Whether the import or export statement the specifier at `pos` ends is type-only: `import type`,
+ * `export type`, or a clause whose every member is `type X`.
+ */
+function isTypeOnly(text: string, pos: number): boolean {
+  const start = Math.max(text.lastIndexOf("\nimport", pos), text.lastIndexOf("\nexport", pos), 0);
+  const statement = text.slice(start, pos).trim();
+  if (/^(import|export)\s+type\s/.test(statement)) return true;
+  const clause = /\{([^}]*)\}/.exec(statement);
+  if (clause === null) return false;
+  const members = clause[1]!.split(",").map((m) => m.trim()).filter((m) => m !== "");
+  return members.length > 0 && members.every((m) => m.startsWith("type "));
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import { errorText, type Diagnostic } from "../../core/index.ts";
 import { LeaseLostError, parseStateAddress, StateConflictError } from "../../state/index.ts";
-import { DEFAULT_PARALLELISM } from "../plan/context.ts";
+import { DEFAULT_PARALLELISM } from "../dag.ts";
 import { engineCode } from "../codes.ts";
 import { walkDag } from "../dag.ts";
 import { conflictDiagnostic } from "../host-objects.ts";

@@ -18,7 +18,7 @@ import { readState, scopeTargets, validateResources, warnInFlight } from "./phas
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
 import { relevantAttributes } from "./relevance.ts";
 
-export { DEFAULT_PARALLELISM, type PlanInput, type PlanMode, type PlanOptions, type StateSnapshot } from "./context.ts";
+export type { PlanInput, PlanMode, PlanOptions, StateSnapshot } from "./context.ts";
 
 export interface PlanOutcome {
   plan: Plan;

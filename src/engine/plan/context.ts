@@ -8,6 +8,7 @@ import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { CycleResolution, CycleResolver } from "../cycles/seam.ts";
+import { DEFAULT_PARALLELISM } from "../dag.ts";
 import { dependencyMap } from "../dependencies.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import type { DependencyGraph, EdgeInput } from "../graph/types.ts";
@@ -17,8 +18,6 @@ import type { TargetScope } from "./targets.ts";
 
 export type PlanMode = "normal" | "destroy" | "refresh-only";
 
-/** Provider calls in flight at once unless told otherwise (ARCHITECTURE §7). */
-export const DEFAULT_PARALLELISM = 10;
 
 export interface PlanOptions {
   mode?: PlanMode;
