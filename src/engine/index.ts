@@ -41,7 +41,7 @@ export { progressLine, ProgressPrinter } from "./render/progress.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
 export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
-export type { ApplyHooks } from "./apply/step.ts";
+export type { ApplyHooks } from "./apply/types.ts";
 export { refreshRecords, type RefreshResult } from "./refresh.ts";
 export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask, type TaskOutcome } from "./dag.ts";
 export { ENGINE_CODES, engineCode, type EngineCodeName } from "./codes.ts";

@@ -17,7 +17,7 @@ import type { EngineEventSink } from "./events.ts";
 import { stateInput } from "./apply/records.ts";
 import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
 import { withLock, type LockOptions, type LockSession } from "./apply/session.ts";
-import type { ApplyHooks } from "./apply/step.ts";
+import type { ApplyHooks } from "./apply/types.ts";
 import { importObject } from "./imports.ts";
 import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";

@@ -16,8 +16,7 @@ import type { ResourceChange } from "../plan-data.ts";
 import { containsUnknown } from "../values.ts";
 import { knownValues } from "./known-values.ts";
 import { stateInput } from "./records.ts";
-import type { StepContext } from "./step.ts";
-import type { ApplyInput, ApplyResult, StepOutcome } from "./types.ts";
+import type { ApplyInput, ApplyResult, StepContext, StepOutcome } from "./types.ts";
 import { internalError, LeaseGuard, walkSteps } from "./walk.ts";
 
 /**

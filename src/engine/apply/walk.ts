@@ -10,8 +10,8 @@ import { walkDag } from "../dag.ts";
 import { conflictDiagnostic } from "../host-objects.ts";
 import type { PlanStep } from "../plan-data.ts";
 import { ObjectClaims } from "./claims.ts";
-import type { ApplyInput, StepOutcome } from "./types.ts";
-import { runStep, stateAddressOf, type StepContext } from "./step.ts";
+import type { ApplyInput, StepContext, StepOutcome } from "./types.ts";
+import { runStep, stateAddressOf } from "./step.ts";
 
 /** Notices the state lock being taken over in any state write it guards. */
 export class LeaseGuard {
