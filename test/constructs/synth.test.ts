@@ -62,6 +62,8 @@ function sample(field: CodecField): unknown {
       return [{ name: "BINDING", targetName: "target" }];
     case "object-list":
       return [Object.fromEntries(t.members.map((m) => [m.attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), sampleScalar(m.type)]))];
+    case "object":
+      return Object.fromEntries(t.members.map((m) => [m.attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), sampleScalar(m.type)]));
     default:
       return sampleScalar(t);
   }

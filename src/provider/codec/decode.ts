@@ -11,7 +11,7 @@ import type { JsonValue } from "../../forms/digest.ts";
 import { compareUtf8 } from "../../forms/pointer.ts";
 import { isJsonObject, type JsonObject } from "../../forms/shape.ts";
 import { goJson } from "../../client/go-json.ts";
-import type { CodecField, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
+import type { CodecField, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
 
 export class CodecDecodeError extends Error {
   override name = "CodecDecodeError";
@@ -65,18 +65,21 @@ function decodeField(field: CodecField, value: JsonValue | undefined, pointer: s
         };
       });
     case "object-list":
-      return arrayOf(value, pointer).map((item, i) => {
-        const at = `${pointer}/${i}`;
-        if (!isJsonObject(item)) throw new CodecDecodeError(at, `expected an object, got ${describe(item)}`);
-        const element: { [key: string]: KnownValue } = {};
-        for (const member of type.members) {
-          element[member.attribute] = decodeScalar(member.type, Object.hasOwn(item, member.wire) ? item[member.wire] : undefined, `${at}/${member.wire}`);
-        }
-        return element;
-      });
+      return arrayOf(value, pointer).map((item, i) => decodeObject(type.members, item, `${pointer}/${i}`));
+    case "object":
+      return decodeObject(type.members, value, pointer);
     default:
       return decodeScalar(type, value, pointer);
   }
+}
+
+function decodeObject(members: readonly CodecMember[], item: JsonValue, at: string): KnownValue {
+  if (!isJsonObject(item)) throw new CodecDecodeError(at, `expected an object, got ${describe(item)}`);
+  const element: { [key: string]: KnownValue } = {};
+  for (const member of members) {
+    element[member.attribute] = decodeScalar(member.type, Object.hasOwn(item, member.wire) ? item[member.wire] : undefined, `${at}/${member.wire}`);
+  }
+  return element;
 }
 
 function decodeScalar(type: CodecScalarType, value: JsonValue | undefined, pointer: string): KnownValue {
