@@ -2,6 +2,7 @@
 // (reference provider §7.4). Each is safe to send twice, so a transient failure is retried.
 
 import type { LifecycleOperation, WireFormRef, WireResource } from "../core/protocol.ts";
+import { HOST_API_GROUP, isApexGroup } from "../core/lanes.ts";
 import { isCanonicalDecimal, isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId, isUid } from "../core/grammar.ts";
 import type { JsonValue } from "../forms/digest.ts";
 import { type CallOptions, expectETag, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
@@ -39,6 +40,11 @@ export function label(verb: string, ref: WireFormRef, space: string, name: strin
 export function checkRef(ref: WireFormRef): void {
   if (typeof ref !== "object" || ref === null) throw new ClientInputError("takoform: request has no FormRef");
   if (!isFormApiVersion(ref.apiVersion)) throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is not a valid Form group`);
+  // Stricter than the FormRef schema, as the Go client (reference v1beta1 §8.1): the apex Host API
+  // group names the protocol, never a Form family, on every lane.
+  if (isApexGroup(ref.apiVersion)) {
+    throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is the apex Host API group ${HOST_API_GROUP}, not a Form family`);
+  }
   if (!isKind(ref.kind)) throw new ClientInputError(`takoform: FormRef kind ${JSON.stringify(ref.kind)} is not a valid kind`);
   if (!isSemver(ref.definitionVersion)) {
     throw new ClientInputError(`takoform: FormRef definitionVersion ${JSON.stringify(ref.definitionVersion)} is not a SemVer version`);
