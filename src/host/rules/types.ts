@@ -28,6 +28,7 @@ import type { RelationPin, StoredResource } from "../store/index.ts";
 import type { CatalogForm, CatalogInterface } from "../catalog.ts";
 import type { RelationInstance } from "../../forms/relations.ts";
 import type { InterfaceRef } from "../../forms/refs.ts";
+import type { Lane } from "../../core/lanes.ts";
 
 /** Read-only access to the caller tenant's resources and artifacts. */
 export interface RuleView {
@@ -54,8 +55,10 @@ export interface RuleView {
   resourcesWithSpecValue(apiVersion: string, kind: string, member: string, value: string): StoredResource[];
 }
 
-/** What a rules module may read about the host itself; usable once the host has opened. */
+/** What a rules module may read about the host itself, for the lane it is registered in; usable once the host has opened. */
 export interface RuleHost {
+  /** The lane whose catalog these rules serve (its support-profile limits, its Edge groups). */
+  readonly lane: Lane;
   /** Every installed Form (each exact identity). */
   forms(): readonly CatalogForm[];
   /** The Interface installed at exactly this identity. */
