@@ -8,6 +8,7 @@ import type { Diagnostic } from "../core/diagnostic.ts";
 import { openLocalState } from "../state/index.ts";
 import type { HostBinding, StateStore } from "../state/types.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import { recordedLane } from "../engine/host-binding.ts";
 import type { Workspace } from "./workspace.ts";
 
 export interface Session {
@@ -26,7 +27,8 @@ export async function openSession(ws: Workspace): Promise<Session | { diagnostic
   const store = openLocalState(ws.statePath);
   let connection: Connection | undefined;
   try {
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+    const stateLane = await recordedLane(store);
+    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };
   } catch (error) {

@@ -28,6 +28,7 @@ export const ENGINE_CODES = [
   "lease-lost",
   "host-mismatch",
   "host-bound",
+  "lane-mismatch",
   "rebind-unverified",
   "rebind-in-flight",
   "duplicate-host-object",

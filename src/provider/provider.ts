@@ -89,7 +89,7 @@ export class TakoformProvider implements Provider {
     return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
-  importState(type: string, id: string): ImportResult {
+  importState(type: string, id: string): Promise<ImportResult> {
     return importState(this.#rt, type, id);
   }
 

@@ -117,6 +117,12 @@ export interface HostBinding {
    * tenant — is noticed. Never the credential itself; null without one or with a known tenant.
    */
   credential: string | null;
+  /**
+   * The Host API lane (its group version, `forms.takoform.com/v1beta1`) every record of the state
+   * was written under (docs/state.md §4). Null only for a binding written before lanes were
+   * recorded: such a state was written under the first lane, forms.takoform.com/v1alpha3.
+   */
+  lane: string | null;
 }
 
 /** A binding as stored: when it was last written. */

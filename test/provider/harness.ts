@@ -13,6 +13,7 @@ import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { valuesEqual } from "../../src/core/values.ts";
 import type { FormRef } from "../../src/forms/refs.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
 import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
@@ -22,7 +23,12 @@ import type { CodecTable } from "../../src/registry/codec-table.ts";
 
 export const TOKEN = "takoform-dev-token";
 export const SPACE = "default";
-export const EDGE = "edge.takoform-cdk.dev/v1alpha1";
+/**
+ * The provider tests run against a host serving the v1alpha3 lane unless a test names its lanes
+ * (test/provider/lanes.test.ts covers both): their specs and refs are that lane's Edge family.
+ */
+export const RIG_LANE = laneNamed("v1alpha3");
+export const EDGE = RIG_LANE.edgeGroups.bundled;
 export const CALLER = { tenant: "dev", principal: "developer" };
 
 export interface Exchange {
@@ -71,7 +77,7 @@ export interface RigOptions extends LocalHostOptions {
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
   const { registry, planPreviewTimeoutMs, ...hostOptions } = options;
-  const host = await LocalHost.open({ data: ":memory:", ...hostOptions });
+  const host = await LocalHost.open({ data: ":memory:", lanes: [RIG_LANE.name], ...hostOptions });
   const { url } = await host.listen("127.0.0.1", 0);
   const node = createNodeTransport();
   const log: Exchange[] = [];

@@ -5,6 +5,7 @@
 // - In a project: `takoform get --forms DIR [-C PROJECT]` writes <project>/.gen/takoform/.
 // --check compares instead of writing and exits 1 when anything is stale.
 
+import { PREFERRED_LANE } from "../../core/lanes.ts";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { packageRoot } from "../../core/package-root.ts";
@@ -23,7 +24,7 @@ construct class per resource type.
   --out DIR          Write somewhere else (relative to -C).
   -C DIR             Run as if started in DIR.
   --type-name G/K=T  Name the resource type of Form line G (apiVersion) K (kind) explicitly,
-                     e.g. --type-name edge.forms.takoform.com/v1beta1/ModuleWorker=takoform_module_worker_v2.
+                     e.g. --type-name ${PREFERRED_LANE.edgeGroups.upstream}/ModuleWorker=takoform_module_worker_v2.
   --check            Write nothing; exit 1 when the output on disk is stale.
   -h, --help         Show this help.
 

@@ -12,6 +12,7 @@ import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
 import type { StateReader } from "../../state/types.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
+import { recordedLane } from "../../engine/host-binding.ts";
 import { enterProject, boolFlag, Console, diagnosticsJson, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform plan [options]
@@ -69,7 +70,8 @@ export const command: Command = {
     else if (existsSync(ws.statePath)) reader = openLocalStateReadOnly(ws.statePath);
     let connection;
     try {
-      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+      const stateLane = reader !== null ? await recordedLane(reader) : undefined;
+      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;

@@ -26,7 +26,7 @@ import { recordState, refreshRecords, sameAsRecorded } from "../refresh.ts";
 import { placeholderCycles } from "../cycles/resolver.ts";
 import type { CycleResolution, CycleResolver } from "./cycles.ts";
 import { configuredDependencies, dependencyMap, relationDependencies, unionDependencies } from "./dependencies.ts";
-import { compareBindings, hostMismatch } from "../host-binding.ts";
+import { bindingRefusal, compareBindings } from "../host-binding.ts";
 import { alreadyManaged, duplicateObjects, objectHandoverEdges } from "./host-objects.ts";
 import { checkRevisionHolders } from "./holders.ts";
 import { createBeforeDestroySet, preventDestroyDiagnostic, replaceTrigger } from "./lifecycle.ts";
@@ -140,7 +140,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   // ---- the host: a state bound to another one is not read there at all ----
   if (host !== undefined && state.host != null && state.records.length > 0) {
     const { differences } = compareBindings(state.host, host);
-    if (differences.length > 0) return finish(emptyPlan(state, mode, [hostMismatch(state.host, host, differences, "This plan")], targets, host));
+    if (differences.length > 0) return finish(emptyPlan(state, mode, [bindingRefusal(state.host, host, differences, state.records, "This plan")], targets, host));
   }
 
   // ---- configuration: types, graph, cycles ----

@@ -1,5 +1,5 @@
 // The closed vocabularies a diagnostic can carry (decision 0032): the provider's own refusal
-// codes, and one repair sentence for every host error code of the v1alpha3 taxonomy.
+// codes, and one repair sentence for every host error code of the taxonomy (the same on every lane).
 
 import type { ErrorCode } from "../../core/protocol.ts";
 
@@ -14,6 +14,7 @@ export const PROVIDER_CODES = [
   "state-form-ref-unsupported",
   "state-form-ref-missing",
   "state-form-ref-mismatch",
+  "state-lane-mismatch",
   "import-id-invalid",
   "uid-mismatch",
   "relation-target-changed",
@@ -99,6 +100,6 @@ export const HOST_CODE_REPAIRS: Record<ErrorCode, string> = {
     "The resource's desired state changed since it was read, or the name is already taken; refresh and re-run the plan, or choose another name.",
 };
 
-/** Said of an answer that was not the closed v1alpha3 error envelope. */
+/** Said of an answer that was not the closed error envelope. */
 export const PROTOCOL_INVALID_REPAIR =
-  "The host's answer was not the closed v1alpha3 error envelope, so the provider will not guess a remedy; check that the endpoint is a conforming Takoform host, then re-run.";
+  "The host's answer was not the closed Host API error envelope, so the provider will not guess a remedy; check that the endpoint is a conforming Takoform host, then re-run.";

@@ -111,7 +111,7 @@ class SqliteStateReader implements StateReader {
     this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
     // A layout-1 file (read as it is) predates host bindings: it is unbound.
     this.selectBinding =
-      layout >= 2 ? db.prepare<[], HostBindingRow>("SELECT origin, host_id, space, tenant, credential, bound_at FROM host_binding WHERE id = 1") : null;
+      layout >= 2 ? db.prepare<[], HostBindingRow>(`SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`) : null;
     this.leases = new LeaseTable(db, now, layout);
   }
 
@@ -217,7 +217,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.clearOutputs = db.prepare("DELETE FROM outputs");
     this.insertOutput = db.prepare<[string, string, number]>("INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
     this.upsertBinding = db.prepare<[HostBindingRow]>(
-      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at)",
+      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at, lane) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at, @lane)",
     );
     this.sameUid = db.prepare<[string], { address: string }>("SELECT address FROM resources WHERE uid = ?");
     this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
@@ -292,6 +292,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       tenant: binding.tenant,
       credential: binding.credential,
       bound_at: new Date(this.now()).toISOString(),
+      lane: binding.lane,
     };
     if (typeof row.origin !== "string" || row.origin === "" || typeof row.space !== "string" || row.space === "") {
       throw new StateWriteError("the host binding", "a binding needs an origin and a space");
