@@ -22,6 +22,7 @@ const alias = [
 // A new test file lands in integration unless it is listed below.
 const UNIT = [
   "test/client/{go-json,keys,pure,transport,fuzz}.test.ts",
+  "test/core/*.test.ts",
   "test/codec/*.test.ts",
   "test/engine/{dag,exports,values,recover}.test.ts",
   "test/engine/config/{expression,refusals,variables,synth}.test.ts",
