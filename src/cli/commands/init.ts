@@ -113,6 +113,7 @@ export const command: Command = {
       writeFileSync(target, text);
       written.push(relative(dir, target));
     }
+    written.sort();
     if (io.json) {
       io.emitJson({ ok: true, directory: dir, name, files: written });
       return 0;
