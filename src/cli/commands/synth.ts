@@ -41,7 +41,8 @@ export const command: Command = {
     }
     const failed = hasErrors(diagnostics);
     const timings = synthTimings(result.appMs, result.typecheck?.ms);
-    const typecheck = result.typecheck !== undefined ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) } : undefined;
+    // No tsconfig, nothing checked: the output stays what it was without the check.
+    const typecheck = result.typecheck !== undefined && result.typecheck.status !== "skipped" ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) } : undefined;
     if (io.json) {
       io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics), ...(typecheck ? { typecheck } : {}), ...(timings ? { timings } : {}) });
     } else {
@@ -49,7 +50,7 @@ export const command: Command = {
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
       if (timings) {
-        const checked = typecheck !== undefined && typecheck.status !== "skipped" && typecheck.status !== "no-typescript" ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, ` : "";
+        const checked = typecheck !== undefined && typecheck.status !== "no-typescript" ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, ` : "";
         io.out(`Synthesized in ${seconds(timings.totalMs)}: ${checked}the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
       }
     }
