@@ -12,7 +12,7 @@ import { renderPlan } from "../engine/render/human.ts";
 import { planToJson } from "../engine/render/json.ts";
 import { runApply, type ApplyRun } from "../engine/run.ts";
 import { diagnosticToJson } from "../provider/diagnostics/render.ts";
-import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
+import { CliUsageError, parseArgs, type FlagSpec, type ParsedArgs } from "./command.ts";
 import { openSession } from "./session.ts";
 import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 
@@ -72,10 +72,16 @@ function summaryJson(kind: ApplyKind, run: ApplyRun, ok: boolean): Record<string
   };
 }
 
+/** The flags of `apply`, `destroy` and `refresh`. */
+export function applyFlags(kind: ApplyKind): FlagSpec {
+  return flagSpec(PROJECT_FLAGS, LOCK_FLAGS, {
+    values: ["--target", "--parallelism", ...(kind === "apply" ? ["--replace"] : [])],
+    switches: ["--auto-approve", "--refresh", ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])],
+  });
+}
+
 export async function applyFlow(kind: ApplyKind, argv: string[], usageText: string): Promise<number> {
-  const valueFlags = ["--target", "--refresh", "--parallelism", ...LOCK_FLAGS.values];
-  const switches = ["--auto-approve", ...LOCK_FLAGS.switches, ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])];
-  const args: ParsedArgs = parseArgs(argv, flagSpec(PROJECT_FLAGS, { values: valueFlags, switches }));
+  const args: ParsedArgs = parseArgs(argv, applyFlags(kind));
   if (args.switches.has("--help")) {
     process.stdout.write(`${usageText}\n`);
     return 0;
@@ -93,9 +99,14 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const parallelism = intFlag(args, "--parallelism", 10);
   const lockTimeout = durationFlag(args, "--lock-timeout", 0);
   const targets = args.values.get("--target") ?? [];
+  const replace = args.values.get("--replace") ?? [];
+  if (mode !== "normal" && replace.length > 0) throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
   const refresh = boolFlag(args, "--refresh", true);
-  if (planFile !== undefined && (targets.length > 0 || args.values.has("--refresh") || mode !== "normal")) {
-    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --refresh, --destroy and --refresh-only belong to `takoform plan`");
+  // -input=false: never ask. Without --auto-approve, a plan with changes is then refused as
+  // Terraform refuses one it cannot ask about (docs/cli.md).
+  const input = boolFlag(args, "--input", true);
+  if (planFile !== undefined && (targets.length > 0 || replace.length > 0 || args.settings.has("--refresh") || mode !== "normal")) {
+    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`");
   }
 
   let saved: SavedPlan | undefined;
@@ -134,7 +145,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     }
   };
   process.on("SIGINT", onInterrupt);
-  let noTty = false;
+  let refused: "no-tty" | "input-disabled" | null = null;
   const noted = new Set<Diagnostic>();
   try {
     const autoApprove = args.switches.has("--auto-approve");
@@ -142,7 +153,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       { provider: connection.provider, stack: ws.stack, variables: ws.variables, host },
       store,
       {
-        plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
+        plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
         ...(saved !== undefined ? { saved } : {}),
         lock: { holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: lockTimeout, forceUnlock: args.switches.has("--force-unlock") },
         parallelism,
@@ -161,8 +172,12 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
           ? {}
           : {
               confirm: async () => {
+                if (!input) {
+                  refused = "input-disabled";
+                  return false;
+                }
                 if (io.json) {
-                  noTty = true;
+                  refused = "no-tty";
                   return false;
                 }
                 prompting = true;
@@ -176,7 +191,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
                   prompting = false;
                 }
                 if (answer === "no-tty") {
-                  noTty = true;
+                  refused = "no-tty";
                   return false;
                 }
                 return answer;
@@ -185,10 +200,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       },
     );
     const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
-    if (noTty) {
+    if (refused !== null) {
       const refusal: Diagnostic = {
         severity: "error",
-        summary: `${kind} needs approval, and there is no terminal to ask on`,
+        summary: refused === "input-disabled" ? `${kind} needs approval, and -input=false forbids asking for it` : `${kind} needs approval, and there is no terminal to ask on`,
         detail: "The plan above was not applied.",
         repair: `Review the plan, then run \`takoform ${kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
       };

@@ -47,5 +47,6 @@ export {
   type ApplyStatus,
   type EngineSetup,
 } from "./run.ts";
+export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";

@@ -72,10 +72,12 @@ export {
   StateError,
   StateFormatError,
   StateLockedError,
+  StateMoveError,
   StateNotFoundError,
   StateUsageError,
   StateWriteError,
 } from "./errors.ts";
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
+export { movedAddress, renameInEdges, type StateMove } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";

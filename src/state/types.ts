@@ -6,6 +6,7 @@
 import type { KnownValue } from "../core/values.ts";
 import type { WireFormRef } from "../core/protocol.ts";
 import type { WriteIntent } from "../provider/types.ts";
+import type { StateMove } from "./move.ts";
 
 /**
  * Where a record is in its lifecycle.
@@ -252,6 +253,15 @@ export interface StateStore extends StateReader {
   settle(address: string, input: ResourceInput | null): Promise<void>;
   /** Forgets a record (e.g. `state rm`, or a refresh that proved the resource gone). */
   removeResource(address: string): Promise<boolean>;
+  /**
+   * Moves the record at `from` to `to` (`state mv`): the resource and each of its deposed objects
+   * (`from#deposed:K` → `to#deposed:K`), and every dependency and contribution edge of other
+   * records that names one of them (move.ts says how). One fenced write that bumps the serial
+   * once. Refused with StateMoveError, changing nothing, when `from` has no record, when `to` or a
+   * deposed object under it has one, or while any record has an unsettled intent (an intent's
+   * recorded step names its address, and resuming it must find the record where it was).
+   */
+  moveResource(from: string, to: string): Promise<StateMove>;
   /** Replaces the stack outputs; values marked sensitive are sealed by the store. */
   putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void>;
 }

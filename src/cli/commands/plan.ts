@@ -10,10 +10,10 @@ import { planToJson } from "../../engine/render/json.ts";
 import { planChangesSomething, readSnapshot } from "../../engine/run.ts";
 import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
 import type { StateReader } from "../../state/types.ts";
-import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
 import { recordedLane } from "../../engine/host-binding.ts";
-import { enterProject, boolFlag, Console, diagnosticsJson, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, boolFlag, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform plan [options]
 
@@ -27,24 +27,33 @@ ${PROJECT_HELP}
   --refresh-only         Only show what changed on the host since the last apply
   --refresh=false        Plan against state as recorded, without reading the host first
   --target ADDR          Only this resource and what it depends on (repeatable)
+  --replace ADDR         Replace this resource even if nothing changed (repeatable)
   --parallelism N        Provider calls in flight at once (default 10)
+  --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
 
 Exit status: 0 success, 1 error (2 with --detailed-exitcode when there are changes).`;
 
-export const PLAN_VALUE_FLAGS = ["--target", "--refresh", "--parallelism"] as const;
+/** `plan`'s flags. A plan takes no lock; `--lock-timeout` is accepted so Terraform's scripts run. */
+export const FLAGS = flagSpec(PROJECT_FLAGS, {
+  values: ["--target", "--replace", "--parallelism", "--out", "--lock-timeout"],
+  switches: ["--refresh", "--detailed-exitcode", "--destroy", "--refresh-only"],
+});
 
-export function planMode(args: ReturnType<typeof parseArgs>): PlanMode {
+export function planMode(args: ParsedArgs): PlanMode {
   const destroy = args.switches.has("--destroy");
   const refreshOnly = args.switches.has("--refresh-only");
   if (destroy && refreshOnly) throw new CliUsageError("--destroy and --refresh-only cannot be combined");
-  return destroy ? "destroy" : refreshOnly ? "refresh-only" : "normal";
+  const mode = destroy ? "destroy" : refreshOnly ? "refresh-only" : "normal";
+  // As Terraform: a replacement is a change to the configured resources, which neither plans.
+  if (mode !== "normal" && args.values.has("--replace")) throw new CliUsageError(`--replace cannot be combined with --${mode}`);
+  return mode;
 }
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, { values: [...PLAN_VALUE_FLAGS, "--out"], switches: ["--detailed-exitcode", "--destroy", "--refresh-only"] }));
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
@@ -53,6 +62,8 @@ export const command: Command = {
     const refresh = boolFlag(args, "--refresh", true);
     const parallelism = intFlag(args, "--parallelism", 10);
     const targets = args.values.get("--target") ?? [];
+    const replace = args.values.get("--replace") ?? [];
+    durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
     const out = lastValue(args, "--out");
 
     const ws = await loadWorkspace(args);
@@ -101,7 +112,7 @@ export const command: Command = {
         variables: ws.variables,
         state,
         ...(host !== undefined ? { host } : {}),
-        options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
+        options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
       });
       if (io.json) io.emitJson(planToJson(plan));
       else io.out(renderPlan(plan, { color: io.color }));

@@ -4,6 +4,8 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 
 export const CONFIG_CODES = {
   invalidJson: "takoform.config/invalid-json",
+  fileNotFound: "takoform.config/file-not-found",
+  fileUnreadable: "takoform.config/file-unreadable",
   duplicateKey: "takoform.config/duplicate-key",
   nestingTooDeep: "takoform.config/nesting-too-deep",
   invalidStructure: "takoform.config/invalid-structure",
@@ -26,6 +28,8 @@ export const CONFIG_CODES = {
   stackAmbiguous: "takoform.config/stack-ambiguous",
   appAnnotation: "takoform.config/app-annotation",
   appValidation: "takoform.config/app-validation",
+  typeError: "takoform.config/type-error",
+  typecheckFailed: "takoform.config/typecheck-failed",
 } as const;
 
 export type ConfigCode = (typeof CONFIG_CODES)[keyof typeof CONFIG_CODES];

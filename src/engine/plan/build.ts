@@ -48,6 +48,8 @@ export interface PlanOptions {
   refresh?: boolean;
   /** `--target`: restrict the plan to these addresses and their dependencies (dependents for destroy). */
   targets?: readonly string[];
+  /** `--replace`: replace these resources even where nothing changed (a normal plan only). */
+  replace?: readonly string[];
   /** Provider calls in flight at once (default 10). */
   parallelism?: number;
   /** RFC 0011 cycle resolution; the default resolves cycles with placeholders (`placeholderCycles`). */
@@ -222,6 +224,12 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const targetedState = scope.state;
   if (diagnostics.failed()) return finish(emptyPlan(state, mode, diagnostics.all(), targets, host));
 
+  // ---- -replace: an address the configuration does not declare matches nothing ----
+  const replace = new Set(mode === "normal" ? input.options?.replace ?? [] : []);
+  for (const address of replace) {
+    if (!stack.resources.has(address)) diagnostics.add([replaceUnmatched(address)]);
+  }
+
   // ---- configuration pass: every resource on its own, before the host is asked anything ----
   if (mode === "normal") {
     for (const d of validateConfiguration(provider, stack, variables, planSet)) diagnostics.add([d], d.address);
@@ -318,6 +326,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
         evaluated,
         createBeforeDestroy: cbd.has(address),
         trigger: prior === null ? null : replaceTrigger(resource, (a) => changes.get(a)),
+        requested: replace.has(address),
         lineage: state.lineage,
       });
       if (placeholder && result.change !== null) {
@@ -423,6 +432,17 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
     ...(mode === "refresh-only" ? {} : { relevantAttributes: relevantAttributes(stack, resourceChanges, outputs.changes, drift) }),
   };
   return finish(plan);
+}
+
+/** A `-replace` address that names no configured resource: warned about, the plan goes on (as Terraform). */
+function replaceUnmatched(address: string): Diagnostic {
+  return {
+    severity: "warning",
+    code: engineCode("replace-unmatched"),
+    summary: "Incompletely-matched force-replace resource instance",
+    detail: `Your force-replace request for ${address} doesn't match any resource instances because the configuration does not declare it.`,
+    repair: "Check the address against `takoform state list`; nothing is replaced for it.",
+  };
 }
 
 /** The provider's diagnostics for resource types whose registry line it cannot serve, by type. */

@@ -32,6 +32,8 @@ import {
   type StoredOutput,
 } from "../types.ts";
 import { holderGone, LeaseTable } from "./lease.ts";
+import { MoveStatements } from "./move.ts";
+import type { StateMove } from "../move.ts";
 import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
 import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
 
@@ -197,9 +199,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly sameUid;
   private readonly sameObject;
   private readonly fenced;
+  private readonly moves: MoveStatements;
 
   constructor(db: Db, now: () => number) {
     super(db, now);
+    this.moves = new MoveStatements(db);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
@@ -374,6 +378,10 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       if (removed) this.nextSerial();
       return removed;
     });
+  }
+
+  async moveResource(from: string, to: string): Promise<StateMove> {
+    return this.write(() => this.moves.move(from, to, () => this.nextSerial()));
   }
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {

@@ -24,9 +24,16 @@ export async function readVarFile(file: string): Promise<VarFileRead> {
   try {
     bytes = await readFile(file);
   } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return {
       ok: false,
-      diagnostic: { severity: "error", code: CONFIG_CODES.invalidVariable, summary: `Cannot read the var file ${file}`, cause: (error as Error).message, repair: "Check the path given with --var-file." },
+      diagnostic: {
+        severity: "error",
+        code: missing ? CONFIG_CODES.fileNotFound : CONFIG_CODES.fileUnreadable,
+        summary: missing ? `The var file ${file} does not exist` : `Cannot read the var file ${file}`,
+        cause: (error as Error).message,
+        repair: "Check the path given with --var-file.",
+      },
     };
   }
   const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";
