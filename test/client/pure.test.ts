@@ -187,6 +187,9 @@ describe("discovery validation (§7.1)", () => {
 describe("paths and exact queries (§7.4)", () => {
   it("splits the group into two ordinary segments and never encodes the slash", () => {
     expect(resourcePath(API_ROOT, REF, "queue")).toBe(`${API_ROOT}/resources/edge.takoform-cdk.dev/v1alpha1/AtLeastOnceQueue/queue`);
+    // The v1beta1 lane and the v1beta1 family: the word twice, each where it belongs (reference v1beta1 §3.1).
+    const beta = { ...REF, apiVersion: "edge.forms.takoform.com/v1beta1", kind: "WorkerVersion" };
+    expect(resourcePath("/apis/forms.takoform.com/v1beta1", beta, "app")).toBe("/apis/forms.takoform.com/v1beta1/resources/edge.forms.takoform.com/v1beta1/WorkerVersion/app");
   });
 
   it("uses the key group (never apiVersion), sorted keys, no packageDigest, Go query escaping", () => {

@@ -71,6 +71,29 @@ describe("the provider on each lane", () => {
     expect(r.mutations()).toEqual([]);
   });
 
+  it("an Interface answered at another lane's digest (same name@version) is another contract: refused at plan", async () => {
+    const r = await onLane("v1beta1");
+    const table = r.provider.table;
+    const mine = table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace" }).codec.providedInterfaces[0]!;
+    const theirs = table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace" }).codec.providedInterfaces[0]!;
+    expect([mine.name, mine.version]).toEqual([theirs.name, theirs.version]);
+    expect(mine.schemaDigest).not.toBe(theirs.schemaDigest);
+    // The honest host of the lane answers its own digest: no diagnostic.
+    expect((await r.provider.plan({ type: KV, address: "kv", prior: null, config: { name: "honest" } })).diagnostics).toEqual([]);
+    const other = await onLane("v1beta1");
+    other.tamper = (req, res) => {
+      if (!req.url.includes("/support/interfaces/edge.kv/1.0.0")) return undefined;
+      const body = JSON.parse(Buffer.from(res.body).toString("utf8"));
+      return { ...res, body: Buffer.from(JSON.stringify({ ...body, interfaceRef: { ...body.interfaceRef, schemaDigest: theirs.schemaDigest } })) };
+    };
+    const out = await other.provider.plan({ type: KV, address: "kv", prior: null, config: { name: "cache" } });
+    expect(errorsOf(out.diagnostics)).toEqual([
+      expect.objectContaining({ summary: "This host implements another edge.kv@1.0.0 than EdgeKVNamespace needs", code: providerCode("host-does-not-support-interface") }),
+    ]);
+    expect(out.diagnostics[0]!.detail).toContain(theirs.schemaDigest);
+    expect(out.diagnostics[0]!.detail).toContain(mine.schemaDigest);
+  });
+
   it("state written under one lane's identity fails closed under the other, naming it, with no host call", async () => {
     const alpha = await onLane("v1alpha3");
     const created = await mustCreate(alpha, KV, { name: "legacy" });
