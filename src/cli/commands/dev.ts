@@ -11,7 +11,32 @@ import { CatalogConflictError, DataDirLockedError, LocalHost } from "../../host/
 import type { ServedWorker } from "../../host/runtime/runtime.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { changedLines, secretValues, servedLines } from "../served.ts";
-import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { existsSync } from "node:fs";
+import { isLaneName, type LaneName } from "../../core/lanes.ts";
+import { recordedLane } from "../../engine/host-binding.ts";
+import { openLocalStateReadOnly } from "../../state/index.ts";
+
+/**
+ * The lanes the project needs served beside its data's own: its state's lane (an existing
+ * project keeps it) and a TAKOFORM_LANE pin (docs/host.md, "Lanes").
+ */
+async function projectLanes(dir: string): Promise<LaneName[]> {
+  const lanes: LaneName[] = [];
+  const pinned = process.env["TAKOFORM_LANE"];
+  if (pinned !== undefined && isLaneName(pinned)) lanes.push(pinned);
+  const path = statePathOf(dir);
+  if (existsSync(path)) {
+    const reader = openLocalStateReadOnly(path);
+    try {
+      const lane = await recordedLane(reader);
+      if (lane !== undefined) lanes.push(lane);
+    } finally {
+      await reader.close();
+    }
+  }
+  return lanes;
+}
 import { parseListen } from "./host.ts";
 
 export const DEV_LISTEN = "127.0.0.1:8787";
@@ -48,6 +73,7 @@ export const command: Command = {
     try {
       local = await LocalHost.open({
         data,
+        includeLanes: await projectLanes(projectDir(args)),
         runtime: {
           secrets: secretValues(args.values.get("--secret") ?? [], process.env),
           onAddresses: (served) => {
