@@ -4,6 +4,7 @@
 // does not share the host's event loop. Options: --count N, --concurrency N,
 // --data DIR|:memory:|tmp (default :memory:), --kind KIND (default EdgeKVNamespace).
 
+import { PREFERRED_LANE } from "../src/core/lanes.ts";
 import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { flag } from "./flags.ts";
 
-const API = "/apis/forms.takoform.com/v1alpha3";
+// The bench speaks the lane a new host serves (its data directory is new).
+const API = PREFERRED_LANE.apiRoot;
 const TOKEN = "bench-token";
 
 interface Job {
@@ -84,7 +86,7 @@ async function load(job: Job): Promise<void> {
   };
 
   const support = JSON.parse((await call("GET", `${API}/support/forms`)).body) as { profiles: { formRef: Record<string, string> }[] };
-  const ref = support.profiles.find((p) => p.formRef.kind === job.kind && p.formRef.apiVersion === "edge.takoform-cdk.dev/v1alpha1")?.formRef;
+  const ref = support.profiles.find((p) => p.formRef.kind === job.kind && p.formRef.apiVersion === PREFERRED_LANE.edgeGroups.bundled)?.formRef;
   if (ref === undefined) throw new Error(`no bundled ${job.kind} installed`);
   const space = "bench";
   const query = new URLSearchParams({ space, group: ref.apiVersion!, kind: ref.kind!, definitionVersion: ref.definitionVersion!, schemaDigest: ref.schemaDigest! }).toString();

@@ -99,6 +99,118 @@ export const takoformRegistry: GeneratedRegistry = {
       "packageDigest": "sha256:bea134b91813c2244c865849e74759ba27fa91f99c32165c2836c6ddd135f1cc"
     },
     {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "AtLeastOnceQueue",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5dd815eba92f9e55967f2483911694aa78b57b89df5bcbc58a33f8360d4e6083",
+      "packageDigest": "sha256:7fa0e082398a9bcd46f96657a999078186e8f7f363731111b26a7dd253b7927a"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "EdgeKVNamespace",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:10dd798b656ce377e6953bd2ffad13e9e01fae7cc218cf2b235ce72a10f582a6",
+      "packageDigest": "sha256:878754b184f5910853ed61fb1a0725dde2070277018b5147c7c68469c714d6d6"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ModuleWorker",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:ece74b263a50d817de05debb70b865d0b541a465f6229312cb159cfe3f66bf5b",
+      "packageDigest": "sha256:cacff264a32a77c8737a2c7f4b9f18c1338bdc6309e900e55b30d9ddb87f299b"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ModuleWorker",
+      "definitionVersion": "0.2.0",
+      "schemaDigest": "sha256:cbc08b3a76a13bea343bfb63e316221ebef6d07289cef719813a3f597f6b3100",
+      "packageDigest": "sha256:b50c641a3722ce0dd98e26b83fd5cd9f8331cdfec53e58e694e41ae10b20efe1"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ObjectBucket",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5c451a77b6dcdb539e207b9212c7083527fb71855d96e1bef63f3637f8831114",
+      "packageDigest": "sha256:451583ed0983d41ff958f7edf7d51156d4b49c72177c5647e8525d337dfb4e8f"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "QueueConsumer",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:7003ddf3b6373e3dbbe654edbdf46d765a00f76cb6d7f690ff8c7bd0b0209a59",
+      "packageDigest": "sha256:c0c6fb7c4d813f992ba09c800a0cd15ac5ea0256681edce8ff3027a908b1b7f5"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteDatabase",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:7bd1897a3700e45853bdefad0e14d7a1954150d02ab06732527fcf81b8d613f8",
+      "packageDigest": "sha256:df3fcb318aa9cf29094c2900df78ec30f5a4dc08325930dc8d6d912ba8e18eb7"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationApplication",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5c5f8892f0448111f0680015a6ccf34c48f434951b802c0481902b300dc006a4",
+      "packageDigest": "sha256:6e5c8518b559e91b1236fd10eaca7d04e89063fd7bcf03126d0e6dc110934bb2"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationSet",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:50a149c3c9e4f5aea0f074c09435b953d62d25e5065d3932a06e6ab84a72dd86",
+      "packageDigest": "sha256:1418796f9b1d0f4f24494fb76c83ddd0e467fda1c1ba96f68d48e3d25cf57c15"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "StaticAssetBundle",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:1be8d73912e0d0815f04b3725b9b51c2665aab60ee6e19b33caab79269e9587d",
+      "packageDigest": "sha256:034fa63e104589b0d94947ae9675575648d3ba3a58cc2297a5a1b67c3cc9e1c2"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerBundle",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:099c8e6d1fb5e1f338d8822dbd10e4bd19b1a3faae06f3843c85db4dc68fdb9b",
+      "packageDigest": "sha256:9825939c5ee567ae4d1a0c23a9b9dcdcfd4e2bc0633cd743bf47b39f898e0d14"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCronTrigger",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:49d0f2fa191d7529658c19165eb504cbc3dcaa1503114149837d0a9021817695",
+      "packageDigest": "sha256:9d73f7fc1dc81a1a4b4cd5ff7985f364ebf6d4ddba5a6ee1c0c0e21c8306b3af"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCustomDomain",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:88087b85a632fb061d9190d58e8dfead828ec1137abb77fd89e637a548754e07",
+      "packageDigest": "sha256:46e21384731e5ad1b9d771ad983ee396b087cf6ab1753c90501d4c6700a3e62e"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerDeployment",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:0f8faedaba344adc7e846006b5c0b04c74338d3c05b4489efceb55b7fb30d6b1",
+      "packageDigest": "sha256:8a5a86d96a0683f2ac175b2ffe0d981aed6846df34b68d83e77d816e09145a70"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerEndpoint",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:b4bbcdda3ac505ab20b6ad1b6e38c56d6fe6beac5778d8835f9380ad84a632ac",
+      "packageDigest": "sha256:366a84a00e0210de21ffb7e7354d1d63c135a43412b06f830f1148a41c02a8bf"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerVersion",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:1cf7ef14643c0c8ed1fdeaf1c2fd35dddaf161ead9215325f9124355d1aecd7d",
+      "packageDigest": "sha256:99bf8b1921cf097305324fd42e2840570f706b23a7ac3fa5f8fffa8b0323c8f2"
+    },
+    {
       "apiVersion": "mesh.takoform-cdk.dev/v1alpha1",
       "kind": "Container",
       "definitionVersion": "0.1.0",
@@ -201,6 +313,96 @@ export const takoformRegistry: GeneratedRegistry = {
       "schemaDigest": "sha256:bed60e494f49fbd7d107a539077154c00c305945c38015615b365464cbb6685f"
     },
     {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "AtLeastOnceQueue",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5dd815eba92f9e55967f2483911694aa78b57b89df5bcbc58a33f8360d4e6083"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "EdgeKVNamespace",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:10dd798b656ce377e6953bd2ffad13e9e01fae7cc218cf2b235ce72a10f582a6"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ModuleWorker",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:ece74b263a50d817de05debb70b865d0b541a465f6229312cb159cfe3f66bf5b"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ObjectBucket",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5c451a77b6dcdb539e207b9212c7083527fb71855d96e1bef63f3637f8831114"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "QueueConsumer",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:7003ddf3b6373e3dbbe654edbdf46d765a00f76cb6d7f690ff8c7bd0b0209a59"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteDatabase",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:7bd1897a3700e45853bdefad0e14d7a1954150d02ab06732527fcf81b8d613f8"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationApplication",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:5c5f8892f0448111f0680015a6ccf34c48f434951b802c0481902b300dc006a4"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationSet",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:50a149c3c9e4f5aea0f074c09435b953d62d25e5065d3932a06e6ab84a72dd86"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "StaticAssetBundle",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:1be8d73912e0d0815f04b3725b9b51c2665aab60ee6e19b33caab79269e9587d"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerBundle",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:099c8e6d1fb5e1f338d8822dbd10e4bd19b1a3faae06f3843c85db4dc68fdb9b"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCronTrigger",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:49d0f2fa191d7529658c19165eb504cbc3dcaa1503114149837d0a9021817695"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCustomDomain",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:88087b85a632fb061d9190d58e8dfead828ec1137abb77fd89e637a548754e07"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerDeployment",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:0f8faedaba344adc7e846006b5c0b04c74338d3c05b4489efceb55b7fb30d6b1"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerEndpoint",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:b4bbcdda3ac505ab20b6ad1b6e38c56d6fe6beac5778d8835f9380ad84a632ac"
+    },
+    {
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerVersion",
+      "definitionVersion": "0.1.0",
+      "schemaDigest": "sha256:1cf7ef14643c0c8ed1fdeaf1c2fd35dddaf161ead9215325f9124355d1aecd7d"
+    },
+    {
       "apiVersion": "mesh.takoform-cdk.dev/v1alpha1",
       "kind": "Container",
       "definitionVersion": "0.1.0",
@@ -228,15 +430,33 @@ export const takoformRegistry: GeneratedRegistry = {
   types: [
     {
       "type": "takoform_at_least_once_queue",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "AtLeastOnceQueue",
+      "className": "AtLeastOnceQueue"
+    },
+    {
+      "type": "takoform_at_least_once_queue",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "AtLeastOnceQueue",
       "className": "AtLeastOnceQueue"
     },
     {
       "type": "takoform_edge_kv_namespace",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "EdgeKVNamespace",
+      "className": "EdgeKVNamespace"
+    },
+    {
+      "type": "takoform_edge_kv_namespace",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "EdgeKVNamespace",
       "className": "EdgeKVNamespace"
+    },
+    {
+      "type": "takoform_edge_object_bucket",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ObjectBucket",
+      "className": "ObjectBucket"
     },
     {
       "type": "takoform_edge_object_bucket",
@@ -264,6 +484,12 @@ export const takoformRegistry: GeneratedRegistry = {
     },
     {
       "type": "takoform_module_worker",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "ModuleWorker",
+      "className": "ModuleWorker"
+    },
+    {
+      "type": "takoform_module_worker",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "ModuleWorker",
       "className": "ModuleWorker"
@@ -276,15 +502,51 @@ export const takoformRegistry: GeneratedRegistry = {
     },
     {
       "type": "takoform_queue_consumer",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "QueueConsumer",
+      "className": "QueueConsumer"
+    },
+    {
+      "type": "takoform_queue_consumer",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "QueueConsumer",
       "className": "QueueConsumer"
     },
     {
       "type": "takoform_sqlite_database",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteDatabase",
+      "className": "SQLiteDatabase"
+    },
+    {
+      "type": "takoform_sqlite_database",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "SQLiteDatabase",
       "className": "SQLiteDatabase"
+    },
+    {
+      "type": "takoform_sqlite_migration_application",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationApplication",
+      "className": "SQLiteMigrationApplication"
+    },
+    {
+      "type": "takoform_sqlite_migration_set",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "SQLiteMigrationSet",
+      "className": "SQLiteMigrationSet"
+    },
+    {
+      "type": "takoform_static_asset_bundle",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "StaticAssetBundle",
+      "className": "StaticAssetBundle"
+    },
+    {
+      "type": "takoform_worker_bundle",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerBundle",
+      "className": "WorkerBundle"
     },
     {
       "type": "takoform_worker_bundle",
@@ -294,9 +556,21 @@ export const takoformRegistry: GeneratedRegistry = {
     },
     {
       "type": "takoform_worker_cron_trigger",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCronTrigger",
+      "className": "WorkerCronTrigger"
+    },
+    {
+      "type": "takoform_worker_cron_trigger",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "WorkerCronTrigger",
       "className": "WorkerCronTrigger"
+    },
+    {
+      "type": "takoform_worker_custom_domain",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerCustomDomain",
+      "className": "WorkerCustomDomain"
     },
     {
       "type": "takoform_worker_custom_domain",
@@ -306,15 +580,33 @@ export const takoformRegistry: GeneratedRegistry = {
     },
     {
       "type": "takoform_worker_deployment",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerDeployment",
+      "className": "WorkerDeployment"
+    },
+    {
+      "type": "takoform_worker_deployment",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "WorkerDeployment",
       "className": "WorkerDeployment"
     },
     {
       "type": "takoform_worker_endpoint",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerEndpoint",
+      "className": "WorkerEndpoint"
+    },
+    {
+      "type": "takoform_worker_endpoint",
       "apiVersion": "edge.takoform-cdk.dev/v1alpha1",
       "kind": "WorkerEndpoint",
       "className": "WorkerEndpoint"
+    },
+    {
+      "type": "takoform_worker_version",
+      "apiVersion": "edge.takoform-cdk.dev/v1beta1",
+      "kind": "WorkerVersion",
+      "className": "WorkerVersion"
     },
     {
       "type": "takoform_worker_version",
@@ -337,6 +629,22 @@ export const takoformRegistry: GeneratedRegistry = {
     "edge.takoform-cdk.dev/v1alpha1 WorkerDeployment 0.1.0 sha256:57cf0dc96bde5138d3b475155907e5ea784d8cd3ce66f588ca1ebe255a2ffa80": "codecs/edge/v1alpha1/worker-deployment@0.1.0.gen.json",
     "edge.takoform-cdk.dev/v1alpha1 WorkerEndpoint 0.1.0 sha256:5915c2d5db0268e5680b31031540959218d6f261e4e1b123eee665e4b0233cdf": "codecs/edge/v1alpha1/worker-endpoint@0.1.0.gen.json",
     "edge.takoform-cdk.dev/v1alpha1 WorkerVersion 0.1.0 sha256:bed60e494f49fbd7d107a539077154c00c305945c38015615b365464cbb6685f": "codecs/edge/v1alpha1/worker-version@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 AtLeastOnceQueue 0.1.0 sha256:5dd815eba92f9e55967f2483911694aa78b57b89df5bcbc58a33f8360d4e6083": "codecs/edge/v1beta1/at-least-once-queue@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 EdgeKVNamespace 0.1.0 sha256:10dd798b656ce377e6953bd2ffad13e9e01fae7cc218cf2b235ce72a10f582a6": "codecs/edge/v1beta1/edge-kv-namespace@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 ModuleWorker 0.1.0 sha256:ece74b263a50d817de05debb70b865d0b541a465f6229312cb159cfe3f66bf5b": "codecs/edge/v1beta1/module-worker@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 ModuleWorker 0.2.0 sha256:cbc08b3a76a13bea343bfb63e316221ebef6d07289cef719813a3f597f6b3100": "codecs/edge/v1beta1/module-worker@0.2.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 ObjectBucket 0.1.0 sha256:5c451a77b6dcdb539e207b9212c7083527fb71855d96e1bef63f3637f8831114": "codecs/edge/v1beta1/object-bucket@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 QueueConsumer 0.1.0 sha256:7003ddf3b6373e3dbbe654edbdf46d765a00f76cb6d7f690ff8c7bd0b0209a59": "codecs/edge/v1beta1/queue-consumer@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 SQLiteDatabase 0.1.0 sha256:7bd1897a3700e45853bdefad0e14d7a1954150d02ab06732527fcf81b8d613f8": "codecs/edge/v1beta1/sqlite-database@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 SQLiteMigrationApplication 0.1.0 sha256:5c5f8892f0448111f0680015a6ccf34c48f434951b802c0481902b300dc006a4": "codecs/edge/v1beta1/sqlite-migration-application@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 SQLiteMigrationSet 0.1.0 sha256:50a149c3c9e4f5aea0f074c09435b953d62d25e5065d3932a06e6ab84a72dd86": "codecs/edge/v1beta1/sqlite-migration-set@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 StaticAssetBundle 0.1.0 sha256:1be8d73912e0d0815f04b3725b9b51c2665aab60ee6e19b33caab79269e9587d": "codecs/edge/v1beta1/static-asset-bundle@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerBundle 0.1.0 sha256:099c8e6d1fb5e1f338d8822dbd10e4bd19b1a3faae06f3843c85db4dc68fdb9b": "codecs/edge/v1beta1/worker-bundle@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerCronTrigger 0.1.0 sha256:49d0f2fa191d7529658c19165eb504cbc3dcaa1503114149837d0a9021817695": "codecs/edge/v1beta1/worker-cron-trigger@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerCustomDomain 0.1.0 sha256:88087b85a632fb061d9190d58e8dfead828ec1137abb77fd89e637a548754e07": "codecs/edge/v1beta1/worker-custom-domain@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerDeployment 0.1.0 sha256:0f8faedaba344adc7e846006b5c0b04c74338d3c05b4489efceb55b7fb30d6b1": "codecs/edge/v1beta1/worker-deployment@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerEndpoint 0.1.0 sha256:b4bbcdda3ac505ab20b6ad1b6e38c56d6fe6beac5778d8835f9380ad84a632ac": "codecs/edge/v1beta1/worker-endpoint@0.1.0.gen.json",
+    "edge.takoform-cdk.dev/v1beta1 WorkerVersion 0.1.0 sha256:1cf7ef14643c0c8ed1fdeaf1c2fd35dddaf161ead9215325f9124355d1aecd7d": "codecs/edge/v1beta1/worker-version@0.1.0.gen.json",
     "mesh.takoform-cdk.dev/v1alpha1 Container 0.1.0 sha256:6e70e2a49d6d621a48ab443749cca54b66cc60d950cd7513ed6088f9c077668f": "codecs/mesh/v1alpha1/container@0.1.0.gen.json",
     "mesh.takoform-cdk.dev/v1alpha1 Service 0.1.0 sha256:efb2cf85081dd969e23d3bc9d2d28004bb6e1921fc964591f6b474f234c71a2a": "codecs/mesh/v1alpha1/service@0.1.0.gen.json",
     "mesh.takoform-cdk.dev/v1alpha1 Worker 0.1.0 sha256:4b32a6557967d28548fb3f62f070156a1c124dba3497f2ab0b365664fc7bf9ce": "codecs/mesh/v1alpha1/worker@0.1.0.gen.json",

@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
 import { type ApplyHooks, type ApplyRun, checkSensitiveVariables, DEFAULT_PARALLELISM, type EngineEvent, PlanFileError, type PlanMode, ProgressPrinter, readPlanFile, renderPlan, runApply, runClosingLines, type RunKind, runToJson, type SavedPlan } from "../engine/index.ts";
-import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
+import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { openSession } from "./session.ts";
 import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
@@ -22,7 +22,11 @@ interface FlowOptions {
   parallelism: number;
   lockTimeout: number;
   targets: string[];
+  /** `-replace`: addresses replaced even where nothing changed (apply only, a normal plan). */
+  replace: string[];
   refresh: boolean;
+  /** `-input=false`: never ask; without --auto-approve a plan with changes is then refused. */
+  input: boolean;
 }
 
 export async function applyFlow(kind: ApplyKind, argv: string[], usageText: string): Promise<number> {
@@ -48,10 +52,16 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
 
   const display = new RunDisplay(io);
   const interrupts = new Interrupts(io);
-  const approval = new Approval(kind, io, interrupts);
+  const approval = new Approval(kind, io, interrupts, options.input);
   try {
     const run = await runApply({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, {
-      plan: { mode: options.mode, refresh: options.refresh, parallelism: options.parallelism, ...(options.targets.length > 0 ? { targets: options.targets } : {}) },
+      plan: {
+        mode: options.mode,
+        refresh: options.refresh,
+        parallelism: options.parallelism,
+        ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+        ...(options.replace.length > 0 ? { replace: options.replace } : {}),
+      },
       ...(saved !== undefined ? { saved } : {}),
       lock: { holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: options.lockTimeout, forceUnlock: options.args.switches.has("--force-unlock") },
       parallelism: options.parallelism,
@@ -69,11 +79,17 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   }
 }
 
+/** The flags of `apply`, `destroy` and `refresh`. */
+export function applyFlags(kind: ApplyKind): FlagSpec {
+  return flagSpec(PROJECT_FLAGS, LOCK_FLAGS, {
+    values: ["--target", "--parallelism", ...(kind === "apply" ? ["--replace"] : [])],
+    switches: ["--auto-approve", "--refresh", ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])],
+  });
+}
+
 /** The command line: the mode, the plan options, and a saved plan file (apply only, and then nothing else). */
 function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
-  const valueFlags = ["--target", "--refresh", "--parallelism", ...LOCK_FLAGS.values];
-  const switches = ["--auto-approve", ...LOCK_FLAGS.switches, ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])];
-  const args: ParsedArgs = parseArgs(argv, flagSpec(PROJECT_FLAGS, { values: valueFlags, switches }));
+  const args: ParsedArgs = parseArgs(argv, applyFlags(kind));
   if (args.switches.has("--help")) return "help";
   enterProject(args);
   if (args.positionals.length > (kind === "apply" ? 1 : 0)) throw new CliUsageError(`unexpected argument ${args.positionals[kind === "apply" ? 1 : 0]}`);
@@ -92,10 +108,15 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     parallelism: intFlag(args, "--parallelism", DEFAULT_PARALLELISM),
     lockTimeout: durationFlag(args, "--lock-timeout", 0),
     targets: args.values.get("--target") ?? [],
+    replace: args.values.get("--replace") ?? [],
     refresh: boolFlag(args, "--refresh", true),
+    // -input=false: never ask. Without --auto-approve, a plan with changes is then refused as
+    // Terraform refuses one it cannot ask about (docs/cli.md).
+    input: boolFlag(args, "--input", true),
   };
-  if (planFile !== undefined && (options.targets.length > 0 || args.values.has("--refresh") || mode !== "normal")) {
-    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --refresh, --destroy and --refresh-only belong to `takoform plan`");
+  if (mode !== "normal" && options.replace.length > 0) throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
+  if (planFile !== undefined && (options.targets.length > 0 || options.replace.length > 0 || args.settings.has("--refresh") || mode !== "normal")) {
+    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`");
   }
   return options;
 }
@@ -158,20 +179,28 @@ class Interrupts {
   }
 }
 
-/** Terraform's approval prompt; without a terminal (or with --json) the answer is no, and the command says why. */
+/**
+ * Terraform's approval prompt; with -input=false, without a terminal (or with --json) the answer
+ * is no, and the command says why.
+ */
 class Approval {
-  /** Asked, but there was no terminal to ask on. */
-  noTty = false;
+  /** Asked, but -input=false forbade asking, or there was no terminal to ask on. */
+  refused: "no-tty" | "input-disabled" | null = null;
 
   constructor(
     private readonly kind: ApplyKind,
     private readonly io: Console,
     private readonly interrupts: Interrupts,
+    private readonly input: boolean,
   ) {}
 
   async ask(): Promise<boolean> {
+    if (!this.input) {
+      this.refused = "input-disabled";
+      return false;
+    }
     if (this.io.json) {
-      this.noTty = true;
+      this.refused = "no-tty";
       return false;
     }
     this.interrupts.prompting = true;
@@ -186,7 +215,7 @@ class Approval {
       this.interrupts.prompting = false;
     }
     if (answer === "no-tty") {
-      this.noTty = true;
+      this.refused = "no-tty";
       return false;
     }
     return answer;
@@ -195,7 +224,7 @@ class Approval {
   refusal(): Diagnostic {
     return {
       severity: "error",
-      summary: `${this.kind} needs approval, and there is no terminal to ask on`,
+      summary: this.refused === "input-disabled" ? `${this.kind} needs approval, and -input=false forbids asking for it` : `${this.kind} needs approval, and there is no terminal to ask on`,
       detail: "The plan above was not applied.",
       repair: `Review the plan, then run \`takoform ${this.kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
     };
@@ -204,7 +233,7 @@ class Approval {
 
 /** The run's outcome: one JSON document, or what the display has not shown yet and the closing lines. */
 function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay, approval: Approval): number {
-  if (approval.noTty) {
+  if (approval.refused !== null) {
     if (io.json) io.emitJson(runToJson(kind, run, [approval.refusal()]));
     else io.diagnostics([approval.refusal()]);
     return 1;

@@ -1,9 +1,11 @@
 // Wiring a provider for a command: where the host is, which space, which token, and which
 // registry. The engine receives the provider; only this file knows about the embedded host.
 //
-// Provider configuration: the stack's `takoform` provider block (endpoint, space, token; literals
-// or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN — evaluated by the
-// engine's config loader (engine/config/provider-settings.ts). Without an endpoint the
+// Provider configuration: the stack's `takoform` provider block (endpoint, space, token, lane;
+// literals or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN / TAKOFORM_LANE
+// — evaluated by the engine's config loader (engine/config/provider-settings.ts). `lane` pins the
+// Host API lane (docs/client.md §1); without it the lane the state was written under is tried
+// first, then the newest (docs/state.md §4). Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
 // through the in-process transport, space `default`, development token. When another process
@@ -23,7 +25,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HostClient, inProcessTransport } from "../client/index.ts";
-import { DiagnosticError } from "../core/index.ts";
+import { DiagnosticError, type LaneName, laneNamesText } from "../core/index.ts";
 import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
 import type { HostBinding } from "../state/index.ts";
@@ -38,7 +40,7 @@ const IN_PROCESS_URL = "http://localhost";
 
 export interface Connection {
   provider: Provider;
-  /** Where the host is, which space, which token: the provider block, evaluated (engine/config). */
+  /** Where the host is, which space, which token, which lane: the provider block, evaluated (engine/config). */
   settings: ProviderSettings;
   /** Where the host is, for messages (never includes the token). */
   describe: string;
@@ -95,6 +97,11 @@ export interface ConnectOptions {
   stack: StackConfig | null;
   variables: ResolvedVariables | null;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The lane the state was written under (engine/host-binding.ts recordedLane): asked first when
+   * no lane is pinned, and served by the embedded host, so an existing state keeps its lane.
+   */
+  stateLane?: LaneName;
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -116,8 +123,12 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   let servedBy: string | undefined;
 
   const connect = async (): Promise<HostClient> => {
+    const lanes = {
+      ...(settings.lane !== null ? { lane: settings.lane } : {}),
+      ...(options.stateLane !== undefined ? { preferLane: options.stateLane } : {}),
+    };
     if (settings.endpoint !== null) {
-      client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}) });
+      client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}), ...lanes });
       return client;
     }
     // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
@@ -127,7 +138,10 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     const deadline = Date.now() + HOST_LOCK_GRACE_MS;
     for (;;) {
       try {
-        embedded = await LocalHost.open({ data: dataDir, log: (line) => process.stderr.write(`${line}\n`) });
+        // The embedded host serves its data's lanes, plus the one this project needs: the pinned
+        // lane, or the one its state was written under.
+        const needed = [...(settings.lane !== null ? [settings.lane] : []), ...(options.stateLane !== undefined ? [options.stateLane] : [])];
+        embedded = await LocalHost.open({ data: dataDir, includeLanes: needed, log: (line) => process.stderr.write(`${line}\n`) });
         break;
       } catch (error) {
         if (!(error instanceof DataDirLockedError)) throw error;
@@ -135,7 +149,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         if (served?.devToken === true) {
           servedBy = served.url;
           presentedToken = settings.token ?? DEV_TOKEN.token;
-          client = await HostClient.connect({ endpoint: served.url, token: presentedToken });
+          client = await HostClient.connect({ endpoint: served.url, token: presentedToken, ...lanes });
           return client;
         }
         if (Date.now() >= deadline) {
@@ -150,6 +164,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       endpoint: IN_PROCESS_URL,
       token: presentedToken,
       transport: inProcessTransport((request) => host.handle(request)),
+      ...lanes,
     });
     return client;
   };
@@ -177,14 +192,19 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         throw new ConnectError({
           severity: "error",
           code: providerCode("lane-unavailable"),
-          summary: "Takoform v1alpha3 lane unavailable",
-          detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
+          summary: "Takoform Host API lane unavailable",
+          detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),
-          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves Host API v1alpha3, check the token, and run again.",
+          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
         });
       }
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
-      return hostBindingOf({ origin, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) }, settings.space, presentedToken, lineage);
+      return hostBindingOf(
+        { origin, lane: lane.hostApiVersion, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) },
+        settings.space,
+        presentedToken,
+        lineage,
+      );
     },
     async close() {
       client?.close();

@@ -19,8 +19,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   destroy: { summary: "Delete every resource this state manages", load: async () => (await import("./commands/destroy.ts")).command },
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
-  state: { summary: "Inspect or edit state (state list | show | pull | rm | rebind)", load: async () => (await import("./commands/state.ts")).command },
+  state: { summary: "Inspect or edit state (state list | show | pull | mv | rm | rebind)", load: async () => (await import("./commands/state.ts")).command },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
+  show: { summary: "Show the current state or a saved plan (show [PLAN-FILE])", load: async () => (await import("./commands/show.ts")).command },
+  init: { summary: "Create a new project from the bundled template (init [DIR])", load: async () => (await import("./commands/init.ts")).command },
 };
 
 const USAGE = `Usage: takoform <command> [options]
@@ -32,15 +34,40 @@ ${Object.entries(COMMANDS)
   .map(([name, entry]) => `  ${name.padEnd(10)} ${entry.summary}`)
   .join("\n")}
 
-Run \`takoform <command> --help\` for a command's options.`;
+Global options (before the command):
+  -chdir=DIR             Switch to DIR first, as Terraform's -chdir (also -C DIR after the command)
+  -version, -help
+
+Run \`takoform <command> --help\` for a command's options. Every flag may be written with one
+dash or two, and its value after = or a space (-out=tfplan, --out tfplan).`;
+
+/** Terraform's global `-chdir=DIR` before the command name: switch directory, drop it. */
+function globalChdir(argv: string[]): string[] | number {
+  const m = /^--?chdir(?:=([\s\S]*))?$/.exec(argv[0] ?? "");
+  if (m === null) return argv;
+  const dir = m[1] ?? argv[1];
+  if (dir === undefined || dir === "") {
+    console.error("takoform: -chdir needs a directory (-chdir=DIR)");
+    return 1;
+  }
+  try {
+    process.chdir(dir);
+  } catch (error) {
+    console.error(`takoform: -chdir=${dir}: ${(error as Error).message}`);
+    return 1;
+  }
+  return argv.slice(m[1] !== undefined ? 1 : 2);
+}
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  const rest0 = globalChdir(argv);
+  if (typeof rest0 === "number") return rest0;
+  const [name, ...rest] = rest0;
+  if (name === undefined || name === "--help" || name === "-help" || name === "-h" || name === "help") {
     console.log(USAGE);
     return name === undefined ? 1 : 0;
   }
-  if (name === "--version" || name === "-v") {
+  if (name === "--version" || name === "-version" || name === "-v" || name === "version") {
     const { packageVersion } = await import("../core/package-root.ts");
     console.log(packageVersion());
     return 0;

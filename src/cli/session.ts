@@ -7,6 +7,7 @@
 import type { Diagnostic } from "../core/index.ts";
 import { type HostBinding, openLocalState, type StateStore } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import { recordedLane } from "../engine/index.ts";
 import type { Workspace } from "./workspace.ts";
 
 export interface Session {
@@ -25,7 +26,8 @@ export async function openSession(ws: Workspace): Promise<Session | { diagnostic
   const store = openLocalState(ws.statePath);
   let connection: Connection | undefined;
   try {
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+    const stateLane = await recordedLane(store);
+    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };
   } catch (error) {

@@ -9,21 +9,35 @@ import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "..
 import { loadConfigFile, loadProjectConfig, loadStackConfig, readVarFile, type ResolvedVariables, resolveVariables, type StackConfig, type VarFile } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
-export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
+/**
+ * The flags of every command that reads the project (the plan/apply family). `--input` is
+ * accepted everywhere Terraform takes it; only apply and destroy ever ask anything.
+ */
+export const PROJECT_FLAGS = {
+  values: ["--chdir", "--config", "--stack", "--var", "--var-file"],
+  switches: ["--help", "--json", "--no-color", "--no-typecheck", "--input"],
+} as const;
 
-export const PROJECT_HELP = `  -C DIR                 Project directory (default: the current directory)
+export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
   --stack NAME           The stack of the app to use (required when it has several)
   --var NAME=VALUE       A variable value (repeatable); also TAKOFORM_VAR_NAME / TF_VAR_NAME
   --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
+  --no-typecheck         Run the app without typechecking it first
+  --input=false          Never ask anything (apply and destroy then need --auto-approve)
   --json                 Machine-readable output
-  --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
+  --no-color             No ANSI colour (colour is used only on a terminal anyway)
 
+Every flag may be written with one dash or two, and its value after = or a space
+(-var-file=x.json, --var-file x.json); on/off flags take =true or =false.`;
+
+/** Short spellings every command takes. */
+export const FLAG_ALIASES: Readonly<Record<string, string>> = { "-C": "--chdir", "-h": "--help" };
 export function flagSpec(...parts: { values?: readonly string[]; switches?: readonly string[] }[]): FlagSpec {
   return {
     values: parts.flatMap((p) => p.values ?? []),
     switches: parts.flatMap((p) => p.switches ?? []),
-    aliases: { "-C": "--chdir", "-h": "--help" },
+    aliases: FLAG_ALIASES,
   };
 }
 
@@ -88,12 +102,9 @@ export function intFlag(args: ParsedArgs, flag: string, fallback: number): numbe
   return Number(text);
 }
 
+/** An on/off flag's last setting (`-refresh=false`), or `fallback` when it was not given. */
 export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boolean {
-  const text = lastValue(args, flag);
-  if (text === undefined) return fallback;
-  if (text === "true") return true;
-  if (text === "false") return false;
-  throw new CliUsageError(`${flag} takes true or false, got ${JSON.stringify(text)}`);
+  return args.settings.get(flag) ?? fallback;
 }
 
 /** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
@@ -119,8 +130,10 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
       stackFile = file;
     } else {
       const stackName = lastValue(args, "--stack");
-      const loaded = await loadProjectConfig(dir, stackName !== undefined ? { stack: stackName } : {});
+      const loaded = await loadProjectConfig(dir, { ...(stackName !== undefined ? { stack: stackName } : {}), typecheck: !args.switches.has("--no-typecheck") });
       diagnostics.push(...loaded.diagnostics);
+      // A note is one line on stderr for people; --json output stays data only.
+      if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);
       stack = loaded.config;
       stackFile = loaded.stackFile;
     }

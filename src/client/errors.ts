@@ -101,7 +101,7 @@ export class AcceptedError extends TakoformClientError {
   }
 }
 
-/** The configured endpoint or the host's discovery document is not a usable v1alpha3 lane. */
+/** The configured endpoint or the host's discovery document is not a usable Host API lane. */
 export class DiscoveryError extends TakoformClientError {
   override name = "DiscoveryError";
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,4 +1,4 @@
-// Public surface of the Host API v1alpha3 client.
+// Public surface of the Host API client (every lane of src/core/lanes.ts).
 
 export { HostClient, DEFAULT_USER_AGENT, type HostClientOptions } from "./client.ts";
 export type { CallOptions, RequestEvent } from "./connection.ts";

@@ -16,7 +16,9 @@ export type SynthField =
   /** A JSON object: text as is, or an object serialized with sorted keys. */
   | { readonly key: string; readonly attribute: string; readonly kind: "json" }
   /** A list of objects whose members map one by one. */
-  | { readonly key: string; readonly attribute: string; readonly kind: "list"; readonly members: readonly SynthMember[] };
+  | { readonly key: string; readonly attribute: string; readonly kind: "list"; readonly members: readonly SynthMember[] }
+  /** One object whose members map one by one (a single nested attribute). */
+  | { readonly key: string; readonly attribute: string; readonly kind: "object"; readonly members: readonly SynthMember[] };
 
 /** One synthesized contribution (the reserved RFC 0011 shape). */
 export interface SynthesizedContribution {

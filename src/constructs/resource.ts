@@ -306,19 +306,23 @@ function synthField(field: SynthField, value: unknown, report: ReportProblem): u
         report(`${field.key} must be a list.`);
         return undefined;
       }
-      return value.map((element, i) => {
-        if (element === null || typeof element !== "object" || Array.isArray(element)) {
-          report(`${field.key}[${i}] must be an object with the members ${field.members.map((m) => m.key).join(", ")}.`);
-          return undefined;
-        }
-        const out: Record<string, unknown> = {};
-        for (const member of field.members) {
-          const v = synthMember(member, (element as Record<string, unknown>)[member.key], `${field.key}[${i}].${member.key}`, report);
-          if (v !== undefined) out[member.attribute] = v;
-        }
-        return out;
-      });
+      return value.map((element, i) => synthObject(field.members, element, `${field.key}[${i}]`, report));
+    case "object":
+      return synthObject(field.members, value, field.key, report);
   }
+}
+
+function synthObject(members: readonly SynthMember[], element: unknown, path: string, report: ReportProblem): unknown {
+  if (element === null || typeof element !== "object" || Array.isArray(element)) {
+    report(`${path} must be an object with the members ${members.map((m) => m.key).join(", ")}.`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const member of members) {
+    const v = synthMember(member, (element as Record<string, unknown>)[member.key], `${path}.${member.key}`, report);
+    if (v !== undefined) out[member.attribute] = v;
+  }
+  return out;
 }
 
 /** JSON text with sorted keys. String tokens survive as template interpolations; number tokens cannot. */

@@ -1,4 +1,4 @@
-// The portable grammars of Host API v1alpha3 (reference §0.3). Every layer that checks an
+// The portable grammars of the Host API (reference §0.3; the same on every lane). Every layer that checks an
 // identifier — definitions, host, client, provider — checks it against these, so a value one
 // layer accepts is a value every layer accepts.
 
@@ -9,7 +9,7 @@ export const RESOURCE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 export const FORM_API_VERSION =
   /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
 export const FORM_API_VERSION_MAX = 320;
-/** Retained epochs that are never valid v1alpha3 FormRef groups. */
+/** Retained epochs that are never valid FormRef groups (the FormRef schema's own refusal; the client also refuses the whole apex group: lanes.ts isApexGroup). */
 export const RETAINED_FORM_GROUPS: readonly string[] = ["forms.takoform.com/v1alpha1", "forms.takoform.com/v1alpha2"];
 
 export const KIND = /^[A-Z][A-Za-z0-9]{0,63}$/;

@@ -1,7 +1,8 @@
 // src/core — facts of the specification every layer states identically, and the primitives they
 // share; no behaviour of its own. The host imports only this and forms (ARCHITECTURE §3).
 //
-//   protocol.ts     Host API v1alpha3 vocabulary: error taxonomy, headers, paths, wire shapes
+//   protocol.ts     Host API vocabulary: error taxonomy, headers, wire shapes (the same on every lane)
+//   lanes.ts        the Host API lane table: each lane's paths, group version, Edge groups, packages
 //   grammar.ts      the portable grammars (names, kinds, digests, uids, SpaceIDs)
 //   refs.ts         exact contract identities (FormRef, Interface and Binding refs) and their keys
 //   values.ts       the Value model with first-class Unknown
@@ -13,6 +14,7 @@
 //   package-root.ts where the package lives on disk (imported alone by `takoform --version`)
 
 export * from "./protocol.ts";
+export * from "./lanes.ts";
 export * from "./grammar.ts";
 export * from "./refs.ts";
 export * from "./values.ts";

@@ -1,10 +1,8 @@
-// Host API v1alpha3 vocabulary (reference takoform-host-api.md §0, §1, §3, §4): constants and
-// the TypeScript shapes of the wire documents. Facts only — no behaviour — so the host and the
-// client can both name them without sharing a code path.
+// Host API vocabulary (reference takoform-host-api.md §0, §1, §3, §4): constants and the
+// TypeScript shapes of the wire documents, the same on every lane (the wire protocol did not
+// change between lanes; what names a lane is in ./lanes.ts). Facts only — no behaviour — so the
+// host and the client can both name them without sharing a code path.
 
-export const HOST_API_VERSION = "forms.takoform.com/v1alpha3";
-export const DISCOVERY_PATH = "/.well-known/takoform/v1alpha3";
-export const API_ROOT = "/apis/forms.takoform.com/v1alpha3";
 export const OPERATION_API_VERSION = "operations.takoform.com/v1alpha1";
 export const SUPPORT_API_VERSION = "support.takoform.com/v1alpha1";
 export const ARTIFACT_API_VERSION = "artifacts.takoform.com/v1alpha1";
@@ -24,7 +22,7 @@ export const HEADER = {
 } as const;
 
 /**
- * This project's extension, not v1alpha3 (whose discovery document is closed and names no host):
+ * This project's extension, not the Host API's (whose discovery document is closed and names no host):
  * response headers on discovery by which a host tells a client who it is and, from the
  * caller's own credential, which tenant the caller acts in. The embedded host sends both; a host
  * that sends neither is known by its origin. Both values are opaque; the tenant is
@@ -35,7 +33,7 @@ export const IDENTITY_HEADER = {
   tenant: "Takoform-Tenant",
 } as const;
 
-/** The seven discovery features a v1alpha3 host must advertise as `true`. */
+/** The seven discovery features a host must advertise as `true` (every lane). */
 export const REQUIRED_FEATURES = [
   "service_forms",
   "exact_form_ref",
@@ -106,6 +104,17 @@ export type ConditionReason = (typeof CONDITION_REASONS)[number];
 /** Operations a Form may declare in `lifecycleCapabilities` and a host may list on availability. */
 export const LIFECYCLE_OPERATIONS = ["create", "read", "update", "delete", "import", "observe", "refresh"] as const;
 export type LifecycleOperation = (typeof LIFECYCLE_OPERATIONS)[number];
+
+/**
+ * The manifest kind an artifact-backed Form's `manifestDigest` must name (reference v1beta1 §7.1).
+ * A Form kind not listed here that carries only a manifest digest is backed by a WorkerBundle
+ * manifest, as the first lane's only artifact-backed Form was.
+ */
+export const ARTIFACT_MANIFEST_KIND: Readonly<Record<string, WireArtifactManifest["kind"]>> = {
+  WorkerBundle: "WorkerBundle",
+  StaticAssetBundle: "StaticAssetBundle",
+  SQLiteMigrationSet: "MigrationBundle",
+};
 
 export const ARTIFACT_MEDIA_TYPES = {
   loadable: ["application/javascript+module", "text/plain", "application/octet-stream", "application/wasm"],

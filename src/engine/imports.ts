@@ -12,7 +12,7 @@ import { resolverFor } from "./evaluate.ts";
 
 /** `importState` then `read`: the existing host object as state, or diagnostics. */
 export async function importObject(provider: Provider, type: string, address: string, id: string): Promise<{ state: ResourceState | null; diagnostics: Diagnostic[] }> {
-  const parsed = provider.importState(type, id);
+  const parsed = await provider.importState(type, id);
   const diagnostics = located(parsed.diagnostics, address, type);
   if (hasErrors(diagnostics) || parsed.state === null) return { state: null, diagnostics };
   const read = await provider.read(parsed.state);

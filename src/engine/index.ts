@@ -57,11 +57,13 @@ export {
   type ApplyStatus,
   type EngineSetup,
 } from "./run.ts";
+export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
+export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";
 export { runToJson, runClosingLines } from "./render/run.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.
-export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf } from "./host-binding.ts";
+export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, recordedLane } from "./host-binding.ts";
 export { runRebind } from "./rebind.ts";
 export { formatValue } from "./render/values.ts";

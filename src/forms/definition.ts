@@ -8,7 +8,7 @@
 //   non-empty `description` on that property.
 // - `update` is declared exactly when the role is not `revision` and at least one top-level
 //   desired field is not listed in `immutableFields`; a mismatch either way is refused.
-// - `refresh` is refused: the v1alpha3 lane has no refresh operation.
+// - `refresh` is refused: no Host API lane has a refresh operation.
 // - Fixture names are unique across the positive and negative lists of one Form.
 
 import { type FormRef, isBindingRef, isFormApiVersion, isInterfaceRef, isKind, isSemver } from "../core/index.ts";
@@ -133,7 +133,7 @@ function checkCapabilities(r: ShapeReader, role: string, capabilities: string[],
     if (!capabilities.includes(base)) r.fail("lifecycle-base-set", "/lifecycleCapabilities", `every Form declares ${base}`);
   }
   const refreshAt = capabilities.indexOf("refresh");
-  if (refreshAt >= 0) r.fail("lifecycle-base-set", child("/lifecycleCapabilities", refreshAt), "the v1alpha3 lane has no refresh operation");
+  if (refreshAt >= 0) r.fail("lifecycle-base-set", child("/lifecycleCapabilities", refreshAt), "no Host API lane has a refresh operation");
   const properties = isJsonObject(desiredSchema.properties) ? Object.keys(desiredSchema.properties) : [];
   const mutable = properties.filter((name) => !immutable.includes(`/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`));
   if (updateAt >= 0 && mutable.length === 0) {

@@ -50,7 +50,8 @@ export function render(layout: Layout, model: GenerationModel): RenderedFiles {
     files.push([layout.registryIndex, renderRegistryDocument(model)]);
   }
 
-  const byLine = new Map<string, GenerationLine>(model.lines.map((l) => [groupKindKey(l), l]));
+  // Every line of every type, so a reference to any lane's line names its type's construct.
+  const byLine = new Map<string, GenerationLine>(model.lines.flatMap((l) => l.lines.map((m) => [groupKindKey(m), l] as const)));
   for (const line of model.lines) {
     files.push([`${layout.constructsDir}/${constructFileName(line.type)}`, renderConstruct(layout, line, byLine)]);
   }

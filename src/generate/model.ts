@@ -4,7 +4,7 @@
 
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { type JsonValue, loadDefinitions, type LoadedForm } from "../forms/index.ts";
-import { compareUtf8, formatFormRef, type FormRef, formRefKey, groupKindKey } from "../core/index.ts";
+import { compareUtf8, formatFormRef, type FormRef, formRefKey, groupKindKey, laneOfGroup, LANES } from "../core/index.ts";
 import { CodecSurfaceError, type FormCodec, resourceTypeSchema, type ResourceTypeSchema, type SupportedRef } from "../registry/index.ts";
 import { scanCandidateSets, type CandidateEntry } from "./candidates.ts";
 import { deriveCodec } from "./derive-codec.ts";
@@ -12,12 +12,25 @@ import { GenerateError } from "./errors.ts";
 import { compareSemver } from "./semver.ts";
 import { nameLines, TypeNameErrors } from "./type-names.ts";
 
+/** A lane-owned line sorts by its lane's preference; a lane-neutral one first. */
+function lanePreference(apiVersion: string): number {
+  const owner = laneOfGroup(apiVersion);
+  return owner === undefined ? -1 : LANES.indexOf(owner);
+}
+
+/**
+ * One resource type of the generation set. It serves one Form line, or one Edge family line per
+ * Host API lane; `apiVersion`/`kind`/`defaultCodec` are its lead line's (the preferred lane's),
+ * which decides its surface and its construct.
+ */
 export interface GenerationLine {
   apiVersion: string;
   kind: string;
   type: string;
   className: string;
-  /** The line's codecs in registry order. */
+  /** Every line the type serves, lead first, each with its default create. */
+  lines: { apiVersion: string; kind: string; defaultCodec: FormCodec }[];
+  /** The codecs of every line, in registry order. */
   codecs: FormCodec[];
   defaultCodec: FormCodec;
   schema: ResourceTypeSchema;
@@ -151,16 +164,34 @@ export function buildModel(options: ModelOptions): ModelResult {
     else throw error;
   }
 
-  const lines: GenerationLine[] = [];
+  // Lines named alike (one Edge kind across lanes) become one type, lead line first.
+  const byType = new Map<string, typeof lineList>();
   for (const line of lineList) {
     const name = names.get(groupKindKey(line));
     if (name === undefined) continue;
+    byType.set(name.type, [...(byType.get(name.type) ?? []), line]);
+  }
+  const lines: GenerationLine[] = [];
+  for (const [type, members] of byType) {
+    members.sort((a, b) => lanePreference(a.apiVersion) - lanePreference(b.apiVersion));
+    const lead = members[0]!;
+    const name = names.get(groupKindKey(lead))!;
+    const codecs = members.flatMap((m) => m.codecs).sort((a, b) => compareRefs(a.ref, b.ref));
     try {
-      const schema = resourceTypeSchema(name.type, line.codecs, line.defaultCodec);
-      lines.push({ apiVersion: line.apiVersion, kind: line.kind, type: name.type, className: name.className, codecs: line.codecs, defaultCodec: line.defaultCodec, schema });
+      const schema = resourceTypeSchema(type, codecs, lead.defaultCodec, members);
+      lines.push({
+        apiVersion: lead.apiVersion,
+        kind: lead.kind,
+        type,
+        className: name.className,
+        lines: members.map((m) => ({ apiVersion: m.apiVersion, kind: m.kind, defaultCodec: m.defaultCodec })),
+        codecs,
+        defaultCodec: lead.defaultCodec,
+        schema,
+      });
     } catch (error) {
       if (!(error instanceof CodecSurfaceError)) throw error;
-      const offender = line.codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? line.defaultCodec;
+      const offender = codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? lead.defaultCodec;
       const file = byIdentity.get(`${groupKindKey(offender.ref)} ${offender.ref.definitionVersion}`)?.file;
       problems.push(new GenerateError(error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface", file, "", error.message));
     }
@@ -169,7 +200,7 @@ export function buildModel(options: ModelOptions): ModelResult {
 
   if (problems.length > 0) return { model: null, problems: sortProblems(problems) };
   const supported: SupportedRef[] = codecs.map((c) => ({ ...c.ref, packageDigest: c.packageDigest }));
-  const defaultCreates: FormRef[] = lines.map((l) => ({ ...l.defaultCodec.ref })).sort(compareRefs);
+  const defaultCreates: FormRef[] = lines.flatMap((l) => l.lines.map((m) => ({ ...m.defaultCodec.ref }))).sort(compareRefs);
   const definitions = [...byIdentity.values()].map(({ form }) => ({ ref: form.ref, document: form.document })).sort((a, b) => compareRefs(a.ref, b.ref));
   return { model: { codecs, lines, supported, defaultCreates, definitions }, problems: [] };
 }

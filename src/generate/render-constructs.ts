@@ -5,7 +5,7 @@
 
 import { type SynthField, type SynthMember, TakoformResource } from "../constructs/resource.ts";
 import { groupKindKey } from "../core/index.ts";
-import type { CodecField, CodecFieldType, CodecScalarType } from "../registry/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, runtimeImport, specifier, type Layout } from "./layout.ts";
 import type { GenerationLine, GenerationModel } from "./model.ts";
@@ -70,6 +70,20 @@ function scalarTs(ctx: RenderContext, type: CodecScalarType): { tsType: string; 
   }
 }
 
+/** The members of an object (a list element or a single nested attribute): synthesis table and interface lines. */
+function renderMembers(ctx: RenderContext, list: readonly CodecMember[]): { members: SynthMember[]; lines: string[] } {
+  const members: SynthMember[] = [];
+  const lines: string[] = [];
+  for (const member of list) {
+    const memberKey = camelFromSnake(member.attribute);
+    const ts = scalarTs(ctx, member.type);
+    members.push(member.type.kind === "ref" ? (ts.targetType !== undefined ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType } : { key: memberKey, attribute: member.attribute, kind: "ref" }) : { key: memberKey, attribute: member.attribute, kind: "value" });
+    lines.push(...doc([member.description, member.type.kind === "ref" ? `A ${member.type.target.kind} name, or the construct.` : undefined], "  "));
+    lines.push(`  readonly ${memberKey}${member.required ? "" : "?"}: ${ts.tsType};`);
+  }
+  return { members, lines };
+}
+
 interface RenderedField {
   synth: SynthField;
   member: string[];
@@ -121,17 +135,16 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
     }
     case "object-list": {
       tsType = `readonly ${elementName}[]`;
-      const members: SynthMember[] = [];
-      const lines: string[] = [];
-      for (const member of type.members) {
-        const memberKey = camelFromSnake(member.attribute);
-        const ts = scalarTs(ctx, member.type);
-        members.push(member.type.kind === "ref" ? (ts.targetType !== undefined ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType } : { key: memberKey, attribute: member.attribute, kind: "ref" }) : { key: memberKey, attribute: member.attribute, kind: "value" });
-        lines.push(...doc([member.description, member.type.kind === "ref" ? `A ${member.type.target.kind} name, or the construct.` : undefined], "  "));
-        lines.push(`  readonly ${memberKey}${member.required ? "" : "?"}: ${ts.tsType};`);
-      }
+      const { members, lines } = renderMembers(ctx, type.members);
       synth = { key, attribute: field.attribute, kind: "list", members };
       elementInterface.push(...doc([`One element of {@link ${ctx.line.className}Config.${key}}.`]), `export interface ${elementName} {`, ...lines, "}");
+      break;
+    }
+    case "object": {
+      tsType = elementName;
+      const { members, lines } = renderMembers(ctx, type.members);
+      synth = { key, attribute: field.attribute, kind: "object", members };
+      elementInterface.push(...doc([`The value of {@link ${ctx.line.className}Config.${key}}.`]), `export interface ${elementName} {`, ...lines, "}");
       break;
     }
     default: {
@@ -183,7 +196,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
   const runtimeNames = ["TakoformResource", ...bases.map((b) => `type ${b}`), "type SynthField"];
   const out: string[] = [
     GENERATED_HEADER,
-    `// Terraform type ${line.type}: the Form line ${line.apiVersion} ${line.kind}.`,
+    line.lines.length > 1
+      ? `// Terraform type ${line.type}: the Form lines ${line.lines.map((l) => `${l.apiVersion} ${l.kind}`).join(", ")} (one per Host API lane).`
+      : `// Terraform type ${line.type}: the Form line ${line.apiVersion} ${line.kind}.`,
     ...(usesResolvable ? ['import type { IResolvable } from "cdktf";'] : []),
     'import type { Construct } from "constructs";',
     `import { ${runtimeNames.join(", ")} } from "${runtime}";`,
@@ -204,7 +219,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
     ...doc([
       `${codec.title}.`,
       codec.description,
-      `Terraform type \`${line.type}\`, serving the Form line \`${line.apiVersion}\` \`${line.kind}\`; new resources are created under definition ${codec.ref.definitionVersion}.`,
+      line.lines.length > 1
+        ? `Terraform type \`${line.type}\`, serving the Form lines ${line.lines.map((l) => `\`${l.apiVersion}\` \`${l.kind}\``).join(" and ")}, one per Host API lane; a new resource is created under the line of the lane the host negotiates (this class describes the first, definition ${codec.ref.definitionVersion}).`
+        : `Terraform type \`${line.type}\`, serving the Form line \`${line.apiVersion}\` \`${line.kind}\`; new resources are created under definition ${codec.ref.definitionVersion}.`,
     ]),
     `export class ${line.className} extends TakoformResource {`,
     `  static readonly tfResourceType = ${JSON.stringify(line.type)};`,

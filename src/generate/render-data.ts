@@ -53,8 +53,9 @@ export function renderCodecDocument(codec: FormCodec): string {
   return `${json({ "//": headerMember(`The codec of ${formatFormRef(codec.ref)}: the field set that exact definition declares.`), ...codec })}\n`;
 }
 
+/** One entry per line of every type, sorted by type name, then lead line first. */
 export function typeEntries(model: GenerationModel): ResourceTypeEntry[] {
-  return model.lines.map((l) => ({ type: l.type, apiVersion: l.apiVersion, kind: l.kind, className: l.className }));
+  return model.lines.flatMap((l) => l.lines.map((m) => ({ type: l.type, apiVersion: m.apiVersion, kind: m.kind, className: l.className })));
 }
 
 export function renderRegistryIndex(layout: Layout, model: GenerationModel, codecFiles: ReadonlyMap<string, string>): string {

@@ -1,7 +1,8 @@
-// The exact-FormRef catalog (decision 0022 rules 1–2). Forms are keyed by the whole
+// The exact-FormRef catalog of one lane (decision 0022 rules 1–2). Forms are keyed by the whole
 // {apiVersion, kind, definitionVersion, schemaDigest}; there is no lookup by group and kind
 // that could fall back to another definition. Interfaces and Bindings are keyed by
-// name@version plus digest, because one name@version differs between lanes.
+// name@version plus digest, because one name@version differs between lanes (each lane's catalog
+// holds the contracts its own Forms name: src/host/lane-catalogs.ts).
 
 import { type BindingDefinition, compileDesiredSchema, type FormDefinition, type InterfaceDefinition, type JsonObject, type JsonValue, type Relation } from "../forms/index.ts";
 import { type BindingRef, bindingRefKey, formatFormRef, type FormRef, formRefKey, type InterfaceRef, interfaceRefKey } from "../core/index.ts";
@@ -40,8 +41,24 @@ export class Catalog {
   private readonly interfacesByVersion = new Map<string, CatalogInterface[]>();
   private readonly bindings = new Map<string, CatalogBinding>();
   private readonly bindingsByVersion = new Map<string, CatalogBinding[]>();
+  /** Exact Forms another lane of this host installs (formRefKey): known here, not installed. */
+  private readonly elsewhere = new Set<string>();
 
   constructor(private readonly rules: RulesRegistry) {}
+
+  /** Records the exact Forms other lanes of the host install. */
+  markInstalledElsewhere(refs: Iterable<FormRef>): void {
+    for (const ref of refs) {
+      const key = formRefKey(ref);
+      if (!this.forms.has(key)) this.elsewhere.add(key);
+    }
+  }
+
+  /** The exact Form is installed under another lane of this host (and not under this one). */
+  installedElsewhere(ref: Partial<FormRef>): boolean {
+    if (ref.apiVersion === undefined || ref.kind === undefined || ref.definitionVersion === undefined || ref.schemaDigest === undefined) return false;
+    return this.elsewhere.has(formRefKey(ref as FormRef));
+  }
 
   /** Installs definitions. Identical re-installs are ignored; a digest conflict is refused. */
   install(input: CatalogInput): void {

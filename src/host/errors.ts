@@ -1,4 +1,4 @@
-// The host's one refusal type. Every refusal carries a code from the closed v1alpha3 taxonomy
+// The host's one refusal type. Every refusal carries a code from the closed error taxonomy
 // (src/core/protocol.ts owns the code → status table); the HTTP status and `retryable` are
 // derived from that table, never written by hand at a throw site.
 

@@ -22,7 +22,7 @@ import type { CatalogForm } from "./catalog.ts";
 import type { HostContext } from "./context.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 import { prepareDigest } from "./prepare-binding.ts";
-import { formUnknown } from "./query.ts";
+import { formMissing } from "./query.ts";
 import { resolveRelations } from "./relations.ts";
 import type { MutationPhase, ResolvedTarget } from "./rules/types.ts";
 import { requireValidSpec, requireWritableSpec, type MaterializedSpec } from "./spec.ts";
@@ -77,7 +77,7 @@ export function checkWrite(
 ): WritePlan {
   const { store, catalog } = ctx;
   const form = catalog.form(input.formRef);
-  if (form === undefined) throw formUnknown(input.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, input.formRef);
   const spec = requireValidSpec(form, input.spec);
   requireWritableSpec(form, spec);
   const address = { tenant: input.tenant, space: input.space, apiVersion: form.ref.apiVersion, kind: form.ref.kind, name: input.name };

@@ -1,4 +1,4 @@
-// The embedded Takoform host (Host API v1alpha3): in-process or served over HTTP.
+// The embedded Takoform host (every Host API lane of src/core/lanes.ts): in-process or served over HTTP.
 
 export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions, type ServedEndpoint } from "./local-host.ts";
 export type { RuntimeOptions, ServedWorker, ServedAddress } from "./runtime/runtime.ts";

@@ -78,6 +78,20 @@ export function parseExactFormQuery(raw: string | null): ExactFormQuery {
   return { space, ref, complete };
 }
 
+/**
+ * The refusal for an exact identity the lane's catalog does not hold: `form_not_installed` when
+ * another lane of this host installs exactly it (docs/host.md, "Lanes"), else `form_unknown`.
+ */
+export function formMissing(catalog: { installedElsewhere(ref: Partial<FormRef>): boolean }, lane: { hostApiVersion: string }, ref: Partial<FormRef>): HostError {
+  if (catalog.installedElsewhere(ref)) {
+    return new HostError(
+      "form_not_installed",
+      `${ref.apiVersion} ${ref.kind}@${ref.definitionVersion} schema=${ref.schemaDigest} is installed on this host under another Host API lane, not under ${lane.hostApiVersion}; address it through the lane that serves it`,
+    );
+  }
+  return formUnknown(ref);
+}
+
 /** The form_unknown refusal for an exact identity this host does not hold. */
 export function formUnknown(ref: Partial<FormRef>): HostError {
   const missing = (["apiVersion", "kind", "definitionVersion", "schemaDigest"] as const).filter((m) => ref[m] === undefined);

@@ -7,7 +7,7 @@ import { formatFormRef, formRefsEqual, type FormRef } from "../core/index.ts";
 import type { HostContext } from "./context.ts";
 import { HostError } from "./errors.ts";
 import type { AcceptedIdentity } from "./gauntlet.ts";
-import { formUnknown } from "./query.ts";
+import { formMissing } from "./query.ts";
 import type { MutationPhase } from "./rules/types.ts";
 import { recordedRef, type StoredResource } from "./store/index.ts";
 import { ruleView } from "./view.ts";
@@ -26,7 +26,7 @@ export interface DeleteInput {
 
 export function checkDelete(ctx: HostContext, input: DeleteInput, phase: MutationPhase, accepted?: AcceptedIdentity): StoredResource {
   const form = ctx.catalog.form(input.formRef);
-  if (form === undefined) throw formUnknown(input.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, input.formRef);
   const label = `${input.formRef.kind} "${input.name}"`;
   const current = ctx.store.resources.byAddress({
     tenant: input.tenant,

@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_ROOT } from "../core/index.ts";
+import { LANES } from "../core/index.ts";
 import { errorEnvelope, HostError } from "./errors.ts";
 import { jsonBytes, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";
@@ -20,7 +20,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const BLOB_PUT = new RegExp(`^${API_ROOT.replace(/\./g, "\\.")}/artifacts/uploads/[^/?]+/blobs/[^/?]+(?:\\?|$)`);
+const BLOB_PUT = new RegExp(`^(?:${LANES.map((l) => l.apiRoot.replace(/\./g, "\\.")).join("|")})/artifacts/uploads/[^/?]+/blobs/[^/?]+(?:\\?|$)`);
 
 function bodyLimit(req: IncomingMessage): number {
   return req.method === "PUT" && BLOB_PUT.test(req.url ?? "") ? BLOB_BODY_LIMIT : BODY_LIMIT;

@@ -88,7 +88,7 @@ export class HostProvider implements Provider {
     return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
-  importState(type: string, id: string): ImportResult {
+  importState(type: string, id: string): Promise<ImportResult> {
     return importState(this.#rt, type, id);
   }
 

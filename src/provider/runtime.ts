@@ -3,7 +3,7 @@
 // resource-type schemas derived from the codecs.
 
 import type { HostClient } from "../client/index.ts";
-import { type Diagnostic, errorText } from "../core/index.ts";
+import { type Diagnostic, errorText, type Lane, laneNamed, laneNamesText } from "../core/index.ts";
 import { CodecSurfaceError, CodecTable, type GeneratedRegistry, lineSchema, RegistryError, type ResourceTypeEntry } from "../registry/index.ts";
 import { SupportCache } from "./plan/support-cache.ts";
 import { AvailabilityMemo } from "./write/availability-memo.ts";
@@ -60,6 +60,18 @@ export class ProviderRuntime {
       this.#client.then((client) => (this.#connected = client)).catch(() => undefined);
     }
     return this.#client;
+  }
+
+  /**
+   * The Host API lane the client negotiated, or undefined when the host cannot be reached (every
+   * host call then reports the connection's error). A create's identity depends on it.
+   */
+  async lane(): Promise<Lane | undefined> {
+    try {
+      return laneNamed((await this.client()).lane.name);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -151,12 +163,12 @@ function unservableSurface(type: string, err: CodecSurfaceError): Diagnostic {
 export function laneUnavailable(type: string, error: LaneUnavailableError): Diagnostic {
   return {
     severity: "error",
-    summary: "Takoform v1alpha3 lane unavailable",
-    detail: `The provider could not reach a Takoform host speaking Host API v1alpha3, so it cannot serve ${type}.`,
+    summary: "Takoform Host API lane unavailable",
+    detail: `The provider could not reach a Takoform host speaking the Host API (lane ${laneNamesText()}), so it cannot serve ${type}.`,
     code: providerCode("lane-unavailable"),
     resourceType: type,
     cause: error.message,
-    repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves Host API v1alpha3, check the token, and run again.",
+    repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token (and the provider's lane pin, if any), and run again.",
   };
 }
 

@@ -142,7 +142,8 @@ export interface Provider {
   relationTargets(state: ResourceState): RelationTarget[];
 
   /** Parses an import ID (`NAME`, `SPACE/NAME` or the canonical JSON object) into state for a read. */
-  importState(type: string, id: string): ImportResult;
+  /** Identity only: no resource call (a NAME import asks the host which lane it speaks). */
+  importState(type: string, id: string): Promise<ImportResult>;
 
   /**
    * Re-sends a write whose intent was recorded but whose outcome was never recorded (the process

@@ -6,8 +6,13 @@
 //   raised before any host call (decision 0017 rule 4).
 // Immutable like the registry: withCodec returns a copy. A codec is read from the generated data
 // only when it is first asked for (the bundled codecs are files read on demand, lazy-codecs.ts).
+//
+// A resource type serves one Form line, or one Edge family line per Host API lane (the same kind
+// in each lane's group: src/core/lanes.ts). Its lines are kept lead first — the line of the
+// preferred lane, which decides the type's surface — and `lineFor(type, lane)` names the line a
+// create under that lane uses.
 
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../core/index.ts";
+import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind, LANES, laneOfGroup, type Lane } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
@@ -23,12 +28,13 @@ type CodecSource = () => FormCodec;
 
 export class CodecTable {
   readonly #codecs: ReadonlyMap<string, CodecSource>;
-  readonly #types: ReadonlyMap<string, ResourceTypeEntry>;
+  /** Type name → its lines, lead first. */
+  readonly #types: ReadonlyMap<string, readonly ResourceTypeEntry[]>;
 
   private constructor(
     readonly registry: FormRegistry,
     codecs: ReadonlyMap<string, CodecSource>,
-    types: ReadonlyMap<string, ResourceTypeEntry>,
+    types: ReadonlyMap<string, readonly ResourceTypeEntry[]>,
   ) {
     this.#codecs = codecs;
     this.#types = types;
@@ -49,7 +55,7 @@ export class CodecTable {
       // Membership only: reading the property would read the codec.
       if (Object.hasOwn(data.codecs, key)) codecs.set(key, () => data.codecs[key]!);
     }
-    return new CodecTable(registry, codecs, new Map(data.types.map((t) => [t.type, t])));
+    return new CodecTable(registry, codecs, groupTypes(data.types));
   }
 
   /** A copy that also supports `codec.ref` with this codec (tests add a synthetic definition this way). */
@@ -58,7 +64,7 @@ export class CodecTable {
     const codecs = new Map(this.#codecs);
     codecs.set(formRefKey(codec.ref), () => codec);
     const types = new Map(this.#types);
-    if (options.type !== undefined) types.set(options.type.type, options.type);
+    if (options.type !== undefined) types.set(options.type.type, [options.type]);
     return new CodecTable(registry, codecs, types);
   }
 
@@ -114,19 +120,47 @@ export class CodecTable {
       .filter((c): c is FormCodec => c !== undefined);
   }
 
-  /** Resource types sorted by name. */
+  /** Resource types sorted by name, each as its lead line. */
   types(): ResourceTypeEntry[] {
-    return [...this.#types.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    return [...this.#types.values()].map((lines) => lines[0]!).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   }
 
+  /** A resource type's lead line (the one describing its surface). */
   type(typeName: string): ResourceTypeEntry | undefined {
-    return this.#types.get(typeName);
+    return this.#types.get(typeName)?.[0];
+  }
+
+  /** Every line a resource type serves, lead first. */
+  linesOf(typeName: string): readonly ResourceTypeEntry[] {
+    return this.#types.get(typeName) ?? [];
+  }
+
+  /** The line of a resource type served under `lane`: its lane's line, else its lane-neutral one. */
+  lineFor(typeName: string, lane: Lane): ResourceTypeEntry | undefined {
+    return this.linesOf(typeName).find((line) => {
+      const owner = laneOfGroup(line.apiVersion);
+      return owner === undefined || owner === lane;
+    });
   }
 
   /** The resource type serving a Form line, if any. */
   typeForLine(line: GroupKind): ResourceTypeEntry | undefined {
     const key = groupKindKey(line);
-    for (const entry of this.#types.values()) if (groupKindKey(entry) === key) return entry;
+    for (const lines of this.#types.values()) for (const entry of lines) if (groupKindKey(entry) === key) return entry;
     return undefined;
   }
+}
+
+/** A lane-owned line sorts by its lane's preference; a lane-neutral one first. */
+function lanePreference(entry: ResourceTypeEntry): number {
+  const owner = laneOfGroup(entry.apiVersion);
+  return owner === undefined ? -1 : LANES.indexOf(owner);
+}
+
+/** Entries by type name, each type's lines lead first. */
+export function groupTypes(entries: readonly ResourceTypeEntry[]): Map<string, ResourceTypeEntry[]> {
+  const out = new Map<string, ResourceTypeEntry[]>();
+  for (const entry of entries) out.set(entry.type, [...(out.get(entry.type) ?? []), entry]);
+  for (const lines of out.values()) lines.sort((a, b) => lanePreference(a) - lanePreference(b));
+  return out;
 }

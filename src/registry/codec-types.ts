@@ -32,7 +32,9 @@ export type CodecFieldType =
   /** `x-takoform-binding` list of `{name, resource: ref}`: HCL `{name, target_name}`. */
   | { kind: "binding-list"; binding: string; target: GroupKind; minItems?: number; maxItems?: number; name: StringConstraints }
   /** An array of closed objects whose members are scalars or refs. */
-  | { kind: "object-list"; minItems?: number; maxItems?: number; members: CodecMember[] };
+  | { kind: "object-list"; minItems?: number; maxItems?: number; members: CodecMember[] }
+  /** One closed object whose members are scalars or refs: a single nested attribute (`assets`). */
+  | { kind: "object"; members: CodecMember[] };
 
 export interface CodecMember {
   wire: string;

@@ -10,7 +10,12 @@ import type { SupportedRef } from "./registry.ts";
 /** Bumped when the shape below changes incompatibly; a loader refuses other versions. */
 export const GENERATED_REGISTRY_FORMAT = 1;
 
-/** One Terraform resource type: it serves every supported definition of one Form line. */
+/**
+ * One Form line of a Terraform resource type: the type serves every supported definition of it.
+ * A type appears once per line; an Edge family type has one line per Host API lane (the same
+ * kind in each lane's group), and the line a new resource is created under is the negotiated
+ * lane's (CodecTable.lineFor).
+ */
 export interface ResourceTypeEntry {
   /** `takoform_worker_version` */
   type: string;
@@ -27,7 +32,7 @@ export interface GeneratedRegistry {
   supported: SupportedRef[];
   /** One exact ref per Form line that new resources are created under, sorted. */
   defaultCreates: FormRef[];
-  /** Resource types, sorted by type name. */
+  /** Resource types' lines, sorted by type name (a type with several lines appears once per line). */
   types: ResourceTypeEntry[];
   /**
    * formRefKey(ref) → the codec of that exact definition; one per supported ref. The bundled

@@ -1,12 +1,13 @@
-// The Terraform-style schema of one resource type, derived from the codecs of its Form line:
-// the envelope (§0.3), the default codec's desired fields (§5.7), then its declared outputs.
-// Every other codec of the line must be carried by that surface — an additive older definition
-// declares a subset of the fields with the same shapes; anything else is a breaking change that
-// needs its own resource type (§13.3), and is refused here.
+// The Terraform-style schema of one resource type, derived from the codecs of its Form line (or
+// lines: an Edge family type serves one line per Host API lane): the envelope (§0.3), the lead
+// default codec's desired fields (§5.7), then its declared outputs. Every other codec must be
+// carried by that surface — an additive older definition declares a subset of the fields with
+// the same shapes; anything else is a breaking change that needs its own resource type (§13.3),
+// and is refused here.
 
-import { type Attributes, type Diagnostic, formatFormRef, valuesEqual } from "../core/index.ts";
+import { type Attributes, type Diagnostic, formatFormRef, groupKindKey, type GroupKind, valuesEqual } from "../core/index.ts";
 import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "./schema-types.ts";
-import type { CodecField, CodecFieldType, CodecOutput, CodecScalarType, FormCodec } from "./codec-types.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "./codec-types.ts";
 import type { CodecTable } from "./codec-table.ts";
 import type { ResourceTypeEntry } from "./generated-types.ts";
 import { ARTIFACT_ATTRIBUTES, artifactAttributes, envelopeAttributes, RESERVED_ATTRIBUTES } from "./envelope.ts";
@@ -42,6 +43,16 @@ function counts(type: { minItems?: number; maxItems?: number }): { minItems?: nu
   return { ...(type.minItems !== undefined ? { minItems: type.minItems } : {}), ...(type.maxItems !== undefined ? { maxItems: type.maxItems } : {}) };
 }
 
+/** A closed object of scalar members (a list element, or a single nested attribute). */
+function memberObject(members: readonly CodecMember[], forceNew: boolean): AttributeType {
+  return {
+    kind: "object",
+    attributes: Object.fromEntries(
+      members.map((m) => [m.attribute, { mode: m.required ? "required" : "optional", type: scalarType(m.type), forceNew, ...(m.description ? { description: m.description } : {}) } satisfies AttributeSchema]),
+    ),
+  };
+}
+
 /** The attribute type a codec field projects to. */
 export function fieldAttributeType(type: CodecFieldType, forceNew: boolean): AttributeType {
   switch (type.kind) {
@@ -62,16 +73,9 @@ export function fieldAttributeType(type: CodecFieldType, forceNew: boolean): Att
         ...counts(type),
       };
     case "object-list":
-      return {
-        kind: "list",
-        element: {
-          kind: "object",
-          attributes: Object.fromEntries(
-            type.members.map((m) => [m.attribute, { mode: m.required ? "required" : "optional", type: scalarType(m.type), forceNew, ...(m.description ? { description: m.description } : {}) } satisfies AttributeSchema]),
-          ),
-        },
-        ...counts(type),
-      };
+      return { kind: "list", element: memberObject(type.members, forceNew), ...counts(type) };
+    case "object":
+      return memberObject(type.members, forceNew);
     default:
       return scalarType(type);
   }
@@ -133,12 +137,13 @@ function desiredAttributes(codec: FormCodec): Map<string, { field: CodecField; s
  * `undeclaredFieldProblems` refuses a value for it on a resource bound to a definition that
  * does not declare it.
  */
-export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[], defaultCodec: FormCodec): ResourceTypeSchema {
+export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[], defaultCodec: FormCodec, lines: readonly GroupKind[] = [defaultCodec.ref]): ResourceTypeSchema {
   const attributes: Record<string, AttributeSchema> = envelopeAttributes(defaultCodec);
   if (defaultCodec.artifactBacked) Object.assign(attributes, artifactAttributes());
   const reserved = new Set<string>([...RESERVED_ATTRIBUTES, ...(defaultCodec.artifactBacked ? ARTIFACT_ATTRIBUTES : [])]);
   const others = codecs.filter((c) => c !== defaultCodec).sort((a, b) => compareRefKeys(a, b));
-  for (const codec of others) checkSameLine(typeName, codec, defaultCodec);
+  const served = new Set(lines.map((l) => groupKindKey(l)));
+  for (const codec of others) checkSameLine(typeName, codec, defaultCodec, served);
 
   const desiredSources = [defaultCodec, ...others];
   for (const codec of desiredSources) {
@@ -183,8 +188,8 @@ export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[
 }
 
 function compareRefKeys(a: FormCodec, b: FormCodec): number {
-  const x = `${a.ref.definitionVersion} ${a.ref.schemaDigest}`;
-  const y = `${b.ref.definitionVersion} ${b.ref.schemaDigest}`;
+  const x = `${a.ref.apiVersion} ${a.ref.definitionVersion} ${a.ref.schemaDigest}`;
+  const y = `${b.ref.apiVersion} ${b.ref.definitionVersion} ${b.ref.schemaDigest}`;
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -198,10 +203,10 @@ function extraFieldAttribute(field: CodecField, codec: FormCodec): AttributeSche
   };
 }
 
-/** Every definition of a line shares its role, update capability and authoring mode. */
-function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCodec): void {
+/** Every definition of a type's lines shares its role, update capability and authoring mode. */
+function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCodec, served: ReadonlySet<string>): void {
   const ref = formatFormRef(codec.ref);
-  if (codec.ref.apiVersion !== defaultCodec.ref.apiVersion || codec.ref.kind !== defaultCodec.ref.kind) {
+  if (!served.has(groupKindKey(codec.ref)) || codec.ref.kind !== defaultCodec.ref.kind) {
     throw new CodecSurfaceError("line-mismatch", typeName, "form_kind", `${ref} is not of the line ${defaultCodec.ref.apiVersion} ${defaultCodec.ref.kind}`);
   }
   if (codec.role !== defaultCodec.role || codec.declaresUpdate !== defaultCodec.declaresUpdate || codec.artifactBacked !== defaultCodec.artifactBacked) {
@@ -235,13 +240,18 @@ export function undeclaredFieldProblems(codec: FormCodec, schema: ResourceTypeSc
 }
 
 /**
- * The schema of one resource type: its line's default create codec is the surface, and every
- * other codec of the line must be carried by it. Throws RegistryError when the line has no
+ * The schema of one resource type: its lead line's default create codec is the surface, and every
+ * other codec of its lines must be carried by it. Throws RegistryError when a line has no
  * default create (or no codec for it), CodecSurfaceError when a codec cannot be carried.
  */
 export function lineSchema(table: CodecTable, entry: ResourceTypeEntry): ResourceTypeSchema {
-  const line = { apiVersion: entry.apiVersion, kind: entry.kind };
-  return resourceTypeSchema(entry.type, table.codecsFor(line), table.defaultCreate(line).codec);
+  const lines = table.linesOf(entry.type);
+  const served = lines.length > 0 ? lines : [entry];
+  const lead = { apiVersion: served[0]!.apiVersion, kind: served[0]!.kind };
+  // Every line must have its create target: a lane whose line cannot create is a broken registry.
+  for (const line of served.slice(1)) table.defaultCreate({ apiVersion: line.apiVersion, kind: line.kind });
+  const codecs = served.flatMap((line) => table.codecsFor({ apiVersion: line.apiVersion, kind: line.kind }));
+  return resourceTypeSchema(entry.type, codecs, table.defaultCreate(lead).codec, served);
 }
 
 /** The schema of every resource type a codec table serves, sorted by type name; throws like lineSchema. */

@@ -61,6 +61,7 @@ export type {
   ResourceStatus,
   SettledStatus,
   StateDocument,
+  StateMove,
   StateReader,
   StateStore,
   StoredHostBinding,
@@ -73,6 +74,7 @@ export {
   StateError,
   StateFormatError,
   StateLockedError,
+  StateMoveError,
   StateNotFoundError,
   StateUsageError,
   StateWriteError,
@@ -80,4 +82,5 @@ export {
 // Sealed values are what a reader of state meets; sealing itself is src/secrets's.
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
+export { movedAddress, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";

@@ -75,7 +75,7 @@ describe("takoform CLI", () => {
     const rm = await runCli(["state", "rm", `${Q}.q`], { cwd: p.dir });
     expect(rm.code).toBe(0);
     expect(rm.stdout).toContain("The host resource is untouched");
-    expect(host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "AtLeastOnceQueue", name: "cli-q" })).toBeDefined();
+    expect(host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "AtLeastOnceQueue", name: "cli-q" })).toBeDefined();
 
     p.write("bad.json", JSON.stringify({ data: { x: {} }, resource: { [KV]: { a: { name: "cli-a" } } } }));
     const bad = await runCli(["plan", "--config", "bad.json", "--detailed-exitcode"], { cwd: p.dir, env: env() });
@@ -180,7 +180,7 @@ describe("takoform CLI", () => {
   it("records what changed on the host with `refresh`, and --refresh-only plans show it first", async () => {
     const p = project({ resource: { [KV]: { r: { name: "cli-refresh" } } } });
     expect((await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: p.dir, env: env() })).code).toBe(0);
-    host.host.controls.deleteOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "cli-refresh" });
+    host.host.controls.deleteOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "cli-refresh" });
     const shown = await runCli(["plan", "--config", "stack.json", "--refresh-only", "--detailed-exitcode"], { cwd: p.dir, env: env() });
     expect(shown.code).toBe(2);
     expect(shown.stdout).toContain(`# ${KV}.r has been deleted`);

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { parseEndpoint, validateDiscovery } from "../../src/client/discovery.ts";
+import { LANE } from "./fixtures/lane.ts";
 import { HostApiError, ProtocolInvalidError, TakoformClientError } from "../../src/client/errors.ts";
 import { decodeErrorResponse, verifyOperation } from "../../src/client/operation-shape.ts";
 import { verifyAvailability, verifyPrepareResponse, verifyResourceResponse } from "../../src/client/resource-shape.ts";
@@ -134,7 +135,7 @@ const targets: Target[] = [
     valid: utf8(discoveryDocument("https://host.example")),
     decode: (b) => {
       const doc = new WireReader("fuzz", 200).json(b);
-      validateDiscovery(doc, parseEndpoint("https://host.example"));
+      validateDiscovery(doc, parseEndpoint("https://host.example"), LANE);
       return doc;
     },
   },

@@ -8,7 +8,7 @@ import { HostClient } from "../../src/client/client.ts";
 import type { RequestEvent } from "../../src/client/connection.ts";
 import { DiscoveryError, HostApiError, ProtocolInvalidError, TransportError, isResourceNotFound } from "../../src/client/errors.ts";
 import type { WriteIntentRecord } from "../../src/client/resource-writes.ts";
-import { API_ROOT, DISCOVERY_PATH } from "../../src/core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH, HOST_API_VERSION } from "./fixtures/lane.ts";
 import { NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope, HostileHost, type Reply } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, scriptPrelude, TOKEN } from "./fixtures/scripts.ts";
@@ -186,7 +186,7 @@ describe("discovery over the wire", () => {
     const err = await rejectionOf(connectTo(host));
     expect(err).toBeInstanceOf(DiscoveryError);
     expect((err as DiscoveryError).cause).toBeInstanceOf(HostApiError);
-    host.on("GET", DISCOVERY_PATH, () => ({ status: 200, body: '{"api_versions":["forms.takoform.com/v1alpha3"],"api_versions":[]}' }));
+    host.on("GET", DISCOVERY_PATH, () => ({ status: 200, body: `{"api_versions":["${HOST_API_VERSION}"],"api_versions":[]}` }));
     expect((await rejectionOf(connectTo(host))).message).toContain("duplicate member");
   });
 

@@ -12,7 +12,7 @@ import {
   isOperationNotFound,
   isResourceNotFound,
 } from "../../src/client/errors.ts";
-import { API_ROOT } from "../../src/core/protocol.ts";
+import { API_ROOT } from "./fixtures/lane.ts";
 import { NAME, operationDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, scriptPrelude } from "./fixtures/scripts.ts";

@@ -14,7 +14,7 @@ import {
   isResourceNotFound,
 } from "../../src/client/errors.ts";
 import { incarnationKey } from "../../src/client/keys.ts";
-import { API_ROOT, DISCOVERY_PATH } from "../../src/core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { availabilityDoc, NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope, type HostileHost } from "./fixtures/hostile-host.ts";

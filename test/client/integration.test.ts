@@ -22,7 +22,8 @@ import {
   type HostTransportRequest,
   type HostTransportResponse,
 } from "../../src/client/transport.ts";
-import { API_ROOT, type FormRef } from "../../src/core/protocol.ts";
+import { type FormRef } from "../../src/core/protocol.ts";
+import { API_ROOT } from "./fixtures/lane.ts";
 import { digestCanonical, sha256Hex } from "../../src/forms/digest.ts";
 import { LocalHost } from "../../src/host/local-host.ts";
 
@@ -34,9 +35,9 @@ function formRef(dir: string): FormRef {
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }
 
-const QUEUE = formRef("edge/v1alpha1/at-least-once-queue");
-const BUNDLE = formRef("edge/v1alpha1/worker-bundle");
-const MODULE_WORKER = formRef("edge/v1alpha1/module-worker");
+const QUEUE = formRef("edge/v1beta1/at-least-once-queue");
+const BUNDLE = formRef("edge/v1beta1/worker-bundle");
+const MODULE_WORKER = formRef("edge/v1beta1/module-worker");
 
 interface Exchange {
   request: HostTransportRequest;

@@ -9,7 +9,7 @@ import { HostApiError, TransportError } from "../../src/client/errors.ts";
 import { REDACTED, redactText } from "../../src/client/redact.ts";
 import { MAX_TIMER_MS, setLongTimeout } from "../../src/client/timer.ts";
 import { sleep } from "../../src/client/timing.ts";
-import { API_ROOT } from "../../src/core/protocol.ts";
+import { API_ROOT } from "./fixtures/lane.ts";
 import type { JsonValue } from "../../src/forms/digest.ts";
 import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
 import { renderDiagnostic } from "../../src/core/index.ts";

@@ -13,7 +13,8 @@ import { HostConnection } from "../../src/client/connection.ts";
 import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
-import { API_ROOT, DISCOVERY_PATH, type FormRef } from "../../src/core/protocol.ts";
+import { type FormRef } from "../../src/core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH, LANE } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import { FaultProxy, isResourceMutation, type FaultKind, type ProxiedRequest } from "../support/fault-proxy.ts";
@@ -24,7 +25,7 @@ function formRef(dir: string): FormRef {
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }
 
-const QUEUE = formRef("edge/v1alpha1/at-least-once-queue");
+const QUEUE = formRef("edge/v1beta1/at-least-once-queue");
 const SPACE = "default";
 const spec = { messageRetentionSeconds: 3600 };
 
@@ -193,7 +194,7 @@ describe("budgets against a host that drops every connection", () => {
     dropped = [];
     const policy = retryPolicy();
     const conn = new HostConnection({
-      lane: { origin: { origin: url, scheme: "http", hostname: "127.0.0.1", port: Number(new URL(url).port) }, apiPath: API_ROOT, features: {} },
+      lane: { origin: { origin: url, scheme: "http", hostname: "127.0.0.1", port: Number(new URL(url).port) }, name: LANE.name, hostApiVersion: LANE.hostApiVersion, apiPath: API_ROOT, features: {} },
       transport: createNodeTransport(),
       userAgent: "test",
       retry: policy,

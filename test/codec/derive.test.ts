@@ -49,6 +49,41 @@ describe("deriveCodec", () => {
     expect(codec("EdgeKVNamespace").slug).toBe("edge-kv-namespace");
   });
 
+  it("a closed nested object of scalars and references (v1beta1 WorkerVersion.assets) is one object field", () => {
+    const beta = "edge.takoform-cdk.dev/v1beta1";
+    const assets = codec("WorkerVersion", beta).fields.find((f) => f.wire === "assets")!;
+    expect(assets).toEqual(
+      expect.objectContaining({
+        attribute: "assets",
+        required: false,
+        immutable: true,
+        absenceIsSemantic: true,
+        type: {
+          kind: "object",
+          members: [
+            expect.objectContaining({ wire: "bundle", attribute: "bundle", required: true, type: { kind: "ref", target: { apiVersion: beta, kind: "StaticAssetBundle" } } }),
+            expect.objectContaining({ wire: "runWorkerFirst", attribute: "run_worker_first", required: true, type: { kind: "bool" } }),
+            expect.objectContaining({ wire: "notFoundHandling", attribute: "not_found_handling", required: true, type: { kind: "string", enum: ["none", "single_page_application"] } }),
+          ],
+        },
+      }),
+    );
+    expect(assets.default).toBeUndefined();
+    // The v1alpha1 line has no such field.
+    expect(codec("WorkerVersion").fields.some((f) => f.wire === "assets")).toBe(false);
+  });
+
+  it("only a WorkerBundle-backed revision takes the module authoring surface; the other manifest kinds set manifest_digest directly", () => {
+    const beta = "edge.takoform-cdk.dev/v1beta1";
+    expect(codec("WorkerBundle", beta).artifactBacked).toBe(true);
+    for (const kind of ["StaticAssetBundle", "SQLiteMigrationSet"]) {
+      const c = codec(kind, beta);
+      expect(c.artifactBacked, kind).toBe(false);
+      expect(c.role).toBe("revision");
+      expect(c.fields).toEqual([expect.objectContaining({ wire: "manifestDigest", attribute: "manifest_digest", required: true, immutable: true })]);
+    }
+  });
+
   it("converts declared defaults to attribute form (sorted sets, JSON text, target names)", () => {
     const c = codecOf(
       syntheticDoc(
@@ -107,7 +142,11 @@ describe("deriveCodec", () => {
     const cases: [Doc, string, RegExp][] = [
       [syntheticDoc("Widget", { ratio: { type: "number", description: "x" } }), "/desiredSchema/properties/ratio", /integer/],
       [syntheticDoc("Widget", { tags: { type: "array", items: { type: "string" }, description: "x" } }), "/desiredSchema/properties/tags", /uniqueItems/],
-      [syntheticDoc("Widget", { nested: { type: "object", additionalProperties: false, properties: { a: { type: "string" } }, description: "x" } }), "/desiredSchema/properties/nested/properties", /nested object/],
+      [
+        syntheticDoc("Widget", { nested: { type: "object", additionalProperties: false, properties: { deeper: { type: "object", additionalProperties: false, properties: { a: { type: "string" } } } }, description: "x" } }),
+        "/desiredSchema/properties/nested/properties/deeper",
+        /nested object member/,
+      ],
       [syntheticDoc("Widget", { either: { type: ["string", "integer"], description: "x" } }), "/desiredSchema/properties/either/type", /exactly one type/],
       [
         syntheticDoc("Widget", { rows: { type: "array", description: "x", items: { type: "object", additionalProperties: false, properties: { deep: { type: "array", items: { type: "string" } } } } } }),

@@ -230,7 +230,7 @@ describe("resource type schemas", () => {
 
   it("row 75: the attribute surface renders deterministically (envelope, then desired fields, then outputs)", () => {
     for (const l of lines()) {
-      const again = resourceTypeSchema(l.type, [...l.codecs].reverse(), l.defaultCodec);
+      const again = resourceTypeSchema(l.type, [...l.codecs].reverse(), l.defaultCodec, l.lines);
       expect(JSON.stringify(again)).toBe(JSON.stringify(l.schema));
     }
     const names = Object.keys(line("WorkerEndpoint").schema.attributes);

@@ -45,10 +45,15 @@ export function bundledModel(): GenerationModel {
   return cached;
 }
 
+/**
+ * One Form line of the bundled model, as the resource type serving it sees it: the type's name
+ * and class, that line's own default codec and codecs (an Edge type serves a line per lane).
+ */
 export function line(kind: string, group = EDGE) {
-  const found = bundledModel().lines.find((l) => l.kind === kind && l.apiVersion === group);
-  if (found === undefined) throw new Error(`no line ${group} ${kind}`);
-  return found;
+  const type = bundledModel().lines.find((l) => l.kind === kind && l.lines.some((m) => m.apiVersion === group));
+  const member = type?.lines.find((m) => m.apiVersion === group);
+  if (type === undefined || member === undefined) throw new Error(`no line ${group} ${kind}`);
+  return { ...type, apiVersion: group, defaultCodec: member.defaultCodec, codecs: type.codecs.filter((c) => c.ref.apiVersion === group) };
 }
 
 /** The default codec of a bundled line. */

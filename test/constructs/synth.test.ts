@@ -62,6 +62,8 @@ function sample(field: CodecField): unknown {
       return [{ name: "BINDING", targetName: "target" }];
     case "object-list":
       return [Object.fromEntries(t.members.map((m) => [m.attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), sampleScalar(m.type)]))];
+    case "object":
+      return Object.fromEntries(t.members.map((m) => [m.attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), sampleScalar(m.type)]));
     default:
       return sampleScalar(t);
   }
@@ -295,18 +297,18 @@ describe("generated construct classes", () => {
 });
 
 describe("TakoformProvider", () => {
-  it("writes the provider block; a literal token gets a synth warning, a variable does not", () => {
+  it("writes the provider block (lane included); a literal token gets a synth warning, a variable does not", () => {
     const outdir = tempDir("takoform-provider-");
     const app = new App({ outdir });
     const stack = new TerraformStack(app, "demo");
     const token = new TerraformVariable(stack, "token", { type: "string", sensitive: true });
-    new TakoformProvider(stack, "takoform", { endpoint: "http://127.0.0.1:8080", space: "prod", token: token.stringValue });
+    new TakoformProvider(stack, "takoform", { endpoint: "http://127.0.0.1:8080", space: "prod", token: token.stringValue, lane: "v1alpha3" });
     new TakoformProvider(stack, "literal", { token: "takoform-dev-token", alias: "dev" });
     new ModuleWorker(stack, "w", { name: "w" });
     app.synth();
     const json = JSON.parse(readFileSync(join(outdir, "stacks/demo/cdk.tf.json"), "utf8"));
     expect(json.provider.takoform).toEqual([
-      { endpoint: "http://127.0.0.1:8080", space: "prod", token: "${var.token}" },
+      { endpoint: "http://127.0.0.1:8080", space: "prod", token: "${var.token}", lane: "v1alpha3" },
       { alias: "dev", token: "takoform-dev-token" },
     ]);
     const warnings = stack.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === "@cdktf/warn").map((m) => `${c.node.id}: ${String(m.data)}`));

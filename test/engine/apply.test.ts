@@ -22,7 +22,7 @@ const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
 
 function defaultRef(kind: string): FormRef {
-  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === kind && r.apiVersion === "edge.takoform-cdk.dev/v1alpha1")!;
+  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === kind && r.apiVersion === "edge.takoform-cdk.dev/v1beta1")!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 }
 
@@ -141,7 +141,7 @@ describe("apply", () => {
       expect((await apply(ctx.engine, stack, store)).result?.ok).toBe(true);
       const held = (await store.list()).find((r) => r.type === "takoform_worker_version")!;
       // The bound namespace is re-created out of band: the version now holds a stale relation.
-      ctx.host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "held-kv" });
+      ctx.host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "held-kv" });
       const setup = ctx.engine.setup(stack);
       const made = await createPlan({ ...setup, state: await readSnapshot(store) });
       expect(made.plan.diagnostics.filter((d) => d.severity === "error")).toEqual([]);

@@ -24,6 +24,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "read state",
       "note interrupted writes",
       "scope --target (gate)",
+      "check -replace addresses",
       "validate each resource's configuration (gate)",
       "refresh (gate)",
       "read imported objects (gate)",

@@ -41,3 +41,28 @@ describe.skipIf(!CORPUS)("takoform get on upstream's v1alpha3 lane", () => {
     expect(updatable).toEqual(["AtLeastOnceQueue", "QueueConsumer", "WorkerCronTrigger", "WorkerDeployment"]);
   });
 });
+
+describe.skipIf(!CORPUS)("takoform get on both of upstream's lanes at once", () => {
+  it("one resource type per Edge kind serves the line of each lane; the three new kinds serve v1beta1 only; the v1beta1 line leads", () => {
+    const result = generate({ formsDirs: [LANE, join(CORPUS!, "takoform-v1beta1")], layout: "project" });
+    expect(result.problems.map((p) => p.message)).toEqual([]);
+    const model = result.model!;
+    expect(model.lines).toHaveLength(15);
+    const byType = new Map(model.lines.map((l) => [l.type, l]));
+    const version = byType.get("takoform_worker_version")!;
+    expect(version.lines.map((l) => l.apiVersion)).toEqual(["edge.forms.takoform.com/v1beta1", UPSTREAM]);
+    expect(version.apiVersion).toBe("edge.forms.takoform.com/v1beta1");
+    expect(Object.keys(version.schema.attributes)).toContain("assets");
+    for (const type of ["takoform_static_asset_bundle", "takoform_sqlite_migration_set", "takoform_sqlite_migration_application"]) {
+      expect(byType.get(type)!.lines.map((l) => l.apiVersion), type).toEqual(["edge.forms.takoform.com/v1beta1"]);
+    }
+    // Both lanes' default creates, 12 + 15, and each lane's own second ModuleWorker supported only.
+    expect(model.defaultCreates).toHaveLength(27);
+    expect(model.supported.filter((s) => s.kind === "ModuleWorker").map((s) => `${s.apiVersion} ${s.definitionVersion}`).sort()).toEqual([
+      `${UPSTREAM} 0.1.0`,
+      `${UPSTREAM} 0.2.0`,
+      "edge.forms.takoform.com/v1beta1 0.1.0",
+      "edge.forms.takoform.com/v1beta1 0.2.0",
+    ]);
+  });
+});

@@ -4,7 +4,7 @@
 // address. Titles name the §9 check each test proves; every refusal leaves the store unchanged.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API, HttpClient } from "../host/harness.ts";
+import { HttpClient } from "../host/harness.ts";
 import { ALT_SPACE } from "../host/wire.ts";
 import { Edge, FETCH_ONLY, FULL_MODULE, modes, readyOf, TOKENS } from "./edge.ts";
 
@@ -288,7 +288,7 @@ describe.each(modes())("attachments — $label", (mode) => {
       await edge.aggregate("bob");
       await edge.create("WorkerEndpoint", "bob-endpoint", { worker: worker("bob") });
       await edge.refuses(() => edge.createRaw("WorkerEndpoint", "bob-endpoint-2", { worker: worker("bob") }, { client: bob }), "invalid_argument", [/at most one endpoint/], bob);
-      const res = await bob.request("GET", `${API}/support/forms`);
+      const res = await bob.request("GET", `${edge.mode.family.api}/support/forms`);
       expect(res.status).toBe(200);
     } finally {
       bob.close();

@@ -81,7 +81,7 @@ describe("the rules attach by exact group and kind", () => {
 });
 
 describe("the runtime ABI is decided by the installed worker.runtime providers", () => {
-  const bundledRuntime = JSON.parse(readFileSync(join(BUNDLED_PACKAGES, "interfaces/v1alpha1/worker.runtime/definition.json"), "utf8"));
+  const bundledRuntime = JSON.parse(readFileSync(join(BUNDLED_PACKAGES, "lanes/v1alpha3/interfaces/v1alpha1/worker.runtime/definition.json"), "utf8"));
 
   async function versionRefusedEverywhere(edge: Edge, why: RegExp): Promise<void> {
     await edge.create("ModuleWorker", "rt", {});
@@ -133,7 +133,7 @@ describe("the runtime ABI is decided by the installed worker.runtime providers",
             join(edgeForms, "worker-bundle"),
             join(edgeForms, "module-worker-0.2.0"),
             join(BUNDLED_PACKAGES, "interfaces"),
-            join(BUNDLED_PACKAGES, "bindings"),
+            join(BUNDLED_PACKAGES, "lanes/v1alpha3"),
           ],
         },
       },

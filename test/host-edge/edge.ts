@@ -10,8 +10,9 @@ import { ERROR_CODES, type ErrorCode } from "../../src/core/protocol.ts";
 import type { LocalHost, LocalHostOptions } from "../../src/host/index.ts";
 import type { ResourceAddress } from "../../src/host/store/index.ts";
 import { join } from "node:path";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { CORPUS, families, type Family } from "../host/family.ts";
-import { API, GRANTS, HttpClient, key, serve, TOKENS, type RawResponse, type Served } from "../host/harness.ts";
+import { GRANTS, HttpClient, key, serve, TOKENS, type RawResponse, type Served } from "../host/harness.ts";
 import { FULL_MODULE, readyOf, SPACE, Wire, type FormRef } from "../host/wire.ts";
 
 export { FULL_MODULE, readyOf, SPACE, TOKENS };
@@ -34,7 +35,8 @@ export interface Mode {
 export function v1beta1Family(corpus: string): Family {
   return {
     label: "upstream edge.forms.takoform.com/v1beta1",
-    options: { bundled: false, forms: [join(corpus, "takoform-v1beta1")] },
+    options: { bundled: false, forms: [join(corpus, "takoform-v1beta1")], lanes: ["v1beta1"] },
+    api: laneNamed("v1beta1").apiRoot,
     group: "edge.forms.takoform.com/v1beta1",
     otherGroup: "other.takoform-cdk.dev/v1alpha1",
     moduleWorkerVersions: ["0.1.0", "0.2.0"],
@@ -233,7 +235,7 @@ export class Edge {
 
   validate(kind: string, name: string, spec: unknown): Promise<RawResponse> {
     const ref = this.ref(kind);
-    return this.client.request("POST", `${API}/resources/validate`, { body: this.wire.body(ref, name, spec) });
+    return this.client.request("POST", `${this.mode.family.api}/resources/validate`, { body: this.wire.body(ref, name, spec) });
   }
 
   prepare(kind: string, name: string, spec: unknown, o: CallOptions = {}): Promise<RawResponse> {

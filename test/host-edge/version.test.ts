@@ -5,7 +5,6 @@
 
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API } from "../host/harness.ts";
 import { diskForms } from "../host/fixtures.ts";
 import { Edge, FULL_MODULE, idempotencyKey, modes, TOKENS } from "./edge.ts";
 
@@ -180,13 +179,13 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     const bytes = Buffer.from("<h1>hi</h1>");
     const blob = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     const manifest = { apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [{ path: "index.html", mediaType: "text/html", size: bytes.byteLength, digest: blob }] };
-    const start = await edge.client.request("POST", `${API}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": idempotencyKey() } });
+    const start = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": idempotencyKey() } });
     expect([200, 201]).toContain(start.status);
     if ((start.json.missingBlobs as string[]).includes(blob)) {
-      const put = await edge.client.request("PUT", `${API}/artifacts/uploads/${start.json.uploadId}/blobs/${blob}`, { body: bytes, headers: { "Content-Type": "application/octet-stream" } });
+      const put = await edge.client.request("PUT", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/blobs/${blob}`, { body: bytes, headers: { "Content-Type": "application/octet-stream" } });
       expect([201, 204]).toContain(put.status);
     }
-    const commit = await edge.client.request("POST", `${API}/artifacts/uploads/${start.json.uploadId}/commit`, { headers: { "Idempotency-Key": idempotencyKey() } });
+    const commit = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/commit`, { headers: { "Idempotency-Key": idempotencyKey() } });
     const assets = await edge.wire.settled(commit, "commit").catch(() => commit.json);
     const digest = (assets?.manifestDigest ?? commit.json?.manifestDigest) as string;
     expect(digest).toMatch(/^sha256:/);
@@ -198,14 +197,14 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
   });
 
   it("module-worker-runtime-contract-advertised (handlers = the contract's vocabulary, maximumBundleBytes)", async () => {
-    const version = await edge.client.request("GET", `${API}/support/forms/${edge.group}/WorkerVersion/0.1.0`);
+    const version = await edge.client.request("GET", `${edge.mode.family.api}/support/forms/${edge.group}/WorkerVersion/0.1.0`);
     expect(version.status).toBe(200);
     expect(version.json.supportedEnums.handlers).toEqual(["fetch", "scheduled", "queue"]);
     expect(version.json.limits).toEqual({ maximumBundleBytes: 10485760 });
     expect(JSON.stringify(version.json)).not.toMatch(/compatibilityDate|compatibilityFlags/);
-    const bundle = await edge.client.request("GET", `${API}/support/forms/${edge.group}/WorkerBundle/0.1.0`);
+    const bundle = await edge.client.request("GET", `${edge.mode.family.api}/support/forms/${edge.group}/WorkerBundle/0.1.0`);
     expect(bundle.json.limits).toEqual({ maximumBundleBytes: 10485760 });
-    const all = await edge.client.request("GET", `${API}/support/forms`);
+    const all = await edge.client.request("GET", `${edge.mode.family.api}/support/forms`);
     const listed = (all.json.profiles as any[]).find((p) => p.formRef.apiVersion === edge.group && p.formRef.kind === "WorkerVersion");
     expect(listed).toEqual(version.json);
   });
@@ -218,7 +217,7 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
       for (const i of form.document.providedInterfaces ?? []) provided.set(`${i.name}@${i.version}`, i.schemaDigest);
     }
     for (const name of ["edge.kv", "edge.objects", "edge.queue", "edge.sql", "worker.runtime"]) {
-      const res = await edge.client.request("GET", `${API}/support/interfaces/${name}/1.0.0`);
+      const res = await edge.client.request("GET", `${edge.mode.family.api}/support/interfaces/${name}/1.0.0`);
       expect(res.status, name).toBe(200);
       expect(res.json.interfaceRef.schemaDigest).toBe(provided.get(`${name}@1.0.0`));
     }

@@ -200,8 +200,8 @@ describe.each(families())("conformance relations — $label", (family) => {
     const roots = family.options.bundled === false ? (family.options.forms ?? []) : [];
     const formsOnly = family.options.bundled === false
       ? { bundled: false, forms: roots.flatMap((r) => (r.endsWith("takoform-v1alpha3") ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])) }
-      : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces")] };
-    const bare = await serve({ ...formsOnly, conformanceProbes: true });
+      : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", "v1alpha3", "interfaces")] };
+    const bare = await serve({ ...formsOnly, lanes: family.options.lanes, conformanceProbes: true });
     try {
       const w = await Wire.connect(bare.client, family);
       const { names } = await (async () => {

@@ -85,7 +85,9 @@ beforeAll(() => {
 describe("npm pack", () => {
   it("ships the compiled package, its sources, the Form packages, README and LICENSE; no tests, benchmarks, examples, scripts or build state", () => {
     const tops = [...new Set(packedFiles.map((p) => p.split("/")[0]))].sort();
-    expect(tops).toEqual(["LICENSE", "README.md", "bin", "codecs", "dist", "package.json", "registry", "src"]);
+    expect(tops).toEqual(["LICENSE", "README.md", "bin", "codecs", "dist", "package.json", "registry", "src", "templates"]);
+    // `takoform init`'s template; npm never packs a file named .gitignore, hence gitignore.tpl.
+    expect(packedFiles.filter((p) => p.startsWith("templates/"))).toContain("templates/init/gitignore.tpl");
     // Conformance fixtures belong to the Form packages (their package indexes digest them); no other fixture ships.
     expect(packedFiles.filter((p) => /\.test\.ts$|\.tsbuildinfo$|(^|\/)fixtures\//.test(p) && !p.startsWith("registry/packages/"))).toEqual([]);
     expect(packedFiles).toContain("dist/src/index.js");

@@ -106,7 +106,7 @@ for (const mode of MODES) {
       const original = await mustCreate(r, BUNDLE, bundleConfig(dir));
       const name = original.attributes["name"] as string;
       const digest = original.attributes["manifest_digest"] as string;
-      const imported = await mustRead(r, r.provider.importState(BUNDLE, name).state!);
+      const imported = await mustRead(r, (await r.provider.importState(BUNDLE, name)).state!);
       expect(imported.attributes).toMatchObject({ manifest_digest: digest, main_module: null, modules: null, uid: original.attributes["uid"] });
       const restated = await converge(r, BUNDLE, { name, manifest_digest: digest }, imported);
       expect(restated.action, show(restated.diagnostics)).toBe("no-op");

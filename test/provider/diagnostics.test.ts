@@ -84,8 +84,8 @@ describe("diagnostic renderer (decision 0032)", () => {
   });
 
   it("the provider code vocabulary is a closed list without repeats", () => {
-    expect(PROVIDER_CODES).toHaveLength(26);
-    expect(new Set(PROVIDER_CODES).size).toBe(26);
+    expect(PROVIDER_CODES).toHaveLength(27);
+    expect(new Set(PROVIDER_CODES).size).toBe(27);
   });
 
   it("a Cause is shown only when there is no host answer", () => {

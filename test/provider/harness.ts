@@ -12,6 +12,7 @@ import { createNodeTransport, type HostTransport, type HostTransportRequest, typ
 import { type Diagnostic, hasErrors, renderDiagnostic } from "../../src/core/index.ts";
 import { type Attributes, valuesEqual } from "../../src/core/values.ts";
 import type { FormRef } from "../../src/core/index.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
 import { HostProvider } from "../../src/provider/provider.ts";
 import type { PlanResponse, ResourceState, WriteContext, WriteIntent } from "../../src/provider/types.ts";
@@ -20,7 +21,12 @@ import type { CodecTable } from "../../src/registry/codec-table.ts";
 
 export const TOKEN = "takoform-dev-token";
 export const SPACE = "default";
-export const EDGE = "edge.takoform-cdk.dev/v1alpha1";
+/**
+ * The provider tests run against a host serving the v1alpha3 lane unless a test names its lanes
+ * (test/provider/lanes.test.ts covers both): their specs and refs are that lane's Edge family.
+ */
+export const RIG_LANE = laneNamed("v1alpha3");
+export const EDGE = RIG_LANE.edgeGroups.bundled;
 export const CALLER = { tenant: "dev", principal: "developer" };
 
 export interface Exchange {
@@ -69,7 +75,7 @@ export interface RigOptions extends LocalHostOptions {
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
   const { registry, planPreviewTimeoutMs, ...hostOptions } = options;
-  const host = await LocalHost.open({ data: ":memory:", ...hostOptions });
+  const host = await LocalHost.open({ data: ":memory:", lanes: [RIG_LANE.name], ...hostOptions });
   const { url } = await host.listen("127.0.0.1", 0);
   const node = createNodeTransport();
   const log: Exchange[] = [];

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostTransportResponse } from "../../src/client/transport.ts";
-import type { Attributes } from "../../src/core/values.ts";
+import { isUnknown, type Attributes } from "../../src/core/values.ts";
 import { providerCode } from "../../src/provider/diagnostics/codes.ts";
 import { bundleConfig, errorsOf, moduleSource, mustCreate, rig, scratch, useRig } from "./harness.ts";
 
@@ -137,9 +137,15 @@ describe("plan-time host support", () => {
     expect(out.diagnostics.map((d) => d.code)).toEqual([providerCode("host-support-unreadable")]);
     const created = await broken.create("takoform_module_worker", out.planned!, { recordIntent: () => undefined });
     expect(created.state).toBeNull();
-    expect(created.diagnostics[0]).toMatchObject({ summary: "Takoform v1alpha3 lane unavailable", code: providerCode("lane-unavailable"), resourceType: "takoform_module_worker" });
+    expect(created.diagnostics[0]).toMatchObject({ summary: "Takoform Host API lane unavailable", code: providerCode("lane-unavailable"), resourceType: "takoform_module_worker" });
     expect(created.diagnostics[0]!.cause).toContain("ECONNREFUSED");
-    const state = { type: "takoform_module_worker", attributes: { ...out.planned!, uid: "u1", generation: "1" } };
+    // With no lane to be had, the create's exact identity is left for the apply to decide.
+    for (const member of ["form_api_version", "form_kind", "form_definition_version", "form_schema_digest"]) expect(isUnknown(out.planned![member]!), member).toBe(true);
+    const recorded = broken.table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "ModuleWorker" }).ref;
+    const state = {
+      type: "takoform_module_worker",
+      attributes: { ...out.planned!, form_api_version: recorded.apiVersion, form_kind: recorded.kind, form_definition_version: recorded.definitionVersion, form_schema_digest: recorded.schemaDigest, form_package_digest: recorded.packageDigest, uid: "u1", generation: "1" },
+    };
     const read = await broken.read(state as never);
     expect(read.state).toBe(state);
     expect(read.diagnostics[0]!.code).toBe(providerCode("lane-unavailable"));

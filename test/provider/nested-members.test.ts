@@ -72,7 +72,7 @@ describe("optional nested members against the local host", () => {
     await mustCreate(r, SERVICE, { name: "b", entrypoint: "b.js" });
     const config = { name: "a", entrypoint: "a.js", service_bindings: [{ name: "B", service: "b" }] };
     await mustCreate(r, SERVICE, config);
-    const imported = await mustRead(r, r.provider.importState(SERVICE, `${SPACE}/a`).state!);
+    const imported = await mustRead(r, (await r.provider.importState(SERVICE, `${SPACE}/a`)).state!);
     await expectNoOp(r, SERVICE, config, imported);
   });
 

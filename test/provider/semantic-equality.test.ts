@@ -51,7 +51,7 @@ describe("plans against host-normalized state", () => {
     const vars = JSON.stringify({ Z_LAST: "1", API_URL: "https://api.example/x?a=1&b=<2>" });
     const stack = await workerStack(r, "counter", { vars_json: vars });
     const name = stack.version.attributes["name"] as string;
-    const imported = await mustRead(r, r.provider.importState(VERSION, name).state!);
+    const imported = await mustRead(r, (await r.provider.importState(VERSION, name)).state!);
     expect(imported.attributes["vars_json"]).not.toBe(vars); // the host's spelling
     const before = r.mutations().length;
     const out = await converge(r, VERSION, { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars }, imported);
@@ -71,7 +71,7 @@ describe("plans against host-normalized state", () => {
   it("import then plan with handlers in another order than the host's plans no change", async () => {
     const stack = await servingStack(r, ["scheduled", "fetch"]);
     const name = stack.version.attributes["name"] as string;
-    const imported = await mustRead(r, r.provider.importState(VERSION, name).state!);
+    const imported = await mustRead(r, (await r.provider.importState(VERSION, name)).state!);
     expect(imported.attributes["handlers"]).toEqual(["fetch", "scheduled"]);
     const before = r.mutations().length;
     const out = await converge(r, VERSION, { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["scheduled", "fetch"] }, imported);

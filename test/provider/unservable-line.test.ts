@@ -53,7 +53,7 @@ describe("a registry line with no default create", () => {
     expect((await p.read(prior)).diagnostics).toEqual([problem]);
     expect((await p.update(THING, prior, { name: "t", size: 2 }, context)).diagnostics).toEqual([problem]);
     expect((await p.delete(THING, prior, context)).diagnostics).toEqual([problem]);
-    expect(p.importState(THING, "t").diagnostics).toEqual([problem]);
+    expect((await p.importState(THING, "t")).diagnostics).toEqual([problem]);
     expect(hostCalls).toBe(0);
   });
 

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import {
-  PACKAGES, EDGE_GROUP, OTHER_GROUP, MESH_GROUP, loadFormPackages, candidateSet, desiredValidator, type Json,
+  PACKAGES, EDGE_GROUP, BETA_EDGE_GROUP, OTHER_GROUP, MESH_GROUP, loadFormPackages, candidateSet, desiredValidator, type Json,
 } from "./packages.ts";
 
 const packages = loadFormPackages();
@@ -34,7 +34,7 @@ describe("Form groups", () => {
       }
     }
     expect(offenders).toEqual([]);
-    for (const pkg of packages) expect([EDGE_GROUP, OTHER_GROUP, MESH_GROUP]).toContain(pkg.definition.apiVersion);
+    for (const pkg of packages) expect([EDGE_GROUP, BETA_EDGE_GROUP, OTHER_GROUP, MESH_GROUP]).toContain(pkg.definition.apiVersion);
   });
 
   it("each family folder holds only Forms of its candidate set's group", () => {
@@ -43,7 +43,7 @@ describe("Form groups", () => {
 });
 
 describe("candidate sets", () => {
-  const families = { "forms/edge/v1alpha1": EDGE_GROUP, "forms/other/v1alpha1": OTHER_GROUP, "forms/mesh/v1alpha1": MESH_GROUP };
+  const families = { "forms/edge/v1alpha1": EDGE_GROUP, "forms/edge/v1beta1": BETA_EDGE_GROUP, "forms/other/v1alpha1": OTHER_GROUP, "forms/mesh/v1alpha1": MESH_GROUP };
 
   it("have exactly the documented shape, and every entry names its package's exact ref and package digest", () => {
     for (const [family, group] of Object.entries(families)) {
@@ -63,7 +63,7 @@ describe("candidate sets", () => {
     }
   });
 
-  it("list the 12 edge Forms at 0.1.0, never the 0.2.0 ModuleWorker, which stays Supported only", () => {
+  it("list the 12 v1alpha3-lane and 15 v1beta1-lane edge Forms at 0.1.0, never a 0.2.0 ModuleWorker, which stays Supported only", () => {
     const edge = candidateSet("forms/edge/v1alpha1").defaultCreates;
     expect(edge.map((e: Json) => e.formRef.kind)).toEqual([
       "ModuleWorker", "WorkerBundle", "WorkerVersion", "WorkerDeployment", "WorkerCustomDomain", "WorkerEndpoint",
@@ -72,6 +72,14 @@ describe("candidate sets", () => {
     expect(edge.every((e: Json) => e.formRef.definitionVersion === "0.1.0")).toBe(true);
     expect(edge.map((e: Json) => e.slug)).not.toContain("module-worker-0.2.0");
     expect(find(EDGE_GROUP, "ModuleWorker", "0.2.0")).toBeDefined();
+    const beta = candidateSet("forms/edge/v1beta1").defaultCreates;
+    expect(beta.map((e: Json) => e.formRef.kind)).toEqual([
+      "ModuleWorker", "WorkerBundle", "WorkerVersion", "WorkerDeployment", "WorkerCustomDomain", "WorkerEndpoint",
+      "WorkerCronTrigger", "EdgeKVNamespace", "ObjectBucket", "SQLiteDatabase", "AtLeastOnceQueue", "QueueConsumer",
+      "StaticAssetBundle", "SQLiteMigrationSet", "SQLiteMigrationApplication",
+    ]);
+    expect(beta.every((e: Json) => e.formRef.definitionVersion === "0.1.0" && e.formRef.apiVersion === BETA_EDGE_GROUP)).toBe(true);
+    expect(find(BETA_EDGE_GROUP, "ModuleWorker", "0.2.0")).toBeDefined();
     expect(candidateSet("forms/other/v1alpha1").defaultCreates.map((e: Json) => e.slug)).toEqual(["edge-kv-namespace"]);
     expect(candidateSet("forms/mesh/v1alpha1").defaultCreates.map((e: Json) => e.slug)).toEqual(["service", "worker", "container"]);
   });

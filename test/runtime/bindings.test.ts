@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AtLeastOnceQueue, EdgeKVNamespace, ObjectBucket, SQLiteDatabase, WorkerApp } from "../../src/index.ts";
 import { endpointUrl, Project, startRuntimeHost, useRuntimeHost } from "./harness.ts";
 
-const INTERFACES = fileURLToPath(new URL("../../registry/packages/interfaces/v1alpha1", import.meta.url));
+const INTERFACES = fileURLToPath(new URL("../../registry/packages/lanes/v1alpha3/interfaces/v1alpha1", import.meta.url));
 
 interface Step {
   operation: string;

@@ -6,6 +6,7 @@
 // thread, which is why an isolate is a process of its own.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { PREFERRED_LANE } from "../../src/core/lanes.ts";
 import { WorkerApp } from "../../src/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { endpointUrl, Project, useRuntimeHost } from "./harness.ts";
@@ -49,7 +50,7 @@ for (const [label, limits, cases] of [
     afterAll(() => project.close());
 
     const hostApiAnswers = async (): Promise<void> => {
-      const discovery = await fetch(`${ctx.rt.url}/.well-known/takoform/v1alpha3`, { headers: { authorization: `Bearer ${DEV_TOKEN.token}` } });
+      const discovery = await fetch(`${ctx.rt.url}${PREFERRED_LANE.discoveryPath}`, { headers: { authorization: `Bearer ${DEV_TOKEN.token}` } });
       expect(discovery.status).toBe(200);
     };
 

@@ -7,6 +7,7 @@
 import { request } from "node:http";
 import type { Construct } from "constructs";
 import { afterAll, describe, expect, it } from "vitest";
+import { PREFERRED_LANE } from "../../src/core/lanes.ts";
 import { ModuleWorker, WorkerApp, WorkerBundle, WorkerCustomDomain, WorkerDeployment, WorkerEndpoint, WorkerVersion } from "../../src/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { endpointUrl, Project, useRuntimeHost } from "./harness.ts";
@@ -94,7 +95,7 @@ describe("worker routing", () => {
     expect(byPath.status).toBe(404);
     expect(byPath.headers.get("takoform-runtime-error")).toBe("worker_not_found");
     for (const host of [`127.0.0.1:${ctx.rt.port}`, `localhost:${ctx.rt.port}`]) {
-      const discovery = await raw(ctx.rt.port, host, "/.well-known/takoform/v1alpha3", { authorization: `Bearer ${DEV_TOKEN.token}` });
+      const discovery = await raw(ctx.rt.port, host, PREFERRED_LANE.discoveryPath, { authorization: `Bearer ${DEV_TOKEN.token}` });
       expect(discovery.status, host).toBe(200);
     }
   });

@@ -18,7 +18,7 @@ const PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.ur
 const dir = mkdtempSync(join(tmpdir(), "takoform-mystery-binding-"));
 
 function writeDefinitions(): void {
-  const binding = JSON.parse(readFileSync(join(PACKAGES, "bindings/v1alpha1/module-worker.edge-kv/definition.json"), "utf8")) as Record<string, JsonValue>;
+  const binding = JSON.parse(readFileSync(join(PACKAGES, "lanes/v1alpha3/bindings/v1alpha1/module-worker.edge-kv/definition.json"), "utf8")) as Record<string, JsonValue>;
   binding.name = "module-worker.mystery";
   mkdirSync(join(dir, "bindings/module-worker.mystery"), { recursive: true });
   writeFileSync(join(dir, "bindings/module-worker.mystery/definition.json"), `${JSON.stringify(binding, null, 2)}\n`);

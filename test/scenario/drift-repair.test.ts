@@ -25,11 +25,15 @@ import { DEV_TOKEN } from "../../src/host/index.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
-import { API, HttpClient } from "../host/harness.ts";
+import { HttpClient } from "../host/harness.ts";
+import { PREFERRED_LANE } from "../../src/core/lanes.ts";
+
+/** The scenario hosts serve the preferred lane (a new project's). */
+const API = PREFERRED_LANE.apiRoot;
 import { apply, formRefOf, moduleSource, plan, ReadySampler, runCli, Scratch, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 
 const KV_REF: FormRef = (() => {
-  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === "edge.takoform-cdk.dev/v1alpha1")!;
+  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === "edge.takoform-cdk.dev/v1beta1")!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 })();
 

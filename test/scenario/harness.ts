@@ -34,7 +34,8 @@ export interface Mutation {
   status: number;
 }
 
-const RESOURCE_PATH = /^\/apis\/forms\.takoform\.com\/v1alpha3\/resources\/([^/?]+)\/([^/?]+)\/([^/?]+)\/([^/?]+)(?:\?.*)?$/;
+// Any lane's API root: the lane segment is not the Form group's version segment.
+const RESOURCE_PATH = /^\/apis\/forms\.takoform\.com\/[^/?]+\/resources\/([^/?]+)\/([^/?]+)\/([^/?]+)\/([^/?]+)(?:\?.*)?$/;
 
 export interface TestHost {
   host: LocalHost;

@@ -222,7 +222,7 @@ describe("the tenant and the credential", () => {
     expect(again.stdout).toContain("State is already bound to");
 
     // --force re-binds though objects are missing, and says which.
-    host.controls.deleteOutOfBand({ tenant: "alpha", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "bound-b" });
+    host.controls.deleteOutOfBand({ tenant: "alpha", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-b" });
     const { url: elsewhere } = await hostWith({ tokens: grants, anonymous: true });
     const forced = await takoform(p, ["state", "rebind", "--config", "stack.json", "--force"], elsewhere, "alpha-1");
     expect(forced.code, forced.stderr).toBe(0);
@@ -254,8 +254,8 @@ describe("interrupted writes and old state", () => {
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stdout).toContain("write(s) an interrupted apply had left unfinished were resolved first");
     expect((await pull(p)).resources.map((r) => r.uid)).toEqual([
-      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "bound-a" })!.uid,
-      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "bound-b" })!.uid,
+      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-a" })!.uid,
+      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-b" })!.uid,
     ]);
   }, 120_000);
 

@@ -6,14 +6,39 @@
 // directory), so a new deployment is served at once, without a restart, and a deleted worker
 // stops answering. Worker console output goes to stderr, prefixed with the worker.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CatalogConflictError, DataDirLockedError, LocalHost, type ServedWorker } from "../../host/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
-import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { isLaneName, type LaneName } from "../../core/index.ts";
+import { recordedLane } from "../../engine/index.ts";
+import { openLocalStateReadOnly } from "../../state/index.ts";
 import { parseListen } from "./host.ts";
+
+/**
+ * The lanes the project needs served beside its data's own: its state's lane (an existing
+ * project keeps it) and a TAKOFORM_LANE pin (docs/host.md, "Lanes").
+ */
+async function projectLanes(dir: string): Promise<LaneName[]> {
+  const lanes: LaneName[] = [];
+  const pinned = process.env["TAKOFORM_LANE"];
+  if (pinned !== undefined && isLaneName(pinned)) lanes.push(pinned);
+  const path = statePathOf(dir);
+  if (existsSync(path)) {
+    const reader = openLocalStateReadOnly(path);
+    try {
+      const lane = await recordedLane(reader);
+      if (lane !== undefined) lanes.push(lane);
+    } finally {
+      await reader.close();
+    }
+  }
+  return lanes;
+}
 
 export const DEV_LISTEN = "127.0.0.1:8787";
 
@@ -50,6 +75,7 @@ export const command: Command = {
     try {
       local = await LocalHost.open({
         data,
+        includeLanes: await projectLanes(projectDir(args)),
         runtime: {
           secrets: secretValues(args.values.get("--secret") ?? [], process.env),
           onAddresses: (served) => {

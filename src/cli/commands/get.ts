@@ -7,7 +7,7 @@
 
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { diagnosticsToJson, packageRoot } from "../../core/index.ts";
+import { diagnosticsToJson, packageRoot, PREFERRED_LANE } from "../../core/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { checkGenerated, generate, generateDiagnostic, staleDiagnostic, writeGenerated, type LayoutKind } from "../../generate/index.ts";
 import { Console } from "../console.ts";
@@ -24,7 +24,7 @@ construct class per resource type.
   --out DIR          Write somewhere else (relative to -C).
   -C DIR             Run as if started in DIR.
   --type-name G/K=T  Name the resource type of Form line G (apiVersion) K (kind) explicitly,
-                     e.g. --type-name edge.forms.takoform.com/v1beta1/ModuleWorker=takoform_module_worker_v2.
+                     e.g. --type-name ${PREFERRED_LANE.edgeGroups.upstream}/ModuleWorker=takoform_module_worker_v2.
   --check            Write nothing; exit 1 when the output on disk is stale.
   --json             Print the result and every diagnostic as one JSON document on stdout.
   -h, --help         Show this help.

@@ -6,17 +6,29 @@
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
 import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type RuntimeOptions, type ServedWorker, type TokenGrant } from "../../host/index.ts";
+import { isLaneName, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 
+/** `--lane NAME|both` → the lanes to serve. */
+export function parseLaneFlag(text: string): LaneName[] {
+  if (text === "both") return LANES.map((l) => l.name);
+  if (isLaneName(text)) return [text];
+  throw new CliUsageError(`--lane takes ${[...LANES.map((l) => l.name), "both"].join(", ")}, got ${JSON.stringify(text)}`);
+}
+
 const USAGE = `Usage: takoform host serve [options]
 
-Serve the embedded Takoform host (Host API v1alpha3) over HTTP.
+Serve the embedded Takoform host over HTTP, on Host API ${LANES.map((l) => l.hostApiVersion).join(", ")}.
 
 Options:
   --listen HOST:PORT        Address to listen on (default 127.0.0.1:8787; port 0 picks a free port)
   --data DIR|:memory:       Data directory (default .takoform/host); :memory: keeps nothing
+  --lane ${[...LANES.map((l) => l.name), "both"].join("|")}
+                            The Host API lane(s) served, each with its own catalog (default: the
+                            data directory's — ${PREFERRED_LANE.name} for new data, both for data an
+                            earlier takoform-cdk wrote; ${PREFERRED_LANE.name} for :memory:)
   --forms DIR               Also install every Form, Interface and Binding Definition under DIR
                             (repeatable; installed before the bundled packages)
   --no-bundled              Do not install the bundled packages (registry/packages)
@@ -45,7 +57,7 @@ export function parseListen(text: string): { host: string; port: number } {
 
 async function serve(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret"],
+    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret", "--lane"],
     switches: ["--no-bundled", "--conformance-probes", "--no-runtime", "--runtime-conformance", "--help"],
     aliases: { "-h": "--help" },
   });
@@ -55,6 +67,8 @@ async function serve(argv: string[]): Promise<number> {
   }
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   const { host, port } = parseListen(lastValue(args, "--listen") ?? "127.0.0.1:8787");
+  const laneFlag = lastValue(args, "--lane");
+  const lanes = laneFlag === undefined ? undefined : parseLaneFlag(laneFlag);
   const asyncMode = lastValue(args, "--async") ?? "never";
   if (asyncMode !== "always" && asyncMode !== "never") throw new CliUsageError("--async takes always or never");
   let tokens: TokenGrant[];
@@ -91,6 +105,7 @@ async function serve(argv: string[]): Promise<number> {
     local = await LocalHost.open({
       data: lastValue(args, "--data") ?? ".takoform/host",
       forms,
+      ...(lanes !== undefined ? { lanes } : {}),
       bundled: !args.switches.has("--no-bundled"),
       tokens,
       async: asyncMode,
@@ -103,6 +118,7 @@ async function serve(argv: string[]): Promise<number> {
     throw error;
   }
   io.diagnostics(local.problems.map(notInstalledDiagnostic));
+  io.err(`takoform host: serving Host API ${local.lanes.map((name) => LANES.find((l) => l.name === name)!.hostApiVersion).join(" and ")}`);
   let url: string;
   try {
     url = (await local.listen(host, port)).url;

@@ -26,9 +26,11 @@ ${LOCK_HELP}
 
 Exit status: 0 when imported, 1 otherwise.`;
 
+export const FLAGS = flagSpec(PROJECT_FLAGS, LOCK_FLAGS);
+
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, LOCK_FLAGS));
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length !== 2) throw new CliUsageError("import takes exactly ADDRESS and ID");
     const [address, id] = args.positionals as [string, string];

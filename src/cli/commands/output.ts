@@ -9,8 +9,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
-import { openLocalStateReadOnly, type ResourceRecord } from "../../state/index.ts";
+import { openLocalStateReadOnly, type ResourceRecord, type StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
+import { outputJson } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
@@ -21,21 +22,31 @@ Show the outputs recorded by the last apply (all of them, or NAME's value).
 
 Options:
   -C DIR                 Project directory (default: the current directory)
-  --json                 Machine-readable output
+  --json                 As Terraform: {NAME: {sensitive, type, value}}; with NAME, its value only
+  --raw                  With NAME: a string, number or bool printed as it is (for shell scripts)
+  --no-color             No ANSI colour
   -h, --help             Show this help
 
-Sensitive outputs are recorded only as a seal and always show as <sensitive>.
-Exit status: 0 on success, 1 when NAME is not an output.`;
+Sensitive outputs are recorded only as a seal: they show as <sensitive>, carry no value in
+--json, and \`output --json NAME\` / \`--raw NAME\` refuse them.
+Exit status: 0 on success, 1 when NAME is not an output or cannot be printed as asked.`;
+
+export const FLAGS = flagSpec({ values: ["--chdir"], switches: ["--help", "--json", "--raw", "--no-color"] });
+
+function refuse(io: Console, summary: string, detail: string, repair: string): number {
+  io.diagnostics([{ severity: "error", summary, detail, repair }]);
+  return 1;
+}
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec({ values: ["--chdir"], switches: ["--help", "--json", "--no-color"] }));
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
     const path = statePathOf(projectDir(args));
-    let outputs: Record<string, { value: unknown; sensitive: boolean }> = {};
+    let outputs: Record<string, StoredOutput> = {};
     let records: ResourceRecord[] = [];
     if (existsSync(path)) {
       const reader = openLocalStateReadOnly(path);
@@ -60,12 +71,26 @@ export const command: Command = {
         ]);
         return 1;
       }
-      if (io.json) io.emitJson(output.sensitive ? { sensitive: true } : { sensitive: false, value: output.value });
+      const raw = args.switches.has("--raw");
+      if ((io.json || raw) && output.sensitive) {
+        return refuse(io, `Output "${name}" is sensitive`, "State records a sensitive output only as a seal, so its value cannot be printed.", "Read the value where it comes from (the variable or secret store that set it).");
+      }
+      if (raw) {
+        const value = output.value;
+        if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+          return refuse(io, "Unsupported value for raw output", `The value of "${name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : "an object"}; --raw prints only a string, number or bool.`, "Use --json for structured values.");
+        }
+        process.stdout.write(String(value)); // as Terraform: no newline, so $(takoform output --raw x) is the value
+        return 0;
+      }
+      // As Terraform's `output -json NAME`: the value itself.
+      if (io.json) io.emitJson(output.value);
       else io.out(output.sensitive ? "<sensitive>" : JSON.stringify(output.value, null, 2));
       return 0;
     }
+    if (args.switches.has("--raw")) throw new CliUsageError("--raw prints one output: give its NAME");
     if (io.json) {
-      io.emitJson(Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, o.sensitive ? { sensitive: true } : { sensitive: false, value: o.value }])));
+      io.emitJson(Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, outputJson(o)])));
       return 0;
     }
     const entries = Object.entries(outputs);

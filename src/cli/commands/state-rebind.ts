@@ -32,8 +32,10 @@ ${LOCK_HELP}
 
 Exit status: 0 when the state is bound to this host, 1 otherwise.`;
 
+export const REBIND_FLAGS = flagSpec(PROJECT_FLAGS, LOCK_FLAGS, { values: ["--parallelism"], switches: ["--force"] });
+
 export async function rebindCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, LOCK_FLAGS, { values: ["--parallelism"], switches: ["--force"] }));
+  const args = parseArgs(argv, REBIND_FLAGS);
   if (args.switches.has("--help")) return usage(REBIND_USAGE);
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);

@@ -1,14 +1,14 @@
-// `takoform state list | show ADDRESS | pull | rm ADDRESS… | rebind`: read state without locking
-// it, forget records (the host resources are untouched), or re-bind it to another host
-// (state-rebind.ts).
+// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | rebind`:
+// read state without locking it, move or forget records (the host resources are untouched), or
+// re-bind it to another host (state-rebind.ts).
 
 import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
-import { formatValue, runStateRemove } from "../../engine/index.ts";
+import { formatValue, runStateMove, runStateRemove } from "../../engine/index.ts";
 import { openLocalState, openLocalStateReadOnly, parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
-import { CliUsageError, parseArgs, type Command } from "../command.ts";
+import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { enterProject, durationFlag, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
@@ -19,6 +19,9 @@ Subcommands:
   list                   Every address in state, one per line
   show ADDRESS           One resource's recorded attributes (--json for the whole record)
   pull                   The whole state as one JSON document (sensitive values stay sealed)
+  mv SOURCE DESTINATION  Move a resource to another address (after renaming its construct):
+                         its deposed objects and the edges naming it move too; the host is
+                         not contacted
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
   rebind                 Bind state to the host this command reaches, after finding every
@@ -30,13 +33,27 @@ Options:
 ${LOCK_HELP}
   -h, --help             Show this help
 
-list, show and pull read state without locking it. Exit status: 0 on success, 1 otherwise.`;
+list, show and pull read state without locking it; mv and rm take the lock. Exit status: 0 on
+success, 1 otherwise.`;
+
+/** The flags of `state list | show | pull | mv | rm` (rebind has its own). */
+export const FLAGS = flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] });
+
+function lockOptions(args: ParsedArgs, what: string) {
+  return {
+    holder: `takoform state ${what} (pid ${process.pid} on ${hostname()})`,
+    leaseMs: leaseMs(),
+    timeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+  };
+}
 
 function notInState(address: string): Diagnostic {
   return { severity: "error", summary: `${address} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
 }
 
-function showRecord(record: ResourceRecord): string {
+/** One record as `state show` (and `show`) print it: Terraform's resource block, secrets masked. */
+export function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
   const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
@@ -71,7 +88,7 @@ export const command: Command = {
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     if (sub === "rebind") return rebindCommand(rest);
-    const args = parseArgs(rest, flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] }));
+    const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     enterProject(args);
     const io = new Console(args);
@@ -113,12 +130,7 @@ export const command: Command = {
         }
         const store = openLocalState(path);
         try {
-          const result = await runStateRemove(store, args.positionals, {
-            holder: `takoform state rm (pid ${process.pid} on ${hostname()})`,
-            leaseMs: leaseMs(),
-            timeoutMs: durationFlag(args, "--lock-timeout", 0),
-            forceUnlock: args.switches.has("--force-unlock"),
-          });
+          const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
           if (io.json) {
             io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsToJson(result.diagnostics) });
           } else {
@@ -131,8 +143,32 @@ export const command: Command = {
           await store.close();
         }
       }
+      case "mv": {
+        if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
+        const [from, to] = args.positionals as [string, string];
+        if (!existsSync(path)) {
+          io.err("No state: nothing has been applied in this project yet.");
+          return 1;
+        }
+        const store = openLocalState(path);
+        try {
+          const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
+          if (io.json) {
+            io.emitJson({ ok: result.ok, moved: result.move?.moved ?? [], edges: result.move?.edges ?? [], diagnostics: diagnosticsToJson(result.diagnostics) });
+            return result.ok ? 0 : 1;
+          }
+          io.diagnostics(result.diagnostics);
+          if (!result.ok || result.move === undefined) return 1;
+          for (const m of result.move.moved) io.out(`Move "${m.from}" to "${m.to}"`);
+          io.out(`Successfully moved ${result.move.moved.length} object(s).`);
+          if (result.move.edges.length > 0) io.out(`Renamed it in the recorded dependencies of ${result.move.edges.join(", ")}.`);
+          return 0;
+        } finally {
+          await store.close();
+        }
+      }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm or rebind)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm or rebind)`);
     }
   },
 };

@@ -15,19 +15,22 @@ takoform's (start-up, reading the result). Contacts no host.
 Options:
   -C DIR                 Project directory (default: the current directory)
   --stack NAME           Only report this stack
+  --no-typecheck         Run the app without typechecking it first
   --json                 Machine-readable output
   -h, --help             Show this help
 
 Exit status: 0 on success, 1 when the app failed or reported an error.`;
 
+export const FLAGS = flagSpec({ values: ["--chdir", "--stack"], switches: ["--help", "--json", "--no-color", "--no-typecheck"] });
+
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--stack"], switches: ["--help", "--json", "--no-color"] }));
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
-    const result = await synthesizeProject(projectDir(args));
+    const result = await synthesizeProject(projectDir(args), { typecheck: !args.switches.has("--no-typecheck") });
     const only = lastValue(args, "--stack");
     let stacks = [...result.stacks];
     const diagnostics = [...result.diagnostics];
@@ -38,13 +41,19 @@ export const command: Command = {
       }
     }
     const failed = hasErrors(diagnostics);
-    const timings = synthTimings(result.appMs);
+    const timings = synthTimings(result.appMs, result.typecheck?.ms);
+    // No tsconfig, nothing checked: the output stays what it was without the check.
+    const typecheck = result.typecheck !== undefined && result.typecheck.status !== "skipped" ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) } : undefined;
     if (io.json) {
-      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsToJson(diagnostics), ...(timings ? { timings } : {}) });
+      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsToJson(diagnostics), ...(typecheck ? { typecheck } : {}), ...(timings ? { timings } : {}) });
     } else {
+      for (const note of result.notes ?? []) io.err(note);
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
-      if (timings) io.out(`Synthesized in ${seconds(timings.totalMs)}: the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
+      if (timings) {
+        const checked = typecheck !== undefined && typecheck.status !== "no-typescript" ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, ` : "";
+        io.out(`Synthesized in ${seconds(timings.totalMs)}: ${checked}the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
+      }
     }
     return failed ? 1 : 0;
   },
@@ -52,13 +61,15 @@ export const command: Command = {
 
 /**
  * Where synthesis time went: `totalMs` since this process started (Node's own start-up included),
- * `appMs` the app's process (cdktf, the user's code, its TypeScript loader), `takoformMs` the rest.
+ * `typecheckMs` the typecheck before it (typecheck/typecheck.ts), `appMs` the app's process (cdktf,
+ * the user's code, its TypeScript loader), `takoformMs` the rest.
  */
-function synthTimings(appMs: number | undefined): { totalMs: number; appMs: number; takoformMs: number } | null {
+function synthTimings(appMs: number | undefined, typecheckMs = 0): { totalMs: number; typecheckMs: number; appMs: number; takoformMs: number } | null {
   if (appMs === undefined) return null;
   const totalMs = Math.round(performance.now());
   const app = Math.round(appMs);
-  return { totalMs, appMs: app, takoformMs: Math.max(0, totalMs - app) };
+  const typecheck = Math.round(typecheckMs);
+  return { totalMs, typecheckMs: typecheck, appMs: app, takoformMs: Math.max(0, totalMs - app - typecheck) };
 }
 
 function seconds(ms: number): string {

@@ -3,7 +3,7 @@
 // codes.ts, engine/config/codes.ts, forms/diagnostics.ts, generate/diagnostics.ts), so a code
 // exists only where its layer lists it, and no two layers can claim one prefix.
 //
-// The host's answers carry codes of their own: the closed v1alpha3 error taxonomy
+// The host's answers carry codes of their own: the closed Host API error taxonomy (every lane's)
 // (core/protocol.ts ERROR_CODES). What an operator can do about each is provider knowledge, so
 // the provider contributes those repair sentences (`contributeHostRepairs`) and the renderers
 // look them up here.

@@ -15,7 +15,7 @@ export interface HostFault {
   status?: number;
   hostCode?: string;
   retryable: boolean;
-  /** The answer was not the closed v1alpha3 error envelope. */
+  /** The answer was not the closed Host API error envelope. */
   protocolInvalid: boolean;
   /** The host accepted the mutation (2xx) but no verified representation came back. */
   accepted: boolean;

@@ -4,6 +4,8 @@ import { defineCodes, type Diagnostic } from "../../core/index.ts";
 
 const configCodes = defineCodes("config", [
   "invalid-json",
+  "file-not-found",
+  "file-unreadable",
   "duplicate-key",
   "nesting-too-deep",
   "invalid-structure",
@@ -26,6 +28,8 @@ const configCodes = defineCodes("config", [
   "stack-ambiguous",
   "app-annotation",
   "app-validation",
+  "type-error",
+  "typecheck-failed",
 ]);
 
 /** The configuration loader's codes, `takoform.config/<name>` (its part of core's one table). */

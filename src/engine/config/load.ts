@@ -56,15 +56,18 @@ export async function loadConfigFile(file: string): Promise<LoadResult> {
     // Bytes, not text: decoding as "utf8" would turn invalid UTF-8 into U+FFFD silently.
     bytes = await readFile(file);
   } catch (error) {
+    // A file that is not there is its own problem, not a JSON one (issue 14); any other read
+    // failure (a directory, no permission) says what the system said.
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return {
       config: null,
       diagnostics: [
         {
           severity: "error",
-          code: configCode("invalid-json"),
-          summary: `Cannot read the configuration file ${file}`,
+          code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
+          summary: missing ? `The configuration file ${file} does not exist` : `Cannot read the configuration file ${file}`,
           cause: (error as Error).message,
-          repair: "Check the path given with --config, or run `takoform synth`.",
+          repair: missing ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack." : "Check that the path names a readable file.",
         },
       ],
     };

@@ -10,6 +10,7 @@ import { uncaughtError, validationProblems } from "./app-failure.ts";
 import { configCode, isPlainObject } from "./diagnostics.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
+import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
 
 export interface ProjectOptions {
   /** The stack to load (`--stack NAME`); required when the app defines more than one. */
@@ -18,6 +19,8 @@ export interface ProjectOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** How long the app may run before it is killed. Default 5 minutes. */
   timeoutMs?: number;
+  /** Typecheck the project before running the app (typecheck/typecheck.ts). Default true; `--no-typecheck` turns it off. */
+  typecheck?: boolean;
 }
 
 export interface SynthResult {
@@ -28,12 +31,17 @@ export interface SynthResult {
   diagnostics: Diagnostic[];
   /** Wall time the app's process ran, in ms (on success; `takoform synth` shows it apart). */
   appMs?: number;
+  /** The typecheck before the app ran, when one was asked for. */
+  typecheck?: Pick<TypecheckResult, "status" | "ms" | "tsconfig">;
+  /** One-line notes for people (TypeScript not installed, so no typecheck). */
+  notes?: string[];
 }
 
 export interface ProjectLoadResult extends LoadResult {
   stack?: string;
   stackFile?: string;
   outdir?: string;
+  notes?: string[];
 }
 
 const STDERR_LINES_SHOWN = 40;
@@ -74,6 +82,16 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
   const outdir = isAbsolute(output) ? output : join(dir, output);
   const manifestPath = join(outdir, "manifest.json");
+
+  // The app's types first: a type error stops here, with file and line, before the app runs.
+  let checked: TypecheckResult | undefined;
+  if (options.typecheck !== false) {
+    checked = await typecheckProject(dir);
+    if (checked.status === "failed") {
+      return { outdir, stacks: new Map(), diagnostics: checked.diagnostics, typecheck: summaryOf(checked) };
+    }
+  }
+  const extra = { ...(checked !== undefined ? { typecheck: summaryOf(checked) } : {}), ...(checked?.note !== undefined ? { notes: [checked.note] } : {}) };
   // A manifest left by an earlier run must not pass for this run's result. cdktf's App creates
   // only the last level of its outdir, so the parents are made here, as the cdktf CLI does.
   await rm(manifestPath, { force: true });
@@ -97,7 +115,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
           detail: problem.path === undefined ? "Reported by the app." : `Reported by the construct ${problem.path} in stack ${stack}.`,
         });
       }
-      return { outdir, stacks: new Map(), diagnostics };
+      return { outdir, stacks: new Map(), diagnostics, ...extra };
     }
     const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
     return fail(
@@ -148,14 +166,19 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       });
     }
   }
-  return { outdir, stacks, diagnostics, appMs };
+  return { outdir, stacks, diagnostics, appMs, ...extra };
+}
+
+function summaryOf(result: TypecheckResult): Pick<TypecheckResult, "status" | "ms" | "tsconfig"> {
+  return { status: result.status, ms: result.ms, ...(result.tsconfig !== undefined ? { tsconfig: result.tsconfig } : {}) };
 }
 
 /** Runs the app, picks the stack and loads it. */
 export async function loadProjectConfig(projectDir: string, options: ProjectOptions = {}): Promise<ProjectLoadResult> {
   const synth = await synthesizeProject(projectDir, options);
   const diagnostics = [...synth.diagnostics];
-  if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir };
+  const notes = synth.notes ?? [];
+  if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir, notes };
   const names = [...synth.stacks.keys()];
   let stack: string | undefined;
   if (options.stack !== undefined) {
@@ -190,7 +213,7 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   const loaded = await loadConfigFile(stackFile);
   diagnostics.push(...loaded.diagnostics);
   const failed = diagnostics.some((d) => d.severity === "error");
-  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir };
+  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes };
 }
 
 interface AppRun {

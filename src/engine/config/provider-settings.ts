@@ -1,9 +1,10 @@
-// The stack's `takoform` provider block, evaluated: where the host is, which space, which token.
-// Each setting is a literal or a variable; a setting the block leaves out comes from the
-// environment (TAKOFORM_ENDPOINT, TAKOFORM_SPACE, TAKOFORM_TOKEN). No endpoint means the embedded
-// local host (the command decides what that is).
+// The stack's `takoform` provider block, evaluated: where the host is, which space, which token,
+// which Host API lane. Each setting is a literal or a variable; a setting the block leaves out
+// comes from the environment (TAKOFORM_ENDPOINT, TAKOFORM_SPACE, TAKOFORM_TOKEN, TAKOFORM_LANE). No
+// endpoint means the embedded local host (the command decides what that is); no lane means
+// negotiate (docs/client.md §1).
 
-import { isUnknown, type Value } from "../../core/index.ts";
+import { isUnknown, type LaneName, LANES, laneNamesText, parseLane, type Value } from "../../core/index.ts";
 import { evaluate, EvaluationError, valueAtPath } from "./expression/evaluate.ts";
 import type { Expression, StackConfig } from "./types.ts";
 import type { ResolvedVariables } from "./variables/resolve.ts";
@@ -17,6 +18,8 @@ export interface ProviderSettings {
   space: string;
   /** Never printed. */
   token: string | undefined;
+  /** The pinned Host API lane, or null: negotiate. */
+  lane: LaneName | null;
 }
 
 /**
@@ -45,8 +48,21 @@ export function providerSettings(stack: StackConfig | null, variables: ResolvedV
   const endpoint = setting(block?.endpoint, "endpoint") ?? (env["TAKOFORM_ENDPOINT"] || undefined);
   const space = setting(block?.space, "space") ?? (env["TAKOFORM_SPACE"] || undefined) ?? DEFAULT_SPACE;
   const token = setting(block?.token, "token") ?? (env["TAKOFORM_TOKEN"] || undefined);
+  const laneText = setting(block?.lane, "lane") ?? (env["TAKOFORM_LANE"] || undefined);
+  let lane: LaneName | null = null;
+  if (laneText !== undefined) {
+    const parsed = parseLane(laneText);
+    if (parsed === undefined) {
+      problems.push({
+        setting: "lane",
+        summary: `The provider's lane ${JSON.stringify(laneText)} is not a Host API lane this build speaks`,
+        detail: `A lane is named ${laneNamesText()}, or by its Host API group version (${LANES.map((l) => l.hostApiVersion).join(", ")}).`,
+        repair: `Set lane in the TakoformProvider (or TAKOFORM_LANE) to ${laneNamesText()}, or leave it out to negotiate.`,
+      });
+    } else lane = parsed.name;
+  }
   if (problems.length > 0) return { problems };
-  return { settings: { endpoint: endpoint ?? null, space, token }, problems: [] };
+  return { settings: { endpoint: endpoint ?? null, space, token, lane }, problems: [] };
 }
 
 /** One setting: its string value, undefined when the block leaves it out or it is null, or why not. */

@@ -128,6 +128,8 @@ export interface ProviderConfig {
   space?: Expression;
   /** Sensitive: never shown, never stored. */
   token?: Expression;
+  /** The pinned Host API lane (`v1beta1`, `v1alpha3`, or its group version). */
+  lane?: Expression;
 }
 
 export interface ImportConfig {

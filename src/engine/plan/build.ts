@@ -14,7 +14,7 @@ import { planDestroys, planOrphans, planResources, readImports } from "./phases/
 import { checkDuplicateObjects, checkHolders, planOutputChanges } from "./phases/checks.ts";
 import { checkHost, checkTypes, resolveCycles } from "./phases/configuration.ts";
 import { refresh } from "./phases/refresh.ts";
-import { readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
+import { checkReplace, readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
 import { relevantAttributes } from "./relevance.ts";
 
@@ -42,6 +42,7 @@ const CYCLES = phase("resolve dependency cycles", resolveCycles);
 const STATE = phase("read state", readState);
 const IN_FLIGHT = phase("note interrupted writes", warnInFlight);
 const TARGETS = phase("scope --target", scopeTargets, true);
+const REPLACE = phase("check -replace addresses", checkReplace);
 const VALIDATE = phase("validate each resource's configuration", validateResources, true);
 const REFRESH = phase("refresh", refresh, true);
 const IMPORTS = phase("read imported objects", readImports, true);
@@ -55,7 +56,7 @@ const STEPS = phase("order the apply steps", orderSteps);
 
 /** The phases of each mode, in order. */
 export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
-  normal: [HOST, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, VALIDATE, REFRESH, IMPORTS, RESOURCES, ORPHANS, OUTPUTS, HOLDERS, DUPLICATES, STEPS],
+  normal: [HOST, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REPLACE, VALIDATE, REFRESH, IMPORTS, RESOURCES, ORPHANS, OUTPUTS, HOLDERS, DUPLICATES, STEPS],
   destroy: [HOST, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REFRESH, DESTROYS, OUTPUTS, STEPS],
   "refresh-only": [HOST, TYPES, STATE, IN_FLIGHT, TARGETS, REFRESH, OUTPUTS, STEPS],
 };

@@ -25,6 +25,8 @@ export interface PlanOptions {
   refresh?: boolean;
   /** `--target`: restrict the plan to these addresses and their dependencies (dependents for destroy). */
   targets?: readonly string[];
+  /** `--replace`: replace these resources even where nothing changed (a normal plan only). */
+  replace?: readonly string[];
   /** Provider calls in flight at once (default DEFAULT_PARALLELISM). */
   parallelism?: number;
   /** RFC 0011 cycle resolution; the default resolves cycles with placeholders (`placeholderCycles`). */
@@ -64,6 +66,8 @@ export class PlanContext {
   readonly mode: PlanMode;
   readonly parallelism: number;
   readonly targets: readonly string[] | undefined;
+  /** `-replace`: configuration addresses replaced even where nothing changed (normal mode only). */
+  readonly replace: ReadonlySet<string>;
   /** Every finding: per resource address, or of the plan as a whole. */
   readonly diagnostics = new Diagnostics();
 
@@ -108,6 +112,7 @@ export class PlanContext {
     this.mode = this.options.mode ?? "normal";
     this.parallelism = this.options.parallelism ?? DEFAULT_PARALLELISM;
     this.targets = this.options.targets;
+    this.replace = new Set(this.mode === "normal" ? (this.options.replace ?? []) : []);
     this.edges = configEdges(this.stack);
     this.graph = buildDependencyGraph(this.stack.resources.keys(), this.edges);
     this.configDependencies = dependencyMap(this.stack, this.edges);

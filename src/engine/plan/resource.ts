@@ -2,7 +2,8 @@
 // the provider's plan (where ModifyPlan lives), to one Terraform action.
 //
 //   no prior                                → create
-//   requiresReplace non-empty, or a trigger → replace (create-before-destroy when the resource
+//   requiresReplace non-empty, a trigger,
+//   or -replace                             → replace (create-before-destroy when the resource
 //                                              has it or inherited it; else destroy-before-create)
 //   planned equals prior                    → no-op
 //   otherwise                               → update
@@ -29,6 +30,8 @@ export interface ResourcePlanInput {
   createBeforeDestroy: boolean;
   /** Why replace_triggered_by fires, or null. */
   trigger: string | null;
+  /** `-replace` names this resource: an existing object is replaced even if nothing changed. */
+  requested?: boolean;
   /** Plan from the placeholder configuration (RFC 0011): own attributes only. */
   placeholder?: boolean;
   /** State lineage, the key of sealed sensitive values. */
@@ -115,7 +118,7 @@ export async function planChange(input: ResourcePlanInput): Promise<ResourcePlan
   }
   // `before` keeps sealed values sealed: a plan never carries a secret it did not need.
   const before = input.prior!.attributes as Record<string, KnownValue>;
-  if (response.requiresReplace.length > 0 || input.trigger !== null) {
+  if (response.requiresReplace.length > 0 || input.trigger !== null || input.requested === true) {
     // The new object's plan is a create: nothing computed carries over from the old one. The
     // provider is told what it replaces, for one rule only: a revision replaced for relation drift
     // is named beside the one a holder still pins (docs/provider.md).
@@ -128,6 +131,8 @@ export async function planChange(input: ResourcePlanInput): Promise<ResourcePlan
     if (response.requiresReplace.length === 0) actionReason = "replace_by_triggers";
     else if (response.requiresReplace.every((p) => p[0] === "relation_drift_reason")) actionReason = "relation_drift_recovery";
     if (input.trigger !== null) reasons.push({ path: ["lifecycle", "replace_triggered_by"], reason: input.trigger });
+    // As Terraform: a requested replacement is reported as requested, whatever else forces it.
+    if (input.requested === true) actionReason = "replace_by_request";
     const successor = create.planned?.["name"];
     if (actionReason === "relation_drift_recovery" && schema.role === "revision" && typeof successor === "string" && typeof before["name"] === "string" && successor !== before["name"]) {
       reasons.push({ path: ["name"], reason: "the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds" });

@@ -51,6 +51,7 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
   if (change.actionReason === "delete_because_no_resource_config") headline += " (not in configuration)";
   if (change.actionReason === "relation_drift_recovery") headline += " (a referenced resource changed out of band)";
   if (change.actionReason === "replace_by_triggers") headline += " (replace_triggered_by)";
+  if (change.actionReason === "replace_by_request") headline = "will be replaced, as requested"; // Terraform's words
   if (change.placeholder) headline += " (as a cycle placeholder first)";
   if (change.importingId !== undefined) headline += key === "no-op" ? ` from ${change.importingId}` : ` (imported from ${change.importingId})`;
 

@@ -81,7 +81,7 @@ export function handleDelete(ctx: HostContext, rc: RequestContext): HostResponse
         tenant: rc.caller.tenant,
         principal: rc.caller.principal,
         action: "delete",
-        request: JSON.stringify({ input, accepted }),
+        request: JSON.stringify({ lane: ctx.lane.name, input, accepted }),
         targetUid: resource.uid,
         commitPolicy: policy,
       });
@@ -97,10 +97,11 @@ export function handleDelete(ctx: HostContext, rc: RequestContext): HostResponse
   });
 }
 
-/** Commits an accepted delete: identity first, then fences, then the dependency scan. */
-export function deleteExecutor(ctx: HostContext): Executor {
+/** Commits an accepted delete: identity first, then fences, then the dependency scan (under the lane that accepted it). */
+export function deleteExecutor(laneOf: (lane: string | undefined) => HostContext): Executor {
   return (record) => {
-    const { input, accepted } = JSON.parse(record.request) as { input: DeleteInput; accepted: AcceptedIdentity };
+    const { lane, input, accepted } = JSON.parse(record.request) as { lane?: string; input: DeleteInput; accepted: AcceptedIdentity };
+    const ctx = laneOf(lane);
     const resource = checkDelete(ctx, input, "commit", accepted);
     commitRemoval(ctx, resource);
     return { result: `{"deleted":true}`, uid: null };

@@ -18,7 +18,7 @@ import { HostError, invalidArgument } from "../errors.ts";
 import { generationHeader } from "../fences.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
 import { prepareDigest } from "../prepare-binding.ts";
-import { formUnknown, requireNoQuery } from "../query.ts";
+import { formMissing, requireNoQuery } from "../query.ts";
 import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
 import type { SpecProblem } from "../rules/types.ts";
 import { recordedRef } from "../store/index.ts";
@@ -29,7 +29,7 @@ export function handleValidate(ctx: HostContext, rc: RequestContext): HostRespon
   requireNoQuery(rc.match.query, "validate");
   const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
   const form = ctx.catalog.form(core.formRef);
-  if (form === undefined) throw formUnknown(core.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, core.formRef);
   const spec = materializeSpec(form, core.spec);
   const { problems } = spec;
   const entry = (severity: "error" | "warning") => (p: SpecProblem) => ({
@@ -45,7 +45,7 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   requireNoQuery(rc.match.query, "prepare");
   const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
   const form = ctx.catalog.form(core.formRef);
-  if (form === undefined) throw formUnknown(core.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, core.formRef);
   ctx.availability.assert(rc.caller, form.ref);
   const spec = requireValidSpec(form, core.spec);
   const fence = generationHeader(rc.headers);

@@ -44,7 +44,7 @@ function handleWrite(ctx: HostContext, rc: RequestContext, action: "apply" | "im
         tenant: rc.caller.tenant,
         principal: rc.caller.principal,
         action,
-        request: JSON.stringify({ input, accepted }),
+        request: JSON.stringify({ lane: ctx.lane.name, input, accepted }),
         targetUid: plan.uid,
         commitPolicy: policy,
       });
@@ -121,10 +121,11 @@ function decodeWrite(rc: RequestContext, action: "apply" | "import"): WriteInput
   };
 }
 
-/** Commits an accepted apply or import by re-running the whole gauntlet. */
-export function writeExecutor(ctx: HostContext): Executor {
+/** Commits an accepted apply or import by re-running the whole gauntlet, under the lane that accepted it. */
+export function writeExecutor(laneOf: (lane: string | undefined) => HostContext): Executor {
   return (record) => {
-    const { input, accepted } = JSON.parse(record.request) as { input: WriteInput; accepted: AcceptedIdentity | null };
+    const { lane, input, accepted } = JSON.parse(record.request) as { lane?: string; input: WriteInput; accepted: AcceptedIdentity | null };
+    const ctx = laneOf(lane);
     const plan = checkWrite(ctx, input, "commit", accepted ?? undefined);
     const resource = commitWrite(ctx, plan);
     return { result: `{"resource":${representResource(ctx.catalog, resource)}}`, uid: resource.uid };

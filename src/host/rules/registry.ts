@@ -23,6 +23,9 @@ export class RulesRegistry {
       return this.bound;
     };
     this.host = {
+      get lane() {
+        return bound().lane;
+      },
       forms: () => bound().forms(),
       interface: (ref) => bound().interface(ref),
       get maximumBundleBytes(): number {

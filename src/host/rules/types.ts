@@ -21,7 +21,7 @@
 //
 // Hooks throw HostError to refuse; they never write to the store.
 
-import type { BindingRef, ConditionReason, ConditionStatus, FormRef, InterfaceRef, WireSupportProfile } from "../../core/index.ts";
+import type { BindingRef, ConditionReason, ConditionStatus, FormRef, InterfaceRef, Lane, WireSupportProfile } from "../../core/index.ts";
 import type { BindingDefinition, DesiredSpecValidator, FormDefinition, InterfaceDefinition, JsonObject, Relation, RelationInstance, Role } from "../../forms/index.ts";
 import type { RelationPin, StoredResource } from "../store/index.ts";
 
@@ -50,8 +50,10 @@ export interface RuleView {
   resourcesWithSpecValue(apiVersion: string, kind: string, member: string, value: string): StoredResource[];
 }
 
-/** What a rules module may read about the host itself; usable once the host has opened. */
+/** What a rules module may read about the host itself, for the lane it is registered in; usable once the host has opened. */
 export interface RuleHost {
+  /** The lane whose catalog these rules serve (its support-profile limits, its Edge groups). */
+  readonly lane: Lane;
   /** Every installed Form (each exact identity). */
   forms(): readonly CatalogForm[];
   /** The Interface installed at exactly this identity. */

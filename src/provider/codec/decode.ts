@@ -8,7 +8,7 @@
 
 import { type Attributes, compareUtf8, goJson, type KnownValue } from "../../core/index.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../forms/index.ts";
-import type { CodecField, CodecOutput, CodecScalarType, FormCodec } from "../../registry/index.ts";
+import type { CodecField, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "../../registry/index.ts";
 
 export class CodecDecodeError extends Error {
   override name = "CodecDecodeError";
@@ -62,18 +62,21 @@ function decodeField(field: CodecField, value: JsonValue | undefined, pointer: s
         };
       });
     case "object-list":
-      return arrayOf(value, pointer).map((item, i) => {
-        const at = `${pointer}/${i}`;
-        if (!isJsonObject(item)) throw new CodecDecodeError(at, `expected an object, got ${describe(item)}`);
-        const element: { [key: string]: KnownValue } = {};
-        for (const member of type.members) {
-          element[member.attribute] = decodeScalar(member.type, Object.hasOwn(item, member.wire) ? item[member.wire] : undefined, `${at}/${member.wire}`);
-        }
-        return element;
-      });
+      return arrayOf(value, pointer).map((item, i) => decodeObject(type.members, item, `${pointer}/${i}`));
+    case "object":
+      return decodeObject(type.members, value, pointer);
     default:
       return decodeScalar(type, value, pointer);
   }
+}
+
+function decodeObject(members: readonly CodecMember[], item: JsonValue, at: string): KnownValue {
+  if (!isJsonObject(item)) throw new CodecDecodeError(at, `expected an object, got ${describe(item)}`);
+  const element: { [key: string]: KnownValue } = {};
+  for (const member of members) {
+    element[member.attribute] = decodeScalar(member.type, Object.hasOwn(item, member.wire) ? item[member.wire] : undefined, `${at}/${member.wire}`);
+  }
+  return element;
 }
 
 function decodeScalar(type: CodecScalarType, value: JsonValue | undefined, pointer: string): KnownValue {

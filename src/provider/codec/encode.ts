@@ -14,7 +14,7 @@
 
 import { type Attributes, compareUtf8, type Diagnostic, formatFormRef, type GroupKind, isUnknown, type Value } from "../../core/index.ts";
 import { isJsonObject, type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
-import type { CodecField, CodecScalarType, FormCodec } from "../../registry/index.ts";
+import type { CodecField, CodecMember, CodecScalarType, FormCodec } from "../../registry/index.ts";
 
 export interface EncodeOptions {
   /** "plan": an unknown only marks the spec unresolved. "apply" (default): it is also an error. */
@@ -156,22 +156,25 @@ function projectField(kind: string, field: CodecField, value: Value): Projected 
       return items;
     }
     case "object-list": {
-      const items = listOf(kind, path, value, "a list of objects").map((item, i) => {
-        const at = `${path}[${i}]`;
-        const element = objectOf(kind, at, item);
-        const out: JsonObject = {};
-        for (const member of type.members) {
-          const projected = projectScalar(kind, member.type, `${at}.${member.attribute}`, element[member.attribute] ?? null);
-          if (projected !== OMIT) out[member.wire] = projected;
-        }
-        return out;
-      });
+      const items = listOf(kind, path, value, "a list of objects").map((item, i) => projectObject(kind, type.members, `${path}[${i}]`, item));
       if (items.length === 0) return isEmptyCollectionDefault(field) ? [] : OMIT;
       return items;
     }
+    case "object":
+      return projectObject(kind, type.members, path, value);
     default:
       return projectScalar(kind, type, path, value);
   }
+}
+
+function projectObject(kind: string, members: readonly CodecMember[], at: string, item: Value): JsonObject {
+  const element = objectOf(kind, at, item);
+  const out: JsonObject = {};
+  for (const member of members) {
+    const projected = projectScalar(kind, member.type, `${at}.${member.attribute}`, element[member.attribute] ?? null);
+    if (projected !== OMIT) out[member.wire] = projected;
+  }
+  return out;
 }
 
 function projectScalar(kind: string, type: CodecScalarType, path: string, value: Value): Projected {

@@ -40,6 +40,10 @@ export function relationTargetsOf(codec: FormCodec, attributes: Attributes): Rel
           for (const m of type.members) if (m.type.kind === "ref") add(m.type.target, named(member(element, m.attribute)));
         }
         break;
+      case "object":
+        // An absent optional object holds no relation (reference v1beta1 §9).
+        for (const m of type.members) if (m.type.kind === "ref" && value !== undefined && value !== null) add(m.type.target, named(member(value, m.attribute)));
+        break;
       default:
         break;
     }

@@ -1,6 +1,6 @@
 // The provider's part of the one table of diagnostic codes (decision 0032, core/diagnostics):
-// its own refusal codes, and one repair sentence for every host error code of the v1alpha3
-// taxonomy, contributed to core so every renderer gives the same one.
+// its own refusal codes, and one repair sentence for every host error code of the taxonomy (the
+// same on every lane), contributed to core so every renderer gives the same one.
 
 import { contributeHostRepairs, defineCodes, type ErrorCode } from "../../core/index.ts";
 
@@ -15,6 +15,7 @@ const providerCodes = defineCodes("provider", [
   "state-form-ref-unsupported",
   "state-form-ref-missing",
   "state-form-ref-mismatch",
+  "state-lane-mismatch",
   "import-id-invalid",
   "uid-mismatch",
   "relation-target-changed",
@@ -98,8 +99,8 @@ export const HOST_CODE_REPAIRS: Record<ErrorCode, string> = {
     "The resource's desired state changed since it was read, or the name is already taken; refresh and re-run the plan, or choose another name.",
 };
 
-/** Said of an answer that was not the closed v1alpha3 error envelope. */
+/** Said of an answer that was not the closed error envelope. */
 export const PROTOCOL_INVALID_REPAIR =
-  "The host's answer was not the closed v1alpha3 error envelope, so the provider will not guess a remedy; check that the endpoint is a conforming Takoform host, then re-run.";
+  "The host's answer was not the closed Host API error envelope, so the provider will not guess a remedy; check that the endpoint is a conforming Takoform host, then re-run.";
 
 contributeHostRepairs({ byCode: HOST_CODE_REPAIRS, protocolInvalid: PROTOCOL_INVALID_REPAIR });

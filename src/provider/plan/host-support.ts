@@ -24,6 +24,19 @@ function bindingVersion(codec: FormCodec, binding: string): string {
   return codec.acceptedBindings.find((b) => b.name === binding)?.version ?? "1.0.0";
 }
 
+/** The host implements a contract of this name@version, but not the one the Form names (another lane's bytes). */
+function otherContract(what: "Interface" | "Binding", label: string, kind: string, expected: string, answered: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+  return {
+    severity: "error",
+    summary: `This host implements another ${label} than ${kind} needs`,
+    detail: `${kind} names the ${what} ${label} with schema ${expected}; the host's support profile answers ${label} with schema ${answered}, another contract of the same name and version (as another Host API lane publishes).`,
+    code: providerCode(what === "Interface" ? "host-does-not-support-interface" : "host-does-not-support-binding"),
+    ...identity,
+    pointer: identity.pointer ?? "/form",
+    repair: "Use a host (or a Host API lane of it) that implements this exact contract, or a provider build whose Forms name the contract the host implements.",
+  };
+}
+
 function unreadable(what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
   // No host fault is attached: this is not the host's answer to the resource, and the code must stay ours.
   const d: Diagnostic = {
@@ -97,6 +110,11 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           });
         } else if (answer.profile === undefined) {
           p.diagnostics.push(unreadable(`Interface ${label}`, answer, identity));
+        } else {
+          // One name@version may name different contracts (one per Host API lane): the host
+          // implements this one only at the exact digest the Form provides (decision 0022).
+          const answered = answer.profile.interfaceRef?.schemaDigest;
+          if (answered !== undefined && answered !== contract.schemaDigest) p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
         }
       }),
     );
@@ -123,6 +141,12 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           });
         } else if (answer.profile === undefined) {
           p.diagnostics.push(unreadable(`Binding ${binding}@${version}`, answer, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+        } else {
+          const expected = codec.acceptedBindings.find((b) => b.name === binding)?.schemaDigest;
+          const answered = answer.profile.bindingRef?.schemaDigest;
+          if (expected !== undefined && answered !== undefined && answered !== expected) {
+            p.diagnostics.push(otherContract("Binding", `${binding}@${version}`, kind, expected, answered, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+          }
         }
       }),
     );

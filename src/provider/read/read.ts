@@ -23,7 +23,7 @@ export async function readResource(rt: ProviderRuntime, prior: ResourceState): P
   const type = prior.type;
   const keep = (diagnostics: Diagnostic[]): ReadResult => ({ state: prior, diagnostics });
   const attrs = prior.attributes;
-  const dispatch = servePrior(rt, type, attrs);
+  const dispatch = await servePrior(rt, type, attrs);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
   const { served, kind, name, space, identity: fullIdentity } = dispatch.prior;
   if (!isSpaceId(space)) return keep([invalidSpace(type, space)]);

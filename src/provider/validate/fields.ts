@@ -124,6 +124,11 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
       });
       return out;
     }
+    case "object": {
+      const e = element(value);
+      if (e === undefined) return [];
+      return type.members.flatMap((member) => scalarProblems(`${path}.${member.attribute}`, member.type, e[member.attribute] ?? null));
+    }
     default:
       return scalarProblems(path, type, value);
   }

@@ -2,7 +2,7 @@
 // a provider schema before anything else: every attribute is one the schema declares (a near miss
 // gets "Did you mean …?"), every declared attribute has the type the schema gives it — nested
 // lists and objects included — required attributes are present, and computed ones are not set.
-// The schema is derived from the Form's codecs (codec/schema.ts), so the Form definition decides.
+// The schema is derived from the Form's codecs (registry/type-schema.ts), so the Form definition decides.
 //
 // Deliberate choices:
 // - No implicit conversion. Terraform converts "100" to a number attribute and 123 to a string

@@ -1,4 +1,5 @@
-// Create (decision 0017 rule 1; reference §5.1): always under the line's DefaultCreates ref.
+// Create (decision 0017 rule 1; reference §5.1): always under the DefaultCreates ref of the type's
+// line served under the negotiated lane.
 // The client runs availability → prepare → PUT with `If-None-Match: *`, so a create never
 // overwrites anything; a positive availability answer is remembered for the run
 // (AvailabilityMemo). An artifact-backed revision uploads its local modules first (only the
@@ -7,7 +8,7 @@
 // whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
 import { AcceptedError } from "../../client/index.ts";
-import { type Attributes, type Diagnostic, isSpaceId } from "../../core/index.ts";
+import { type Attributes, type Diagnostic, isSpaceId, laneNamed } from "../../core/index.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
@@ -32,7 +33,14 @@ function withIdentity(diagnostics: Diagnostic[], identity: Omit<Diagnostic, "sev
 export async function createResource(rt: ProviderRuntime, type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
   const line = rt.line(type);
   if (line === undefined) return fail([rt.unserved(type)]);
-  const dispatch = serveCreate(rt, type, line);
+  // The create identity depends on the lane, so the host is reached first.
+  let client;
+  try {
+    client = await rt.client();
+  } catch (err) {
+    return fail([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
+  }
+  const dispatch = serveCreate(rt, type, laneNamed(client.lane.name));
   if (dispatch.diagnostic) return fail([dispatch.diagnostic]);
   const { served } = dispatch;
   const { codec } = served;
@@ -53,12 +61,6 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   values["space"] = space;
   const nameIdentity = { ...identity, name };
 
-  let client;
-  try {
-    client = await rt.client();
-  } catch (err) {
-    return fail([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
-  }
   const deadline = Date.now() + timeout.ms;
   const scope = context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {};
 

@@ -18,7 +18,7 @@ import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 export async function deleteResource(rt: ProviderRuntime, type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  const dispatch = servePrior(rt, type, prior.attributes);
+  const dispatch = await servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
   const { served, kind, space, identity: fullIdentity } = dispatch.prior;
   const recorded = recordedIncarnation(prior.attributes, "delete", kind, fullIdentity);

@@ -28,7 +28,7 @@ const PROVIDER_SIDE = ["create_timeout", "update_timeout", "delete_timeout", "re
 
 export async function updateResource(rt: ProviderRuntime, type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  const dispatch = servePrior(rt, type, prior.attributes);
+  const dispatch = await servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
   const { served, kind, space, identity: fullIdentity } = dispatch.prior;
   if (!served.codec.declaresUpdate) return providerSideUpdate(rt, type, prior, planned, served, fullIdentity);

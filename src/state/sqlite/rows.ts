@@ -157,8 +157,10 @@ export interface HostBindingRow {
   tenant: string | null;
   credential: string | null;
   bound_at: string;
+  /** Absent in a layout-2 file read as it is; NULL for a binding written before lanes were recorded. */
+  lane?: string | null;
 }
 
 export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
-  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, boundAt: row.bound_at };
+  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, lane: row.lane ?? null, boundAt: row.bound_at };
 }

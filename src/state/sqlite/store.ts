@@ -26,12 +26,14 @@ import {
   type ResourceRecord,
   type SettledStatus,
   type StateDocument,
+  type StateMove,
   type StateReader,
   type StateStore,
   type StoredHostBinding,
   type StoredOutput,
 } from "../types.ts";
 import { holderGone, LeaseTable } from "./lease.ts";
+import { MoveStatements } from "./move.ts";
 import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
 import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
 
@@ -111,7 +113,7 @@ class SqliteStateReader implements StateReader {
     this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
     // A layout-1 file (read as it is) predates host bindings: it is unbound.
     this.selectBinding =
-      layout >= 2 ? db.prepare<[], HostBindingRow>("SELECT origin, host_id, space, tenant, credential, bound_at FROM host_binding WHERE id = 1") : null;
+      layout >= 2 ? db.prepare<[], HostBindingRow>(`SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`) : null;
     this.leases = new LeaseTable(db, now, layout);
   }
 
@@ -197,9 +199,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly sameUid;
   private readonly sameObject;
   private readonly fenced;
+  private readonly moves: MoveStatements;
 
   constructor(db: Db, now: () => number) {
     super(db, now);
+    this.moves = new MoveStatements(db);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
@@ -217,7 +221,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.clearOutputs = db.prepare("DELETE FROM outputs");
     this.insertOutput = db.prepare<[string, string, number]>("INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
     this.upsertBinding = db.prepare<[HostBindingRow]>(
-      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at)",
+      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at, lane) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at, @lane)",
     );
     this.sameUid = db.prepare<[string], { address: string }>("SELECT address FROM resources WHERE uid = ?");
     this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
@@ -292,6 +296,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       tenant: binding.tenant,
       credential: binding.credential,
       bound_at: new Date(this.now()).toISOString(),
+      lane: binding.lane,
     };
     if (typeof row.origin !== "string" || row.origin === "" || typeof row.space !== "string" || row.space === "") {
       throw new StateWriteError("the host binding", "a binding needs an origin and a space");
@@ -373,6 +378,10 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       if (removed) this.nextSerial();
       return removed;
     });
+  }
+
+  async moveResource(from: string, to: string): Promise<StateMove> {
+    return this.write(() => this.moves.move(from, to, () => this.nextSerial()));
   }
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {

@@ -2,6 +2,7 @@
 // diagnostic naming the block or argument (and the resource address where there is one), saying
 // why and what to do — and no config.
 
+import { tmpdir } from "node:os";
 import { describe, it, expect } from "vitest";
 import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadConfigFile, loadStackConfig } from "../../../src/engine/config/index.ts";
@@ -206,6 +207,9 @@ describe("what is accepted or only warned about", () => {
     expect(loadStackConfig("[]").diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-structure" });
     const missing = await loadConfigFile("/nonexistent/cdk.tf.json");
     expect(missing.config).toBeNull();
-    expect(missing.diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-json", summary: "Cannot read the configuration file /nonexistent/cdk.tf.json" });
+    // A missing file is file-not-found, not invalid-json (issue 14); another read failure is file-unreadable.
+    expect(missing.diagnostics[0]).toMatchObject({ code: "takoform.config/file-not-found", summary: "The configuration file /nonexistent/cdk.tf.json does not exist" });
+    const directory = await loadConfigFile(tmpdir());
+    expect(directory.diagnostics[0]).toMatchObject({ code: "takoform.config/file-unreadable", summary: `Cannot read the configuration file ${tmpdir()}` });
   });
 });

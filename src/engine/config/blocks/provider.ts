@@ -1,12 +1,12 @@
-// The `provider` block. Only `takoform` is understood, once, with endpoint, space and token
-// (token is sensitive). Its values may use variables but not resource attributes: the provider
+// The `provider` block. Only `takoform` is understood, once, with endpoint, space, token (token is
+// sensitive) and lane (the Host API lane pin: docs/client.md §1). Its values may use variables but not resource attributes: the provider
 // must be configured before any resource is read.
 
 import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression } from "../expression/parse.ts";
 import type { Expression, ProviderConfig } from "../types.ts";
 
-const ARGUMENTS = ["endpoint", "space", "token"] as const;
+const ARGUMENTS = ["endpoint", "space", "token", "lane"] as const;
 
 export function readProvider(block: unknown, problems: Problems): ProviderConfig | null {
   if (!isPlainObject(block)) {
@@ -47,7 +47,7 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
         problems.error({
           code: configCode("unsupported-provider"),
           summary: `The takoform provider has no argument "${key}"`,
-          detail: key === "alias" ? "Provider aliases are not supported." : "It takes endpoint, space and token.",
+          detail: key === "alias" ? "Provider aliases are not supported." : "It takes endpoint, space, token and lane.",
           repair: `Remove ${key} from the provider configuration.`,
           attribute: key,
         });

@@ -23,9 +23,16 @@ export async function readVarFile(file: string): Promise<VarFileRead> {
   try {
     bytes = await readFile(file);
   } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return {
       ok: false,
-      diagnostic: { severity: "error", code: configCode("invalid-variable"), summary: `Cannot read the var file ${file}`, cause: (error as Error).message, repair: "Check the path given with --var-file." },
+      diagnostic: {
+        severity: "error",
+        code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
+        summary: missing ? `The var file ${file} does not exist` : `Cannot read the var file ${file}`,
+        cause: (error as Error).message,
+        repair: "Check the path given with --var-file.",
+      },
     };
   }
   const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";

@@ -82,6 +82,7 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
       evaluated,
       createBeforeDestroy: createBeforeDestroy.has(address),
       trigger: prior === null ? null : replaceTrigger(resource, (a) => ctx.changes.get(a)),
+      requested: ctx.replace.has(address),
       lineage: state.lineage,
     });
     if (placeholder && result.change !== null) {

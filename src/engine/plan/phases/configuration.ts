@@ -7,15 +7,15 @@ import { engineCode } from "../../codes.ts";
 import { placeholderCycles } from "../../cycles/resolver.ts";
 import { dependencyMap } from "../../dependencies.ts";
 import { stronglyConnectedComponents } from "../../graph/scc.ts";
-import { compareBindings, hostMismatch } from "../../host-binding.ts";
+import { bindingRefusal, compareBindings } from "../../host-binding.ts";
 import type { PlanContext } from "../context.ts";
 
-/** A state bound to another host is not read there at all: the plan is that one refusal. */
+/** A state bound to another host (or lane) is not read there at all: the plan is that one refusal. */
 export function checkHost(ctx: PlanContext): void {
   const { host, state } = ctx;
   if (host === undefined || state.host == null || state.records.length === 0) return;
   const { differences } = compareBindings(state.host, host);
-  if (differences.length > 0) ctx.diagnostics.append(hostMismatch(state.host, host, differences, "This plan"));
+  if (differences.length > 0) ctx.diagnostics.append(bindingRefusal(state.host, host, differences, state.records, "This plan"));
 }
 
 /** Every configured resource's type must be one the provider serves. */

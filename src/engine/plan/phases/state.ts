@@ -1,5 +1,5 @@
 // Plan phases that read state: the records and what their deletes are ordered by, the writes an
-// interrupted apply left, what `--target` covers, and each resource's configuration checked on
+// interrupted apply left, what `--target` covers, what `-replace` names, and each resource's configuration checked on
 // its own before the host is asked anything.
 
 import { engineCode } from "../../codes.ts";
@@ -46,6 +46,20 @@ export function scopeTargets(ctx: PlanContext): void {
   const records = ctx.targeted ? state.records.map((r) => ({ ...r, dependencies: [...(ctx.stateDependencies.get(r.address) ?? [])] })) : state.records;
   ctx.scope = targetScope(targets, mode === "destroy", stack, graph, records);
   ctx.diagnostics.append(ctx.scope.diagnostics);
+}
+
+/** `-replace`: an address the configuration does not declare matches nothing; warned about, the plan goes on (as Terraform). */
+export function checkReplace(ctx: PlanContext): void {
+  for (const address of ctx.replace) {
+    if (ctx.stack.resources.has(address)) continue;
+    ctx.diagnostics.append([{
+      severity: "warning",
+      code: engineCode("replace-unmatched"),
+      summary: "Incompletely-matched force-replace resource instance",
+      detail: `Your force-replace request for ${address} doesn't match any resource instances because the configuration does not declare it.`,
+      repair: "Check the address against `takoform state list`; nothing is replaced for it.",
+    }]);
+  }
 }
 
 /** Every planned resource's configuration on its own, before the host is asked anything. */
