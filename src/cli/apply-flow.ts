@@ -5,7 +5,23 @@
 
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
-import { type ApplyHooks, type ApplyRun, checkSensitiveVariables, DEFAULT_PARALLELISM, type EngineEvent, PlanFileError, type PlanMode, ProgressPrinter, readPlanFile, renderPlan, runApply, runClosingLines, type RunKind, runToJson, type SavedPlan } from "../engine/index.ts";
+import {
+  type ApplyHooks,
+  type ApplyRun,
+  checkSensitiveVariables,
+  DEFAULT_PARALLELISM,
+  type EngineEvent,
+  PlanFileError,
+  type PlanMode,
+  ProgressPrinter,
+  readPlanFile,
+  renderPlan,
+  runApply,
+  runClosingLines,
+  type RunKind,
+  runToJson,
+  type SavedPlan,
+} from "../engine/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { openSession } from "./session.ts";
@@ -38,7 +54,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const io = new Console(options.args);
   const saved = await loadSavedPlan(options.planFile);
   if (saved instanceof PlanFileError) return io.fail(kind, saved.diagnostics);
-  const ws = await loadWorkspace(options.args, saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined);
+  const ws = await loadWorkspace(
+    options.args,
+    saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
+  );
   if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
   if (saved !== undefined) {
@@ -63,7 +82,12 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
         ...(options.replace.length > 0 ? { replace: options.replace } : {}),
       },
       ...(saved !== undefined ? { saved } : {}),
-      lock: { holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: options.lockTimeout, forceUnlock: options.args.switches.has("--force-unlock") },
+      lock: {
+        holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(process.env),
+        timeoutMs: options.lockTimeout,
+        forceUnlock: options.args.switches.has("--force-unlock"),
+      },
       parallelism: options.parallelism,
       events: (event) => display.show(event),
       hooks: crashHooks(process.env),
@@ -114,9 +138,12 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     // Terraform refuses one it cannot ask about (docs/cli.md).
     input: boolFlag(args, "--input", true),
   };
-  if (mode !== "normal" && options.replace.length > 0) throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
+  if (mode !== "normal" && options.replace.length > 0)
+    throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
   if (planFile !== undefined && (options.targets.length > 0 || options.replace.length > 0 || args.settings.has("--refresh") || mode !== "normal")) {
-    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`");
+    throw new CliUsageError(
+      "a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`",
+    );
   }
   return options;
 }
@@ -164,7 +191,9 @@ class Interrupts {
     if (this.prompting) return;
     this.count++;
     if (this.count === 1) {
-      this.io.err("\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).");
+      this.io.err(
+        "\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).",
+      );
     } else {
       process.exit(130);
     }
@@ -209,7 +238,9 @@ class Approval {
       const destroy = this.kind === "destroy";
       answer = await confirm(
         destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
-        destroy ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo." : "Takoform will perform the actions described above.",
+        destroy
+          ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo."
+          : "Takoform will perform the actions described above.",
       );
     } finally {
       this.interrupts.prompting = false;
@@ -224,7 +255,10 @@ class Approval {
   refusal(): Diagnostic {
     return {
       severity: "error",
-      summary: this.refused === "input-disabled" ? `${this.kind} needs approval, and -input=false forbids asking for it` : `${this.kind} needs approval, and there is no terminal to ask on`,
+      summary:
+        this.refused === "input-disabled"
+          ? `${this.kind} needs approval, and -input=false forbids asking for it`
+          : `${this.kind} needs approval, and there is no terminal to ask on`,
       detail: "The plan above was not applied.",
       repair: `Review the plan, then run \`takoform ${this.kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
     };

@@ -37,7 +37,6 @@ import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, Regist
 /** The URL the in-process client is given; no socket ever opens on it. */
 const IN_PROCESS_URL = "http://localhost";
 
-
 export interface Connection {
   provider: Provider;
   /** Where the host is, which space, which token, which lane: the provider block, evaluated (engine/config). */
@@ -85,7 +84,13 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     project = readGeneratedRegistry(file);
   } catch (error) {
     if (!(error instanceof RegistryError)) throw error;
-    throw new ConnectError({ severity: "error", code: providerCode("not-configured"), summary: `The project's generated registry cannot be used`, detail: error.message, repair: regenerate });
+    throw new ConnectError({
+      severity: "error",
+      code: providerCode("not-configured"),
+      summary: `The project's generated registry cannot be used`,
+      detail: error.message,
+      repair: regenerate,
+    });
   }
   const combined = combineGenerated(bundledRegistry, project);
   const notices = combined.shadowed.length > 0 ? [`The project's registry (.gen/takoform) replaces the bundled types ${combined.shadowed.join(", ")}.`] : [];
@@ -111,7 +116,9 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   const env = options.env ?? process.env;
   const evaluated = providerSettings(options.stack, options.variables, env);
   if (evaluated.settings === undefined) {
-    throw new ConnectError(evaluated.problems.map(({ setting: _, ...problem }) => ({ severity: "error" as const, code: providerCode("not-configured"), ...problem })));
+    throw new ConnectError(
+      evaluated.problems.map(({ setting: _, ...problem }) => ({ severity: "error" as const, code: providerCode("not-configured"), ...problem })),
+    );
   }
   const settings = evaluated.settings;
   const { registry, notices } = await projectRegistry(options.projectDir);
@@ -153,7 +160,9 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
           return client;
         }
         if (Date.now() >= deadline) {
-          throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
+          throw new Error(
+            `the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`,
+          );
         }
         await delay(50);
       }
@@ -195,12 +204,18 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
           summary: "Takoform Host API lane unavailable",
           detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),
-          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
+          repair:
+            "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
         });
       }
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
       return hostBindingOf(
-        { origin, lane: lane.hostApiVersion, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) },
+        {
+          origin,
+          lane: lane.hostApiVersion,
+          ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}),
+          ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}),
+        },
         settings.space,
         presentedToken,
         lineage,

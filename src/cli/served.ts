@@ -59,7 +59,14 @@ export function serveUntilStopped(local: { close(): Promise<void> }, io: Console
       local.close().then(
         () => resolve(0),
         (error: unknown) => {
-          io.diagnostics([{ severity: "error", summary: "Shutting the host down failed", cause: errorText(error), repair: "Its data directory may still be locked; stop any process left holding it." }]);
+          io.diagnostics([
+            {
+              severity: "error",
+              summary: "Shutting the host down failed",
+              cause: errorText(error),
+              repair: "Its data directory may still be locked; stop any process left holding it.",
+            },
+          ]);
           resolve(1);
         },
       );

@@ -27,7 +27,12 @@ export async function openSession(ws: Workspace): Promise<Session | { diagnostic
   let connection: Connection | undefined;
   try {
     const stateLane = await recordedLane(store);
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
+    connection = await connectProvider({
+      projectDir: ws.projectDir,
+      stack: ws.stack,
+      variables: ws.variables,
+      ...(stateLane !== undefined ? { stateLane } : {}),
+    });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };
   } catch (error) {

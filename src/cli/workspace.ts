@@ -6,7 +6,16 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "../core/index.ts";
-import { loadConfigFile, loadProjectConfig, loadStackConfig, readVarFile, type ResolvedVariables, resolveVariables, type StackConfig, type VarFile } from "../engine/config/index.ts";
+import {
+  loadConfigFile,
+  loadProjectConfig,
+  loadStackConfig,
+  readVarFile,
+  type ResolvedVariables,
+  resolveVariables,
+  type StackConfig,
+  type VarFile,
+} from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 /**
@@ -108,7 +117,10 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
 }
 
 /** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
-export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> }): Promise<Workspace | { diagnostics: Diagnostic[] }> {
+export async function loadWorkspace(
+  args: ParsedArgs,
+  fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
+): Promise<Workspace | { diagnostics: Diagnostic[] }> {
   const dir = projectDir(args);
   const diagnostics: Diagnostic[] = [];
   let stack: StackConfig | null;
@@ -130,7 +142,10 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
       stackFile = file;
     } else {
       const stackName = lastValue(args, "--stack");
-      const loaded = await loadProjectConfig(dir, { ...(stackName !== undefined ? { stack: stackName } : {}), typecheck: !args.switches.has("--no-typecheck") });
+      const loaded = await loadProjectConfig(dir, {
+        ...(stackName !== undefined ? { stack: stackName } : {}),
+        typecheck: !args.switches.has("--no-typecheck"),
+      });
       diagnostics.push(...loaded.diagnostics);
       // A note is one line on stderr for people; --json output stays data only.
       if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);

@@ -84,7 +84,10 @@ export class HostClient {
       ...(options.random !== undefined ? { random: options.random } : {}),
     };
     // Discovery paths are absolute; the probe's lane only names where its calls would go.
-    const probe = new HostConnection({ ...settings, lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} } });
+    const probe = new HostConnection({
+      ...settings,
+      lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} },
+    });
     try {
       const lane = await negotiateLane(probe, origin, {
         ...(options.lane !== undefined ? { pinned: options.lane } : {}),
@@ -265,4 +268,3 @@ export class HostClient {
     return this.guard(support.getBindingSupport(this.conn, name, version, opts));
   }
 }
-

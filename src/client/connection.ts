@@ -207,7 +207,9 @@ export class HostConnection {
       return new TransportError(reason, this.redact(`takoform: ${call.call}: ${err.message.replace(/^takoform: /, "")}`), err.status, { cause: err });
     }
     const message = err instanceof Error ? err.message : String(err);
-    return new TransportError(timedOut ? "deadline" : "network", this.redact(`takoform: ${call.call}: transport failed: ${message}`), undefined, { cause: err });
+    return new TransportError(timedOut ? "deadline" : "network", this.redact(`takoform: ${call.call}: transport failed: ${message}`), undefined, {
+      cause: err,
+    });
   }
 
   /** A reader for the body of `response` to `call`. */

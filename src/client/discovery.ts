@@ -59,7 +59,8 @@ export function publishedIdentity(headers: Record<string, string | string[]>): {
   const out: { hostId?: string; tenant?: string } = {};
   const hostId = singleHeader(headers, IDENTITY_HEADER.hostId);
   if (hostId !== undefined) {
-    if (!HOST_ID.test(hostId)) throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
+    if (!HOST_ID.test(hostId))
+      throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
     out.hostId = hostId;
   }
   const tenant = singleHeader(headers, IDENTITY_HEADER.tenant);
@@ -196,7 +197,13 @@ export function validateDiscovery(doc: JsonValue, configured: HostOrigin, lane: 
   if (endpoints["api"] === undefined) throw new DiscoveryError("takoform: versioned discovery omits endpoints.api");
 
   const root = lane.apiRoot;
-  const negotiated: NegotiatedLane = { origin: configured, name: lane.name, hostApiVersion: lane.hostApiVersion, apiPath: root, features: features as Record<string, boolean> };
+  const negotiated: NegotiatedLane = {
+    origin: configured,
+    name: lane.name,
+    hostApiVersion: lane.hostApiVersion,
+    apiPath: root,
+    features: features as Record<string, boolean>,
+  };
   const expectedPaths: Record<string, string> = {
     api: root,
     artifacts: `${root}/artifacts`,

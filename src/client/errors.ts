@@ -142,9 +142,7 @@ export function statusForCode(code: string): number {
  */
 export function isResourceNotFound(err: unknown): boolean {
   return (
-    err instanceof HostApiError &&
-    err.code === "resource_not_found" &&
-    (err.origin === "delete-operation" || (err.origin === "response" && err.status === 404))
+    err instanceof HostApiError && err.code === "resource_not_found" && (err.origin === "delete-operation" || (err.origin === "response" && err.status === 404))
   );
 }
 

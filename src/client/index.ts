@@ -37,7 +37,15 @@ export type {
 export type { ResendExpectation } from "./resend.ts";
 export type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
 export type { UploadResult, ArtifactOptions } from "./artifacts.ts";
-export { createNodeTransport, inProcessTransport, type InProcessHandler, type HostTransport, type HostTransportRequest, type HostTransportResponse, type NodeTransport } from "./transport.ts";
+export {
+  createNodeTransport,
+  inProcessTransport,
+  type InProcessHandler,
+  type HostTransport,
+  type HostTransportRequest,
+  type HostTransportResponse,
+  type NodeTransport,
+} from "./transport.ts";
 export type { NegotiatedLane } from "./discovery.ts";
 // Used by other modules.
 export { isOutcomeUnknown } from "./errors.ts";

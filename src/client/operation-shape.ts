@@ -105,7 +105,9 @@ export function decodeErrorResponse(
     if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
     return new HostApiError(init);
   }
-  let text = Buffer.from(body.subarray(0, BODY_IN_MESSAGE * 4)).toString("utf8").trim();
+  let text = Buffer.from(body.subarray(0, BODY_IN_MESSAGE * 4))
+    .toString("utf8")
+    .trim();
   if (text.length > BODY_IN_MESSAGE) text = `${text.slice(0, BODY_IN_MESSAGE)}…`;
   if (text === "") text = STATUS_CODES[status] ?? "no status text";
   return new ProtocolInvalidError(`takoform: ${call}: protocol-invalid host response (HTTP ${status}): ${redact(text)}`, status, retryAfterMs);

@@ -38,11 +38,7 @@ export async function getOperation(conn: HostConnection, id: string, opts: CallO
 }
 
 /** `POST {api}/operations/{id}/cancel` with its own Idempotency-Key. */
-export async function cancelOperation(
-  conn: HostConnection,
-  id: string,
-  opts: CallOptions & { idempotencyScope?: string } = {},
-): Promise<WireOperation> {
+export async function cancelOperation(conn: HostConnection, id: string, opts: CallOptions & { idempotencyScope?: string } = {}): Promise<WireOperation> {
   requireOperationId(id);
   const call: WireCall = {
     call: `cancel operation ${id}`,
@@ -131,4 +127,3 @@ export async function settleAccepted(
     throw new AcceptedError(asError(err), accepted.id, uid);
   }
 }
-

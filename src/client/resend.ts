@@ -8,14 +8,7 @@ import { type CallOptions, type HostConnection, utf8, type WireCall } from "./co
 import { ClientInputError } from "./errors.ts";
 import { exactQuery, resourcePath } from "./paths.ts";
 import { checkName, checkRef, checkSpace, label } from "./resource-reads.ts";
-import {
-  type DeleteResult,
-  finishDelete,
-  finishResourceMutation,
-  type IntentRequest,
-  type ResourceResult,
-  sendWrite,
-} from "./resource-writes.ts";
+import { type DeleteResult, finishDelete, finishResourceMutation, type IntentRequest, type ResourceResult, sendWrite } from "./resource-writes.ts";
 
 export interface ResendExpectation {
   kind: "apply" | "delete" | "import";
@@ -54,9 +47,19 @@ function checkIntent(conn: HostConnection, request: IntentRequest, expect: Resen
 }
 
 export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation & { kind: "delete" }, opts?: CallOptions): Promise<DeleteResult>;
-export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation & { kind: "apply" | "import" }, opts?: CallOptions): Promise<ResourceResult>;
+export function resend(
+  conn: HostConnection,
+  request: IntentRequest,
+  expect: ResendExpectation & { kind: "apply" | "import" },
+  opts?: CallOptions,
+): Promise<ResourceResult>;
 export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation, opts?: CallOptions): Promise<ResourceResult | DeleteResult>;
-export async function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation, opts: CallOptions = {}): Promise<ResourceResult | DeleteResult> {
+export async function resend(
+  conn: HostConnection,
+  request: IntentRequest,
+  expect: ResendExpectation,
+  opts: CallOptions = {},
+): Promise<ResourceResult | DeleteResult> {
   checkIntent(conn, request, expect);
   const call: WireCall = {
     call: `${label(`resend ${expect.kind}`, expect.ref, expect.space, expect.name)}`,

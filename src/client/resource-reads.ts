@@ -1,7 +1,24 @@
 // Calls that change nothing: availability, the Form Definition, validate, prepare and read
 // (reference provider §7.4). Each is safe to send twice, so a transient failure is retried.
 
-import { type FormRef, goJson, type GoJsonFragment, goStruct, HOST_API_GROUP, isApexGroup, isCanonicalDecimal, isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId, isUid, type LifecycleOperation, type WireResource } from "../core/index.ts";
+import {
+  type FormRef,
+  goJson,
+  type GoJsonFragment,
+  goStruct,
+  HOST_API_GROUP,
+  isApexGroup,
+  isCanonicalDecimal,
+  isDigest,
+  isFormApiVersion,
+  isKind,
+  isResourceName,
+  isSemver,
+  isSpaceId,
+  isUid,
+  type LifecycleOperation,
+  type WireResource,
+} from "../core/index.ts";
 import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectETag, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { ClientInputError, FormUnavailableError } from "./errors.ts";
@@ -40,7 +57,9 @@ export function checkRef(ref: FormRef): void {
   // Stricter than the FormRef schema, as the Go client (reference v1beta1 §8.1): the apex Host API
   // group names the protocol, never a Form family, on every lane.
   if (isApexGroup(ref.apiVersion)) {
-    throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is the apex Host API group ${HOST_API_GROUP}, not a Form family`);
+    throw new ClientInputError(
+      `takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is the apex Host API group ${HOST_API_GROUP}, not a Form family`,
+    );
   }
   if (!isKind(ref.kind)) throw new ClientInputError(`takoform: FormRef kind ${JSON.stringify(ref.kind)} is not a valid kind`);
   if (!isSemver(ref.definitionVersion)) {

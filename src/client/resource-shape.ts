@@ -2,7 +2,20 @@
 // §7.4, §7.5; host API §1). A host must never substitute the exact FormRef, the envelope identity,
 // the name or the space; a client that sees it do so fails closed.
 
-import { CONDITION_REASONS, CONDITION_STATUSES, CONDITION_TYPES, type FormRef, isCanonicalDecimal, isDigest, isUid, LIFECYCLE_OPERATIONS, type WireFormAvailability, type WireFormReference, type WireResource, type WireResourceRequest } from "../core/index.ts";
+import {
+  CONDITION_REASONS,
+  CONDITION_STATUSES,
+  CONDITION_TYPES,
+  type FormRef,
+  isCanonicalDecimal,
+  isDigest,
+  isUid,
+  LIFECYCLE_OPERATIONS,
+  type WireFormAvailability,
+  type WireFormReference,
+  type WireResource,
+  type WireResourceRequest,
+} from "../core/index.ts";
 import { digestCanonical, type JsonValue } from "../forms/index.ts";
 import { child, type JsonObject, type WireReader } from "./wire-reader.ts";
 

@@ -135,7 +135,12 @@ export async function finishResourceMutation(
     const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
     if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
     try {
-      const resource = verifyResourceEnvelope(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", expect);
+      const resource = verifyResourceEnvelope(
+        conn.reader(`${call.call} (operation ${id} result)`, 200),
+        terminal.result as JsonValue | undefined,
+        "/result",
+        expect,
+      );
       return { resource, status: 202, operationId: id };
     } catch (err) {
       throw new AcceptedError(asError(err), id, uid);
@@ -182,12 +187,7 @@ export async function finishDelete(conn: HostConnection, call: WireCall, respons
  * (expectedGeneration set) sends the generation fence as a header and in the body, plus the
  * optional expectedUid.
  */
-export async function applyResource(
-  conn: HostConnection,
-  request: ResourceRequest,
-  fence: ApplyFence = {},
-  opts: ApplyOptions = {},
-): Promise<ResourceResult> {
+export async function applyResource(conn: HostConnection, request: ResourceRequest, fence: ApplyFence = {}, opts: ApplyOptions = {}): Promise<ResourceResult> {
   const spec = checkRequest(request);
   const update = fence.expectedGeneration !== undefined;
   if (update) checkGeneration(fence.expectedGeneration!);
@@ -212,7 +212,14 @@ export async function applyResource(
   }
 }
 
-async function prepareAndPut(conn: HostConnection, request: ResourceRequest, spec: JsonObject, fence: ApplyFence, update: boolean, opts: MutationOptions): Promise<ResourceResult> {
+async function prepareAndPut(
+  conn: HostConnection,
+  request: ResourceRequest,
+  spec: JsonObject,
+  fence: ApplyFence,
+  update: boolean,
+  opts: MutationOptions,
+): Promise<ResourceResult> {
   const { ref, name, space } = request;
   const prepared = await prepareResource(conn, request, fence.expectedGeneration, opts);
   const body = resourceBody(request, spec, [

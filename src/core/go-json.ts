@@ -22,14 +22,7 @@ export class GoJsonFragment {
 }
 
 /** Anything `goJson` can encode: JSON values, possibly containing pre-encoded fragments. */
-export type GoJsonInput =
-  | null
-  | boolean
-  | number
-  | string
-  | GoJsonFragment
-  | readonly GoJsonInput[]
-  | { readonly [key: string]: GoJsonInput };
+export type GoJsonInput = null | boolean | number | string | GoJsonFragment | readonly GoJsonInput[] | { readonly [key: string]: GoJsonInput };
 
 export class GoJsonError extends TypeError {
   override name = "GoJsonError";
@@ -127,12 +120,23 @@ export function goString(value: string): string {
     let escape: string | undefined;
     if (c < 0x20) {
       switch (c) {
-        case 0x08: escape = "\\b"; break;
-        case 0x0c: escape = "\\f"; break;
-        case 0x0a: escape = "\\n"; break;
-        case 0x0d: escape = "\\r"; break;
-        case 0x09: escape = "\\t"; break;
-        default: escape = `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
+        case 0x08:
+          escape = "\\b";
+          break;
+        case 0x0c:
+          escape = "\\f";
+          break;
+        case 0x0a:
+          escape = "\\n";
+          break;
+        case 0x0d:
+          escape = "\\r";
+          break;
+        case 0x09:
+          escape = "\\t";
+          break;
+        default:
+          escape = `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
       }
     } else if (c === 0x22) escape = '\\"';
     else if (c === 0x5c) escape = "\\\\";

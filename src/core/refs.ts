@@ -60,12 +60,7 @@ export function formatContractRef(ref: InterfaceRef | BindingRef): string {
 }
 
 export function formRefsEqual(a: FormRef, b: FormRef): boolean {
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.definitionVersion === b.definitionVersion &&
-    a.schemaDigest === b.schemaDigest
-  );
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.definitionVersion === b.definitionVersion && a.schemaDigest === b.schemaDigest;
 }
 
 export function interfaceRefsEqual(a: InterfaceRef, b: InterfaceRef): boolean {

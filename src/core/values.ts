@@ -78,7 +78,8 @@ export function setPath(target: Attributes, path: AttributePath, value: Value): 
     const existing: Value | undefined = Array.isArray(node) ? node[step as number] : node[String(step)];
     let next: Record<string, Value> | Value[];
     if (Array.isArray(existing)) next = [...existing];
-    else if (existing !== null && existing !== undefined && typeof existing === "object" && !isUnknown(existing)) next = { ...(existing as Record<string, Value>) };
+    else if (existing !== null && existing !== undefined && typeof existing === "object" && !isUnknown(existing))
+      next = { ...(existing as Record<string, Value>) };
     else next = typeof path[i + 1] === "number" ? [] : {};
     if (Array.isArray(node)) node[step as number] = next;
     else node[String(step)] = next;

@@ -35,9 +35,7 @@ export function contributionEdgesOf(stack: StackConfig, address: string): Contri
     fields.set(contribution.from, set);
   }
   // Sorted as the store keeps them, so comparing with a record's edges needs no normalizing.
-  return [...fields]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([from, set]) => ({ from, fields: [...set].sort() }));
+  return [...fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([from, set]) => ({ from, fields: [...set].sort() }));
 }
 
 /** Something whose relations can be read: a record, or what refresh read back for it. */
@@ -58,7 +56,10 @@ export function relationDependencies(provider: Provider, holders: Iterable<Relat
   const owner = new Map<string, string>();
   for (const record of records) {
     if (record.name === null || record.space === null || record.ref === null) continue;
-    owner.set(objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }), parseStateAddress(record.address).address);
+    owner.set(
+      objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }),
+      parseStateAddress(record.address).address,
+    );
   }
   const out = new Map<string, string[]>();
   if (owner.size === 0) return out;
@@ -78,7 +79,10 @@ export function relationDependencies(provider: Provider, holders: Iterable<Relat
 }
 
 /** `base` with each address's extra dependencies added (sorted, without repeats); `base` is left alone. */
-export function unionDependencies(base: ReadonlyMap<string, readonly string[]>, ...extras: ReadonlyMap<string, readonly string[]>[]): Map<string, readonly string[]> {
+export function unionDependencies(
+  base: ReadonlyMap<string, readonly string[]>,
+  ...extras: ReadonlyMap<string, readonly string[]>[]
+): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>(base);
   for (const extra of extras) {
     for (const [address, more] of extra) {

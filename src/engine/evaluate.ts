@@ -67,7 +67,13 @@ function usesSensitive(expr: Expression, variables: ResolvedVariables): boolean 
  * contributions. Given (as the plan does), a second value for any other attribute is a conflict
  * even while both values are unknown; without it, only values known not to be lists conflict.
  */
-export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues, flow?: SensitiveFlow, collects?: (attribute: string) => boolean): EvaluatedConfig {
+export function evaluateResource(
+  resource: ResourceConfig,
+  variables: ResolvedVariables,
+  values: ResourceValues,
+  flow?: SensitiveFlow,
+  collects?: (attribute: string) => boolean,
+): EvaluatedConfig {
   const resolve = resolverFor(variables, values);
   const diagnostics: Diagnostic[] = [];
   const sensitive = new Set<string>();
@@ -104,7 +110,8 @@ export function evaluateResource(resource: ResourceConfig, variables: ResolvedVa
           severity: "error",
           code: engineCode("contribution-conflict"),
           summary: `${contribution.from} contributes ${attribute} to ${resource.address}, which already sets it`,
-          detail: "Only list attributes collect contributions; any other attribute takes one value, from the resource's own configuration or from one contribution.",
+          detail:
+            "Only list attributes collect contributions; any other attribute takes one value, from the resource's own configuration or from one contribution.",
           address: resource.address,
           resourceType: resource.type,
           attribute,
@@ -131,7 +138,11 @@ export function sensitiveAttributes(resource: ResourceConfig, variables: Resolve
 }
 
 /** Output values, evaluated against the known values (UNKNOWN where not known yet). */
-export function evaluateOutputs(stack: StackConfig, variables: ResolvedVariables, values: ResourceValues): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
+export function evaluateOutputs(
+  stack: StackConfig,
+  variables: ResolvedVariables,
+  values: ResourceValues,
+): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
   const resolve = resolverFor(variables, values);
   const out = new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>();
   const flow = SensitiveFlow.of(stack, variables);

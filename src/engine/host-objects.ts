@@ -98,7 +98,11 @@ export function alreadyManaged(provider: Provider, address: string, state: Resou
     if (parseStateAddress(record.address).address === base) continue;
     const byUid = uid !== null && record.uid === uid;
     const byName =
-      object !== null && record.name === object.name && record.space === object.space && record.ref?.apiVersion === object.apiVersion && record.ref?.kind === object.kind;
+      object !== null &&
+      record.name === object.name &&
+      record.space === object.space &&
+      record.ref?.apiVersion === object.apiVersion &&
+      record.ref?.kind === object.kind;
     if (!byUid && !byName) continue;
     return {
       severity: "error",
@@ -138,7 +142,12 @@ export function conflictDiagnostic(error: StateConflictError): Diagnostic {
  * a destroy-first replacement of another address — waits for that delete, so the host has freed
  * the name before the create is sent.
  */
-export function objectHandoverEdges(provider: Provider, changes: readonly ResourceChange[], records: ReadonlyMap<string, ResourceRecord>, steps: readonly PlanStep[]): { from: string; to: string }[] {
+export function objectHandoverEdges(
+  provider: Provider,
+  changes: readonly ResourceChange[],
+  records: ReadonlyMap<string, ResourceRecord>,
+  steps: readonly PlanStep[],
+): { from: string; to: string }[] {
   const deletes = new Map<string, { step: string; base: string }>();
   for (const step of steps) {
     if (step.action !== "delete") continue;

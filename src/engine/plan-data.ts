@@ -8,14 +8,7 @@ import type { AttributePath } from "../provider/index.ts";
 import type { HostBinding } from "../state/index.ts";
 
 /** Terraform's action arrays, exactly as `terraform show -json` writes them. */
-export type TerraformActions =
-  | ["no-op"]
-  | ["create"]
-  | ["read"]
-  | ["update"]
-  | ["delete", "create"]
-  | ["create", "delete"]
-  | ["delete"];
+export type TerraformActions = ["no-op"] | ["create"] | ["read"] | ["update"] | ["delete", "create"] | ["create", "delete"] | ["delete"];
 
 /** Why an action was chosen when the configuration alone does not say (Terraform's `action_reason`). */
 export type ActionReason =
@@ -127,8 +120,5 @@ export interface Plan {
 
 /** True when applying the plan would change anything (resources, imports into state, or outputs). */
 export function planHasChanges(plan: Plan): boolean {
-  return (
-    plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) ||
-    plan.outputChanges.some((c) => c.actions[0] !== "no-op")
-  );
+  return plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) || plan.outputChanges.some((c) => c.actions[0] !== "no-op");
 }

@@ -98,7 +98,12 @@ type Unfinished = Omit<ApplyRun, "ok" | "counts">;
  * diagnostic; what happened along the way went to `events`.
  */
 export async function runApply(setup: EngineSetup, store: StateStore, options: ApplyRunOptions): Promise<ApplyRun> {
-  const run = await withLock(store, options.lock, (locked): Unfinished => ({ status: "locked", diagnostics: [locked], recovered: 0 }), (session) => applyLocked(setup, store, options, session));
+  const run = await withLock(
+    store,
+    options.lock,
+    (locked): Unfinished => ({ status: "locked", diagnostics: [locked], recovered: 0 }),
+    (session) => applyLocked(setup, store, options, session),
+  );
   const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
   return { ...run, ok, counts: runCounts(run.result) };
 }
@@ -171,18 +176,20 @@ async function checkSavedPlan(setup: EngineSetup, store: StateStore, plan: Plan)
   if (store.lineage !== plan.stateLineage || serial !== plan.stateSerial || inFlight.length > 0) {
     return {
       status: "stale-plan",
-      diagnostics: [{
-        severity: "error",
-        code: engineCode("plan-file-stale"),
-        summary: "The saved plan is stale: state changed since it was made",
-        detail:
-          store.lineage !== plan.stateLineage
-            ? `The plan was made against state lineage ${plan.stateLineage}; this state's lineage is ${store.lineage}.`
-            : inFlight.length > 0
-              ? `State holds ${inFlight.length} interrupted write(s) that must be resolved by a plain apply first.`
-              : `The plan was made at state serial ${plan.stateSerial}; state is now at serial ${serial}.`,
-        repair: "Run `takoform plan --out FILE` again and apply the new file.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: engineCode("plan-file-stale"),
+          summary: "The saved plan is stale: state changed since it was made",
+          detail:
+            store.lineage !== plan.stateLineage
+              ? `The plan was made against state lineage ${plan.stateLineage}; this state's lineage is ${store.lineage}.`
+              : inFlight.length > 0
+                ? `State holds ${inFlight.length} interrupted write(s) that must be resolved by a plain apply first.`
+                : `The plan was made at state serial ${plan.stateSerial}; state is now at serial ${serial}.`,
+          repair: "Run `takoform plan --out FILE` again and apply the new file.",
+        },
+      ],
     };
   }
   const made = plan.host;
@@ -190,11 +197,13 @@ async function checkSavedPlan(setup: EngineSetup, store: StateStore, plan: Plan)
   if (made === undefined || differences.length === 0) return null;
   return {
     status: "wrong-host",
-    diagnostics: [{
-      ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
-      summary: "The saved plan was made against another host",
-      repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
-    }],
+    diagnostics: [
+      {
+        ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
+        summary: "The saved plan was made against another host",
+        repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
+      },
+    ],
   };
 }
 
@@ -219,71 +228,96 @@ function resumeInterrupted(setup: EngineSetup, store: StateStore, options: Apply
 }
 
 /** `takoform import ADDRESS ID`: bind state to an existing host object (config must declare it). */
-export async function runImport(setup: EngineSetup, store: StateStore, address: string, id: string, lock: LockOptions): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
+export async function runImport(
+  setup: EngineSetup,
+  store: StateStore,
+  address: string,
+  id: string,
+  lock: LockOptions,
+): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
   const resource = setup.stack.resources.get(address);
   if (resource === undefined) {
     return {
       ok: false,
-      diagnostics: [{
-        severity: "error",
-        code: engineCode("import-target-undeclared"),
-        summary: `${address} is not declared in the configuration`,
-        detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
-        repair: "Add the resource to the app first (its type and construct id give the address), then import.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: engineCode("import-target-undeclared"),
+          summary: `${address} is not declared in the configuration`,
+          detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
+          repair: "Add the resource to the app first (its type and construct id give the address), then import.",
+        },
+      ],
     };
   }
-  return withLock(store, lock, (locked) => ({ ok: false, diagnostics: [locked] }), async (session) => {
-    const notes: Diagnostic[] = [...session.notes];
-    if (setup.host !== undefined) {
-      const bound = await bindOrRefuse(store, setup.host, "This import");
-      if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
-      notes.push(...bound.notes);
-    }
-    if ((await store.get(address)) !== undefined) {
-      return {
-        ok: false,
-        diagnostics: [...notes, {
-          severity: "error",
-          code: engineCode("import-already-managed"),
-          summary: `${address} is already managed`,
-          detail: "State already binds this address to a host object.",
-          repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
-        }],
-      };
-    }
-    const imported = await importObject(setup.provider, resource.type, address, id);
-    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
-    // One host object, one record: an object another address manages is refused, by uid or name.
-    const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
-    if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
-    const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
-    try {
-      await store.putResource(
-        address,
-        stateInput(imported.state, "ready", {
-          dependencies,
-          contributions: contributionEdgesOf(setup.stack, address),
-          sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
-          lineage: store.lineage,
-        }),
-      );
-    } catch (error) {
-      // The store's own guard, should another run have recorded the object meanwhile.
-      if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
-      throw error;
-    }
-    const uid = imported.state.attributes["uid"];
-    return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
-  });
+  return withLock(
+    store,
+    lock,
+    (locked) => ({ ok: false, diagnostics: [locked] }),
+    async (session) => {
+      const notes: Diagnostic[] = [...session.notes];
+      if (setup.host !== undefined) {
+        const bound = await bindOrRefuse(store, setup.host, "This import");
+        if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
+        notes.push(...bound.notes);
+      }
+      if ((await store.get(address)) !== undefined) {
+        return {
+          ok: false,
+          diagnostics: [
+            ...notes,
+            {
+              severity: "error",
+              code: engineCode("import-already-managed"),
+              summary: `${address} is already managed`,
+              detail: "State already binds this address to a host object.",
+              repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
+            },
+          ],
+        };
+      }
+      const imported = await importObject(setup.provider, resource.type, address, id);
+      if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
+      // One host object, one record: an object another address manages is refused, by uid or name.
+      const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
+      if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
+      const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
+      try {
+        await store.putResource(
+          address,
+          stateInput(imported.state, "ready", {
+            dependencies,
+            contributions: contributionEdgesOf(setup.stack, address),
+            sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
+            lineage: store.lineage,
+          }),
+        );
+      } catch (error) {
+        // The store's own guard, should another run have recorded the object meanwhile.
+        if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
+        throw error;
+      }
+      const uid = imported.state.attributes["uid"];
+      return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
+    },
+  );
 }
 
 /** `takoform state rm ADDRESS`: forget a record; the host object is untouched. */
-export async function runStateRemove(store: StateStore, addresses: readonly string[], lock: LockOptions): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
-  return withLock(store, lock, (locked) => ({ removed: [], missing: [], diagnostics: [locked] }), async (session) => {
-    const removed: string[] = [];
-    const missing: string[] = [];
-    for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
-    return { removed, missing, diagnostics: session.notes };
-  });
+export async function runStateRemove(
+  store: StateStore,
+  addresses: readonly string[],
+  lock: LockOptions,
+): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
+  return withLock(
+    store,
+    lock,
+    (locked) => ({ removed: [], missing: [], diagnostics: [locked] }),
+    async (session) => {
+      const removed: string[] = [];
+      const missing: string[] = [];
+      for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
+      return { removed, missing, diagnostics: session.notes };
+    },
+  );
 }

@@ -15,7 +15,10 @@ export interface RunCounts {
 
 /** Resources added, changed, destroyed and imported — only by steps that wrote. */
 export function runCounts(result: ApplyResult | undefined): RunCounts {
-  let added = 0, changed = 0, destroyed = 0, imported = 0;
+  let added = 0,
+    changed = 0,
+    destroyed = 0,
+    imported = 0;
   for (const o of result?.outcomes ?? []) {
     // A settle pass that found nothing to change, or a delete of an object already gone, changed nothing.
     if (o.status !== "ok" || o.noop === true) continue;

@@ -31,15 +31,7 @@ export const FORM_DEFINITION_MEMBERS = [
   "negativeConformanceFixtures",
 ] as const;
 
-export const FORM_DEFINITION_REQUIRED = [
-  "apiVersion",
-  "kind",
-  "definitionVersion",
-  "title",
-  "role",
-  "desiredSchema",
-  "lifecycleCapabilities",
-] as const;
+export const FORM_DEFINITION_REQUIRED = ["apiVersion", "kind", "definitionVersion", "title", "role", "desiredSchema", "lifecycleCapabilities"] as const;
 
 export interface ConformanceFixture {
   name: string;

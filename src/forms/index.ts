@@ -38,14 +38,7 @@ export {
   ROLES,
   BASE_CAPABILITIES,
 } from "./definition.ts";
-export {
-  compileDesiredSchema,
-  materializeDefaults,
-  SchemaCompileError,
-  TAKOFORM_KEYWORDS,
-  type SpecViolation,
-  type DesiredSpecValidator,
-} from "./validate.ts";
+export { compileDesiredSchema, materializeDefaults, SchemaCompileError, TAKOFORM_KEYWORDS, type SpecViolation, type DesiredSpecValidator } from "./validate.ts";
 export { checkPortableSchema, SCHEMA_DIALECT, PORTABLE_FIELD_POLICY } from "./schema-rules.ts";
 export { cloneJson, isJsonObject, type JsonObject } from "./shape.ts";
 export * from "./package.ts";

@@ -50,7 +50,14 @@ export function scanCandidateSets(root: string, display: (path: string) => strin
       const pointer = child(`/${found.member}`, i);
       const ref = isJsonObject(entry) ? entry.formRef : undefined;
       if (!isFormRef(ref)) {
-        problems.push(new GenerateError("candidate-set", display(path), child(pointer, "formRef"), "must be a complete FormRef {apiVersion, kind, definitionVersion, schemaDigest}"));
+        problems.push(
+          new GenerateError(
+            "candidate-set",
+            display(path),
+            child(pointer, "formRef"),
+            "must be a complete FormRef {apiVersion, kind, definitionVersion, schemaDigest}",
+          ),
+        );
         return;
       }
       const digest = isJsonObject(entry) && typeof entry.packageDigest === "string" ? entry.packageDigest : null;

@@ -133,17 +133,33 @@ export function buildModel(options: ModelOptions): ModelResult {
     if (codec === undefined) {
       // A definition that loaded but could not become a codec has already been reported.
       if (loadedKeys.has(formRefKey(entry.formRef))) continue;
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`));
+      problems.push(
+        new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`),
+      );
       continue;
     }
     if (entry.packageDigest !== null && entry.packageDigest !== codec.packageDigest) {
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/packageDigest`, `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          `${entry.pointer}/packageDigest`,
+          `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`,
+        ),
+      );
       continue;
     }
     const key = groupKindKey(codec.ref);
     const earlier = defaults.get(key);
     if (earlier !== undefined && earlier.codec !== codec) {
-      problems.push(new GenerateError("candidate-set", entry.file, entry.pointer, `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          entry.pointer,
+          `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`,
+        ),
+      );
       continue;
     }
     defaults.set(key, { codec, entry });
@@ -191,9 +207,18 @@ export function buildModel(options: ModelOptions): ModelResult {
       });
     } catch (error) {
       if (!(error instanceof CodecSurfaceError)) throw error;
-      const offender = codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? lead.defaultCodec;
+      const offender =
+        codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ??
+        lead.defaultCodec;
       const file = byIdentity.get(`${groupKindKey(offender.ref)} ${offender.ref.definitionVersion}`)?.file;
-      problems.push(new GenerateError(error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface", file, "", error.message));
+      problems.push(
+        new GenerateError(
+          error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface",
+          file,
+          "",
+          error.message,
+        ),
+      );
     }
   }
   lines.sort((a, b) => compareUtf8(a.type, b.type));

@@ -4,7 +4,15 @@
 // name@version plus digest, because one name@version differs between lanes (each lane's catalog
 // holds the contracts its own Forms name: src/host/lane-catalogs.ts).
 
-import { type BindingDefinition, compileDesiredSchema, type FormDefinition, type InterfaceDefinition, type JsonObject, type JsonValue, type Relation } from "../forms/index.ts";
+import {
+  type BindingDefinition,
+  compileDesiredSchema,
+  type FormDefinition,
+  type InterfaceDefinition,
+  type JsonObject,
+  type JsonValue,
+  type Relation,
+} from "../forms/index.ts";
 import { type BindingRef, bindingRefKey, formatFormRef, type FormRef, formRefKey, type InterfaceRef, interfaceRefKey } from "../core/index.ts";
 import type { RulesRegistry } from "./rules/registry.ts";
 import type { CatalogBinding, CatalogForm, CatalogInterface } from "./rules/types.ts";

@@ -26,9 +26,16 @@ export function commitWrite(ctx: HostContext, plan: WritePlan): StoredResource {
   const pinsChanged = existing === undefined || !pinsEqual(store.relations.pinsOf(uid), pins);
   if (pinsChanged) store.relations.replacePins(uid, pins);
 
-  const carried = existing === undefined
-    ? { createdAt: new Date(ctx.now()).toISOString() }
-    : { definitionVersion: existing.definitionVersion, schemaDigest: existing.schemaDigest, revision: existing.revision, conditions: existing.conditions, createdAt: existing.createdAt };
+  const carried =
+    existing === undefined
+      ? { createdAt: new Date(ctx.now()).toISOString() }
+      : {
+          definitionVersion: existing.definitionVersion,
+          schemaDigest: existing.schemaDigest,
+          revision: existing.revision,
+          conditions: existing.conditions,
+          createdAt: existing.createdAt,
+        };
   const candidate: StoredResource = {
     ...plannedResource(input, form, spec, uid),
     ...carried,

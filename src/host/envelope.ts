@@ -15,8 +15,10 @@ export function decodeJsonBody(body: Uint8Array): JsonValue {
     return parseStrictJson(body, { maxDepth: MAX_DEPTH });
   } catch (error) {
     if (error instanceof StrictJsonError) {
-      throw invalidArgument(`the request body is not strict I-JSON: ${error.detail} at ${error.line}:${error.column}` +
-        (error.pointer === "" ? "" : ` (at ${error.pointer})`), { hostCode: `json_${error.reason.replace(/-/g, "_")}` });
+      throw invalidArgument(
+        `the request body is not strict I-JSON: ${error.detail} at ${error.line}:${error.column}` + (error.pointer === "" ? "" : ` (at ${error.pointer})`),
+        { hostCode: `json_${error.reason.replace(/-/g, "_")}` },
+      );
     }
     throw error;
   }

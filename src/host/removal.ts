@@ -57,11 +57,9 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
     if (holder !== undefined) {
       const holderResource = ctx.store.resources.byUid(holder.holderUid);
       const who = holderResource === undefined ? `uid ${holder.holderUid}` : `${holderResource.kind} "${holderResource.name}"`;
-      throw new HostError(
-        "dependency_in_use",
-        `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`,
-        { hostCode: "relation_holder" },
-      );
+      throw new HostError("dependency_in_use", `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`, {
+        hostCode: "relation_holder",
+      });
     }
     if (form.rules.checkDelete !== undefined) {
       form.rules.checkDelete({ view: ruleView(ctx.store, ctx.catalog, input.tenant), phase, form, resource: current });

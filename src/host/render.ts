@@ -24,7 +24,13 @@ export interface RenderEnv {
 }
 
 /** The Ready rendering of one resource given its current pins. */
-export function renderReady(env: RenderEnv, resource: StoredResource, pins: readonly RelationPin[], spec: JsonObject, form: CatalogForm | undefined): ReadyRendering {
+export function renderReady(
+  env: RenderEnv,
+  resource: StoredResource,
+  pins: readonly RelationPin[],
+  spec: JsonObject,
+  form: CatalogForm | undefined,
+): ReadyRendering {
   for (const pin of pins) {
     // A self-reference pins the holder itself, which cannot drift away from itself.
     if (pin.targetUid === resource.uid) continue;
@@ -47,7 +53,12 @@ export function pinDrift(store: Store, pin: RelationPin): ReadyRendering | undef
     kind: pin.targetKind,
     name: pin.targetName,
   });
-  const pinnedRef = { apiVersion: pin.targetApiVersion, kind: pin.targetKind, definitionVersion: pin.targetDefinitionVersion, schemaDigest: pin.targetSchemaDigest };
+  const pinnedRef = {
+    apiVersion: pin.targetApiVersion,
+    kind: pin.targetKind,
+    definitionVersion: pin.targetDefinitionVersion,
+    schemaDigest: pin.targetSchemaDigest,
+  };
   const target = `${pin.targetApiVersion} ${pin.targetKind} "${pin.targetName}"`;
   if (current === undefined) {
     return {

@@ -78,7 +78,13 @@ export function splitTarget(target: string): { path: string; query: string | nul
 type LaneFreeMatch = Omit<RouteMatch, "lane">;
 
 /** Picks the route for `method` among those a path serves, or refuses the method. */
-function allowed(method: string, _path: RouteName, params: Record<string, string>, query: string | null, methods: Partial<Record<string, RouteName>>): LaneFreeMatch {
+function allowed(
+  method: string,
+  _path: RouteName,
+  params: Record<string, string>,
+  query: string | null,
+  methods: Partial<Record<string, RouteName>>,
+): LaneFreeMatch {
   const hit = Object.hasOwn(methods, method) ? methods[method] : undefined;
   if (hit === undefined) {
     throw invalidArgument(`method ${method} is not allowed on this route (allowed: ${Object.keys(methods).join(", ")})`, {

@@ -168,7 +168,8 @@ export function laneUnavailable(type: string, error: LaneUnavailableError): Diag
     code: providerCode("lane-unavailable"),
     resourceType: type,
     cause: error.message,
-    repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token (and the provider's lane pin, if any), and run again.",
+    repair:
+      "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token (and the provider's lane pin, if any), and run again.",
   };
 }
 

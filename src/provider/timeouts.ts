@@ -22,7 +22,10 @@ export function timeoutProblem(attribute: string, value: unknown): Diagnostic | 
 }
 
 /** The timeout of one operation in milliseconds: the configured value or the default. */
-export function operationTimeout(attributes: Attributes, attribute: TimeoutAttribute): { ms: number; diagnostic?: undefined } | { ms?: undefined; diagnostic: Diagnostic } {
+export function operationTimeout(
+  attributes: Attributes,
+  attribute: TimeoutAttribute,
+): { ms: number; diagnostic?: undefined } | { ms?: undefined; diagnostic: Diagnostic } {
   const value = attributes[attribute];
   const problem = timeoutProblem(attribute, value);
   if (problem !== undefined) return { diagnostic: problem };

@@ -73,7 +73,11 @@ export class CodecTable {
     const ref = this.registry.defaultCreate(line);
     const codec = this.#codecs.get(formRefKey(ref))?.();
     if (codec === undefined) {
-      throw new RegistryError("no-codec", `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`, this.renderedCodecRefsForKind(ref.kind));
+      throw new RegistryError(
+        "no-codec",
+        `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`,
+        this.renderedCodecRefsForKind(ref.kind),
+      );
     }
     return { ref, codec };
   }

@@ -34,7 +34,9 @@ export function combineGenerated(bundled: GeneratedRegistry, project: GeneratedR
     data: {
       format: GENERATED_REGISTRY_FORMAT,
       supported: registry.supportedRefs(),
-      defaultCreates: registry.defaultCreates().map(({ apiVersion, kind, definitionVersion, schemaDigest }) => ({ apiVersion, kind, definitionVersion, schemaDigest })),
+      defaultCreates: registry
+        .defaultCreates()
+        .map(({ apiVersion, kind, definitionVersion, schemaDigest }) => ({ apiVersion, kind, definitionVersion, schemaDigest })),
       types,
       codecs,
     },

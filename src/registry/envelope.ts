@@ -121,9 +121,16 @@ export function artifactAttributes(): Record<string, AttributeSchema> {
     },
   };
   return {
-    manifest_digest: attr("optional-computed", str, { forceNew: true, description: "sha256 of the committed artifact manifest; computed from modules when they are given." }),
+    manifest_digest: attr("optional-computed", str, {
+      forceNew: true,
+      description: "sha256 of the committed artifact manifest; computed from modules when they are given.",
+    }),
     main_module: attr("optional", str, { forceNew: true, description: "The module the host loads first; names one of modules." }),
-    modules: attr("optional", { kind: "list", element: moduleElement, minItems: 1 }, { forceNew: true, description: "Local module files uploaded as the bundle." }),
+    modules: attr(
+      "optional",
+      { kind: "list", element: moduleElement, minItems: 1 },
+      { forceNew: true, description: "Local module files uploaded as the bundle." },
+    ),
   };
 }
 

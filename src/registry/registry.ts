@@ -87,10 +87,7 @@ export class FormRegistry {
    */
   register(ref: SupportedRef, options: RegisterOptions = {}): FormRegistry {
     if (!isComplete(ref)) {
-      throw new RegistryError(
-        "incomplete-ref",
-        "takoform: a registered FormRef must carry apiVersion, kind, definitionVersion and schemaDigest",
-      );
+      throw new RegistryError("incomplete-ref", "takoform: a registered FormRef must carry apiVersion, kind, definitionVersion and schemaDigest");
     }
     const key = formRefKey(ref);
     const held = this.#supported.get(key);

@@ -70,7 +70,18 @@ function deriveKey(lineage: string, secrets: IntentSecrets): Buffer {
 /** The clear part of the intent the ciphertext is bound to, with the state address. */
 function associatedData(address: string, write: WriteIntent, variables: readonly string[]): Buffer {
   const { operation, type, space, name, ref, uid } = write;
-  const bound = { address, operation, type, space, name, ref: { ...ref }, uid, method: write.request.method, path: write.request.path, variables: [...variables] };
+  const bound = {
+    address,
+    operation,
+    type,
+    space,
+    name,
+    ref: { ...ref },
+    uid,
+    method: write.request.method,
+    path: write.request.path,
+    variables: [...variables],
+  };
   return Buffer.from(canonicalJson(bound as unknown as KnownValue), "utf8");
 }
 
@@ -128,9 +139,7 @@ export function intentSecrets(names: readonly string[], lookup: SensitiveLookup)
 
 /** Why a sealed intent was not opened; nothing is written and nothing is sent. */
 export type IntentRefusal = { variables: string[] } & (
-  | { reason: "unreadable"; version: unknown; alg: unknown }
-  | { reason: "missing"; missing: string[] }
-  | { reason: "mismatch" }
+  { reason: "unreadable"; version: unknown; alg: unknown } | { reason: "missing"; missing: string[] } | { reason: "mismatch" }
 );
 
 /** The original intent of a sealed one, decrypted with the variables supplied now; or why not. */

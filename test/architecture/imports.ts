@@ -45,7 +45,14 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
       // `pos` is where the quoted specifier starts: a dynamic import has `import(` just before it.
       const dynamic = /import\s*\(\s*$/.test(text.slice(Math.max(0, ref.pos - 40), ref.pos));
       const typeOnly = !dynamic && isTypeOnly(text, ref.pos);
-      edges.push({ from: posix(relative(root, file)), to: posix(relative(root, resolve(dirname(file), ref.fileName))), specifier: ref.fileName, line, dynamic, typeOnly });
+      edges.push({
+        from: posix(relative(root, file)),
+        to: posix(relative(root, resolve(dirname(file), ref.fileName))),
+        specifier: ref.fileName,
+        line,
+        dynamic,
+        typeOnly,
+      });
     }
   }
   return { files: files.map((f) => posix(relative(root, f))), edges };
@@ -61,7 +68,10 @@ function isTypeOnly(text: string, pos: number): boolean {
   if (/^(import|export)\s+type\s/.test(statement)) return true;
   const clause = /\{([^}]*)\}/.exec(statement);
   if (clause === null) return false;
-  const members = clause[1]!.split(",").map((m) => m.trim()).filter((m) => m !== "");
+  const members = clause[1]!
+    .split(",")
+    .map((m) => m.trim())
+    .filter((m) => m !== "");
   return members.length > 0 && members.every((m) => m.startsWith("type "));
 }
 

@@ -39,7 +39,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 const ENTRY_POINTS: Record<string, string> = {
   "src/core/package-root.ts": "`takoform --version` loads the dispatcher and this file only (test/package/loading.test.ts)",
   "src/registry/bundled.ts": "the bundled generated registry, kept out of registry/index.ts so the generator, which writes it, never imports it",
-  "src/constructs/resource.ts": "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",
+  "src/constructs/resource.ts":
+    "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",
   "registry/generated/index.gen.ts": "the bundled registry's generated tables (read through src/registry/bundled.ts)",
 };
 
@@ -88,7 +89,9 @@ describe("module layering (docs/ARCHITECTURE.md §3)", () => {
       const allowed = MAY_IMPORT[from];
       if (allowed === undefined) problems.push(`${where(e)}: module "${from}" is not in the layer table; add it to docs/ARCHITECTURE.md §3 and MAY_IMPORT`);
       else if (!allowed.includes(to)) {
-        problems.push(`${where(e)}: ${from} may not import ${to} (${from} may import ${allowed.join(", ") || "nothing"}); move what it needs to a lower layer or pass it in`);
+        problems.push(
+          `${where(e)}: ${from} may not import ${to} (${from} may import ${allowed.join(", ") || "nothing"}); move what it needs to a lower layer or pass it in`,
+        );
       }
     }
     check(problems);
@@ -116,7 +119,10 @@ describe("module layering (docs/ARCHITECTURE.md §3)", () => {
   it("the engine's apply and cycle resolution never call back into the planner", () => {
     const problems = edges
       .filter((e) => /^src\/engine\/(apply|cycles)\//.test(e.from) && e.to.startsWith("src/engine/plan/"))
-      .map((e) => `${where(e)}: engine/${e.from.split("/")[2]} may not import engine/plan; what both need belongs at the engine's root (plan-data.ts, dependencies.ts, …) or in cycles/`);
+      .map(
+        (e) =>
+          `${where(e)}: engine/${e.from.split("/")[2]} may not import engine/plan; what both need belongs at the engine's root (plan-data.ts, dependencies.ts, …) or in cycles/`,
+      );
     check(problems);
   });
 

@@ -22,8 +22,15 @@ describe("Diagnostics", () => {
     const a = finding("a", { address: "x.b" });
     const b = finding("b", { address: "x.a" });
     const global = { ...finding("global"), severity: "warning" as const };
-    const forward = new Diagnostics().append(a, "x.b").append([b, { ...b }], "x.a").append(global).append(global);
-    const backward = new Diagnostics().append(global).append([b], "x.a").append([a, { ...a }], "x.b");
+    const forward = new Diagnostics()
+      .append(a, "x.b")
+      .append([b, { ...b }], "x.a")
+      .append(global)
+      .append(global);
+    const backward = new Diagnostics()
+      .append(global)
+      .append([b], "x.a")
+      .append([a, { ...a }], "x.b");
     expect(forward.toArray()).toEqual([global, b, a]);
     expect(backward.toArray()).toEqual([global, b, a]);
     expect(forward.hasErrors()).toBe(true);

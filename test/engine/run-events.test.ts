@@ -76,7 +76,10 @@ describe("runApply reports what it did, as data and as events", () => {
   it("counts, outcome and the event stream: the plan first, then each step's start and end", () =>
     withScratch(async (scratch, store) => {
       const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
-      const stack = await stackOf(scratch, { resource: { [KV]: { a: { name: "events-a" }, b: { name: "events-b" } } }, output: { a_name: { value: `\${${KV}.a.name}` } } });
+      const stack = await stackOf(scratch, {
+        resource: { [KV]: { a: { name: "events-a" }, b: { name: "events-b" } } },
+        output: { a_name: { value: `\${${KV}.a.name}` } },
+      });
       const setup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
       const events: EngineEvent[] = [];
       const run = await runApply(setup, store, { lock: { holder: "test" }, events: (e) => events.push(e) });
@@ -92,7 +95,16 @@ describe("runApply reports what it did, as data and as events", () => {
 
       // What the command prints is the engine's rendering of the same run.
       const json = runToJson("apply", run);
-      expect(json).toMatchObject({ command: "apply", status: "applied", ok: true, added: 2, changed: 0, destroyed: 0, imported: 0, outputs: { a_name: { sensitive: false, value: "events-a" } } });
+      expect(json).toMatchObject({
+        command: "apply",
+        status: "applied",
+        ok: true,
+        added: 2,
+        changed: 0,
+        destroyed: 0,
+        imported: 0,
+        outputs: { a_name: { sensitive: false, value: "events-a" } },
+      });
       expect(runClosingLines("apply", run)).toEqual(["\nApply complete! Resources: 2 added, 0 changed, 0 destroyed.", "\nOutputs:\n", 'a_name = "events-a"']);
 
       // Nothing to do: no changes, nothing counted, no step events.

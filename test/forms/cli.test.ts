@@ -162,7 +162,13 @@ describe("takoform forms check", () => {
     expect(json.code).toBe(1);
     const result = JSON.parse(json.stdout) as Doc;
     expect([result.passed, result.failed]).toEqual([4, 1]);
-    expect(result.fixtures.find((f: Doc) => !f.ok)).toEqual({ form: "forms/store/definition.json", fixture: "reject-extra", expected: "invalid", actual: "valid", ok: false });
+    expect(result.fixtures.find((f: Doc) => !f.ok)).toEqual({
+      form: "forms/store/definition.json",
+      fixture: "reject-extra",
+      expected: "invalid",
+      actual: "valid",
+      ok: false,
+    });
     // The raw bytes changed too, so the package index reports it: in the JSON, and nowhere else.
     expect(json.stderr).toBe("");
     expect(result.diagnostics.map((d: Doc) => d.code)).toContain("takoform.forms/package-file-mismatch");
@@ -180,7 +186,14 @@ describe("takoform forms check", () => {
     expect(stderr).toBe("");
     const result = JSON.parse(stdout) as Doc;
     expect(result.failed).toBe(0);
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ severity: "error", file: "forms/extra/definition.json", pointer: "/definitionVersion", summary: expect.stringContaining("required member") }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        file: "forms/extra/definition.json",
+        pointer: "/definitionVersion",
+        summary: expect.stringContaining("required member"),
+      }),
+    );
   });
 });
 

@@ -34,7 +34,8 @@ describe("the owner of secrets", () => {
     const offenders: string[] = [];
     for (const file of files) {
       if (file.startsWith(OWNER) || file.startsWith(EXEMPT)) continue;
-      for (const [n, line] of codeLines(file)) for (const [what, pattern] of OWNED) if (pattern.test(line)) offenders.push(`${file}:${n}: ${what}: ${line.trim()}`);
+      for (const [n, line] of codeLines(file))
+        for (const [what, pattern] of OWNED) if (pattern.test(line)) offenders.push(`${file}:${n}: ${what}: ${line.trim()}`);
     }
     expect(offenders, offenders.join("\n")).toEqual([]);
   });
@@ -42,7 +43,10 @@ describe("the owner of secrets", () => {
   it("holds every kind of secret at rest: value seals, sealed intents, credential digests", () => {
     const owned = files.filter((f) => f.startsWith(OWNER)).flatMap((f) => codeLines(f).map(([, line]) => line));
     for (const primitive of ["createHmac", "createCipheriv", "createDecipheriv", "hkdfSync", "timingSafeEqual", "$sensitive"]) {
-      expect(owned.some((line) => line.includes(primitive)), primitive).toBe(true);
+      expect(
+        owned.some((line) => line.includes(primitive)),
+        primitive,
+      ).toBe(true);
     }
   });
 

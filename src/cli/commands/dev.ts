@@ -85,8 +85,10 @@ export const command: Command = {
         },
       });
     } catch (error) {
-      if (error instanceof DataDirLockedError) return io.fail("dev", [hostStartDiagnostic(error, "Stop the other takoform process (or its `takoform dev`) first.")]);
-      if (error instanceof CatalogConflictError) return io.fail("dev", [hostStartDiagnostic(error, "Regenerate or remove the conflicting definition, then start again.")]);
+      if (error instanceof DataDirLockedError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Stop the other takoform process (or its `takoform dev`) first.")]);
+      if (error instanceof CatalogConflictError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Regenerate or remove the conflicting definition, then start again.")]);
       throw error;
     }
     let url: string;

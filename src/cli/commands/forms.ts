@@ -129,9 +129,10 @@ function table(header: string[], rows: string[][]): string {
 }
 
 function relationText(r: Relation): string {
-  const contract = r.requiredInterface !== null
-    ? `requires ${r.requiredInterface.name}@${r.requiredInterface.version} ${short(r.requiredInterface.schemaDigest)}`
-    : `pins ${(r.targetFormRefs ?? []).map((ref) => `${ref.kind}@${ref.definitionVersion} ${short(ref.schemaDigest)}`).join(", ")}`;
+  const contract =
+    r.requiredInterface !== null
+      ? `requires ${r.requiredInterface.name}@${r.requiredInterface.version} ${short(r.requiredInterface.schemaDigest)}`
+      : `pins ${(r.targetFormRefs ?? []).map((ref) => `${ref.kind}@${ref.definitionVersion} ${short(ref.schemaDigest)}`).join(", ")}`;
   const binding = r.binding === null ? "" : `  binding ${r.binding}`;
   return `    ${r.pointer} → ${r.target.apiVersion} ${r.target.kind}  ${r.required ? "required" : "optional"}  ${contract}${binding}`;
 }
@@ -160,9 +161,19 @@ function inspectText(catalog: DefinitionCatalog): string {
     for (const relation of form.relations) parts.push(relationText(relation));
   }
   parts.push("", `Interface Definitions (${catalog.interfaces.length})`);
-  parts.push(table(["PATH", "INTERFACE", "SCHEMA DIGEST"], catalog.interfaces.map((i) => [i.path, `${i.ref.name}@${i.ref.version}`, short(i.ref.schemaDigest)])));
+  parts.push(
+    table(
+      ["PATH", "INTERFACE", "SCHEMA DIGEST"],
+      catalog.interfaces.map((i) => [i.path, `${i.ref.name}@${i.ref.version}`, short(i.ref.schemaDigest)]),
+    ),
+  );
   parts.push("", `Binding Definitions (${catalog.bindings.length})`);
-  parts.push(table(["PATH", "BINDING", "SCHEMA DIGEST"], catalog.bindings.map((b) => [b.path, `${b.ref.name}@${b.ref.version}`, short(b.ref.schemaDigest)])));
+  parts.push(
+    table(
+      ["PATH", "BINDING", "SCHEMA DIGEST"],
+      catalog.bindings.map((b) => [b.path, `${b.ref.name}@${b.ref.version}`, short(b.ref.schemaDigest)]),
+    ),
+  );
   if (catalog.problems.length > 0) parts.push("", `${catalog.problems.length} problem(s); see the diagnostics on stderr`);
   return parts.join("\n");
 }

@@ -57,7 +57,8 @@ function parseTypeNames(values: readonly string[]): Map<string, string> {
   for (const value of values) {
     const eq = value.lastIndexOf("=");
     const line = value.slice(0, eq);
-    if (eq < 0 || line.split("/").length !== 3) throw new CliUsageError(`--type-name ${value}: expected <apiVersion>/<Kind>=<type>, e.g. example.com/v1/Widget=takoform_widget`);
+    if (eq < 0 || line.split("/").length !== 3)
+      throw new CliUsageError(`--type-name ${value}: expected <apiVersion>/<Kind>=<type>, e.g. example.com/v1/Widget=takoform_widget`);
     out.set(line, value.slice(eq + 1));
   }
   return out;
@@ -103,7 +104,16 @@ export const command: Command = {
       const stale = checkGenerated(outDir, result.layout, result.files);
       const upToDate = stale.changed.length + stale.missing.length + stale.extra.length === 0;
       const diagnostics = upToDate ? [] : [staleDiagnostic(stale, shown)];
-      if (io.json) io.emitJson({ command: "get", ok: upToDate, check: true, outDir: shown, files: result.files.size, ...stale, diagnostics: diagnosticsToJson(diagnostics) });
+      if (io.json)
+        io.emitJson({
+          command: "get",
+          ok: upToDate,
+          check: true,
+          outDir: shown,
+          files: result.files.size,
+          ...stale,
+          diagnostics: diagnosticsToJson(diagnostics),
+        });
       else if (!upToDate) io.diagnostics(diagnostics);
       else io.out(`${result.files.size} generated files in ${shown} are up to date`);
       return upToDate ? 0 : 1;

@@ -5,7 +5,16 @@
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
-import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type RuntimeOptions, type ServedWorker, type TokenGrant } from "../../host/index.ts";
+import {
+  CatalogConflictError,
+  DataDirLockedError,
+  DEV_TOKEN,
+  LocalHost,
+  parseTokenGrant,
+  type RuntimeOptions,
+  type ServedWorker,
+  type TokenGrant,
+} from "../../host/index.ts";
 import { isLaneName, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
@@ -113,8 +122,12 @@ async function serve(argv: string[]): Promise<number> {
       ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
-    if (error instanceof DataDirLockedError) return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
-    if (error instanceof CatalogConflictError) return io.fail("host", [hostStartDiagnostic(error, "Keep one of the two definitions under --forms (or start from another --data directory), then serve again.")]);
+    if (error instanceof DataDirLockedError)
+      return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
+    if (error instanceof CatalogConflictError)
+      return io.fail("host", [
+        hostStartDiagnostic(error, "Keep one of the two definitions under --forms (or start from another --data directory), then serve again."),
+      ]);
     throw error;
   }
   io.diagnostics(local.problems.map(notInstalledDiagnostic));

@@ -50,7 +50,13 @@ export const command: Command = {
         forceUnlock: args.switches.has("--force-unlock"),
       });
       if (io.json) {
-        io.emitJson({ command: "import", ok: result.ok, address, ...(result.uid ? { uid: result.uid } : {}), diagnostics: diagnosticsToJson(result.diagnostics) });
+        io.emitJson({
+          command: "import",
+          ok: result.ok,
+          address,
+          ...(result.uid ? { uid: result.uid } : {}),
+          diagnostics: diagnosticsToJson(result.diagnostics),
+        });
         return result.ok ? 0 : 1;
       }
       io.diagnostics(result.diagnostics);

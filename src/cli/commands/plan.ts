@@ -3,7 +3,17 @@
 
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
-import { createPlan, DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, planToJson, readSnapshot, recordedLane, renderPlan, writePlanFile } from "../../engine/index.ts";
+import {
+  createPlan,
+  DEFAULT_PARALLELISM,
+  planChangesSomething,
+  type PlanMode,
+  planToJson,
+  readSnapshot,
+  recordedLane,
+  renderPlan,
+  writePlanFile,
+} from "../../engine/index.ts";
 import { openLocalState, openLocalStateReadOnly, type StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
@@ -77,7 +87,12 @@ export const command: Command = {
     let connection;
     try {
       const stateLane = reader !== null ? await recordedLane(reader) : undefined;
-      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
+      connection = await connectProvider({
+        projectDir: ws.projectDir,
+        stack: ws.stack,
+        variables: ws.variables,
+        ...(stateLane !== undefined ? { stateLane } : {}),
+      });
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;

@@ -56,13 +56,17 @@ function notInState(address: string): Diagnostic {
 export function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
-  const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
+  const lines = [
+    `# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`,
+    `resource "${record.type}" "${address.slice(dot + 1)}" {`,
+  ];
   const names = Object.keys(record.attributes).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
   // formatValue shows a sealed value as Terraform shows a secret: `(sensitive value)`, unquoted.
   for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(record.attributes[name]!, "    ")}`);
   lines.push("}");
-  if (record.intent !== null) lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
+  if (record.intent !== null)
+    lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
   return lines.join("\n");
 }
 
@@ -154,7 +158,12 @@ export const command: Command = {
         try {
           const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
           if (io.json) {
-            io.emitJson({ ok: result.ok, moved: result.move?.moved ?? [], edges: result.move?.edges ?? [], diagnostics: diagnosticsToJson(result.diagnostics) });
+            io.emitJson({
+              ok: result.ok,
+              moved: result.move?.moved ?? [],
+              edges: result.move?.edges ?? [],
+              diagnostics: diagnosticsToJson(result.diagnostics),
+            });
             return result.ok ? 0 : 1;
           }
           io.diagnostics(result.diagnostics);

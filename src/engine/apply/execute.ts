@@ -106,10 +106,26 @@ function stepContext(input: ApplyInput, records: ReadonlyMap<string, ResourceRec
 function stopDiagnostics(outcomes: readonly StepOutcome[], lost: Error | null, found: readonly Diagnostic[]): Diagnostic[] {
   if (lost !== null) {
     if (found.some((d) => d.code === engineCode("lease-lost"))) return [];
-    return [{ severity: "error", code: engineCode("lease-lost"), summary: "The state lock was taken over during the apply", detail: lost.message, repair: "Run `takoform apply` again once no other run is active." }];
+    return [
+      {
+        severity: "error",
+        code: engineCode("lease-lost"),
+        summary: "The state lock was taken over during the apply",
+        detail: lost.message,
+        repair: "Run `takoform apply` again once no other run is active.",
+      },
+    ];
   }
   if (!outcomes.some((o) => o.status === "skipped" && o.blockedBy === undefined)) return [];
-  return [{ severity: "error", code: engineCode("step-skipped"), summary: "The apply was stopped before every step ran", detail: "Steps not started are listed as skipped; state records every step that ran.", repair: "Run `takoform apply` again to finish." }];
+  return [
+    {
+      severity: "error",
+      code: engineCode("step-skipped"),
+      summary: "The apply was stopped before every step ran",
+      detail: "Steps not started are listed as skipped; state records every step that ran.",
+      repair: "Run `takoform apply` again to finish.",
+    },
+  ];
 }
 
 async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyResult["outputs"]> {

@@ -20,7 +20,16 @@ import type { StepContext, StepResult } from "./types.ts";
 export function fail(step: PlanStep, summary: string, detail: string, repair?: string): StepResult {
   return {
     ok: false,
-    diagnostics: [{ severity: "error", code: engineCode("inconsistent-final-plan"), summary, detail, address: parseStateAddress(step.address).address, ...(repair ? { repair } : {}) }],
+    diagnostics: [
+      {
+        severity: "error",
+        code: engineCode("inconsistent-final-plan"),
+        summary,
+        detail,
+        address: parseStateAddress(step.address).address,
+        ...(repair ? { repair } : {}),
+      },
+    ],
   };
 }
 
@@ -42,7 +51,8 @@ export async function plannedFor(
   if (step.action === "revert" && prior !== null && (resource === undefined || deposed !== null || deleting)) {
     return revertFromRecord(ctx, step, change, prior, deposed === null ? resource : undefined);
   }
-  if (resource === undefined) return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
+  if (resource === undefined)
+    return { result: fail(step, `${address} is not in the configuration`, "The plan names a resource the configuration no longer declares.", "Plan again.") };
   const evaluated = evaluateResource(resource, ctx.variables, ctx.values, SensitiveFlow.of(ctx.stack, ctx.variables));
   if (hasErrors(evaluated.diagnostics)) return { result: { ok: false, diagnostics: evaluated.diagnostics } };
   let config = placeholder ? evaluated.placeholder : evaluated.attributes;
@@ -100,7 +110,8 @@ async function revertFromRecord(
   const address = parseStateAddress(step.address).address;
   const schema = ctx.provider.schema(change.type);
   const record = ctx.records.get(step.address);
-  if (schema === undefined || record === undefined) return { result: fail(step, `${step.address} cannot be reverted`, "Its record or its resource type is gone.", "Plan again.") };
+  if (schema === undefined || record === undefined)
+    return { result: fail(step, `${step.address} cannot be reverted`, "Its record or its resource type is gone.", "Plan again.") };
   const drop = recordedFields(record.contributions);
   let attributes: Attributes = record.attributes;
   if (configured !== undefined) {

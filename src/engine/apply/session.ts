@@ -27,7 +27,8 @@ export function takeoverNote(takeover: LockTakeover): Diagnostic {
   return {
     severity: "warning",
     code: engineCode("lock-taken-over"),
-    summary: takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
+    summary:
+      takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
     detail:
       (takeover.reason === "holder-gone"
         ? `The lock was held by ${who}, and process ${previous.pid} no longer exists on this host, so it can never finish or release it.`
@@ -47,12 +48,15 @@ export class LockSession {
     readonly info: AcquiredLease,
     leaseMs: number,
   ) {
-    this.#timer = setInterval(() => {
-      this.store.renew().catch((error: unknown) => {
-        this.#lost = error instanceof Error ? error : new Error(String(error));
-        this.stopTimer();
-      });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        this.store.renew().catch((error: unknown) => {
+          this.#lost = error instanceof Error ? error : new Error(String(error));
+          this.stopTimer();
+        });
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     this.#timer.unref();
   }
 
@@ -109,7 +113,8 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
       `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
       "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
   } else if (lock.forceUnlock === true) {
-    repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
+    repair =
+      "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   return {
     severity: "error",
@@ -125,7 +130,12 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
  * error thrown: `locked` turns its diagnostic (which says whether to wait or take it over) into
  * the command's answer.
  */
-export async function withLock<T>(store: StateStore, options: LockOptions, locked: (diagnostic: Diagnostic) => T, body: (session: LockSession) => Promise<T>): Promise<T> {
+export async function withLock<T>(
+  store: StateStore,
+  options: LockOptions,
+  locked: (diagnostic: Diagnostic) => T,
+  body: (session: LockSession) => Promise<T>,
+): Promise<T> {
   let session: LockSession;
   try {
     session = await LockSession.acquire(store, options);

@@ -21,7 +21,6 @@ import { recordInput, stateInput } from "./records.ts";
 import { sensitiveLookup } from "./sealed-intent.ts";
 import type { StepContext, StepResult } from "./types.ts";
 
-
 const SCOPES: Partial<Record<PlanStep["action"], (step: PlanStep) => string>> = {
   "create-placeholder": () => "placeholder",
   finalize: () => "finalize",
@@ -62,7 +61,8 @@ function recordContext(ctx: StepContext, address: string, evaluated: EvaluatedCo
   return {
     dependencies: [...(ctx.configDependencies.get(address) ?? [])],
     contributions: contributionEdgesOf(ctx.stack, address),
-    sensitivePaths: evaluated?.sensitivePaths ?? (resource === undefined ? [] : sensitiveAttributes(resource, ctx.variables, SensitiveFlow.of(ctx.stack, ctx.variables))),
+    sensitivePaths:
+      evaluated?.sensitivePaths ?? (resource === undefined ? [] : sensitiveAttributes(resource, ctx.variables, SensitiveFlow.of(ctx.stack, ctx.variables))),
     lineage: ctx.lineage,
   };
 }
@@ -73,7 +73,12 @@ function recordContext(ctx: StepContext, address: string, evaluated: EvaluatedCo
  * planning (recover.ts). The step fails; its dependents are skipped.
  */
 function unresolved(diagnostics: Diagnostic[]): StepResult {
-  return { ok: false, diagnostics: hasErrors(diagnostics) ? diagnostics : [...diagnostics, { severity: "error", summary: "The outcome of this write is unknown", code: engineCode("in-flight-unresolved") }] };
+  return {
+    ok: false,
+    diagnostics: hasErrors(diagnostics)
+      ? diagnostics
+      : [...diagnostics, { severity: "error", summary: "The outcome of this write is unknown", code: engineCode("in-flight-unresolved") }],
+  };
 }
 
 async function callProvider(ctx: StepContext, call: () => Promise<WriteResult>): Promise<WriteResult> {
@@ -126,8 +131,7 @@ async function runCreate(ctx: StepContext, step: PlanStep, change: ResourceChang
   if (result.state !== null) {
     ctx.current.set(address, compactAttributes(result.state.attributes));
     ctx.cycles?.wrote(address, undefined, result.state.attributes);
-  }
-  else if (deposed !== null) await restore(ctx, address, deposed);
+  } else if (deposed !== null) await restore(ctx, address, deposed);
   return { ok: !hasErrors(diagnostics), diagnostics, ...(uidOf(result.state?.attributes) ? { uid: uidOf(result.state?.attributes)! } : {}) };
 }
 
@@ -143,11 +147,16 @@ async function runUpdate(ctx: StepContext, step: PlanStep, change: ResourceChang
   if (step.action === "settle" && attributesEqual(prepared.planned!, attributes)) return { ok: true, diagnostics: [], noop: true };
   // The last settle pass only checks: a member still changing there never settles.
   if (step.action === "settle" && ctx.cycles?.isFinalPass(step)) {
-    return { ok: false, diagnostics: [ctx.cycles.unsettled(step, ctx.stack.resources.get(parseStateAddress(address).address)!, attributes, prepared.planned!)] };
+    return {
+      ok: false,
+      diagnostics: [ctx.cycles.unsettled(step, ctx.stack.resources.get(parseStateAddress(address).address)!, attributes, prepared.planned!)],
+    };
   }
   const status: InFlightStatus = placeholder ? "reverting" : "updating";
   // The provider sees the prior it planned against (sealed values it can match are unsealed).
-  const result = await callProvider(ctx, () => ctx.provider.update(change.type, prepared.prior ?? prior, prepared.planned!, writeContext(ctx, step, address, status)));
+  const result = await callProvider(ctx, () =>
+    ctx.provider.update(change.type, prepared.prior ?? prior, prepared.planned!, writeContext(ctx, step, address, status)),
+  );
   const diagnostics = located(result.diagnostics, address, change.type);
   if (result.unresolved === true) return unresolved(diagnostics);
   // A failed update keeps the prior object in state unless the provider returned what exists now.
@@ -186,7 +195,7 @@ async function runDelete(ctx: StepContext, step: PlanStep, change: ResourceChang
   if (result.unresolved === true) return unresolved(diagnostics);
   const failed = hasErrors(diagnostics);
   // A failed delete keeps the object in state (a later refresh tells whether it is really gone).
-  const remaining = failed ? result.state ?? prior : result.state;
+  const remaining = failed ? (result.state ?? prior) : result.state;
   const record = ctx.records.get(stateAddress);
   await ctx.store.settle(
     stateAddress,
@@ -211,7 +220,12 @@ async function runImport(ctx: StepContext, step: PlanStep, change: ResourceChang
   const shownUid = uidOf(change.before as Attributes | null);
   const uid = uidOf(imported.state.attributes);
   if (shownUid !== undefined && uid !== shownUid) {
-    return fail(step, `${address} is no longer the object the plan imported`, `The plan imported uid ${shownUid}; the host now holds uid ${uid ?? "(none)"} under that id.`, "Plan again.");
+    return fail(
+      step,
+      `${address} is no longer the object the plan imported`,
+      `The plan imported uid ${shownUid}; the host now holds uid ${uid ?? "(none)"} under that id.`,
+      "Plan again.",
+    );
   }
   await ctx.store.putResource(address, stateInput(imported.state, "ready", recordContext(ctx, address, null)));
   ctx.current.set(address, imported.state.attributes);
@@ -220,7 +234,13 @@ async function runImport(ctx: StepContext, step: PlanStep, change: ResourceChang
 
 export async function runStep(ctx: StepContext, step: PlanStep): Promise<StepResult> {
   const change = ctx.changes.get(step.address);
-  if (change === undefined) return fail(step, `The plan has no change for ${step.address}`, `Step ${step.id} names an address without a resource change.`, "The plan file is damaged; plan again.");
+  if (change === undefined)
+    return fail(
+      step,
+      `The plan has no change for ${step.address}`,
+      `Step ${step.id} names an address without a resource change.`,
+      "The plan file is damaged; plan again.",
+    );
   switch (step.action) {
     case "create":
     case "create-placeholder":

@@ -41,7 +41,10 @@ export async function walkSteps(input: ApplyInput, ctx: StepContext, lease: Leas
       const change = ctx.changes.get(step.address);
       // Progress names the object the step writes (a deposed old object says so).
       const where = stateAddressOf(ctx, step) ?? step.address;
-      const uid = step.action === "create" || step.action === "create-placeholder" || step.action === "import" ? undefined : (ctx.current.get(where)?.["uid"] as string | undefined);
+      const uid =
+        step.action === "create" || step.action === "create-placeholder" || step.action === "import"
+          ? undefined
+          : (ctx.current.get(where)?.["uid"] as string | undefined);
       report?.({
         kind: "start",
         stepId: step.id,
@@ -53,17 +56,41 @@ export async function walkSteps(input: ApplyInput, ctx: StepContext, lease: Leas
       // Each step gets a provider that knows its address (one create per host object, claims.ts).
       const result = await lease.guard(() => runStep({ ...ctx, provider: claims.providerFor(where, ctx.provider) }, step));
       const elapsedMs = Date.now() - started.get(step.id)!;
-      outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}), diagnostics: result.diagnostics });
+      outcomes.set(step.id, {
+        id: step.id,
+        address: step.address,
+        action: step.action,
+        status: result.ok ? "ok" : "failed",
+        elapsedMs,
+        ...(result.uid ? { uid: result.uid } : {}),
+        ...(result.noop ? { noop: true } : {}),
+        diagnostics: result.diagnostics,
+      });
       report?.(
         result.ok
-          ? { kind: "done", stepId: step.id, address: where, action: step.action, elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}) }
+          ? {
+              kind: "done",
+              stepId: step.id,
+              address: where,
+              action: step.action,
+              elapsedMs,
+              ...(result.uid ? { uid: result.uid } : {}),
+              ...(result.noop ? { noop: true } : {}),
+            }
           : { kind: "failed", stepId: step.id, address: where, action: step.action, elapsedMs },
       );
       return result.ok;
     },
     crashed: (step, error) => {
       const elapsedMs = Date.now() - (started.get(step.id) ?? Date.now());
-      outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: "failed", elapsedMs, diagnostics: [crashDiagnostic(step, error)] });
+      outcomes.set(step.id, {
+        id: step.id,
+        address: step.address,
+        action: step.action,
+        status: "failed",
+        elapsedMs,
+        diagnostics: [crashDiagnostic(step, error)],
+      });
       report?.({ kind: "failed", stepId: step.id, address: stateAddressOf(ctx, step) ?? step.address, action: step.action, elapsedMs });
     },
     skipped: (step, blockedBy) => {
@@ -71,7 +98,9 @@ export async function walkSteps(input: ApplyInput, ctx: StepContext, lease: Leas
       report?.({ kind: "skipped", stepId: step.id, address: step.address, action: step.action, blockedBy: blockedBy.address });
     },
   });
-  return input.plan.steps.map((step) => outcomes.get(step.id) ?? { id: step.id, address: step.address, action: step.action, status: "skipped", diagnostics: [] });
+  return input.plan.steps.map(
+    (step) => outcomes.get(step.id) ?? { id: step.id, address: step.address, action: step.action, status: "skipped", diagnostics: [] },
+  );
 }
 
 /** A step that threw: another run recorded its object, the lease was lost, or something unforeseen. */

@@ -67,7 +67,9 @@ export async function loadConfigFile(file: string): Promise<LoadResult> {
           code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
           summary: missing ? `The configuration file ${file} does not exist` : `Cannot read the configuration file ${file}`,
           cause: (error as Error).message,
-          repair: missing ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack." : "Check that the path names a readable file.",
+          repair: missing
+            ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack."
+            : "Check that the path names a readable file.",
         },
       ],
     };
@@ -89,7 +91,11 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
     document = read.value;
   }
   if (!isPlainObject(document)) {
-    problems.error({ code: configCode("invalid-structure"), summary: `${where} is not a Terraform JSON object`, repair: "Give a cdk.tf.json produced by cdktf synthesis." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `${where} is not a Terraform JSON object`,
+      repair: "Give a cdk.tf.json produced by cdktf synthesis.",
+    });
     return { config: null, diagnostics: problems.diagnostics };
   }
 
@@ -143,7 +149,10 @@ function readTerraformSettings(block: unknown, problems: Problems): void {
     problems.warning({
       code: configCode("ignored-setting"),
       summary: `terraform.${key} is ignored`,
-      detail: key === "cloud" ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud." : "takoform does not use this Terraform setting.",
+      detail:
+        key === "cloud"
+          ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud."
+          : "takoform does not use this Terraform setting.",
       repair: `Remove terraform.${key} to silence this warning.`,
     });
   }
@@ -197,9 +206,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const contribution of resource.contributions) {
       const context = `The contribution from ${contribution.from} to ${where}`;
       if (contribution.from === resource.address) {
-        problems.error({ code: configCode("self-reference"), summary: `${where} contributes to itself`, detail: "A contribution comes from another construct.", repair: "Set the value in the resource's own configuration.", address: resource.address });
+        problems.error({
+          code: configCode("self-reference"),
+          summary: `${where} contributes to itself`,
+          detail: "A contribution comes from another construct.",
+          repair: "Set the value in the resource's own configuration.",
+          address: resource.address,
+        });
       } else if (!config.resources.has(contribution.from)) {
-        problems.error({ code: configCode("undeclared-reference"), summary: `${context} names an undeclared source`, detail: `${contribution.from} is not a resource of this stack.`, repair: "Contribute from a resource of the same stack.", address: resource.address });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${context} names an undeclared source`,
+          detail: `${contribution.from} is not a resource of this stack.`,
+          repair: "Contribute from a resource of the same stack.",
+          address: resource.address,
+        });
       }
       for (const [attribute, expr] of Object.entries(contribution.values)) checkExpr(expr, attribute, context);
     }
@@ -208,9 +229,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     }
     for (const dependency of resource.dependsOn) {
       if (dependency === resource.address) {
-        problems.error({ code: configCode("self-reference"), summary: `${where} depends on itself`, repair: "Remove it from depends_on.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: configCode("self-reference"),
+          summary: `${where} depends on itself`,
+          repair: "Remove it from depends_on.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       } else if (!config.resources.has(dependency)) {
-        problems.error({ code: configCode("undeclared-reference"), summary: `${where} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${where} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       }
     }
   }
@@ -221,7 +254,11 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     checkVariables(output.value, context);
     for (const dependency of output.dependsOn) {
       if (!config.resources.has(dependency)) {
-        problems.error({ code: configCode("undeclared-reference"), summary: `${context} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry." });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${context} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+        });
       }
     }
   }
@@ -233,10 +270,20 @@ function checkReferences(config: StackConfig, problems: Problems): void {
   const imported = new Set<string>();
   for (const entry of config.imports) {
     if (!config.resources.has(entry.to)) {
-      problems.error({ code: configCode("invalid-import"), summary: `An import targets ${entry.to}, which is not declared`, detail: "An import fills the state of a resource declared in the stack.", repair: "Declare the resource, then import into it." });
+      problems.error({
+        code: configCode("invalid-import"),
+        summary: `An import targets ${entry.to}, which is not declared`,
+        detail: "An import fills the state of a resource declared in the stack.",
+        repair: "Declare the resource, then import into it.",
+      });
     }
     if (imported.has(entry.to)) {
-      problems.error({ code: configCode("invalid-import"), summary: `${entry.to} is imported twice`, repair: "Keep one import per resource.", address: entry.to });
+      problems.error({
+        code: configCode("invalid-import"),
+        summary: `${entry.to} is imported twice`,
+        repair: "Keep one import per resource.",
+        address: entry.to,
+      });
     }
     imported.add(entry.to);
     checkVariables(entry.id, `The import into ${entry.to}`);

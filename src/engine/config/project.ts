@@ -67,7 +67,9 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       configCode("project-invalid"),
       missing ? `${dir} has no cdktf.json` : `Cannot read ${projectFile}`,
       missing ? undefined : (error as Error).message,
-      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Check the file's permissions.",
+      missing
+        ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.'
+        : "Check the file's permissions.",
     );
   }
   const projectRead = readStrictJson(projectBytes, { what: projectFile, repair: "Fix the JSON in cdktf.json." });
@@ -77,7 +79,12 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   }
   const project: unknown = projectRead.value;
   if (!isPlainObject(project) || typeof project.app !== "string" || project.app.trim() === "") {
-    return fail(configCode("project-invalid"), 'cdktf.json has no "app" command', undefined, 'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".');
+    return fail(
+      configCode("project-invalid"),
+      'cdktf.json has no "app" command',
+      undefined,
+      'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".',
+    );
   }
   const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
   const outdir = isAbsolute(output) ? output : join(dir, output);
@@ -117,7 +124,11 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       }
       return { outdir, stacks: new Map(), diagnostics, ...extra };
     }
-    const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    const why = run.timedOut
+      ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s`
+      : run.signal
+        ? `was killed by ${run.signal}`
+        : `exited with code ${run.exitCode}`;
     return fail(
       configCode("app-failed"),
       `The app "${project.app}" ${why}`,

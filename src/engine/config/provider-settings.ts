@@ -34,7 +34,11 @@ export interface ProviderSettingProblem {
 }
 
 /** The provider's settings, or the problems of the settings that cannot be evaluated. */
-export function providerSettings(stack: StackConfig | null, variables: ResolvedVariables | null, env: NodeJS.ProcessEnv): { settings: ProviderSettings; problems: [] } | { settings?: undefined; problems: ProviderSettingProblem[] } {
+export function providerSettings(
+  stack: StackConfig | null,
+  variables: ResolvedVariables | null,
+  env: NodeJS.ProcessEnv,
+): { settings: ProviderSettings; problems: [] } | { settings?: undefined; problems: ProviderSettingProblem[] } {
   const block = stack?.provider ?? null;
   const problems: ProviderSettingProblem[] = [];
   const setting = (expr: Expression | undefined, name: string): string | undefined => {
@@ -73,7 +77,12 @@ function evaluateSetting(expr: Expression | undefined, name: string, variables: 
     value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
   } catch (error) {
     if (!(error instanceof EvaluationError)) throw error;
-    return { setting: name, summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` };
+    return {
+      setting: name,
+      summary: `The provider's ${name} cannot be evaluated`,
+      detail: error.message,
+      repair: `Set ${name} in the TakoformProvider to a literal or a variable.`,
+    };
   }
   if (value === null) return undefined;
   if (typeof value !== "string" || isUnknown(value)) {

@@ -77,7 +77,10 @@ function parentOf(pointer: string): string {
 
 function memberName(error: StrictJsonError): string {
   const slash = error.pointer.lastIndexOf("/");
-  const token = error.pointer.slice(slash + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+  const token = error.pointer
+    .slice(slash + 1)
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~");
   return JSON.stringify(token);
 }
 

@@ -46,7 +46,12 @@ export function destroySteps(input: DestroyInput): CycleSteps {
   );
   const components = stronglyConnectedComponents(graph);
   const byAddress = new Map(records.map((r) => [r.address, r]));
-  const out: Required<Pick<CycleSteps, "steps" | "edges" | "diagnostics" | "dropStateDependencies">> = { steps: [], edges: [], diagnostics: [], dropStateDependencies: [] };
+  const out: Required<Pick<CycleSteps, "steps" | "edges" | "diagnostics" | "dropStateDependencies">> = {
+    steps: [],
+    edges: [],
+    diagnostics: [],
+    dropStateDependencies: [],
+  };
 
   for (let c = 0; c < components.count; c++) {
     if (!components.cyclic[c]) continue;
@@ -119,6 +124,7 @@ function stuck(graph: DependencyGraph, members: readonly number[], keep: (e: num
       `${loop ? `The loop, as recorded in state: ${describeCycle(loop)}. ` : ""}` +
       "A delete must wait until nothing refers to the object any more, and none of these loops is closed by a contribution of a member that can be reverted to its placeholder (its Form declares update and its contributed fields are optional).",
     address: addresses[0]!,
-    repair: "Drop one of the references by an update first (change the configuration and apply), then destroy; or remove an object from state with `takoform state rm` and delete it on the host by hand.",
+    repair:
+      "Drop one of the references by an update first (change the configuration and apply), then destroy; or remove an object from state with `takoform state rm` and delete it on the host by hand.",
   };
 }

@@ -152,7 +152,9 @@ function chooseReplacements(input: OrderInput): Map<string, "side-by-side" | "fi
     const c = changes.get(address)!;
     if (!isReplacement(c)) continue;
     const resource = input.stack.resources.get(address);
-    const replacedFirst = (resource?.dependsOn ?? []).concat(outsideDependencies(graph, address, memberSet)).some((d) => changes.get(d)?.actions.join(",") === "delete,create");
+    const replacedFirst = (resource?.dependsOn ?? [])
+      .concat(outsideDependencies(graph, address, memberSet))
+      .some((d) => changes.get(d)?.actions.join(",") === "delete,create");
     modes.set(address, chooseReplacement(c, replacedFirst));
   }
   return modes;
@@ -211,7 +213,8 @@ function deleteAfterPeers(loop: LoopOrder): void {
     if (loop.modes.get(m) === "side-by-side") loop.wait(`delete:${m}`, loop.full(p));
   }
   for (const address of loop.members) {
-    for (const leftover of loop.input.deposed.get(address) ?? []) for (const { p, m } of loop.inner) if (m === address) loop.wait(`delete:${leftover}`, loop.full(p));
+    for (const leftover of loop.input.deposed.get(address) ?? [])
+      for (const { p, m } of loop.inner) if (m === address) loop.wait(`delete:${leftover}`, loop.full(p));
   }
 }
 
@@ -228,7 +231,15 @@ function orderOptional(loop: LoopOrder): void {
     if (loop.made.has(m) || mine === undefined || theirs === undefined || !inputsUnknown(loop.change(p), loop.input.schema(loop.change(p).type))) continue;
     preferred.push({ from: mine, to: theirs });
   }
-  const position = rankSteps(loop.members, loop.input.component.rank, (a) => loop.make(a), (a) => loop.full(a), loop.reverts, loop.edges, preferred);
+  const position = rankSteps(
+    loop.members,
+    loop.input.component.rank,
+    (a) => loop.make(a),
+    (a) => loop.full(a),
+    loop.reverts,
+    loop.edges,
+    preferred,
+  );
   for (const { p, m } of loop.inner) {
     if (loop.made.has(m)) continue;
     const mine = loop.full(p);
@@ -261,7 +272,12 @@ function settlePasses(loop: LoopOrder): string {
  * they only ever see final values. Called once every loop's steps are known (a dependent may be a
  * member of another loop whose placeholders were only just decided).
  */
-export function outsideWaits(graph: DependencyGraph, component: ResolvedComponent, lastSettle: string, changes: ReadonlyMap<string, ResourceChange>): { from: string; to: string }[] {
+export function outsideWaits(
+  graph: DependencyGraph,
+  component: ResolvedComponent,
+  lastSettle: string,
+  changes: ReadonlyMap<string, ResourceChange>,
+): { from: string; to: string }[] {
   const members = new Set(component.addresses);
   const out: { from: string; to: string }[] = [];
   for (const v of component.nodes) {
@@ -302,14 +318,20 @@ function breakCreationLoops(input: OrderInput, made: readonly string[], placehol
     const pick = loop.find((a) => {
       const c = changes.get(a)!;
       const resource = input.stack.resources.get(a);
-      return c.actions.join(",") === "create" && !placeholder.has(a) && resource !== undefined && placeholderEligibility(resource, input.schema(resource.type)).eligible;
+      return (
+        c.actions.join(",") === "create" &&
+        !placeholder.has(a) &&
+        resource !== undefined &&
+        placeholderEligibility(resource, input.schema(resource.type)).eligible
+      );
     });
     if (pick === undefined) {
       return {
         severity: "error",
         code: engineCode("cycle"),
         summary: `The members ${loop.join(", ")} of a cycle cannot all be replaced or created in one apply`,
-        detail: "Each of them needs another one's new object to exist first, and none of them is a new resource that could start as a placeholder (an existing object is never re-created empty).",
+        detail:
+          "Each of them needs another one's new object to exist first, and none of them is a new resource that could start as a placeholder (an existing object is never re-created empty).",
         address: loop[0]!,
         repair: "Replace one member of the cycle per apply: apply the change to one of them first, then the rest.",
       };
@@ -325,5 +347,7 @@ function breakCreationLoops(input: OrderInput, made: readonly string[], placehol
 /** True when a planned change has an unknown in an attribute the configuration sets. */
 function inputsUnknown(change: ResourceChange, schema: ResourceTypeSchema | undefined): boolean {
   if (change.after === null || schema === undefined) return false;
-  return Object.entries(schema.attributes).some(([name, a]) => a.mode !== "computed" && change.after![name] !== undefined && containsUnknown(change.after![name]!));
+  return Object.entries(schema.attributes).some(
+    ([name, a]) => a.mode !== "computed" && change.after![name] !== undefined && containsUnknown(change.after![name]!),
+  );
 }

@@ -88,7 +88,8 @@ export function cycleDiagnostic(graph: DependencyGraph, members: readonly number
       (loop ? `The loop: ${describeCycle(loop)}.` : `These resources depend on each other.`) +
       (closing ? ` The edge that closes it: ${closing.from} → ${closing.to}${closing.via ? ` (${closing.via})` : ""}.` : ""),
     address: addresses[0]!,
-    repair: "Break the loop: move the value that closes it into a contribution of a member whose contributed fields are optional, or remove one of the references.",
+    repair:
+      "Break the loop: move the value that closes it into a contribution of a member whose contributed fields are optional, or remove one of the references.",
   };
 }
 

@@ -20,7 +20,6 @@ import { type Diagnostic, isUnknown } from "../../core/index.ts";
 import type { ResourceChange } from "../plan-data.ts";
 import { engineCode } from "../codes.ts";
 
-
 export type ReplacementMode = "side-by-side" | "fixed-name";
 
 export function isReplacement(change: ResourceChange): boolean {
@@ -56,7 +55,10 @@ export function chooseReplacement(change: ResourceChange, dependencyReplacedFirs
 /** The plan warning of a fixed-name replacement inside a cycle. */
 export function unavailableWarning(change: ResourceChange, reverted: readonly string[], holding: readonly string[]): Diagnostic {
   const name = change.before?.["name"];
-  const peers = reverted.length === 0 ? "" : ` It first reverts ${reverted.join(", ")} to ${reverted.length === 1 ? "its placeholder" : "their placeholders"}, dropping ${reverted.length === 1 ? "its references" : "their references"} to it.`;
+  const peers =
+    reverted.length === 0
+      ? ""
+      : ` It first reverts ${reverted.join(", ")} to ${reverted.length === 1 ? "its placeholder" : "their placeholders"}, dropping ${reverted.length === 1 ? "its references" : "their references"} to it.`;
   const stuck =
     holding.length === 0
       ? ""

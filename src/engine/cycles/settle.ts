@@ -15,7 +15,6 @@ import type { PlanStep } from "../plan-data.ts";
 import { changedAttributes } from "../values.ts";
 import { engineCode } from "../codes.ts";
 
-
 const EVERY = Symbol("every attribute");
 
 export class SettleTracker {
@@ -36,7 +35,8 @@ export class SettleTracker {
       if (step.pass !== 1) continue;
       // A loop's settle steps form one chain: the first waits on the loop's writes, each later one
       // on the settle step before it (`settle:<pass>:<address>`).
-      const before = step.dependsOn.length === 1 && step.dependsOn[0]!.startsWith("settle:") ? step.dependsOn[0]!.slice(step.dependsOn[0]!.indexOf(":", 7) + 1) : undefined;
+      const before =
+        step.dependsOn.length === 1 && step.dependsOn[0]!.startsWith("settle:") ? step.dependsOn[0]!.slice(step.dependsOn[0]!.indexOf(":", 7) + 1) : undefined;
       this.#loopOf.set(step.address, before === undefined ? step.address : (this.#loopOf.get(before) ?? before));
     }
   }
@@ -104,7 +104,8 @@ export class SettleTracker {
       address: resource.address,
       resourceType: resource.type,
       ...(differing.length > 0 ? { attribute: differing[0]! } : {}),
-      repair: "Refer to a value that stays the same across updates (a name, a url, a namespace id) instead of one that changes on every update (a version id), or set that value from outside the cycle.",
+      repair:
+        "Refer to a value that stays the same across updates (a name, a url, a namespace id) instead of one that changes on every update (a version id), or set that value from outside the cycle.",
     };
   }
 }

@@ -23,7 +23,13 @@ export function stateEdges(records: readonly RecordedEdges[]): EdgeInput[] {
     }
     for (const edge of record.contributions) {
       if (!present.has(edge.from) || edge.from === record.address) continue;
-      edges.push({ from: record.address, to: edge.from, kind: "contribution", attribute: edge.fields.join(","), via: `holds ${edge.fields.join(", ")} contributed by ${edge.from} (recorded in state)` });
+      edges.push({
+        from: record.address,
+        to: edge.from,
+        kind: "contribution",
+        attribute: edge.fields.join(","),
+        via: `holds ${edge.fields.join(", ")} contributed by ${edge.from} (recorded in state)`,
+      });
     }
   }
   return edges;

@@ -18,7 +18,6 @@ import type { TargetScope } from "./targets.ts";
 
 export type PlanMode = "normal" | "destroy" | "refresh-only";
 
-
 export interface PlanOptions {
   mode?: PlanMode;
   /** Read every resource back first (default true; `--refresh=false` turns it off). */

@@ -39,10 +39,7 @@ export function createBeforeDestroySet(stack: StackConfig, graph: DependencyGrap
  * when that resource is created, updated or replaced; an attribute reference when the value
  * changes (an unknown planned value counts as a change).
  */
-export function replaceTrigger(
-  resource: ResourceConfig,
-  changeOf: (address: string) => ResourceChange | undefined,
-): string | null {
+export function replaceTrigger(resource: ResourceConfig, changeOf: (address: string) => ResourceChange | undefined): string | null {
   for (const ref of resource.lifecycle.replaceTriggeredBy) {
     const change = changeOf(ref.address);
     if (change === undefined || change.actions[0] === "no-op") continue;

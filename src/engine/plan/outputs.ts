@@ -56,7 +56,14 @@ export function planOutputs(
   for (const name of Object.keys(stored).sort()) {
     if (result.has(name) || evaluated.has(name)) continue;
     const before = stored[name]!;
-    changes.push({ name, actions: ["delete"], before: before.sensitive ? null : before.value, after: undefined, afterUnknown: false, sensitive: before.sensitive });
+    changes.push({
+      name,
+      actions: ["delete"],
+      before: before.sensitive ? null : before.value,
+      after: undefined,
+      afterUnknown: false,
+      sensitive: before.sensitive,
+    });
   }
   changes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { changes, values: result, diagnostics };

@@ -84,7 +84,13 @@ function addChangeSteps(index: StepIndex, change: ResourceChange): void {
     index.applyStep.set(base, importStep);
   }
   const deleteStep = (instance: "current" | undefined): PlanStep => {
-    const step = index.add({ id: stepId("delete", change.address), address: change.address, action: "delete", dependsOn: [], ...(instance ? { instance } : {}) });
+    const step = index.add({
+      id: stepId("delete", change.address),
+      address: change.address,
+      action: "delete",
+      dependsOn: [],
+      ...(instance ? { instance } : {}),
+    });
     index.dependOn(step, importStep);
     index.deleteSteps.set(base, [...(index.deleteSteps.get(base) ?? []), step]);
     return step;

@@ -39,11 +39,20 @@ export function targetScope(
     }));
   if (diagnostics.length > 0) return { planned: null, state: null, diagnostics };
   if (destroy) {
-    const stateGraph = buildDependencyGraph(records.map((r) => r.address), stateEdges(records));
+    const stateGraph = buildDependencyGraph(
+      records.map((r) => r.address),
+      stateEdges(records),
+    );
     const roots = records.filter((r) => targets.includes(parseStateAddress(r.address).address)).map((r) => r.address);
     return { planned: null, state: new Set(dependentsOf(stateGraph, roots)), diagnostics };
   }
-  const planned = new Set(dependenciesOf(graph, targets.filter((t) => stack.resources.has(t)), edgeFilter));
+  const planned = new Set(
+    dependenciesOf(
+      graph,
+      targets.filter((t) => stack.resources.has(t)),
+      edgeFilter,
+    ),
+  );
   const state = new Set(
     records
       .filter((r) => {

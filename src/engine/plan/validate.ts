@@ -35,7 +35,11 @@ function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: n
       const member = Object.hasOwn(members, step) ? members[step]! : undefined;
       if (member === undefined) {
         const suggestion = suggestName(step, Object.keys(members));
-        return { step: i, detail: `${at === "" ? `a ${schema.type}` : at} has no attribute ${JSON.stringify(step)}`, ...(suggestion !== undefined ? { suggestion } : {}) };
+        return {
+          step: i,
+          detail: `${at === "" ? `a ${schema.type}` : at} has no attribute ${JSON.stringify(step)}`,
+          ...(suggestion !== undefined ? { suggestion } : {}),
+        };
       }
       type = member.type;
       continue;
@@ -51,7 +55,12 @@ function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: n
   return undefined;
 }
 
-function referenceProblem(stack: StackConfig, provider: Provider, ref: ReferenceExpr, where: { address?: string; attribute: string; context: string }): Diagnostic | undefined {
+function referenceProblem(
+  stack: StackConfig,
+  provider: Provider,
+  ref: ReferenceExpr,
+  where: { address?: string; attribute: string; context: string },
+): Diagnostic | undefined {
   const target = stack.resources.get(ref.address);
   const schema = target === undefined ? undefined : provider.schema(target.type);
   // An undeclared target or an unknown type is reported by the loader and the type check.
@@ -73,7 +82,12 @@ function referenceProblem(stack: StackConfig, provider: Provider, ref: Reference
 }
 
 /** Every configuration error of the resources in `addresses` (all when null), found without the host. */
-export function validateConfiguration(provider: Provider, stack: StackConfig, variables: ResolvedVariables, addresses: ReadonlySet<string> | null): Diagnostic[] {
+export function validateConfiguration(
+  provider: Provider,
+  stack: StackConfig,
+  variables: ResolvedVariables,
+  addresses: ReadonlySet<string> | null,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const checkReferences = (expr: Expression, where: { address?: string; attribute: string; context: string }) => {
     for (const ref of referencesOf(expr)) {
@@ -86,18 +100,26 @@ export function validateConfiguration(provider: Provider, stack: StackConfig, va
     const schema = provider.schema(resource.type);
     if (schema === undefined) continue;
     const address = resource.address;
-    const evaluated = evaluateResource(resource, variables, () => undefined, undefined, (name) => {
-      const kind = schema.attributes[name]?.type.kind;
-      return kind === "list" || kind === "set";
-    });
+    const evaluated = evaluateResource(
+      resource,
+      variables,
+      () => undefined,
+      undefined,
+      (name) => {
+        const kind = schema.attributes[name]?.type.kind;
+        return kind === "list" || kind === "set";
+      },
+    );
     out.push(...evaluated.diagnostics);
     out.push(...located(provider.validate(resource.type, evaluated.attributes), address, resource.type));
 
     for (const [attribute, expr] of Object.entries(resource.attributes)) checkReferences(expr, { address, attribute, context: `${address}.${attribute}` });
     for (const contribution of resource.contributions) {
-      for (const [attribute, expr] of Object.entries(contribution.values)) checkReferences(expr, { address, attribute, context: `The value ${contribution.from} contributes to ${address}.${attribute}` });
+      for (const [attribute, expr] of Object.entries(contribution.values))
+        checkReferences(expr, { address, attribute, context: `The value ${contribution.from} contributes to ${address}.${attribute}` });
     }
-    for (const ref of resource.lifecycle.replaceTriggeredBy) checkReferences(ref, { address, attribute: "lifecycle.replace_triggered_by", context: `lifecycle.replace_triggered_by of ${address}` });
+    for (const ref of resource.lifecycle.replaceTriggeredBy)
+      checkReferences(ref, { address, attribute: "lifecycle.replace_triggered_by", context: `lifecycle.replace_triggered_by of ${address}` });
     const ignore = resource.lifecycle.ignoreChanges;
     if (ignore !== "all") {
       for (const path of ignore) {

@@ -69,8 +69,8 @@ function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
   const body: Record<string, unknown> = {
     actions: change.actions,
     before: maskAt(change.before ?? null, beforePaths) ?? null,
-    after: change.after === null ? null : maskAt(knownPart(change.after), afterPaths) ?? null,
-    after_unknown: change.after === null ? {} : unknownMask(change.after) ?? {},
+    after: change.after === null ? null : (maskAt(knownPart(change.after), afterPaths) ?? null),
+    after_unknown: change.after === null ? {} : (unknownMask(change.after) ?? {}),
     before_sensitive: change.before === null ? false : sensitiveMask(beforePaths),
     after_sensitive: change.after === null ? false : sensitiveMask(afterPaths),
   };
@@ -102,15 +102,17 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     state: { lineage: plan.stateLineage, serial: plan.stateSerial },
     resource_changes: plan.resourceChanges.map(resourceChangeJson),
     ...(plan.resourceDrift !== undefined && plan.resourceDrift.length > 0 ? { resource_drift: plan.resourceDrift.map(resourceChangeJson) } : {}),
-    ...(plan.relevantAttributes !== undefined && plan.relevantAttributes.length > 0 ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) } : {}),
+    ...(plan.relevantAttributes !== undefined && plan.relevantAttributes.length > 0
+      ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) }
+      : {}),
     ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
     output_changes: Object.fromEntries(
       plan.outputChanges.map((o) => [
         o.name,
         {
           actions: o.actions,
-          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE_VALUE) : o.before ?? null,
-          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE_VALUE) : o.after ?? null,
+          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE_VALUE) : (o.before ?? null),
+          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE_VALUE) : (o.after ?? null),
           after_unknown: o.afterUnknown,
           before_sensitive: o.sensitive,
           after_sensitive: o.sensitive,

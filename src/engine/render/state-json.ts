@@ -20,7 +20,14 @@ export function impliedType(value: KnownValue): unknown {
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "bool";
   if (Array.isArray(value)) return ["tuple", value.map(impliedType)];
-  return ["object", Object.fromEntries(Object.keys(value).sort().map((k) => [k, impliedType(value[k]!)]))];
+  return [
+    "object",
+    Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, impliedType(value[k]!)]),
+    ),
+  ];
 }
 
 /** One output as `terraform output -json` prints it; a sensitive one without its value. */

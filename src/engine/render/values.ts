@@ -42,14 +42,7 @@ function isObject(value: Value): value is { [key: string]: Value } {
  * Lines describing one attribute's change. `before`/`after` undefined means absent on that side.
  * Nested objects are diffed member by member; lists of equal length element by element.
  */
-export function diffLines(
-  name: string,
-  before: Value | undefined,
-  after: Value | undefined,
-  indent: string,
-  width: number,
-  note: string,
-): string[] {
+export function diffLines(name: string, before: Value | undefined, after: Value | undefined, indent: string, width: number, note: string): string[] {
   const key = name.padEnd(width);
   if (before === undefined || before === null) {
     if (after === undefined || after === null) return [];

@@ -22,7 +22,16 @@
 // Hooks throw HostError to refuse; they never write to the store.
 
 import type { BindingRef, ConditionReason, ConditionStatus, FormRef, InterfaceRef, Lane, WireSupportProfile } from "../../core/index.ts";
-import type { BindingDefinition, DesiredSpecValidator, FormDefinition, InterfaceDefinition, JsonObject, Relation, RelationInstance, Role } from "../../forms/index.ts";
+import type {
+  BindingDefinition,
+  DesiredSpecValidator,
+  FormDefinition,
+  InterfaceDefinition,
+  JsonObject,
+  Relation,
+  RelationInstance,
+  Role,
+} from "../../forms/index.ts";
 import type { RelationPin, StoredResource } from "../store/index.ts";
 
 /** Read-only access to the caller tenant's resources and artifacts. */

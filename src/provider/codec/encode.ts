@@ -239,7 +239,11 @@ function parseJsonObject(path: string, text: string): JsonObject {
     throw new FieldProblem("Invalid JSON object", `${path} must hold one JSON object, not the literal null; omit the attribute instead.`, path);
   }
   if (!isJsonObject(parsed)) {
-    throw new FieldProblem("Invalid JSON object", `${path} must hold one JSON object; it holds ${Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`}.`, path);
+    throw new FieldProblem(
+      "Invalid JSON object",
+      `${path} must hold one JSON object; it holds ${Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`}.`,
+      path,
+    );
   }
   return parsed;
 }

@@ -29,7 +29,8 @@ export function hostFaultOf(error: unknown): HostFault | undefined {
   }
   if (error instanceof AcceptedError) {
     const inner = hostErrorOf(error);
-    const fault: HostFault = inner !== undefined ? fromApiError(inner, true) : { message: error.cause.message, retryable: false, protocolInvalid: false, accepted: true };
+    const fault: HostFault =
+      inner !== undefined ? fromApiError(inner, true) : { message: error.cause.message, retryable: false, protocolInvalid: false, accepted: true };
     if (error.operationId !== undefined) fault.operationId = error.operationId;
     if (error.uid !== undefined) fault.uid = error.uid;
     return fault;

@@ -9,12 +9,25 @@
 //                        and the four FormRef members all together or not at all.
 // The JSON form exists because no delimiter is safe: a SpaceID may hold almost any character.
 
-import { importIdentityMembers, ImportIdError, isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId, type FormRef, type ImportIdentity } from "../../core/index.ts";
+import {
+  importIdentityMembers,
+  ImportIdError,
+  isDigest,
+  isFormApiVersion,
+  isKind,
+  isResourceName,
+  isSemver,
+  isSpaceId,
+  type FormRef,
+  type ImportIdentity,
+} from "../../core/index.ts";
 import { isJsonObject, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
 
 function checkName(name: string): string {
   if (!isResourceName(name)) {
-    throw new ImportIdError(`import name ${JSON.stringify(name)} is not a resource name (a lowercase letter, then up to 62 lowercase letters, digits or hyphens)`);
+    throw new ImportIdError(
+      `import name ${JSON.stringify(name)} is not a resource name (a lowercase letter, then up to 62 lowercase letters, digits or hyphens)`,
+    );
   }
   return name;
 }
@@ -37,10 +50,16 @@ function parseJsonIdentity(text: string): ImportIdentity {
   const out: ImportIdentity = { name: checkName(members.name) };
   if (members.space !== undefined && members.space !== "") out.space = checkSpace(members.space);
   if (members.apiVersion !== undefined) {
-    const ref: FormRef = { apiVersion: members.apiVersion, kind: members.kind!, definitionVersion: members.definitionVersion!, schemaDigest: members.schemaDigest! };
+    const ref: FormRef = {
+      apiVersion: members.apiVersion,
+      kind: members.kind!,
+      definitionVersion: members.definitionVersion!,
+      schemaDigest: members.schemaDigest!,
+    };
     if (!isFormApiVersion(ref.apiVersion)) throw new ImportIdError(`import identity apiVersion ${JSON.stringify(ref.apiVersion)} is not a Form group`);
     if (!isKind(ref.kind)) throw new ImportIdError(`import identity kind ${JSON.stringify(ref.kind)} is not a kind`);
-    if (!isSemver(ref.definitionVersion)) throw new ImportIdError(`import identity definitionVersion ${JSON.stringify(ref.definitionVersion)} is not a SemVer version`);
+    if (!isSemver(ref.definitionVersion))
+      throw new ImportIdError(`import identity definitionVersion ${JSON.stringify(ref.definitionVersion)} is not a SemVer version`);
     if (!isDigest(ref.schemaDigest)) throw new ImportIdError(`import identity schemaDigest ${JSON.stringify(ref.schemaDigest)} is not a sha256 digest`);
     out.ref = ref;
   }

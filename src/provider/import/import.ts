@@ -6,7 +6,16 @@
 // configuration shows no change. A named ref must be one this build serves: it is never rebound
 // onto the default create ref.
 
-import { type Diagnostic, formatFormRef, IMPORT_ID_SYNTAX, type ImportIdentity, ImportIdError, laneNamed, laneOfGroup, PREFERRED_LANE } from "../../core/index.ts";
+import {
+  type Diagnostic,
+  formatFormRef,
+  IMPORT_ID_SYNTAX,
+  type ImportIdentity,
+  ImportIdError,
+  laneNamed,
+  laneOfGroup,
+  PREFERRED_LANE,
+} from "../../core/index.ts";
 import { listRefs } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { formAttributes, serveCreate } from "../dispatch.ts";

@@ -11,7 +11,9 @@ import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.
 
 function unresolvedModules(modules: Value): Value {
   if (!Array.isArray(modules)) return UNKNOWN;
-  return modules.map((m) => (m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m));
+  return modules.map((m) =>
+    m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m,
+  );
 }
 
 export async function planWorkerBundle(p: PlanPass): Promise<void> {

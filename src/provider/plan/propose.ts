@@ -46,7 +46,8 @@ function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value 
     const before = priorList?.[i];
     for (const member of members) {
       if (out[member] !== undefined && out[member] !== null) continue;
-      const priorMember = before !== null && typeof before === "object" && !Array.isArray(before) && !isUnknown(before) ? (before as Record<string, Value>)[member] : undefined;
+      const priorMember =
+        before !== null && typeof before === "object" && !Array.isArray(before) && !isUnknown(before) ? (before as Record<string, Value>)[member] : undefined;
       out[member] = priorMember === undefined ? UNKNOWN : cloneValue(priorMember);
     }
     return out;

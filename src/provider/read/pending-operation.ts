@@ -83,8 +83,7 @@ export async function resumePendingOperation(input: ResumeInput): Promise<Resume
         {
           severity: "warning",
           summary: `${kind} mutation is still running on the host`,
-          detail:
-            `Operation ${id} for ${where} has not finished. Until it does, the resource not being there yet is not a deletion, so state keeps the resource and the operation marker.`,
+          detail: `Operation ${id} for ${where} has not finished. Until it does, the resource not being there yet is not a deletion, so state keeps the resource and the operation marker.`,
           ...identity,
           operationId: id,
           repair: "Run a refresh again once the host has finished the operation; it settles state then.",

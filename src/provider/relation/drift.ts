@@ -61,7 +61,10 @@ export function parseRelationHostReason(text: string): ParsedHostReason {
   let pointer: string | undefined;
   if (text.startsWith("relation ")) {
     pointer = token(text.slice("relation ".length));
-    rest = text.slice("relation ".length).trimStart().slice(pointer?.length ?? 0);
+    rest = text
+      .slice("relation ".length)
+      .trimStart()
+      .slice(pointer?.length ?? 0);
   } else if (text.startsWith("/") || text.startsWith("…/")) {
     pointer = token(text);
     rest = text.slice(pointer?.length ?? 0);

@@ -44,7 +44,8 @@ export function moduleFileProblems(config: Attributes): Diagnostic[] {
       return;
     }
     if (!info.isFile()) out.push(unreadable(at, file, "is not a regular file"));
-    else if (info.size > MAX_MODULE_FILE_BYTES) out.push(unreadable(at, file, `holds ${info.size} bytes, more than the ${MAX_MODULE_FILE_BYTES} a module file may hold`));
+    else if (info.size > MAX_MODULE_FILE_BYTES)
+      out.push(unreadable(at, file, `holds ${info.size} bytes, more than the ${MAX_MODULE_FILE_BYTES} a module file may hold`));
   });
   return out;
 }

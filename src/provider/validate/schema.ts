@@ -84,7 +84,8 @@ function conforms(type: AttributeType, value: Value): boolean {
 function typeRepair(path: string, type: AttributeType, value: Value): string {
   if (type.kind === "number" && typeof value === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(value)) return `Write ${path} as a number, without quotes.`;
   if (type.kind === "bool" && (value === "true" || value === "false")) return `Write ${path} as true or false, without quotes.`;
-  if ((type.kind === "string" || type.kind === "json") && (typeof value === "number" || typeof value === "boolean")) return `Write ${path} as a string, in quotes.`;
+  if ((type.kind === "string" || type.kind === "json") && (typeof value === "number" || typeof value === "boolean"))
+    return `Write ${path} as a string, in quotes.`;
   if (type.kind === "number" && typeof value === "number") return `Give ${path} a whole number between -9007199254740991 and 9007199254740991.`;
   return `Give ${path} ${expected(type)}.`;
 }

@@ -68,7 +68,8 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   if (built.authoring?.mode === "local") {
     let committed: string;
     try {
-      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope })).manifestDigest;
+      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope }))
+        .manifestDigest;
     } catch (err) {
       return fail([hostCallDiagnostic(`Failed to upload the ${kind} artifact`, err, { ...nameIdentity, pointer: "/manifestDigest" })]);
     }

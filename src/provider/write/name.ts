@@ -14,7 +14,12 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { deriveRevisionName } from "../revision/names.ts";
 import { ownerMissing } from "../plan/revision-name.ts";
 
-export function createName(codec: FormCodec, values: Attributes, spec: JsonObject, identity: Omit<Diagnostic, "severity" | "summary">): { name: string } | { diagnostic: Diagnostic } {
+export function createName(
+  codec: FormCodec,
+  values: Attributes,
+  spec: JsonObject,
+  identity: Omit<Diagnostic, "severity" | "summary">,
+): { name: string } | { diagnostic: Diagnostic } {
   const kind = codec.ref.kind;
   const given = knownString(values, "name");
   let name: string | undefined = given;

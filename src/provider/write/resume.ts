@@ -59,12 +59,17 @@ export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prio
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
     // Still no answer: the write stays in flight, for the run after this one.
-    if (isOutcomeUnknown(err)) return unresolvedWrite(intent.operation, kind, err, { ...fullIdentity, pointer: "/spec" }, intent.operation === "create" ? null : prior);
+    if (isOutcomeUnknown(err))
+      return unresolvedWrite(intent.operation, kind, err, { ...fullIdentity, pointer: "/spec" }, intent.operation === "create" ? null : prior);
     if (intent.operation === "create") {
       if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, fullIdentity);
       return keep([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...fullIdentity, pointer: "/spec" })]);
     }
-    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, { ...fullIdentity, pointer: "/spec", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) });
+    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, {
+      ...fullIdentity,
+      pointer: "/spec",
+      ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}),
+    });
     if (err instanceof AcceptedError && err.operationId !== undefined && prior !== null) {
       const attributes = cloneAttributes(prior.attributes);
       attributes["pending_operation_id"] = err.operationId;

@@ -9,10 +9,7 @@ import { modulesValue, resolveBundleAuthoring, type BundleAuthoring } from "../b
 import { encodeSpec } from "../codec/encode.ts";
 
 /** The spec a write sends, and the bundle authoring behind it. */
-export async function buildSpec(
-  codec: FormCodec,
-  values: Attributes,
-): Promise<{ spec: JsonObject; authoring?: BundleAuthoring; diagnostics: Diagnostic[] }> {
+export async function buildSpec(codec: FormCodec, values: Attributes): Promise<{ spec: JsonObject; authoring?: BundleAuthoring; diagnostics: Diagnostic[] }> {
   if (codec.artifactBacked) {
     const { authoring, diagnostics } = await resolveBundleAuthoring(values, "apply");
     if (authoring === undefined || authoring.mode === "unresolved") return { spec: {}, diagnostics };

@@ -162,5 +162,13 @@ export interface HostBindingRow {
 }
 
 export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
-  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, lane: row.lane ?? null, boundAt: row.bound_at };
+  return {
+    origin: row.origin,
+    hostId: row.host_id,
+    space: row.space,
+    tenant: row.tenant,
+    credential: row.credential,
+    lane: row.lane ?? null,
+    boundAt: row.bound_at,
+  };
 }

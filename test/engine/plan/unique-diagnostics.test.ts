@@ -35,7 +35,9 @@ describe("plan diagnostics are reported once per resource", () => {
       const handle = host.host.handle;
       host.host.handle = async (request: HostRequest) => {
         if (request.url.includes("/support/")) {
-          const body = JSON.stringify({ error: { code: "permission_denied", message: "support withheld by the test", requestId: "req_test", retryable: false } });
+          const body = JSON.stringify({
+            error: { code: "permission_denied", message: "support withheld by the test", requestId: "req_test", retryable: false },
+          });
           return { status: 403, headers: { "content-type": "application/json" }, body: new TextEncoder().encode(body) };
         }
         return handle(request);

@@ -46,8 +46,11 @@ export async function openMalformedRig(seed: number): Promise<MalformedRig> {
   const base = baseStack(new Rng(seed), `m${seed}`, contentFile);
   const loaded = loadStackConfig(JSON.stringify(base));
   if (loaded.config === null) throw new Error(`the base stack does not load: ${loaded.diagnostics.map((d) => d.summary).join("; ")}`);
-  const applied = await runApply({ provider, stack: loaded.config, variables: resolveVariables(loaded.config.variables, {}) }, store, { lock: { holder: "malformed-base" } });
-  if (applied.status !== "applied") throw new Error(`the base stack did not apply (${applied.status}): ${applied.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
+  const applied = await runApply({ provider, stack: loaded.config, variables: resolveVariables(loaded.config.variables, {}) }, store, {
+    lock: { holder: "malformed-base" },
+  });
+  if (applied.status !== "applied")
+    throw new Error(`the base stack did not apply (${applied.status}): ${applied.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
   return {
     host,
     provider,
@@ -103,7 +106,9 @@ export async function refuseMalformed(rig: MalformedRig, stack: MalformedStack):
   for (const e of stack.expectations) {
     if (errors.some((d) => matches(d, e.code, e.address))) continue;
     const shown = errors.slice(0, 8).map((d) => `${d.code ?? "-"}@${d.address ?? "-"} ${d.summary}`);
-    problems.push(`no ${e.code}${e.address !== undefined ? ` at ${e.address}` : ""} among: ${shown.join(" | ")}${errors.length > 8 ? ` (and ${errors.length - 8} more)` : ""}`);
+    problems.push(
+      `no ${e.code}${e.address !== undefined ? ` at ${e.address}` : ""} among: ${shown.join(" | ")}${errors.length > 8 ? ` (and ${errors.length - 8} more)` : ""}`,
+    );
   }
   for (const d of diagnostics) {
     if (d.summary === "") problems.push("a diagnostic without a summary");

@@ -37,7 +37,11 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
     }
     const body = entries[0];
     if (!isPlainObject(body)) {
-      problems.error({ code: configCode("invalid-structure"), summary: "The takoform provider configuration must be an object", repair: "Configure it with TakoformProvider." });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: "The takoform provider configuration must be an object",
+        repair: "Configure it with TakoformProvider.",
+      });
       continue;
     }
     config = {};
@@ -55,7 +59,14 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
       }
       const expr = parseExpression(
         value,
-        (found) => problems.error({ code: configCode("unsupported-expression"), summary: `${found.summary} in the takoform provider`, detail: `At ${found.path}: ${found.detail}`, repair: found.repair, attribute: found.path }),
+        (found) =>
+          problems.error({
+            code: configCode("unsupported-expression"),
+            summary: `${found.summary} in the takoform provider`,
+            detail: `At ${found.path}: ${found.detail}`,
+            repair: found.repair,
+            attribute: found.path,
+          }),
         key,
       );
       if (refersToResources(expr)) {

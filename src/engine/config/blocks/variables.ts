@@ -12,7 +12,11 @@ const KNOWN = new Set(["type", "default", "sensitive", "description", "nullable"
 export function readVariables(block: unknown, problems: Problems): Map<string, VariableConfig> {
   const variables = new Map<string, VariableConfig>();
   if (!isPlainObject(block)) {
-    problems.error({ code: configCode("invalid-structure"), summary: "The variable block must be an object of variables", repair: "Synthesize the stack with cdktf." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: "The variable block must be an object of variables",
+      repair: "Synthesize the stack with cdktf.",
+    });
     return variables;
   }
   for (const name of Object.keys(block).sort()) {
@@ -31,7 +35,10 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
       problems.error({
         code: configCode("unsupported-meta-argument"),
         summary: `${where} sets ${key}, which is not supported`,
-        detail: key === "validation" ? "Validation rules are Terraform expressions, which takoform does not evaluate." : "Variables take type, default, sensitive, description and nullable.",
+        detail:
+          key === "validation"
+            ? "Validation rules are Terraform expressions, which takoform does not evaluate."
+            : "Variables take type, default, sensitive, description and nullable.",
         repair: key === "validation" ? "Validate the value in TypeScript, or remove the rule." : `Remove ${key}.`,
         attribute: key,
       });
@@ -48,7 +55,12 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
           type = parseTypeConstraint(typeText);
         } catch (error) {
           if (!(error instanceof TypeSyntaxError)) throw error;
-          fail("the type cannot be read", error.message, "Use Terraform type syntax: string, number, bool, any, list(T), set(T), map(T), object({…}), tuple([…]).", "type");
+          fail(
+            "the type cannot be read",
+            error.message,
+            "Use Terraform type syntax: string, number, bool, any, list(T), set(T), map(T), object({…}), tuple([…]).",
+            "type",
+          );
           ok = false;
         }
       }
@@ -68,7 +80,12 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
         fail("the default contains an interpolation", "A variable default must be a literal value.", "Use a literal default.", "default");
         ok = false;
       } else if (given === null && !nullable) {
-        fail("the default is null but nullable is false", "A non-nullable variable cannot default to null.", "Give a non-null default or remove nullable = false.", "default");
+        fail(
+          "the default is null but nullable is false",
+          "A non-nullable variable cannot default to null.",
+          "Give a non-null default or remove nullable = false.",
+          "default",
+        );
         ok = false;
       } else {
         const converted = convertValue(given, type, "the default", sensitive);

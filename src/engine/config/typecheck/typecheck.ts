@@ -116,13 +116,21 @@ function runChild(typescript: string, tsconfig: string, buildInfo: string, timeo
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve(reply ?? { crashed: signal !== null ? `it was killed by ${signal}${signal === "SIGKILL" ? ` after ${Math.round(timeoutMs / 1000)} s` : ""}` : `it exited with code ${code}${stderr.trim() !== "" ? `: ${stderr.trim()}` : ""}` });
+      resolve(
+        reply ?? {
+          crashed:
+            signal !== null
+              ? `it was killed by ${signal}${signal === "SIGKILL" ? ` after ${Math.round(timeoutMs / 1000)} s` : ""}`
+              : `it exited with code ${code}${stderr.trim() !== "" ? `: ${stderr.trim()}` : ""}`,
+        },
+      );
     });
   });
 }
 
 function typeError(error: TypecheckError, base: string, tsconfig: string): Diagnostic {
-  const where = error.file !== undefined ? `${relative(base, error.file)}${error.line !== undefined ? `:${error.line}:${error.column}` : ""}` : relative(base, tsconfig);
+  const where =
+    error.file !== undefined ? `${relative(base, error.file)}${error.line !== undefined ? `:${error.line}:${error.column}` : ""}` : relative(base, tsconfig);
   const [first, ...more] = error.message.split("\n");
   return {
     severity: "error",
@@ -165,13 +173,15 @@ export async function typecheckProject(projectDir: string, options: TypecheckOpt
     return done({
       status: "failed",
       tsconfig,
-      diagnostics: [{
-        severity: "error",
-        code: configCode("typecheck-failed"),
-        summary: "The typecheck before synth did not finish",
-        detail: `TypeScript (${typescript}) stopped: ${reply.crashed}`,
-        repair: "Run `npx tsc -p . --noEmit` in the project to see why, or skip the check with --no-typecheck.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: configCode("typecheck-failed"),
+          summary: "The typecheck before synth did not finish",
+          detail: `TypeScript (${typescript}) stopped: ${reply.crashed}`,
+          repair: "Run `npx tsc -p . --noEmit` in the project to see why, or skip the check with --no-typecheck.",
+        },
+      ],
     });
   }
   if (reply.errors.length === 0) {

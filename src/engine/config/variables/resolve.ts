@@ -45,8 +45,14 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
 
   const files = inputs.files ?? [];
   const undeclared = [
-    ...Object.keys(given).sort().map((name) => ({ name, where: "" })),
-    ...files.flatMap((f) => Object.keys(f.values).sort().map((name) => ({ name, where: ` in ${f.file}` }))),
+    ...Object.keys(given)
+      .sort()
+      .map((name) => ({ name, where: "" })),
+    ...files.flatMap((f) =>
+      Object.keys(f.values)
+        .sort()
+        .map((name) => ({ name, where: ` in ${f.file}` })),
+    ),
   ];
   for (const { name, where } of undeclared) {
     if (!variables.has(name)) {
@@ -93,10 +99,14 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
       continue;
     }
 
-    const origin = source === "value" ? "the given value" : source === "default" ? "the default" : source.startsWith("file:") ? source.slice(5) : source.slice(4);
+    const origin =
+      source === "value" ? "the given value" : source === "default" ? "the default" : source.startsWith("file:") ? source.slice(5) : source.slice(4);
     if (fromText && typeof raw === "string" && isStructured(variable.type)) {
       // Read as strictly as the stack itself: a repeated key is refused, not last-wins.
-      const read = readStrictJson(raw, { what: `The value of variable "${variable.name}"`, repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.` });
+      const read = readStrictJson(raw, {
+        what: `The value of variable "${variable.name}"`,
+        repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.`,
+      });
       if (!read.ok) {
         // Where the reader stopped, and the key it found twice, could quote part of a secret: a
         // sensitive value is reported without them.

@@ -37,9 +37,16 @@ export async function readVarFile(file: string): Promise<VarFileRead> {
   }
   const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";
   const read = readStrictJson(bytes, { what: `The var file ${file}`, repair: `${REPAIR}${hcl}` });
-  if (!read.ok) return { ok: false, diagnostic: { ...read.diagnostic, code: read.diagnostic.code === configCode("invalid-json") ? configCode("invalid-variable") : read.diagnostic.code } };
+  if (!read.ok)
+    return {
+      ok: false,
+      diagnostic: { ...read.diagnostic, code: read.diagnostic.code === configCode("invalid-json") ? configCode("invalid-variable") : read.diagnostic.code },
+    };
   if (!isPlainObject(read.value)) {
-    return { ok: false, diagnostic: { severity: "error", code: configCode("invalid-variable"), summary: `The var file ${file} is not a JSON object`, repair: REPAIR } };
+    return {
+      ok: false,
+      diagnostic: { severity: "error", code: configCode("invalid-variable"), summary: `The var file ${file} is not a JSON object`, repair: REPAIR },
+    };
   }
   return { ok: true, varFile: { file, values: read.value as Record<string, KnownValue> } };
 }

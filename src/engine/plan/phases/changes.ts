@@ -22,7 +22,13 @@ import { deleteTargeted } from "../targets.ts";
 export async function readImports(ctx: PlanContext): Promise<void> {
   const { provider, stack, variables, state } = ctx;
   const planSet = ctx.planSet;
-  const imported = await readImportBlocks(provider, stack, variables, (a) => ctx.records.has(a), (a) => planSet === null || planSet.has(a));
+  const imported = await readImportBlocks(
+    provider,
+    stack,
+    variables,
+    (a) => ctx.records.has(a),
+    (a) => planSet === null || planSet.has(a),
+  );
   for (const d of imported.diagnostics) ctx.diagnostics.append([d], d.address);
   for (const [address, importedState] of imported.states) {
     // An object another record already manages is not imported a second time.
@@ -47,7 +53,10 @@ export async function planResources(ctx: PlanContext): Promise<void> {
     run: async (task) => (await planOne(task.id)) !== null,
     crashed: (task, error) => {
       ctx.failed.add(task.id);
-      ctx.diagnostics.append([{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: errorText(error), address: task.id }], task.id);
+      ctx.diagnostics.append(
+        [{ severity: "error", code: engineCode("internal"), summary: `Planning ${task.id} failed unexpectedly`, cause: errorText(error), address: task.id }],
+        task.id,
+      );
     },
   });
   // Cycle members planned before a peer that changes saw its prior values: plan them again.
@@ -66,10 +75,16 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
     const resource = stack.resources.get(address)!;
     const schema = provider.schema(resource.type)!;
     const prior = ctx.priors.get(address) ?? null;
-    const evaluated = evaluateResource(resource, variables, (a) => ctx.valueOf(a), flow, (name) => {
-      const kind = schema.attributes[name]?.type.kind;
-      return kind === "list" || kind === "set";
-    });
+    const evaluated = evaluateResource(
+      resource,
+      variables,
+      (a) => ctx.valueOf(a),
+      flow,
+      (name) => {
+        const kind = schema.attributes[name]?.type.kind;
+        return kind === "list" || kind === "set";
+      },
+    );
     // A placeholder (RFC 0011) is shown with its full configuration, its peers' values unknown
     // until they exist; the apply creates it from its own configuration, checked here too.
     const placeholder = prior === null && resolution.placeholders.has(address);
@@ -90,7 +105,8 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
       result.change.actionReason = "cycle_placeholder";
       result.diagnostics.push(...located(provider.validate(resource.type, evaluated.placeholder), address, resource.type));
     }
-    if (result.change !== null && result.change.actions.length === 2 && resource.lifecycle.preventDestroy) result.diagnostics.push(preventDestroyDiagnostic(resource, "replace"));
+    if (result.change !== null && result.change.actions.length === 2 && resource.lifecycle.preventDestroy)
+      result.diagnostics.push(preventDestroyDiagnostic(resource, "replace"));
     ctx.diagnostics.replace(address, reported.get(address) ?? [], result.diagnostics);
     reported.set(address, result.diagnostics);
     if (result.change === null) {

@@ -18,7 +18,14 @@ export function planOutputChanges(ctx: PlanContext): void {
 export function checkHolders(ctx: PlanContext): void {
   const existing = new Set([...ctx.priors].filter(([, s]) => s !== null).map(([a]) => a));
   const configDependents = invert(ctx.configDependencies);
-  const blocked = checkRevisionHolders({ provider: ctx.provider, changes: ctx.changes, configDependents, stateDependencies: ctx.stateDependencies, existing, failed: ctx.failed });
+  const blocked = checkRevisionHolders({
+    provider: ctx.provider,
+    changes: ctx.changes,
+    configDependents,
+    stateDependencies: ctx.stateDependencies,
+    existing,
+    failed: ctx.failed,
+  });
   for (const d of blocked) ctx.diagnostics.append([d], d.address);
 }
 

@@ -33,15 +33,17 @@ export function checkTypes(ctx: PlanContext): void {
       continue;
     }
     ctx.diagnostics.append(
-      [{
-        severity: "error",
-        code: engineCode("unknown-resource-type"),
-        summary: `The provider serves no resource type ${resource.type}`,
-        detail: `${resource.address} uses it${resource.constructPath ? ` (construct ${resource.constructPath})` : ""}.`,
-        address: resource.address,
-        resourceType: resource.type,
-        repair: "Check the type name, or generate the project's registry with `takoform get --forms DIR` for the Forms it belongs to.",
-      }],
+      [
+        {
+          severity: "error",
+          code: engineCode("unknown-resource-type"),
+          summary: `The provider serves no resource type ${resource.type}`,
+          detail: `${resource.address} uses it${resource.constructPath ? ` (construct ${resource.constructPath})` : ""}.`,
+          address: resource.address,
+          resourceType: resource.type,
+          repair: "Check the type name, or generate the project's registry with `takoform get --forms DIR` for the Forms it belongs to.",
+        },
+      ],
       resource.address,
     );
   }
@@ -68,7 +70,15 @@ export function resolveCycles(ctx: PlanContext): void {
   const resolver = ctx.options.cycles ?? placeholderCycles;
   // A resolver that handles loops left only in state is asked even when the configuration has none.
   if (cyclic.length === 0 && resolver.resolvesStateCycles !== true) return;
-  const resolution = resolver.resolve({ stack, graph, components, cyclic, mode: mode === "destroy" ? "destroy" : "normal", records: state.records, schema: (type) => provider.schema(type) });
+  const resolution = resolver.resolve({
+    stack,
+    graph,
+    components,
+    cyclic,
+    mode: mode === "destroy" ? "destroy" : "normal",
+    records: state.records,
+    schema: (type) => provider.schema(type),
+  });
   // A destroy is ordered from state; a loop the configuration cannot deploy does not stop it.
   if (mode === "normal") ctx.diagnostics.append(resolution.diagnostics);
   ctx.resolution = mode === "normal" ? resolution : { ...resolution, diagnostics: [] };

@@ -30,7 +30,14 @@ export async function refresh(ctx: PlanContext): Promise<void> {
     if (unchanged) continue;
     // What state keeps sealed is a secret: the refreshed value there is hidden when drift is shown.
     const sensitivePaths = sealedAttributePaths(record.attributes);
-    const base = { address: record.address, type: record.type, name: parseStateAddress(record.address).address.split(".").slice(1).join("."), replacePaths: [], replaceReasons: [], sensitivePaths };
+    const base = {
+      address: record.address,
+      type: record.type,
+      name: parseStateAddress(record.address).address.split(".").slice(1).join("."),
+      replacePaths: [],
+      replaceReasons: [],
+      sensitivePaths,
+    };
     if (now === null) ctx.drift.push({ ...base, actions: ["delete"], before: record.attributes, after: null });
     else ctx.drift.push({ ...base, actions: ["update"], before: record.attributes, after: now.attributes });
   }

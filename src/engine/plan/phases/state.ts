@@ -21,7 +21,11 @@ export function readState(ctx: PlanContext): void {
   }
   ctx.stateDependencies = unionDependencies(
     ctx.recordedDependencies,
-    relationDependencies(provider, state.records.filter((r) => r.intent === null), state.records),
+    relationDependencies(
+      provider,
+      state.records.filter((r) => r.intent === null),
+      state.records,
+    ),
     ...(mode === "destroy" ? [configuredDependencies(state.records, ctx.configDependencies)] : []),
   );
 }
@@ -30,13 +34,15 @@ export function readState(ctx: PlanContext): void {
 export function warnInFlight(ctx: PlanContext): void {
   const inFlight = ctx.state.records.filter((r) => r.intent !== null);
   if (inFlight.length === 0) return;
-  ctx.diagnostics.append([{
-    severity: "warning",
-    code: engineCode("in-flight-pending"),
-    summary: `${inFlight.length} resource${inFlight.length === 1 ? " has" : "s have"} a write an interrupted apply never finished`,
-    detail: `${inFlight.map((r) => `${r.address} (${r.status})`).join(", ")}. This plan shows them as last recorded; the next apply resolves each write through the provider first (the host replays it by its Idempotency-Key), then plans again.`,
-    repair: "Run `takoform apply`; it finishes these writes before anything else.",
-  }]);
+  ctx.diagnostics.append([
+    {
+      severity: "warning",
+      code: engineCode("in-flight-pending"),
+      summary: `${inFlight.length} resource${inFlight.length === 1 ? " has" : "s have"} a write an interrupted apply never finished`,
+      detail: `${inFlight.map((r) => `${r.address} (${r.status})`).join(", ")}. This plan shows them as last recorded; the next apply resolves each write through the provider first (the host replays it by its Idempotency-Key), then plans again.`,
+      repair: "Run `takoform apply`; it finishes these writes before anything else.",
+    },
+  ]);
 }
 
 /** `--target`: the configuration and state addresses the plan covers. */
@@ -52,13 +58,15 @@ export function scopeTargets(ctx: PlanContext): void {
 export function checkReplace(ctx: PlanContext): void {
   for (const address of ctx.replace) {
     if (ctx.stack.resources.has(address)) continue;
-    ctx.diagnostics.append([{
-      severity: "warning",
-      code: engineCode("replace-unmatched"),
-      summary: "Incompletely-matched force-replace resource instance",
-      detail: `Your force-replace request for ${address} doesn't match any resource instances because the configuration does not declare it.`,
-      repair: "Check the address against `takoform state list`; nothing is replaced for it.",
-    }]);
+    ctx.diagnostics.append([
+      {
+        severity: "warning",
+        code: engineCode("replace-unmatched"),
+        summary: "Incompletely-matched force-replace resource instance",
+        detail: `Your force-replace request for ${address} doesn't match any resource instances because the configuration does not declare it.`,
+        repair: "Check the address against `takoform state list`; nothing is replaced for it.",
+      },
+    ]);
   }
 }
 

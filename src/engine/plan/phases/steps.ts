@@ -21,13 +21,15 @@ export function orderSteps(ctx: PlanContext): void {
   // impossible: should it close a loop, the order falls back to what state recorded.
   if (graph.cyclic.length > 0 && ctx.stateDependencies !== ctx.recordedDependencies) graph = stepGraph(ctx, changes, ctx.recordedDependencies);
   if (graph.cyclic.length > 0) {
-    ctx.diagnostics.append([{
-      severity: "error",
-      code: engineCode("cycle"),
-      summary: "The apply steps of this plan wait on each other",
-      detail: `These steps form a loop: ${graph.cyclic.join(", ")}. The dependencies recorded in state and those of the configuration order them in opposite directions.`,
-      repair: "Apply the change in two steps (first remove the reference that was reversed, then add the new one), or use --target.",
-    }]);
+    ctx.diagnostics.append([
+      {
+        severity: "error",
+        code: engineCode("cycle"),
+        summary: "The apply steps of this plan wait on each other",
+        detail: `These steps form a loop: ${graph.cyclic.join(", ")}. The dependencies recorded in state and those of the configuration order them in opposite directions.`,
+        repair: "Apply the change in two steps (first remove the reference that was reversed, then add the new one), or use --target.",
+      },
+    ]);
   }
   ctx.steps = graph.steps;
 }
@@ -50,14 +52,21 @@ function stepGraph(ctx: PlanContext, changes: readonly ResourceChange[], depende
 }
 
 /** A dependency map without the given `from → to` pairs (the map itself is left alone). */
-function withoutPairs(map: ReadonlyMap<string, readonly string[]>, pairs: readonly { from: string; to: string }[] | undefined): ReadonlyMap<string, readonly string[]> {
+function withoutPairs(
+  map: ReadonlyMap<string, readonly string[]>,
+  pairs: readonly { from: string; to: string }[] | undefined,
+): ReadonlyMap<string, readonly string[]> {
   if (pairs === undefined || pairs.length === 0) return map;
   const drop = new Map<string, Set<string>>();
   for (const { from, to } of pairs) drop.set(from, (drop.get(from) ?? new Set()).add(to));
   const out = new Map(map);
   for (const [from, tos] of drop) {
     const list = map.get(from);
-    if (list !== undefined) out.set(from, list.filter((to) => !tos.has(to)));
+    if (list !== undefined)
+      out.set(
+        from,
+        list.filter((to) => !tos.has(to)),
+      );
   }
   return out;
 }

@@ -55,9 +55,12 @@ function checkDeployment(ctx: MutationContext): void {
     const at = t.instance.pointer;
     const earlier = seen.get(version.uid);
     if (earlier !== undefined) {
-      throw invalidArgument(`${label}: relation ${at} weights WorkerVersion "${version.name}" (uid ${version.uid}) a second time; ${earlier} already weights it`, {
-        hostCode: "deployment_version_duplicate",
-      });
+      throw invalidArgument(
+        `${label}: relation ${at} weights WorkerVersion "${version.name}" (uid ${version.uid}) a second time; ${earlier} already weights it`,
+        {
+          hostCode: "deployment_version_duplicate",
+        },
+      );
     }
     seen.set(version.uid, at);
     const owner = pinnedTarget(view, version.uid, RELATION.worker);

@@ -22,7 +22,11 @@ export function environmentProblems(spec: JsonObject, form: CatalogForm): SpecPr
   const declare = (name: string, pointer: string): void => {
     const earlier = first.get(name);
     if (earlier === undefined) first.set(name, pointer);
-    else problems.push({ pointer, message: `"${name}" is already declared at ${earlier}; vars, requiredSensitiveVars and binding names share one environment namespace` });
+    else
+      problems.push({
+        pointer,
+        message: `"${name}" is already declared at ${earlier}; vars, requiredSensitiveVars and binding names share one environment namespace`,
+      });
   };
   const vars = spec.vars;
   if (vars !== null && typeof vars === "object" && !Array.isArray(vars)) for (const key of Object.keys(vars)) declare(key, `/vars/${escapePointerToken(key)}`);

@@ -26,5 +26,10 @@ export function canonicalizeDomainSpec(spec: JsonObject): JsonObject {
 export function hostnameProblems(spec: JsonObject): SpecProblem[] {
   const hostname = spec.hostname;
   if (typeof hostname !== "string" || /^[\x00-\x7f]*$/.test(hostname)) return [];
-  return [{ pointer: "/hostname", message: `hostname ${JSON.stringify(hostname)} is a U-label; write the internationalized name as its A-label (xn--…), the host maps nothing` }];
+  return [
+    {
+      pointer: "/hostname",
+      message: `hostname ${JSON.stringify(hostname)} is a U-label; write the internationalized name as its A-label (xn--…), the host maps nothing`,
+    },
+  ];
 }

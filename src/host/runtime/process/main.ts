@@ -27,7 +27,9 @@ function log(level: LogLevel, text: string): void {
 
 // Module code may leave a promise unhandled or throw from a timer; in a Worker runtime that is
 // logged, never fatal to the isolate.
-process.on("unhandledRejection", (reason) => log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+process.on("unhandledRejection", (reason) =>
+  log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+);
 process.on("uncaughtException", (error) => log("error", `uncaught exception: ${error.stack ?? error.message}`));
 
 const hub = new StreamHub((message) => post(message), -1);
