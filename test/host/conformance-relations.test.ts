@@ -1,6 +1,7 @@
 // Relations and bindings (decisions 0015, 0022) over real HTTP, per family.
 
 import { describe, expect, it } from "vitest";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { serve, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
 import { conformanceHost, readyOf, Wire } from "./wire.ts";
@@ -199,8 +200,8 @@ describe.each(families())("conformance relations — $label", (family) => {
     // A host that installed the Forms and Interfaces but none of the Binding Definitions.
     const roots = family.options.bundled === false ? (family.options.forms ?? []) : [];
     const formsOnly = family.options.bundled === false
-      ? { bundled: false, forms: roots.flatMap((r) => (r.endsWith("takoform-v1alpha3") ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])) }
-      : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", "v1alpha3", "interfaces")] };
+      ? { bundled: false, forms: roots.flatMap((r) => (r.endsWith(laneNamed(family.lane).corpus.folder) ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])) }
+      : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", family.lane, "interfaces")] };
     const bare = await serve({ ...formsOnly, lanes: family.options.lanes, conformanceProbes: true });
     try {
       const w = await Wire.connect(bare.client, family);
