@@ -209,7 +209,7 @@ export class LocalHost {
     host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
     host.devToken = (options.tokens ?? []).length === 0;
     try {
-      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
+      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, (header) => host.auth.authenticate(header), { log, ...options.runtime });
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();

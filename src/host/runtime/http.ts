@@ -93,7 +93,7 @@ export async function serveWorker(dispatcher: Dispatcher, maxRequestBytes: numbe
   const body = hasBody ? limited(Readable.toWeb(req) as ReadableStream<Uint8Array>, maxRequestBytes) : null;
   let response: ResponseHead;
   try {
-    response = await dispatcher.fetch(workerUid, { method, url, headers: requestHeaders(req.rawHeaders) }, body);
+    response = await dispatcher.serve(workerUid, { method, url, headers: requestHeaders(req.rawHeaders) }, body);
   } catch (error) {
     if (!(error instanceof RuntimeFailure)) throw error;
     response = hostAnswer(error);
