@@ -7,4 +7,14 @@ export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
 export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
-export type { FormRules, RuleModule, RuleView, MutationContext, EffectContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";
+export type {
+  FormRules,
+  RuleModule,
+  RuleView,
+  MutationContext,
+  EffectContext,
+  DeleteContext,
+  RenderContext,
+  ReadyRendering,
+  OutputContext,
+} from "./rules/types.ts";

@@ -22,7 +22,8 @@ const SQL2 = { path: "0002.sql", mediaType: "application/sql", content: "ALTER T
 
 describe.each(modes((f) => f.lane === "v1beta1"))("artifact-backed Forms — $label", (mode) => {
   let edge: Edge;
-  const start = (manifest: unknown) => edge.client.request("POST", `${mode.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
+  const start = (manifest: unknown) =>
+    edge.client.request("POST", `${mode.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
   beforeAll(async () => {
     edge = await Edge.open(mode);
   });
@@ -86,7 +87,10 @@ describe.each(modes((f) => f.lane === "v1beta1"))("artifact-backed Forms — $la
     const read = await edge.client.request("GET", `${mode.family.api}/artifacts/${reversed}`);
     expect((read.json.files as { path: string }[]).map((f) => f.path)).toEqual(["0002.sql", "0001.sql"]);
     const assets = await edge.wire.files("StaticAssetBundle", [CSS, HTML]);
-    expect(((await edge.client.request("GET", `${mode.family.api}/artifacts/${assets}`)).json.files as { path: string }[]).map((f) => f.path)).toEqual([CSS.path, HTML.path]);
+    expect(((await edge.client.request("GET", `${mode.family.api}/artifacts/${assets}`)).json.files as { path: string }[]).map((f) => f.path)).toEqual([
+      CSS.path,
+      HTML.path,
+    ]);
   });
 
   it("support profiles publish the reference ceilings; the entry count and the aggregate bytes are enforced at upload start", async () => {
@@ -104,10 +108,30 @@ describe.each(modes((f) => f.lane === "v1beta1"))("artifact-backed Forms — $la
     expect(version.json.limits).toEqual({ maximumBundleBytes: 10_485_760 });
     const one = { path: "a", mediaType: "text/plain", size: 10_485_760, digest: sha256Of("a") };
     expectStatus(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [one] }), 201);
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [one, { ...one, path: "b", size: 1, digest: sha256Of("b") }] }), "artifact_invalid", /above maximumBundleBytes 10485760/);
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "MigrationBundle", files: [{ ...one, mediaType: "application/sql", size: 10_485_761 }] }), "artifact_invalid", /above maximumBundleBytes/);
+    expectError(
+      await start({
+        apiVersion: "artifacts.takoform.com/v1alpha1",
+        kind: "StaticAssetBundle",
+        files: [one, { ...one, path: "b", size: 1, digest: sha256Of("b") }],
+      }),
+      "artifact_invalid",
+      /above maximumBundleBytes 10485760/,
+    );
+    expectError(
+      await start({
+        apiVersion: "artifacts.takoform.com/v1alpha1",
+        kind: "MigrationBundle",
+        files: [{ ...one, mediaType: "application/sql", size: 10_485_761 }],
+      }),
+      "artifact_invalid",
+      /above maximumBundleBytes/,
+    );
     const many = Array.from({ length: 16_385 }, (_, i) => ({ path: `f${i}`, mediaType: "text/plain", size: 0, digest: sha256Of("") }));
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: many }), "artifact_invalid", /above maximumBundleFiles 16384/);
+    expectError(
+      await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: many }),
+      "artifact_invalid",
+      /above maximumBundleFiles 16384/,
+    );
   });
 });
 
@@ -125,7 +149,9 @@ describe("artifact ceilings are the host's configuration", () => {
       const manifest = filesManifest("StaticAssetBundle", [{ path: "g.txt", mediaType: "text/plain", content: "x".repeat(40) }]);
       const pending = await served.client.request("POST", `${beta.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
       expectStatus(pending, 201);
-      await served.client.request("PUT", `${beta.api}/artifacts/uploads/${pending.json.uploadId}/blobs/${sha256Of("x".repeat(40))}`, { body: Buffer.from("x".repeat(40)) });
+      await served.client.request("PUT", `${beta.api}/artifacts/uploads/${pending.json.uploadId}/blobs/${sha256Of("x".repeat(40))}`, {
+        body: Buffer.from("x".repeat(40)),
+      });
       await served.close();
 
       served = await serve({ ...beta.options, data, supportLimits: { maximumBundleBytes: 32, maximumBundleFiles: { StaticAssetBundle: 2 } } });
@@ -133,11 +159,25 @@ describe("artifact ceilings are the host's configuration", () => {
       const profile = await served.client.request("GET", `${beta.api}/support/forms/${beta.group}/StaticAssetBundle/0.1.0`);
       expect(profile.json.limits).toEqual({ maximumBundleBytes: 32, maximumBundleFiles: 2 });
       // WorkerBundle keeps its reference entry count; every kind takes the configured bytes.
-      expect((await served.client.request("GET", `${beta.api}/support/forms/${beta.group}/WorkerBundle/0.1.0`)).json.limits).toEqual({ maximumBundleBytes: 32, maximumBundleFiles: 4096 });
+      expect((await served.client.request("GET", `${beta.api}/support/forms/${beta.group}/WorkerBundle/0.1.0`)).json.limits).toEqual({
+        maximumBundleBytes: 32,
+        maximumBundleFiles: 4096,
+      });
       // upload start
-      expectError(await served.client.request("POST", `${beta.api}/artifacts/uploads`, { body: { manifest: filesManifest("StaticAssetBundle", three) }, headers: { "Idempotency-Key": key() } }), "artifact_invalid", /above maximumBundleFiles 2/);
+      expectError(
+        await served.client.request("POST", `${beta.api}/artifacts/uploads`, {
+          body: { manifest: filesManifest("StaticAssetBundle", three) },
+          headers: { "Idempotency-Key": key() },
+        }),
+        "artifact_invalid",
+        /above maximumBundleFiles 2/,
+      );
       // commit of a session opened under the old ceilings
-      expectError(await served.client.request("POST", `${beta.api}/artifacts/uploads/${pending.json.uploadId}/commit`, { headers: { "Idempotency-Key": key() } }), "artifact_invalid", /above maximumBundleBytes 32/);
+      expectError(
+        await served.client.request("POST", `${beta.api}/artifacts/uploads/${pending.json.uploadId}/commit`, { headers: { "Idempotency-Key": key() } }),
+        "artifact_invalid",
+        /above maximumBundleBytes 32/,
+      );
       // a Form naming a manifest committed under the old ceilings
       const ref = wire.ref("StaticAssetBundle");
       expectError(await wire.create(ref, "too-many", { manifestDigest: committed }), "artifact_invalid", /maximumBundleFiles 2/);
@@ -149,9 +189,13 @@ describe("artifact ceilings are the host's configuration", () => {
   });
 
   it("a ceiling above what the manifest schema allows, or not a positive integer, is refused when the host opens", async () => {
-    await expect(LocalHost.open({ lanes: ["v1beta1"], tokens: GRANTS, supportLimits: { maximumBundleFiles: { WorkerBundle: 4097 } } })).rejects.toBeInstanceOf(SupportLimitError);
+    await expect(LocalHost.open({ lanes: ["v1beta1"], tokens: GRANTS, supportLimits: { maximumBundleFiles: { WorkerBundle: 4097 } } })).rejects.toBeInstanceOf(
+      SupportLimitError,
+    );
     await expect(LocalHost.open({ lanes: ["v1beta1"], tokens: GRANTS, supportLimits: { maximumBundleBytes: 0 } })).rejects.toBeInstanceOf(SupportLimitError);
-    await expect(LocalHost.open({ lanes: ["v1beta1"], tokens: GRANTS, supportLimits: { maximumBundleFiles: { ModuleWorker: 3 } } })).rejects.toBeInstanceOf(SupportLimitError);
+    await expect(LocalHost.open({ lanes: ["v1beta1"], tokens: GRANTS, supportLimits: { maximumBundleFiles: { ModuleWorker: 3 } } })).rejects.toBeInstanceOf(
+      SupportLimitError,
+    );
   });
 
   it("the v1alpha3 lane is unaffected: no maximumBundleFiles, no ceiling on files manifests, any media type for a migration file", async () => {
@@ -160,10 +204,14 @@ describe("artifact ceilings are the host's configuration", () => {
     try {
       const profile = await served.client.request("GET", `${alpha.api}/support/forms/${alpha.group}/WorkerBundle/0.1.0`);
       expect(profile.json.limits).toEqual({ maximumBundleBytes: 10_485_760 });
-      const upload = (manifest: unknown) => served.client.request("POST", `${alpha.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
+      const upload = (manifest: unknown) =>
+        served.client.request("POST", `${alpha.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
       expectStatus(await upload(filesManifest("MigrationBundle", [{ ...SQL1, mediaType: "text/plain" }])), 201);
       const big = { path: "a", mediaType: "text/plain", size: 10_485_760, digest: sha256Of("a") };
-      expectStatus(await upload({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [big, { ...big, path: "b", digest: sha256Of("b") }] }), 201);
+      expectStatus(
+        await upload({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [big, { ...big, path: "b", digest: sha256Of("b") }] }),
+        201,
+      );
     } finally {
       await served.close();
     }

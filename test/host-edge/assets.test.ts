@@ -37,7 +37,9 @@ describe.each(modes((f) => f.lane === "v1beta1"))("static assets on a WorkerVers
     const digest = await edge.wire.files("StaticAssetBundle", [INDEX]);
     expect(digest).toBe(sha256Of(canonicalJson(manifest as never)));
     if (CORPUS !== undefined && mode.family.source === "upstream") {
-      const contract = JSON.parse(readFileSync(join(CORPUS, laneNamed("v1beta1").corpus.folder, laneNamed("v1beta1").corpus.conformanceDir, "contract.json"), "utf8"));
+      const contract = JSON.parse(
+        readFileSync(join(CORPUS, laneNamed("v1beta1").corpus.folder, laneNamed("v1beta1").corpus.conformanceDir, "contract.json"), "utf8"),
+      );
       expect(digest).toBe(contract.runnerInput.staticAssetBundle.desired.manifestDigest);
     }
     const bundle = await edge.create("StaticAssetBundle", "static-assets-probe", { manifestDigest: digest });
@@ -46,7 +48,9 @@ describe.each(modes((f) => f.lane === "v1beta1"))("static assets on a WorkerVers
     const read = await edge.read("WorkerVersion", "static-assets-spa-version");
     expect(readyOf(read)).toMatchObject({ status: "True", reason: "Available" });
     // The bundle is held by the version: its delete waits for the version's.
-    await edge.refuses(() => edge.removeRaw("StaticAssetBundle", "static-assets-probe", bundle.metadata.generation), "dependency_in_use", [/static-assets-spa-version/]);
+    await edge.refuses(() => edge.removeRaw("StaticAssetBundle", "static-assets-probe", bundle.metadata.generation), "dependency_in_use", [
+      /static-assets-spa-version/,
+    ]);
     await edge.remove("WorkerVersion", "static-assets-spa-version", read.metadata.generation);
     await edge.remove("StaticAssetBundle", "static-assets-probe", bundle.metadata.generation);
     await edge.readAbsent("StaticAssetBundle", "static-assets-probe");
@@ -57,15 +61,23 @@ describe.each(modes((f) => f.lane === "v1beta1"))("static assets on a WorkerVers
     const spec = version("no-index", "single_page_application");
     // A prepare only reads the spec; the manifest is opened where the protocol mutates.
     expect((await edge.prepare("WorkerVersion", "spa-no-index", spec)).status).toBe(200);
-    await edge.refuses(() => edge.createRaw("WorkerVersion", "spa-no-index", spec), "invalid_argument", [/single_page_application/, /has no index\.html/, /StaticAssetBundle "no-index"/]);
+    await edge.refuses(() => edge.createRaw("WorkerVersion", "spa-no-index", spec), "invalid_argument", [
+      /single_page_application/,
+      /has no index\.html/,
+      /StaticAssetBundle "no-index"/,
+    ]);
     await edge.refuses(() => edge.importRaw("WorkerVersion", "spa-no-index", spec, "native-spa-no-index"), "invalid_argument", [/has no index\.html/]);
     await edge.readAbsent("WorkerVersion", "spa-no-index");
     // The same bundle without the fallback is fine: a missing path is a miss.
     const plain = await edge.create("WorkerVersion", "assets-none", version("no-index", "none", true));
     expect(plain.spec.assets.notFoundHandling).toBe("none");
     // index.html nested in a folder is not the bundle's index.html.
-    await edge.create("StaticAssetBundle", "nested-index", { manifestDigest: await edge.wire.files("StaticAssetBundle", [{ ...INDEX, path: "app/index.html" }]) });
-    await edge.refuses(() => edge.createRaw("WorkerVersion", "spa-nested", version("nested-index", "single_page_application")), "invalid_argument", [/has no index\.html/]);
+    await edge.create("StaticAssetBundle", "nested-index", {
+      manifestDigest: await edge.wire.files("StaticAssetBundle", [{ ...INDEX, path: "app/index.html" }]),
+    });
+    await edge.refuses(() => edge.createRaw("WorkerVersion", "spa-nested", version("nested-index", "single_page_application")), "invalid_argument", [
+      /has no index\.html/,
+    ]);
   });
 
   it("/assets/bundle is a relation below an optional object: absent is no relation, a missing target is resource_not_found", async () => {
@@ -81,9 +93,21 @@ describe.each(modes((f) => f.lane === "v1beta1"))("static assets on a WorkerVers
   it("the version pins the bundle's incarnation: a re-created bundle drifts the version", async () => {
     const first = await edge.create("StaticAssetBundle", "pinned-assets", { manifestDigest: await edge.wire.files("StaticAssetBundle", [INDEX, LOGO]) });
     const v = await edge.create("WorkerVersion", "pins-assets", version("pinned-assets", "single_page_application"));
-    const pinned = edge.host.controls.resource({ tenant: "tenant-a", space: "conformance", apiVersion: edge.group, kind: "WorkerVersion", name: "pins-assets" });
+    const pinned = edge.host.controls.resource({
+      tenant: "tenant-a",
+      space: "conformance",
+      apiVersion: edge.group,
+      kind: "WorkerVersion",
+      name: "pins-assets",
+    });
     expect(pinned?.uid).toBe(v.metadata.uid);
-    edge.host.controls.recreateOutOfBand({ tenant: "tenant-a", space: "conformance", apiVersion: edge.group, kind: "StaticAssetBundle", name: "pinned-assets" });
+    edge.host.controls.recreateOutOfBand({
+      tenant: "tenant-a",
+      space: "conformance",
+      apiVersion: edge.group,
+      kind: "StaticAssetBundle",
+      name: "pinned-assets",
+    });
     const drifted = await edge.read("WorkerVersion", "pins-assets");
     expect(readyOf(drifted)).toMatchObject({ status: "False", reason: "ExternalChange" });
     expect(readyOf(drifted).hostReason).toContain(`/assets/bundle uid ${first.metadata.uid}`);

@@ -107,8 +107,12 @@ describe.each(families())("commit-time re-validation, async always — $label", 
   it.runIf(family.lane === "v1beta1")("the migration prefix is proved again at commit (another application applied meanwhile)", async () => {
     const sql = (path: string, content: string) => ({ path, mediaType: "application/sql", content });
     await edge.create("SQLiteDatabase", "rv-db", {});
-    await edge.create("SQLiteMigrationSet", "rv-set-a", { manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE a(x);\n")]) });
-    await edge.create("SQLiteMigrationSet", "rv-set-b", { manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE b(x);\n")]) });
+    await edge.create("SQLiteMigrationSet", "rv-set-a", {
+      manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE a(x);\n")]),
+    });
+    await edge.create("SQLiteMigrationSet", "rv-set-b", {
+      manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE b(x);\n")]),
+    });
     const spec = (set: string) => ({ database: edge.to("SQLiteDatabase", "rv-db"), migrationSet: edge.to("SQLiteMigrationSet", set) });
     const id = await held(() => edge.createRaw("SQLiteMigrationApplication", "rv-app-a", spec("rv-set-a")));
     const database = await edge.read("SQLiteDatabase", "rv-db");
@@ -122,7 +126,9 @@ describe.each(families())("commit-time re-validation, async always — $label", 
   it("declared handlers are re-checked against the bundle resolved at commit", async () => {
     await edge.create("ModuleWorker", "rv-exp", {});
     await edge.create("WorkerBundle", "rv-exp-bundle", { manifestDigest: await edge.bundleDigest("export default { fetch() {}, queue() {} };\n") });
-    const id = await held(() => edge.createRaw("WorkerVersion", "rv-exp-version", edge.versionSpec({ bundle: "rv-exp-bundle", worker: "rv-exp", handlers: ["fetch", "queue"] })));
+    const id = await held(() =>
+      edge.createRaw("WorkerVersion", "rv-exp-version", edge.versionSpec({ bundle: "rv-exp-bundle", worker: "rv-exp", handlers: ["fetch", "queue"] })),
+    );
     // Nothing holds the bundle yet (the version is not committed): it is replaced by fetch-only code.
     await edge.remove("WorkerBundle", "rv-exp-bundle", "1");
     await edge.create("WorkerBundle", "rv-exp-bundle", { manifestDigest: await edge.bundleDigest(FETCH_ONLY) });

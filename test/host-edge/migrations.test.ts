@@ -27,7 +27,8 @@ describe.each(modes((f) => f.lane === "v1beta1"))("SQLite migrations — $label"
 
   const application = (database: string, set: string) => ({ database: edge.to("SQLiteDatabase", database), migrationSet: edge.to("SQLiteMigrationSet", set) });
   const ledgerOf = (database: any) => edge.host.controls.migrationLedger(database.metadata.uid as string).map((e) => e.path);
-  const set = async (name: string, files: (typeof FIRST)[]) => edge.create("SQLiteMigrationSet", name, { manifestDigest: await edge.wire.files("MigrationBundle", files) });
+  const set = async (name: string, files: (typeof FIRST)[]) =>
+    edge.create("SQLiteMigrationSet", name, { manifestDigest: await edge.wire.files("MigrationBundle", files) });
 
   it("sqlite-migration-ledger-readiness", async () => {
     const firstDigest = await edge.wire.files("MigrationBundle", [FIRST]);
@@ -39,12 +40,20 @@ describe.each(modes((f) => f.lane === "v1beta1"))("SQLite migrations — $label"
     }
     const database = await edge.create("SQLiteDatabase", "sqlite-database-probe", {});
     const first = await edge.create("SQLiteMigrationSet", "sqlite-migration-set-probe", { manifestDigest: firstDigest });
-    const app1 = await edge.create("SQLiteMigrationApplication", "sqlite-migration-application-probe", application("sqlite-database-probe", "sqlite-migration-set-probe"));
+    const app1 = await edge.create(
+      "SQLiteMigrationApplication",
+      "sqlite-migration-application-probe",
+      application("sqlite-database-probe", "sqlite-migration-set-probe"),
+    );
     expect(readyOf(await edge.read("SQLiteMigrationApplication", app1.metadata.name))).toMatchObject({ status: "True", reason: "Available" });
     expect(ledgerOf(database)).toEqual(["0001.sql"]);
 
     const superset = await set("sqlite-migration-set-superset", [FIRST, SECOND]);
-    const app2 = await edge.create("SQLiteMigrationApplication", "sqlite-migration-application-superset", application("sqlite-database-probe", "sqlite-migration-set-superset"));
+    const app2 = await edge.create(
+      "SQLiteMigrationApplication",
+      "sqlite-migration-application-superset",
+      application("sqlite-database-probe", "sqlite-migration-set-superset"),
+    );
     expect(readyOf(await edge.read("SQLiteMigrationApplication", app2.metadata.name))).toMatchObject({ status: "True", reason: "Available" });
     expect(ledgerOf(database)).toEqual(["0001.sql", "0002.sql"]);
 
@@ -83,8 +92,15 @@ describe.each(modes((f) => f.lane === "v1beta1"))("SQLite migrations — $label"
     ];
     for (const [name, files, message] of rewritten) {
       await set(name, files);
-      await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", `${name}-app`, application("history-db", name)), "migration_required", [message, /nothing was changed/]);
-      await edge.refuses(() => edge.importRaw("SQLiteMigrationApplication", `${name}-app`, application("history-db", name), `native-${name}`), "migration_required", [message]);
+      await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", `${name}-app`, application("history-db", name)), "migration_required", [
+        message,
+        /nothing was changed/,
+      ]);
+      await edge.refuses(
+        () => edge.importRaw("SQLiteMigrationApplication", `${name}-app`, application("history-db", name), `native-${name}`),
+        "migration_required",
+        [message],
+      );
       expect(ledgerOf(database)).toEqual(["0001.sql", "0002.sql"]);
     }
     // Appending is what a set may do.
@@ -93,7 +109,10 @@ describe.each(modes((f) => f.lane === "v1beta1"))("SQLite migrations — $label"
     expect(ledgerOf(database)).toEqual(["0001.sql", "0002.sql", "0003.sql"]);
     // The first application's own re-apply now drops history too: refused, and it stays as it was.
     const app = await edge.read("SQLiteMigrationApplication", "history-app");
-    await edge.refuses(() => edge.updateRaw("SQLiteMigrationApplication", "history-app", application("history-db", "history-12"), app.metadata.generation), "migration_required");
+    await edge.refuses(
+      () => edge.updateRaw("SQLiteMigrationApplication", "history-app", application("history-db", "history-12"), app.metadata.generation),
+      "migration_required",
+    );
   });
 
   it("a file that does not apply refuses the apply with nothing changed; a file may not control the transaction", async () => {
@@ -101,21 +120,38 @@ describe.each(modes((f) => f.lane === "v1beta1"))("SQLite migrations — $label"
     await set("broken-1", [FIRST]);
     await edge.create("SQLiteMigrationApplication", "broken-app-1", application("broken-db", "broken-1"));
     await set("broken-12", [FIRST, SECOND, { path: "0003.sql", mediaType: "application/sql", content: "ALTER TABLE nowhere ADD COLUMN x TEXT;\n" }]);
-    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "broken-app-2", application("broken-db", "broken-12")), "invalid_argument", [/migration 3 \(0003\.sql\) did not apply/, /no such table: nowhere/, /nothing was changed/]);
+    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "broken-app-2", application("broken-db", "broken-12")), "invalid_argument", [
+      /migration 3 \(0003\.sql\) did not apply/,
+      /no such table: nowhere/,
+      /nothing was changed/,
+    ]);
     // 0002 ran in the rehearsal only: the ledger and the schema are as they were.
     expect(ledgerOf(database)).toEqual(["0001.sql"]);
     await set("broken-commit", [FIRST, { path: "0002.sql", mediaType: "application/sql", content: "CREATE TABLE a(x);\nCOMMIT;\nCREATE TABLE b(x);\n" }]);
-    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "commit-app", application("broken-db", "broken-commit")), "invalid_argument", [/COMMIT statement/]);
+    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "commit-app", application("broken-db", "broken-commit")), "invalid_argument", [
+      /COMMIT statement/,
+    ]);
     await set("broken-attach", [FIRST, { path: "0002.sql", mediaType: "application/sql", content: "ATTACH DATABASE 'x.db' AS x;\n" }]);
-    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "attach-app", application("broken-db", "broken-attach")), "invalid_argument", [/ATTACH statement/]);
+    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "attach-app", application("broken-db", "broken-attach")), "invalid_argument", [
+      /ATTACH statement/,
+    ]);
     await set("broken-ledger", [FIRST, { path: "0002.sql", mediaType: "application/sql", content: "DELETE FROM takoform_migration_ledger;\n" }]);
-    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "ledger-app", application("broken-db", "broken-ledger")), "invalid_argument", [/written only by a SQLiteMigrationApplication|only the host writes/]);
+    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "ledger-app", application("broken-db", "broken-ledger")), "invalid_argument", [
+      /written only by a SQLiteMigrationApplication|only the host writes/,
+    ]);
     await set("broken-trigger", [FIRST, { path: "0002.sql", mediaType: "application/sql", content: "DROP TRIGGER takoform_migration_ledger_guard_delete;\n" }]);
-    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "trigger-app", application("broken-db", "broken-trigger")), "invalid_argument", [/only the host writes/]);
+    await edge.refuses(() => edge.createRaw("SQLiteMigrationApplication", "trigger-app", application("broken-db", "broken-trigger")), "invalid_argument", [
+      /only the host writes/,
+    ]);
     // A trigger body's own BEGIN … END (with a CASE inside) is one statement, not transaction control.
     await set("trigger-ok", [
       FIRST,
-      { path: "0002.sql", mediaType: "application/sql", content: "CREATE TABLE audit(n INTEGER);\nCREATE TRIGGER probe_audit AFTER INSERT ON probe BEGIN\n  INSERT INTO audit VALUES (CASE WHEN new.id IS NULL THEN 0 ELSE 1 END);\nEND;\n" },
+      {
+        path: "0002.sql",
+        mediaType: "application/sql",
+        content:
+          "CREATE TABLE audit(n INTEGER);\nCREATE TRIGGER probe_audit AFTER INSERT ON probe BEGIN\n  INSERT INTO audit VALUES (CASE WHEN new.id IS NULL THEN 0 ELSE 1 END);\nEND;\n",
+      },
     ]);
     await edge.create("SQLiteMigrationApplication", "trigger-app-ok", application("broken-db", "trigger-ok"));
     expect(ledgerOf(database)).toEqual(["0001.sql", "0002.sql"]);
@@ -158,11 +194,17 @@ describe("the migration ledger is durable", () => {
       const database = await edge.create("SQLiteDatabase", "durable-db", {});
       await edge.create("SQLiteMigrationSet", "durable-1", { manifestDigest: await edge.wire.files("MigrationBundle", [FIRST]) });
       await edge.create("SQLiteMigrationSet", "durable-12", { manifestDigest: await edge.wire.files("MigrationBundle", [FIRST, SECOND]) });
-      await edge.create("SQLiteMigrationApplication", "durable-app-1", { database: edge.to("SQLiteDatabase", "durable-db"), migrationSet: edge.to("SQLiteMigrationSet", "durable-1") });
+      await edge.create("SQLiteMigrationApplication", "durable-app-1", {
+        database: edge.to("SQLiteDatabase", "durable-db"),
+        migrationSet: edge.to("SQLiteMigrationSet", "durable-1"),
+      });
       await edge.close();
       edge = await Edge.open(mode!, { data });
       expect(edge.host.controls.migrationLedger(database.metadata.uid)).toEqual([{ path: "0001.sql", digest: sha256Of(FIRST.content) }]);
-      await edge.create("SQLiteMigrationApplication", "durable-app-12", { database: edge.to("SQLiteDatabase", "durable-db"), migrationSet: edge.to("SQLiteMigrationSet", "durable-12") });
+      await edge.create("SQLiteMigrationApplication", "durable-app-12", {
+        database: edge.to("SQLiteDatabase", "durable-db"),
+        migrationSet: edge.to("SQLiteMigrationSet", "durable-12"),
+      });
       expect(readyOf(await edge.read("SQLiteMigrationApplication", "durable-app-1"))).toMatchObject({ status: "False", reason: "Reconciling" });
       await edge.close();
       edge = await Edge.open(mode!, { data });

@@ -117,7 +117,17 @@ describe("takoform host serve", () => {
   });
 
   it("publishes and enforces the artifact ceilings it is given, and refuses ones it cannot honour", async () => {
-    const host = await start(["--listen", "127.0.0.1:0", "--data", ":memory:", "--no-runtime", "--maximum-bundle-bytes", "64", "--maximum-bundle-files", "StaticAssetBundle=2"]);
+    const host = await start([
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      ":memory:",
+      "--no-runtime",
+      "--maximum-bundle-bytes",
+      "64",
+      "--maximum-bundle-files",
+      "StaticAssetBundle=2",
+    ]);
     try {
       const client = new HttpClient(host.url, "takoform-dev-token");
       const api = "/apis/forms.takoform.com/v1beta1";

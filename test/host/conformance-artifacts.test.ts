@@ -132,8 +132,14 @@ describe.each(families())("conformance artifacts — $label", (family) => {
     const ok = moduleEntry("index.js", "export default {};\n");
     const file = { path: "index.html", mediaType: "text/html", size: 1, digest: sha("x") };
     expectError(await start({ ...(bundleManifest([ok], "index.js") as object), files: [file] }), "artifact_invalid", /never files/);
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file], mainModule: "index.js" }), "artifact_invalid");
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "MigrationBundle", files: [file], modules: [ok.entry] }), "artifact_invalid");
+    expectError(
+      await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file], mainModule: "index.js" }),
+      "artifact_invalid",
+    );
+    expectError(
+      await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "MigrationBundle", files: [file], modules: [ok.entry] }),
+      "artifact_invalid",
+    );
     expectStatus(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file] }), 201);
     expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file, file] }), "artifact_invalid", /twice/);
   });
@@ -197,7 +203,13 @@ describe.each(families())("conformance artifacts — $label", (family) => {
     const digest = (await commit(started.json.uploadId)).json.manifestDigest;
     const support = await client.request("GET", `${API}/support/forms`);
     const ref = support.json.profiles.find((p: any) => p.formRef.kind === "WorkerBundle" && p.formRef.apiVersion === family.group).formRef;
-    const body = { apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name: "applied-bundle", space: "conformance" }, spec: { manifestDigest: digest } };
+    const body = {
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      form: { formRef: ref },
+      metadata: { name: "applied-bundle", space: "conformance" },
+      spec: { manifestDigest: digest },
+    };
     const prep = await client.request("POST", `${API}/resources/prepare`, { body });
     const res = await client.request("PUT", `${API}/resources/${ref.apiVersion}/${ref.kind}/applied-bundle`, {
       body: { ...body, review: { prepareDigest: prep.json.review.prepareDigest } },
@@ -208,7 +220,7 @@ describe.each(families())("conformance artifacts — $label", (family) => {
   });
 
   it("manifest-reference-is-not-a-capability", async () => {
-    const source = "export default { async fetch() { return new Response(\"reference\"); } };\n";
+    const source = 'export default { async fetch() { return new Response("reference"); } };\n';
     const m = moduleEntry("reference.js", source);
     const manifest = bundleManifest([m], "reference.js");
     const holder = await start(manifest);
@@ -223,7 +235,10 @@ describe.each(families())("conformance artifacts — $label", (family) => {
     const foreign = client.as(TOKENS.foreign);
     expectError(await wire.create(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, { client: foreign }), "artifact_missing");
     expectError(await wire.read(ref, "bundle-foreign-reference-probe", { client: foreign }), "resource_not_found");
-    expectError(await wire.import(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, "native-foreign-reference-probe", { client: foreign }), "artifact_missing");
+    expectError(
+      await wire.import(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, "native-foreign-reference-probe", { client: foreign }),
+      "artifact_missing",
+    );
     expectError(await wire.read(ref, "bundle-foreign-reference-probe", { client: foreign }), "resource_not_found");
     // The same bytes, committed by the foreign tenant itself, make the same identity usable by it.
     expect(await wire.commit(manifest, [m.bytes], foreign)).toBe(digest);

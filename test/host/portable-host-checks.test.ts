@@ -21,8 +21,12 @@ const CHECK_COUNT: Record<LaneName, number> = { v1alpha3: 114, v1beta1: 116 };
 
 /** The suites that carry portable-host checks: the conformance files and the Edge family's. */
 const SUITES = [
-  ...readdirSync(join(REPO, "test/host")).filter((f) => f.startsWith("conformance-") && f.endsWith(".test.ts")).map((f) => join(REPO, "test/host", f)),
-  ...readdirSync(join(REPO, "test/host-edge")).filter((f) => f.endsWith(".test.ts")).map((f) => join(REPO, "test/host-edge", f)),
+  ...readdirSync(join(REPO, "test/host"))
+    .filter((f) => f.startsWith("conformance-") && f.endsWith(".test.ts"))
+    .map((f) => join(REPO, "test/host", f)),
+  ...readdirSync(join(REPO, "test/host-edge"))
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => join(REPO, "test/host-edge", f)),
 ];
 
 /** Titles of every `it(…)` (also `it.runIf(…)(…)`) in the suites, by file. */
@@ -63,7 +67,9 @@ describe.runIf(CORPUS !== undefined).each(LANES.map((l) => l.name))("portable-ho
     const missing = (contract.requiredRunnerChecks as string[]).filter((check) => !found.has(check));
     expect(missing).toEqual([]);
     // No test claims a check under a longer title (`check: detail`, `check (…)`): a check is one exact name.
-    const near = [...found.keys()].filter((t) => (contract.requiredRunnerChecks as string[]).some((c) => t !== c && (t.startsWith(`${c} `) || t.startsWith(`${c}:`))));
+    const near = [...found.keys()].filter((t) =>
+      (contract.requiredRunnerChecks as string[]).some((c) => t !== c && (t.startsWith(`${c} `) || t.startsWith(`${c}:`))),
+    );
     expect(near).toEqual([]);
   });
 });

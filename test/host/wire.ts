@@ -98,10 +98,15 @@ export class Wire {
   /** prepare, then PUT with If-None-Match: *. */
   async create(ref: FormRef, name: string, spec: unknown, o: CallOptions = {}): Promise<RawResponse> {
     const prepareDigest = await this.digest(ref, name, spec, o);
-    return this.put(ref, name, { ...this.body(ref, name, spec, o.space), review: { prepareDigest } }, {
-      ...o,
-      headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
-    });
+    return this.put(
+      ref,
+      name,
+      { ...this.body(ref, name, spec, o.space), review: { prepareDigest } },
+      {
+        ...o,
+        headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
+      },
+    );
   }
 
   /** Creates and insists on 201 (or a settled 202); returns the resource. */
@@ -187,8 +192,16 @@ export class Wire {
    * A files manifest (StaticAssetBundle or MigrationBundle) of `files` in the order given, uploaded
    * and committed; returns its manifestDigest.
    */
-  files(kind: "StaticAssetBundle" | "MigrationBundle", files: { path: string; mediaType: string; content: string | Uint8Array }[], client: HttpClient = this.client): Promise<string> {
-    return this.commit(filesManifest(kind, files), files.map((f) => Buffer.from(f.content)), client);
+  files(
+    kind: "StaticAssetBundle" | "MigrationBundle",
+    files: { path: string; mediaType: string; content: string | Uint8Array }[],
+    client: HttpClient = this.client,
+  ): Promise<string> {
+    return this.commit(
+      filesManifest(kind, files),
+      files.map((f) => Buffer.from(f.content)),
+      client,
+    );
   }
 
   /** Uploads `manifest` with the blobs it declares, and commits it; returns its manifestDigest. */
@@ -250,7 +263,10 @@ export class Wire {
    * A complete worker aggregate, valid under the Edge aggregate rules too: worker, bundle
    * (real committed manifest), version (optionally bound to KV namespaces), deployment.
    */
-  async workerChain(prefix: string, o: CallOptions & { kv?: string[] } = {}): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
+  async workerChain(
+    prefix: string,
+    o: CallOptions & { kv?: string[] } = {},
+  ): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
     const names = { worker: `${prefix}-worker`, bundle: `${prefix}-bundle`, version: `${prefix}-version`, deployment: `${prefix}-deployment` };
     const client = o.client ?? this.client;
     const worker = await this.created(this.ref("ModuleWorker"), names.worker, {}, o);
@@ -267,7 +283,10 @@ export function sha256Of(bytes: string | Uint8Array): string {
 }
 
 /** A StaticAssetBundle or MigrationBundle manifest listing `files` in the order given. */
-export function filesManifest(kind: "StaticAssetBundle" | "MigrationBundle", files: readonly { path: string; mediaType: string; content: string | Uint8Array }[]): Record<string, unknown> {
+export function filesManifest(
+  kind: "StaticAssetBundle" | "MigrationBundle",
+  files: readonly { path: string; mediaType: string; content: string | Uint8Array }[],
+): Record<string, unknown> {
   return {
     apiVersion: "artifacts.takoform.com/v1alpha1",
     kind,

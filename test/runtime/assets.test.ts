@@ -50,7 +50,28 @@ describe("the canonical asset path", () => {
     expect(canonicalAssetPath("/")).toBe("");
     expect(canonicalAssetPath("/a/b.js?x=1#f")).toBe("a/b.js");
     expect(canonicalAssetPath("/%61/b.js")).toBe("a/b.js");
-    for (const bad of ["", "a.js", "//a.js", "/a//b.js", "/a/", "/./a.js", "/a/../b.js", "/a%2Fb.js", "/a%2fb.js", "/a%5Cb.js", "/a\\b.js", "/%ZZ", "/%4", "/%C3%28", "/a%00b", "/a%7Fb", "/%EF%BF%BE", "/a b.js", "/%2E%2E/a.js", "/" + "a".repeat(241)]) {
+    for (const bad of [
+      "",
+      "a.js",
+      "//a.js",
+      "/a//b.js",
+      "/a/",
+      "/./a.js",
+      "/a/../b.js",
+      "/a%2Fb.js",
+      "/a%2fb.js",
+      "/a%5Cb.js",
+      "/a\\b.js",
+      "/%ZZ",
+      "/%4",
+      "/%C3%28",
+      "/a%00b",
+      "/a%7Fb",
+      "/%EF%BF%BE",
+      "/a b.js",
+      "/%2E%2E/a.js",
+      "/" + "a".repeat(241),
+    ]) {
       expect(canonicalAssetPath(bad), bad).toBeNull();
     }
     expect(canonicalAssetPath("/" + "a".repeat(240))).toBe("a".repeat(240));
@@ -65,7 +86,9 @@ describe("static assets beside a v1beta1 worker", () => {
     lh = await openLaneHost("v1beta1");
     const { edge } = lh;
     await edge.create("StaticAssetBundle", "site", { manifestDigest: await edge.wire.files("StaticAssetBundle", FILES) });
-    const assets = (runWorkerFirst: boolean, notFoundHandling: string) => ({ assets: { bundle: edge.to("StaticAssetBundle", "site"), runWorkerFirst, notFoundHandling } });
+    const assets = (runWorkerFirst: boolean, notFoundHandling: string) => ({
+      assets: { bundle: edge.to("StaticAssetBundle", "site"), runWorkerFirst, notFoundHandling },
+    });
     urls.spa = await deployWorker(edge, "assets-spa", WORKER, assets(false, "single_page_application"));
     urls.none = await deployWorker(edge, "assets-none", WORKER, assets(false, "none"));
     urls.first = await deployWorker(edge, "assets-first", WORKER, assets(true, "none"));
@@ -123,7 +146,16 @@ describe("static assets beside a v1beta1 worker", () => {
   });
 
   it("an invalid path never matches a file and never falls back to index.html: the worker answers it", async () => {
-    for (const path of ["/assets//app.js", "/assets/app.js/", "/assets/./app.js", "/img/../assets/app.js", "/assets%2Fapp.js", "/%ZZ", "/%C3%28", "/index.html%00"]) {
+    for (const path of [
+      "/assets//app.js",
+      "/assets/app.js/",
+      "/assets/./app.js",
+      "/img/../assets/app.js",
+      "/assets%2Fapp.js",
+      "/%ZZ",
+      "/%C3%28",
+      "/index.html%00",
+    ]) {
       const res = await send(urls.spa!, path);
       expect(res.headers["x-from"], path).toBe("worker");
       expect(res.text.startsWith("worker GET "), path).toBe(true);

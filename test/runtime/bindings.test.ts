@@ -108,7 +108,12 @@ describe.each(["v1alpha3", "v1beta1"] as const)("bindings run the Interfaces' ow
   let url = "";
   afterAll(() => project.close());
 
-  const run = async (kind: string, binding: string, operation: string, input: unknown): Promise<{ ok: boolean; result?: Record<string, unknown>; code?: string | null; message?: string }> => {
+  const run = async (
+    kind: string,
+    binding: string,
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result?: Record<string, unknown>; code?: string | null; message?: string }> => {
     const response = await fetch(url, { method: "POST", body: JSON.stringify({ kind, binding, operation, input }) });
     expect(response.status).toBe(200);
     return (await response.json()) as { ok: boolean; result?: Record<string, unknown>; code?: string | null };
@@ -120,7 +125,8 @@ describe.each(["v1alpha3", "v1beta1"] as const)("bindings run the Interfaces' ow
     await project.deploy(ctx.rt, (stack) => {
       const target = new WorkerApp(stack, "callee", { name: "callee", contentDir: callee });
       // Each fixture runs against a target of its own, as it assumes: KV0, KV1, … BUCKET0, …
-      const many = <T>(prefix: string, count: number, make: (i: number) => T): Record<string, T> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, make(i)]));
+      const many = <T>(prefix: string, count: number, make: (i: number) => T): Record<string, T> =>
+        Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, make(i)]));
       const driver = new WorkerApp(stack, "driver", {
         name: "driver",
         contentDir: dist,
@@ -188,7 +194,12 @@ describe.each(["v1alpha3", "v1beta1"] as const)("bindings run the Interfaces' ow
   it("edge.kv refuses a key over the lane's ceiling with invalid_key and pages a listing with a cursor", async () => {
     const kv = `KV${fixtures("edge.kv").length}`;
     // A failure rejects with an Error (of the module's own realm) named after the Interface's code.
-    expect(await run("kv", kv, "put", { key: "k".repeat(kvKeyBytes + 1), value: { encoding: "base64", data: "" } })).toMatchObject({ ok: false, code: "invalid_key", name: "invalid_key", isError: true });
+    expect(await run("kv", kv, "put", { key: "k".repeat(kvKeyBytes + 1), value: { encoding: "base64", data: "" } })).toMatchObject({
+      ok: false,
+      code: "invalid_key",
+      name: "invalid_key",
+      isError: true,
+    });
     expect(await run("kv", kv, "put", { key: "k".repeat(kvKeyBytes), value: { encoding: "base64", data: "" } })).toMatchObject({ ok: true });
     for (const k of ["p/1", "p/2", "p/3"]) expect((await run("kv", kv, "put", { key: k, value: { encoding: "base64", data: "eA==" } })).ok).toBe(true);
     const first = await run("kv", kv, "list", { prefix: "p/", limit: 2 });

@@ -59,7 +59,10 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
     const { edge } = lh;
     await edge.create("SQLiteDatabase", "notes-db", {});
     await edge.create("SQLiteMigrationSet", "notes-1", { manifestDigest: await edge.wire.files("MigrationBundle", [SCHEMA]) });
-    await edge.create("SQLiteMigrationApplication", "notes-app-1", { database: edge.to("SQLiteDatabase", "notes-db"), migrationSet: edge.to("SQLiteMigrationSet", "notes-1") });
+    await edge.create("SQLiteMigrationApplication", "notes-app-1", {
+      database: edge.to("SQLiteDatabase", "notes-db"),
+      migrationSet: edge.to("SQLiteMigrationSet", "notes-1"),
+    });
     await edge.create("EdgeKVNamespace", "beta-kv", {});
     await edge.create("ObjectBucket", "beta-bucket", {});
     await edge.create("AtLeastOnceQueue", "beta-queue", { messageRetentionSeconds: 3600 });
@@ -76,7 +79,10 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
     const inserted = await sql("execute", "INSERT INTO notes (body, price, raw) VALUES (?1, ?2, ?3)", ["tea", 19.75, { encoding: "base64", data: "3q2+7w==" }]);
     expect(inserted).toEqual({ ok: true, result: { rows: [], rowsWritten: 1 } });
     const read = await sql("query", "SELECT id, body, price, raw, NULL AS missing, typeof(id) AS t FROM notes WHERE body = ?", ["tea"]);
-    expect(read).toEqual({ ok: true, result: { rows: [{ id: 1, body: "tea", price: 19.75, raw: { encoding: "base64", data: "3q2+7w==" }, missing: null, t: "integer" }], rowsWritten: 0 } });
+    expect(read).toEqual({
+      ok: true,
+      result: { rows: [{ id: 1, body: "tea", price: 19.75, raw: { encoding: "base64", data: "3q2+7w==" }, missing: null, t: "integer" }], rowsWritten: 0 },
+    });
     // An integral number binds as an INTEGER; the storage class is not observable in the result.
     expect((await sql("query", "SELECT typeof(?1) AS t, ?1 AS v", [7])).result.rows).toEqual([{ t: "integer", v: 7 }]);
     expect((await sql("query", "SELECT ?1 AS v", [9_007_199_254_740_991])).result.rows).toEqual([{ v: 9_007_199_254_740_991 }]);
@@ -89,12 +95,24 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
     expect(await sql("query", "SELECT 9007199254740993 AS v")).toMatchObject({ ok: false, code: "numeric_out_of_range" });
     expect(await sql("query", "SELECT 1e999 AS v")).toMatchObject({ ok: false, code: "numeric_out_of_range" });
     const before = (await sql("query", "SELECT count(*) AS n FROM notes")).result.rows[0].n;
-    expect(await sql("execute", "INSERT INTO notes (body, price) VALUES ('unsafe', 9007199254740993.0) RETURNING price * 1")).toMatchObject({ ok: false, code: "numeric_out_of_range" });
+    expect(await sql("execute", "INSERT INTO notes (body, price) VALUES ('unsafe', 9007199254740993.0) RETURNING price * 1")).toMatchObject({
+      ok: false,
+      code: "numeric_out_of_range",
+    });
     expect((await sql("query", "SELECT count(*) AS n FROM notes")).result.rows[0].n).toBe(before);
   });
 
   it("malformed values are sql_error: booleans, bigints, tagged objects, bad base64, bytes not in the base64 shape", async () => {
-    const malformed: unknown[] = [true, { $bigint: "1" }, { type: "integer", value: "1" }, { encoding: "base64", data: "3q2+7w" }, { encoding: "base64", data: "3q2+\n7w==" }, { encoding: "hex", data: "00" }, { $bytes: 2 }, [1]];
+    const malformed: unknown[] = [
+      true,
+      { $bigint: "1" },
+      { type: "integer", value: "1" },
+      { encoding: "base64", data: "3q2+7w" },
+      { encoding: "base64", data: "3q2+\n7w==" },
+      { encoding: "hex", data: "00" },
+      { $bytes: 2 },
+      [1],
+    ];
     for (const value of malformed) {
       expect(await sql("query", "SELECT ?1 AS v", [value]), JSON.stringify(value)).toMatchObject({ ok: false, code: "sql_error" });
     }
@@ -113,7 +131,25 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
   it("one statement per call; transaction control, schema, attachment and writing pragmas are refused", async () => {
     expect(await sql("execute", "SELECT 1; SELECT 2")).toMatchObject({ ok: false, code: "sql_error" });
     expect(await sql("query", "SELECT 1 AS one; -- only a comment follows\n")).toMatchObject({ ok: true, result: { rows: [{ one: 1 }] } });
-    for (const text of ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT s", "RELEASE s", "  /* c */ begin immediate", "CREATE TABLE t (x)", "DROP TABLE notes", "ALTER TABLE notes ADD COLUMN y", "CREATE INDEX i ON notes(body)", "ATTACH DATABASE '/tmp/x.db' AS x", "DETACH x", "VACUUM", "PRAGMA writable_schema = ON", "PRAGMA journal_mode=DELETE", "PRAGMA database_list"]) {
+    for (const text of [
+      "BEGIN",
+      "COMMIT",
+      "END",
+      "ROLLBACK",
+      "SAVEPOINT s",
+      "RELEASE s",
+      "  /* c */ begin immediate",
+      "CREATE TABLE t (x)",
+      "DROP TABLE notes",
+      "ALTER TABLE notes ADD COLUMN y",
+      "CREATE INDEX i ON notes(body)",
+      "ATTACH DATABASE '/tmp/x.db' AS x",
+      "DETACH x",
+      "VACUUM",
+      "PRAGMA writable_schema = ON",
+      "PRAGMA journal_mode=DELETE",
+      "PRAGMA database_list",
+    ]) {
       expect(await sql("execute", text), text).toMatchObject({ ok: false, code: "sql_error" });
     }
     // Anything that still changes the schema is rolled back and refused.
@@ -126,7 +162,12 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
 
   it("the migration ledger is readable and cannot be written", async () => {
     expect((await sql("query", "SELECT path FROM takoform_migration_ledger ORDER BY position")).result.rows).toEqual([{ path: "0001.sql" }]);
-    for (const text of ["DELETE FROM takoform_migration_ledger", "UPDATE takoform_migration_ledger SET path = 'x'", "INSERT INTO takoform_migration_ledger VALUES (9, 'x', 'y', 'z')", "DROP TRIGGER takoform_migration_ledger_guard_delete"]) {
+    for (const text of [
+      "DELETE FROM takoform_migration_ledger",
+      "UPDATE takoform_migration_ledger SET path = 'x'",
+      "INSERT INTO takoform_migration_ledger VALUES (9, 'x', 'y', 'z')",
+      "DROP TRIGGER takoform_migration_ledger_guard_delete",
+    ]) {
       expect(await sql("execute", text), text).toMatchObject({ ok: false, code: "sql_error" });
     }
     expect((await sql("query", "SELECT count(*) AS n FROM takoform_migration_ledger")).result.rows).toEqual([{ n: 1 }]);
@@ -134,24 +175,32 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
 
   it("a transaction is all or nothing, validated before it commits", async () => {
     const before = (await sql("query", "SELECT count(*) AS n FROM notes")).result.rows[0].n;
-    const failed = await sql("transaction", [
-      { sql: "INSERT INTO notes (body) VALUES (?1)", params: ["one"] },
-      { sql: "SELECT 9007199254740993 AS big" },
-    ]);
+    const failed = await sql("transaction", [{ sql: "INSERT INTO notes (body) VALUES (?1)", params: ["one"] }, { sql: "SELECT 9007199254740993 AS big" }]);
     expect(failed).toMatchObject({ ok: false, code: "numeric_out_of_range" });
     expect((await sql("query", "SELECT count(*) AS n FROM notes")).result.rows[0].n).toBe(before);
     const done = await sql("transaction", [
       { sql: "INSERT INTO notes (body) VALUES (?1)", params: ["two"] },
       { sql: "SELECT body FROM notes WHERE body = ?1", params: ["two"] },
     ]);
-    expect(done).toEqual({ ok: true, result: { results: [{ rows: [], rowsWritten: 1 }, { rows: [{ body: "two" }], rowsWritten: 0 }] } });
+    expect(done).toEqual({
+      ok: true,
+      result: {
+        results: [
+          { rows: [], rowsWritten: 1 },
+          { rows: [{ body: "two" }], rowsWritten: 0 },
+        ],
+      },
+    });
     expect(await sql("transaction", [{ sql: "BEGIN" }])).toMatchObject({ ok: false, code: "sql_error" });
   });
 
   it("a later migration reaches the running worker's database at once", async () => {
     const { edge } = lh;
     await edge.create("SQLiteMigrationSet", "notes-12", { manifestDigest: await edge.wire.files("MigrationBundle", [SCHEMA, SECOND]) });
-    await edge.create("SQLiteMigrationApplication", "notes-app-12", { database: edge.to("SQLiteDatabase", "notes-db"), migrationSet: edge.to("SQLiteMigrationSet", "notes-12") });
+    await edge.create("SQLiteMigrationApplication", "notes-app-12", {
+      database: edge.to("SQLiteDatabase", "notes-db"),
+      migrationSet: edge.to("SQLiteMigrationSet", "notes-12"),
+    });
     expect((await sql("query", "PRAGMA table_info(notes)")).result.rows.map((r: any) => r.name)).toEqual(["id", "body", "price", "raw", "tag"]);
     expect(await sql("execute", "UPDATE notes SET tag = 'x' WHERE body = 'kept'")).toMatchObject({ ok: true, result: { rowsWritten: 1 } });
   });

@@ -29,7 +29,12 @@ export interface RuntimeHostOptions extends RuntimeOptions {
 export async function startRuntimeHost(options: RuntimeHostOptions = {}): Promise<RuntimeHost> {
   const logs: string[] = [];
   const { data, lanes, ...runtime } = options;
-  const host = await LocalHost.open({ data: data ?? ":memory:", ...(lanes === undefined ? {} : { lanes }), log: (line) => logs.push(line), runtime: { log: (line) => logs.push(line), ...runtime } });
+  const host = await LocalHost.open({
+    data: data ?? ":memory:",
+    ...(lanes === undefined ? {} : { lanes }),
+    log: (line) => logs.push(line),
+    runtime: { log: (line) => logs.push(line), ...runtime },
+  });
   const { url, port } = await host.listen("127.0.0.1", 0);
   const engine = await engineFor(url);
   return {

@@ -5,7 +5,16 @@
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
-import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, SupportLimitError, type SupportLimitOverrides, type TokenGrant } from "../../host/index.ts";
+import {
+  CatalogConflictError,
+  DataDirLockedError,
+  DEV_TOKEN,
+  LocalHost,
+  parseTokenGrant,
+  SupportLimitError,
+  type SupportLimitOverrides,
+  type TokenGrant,
+} from "../../host/index.ts";
 import type { RuntimeOptions, ServedWorker } from "../../host/runtime/runtime.ts";
 import { changedLines, secretValues, servedLines } from "../served.ts";
 import { isLaneName, LANES, PREFERRED_LANE, type LaneName } from "../../core/lanes.ts";

@@ -76,7 +76,10 @@ function checkEntry(entry: JsonValue, at: string, nameKey: "name" | "path"): { n
 
 /** The manifest schema and nothing more: what an upload's blob route reads its declared blobs with. */
 export const SCHEMA_ONLY: Pick<ArtifactPolicy, "ceilings" | "migrationMediaType"> = {
-  ceilings: Object.fromEntries(Object.entries(SCHEMA_MAXIMUM_ENTRIES).map(([k, entries]) => [k, { entries, bytes: null }])) as Record<ManifestKind, KindCeiling>,
+  ceilings: Object.fromEntries(Object.entries(SCHEMA_MAXIMUM_ENTRIES).map(([k, entries]) => [k, { entries, bytes: null }])) as Record<
+    ManifestKind,
+    KindCeiling
+  >,
   migrationMediaType: null,
 };
 

@@ -57,7 +57,9 @@ export function artifactPolicy(lane: Lane, overrides: SupportLimitOverrides = {}
   const published = lane.supportLimits.maximumBundleFiles;
   for (const kind of Object.keys(overrides.maximumBundleFiles ?? {})) {
     if (ARTIFACT_MANIFEST_KIND[kind] === undefined) {
-      throw new SupportLimitError(`maximumBundleFiles names ${kind}, which is not an artifact-backed Form kind (${Object.keys(ARTIFACT_MANIFEST_KIND).join(", ")})`);
+      throw new SupportLimitError(
+        `maximumBundleFiles names ${kind}, which is not an artifact-backed Form kind (${Object.keys(ARTIFACT_MANIFEST_KIND).join(", ")})`,
+      );
     }
   }
   const filesOf = (formKind: string): number | undefined => {

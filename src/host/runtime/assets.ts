@@ -137,7 +137,15 @@ export class AssetServer {
     if (matches(ifNoneMatch, etag)) return { kind: "hit", response: { status: 304, headers: [["etag", etag]], inline: new Uint8Array(0), body: null } };
     return {
       kind: "hit",
-      response: { status: 200, headers: [["content-type", file.mediaType], ["etag", etag]], inline: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), body: null },
+      response: {
+        status: 200,
+        headers: [
+          ["content-type", file.mediaType],
+          ["etag", etag],
+        ],
+        inline: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        body: null,
+      },
     };
   }
 }

@@ -57,11 +57,15 @@ export class Dispatcher implements IsolateServices {
     const worker = top.workers.get(workerUid);
     const deployment = top.deployments.get(workerUid);
     if (worker === undefined || deployment === undefined) {
-      throw new RuntimeFailure("worker_not_found", worker === undefined ? `worker ${workerUid} no longer exists` : `worker ${worker.space}/${worker.name} has no active deployment`);
+      throw new RuntimeFailure(
+        "worker_not_found",
+        worker === undefined ? `worker ${workerUid} no longer exists` : `worker ${worker.space}/${worker.name} has no active deployment`,
+      );
     }
     const uid = this.weights.pick(deployment.uid, deployment.versions);
     const version = uid === undefined ? undefined : top.versions.get(uid);
-    if (version === undefined) throw new RuntimeFailure("backend_unavailable", `the deployment ${deployment.name} of worker ${worker.name} weights no existing version`);
+    if (version === undefined)
+      throw new RuntimeFailure("backend_unavailable", `the deployment ${deployment.name} of worker ${worker.name} weights no existing version`);
     return { top, version, workerName: worker.name };
   }
 
@@ -160,7 +164,13 @@ export class Dispatcher implements IsolateServices {
 
   // ---- IsolateServices ----
 
-  async call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }> {
+  async call(
+    isolate: Isolate,
+    binding: string,
+    op: string,
+    args: unknown[],
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }> {
     const top = this.host.topology();
     const version = top.versions.get(isolate.key);
     if (version === undefined) throw new BindingError("backend_unavailable", `version ${isolate.label} no longer exists`);
@@ -176,7 +186,10 @@ export class Dispatcher implements IsolateServices {
     const binding = top.versions.get(isolate.key)?.bindings.find((b) => b.name === name && b.kind === "service");
     if (binding === undefined) throw new BindingError("backend_unavailable", `${name} is not a service binding of ${isolate.label}`);
     if (!top.workers.has(binding.targetUid)) {
-      throw new BindingError("backend_unavailable", `binding ${name}: the ModuleWorker "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`);
+      throw new BindingError(
+        "backend_unavailable",
+        `binding ${name}: the ModuleWorker "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`,
+      );
     }
     try {
       return await this.fetch(binding.targetUid, head, body);

@@ -129,7 +129,8 @@ export class SqliteDatabases {
           } catch (error) {
             throw new MigrationFailure(offset + i, f.path, error instanceof Error ? error.message : String(error));
           }
-          if (ledgerFingerprint(db) !== before) throw new MigrationFailure(offset + i, f.path, `it changes ${LEDGER_TABLE} or its triggers, which only the host writes`);
+          if (ledgerFingerprint(db) !== before)
+            throw new MigrationFailure(offset + i, f.path, `it changes ${LEDGER_TABLE} or its triggers, which only the host writes`);
         });
         throw rolledBack;
       })();

@@ -35,7 +35,9 @@ export function requireManifest(view: RuleView, policy: ArtifactPolicy, digest: 
     throw new HostError("artifact_invalid", `${subject}: the stored manifest ${digest} does not decode as JSON`, { hostCode: "manifest_undecodable" });
   }
   if (digestBytes(canonicalJson(manifest)) !== digest) {
-    throw new HostError("artifact_invalid", `${subject}: the stored manifest is not canonical to its digest ${digest}`, { hostCode: "manifest_digest_mismatch" });
+    throw new HostError("artifact_invalid", `${subject}: the stored manifest is not canonical to its digest ${digest}`, {
+      hostCode: "manifest_digest_mismatch",
+    });
   }
   const kind = manifest !== null && typeof manifest === "object" && !Array.isArray(manifest) ? String(manifest.kind) : typeof manifest;
   if (kind !== wanted) {
@@ -47,7 +49,9 @@ export function requireManifest(view: RuleView, policy: ArtifactPolicy, digest: 
     return validateManifest(manifest, policy).manifest;
   } catch (error) {
     if (!(error instanceof HostError)) throw error;
-    throw new HostError("artifact_invalid", `${subject}: manifest ${digest} breaks this lane's manifest rules: ${error.message}`, { hostCode: "manifest_invalid" });
+    throw new HostError("artifact_invalid", `${subject}: manifest ${digest} breaks this lane's manifest rules: ${error.message}`, {
+      hostCode: "manifest_invalid",
+    });
   }
 }
 

@@ -99,7 +99,8 @@ function applySuffix(host: RuleHost, ctx: EffectContext): void {
   } catch (error) {
     if (!(error instanceof MigrationFailure)) throw error;
     const now = ctx.view.migrationLedger(p.database.uid).length;
-    const kept = now === p.applied.length ? "nothing was changed" : `the ${now - p.applied.length} files before it were applied and stay recorded in the ledger`;
+    const kept =
+      now === p.applied.length ? "nothing was changed" : `the ${now - p.applied.length} files before it were applied and stay recorded in the ledger`;
     throw invalidArgument(
       `SQLiteMigrationApplication "${ctx.name}": ${error.message}, on ${describe(p.database)} (uid ${p.database.uid}) from ${describe(p.set)}; ${kept}. ` +
         `Fix the file in a new set (the applied files unchanged before it) and apply an application of that set`,

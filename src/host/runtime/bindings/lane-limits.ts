@@ -18,23 +18,40 @@ function prefixOf(options: unknown): unknown {
   return options !== null && typeof options === "object" ? (options as { prefix?: unknown }).prefix : undefined;
 }
 
-const KEYED_OBJECT_OPS: ReadonlySet<string> = new Set(["head", "get", "put", "delete", "createMultipartUpload", "uploadPart", "completeMultipartUpload", "abortMultipartUpload"]);
+const KEYED_OBJECT_OPS: ReadonlySet<string> = new Set([
+  "head",
+  "get",
+  "put",
+  "delete",
+  "createMultipartUpload",
+  "uploadPart",
+  "completeMultipartUpload",
+  "abortMultipartUpload",
+]);
 
 /** Refuses a binding call that exceeds its lane's ceilings (before the store sees it). */
 export function checkLaneLimits(plane: DataPlane, kind: string, op: string, args: readonly unknown[]): void {
   switch (kind) {
     case "kv": {
       const key = args[0];
-      if (utf8Over(key, plane.kvMaxKeyBytes)) throw new BindingError("invalid_key", `a KV ${op === "list" ? "list prefix" : "key"} is at most ${plane.kvMaxKeyBytes} bytes`);
+      if (utf8Over(key, plane.kvMaxKeyBytes))
+        throw new BindingError("invalid_key", `a KV ${op === "list" ? "list prefix" : "key"} is at most ${plane.kvMaxKeyBytes} bytes`);
       return;
     }
     case "objects": {
-      if (KEYED_OBJECT_OPS.has(op) && utf8Over(args[0], plane.objectMaxKeyBytes)) throw new BindingError("invalid_key", `an object key is at most ${plane.objectMaxKeyBytes} bytes`);
-      if (op === "list" && utf8Over(prefixOf(args[0]), plane.objectMaxKeyBytes)) throw new BindingError("invalid_key", `a list prefix is at most ${plane.objectMaxKeyBytes} bytes`);
+      if (KEYED_OBJECT_OPS.has(op) && utf8Over(args[0], plane.objectMaxKeyBytes))
+        throw new BindingError("invalid_key", `an object key is at most ${plane.objectMaxKeyBytes} bytes`);
+      if (op === "list" && utf8Over(prefixOf(args[0]), plane.objectMaxKeyBytes))
+        throw new BindingError("invalid_key", `a list prefix is at most ${plane.objectMaxKeyBytes} bytes`);
       return;
     }
     case "queue": {
-      const bodies = op === "send" ? [args[0]] : op === "sendBatch" && Array.isArray(args[0]) ? (args[0] as unknown[][]).map((m) => (Array.isArray(m) ? m[0] : undefined)) : [];
+      const bodies =
+        op === "send"
+          ? [args[0]]
+          : op === "sendBatch" && Array.isArray(args[0])
+            ? (args[0] as unknown[][]).map((m) => (Array.isArray(m) ? m[0] : undefined))
+            : [];
       for (const body of bodies) {
         if (body === undefined) continue;
         if (bytesArg(body, "a message body", "invalid_body").byteLength > plane.queueMaxMessageBytes) {

@@ -86,7 +86,8 @@ function utf8Bytes(text: string): number {
 function bindValue(param: unknown, at: string): null | number | bigint | string | Buffer {
   if (param === null) return null;
   if (typeof param === "number") {
-    if (!Number.isFinite(param) || Math.abs(param) > Number.MAX_SAFE_INTEGER) throw outOfRange(`${at}: ${param} is not a finite number within ±9007199254740991`);
+    if (!Number.isFinite(param) || Math.abs(param) > Number.MAX_SAFE_INTEGER)
+      throw outOfRange(`${at}: ${param} is not a finite number within ±9007199254740991`);
     return Number.isInteger(param) ? BigInt(param) : param;
   }
   if (typeof param === "string") {
@@ -120,7 +121,8 @@ function cellValue(value: unknown, at: string): SafeValue {
     return Number(value);
   }
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) throw outOfRange(`${at}: ${value} is not a finite number within ±9007199254740991`);
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)
+      throw outOfRange(`${at}: ${value} is not a finite number within ±9007199254740991`);
     return value === 0 ? 0 : value;
   }
   if (typeof value === "string") {
@@ -139,12 +141,16 @@ function screen(sql: unknown, at: string): string {
   if (typeof sql !== "string" || sql.length === 0) throw sqlError(`${at}: sql must be a non-empty string`);
   if (utf8Bytes(sql) > SAFE_SQL_LIMITS.maxStatementBytes) throw sqlError(`${at}: a statement is at most ${SAFE_SQL_LIMITS.maxStatementBytes} bytes`);
   const keyword = leadingKeyword(sql);
-  if (TRANSACTION_CONTROL.has(keyword)) throw sqlError(`${at}: ${keyword} is transaction control; each call runs in a transaction the host opens (use transaction for several statements)`);
+  if (TRANSACTION_CONTROL.has(keyword))
+    throw sqlError(`${at}: ${keyword} is transaction control; each call runs in a transaction the host opens (use transaction for several statements)`);
   if (ATTACHMENT.has(keyword)) throw sqlError(`${at}: ${keyword} would reach another database file`);
   if (SCHEMA_STATEMENTS.has(keyword)) throw sqlError(`${at}: ${keyword} changes the schema; schema changes only through a SQLiteMigrationApplication`);
   if (keyword === "PRAGMA") {
-    const name = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*PRAGMA\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)/i.exec(sql)?.[1]?.toUpperCase();
-    if (name === undefined || !PRAGMAS_READ.has(name) || sql.includes("=")) throw sqlError(`${at}: only a read of PRAGMA ${[...PRAGMAS_READ].map((p) => p.toLowerCase()).join(", ")} runs here`);
+    const name = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*PRAGMA\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)/i
+      .exec(sql)?.[1]
+      ?.toUpperCase();
+    if (name === undefined || !PRAGMAS_READ.has(name) || sql.includes("="))
+      throw sqlError(`${at}: only a read of PRAGMA ${[...PRAGMAS_READ].map((p) => p.toLowerCase()).join(", ")} runs here`);
   }
   return sql;
 }
@@ -165,7 +171,8 @@ class Budget {
 function run(db: Db, input: { sql?: unknown; params?: unknown }, at: string, budget: Budget): SafeResult {
   const sql = screen(input.sql, at);
   const list = input.params === undefined || input.params === null ? [] : input.params;
-  if (!Array.isArray(list) || list.length > SAFE_SQL_LIMITS.maxBoundParameters) throw sqlError(`${at}: params is a list of at most ${SAFE_SQL_LIMITS.maxBoundParameters} values`);
+  if (!Array.isArray(list) || list.length > SAFE_SQL_LIMITS.maxBoundParameters)
+    throw sqlError(`${at}: params is a list of at most ${SAFE_SQL_LIMITS.maxBoundParameters} values`);
   const numbered = numberParameters(sql);
   if (list.length !== numbered.count) throw sqlError(`${at}: the statement takes ${numbered.count} parameters, ${list.length} were given`);
   const values: Record<string, unknown> = {};
@@ -186,7 +193,8 @@ function run(db: Db, input: { sql?: unknown; params?: unknown }, at: string, bud
     if (columns.length > SAFE_SQL_LIMITS.maxColumnsPerRow) throw sqlError(`${at}: a row has at most ${SAFE_SQL_LIMITS.maxColumnsPerRow} columns`);
     const seen = new Set<string>();
     for (const name of columns) {
-      if (utf8Bytes(name) > SAFE_SQL_LIMITS.maxColumnNameBytes) throw sqlError(`${at}: column name ${JSON.stringify(name.slice(0, 40))}… is longer than ${SAFE_SQL_LIMITS.maxColumnNameBytes} bytes`);
+      if (utf8Bytes(name) > SAFE_SQL_LIMITS.maxColumnNameBytes)
+        throw sqlError(`${at}: column name ${JSON.stringify(name.slice(0, 40))}… is longer than ${SAFE_SQL_LIMITS.maxColumnNameBytes} bytes`);
       if (seen.has(name)) throw sqlError(`${at}: the result names column ${JSON.stringify(name)} twice; a row is an object, so give each column its own name`);
       seen.add(name);
     }
