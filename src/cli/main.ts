@@ -10,7 +10,10 @@ interface CommandEntry {
 /** Every subcommand, in the order `--help` lists them. Later work adds rows here. */
 export const COMMANDS: Record<string, CommandEntry> = {
   forms: { summary: "Inspect and check Form packages (forms inspect | forms check)", load: async () => (await import("./commands/forms.ts")).command },
-  get: { summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)", load: async () => (await import("./commands/get.ts")).command },
+  get: {
+    summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)",
+    load: async () => (await import("./commands/get.ts")).command,
+  },
   host: { summary: "Serve the embedded local host over HTTP (host serve)", load: async () => (await import("./commands/host.ts")).command },
   dev: { summary: "Serve the project's embedded host and run its workers (-C DIR)", load: async () => (await import("./commands/dev.ts")).command },
   synth: { summary: "Run the app and write the synthesized stacks", load: async () => (await import("./commands/synth.ts")).command },

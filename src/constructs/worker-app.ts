@@ -151,7 +151,9 @@ export class WorkerApp extends Construct {
     const handlers = config.handlers ?? ["fetch"];
     const handlersKnown = !Token.isUnresolved(handlers) && Array.isArray(handlers) && !handlers.some((h) => Token.isUnresolved(h));
     if (config.cron !== undefined && handlersKnown && !handlers.includes("scheduled")) {
-      report(`cron needs the "scheduled" handler, and handlers are ${JSON.stringify(handlers)}; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`);
+      report(
+        `cron needs the "scheduled" handler, and handlers are ${JSON.stringify(handlers)}; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
+      );
     }
     const mediaTypes = { ...DEFAULT_MODULE_MEDIA_TYPES, ...config.moduleMediaTypes };
     // Paths are written relative to the project directory (where the app runs), so the synthesized

@@ -14,24 +14,19 @@
 // names are every binding's name, the keys of every JSON map, and the items of every string set
 // whose items are free-form names (a `pattern`, not an `enum` vocabulary).
 
-import type { KnownValue } from "../core/values.ts";
-import { ARTIFACT_MANIFEST_KIND } from "../core/protocol.ts";
-import { goJson } from "../client/go-json.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormModel } from "../forms/definition-types.ts";
-import { compareUtf8, escapePointerToken } from "../forms/pointer.ts";
-import { BINDING_ANNOTATION, isReferenceNode } from "../forms/relations.ts";
-import { child, hasOwn, isJsonObject, type JsonObject } from "../forms/shape.ts";
-import type {
-  CodecField,
-  CodecFieldType,
-  CodecMember,
-  CodecOutput,
-  CodecScalarType,
-  FormCodec,
-  FormRole,
-  StringConstraints,
-} from "../registry/codec-types.ts";
+import { ARTIFACT_MANIFEST_KIND, compareUtf8, goJson, type KnownValue } from "../core/index.ts";
+import {
+  BINDING_ANNOTATION,
+  child,
+  escapePointerToken,
+  type FormModel,
+  hasOwn,
+  isJsonObject,
+  isReferenceNode,
+  type JsonObject,
+  type JsonValue,
+} from "../forms/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec, FormRole, StringConstraints } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { ATTRIBUTE_NAME, kindSlug, snakeCase } from "./naming.ts";
 
@@ -97,7 +92,12 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
     title: definition.title,
     role,
     declaresUpdate: form.declaresUpdate,
-    artifactBacked: role === "revision" && fields.length === 1 && fields[0]!.wire === "manifestDigest" && fields[0]!.type.kind === "string" && workerBundleBacked(form.ref.kind),
+    artifactBacked:
+      role === "revision" &&
+      fields.length === 1 &&
+      fields[0]!.wire === "manifestDigest" &&
+      fields[0]!.type.kind === "string" &&
+      workerBundleBacked(form.ref.kind),
     fields,
     outputs,
     providedInterfaces: (definition.providedInterfaces ?? []).map((i) => ({ name: i.name, version: i.version, schemaDigest: i.schemaDigest })),
@@ -224,7 +224,8 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
   if (!isReferenceNode(node) && typeof node.type !== "string") fail(pointer, "a field must declare its type");
   const simple = scalar(node, pointer, fail);
   if (simple !== null) return simple;
-  if (!topLevel) return fail(pointer, `a list element member or nested object member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
+  if (!topLevel)
+    return fail(pointer, `a list element member or nested object member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
 
   if (node.type === "array") {
     const items = node.items;
@@ -236,7 +237,8 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
       return { kind: "string-set", ...counts(node), item: stringConstraints(items, itemsAt, fail) };
     }
     if (items.type === "object" && !isReferenceNode(items)) {
-      if (items.additionalProperties !== false) return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
+      if (items.additionalProperties !== false)
+        return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
       return { kind: "object-list", ...counts(node), members: objectMembers(items, itemsAt, fail) };
     }
     return fail(itemsAt, "array items must be strings, closed objects, or binding elements");
@@ -244,10 +246,12 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
 
   if (node.type === "object") {
     if (isJsonObject(node.properties) && Object.keys(node.properties).length > 0) {
-      if (node.additionalProperties !== false) return fail(child(pointer, "additionalProperties"), "a nested object with named members must be closed (additionalProperties: false)");
+      if (node.additionalProperties !== false)
+        return fail(child(pointer, "additionalProperties"), "a nested object with named members must be closed (additionalProperties: false)");
       return { kind: "object", members: objectMembers(node, pointer, fail) };
     }
-    if (node.additionalProperties === false) return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
+    if (node.additionalProperties === false)
+      return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
     const out: CodecFieldType = { kind: "json-map" };
     const maxProperties = numberMember(node, "maxProperties");
     if (maxProperties !== undefined) out.maxProperties = maxProperties;

@@ -18,3 +18,5 @@ export type {
   ReadyRendering,
   OutputContext,
 } from "./rules/types.ts";
+// Used by other modules.
+export { addressForms } from "./runtime/routing.ts";

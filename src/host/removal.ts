@@ -3,7 +3,7 @@
 // then the fences, then the dependency scan (reference §3.6): a resource that merely took the
 // deleted one's name is never touched, and one that acquired a holder meanwhile survives.
 
-import { formatFormRef, formRefsEqual, type FormRef } from "../forms/refs.ts";
+import { formatFormRef, formRefsEqual, type FormRef } from "../core/index.ts";
 import type { HostContext } from "./context.ts";
 import { HostError } from "./errors.ts";
 import type { AcceptedIdentity } from "./gauntlet.ts";
@@ -57,11 +57,9 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
     if (holder !== undefined) {
       const holderResource = ctx.store.resources.byUid(holder.holderUid);
       const who = holderResource === undefined ? `uid ${holder.holderUid}` : `${holderResource.kind} "${holderResource.name}"`;
-      throw new HostError(
-        "dependency_in_use",
-        `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`,
-        { hostCode: "relation_holder" },
-      );
+      throw new HostError("dependency_in_use", `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`, {
+        hostCode: "relation_holder",
+      });
     }
     if (form.rules.checkDelete !== undefined) {
       form.rules.checkDelete({ view: ruleView(ctx.store, ctx.catalog, input.tenant), phase, form, resource: current });

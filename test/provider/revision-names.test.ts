@@ -31,7 +31,9 @@ describe("revision names: the worked examples of §3.8", () => {
 
   it("example 3: the minimal version spec, then with two handlers", () => {
     expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch"], worker })).toBe("version-9217066e908d-efe899c74558");
-    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe("version-352f58ae2c93-efe899c74558");
+    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe(
+      "version-352f58ae2c93-efe899c74558",
+    );
   });
 
   it("example 4: the version as a real plan produces it, defaults materialized", () => {

@@ -15,7 +15,7 @@ import { WorkerApp, type WorkerAppConfig } from "../../src/constructs/worker-app
 import { loadStackConfig, resolveVariables } from "../../src/engine/config/index.ts";
 import { runApply, runPlan } from "../../src/engine/index.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { TakoformProvider, bundledRegistry } from "../../src/provider/index.ts";
+import { HostProvider, bundledRegistry } from "../../src/provider/index.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
@@ -119,9 +119,9 @@ describe("every module variable has an equivalent", () => {
     const long = `a${"b".repeat(63)}`;
     expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: long, contentDir: dir }))).toEqual([`[demo/app] name "${long}" ${rule}`]);
     expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: `a${"b".repeat(62)}`, contentDir: dir }))).toEqual([]);
-    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> }))).toEqual([
-      "[demo/app] vars must be an object of plain configuration values.",
-    ]);
+    expect(
+      synthProblems((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> })),
+    ).toEqual(["[demo/app] vars must be an object of plain configuration values."]);
     // Validation skipped: the WorkerApp's problem still keeps its members from being written.
     expect(() => synth((stack) => new WorkerApp(stack, "app", { name: "Counter", contentDir: dir }))).toThrow(TakoformConstructError);
   });
@@ -146,7 +146,7 @@ describe("every module output has a getter", () => {
       hostname: ["takoform_worker_endpoint", endpointId, "hostname"],
       url: ["takoform_worker_endpoint", endpointId, "url"],
     };
-    const provider = new TakoformProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
+    const provider = new HostProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
     for (const [output, [type, id, attribute]] of Object.entries(expected)) {
       expect(json.output[output].value, output).toBe(`\${${type}.${id}.${attribute}}`);
       expect(provider.schema(type)?.attributes[attribute], `${type}.${attribute}`).toBeDefined();
@@ -174,7 +174,9 @@ describe("every module output has a getter", () => {
 
   it("after an apply against the local host, the outputs carry the module's values", async () => {
     const dir = contentDir();
-    const json = synth((stack) => outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })));
+    const json = synth((stack) =>
+      outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })),
+    );
     const host = await LocalHost.open({ data: ":memory:" });
     const { url } = await host.listen("127.0.0.1", 0);
     const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
@@ -182,7 +184,7 @@ describe("every module output has a getter", () => {
     try {
       const loaded = loadStackConfig(json);
       expect(loaded.diagnostics).toEqual([]);
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const variables = resolveVariables(loaded.config!.variables);
       const run = await runApply({ provider, stack: loaded.config!, variables }, store, { lock: { holder: "worker-app-outputs" } });
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);

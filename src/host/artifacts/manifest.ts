@@ -18,9 +18,8 @@
 //   - order is kept: the canonical text (RFC 8785) never reorders an array, so a MigrationBundle's
 //     files are its migration order and part of its digest (§13 item 7).
 
-import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES, type WireArtifactManifest } from "../../core/protocol.ts";
-import { isDigest } from "../../core/grammar.ts";
-import { canonicalJson, digestBytes, type JsonValue } from "../../forms/digest.ts";
+import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES, isDigest, type WireArtifactManifest } from "../../core/index.ts";
+import { canonicalJson, digestBytes, type JsonValue } from "../../forms/index.ts";
 import { HostError } from "../errors.ts";
 import { SCHEMA_MAXIMUM_ENTRIES, type ArtifactPolicy, type KindCeiling, type ManifestKind } from "./policy.ts";
 

@@ -1,6 +1,6 @@
 // Helpers shared by the resource handlers.
 
-import { formatFormRef, formRefsEqual } from "../../forms/refs.ts";
+import { formatFormRef, formRefsEqual } from "../../core/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { HostError, invalidArgument } from "../errors.ts";

@@ -11,7 +11,7 @@
 // not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
 // apply (§2.7 step 6, §11 Q20).
 
-import { HEADER } from "../../core/protocol.ts";
+import { formRefsEqual, HEADER } from "../../core/index.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
@@ -21,7 +21,6 @@ import { prepareDigest } from "../prepare-binding.ts";
 import { formMissing, requireNoQuery } from "../query.ts";
 import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
 import type { SpecProblem } from "../rules/types.ts";
-import { formRefsEqual } from "../../forms/refs.ts";
 import { recordedRef } from "../store/index.ts";
 
 const MAX_DIAGNOSTICS = 256;
@@ -63,7 +62,9 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   const label = `${form.ref.kind} "${core.name}"`;
   if (existing !== undefined) {
     if (fence === undefined) {
-      throw invalidArgument(`prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`);
+      throw invalidArgument(
+        `prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`,
+      );
     }
     if (fence !== String(existing.generation)) {
       throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; prepare was fenced on generation ${fence}`);

@@ -10,7 +10,7 @@
 // runs first and the lookup only when fetch answered 404 — an asset hit then wins, a miss keeps
 // the worker's 404. A worker.service call reaches the callee's fetch alone (`fetch`).
 
-import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/protocol.ts";
+import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/index.ts";
 import { callBinding, type BindingStores } from "./bindings/index.ts";
 import { BindingError } from "./bindings/errors.ts";
 import type { HandlerOutcome, Isolate, IsolateServices, RequestHead, ResponseHead } from "./isolate.ts";

@@ -10,8 +10,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { Dispatcher } from "./dispatch.ts";
-import { hostAnswer } from "./dispatch.ts";
+import { type Dispatcher, hostAnswer } from "./dispatch.ts";
 import type { ResponseHead } from "./isolate.ts";
 import { RuntimeFailure } from "./limits.ts";
 import type { HeaderList } from "./wire.ts";

@@ -7,12 +7,9 @@
 // Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
 // surface is a warning — apply stays the backstop. Plans never mutate the host.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireSupportProfile } from "../../core/protocol.ts";
-import { isUnknown, isWhollyKnown, type Value } from "../../core/values.ts";
-import type { CodecField, FormCodec } from "../../registry/codec-types.ts";
+import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type Value, type WireSupportProfile } from "../../core/index.ts";
+import type { CodecField, FormCodec } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
 import type { SupportAnswer } from "./support-cache.ts";
 import { planIdentity, type PlanPass } from "./state.ts";
 
@@ -28,7 +25,14 @@ function bindingVersion(codec: FormCodec, binding: string): string {
 }
 
 /** The host implements a contract of this name@version, but not the one the Form names (another lane's bytes). */
-function otherContract(what: "Interface" | "Binding", label: string, kind: string, expected: string, answered: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+function otherContract(
+  what: "Interface" | "Binding",
+  label: string,
+  kind: string,
+  expected: string,
+  answered: string,
+  identity: Omit<Diagnostic, "severity" | "summary">,
+): Diagnostic {
   return {
     severity: "error",
     summary: `This host implements another ${label} than ${kind} needs`,
@@ -117,7 +121,8 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           // One name@version may name different contracts (one per Host API lane): the host
           // implements this one only at the exact digest the Form provides (decision 0022).
           const answered = answer.profile.interfaceRef?.schemaDigest;
-          if (answered !== undefined && answered !== contract.schemaDigest) p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
+          if (answered !== undefined && answered !== contract.schemaDigest)
+            p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
         }
       }),
     );
@@ -148,7 +153,13 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           const expected = codec.acceptedBindings.find((b) => b.name === binding)?.schemaDigest;
           const answered = answer.profile.bindingRef?.schemaDigest;
           if (expected !== undefined && answered !== undefined && answered !== expected) {
-            p.diagnostics.push(otherContract("Binding", `${binding}@${version}`, kind, expected, answered, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+            p.diagnostics.push(
+              otherContract("Binding", `${binding}@${version}`, kind, expected, answered, {
+                ...identity,
+                attribute: field.attribute,
+                pointer: `/${field.wire}`,
+              }),
+            );
           }
         }
       }),

@@ -10,8 +10,8 @@
 // maximumBundleFiles on a lane that has it (§7.4).
 
 import { HostError } from "../../errors.ts";
-import { canonicalJson, digestBytes, type JsonValue } from "../../../forms/digest.ts";
-import { ARTIFACT_MANIFEST_KIND, type WireArtifactManifest, type WireSupportProfile } from "../../../core/protocol.ts";
+import { canonicalJson, digestBytes, type JsonValue } from "../../../forms/index.ts";
+import { ARTIFACT_MANIFEST_KIND, type WireArtifactManifest, type WireSupportProfile } from "../../../core/index.ts";
 import { validateManifest } from "../../artifacts/manifest.ts";
 import type { ArtifactPolicy } from "../../artifacts/policy.ts";
 import type { FormRules, MutationContext, RuleHost, RuleView } from "../types.ts";

@@ -15,7 +15,7 @@
 // SQL, 100 statements per transaction.
 
 import type { Db } from "../../store/db.ts";
-import type { Lane } from "../../../core/lanes.ts";
+import type { Lane } from "../../../core/index.ts";
 import type { SqliteDatabases } from "../../sqlite/databases.ts";
 import { BindingError } from "./errors.ts";
 import { safeExecute, safeQuery, safeTransaction } from "./sql-safe.ts";

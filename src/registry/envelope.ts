@@ -9,8 +9,8 @@
 // - Timeouts are Optional without a schema default; the provider applies the defaults below
 //   when they are null, as upstream does, so state records only what was configured.
 
-import type { AttributeSchema, AttributeType } from "../types.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import type { AttributeSchema, AttributeType } from "./schema-types.ts";
+import type { FormCodec } from "./codec-types.ts";
 
 export const OPERATION_TIMEOUT_DEFAULTS = { create_timeout: "20m", update_timeout: "20m", delete_timeout: "30m" } as const;
 
@@ -121,9 +121,16 @@ export function artifactAttributes(): Record<string, AttributeSchema> {
     },
   };
   return {
-    manifest_digest: attr("optional-computed", str, { forceNew: true, description: "sha256 of the committed artifact manifest; computed from modules when they are given." }),
+    manifest_digest: attr("optional-computed", str, {
+      forceNew: true,
+      description: "sha256 of the committed artifact manifest; computed from modules when they are given.",
+    }),
     main_module: attr("optional", str, { forceNew: true, description: "The module the host loads first; names one of modules." }),
-    modules: attr("optional", { kind: "list", element: moduleElement, minItems: 1 }, { forceNew: true, description: "Local module files uploaded as the bundle." }),
+    modules: attr(
+      "optional",
+      { kind: "list", element: moduleElement, minItems: 1 },
+      { forceNew: true, description: "Local module files uploaded as the bundle." },
+    ),
   };
 }
 
