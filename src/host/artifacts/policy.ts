@@ -11,8 +11,7 @@
 // may be set per host (LocalHostOptions.supportLimits); whatever is published is what is enforced,
 // at upload start, at commit, and again when a Form names the manifest.
 
-import { ARTIFACT_MANIFEST_KIND, type WireArtifactManifest } from "../../core/protocol.ts";
-import type { Lane } from "../../core/lanes.ts";
+import { ARTIFACT_MANIFEST_KIND, type Lane, type WireArtifactManifest } from "../../core/index.ts";
 
 export type ManifestKind = WireArtifactManifest["kind"];
 

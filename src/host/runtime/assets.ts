@@ -17,7 +17,7 @@
 //   - a miss with no fetch handler to ask is a host-generated 404 (asset_not_found); an invalid
 //     path with none is 400 (asset_path_invalid).
 
-import type { WireArtifactManifest } from "../../core/protocol.ts";
+import type { WireArtifactManifest } from "../../core/index.ts";
 import type { Store } from "../store/index.ts";
 import type { ResponseHead } from "./isolate.ts";
 import { RuntimeFailure } from "./limits.ts";

@@ -12,7 +12,7 @@
 
 import type { Db } from "../store/db.ts";
 import { EDGE_GROUPS } from "../rules/outputs.ts";
-import { laneOfGroup, ORIGINAL_LANE, type Lane } from "../../core/lanes.ts";
+import { laneOfGroup, ORIGINAL_LANE, type Lane } from "../../core/index.ts";
 import type { BindingKind } from "./wire.ts";
 
 export interface WorkerNode {

@@ -11,8 +11,7 @@
 import Database from "better-sqlite3";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Db } from "../store/db.ts";
-import { createLedger, ledgerExists, ledgerFingerprint, LEDGER_TABLE, LEDGER_WRITE_FUNCTION, readLedger, type LedgerEntry } from "./ledger.ts";
+import { createLedger, ledgerExists, ledgerFingerprint, LEDGER_TABLE, LEDGER_WRITE_FUNCTION, readLedger, type Db, type LedgerEntry } from "./ledger.ts";
 import { migrationScriptProblem } from "./statements.ts";
 
 export interface MigrationFile extends LedgerEntry {

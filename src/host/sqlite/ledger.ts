@@ -11,7 +11,10 @@
 // cannot drop the triggers), and a migration file that changes the ledger or its triggers is
 // rolled back and refused (databases.ts).
 
-import type { Db } from "../store/db.ts";
+import type Database from "better-sqlite3";
+
+/** A connection to one SQLiteDatabase's own file (never the host's store). */
+export type Db = Database.Database;
 
 export interface LedgerEntry {
   path: string;

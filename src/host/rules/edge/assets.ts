@@ -9,7 +9,7 @@
 //                                                        invalid_argument
 
 import { invalidArgument } from "../../errors.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
+import type { JsonObject } from "../../../forms/index.ts";
 import type { MutationContext, RuleHost } from "../types.ts";
 import { requireManifest } from "./bundle.ts";
 import { KIND, RELATION, describe } from "./family.ts";

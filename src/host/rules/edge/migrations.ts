@@ -22,7 +22,7 @@
 // native; its Ready says how far the ledger is, and the next apply runs the suffix.
 
 import { HostError, invalidArgument } from "../../errors.ts";
-import type { WireArtifactManifest } from "../../../core/protocol.ts";
+import type { WireArtifactManifest } from "../../../core/index.ts";
 import { firstDivergence, isPrefix, type LedgerEntry } from "../../sqlite/ledger.ts";
 import { MigrationFailure, type MigrationFile } from "../../sqlite/databases.ts";
 import type { EffectContext, FormRules, MutationContext, ReadyRendering, RenderContext, ResolvedTarget, RuleHost, RuleView } from "../types.ts";

@@ -5,7 +5,7 @@
 // here first, with the Interface's own error code. A key is measured as UTF-8 bytes, so it is
 // also within the Interface's code-point maximum.
 
-import type { Lane } from "../../../core/lanes.ts";
+import type { Lane } from "../../../core/index.ts";
 import { BindingError, bytesArg } from "./errors.ts";
 
 type DataPlane = Lane["dataPlane"];

@@ -23,10 +23,10 @@
 // 2000000 and a call's whole output ≤ 8388608 bytes as canonical JSON. Only SQLITE_BUSY is `busy`.
 
 import type { Db } from "../../store/db.ts";
-import { canonicalJson, type JsonValue } from "../../../forms/digest.ts";
+import { canonicalJson, type JsonValue } from "../../../forms/index.ts";
 import { ATTACHMENT, leadingKeyword, TRANSACTION_CONTROL } from "../../sqlite/statements.ts";
 import { BindingError } from "./errors.ts";
-import { numberParameters } from "./sql-store.ts";
+import { numberParameters } from "./sql-params.ts";
 
 export const SAFE_SQL_LIMITS = {
   maxBlobBytesPerValue: 1_000_000,
