@@ -6,6 +6,17 @@ export type { HostRequest, HostResponse, Transport } from "./http.ts";
 export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
-export type { FormRules, RuleModule, RuleView, MutationContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";
+export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
+export type {
+  FormRules,
+  RuleModule,
+  RuleView,
+  MutationContext,
+  EffectContext,
+  DeleteContext,
+  RenderContext,
+  ReadyRendering,
+  OutputContext,
+} from "./rules/types.ts";
 // Used by other modules.
 export { addressForms } from "./runtime/routing.ts";

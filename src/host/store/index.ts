@@ -1,4 +1,8 @@
-// The host's storage: one SQLite database, its typed tables, and one transaction per mutation.
+// The host's storage: one SQLite database, its typed tables, and one transaction per mutation;
+// beside it, the SQLite databases behind SQLiteDatabase resources (src/host/sqlite/).
+
+import { join } from "node:path";
+import { SqliteDatabases } from "../sqlite/databases.ts";
 
 import { openDatabase, type Db } from "./db.ts";
 import { ResourceStore } from "./resources.ts";
@@ -23,6 +27,8 @@ export class Store {
   readonly replay: ReplayStore;
   readonly operations: OperationStore;
   readonly artifacts: ArtifactStore;
+  /** One SQLite database per SQLiteDatabase incarnation (`runtime/sql/<uid>.db`, or in memory). */
+  readonly databases: SqliteDatabases;
   readonly secret: Buffer;
   /** The lanes recorded for this data (see OpenedDb.lanes). */
   readonly lanes: readonly string[];
@@ -42,6 +48,7 @@ export class Store {
     this.replay = new ReplayStore(this.db);
     this.operations = new OperationStore(this.db);
     this.artifacts = new ArtifactStore(this.db);
+    this.databases = new SqliteDatabases(data === ":memory:" ? null : join(data, "runtime", "sql"));
     this.runner = this.db.transaction((fn: () => unknown) => fn());
   }
 
@@ -54,6 +61,7 @@ export class Store {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.databases.close();
     this.db.close();
     this.unlock();
   }
