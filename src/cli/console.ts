@@ -1,7 +1,7 @@
 // Where a command's output goes: results on stdout, diagnostics on stderr through the one human
 // renderer — or, with --json, one JSON document on stdout and nothing else.
 
-import { diagnosticsToJson, renderDiagnostic, type Diagnostic } from "../core/index.ts";
+import { diagnosticsToJson, renderDiagnostics, type Diagnostic } from "../core/index.ts";
 import type { ParsedArgs } from "./command.ts";
 
 export class Console {
@@ -17,9 +17,12 @@ export class Console {
   err(text: string): void {
     process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
   }
-  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
+  /**
+   * Diagnostics for people: errors and warnings on stderr, through the one renderer; the same
+   * finding on many resources is printed once, with a count and the first addresses.
+   */
   diagnostics(list: readonly Diagnostic[]): void {
-    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
+    for (const text of renderDiagnostics(list, { color: process.stderr.isTTY === true && this.color })) this.err(`${text}\n`);
   }
   emitJson(value: unknown): void {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,7 +1,7 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { hasErrors, renderDiagnostic } from "../../core/index.ts";
+import { hasErrors, renderDiagnostics } from "../../core/index.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
 import { reportedDrift } from "../plan/relevance.ts";
 import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
@@ -208,7 +208,7 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     for (const o of outputs) out.push(outputLine(o, width));
     out.push("");
   }
-  for (const d of plan.diagnostics) out.push(renderDiagnostic(d, { color: options.color }), "");
+  for (const text of renderDiagnostics(plan.diagnostics, { color: options.color })) out.push(text, "");
   // A plan with an error is no plan to apply: it ends with its diagnostics, and no summary line
   // ("Plan: …" or "No changes.") claims otherwise; Terraform prints none either.
   if (hasErrors(plan.diagnostics)) return out.join("\n").replace(/\n+$/, "");
