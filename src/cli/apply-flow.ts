@@ -13,6 +13,7 @@ import {
   type EngineEvent,
   PlanFileError,
   type PlanMode,
+  planSummary,
   ProgressPrinter,
   readPlanFile,
   renderPlan,
@@ -69,7 +70,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const { store, connection, host } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);
 
-  const display = new RunDisplay(io);
+  const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
   const approval = new Approval(kind, io, interrupts, options.input);
   try {
@@ -164,13 +165,20 @@ class RunDisplay {
   /** The notes shown as they came (not again at the end). */
   readonly noted = new Set<Diagnostic>();
 
-  constructor(private readonly io: Console) {
+  constructor(
+    private readonly io: Console,
+    /** The saved plan being applied: it was shown when it was made, so only its summary is. */
+    private readonly planFile: string | undefined,
+  ) {
     this.printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
   }
 
   show(event: EngineEvent): void {
     if (this.io.json) return;
-    if (event.kind === "plan") this.io.out(renderPlan(event.plan, { color: this.io.color }));
+    if (event.kind === "plan" && this.planFile !== undefined) {
+      const [first, ...rest] = planSummary(event.plan);
+      this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
+    } else if (event.kind === "plan") this.io.out(renderPlan(event.plan, { color: this.io.color }));
     else if (event.kind === "note") {
       this.io.diagnostics([event.diagnostic]);
       this.noted.add(event.diagnostic);

@@ -58,7 +58,7 @@ export {
   type EngineSetup,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
-export { renderPlan, summarize } from "./render/human.ts";
+export { planSummary, renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
 export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";
 export { runToJson, runClosingLines } from "./render/run.ts";

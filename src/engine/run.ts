@@ -21,6 +21,7 @@ import type { ApplyHooks } from "./apply/types.ts";
 import { importObject } from "./imports.ts";
 import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+import { appliedChangesIncomplete } from "./plan/targets.ts";
 import { runCounts, type RunCounts } from "./summary.ts";
 import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
@@ -165,6 +166,8 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
+  // As Terraform: what a targeted plan applied may not be everything the configuration asks for.
+  if ((plan.targets?.length ?? 0) > 0) diagnostics.push(appliedChangesIncomplete());
   const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";
   return { status, plan, result, diagnostics, recovered };
 }

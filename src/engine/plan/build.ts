@@ -17,6 +17,7 @@ import { refresh } from "./phases/refresh.ts";
 import { checkReplace, readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
 import { relevantAttributes } from "./relevance.ts";
+import { withShownAttributes } from "./shown.ts";
 
 export type { PlanInput, PlanMode, PlanOptions, StateSnapshot } from "./context.ts";
 
@@ -97,7 +98,7 @@ function assemble(ctx: PlanContext): Plan {
   const refreshOnly = ctx.mode === "refresh-only";
   return {
     ...emptyPlan(ctx),
-    resourceChanges: refreshOnly ? [] : resourceChanges,
+    resourceChanges: refreshOnly ? [] : withShownAttributes(ctx.stack, resourceChanges),
     outputChanges: ctx.outputs.changes,
     steps: ctx.diagnostics.hasErrors() ? [] : ctx.steps,
     resourceDrift: ctx.drift,
