@@ -7,8 +7,11 @@ import type { ParsedArgs } from "./command.ts";
 export class Console {
   readonly color: boolean;
   readonly json: boolean;
+  /** stdout is a terminal that can redraw a line (a live progress counter may be shown). */
+  readonly terminal: boolean;
   constructor(args: ParsedArgs) {
     this.json = args.switches.has("--json");
+    this.terminal = process.stdout.isTTY === true && process.env["TERM"] !== "dumb";
     this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
   }
   out(text: string): void {

@@ -25,6 +25,13 @@ export interface PlanOutcome {
   plan: Plan;
   /** No error diagnostic: the plan may be applied. */
   ok: boolean;
+  /** How long the plan took: reading the host (the refresh phase) and everything else. */
+  timings: PlanTimings;
+}
+
+export interface PlanTimings {
+  refreshMs: number;
+  planMs: number;
 }
 
 export interface PlanPhase {
@@ -64,15 +71,19 @@ export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
 
 export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const ctx = new PlanContext(input);
+  const started = performance.now();
+  let refreshMs = 0;
+  const finish = (plan: Plan): PlanOutcome => {
+    const total = performance.now() - started;
+    return { plan, ok: !hasErrors(plan.diagnostics), timings: { refreshMs, planMs: Math.max(0, total - refreshMs) } };
+  };
   for (const step of PLAN_SETUPS[ctx.mode]) {
+    const before = performance.now();
     await step.run(ctx);
+    if (step === REFRESH) refreshMs += performance.now() - before;
     if (step.gate === true && ctx.diagnostics.hasErrors()) return finish(emptyPlan(ctx));
   }
   return finish(assemble(ctx));
-}
-
-function finish(plan: Plan): PlanOutcome {
-  return { plan, ok: !hasErrors(plan.diagnostics) };
 }
 
 /** A plan of nothing but its diagnostics (and what it was made against). */
