@@ -35,14 +35,74 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** Parses one strict I-JSON document. Throws StrictJsonError on anything else. */
 export function parseStrictJson(input: string | Uint8Array, options: StrictJsonOptions = {}): JsonValue {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (typeof input === "string") return new Scanner(input, maxDepth).document();
   let text: string;
-  try {
-    text = utf8.decode(input);
-  } catch {
-    throw invalidUtf8(input, maxDepth);
+  if (typeof input === "string") text = input;
+  else {
+    try {
+      text = utf8.decode(input);
+    } catch {
+      throw invalidUtf8(input, maxDepth);
+    }
   }
-  return new Scanner(text, maxDepth).document();
+  const fast = nativeStrict(text, maxDepth);
+  return fast !== undefined ? fast.value : new Scanner(text, maxDepth).document();
+}
+
+/**
+ * The common case at native speed: a document with no escapes, parsed by JSON.parse and then
+ * checked for what JSON.parse lets through and I-JSON refuses. Undefined whenever anything is in
+ * doubt, and the scanner then reads the text again, refusing it with its position and pointer
+ * or accepting it, so the result and every error are the scanner's own.
+ * - No `\` anywhere: without escapes no string can hide a lone surrogate or a quote, so the
+ *   text's quotes pair up exactly (what the member count below relies on).
+ * - Well-formed UTF-16 (decoded bytes always are; a string argument may not be).
+ * - Duplicate member names collapse in JSON.parse: the member names in the text are counted
+ *   (a string followed by `:`) and must equal the members of the parsed objects.
+ * - Negative zero, non-finite numbers and nesting beyond maxDepth are found by walking the result.
+ */
+/** ES2024's String.prototype.isWellFormed, in Node since 20 (the project's lib is ES2023). */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+function nativeStrict(text: string, maxDepth: number): { value: JsonValue } | undefined {
+  if (text.indexOf("\\") !== -1 || !(text as WellFormedCheck).isWellFormed()) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  let names = 0;
+  for (let open = text.indexOf('"'); open !== -1;) {
+    const close = text.indexOf('"', open + 1);
+    let after = close + 1;
+    for (let c = text.charCodeAt(after); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++after));
+    if (text.charCodeAt(after) === 0x3a /* : */) names++;
+    open = text.indexOf('"', close + 1);
+  }
+  const members = membersIfStrict(value, 0, maxDepth);
+  return members === names ? { value } : undefined;
+}
+
+/** How many object members `value` holds, or -1 on negative zero, a non-finite number or excess depth. */
+function membersIfStrict(value: JsonValue, depth: number, maxDepth: number): number {
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0) ? 0 : -1;
+  if (value === null || typeof value !== "object") return 0;
+  if (depth + 1 > maxDepth) return -1;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const element of value) {
+      const inner = membersIfStrict(element, depth + 1, maxDepth);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  for (const key in value) {
+    const inner = membersIfStrict(value[key]!, depth + 1, maxDepth);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
 }
 
 interface Frame {
