@@ -57,9 +57,12 @@ export function parseStrictJson(input: string | Uint8Array, options: StrictJsonO
  *   text's quotes pair up exactly (what the member count below relies on).
  * - Well-formed UTF-16 (decoded bytes always are; a string argument may not be).
  * - Duplicate member names collapse in JSON.parse: the member names in the text are counted
- *   (a string followed by `:`) and must equal the members of the parsed objects.
+ *   (the `:` outside strings) and must equal the members of the parsed objects.
  * - Negative zero, non-finite numbers and nesting beyond maxDepth are found by walking the result.
  */
+/** A string token of an escape-free document. */
+const STRING_TOKEN = /"[^"]*"/g;
+
 /** ES2024's String.prototype.isWellFormed, in Node since 20 (the project's lib is ES2023). */
 type WellFormedCheck = string & { isWellFormed(): boolean };
 
@@ -71,14 +74,10 @@ function nativeStrict(text: string, maxDepth: number): { value: JsonValue } | un
   } catch {
     return undefined;
   }
-  let names = 0;
-  for (let open = text.indexOf('"'); open !== -1;) {
-    const close = text.indexOf('"', open + 1);
-    let after = close + 1;
-    for (let c = text.charCodeAt(after); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++after));
-    if (text.charCodeAt(after) === 0x3a /* : */) names++;
-    open = text.indexOf('"', close + 1);
-  }
+  // Outside strings, a `:` follows each member name and nothing else; with no escapes no string
+  // holds a quote, so removing every "…" leaves exactly those (counted natively, no JS loop over the text).
+  const outside = text.replace(STRING_TOKEN, "");
+  const names = outside.length - outside.replaceAll(":", "").length;
   const members = membersIfStrict(value, 0, maxDepth);
   return members === names ? { value } : undefined;
 }
