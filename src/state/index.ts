@@ -1,8 +1,11 @@
-// src/state — durable state and its lock.
+// src/state — durable state and its lock, in two stores behind one contract (StateStore): the
+// local SQLite file (sqlite/) and PostgreSQL for teams (pg/), chosen by the stack's backend
+// (backend/: `local` by default, or `pg`).
 //
 // How the engine uses it
 // ----------------------
-//   const store = openLocalState(join(projectDir, ".takoform", "state.db"));
+//   const store = await openBackendStore(resolveBackend(stack.backend, { projectDir, env }));
+//   // (or openLocalState(join(projectDir, ".takoform", "state.db")) directly)
 //   await store.acquire({ holder: `apply:${runId}`, leaseMs: 60_000, wait: { timeoutMs: 0 } });
 //   const timer = setInterval(() => store.renew().catch(stop), 20_000);   // renew well inside the lease
 //
@@ -22,7 +25,8 @@
 //   clearInterval(timer); await store.release(); await store.close();
 //
 // where `toInput(state)` is `{ type: state.type, status: "ready" | "placeholder", attributes,
-// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`.
+// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`,
+// and a sensitive output's value is handed to putOutputs sealed (`sealSensitive(value, store.lineage)`).
 //
 // Guarantees
 // - Each write is one transaction on one record; the whole state is never rewritten.
@@ -41,16 +45,20 @@
 // - Identity columns (ref, space, name, uid, generation, revision, pending_operation_id,
 //   relation_drift_reason) are derived from the provider's envelope attributes on every write.
 // - Values are known JSON only (an unknown is a StateWriteError); credentials are stripped from
-//   stored intents; sensitive values are stored sealed (see sensitive.ts).
+//   stored intents; sensitive values arrive sealed (see sensitive.ts) and are kept as opaque data.
+// - A record is settled (no intent) or in flight (exactly one intent): `ResourceRecord` is a union
+//   on status, and both stores' tables refuse anything else.
+// - `replaceState(document)` writes a whole `pull()` document in one fenced transaction
+//   (`state push`, `state migrate`).
 //
-// `openLocalStateReadOnly` serves `state list/show/pull` without touching the lock.
-// A PostgreSQL store for teams is planned behind the same StateStore interface (docs/state.md).
+// `openLocalStateReadOnly` / `openBackendReader` serve `state list/show/pull` without touching the lock.
 
 export type {
   AcquireOptions,
   AcquiredLease,
   ContributionEdge,
   HostBinding,
+  InFlightRecord,
   InFlightStatus,
   LockInfo,
   LockTakeover,
@@ -58,6 +66,7 @@ export type {
   ResourceInput,
   ResourceRecord,
   ResourceStatus,
+  SettledRecord,
   SettledStatus,
   StateDocument,
   StateReader,
@@ -79,3 +88,4 @@ export {
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
+export { checkStateDocument, StateDocumentError } from "./document.ts";

@@ -9,7 +9,7 @@ import type { Attributes, KnownValue } from "../../core/values.ts";
 import type { Provider } from "../../provider/types.ts";
 import { LeaseLostError, StateConflictError } from "../../state/errors.ts";
 import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { isSealedSensitive, sealSensitive } from "../../state/sensitive.ts";
 import type { ResourceRecord, StateStore } from "../../state/types.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
@@ -251,7 +251,11 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
       out[name] = { value: previous[name]!.value, sensitive: previous[name]!.sensitive || output.sensitive };
     }
   }
-  await store.putOutputs(out);
+  // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
+  // from before stays as it is; sealing is idempotent).
+  const stored: ApplyResult["outputs"] = {};
+  for (const [name, o] of Object.entries(out)) stored[name] = o.sensitive && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : o;
+  await store.putOutputs(stored);
   return out;
 }
 

@@ -28,7 +28,12 @@ export function takeoverNote(takeover: LockTakeover): Diagnostic {
   return {
     severity: "warning",
     code: engineCode("lock-taken-over"),
-    summary: takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
+    summary:
+      takeover.reason === "holder-gone"
+        ? "Took over the state lock of a run that is no longer running"
+        : takeover.reason === "expired"
+          ? "Took over the state lock of a run whose lease expired"
+          : "Took over a stale state lock (--force-unlock)",
     detail:
       (takeover.reason === "holder-gone"
         ? `The lock was held by ${who}, and process ${previous.pid} no longer exists on this host, so it can never finish or release it.`

@@ -9,31 +9,30 @@ import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
 import type { KnownValue } from "../../core/values.ts";
 import type { WriteIntent } from "../../provider/types.ts";
-import { StateConflictError, StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
-import { assertKnownJson, deriveColumns, parseStateAddress, withoutCredentials, type DerivedColumns } from "../records.ts";
-import { sealSensitive } from "../sensitive.ts";
-import {
-  IN_FLIGHT_STATUSES,
-  SETTLED_STATUSES,
-  type AcquireOptions,
-  type AcquiredLease,
-  type ContributionEdge,
-  type HostBinding,
-  type InFlightStatus,
-  type LockInfo,
-  type RecordedIntent,
-  type ResourceInput,
-  type ResourceRecord,
-  type SettledStatus,
-  type StateDocument,
-  type StateReader,
-  type StateStore,
-  type StoredHostBinding,
-  type StoredOutput,
+import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { prepareDocument } from "../document.ts";
+import { waitForLease, type LeasePolicy } from "../lease.ts";
+import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials, type CheckedInput } from "../records.ts";
+import type {
+  AcquireOptions,
+  AcquiredLease,
+  HostBinding,
+  InFlightRecord,
+  InFlightStatus,
+  LockInfo,
+  RecordedIntent,
+  ResourceInput,
+  ResourceRecord,
+  SettledStatus,
+  StateDocument,
+  StateReader,
+  StateStore,
+  StoredHostBinding,
+  StoredOutput,
 } from "../types.ts";
-import { holderGone, LeaseTable } from "./lease.ts";
+import { LeaseTable } from "./lease.ts";
 import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
-import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
+import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -55,7 +54,7 @@ export function openLocalState(path: string, options: LocalStateOptions = {}): S
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateStore(db, options.now ?? Date.now);
+  return new SqliteStateStore(db, path, options.now ?? Date.now);
 }
 
 /** Opens an existing state file for reading only (`state list/show/pull`); takes no lock. */
@@ -71,8 +70,15 @@ export function openLocalStateReadOnly(path: string, options: LocalStateOptions 
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateReader(db, options.now ?? Date.now, layout);
+  return new SqliteStateReader(db, path, options.now ?? Date.now, layout);
 }
+
+/**
+ * Every holder of a local state file runs on this machine: a dead one is known by its pid, and an
+ * expired lease of a live one belongs to a process that is only slow (or stopped with Ctrl-Z), so
+ * it is taken over only with --force-unlock.
+ */
+const POLICY: LeasePolicy = { takesOverExpired: false };
 
 function openDatabase(path: string, options: BetterSqlite3.Options): Db {
   try {
@@ -89,7 +95,7 @@ function asFormatError(path: string, error: unknown): unknown {
 }
 
 class SqliteStateReader implements StateReader {
-  readonly lineage: string;
+  protected currentLineage: string;
   protected readonly selectAll;
   protected readonly selectOne;
   protected readonly selectInFlight;
@@ -100,10 +106,11 @@ class SqliteStateReader implements StateReader {
 
   constructor(
     protected readonly db: Db,
+    protected readonly path: string,
     protected readonly now: () => number = Date.now,
     layout: number = SCHEMA_VERSION,
   ) {
-    this.lineage = (db.prepare("SELECT lineage FROM info WHERE id = 1").get() as { lineage: string }).lineage;
+    this.currentLineage = (db.prepare("SELECT lineage FROM info WHERE id = 1").get() as { lineage: string }).lineage;
     this.selectAll = db.prepare<[], ResourceRow>("SELECT * FROM resources ORDER BY address");
     this.selectOne = db.prepare<[string], ResourceRow>("SELECT * FROM resources WHERE address = ?");
     this.selectInFlight = db.prepare<[], ResourceRow>("SELECT * FROM resources WHERE intent IS NOT NULL ORDER BY address");
@@ -115,21 +122,25 @@ class SqliteStateReader implements StateReader {
     this.leases = new LeaseTable(db, now, layout);
   }
 
+  get lineage(): string {
+    return this.currentLineage;
+  }
+
   async serial(): Promise<number> {
     return this.readSerial();
   }
 
   async list(): Promise<ResourceRecord[]> {
-    return this.selectAll.all().map(fromRow);
+    return this.selectAll.all().map((row) => fromRow(row, this.path));
   }
 
   async get(address: string): Promise<ResourceRecord | undefined> {
     const row = this.selectOne.get(address);
-    return row ? fromRow(row) : undefined;
+    return row ? fromRow(row, this.path) : undefined;
   }
 
-  async inFlight(): Promise<ResourceRecord[]> {
-    return this.selectInFlight.all().map(fromRow);
+  async inFlight(): Promise<InFlightRecord[]> {
+    return this.selectInFlight.all().map((row) => fromRow(row, this.path) as InFlightRecord);
   }
 
   async outputs(): Promise<Record<string, StoredOutput>> {
@@ -151,7 +162,7 @@ class SqliteStateReader implements StateReader {
       lineage: this.lineage,
       serial: this.readSerial(),
       host: this.readBinding(),
-      resources: this.selectAll.all().map(fromRow),
+      resources: this.selectAll.all().map((row) => fromRow(row, this.path)),
       outputs: this.readOutputs(),
     }));
     return snapshot();
@@ -197,9 +208,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly sameUid;
   private readonly sameObject;
   private readonly fenced;
+  private readonly clearAll;
+  private readonly setInfo;
 
-  constructor(db: Db, now: () => number) {
-    super(db, now);
+  constructor(db: Db, path: string, now: () => number) {
+    super(db, path, now);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
@@ -223,6 +236,8 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
       "SELECT address FROM resources WHERE space = ? AND form_api_version = ? AND form_kind = ? AND name = ?",
     );
+    this.clearAll = db.prepare("DELETE FROM resources");
+    this.setInfo = db.prepare<[string, number]>("UPDATE info SET lineage = ?, serial = ? WHERE id = 1");
   }
 
   get lease(): LockInfo | null {
@@ -236,34 +251,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     if (this.held && this.leases.current()?.token === this.held.info.token) {
       throw new StateUsageError(`this handle already holds the state lease (token ${this.held.info.token}); release it first`);
     }
-    if (!(options.leaseMs > 0)) throw new StateUsageError("leaseMs must be a positive number of milliseconds");
-    const started = this.now();
-    const deadline = started + (options.wait?.timeoutMs ?? 0);
-    let delay = 25;
-    for (;;) {
-      const attempt = this.leases.tryAcquire(options);
-      if ("acquired" in attempt) {
-        const { takenOver, ...info } = attempt.acquired;
-        this.held = { info, leaseMs: options.leaseMs };
-        return attempt.acquired;
-      }
-      // The whole wait is spent even on an expired lease: its holder may only be slow (paused,
-      // swapping) and still renew or release it. A holder that is gone from this host never
-      // comes back, and tryAcquire has already taken its lease over.
-      const { blocked, stale } = attempt;
-      const now = this.now();
-      if (now >= deadline) {
-        const waited = options.wait ? `; gave up after waiting ${now - started} ms` : "";
-        const reason = stale
-          ? `the state is locked by a run whose lease has expired${waited}`
-          : options.takeover
-            ? `refusing to take over the state lock: its lease is still live, so its holder may still be writing${waited}`
-            : `the state is locked by another run${waited}`;
-        throw new StateLockedError(blocked, stale, holderGone(blocked), reason);
-      }
-      await sleep(Math.min(delay, deadline - now));
-      delay = Math.min(delay * 2, 1_000);
-    }
+    // A holder that is gone from this host never comes back: tryAcquire takes its lease over at once.
+    const acquired = await waitForLease(options, POLICY, this.now, async () => this.leases.tryAcquire(options));
+    const { takenOver, ...info } = acquired;
+    this.held = { info, leaseMs: options.leaseMs };
+    return acquired;
   }
 
   async renew(): Promise<LockInfo> {
@@ -317,9 +309,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   async setIntent(address: string, status: InFlightStatus, intent: { stepId: string; write: WriteIntent }): Promise<void> {
-    if (!(IN_FLIGHT_STATUSES as readonly string[]).includes(status)) {
-      throw new StateWriteError(address, `"${status}" is not an in-flight status (${IN_FLIGHT_STATUSES.join(", ")})`);
-    }
+    checkInFlightStatus(address, status);
     const write = withoutCredentials(intent.write);
     this.write(() => {
       const existing = this.selectIntent.get(address);
@@ -339,14 +329,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         this.setIntentRow.run(status, JSON.stringify(recorded), serial, address);
         return;
       }
-      const columns: DerivedColumns = {
-        ...deriveColumns({}),
-        ref: write.ref,
-        space: write.space || null,
-        name: write.name || null,
-        uid: write.uid || null,
-      };
-      const row = toRow(address, write.type, status, "{}", columns, [], [], recorded, serial);
+      const row = toRow(address, write.type, status, "{}", intentColumns(write), [], [], recorded, serial);
       // Checked before the intent exists, so a second record for one host object is refused
       // before its request is ever sent.
       this.checkOneRecordPerObject(row);
@@ -376,18 +359,27 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {
-    const rows: [string, string, number][] = [];
-    for (const name of Object.keys(outputs).sort()) {
-      const { value, sensitive } = outputs[name]!;
-      assertKnownJson(`output.${name}`, value);
-      const stored = sensitive && value !== null ? sealSensitive(value, this.lineage) : value;
-      rows.push([name, JSON.stringify(stored), sensitive ? 1 : 0]);
-    }
+    const rows = outputRows(outputs);
     this.write(() => {
       this.clearOutputs.run();
-      for (const row of rows) this.insertOutput.run(...row);
+      for (const row of rows) this.insertOutput.run(row.name, row.value, row.sensitive ? 1 : 0);
       this.nextSerial();
     });
+  }
+
+  async replaceState(document: StateDocument): Promise<void> {
+    const prepared = prepareDocument(document);
+    this.write(() => {
+      const current = this.readSerial();
+      this.clearAll.run();
+      for (const row of prepared.resources) this.upsertRow.run(row);
+      this.clearOutputs.run();
+      for (const row of prepared.outputs) this.insertOutput.run(row.name, row.value, row.sensitive ? 1 : 0);
+      if (prepared.binding === null) this.db.prepare("DELETE FROM host_binding").run();
+      else this.upsertBinding.run(prepared.binding);
+      this.setInfo.run(prepared.lineage, current === 0 ? prepared.serial : Math.max(prepared.serial, current + 1));
+    });
+    this.currentLineage = prepared.lineage;
   }
 
   /**
@@ -422,39 +414,4 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private rowFor(address: string, input: ResourceInput, checked: CheckedInput, serial: number): ResourceRow {
     return toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, serial);
   }
-}
-
-interface CheckedInput {
-  attributesJson: string;
-  dependencies: string[];
-  contributions: ContributionEdge[];
-}
-
-/** Validates a settled record before any transaction opens (serialization is the costly part). */
-function checkInput(address: string, input: ResourceInput): CheckedInput {
-  if (!(SETTLED_STATUSES as readonly string[]).includes(input.status)) {
-    throw new StateWriteError(address, `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`);
-  }
-  if (typeof input.type !== "string" || input.type === "") throw new StateWriteError(address, "the record has no resource type");
-  if (input.attributes === null || typeof input.attributes !== "object" || Array.isArray(input.attributes)) {
-    throw new StateWriteError(address, "attributes must be an object");
-  }
-  assertKnownJson(address, input.attributes);
-  const dependencies = [...new Set(input.dependencies ?? [])].sort();
-  for (const dependency of dependencies) {
-    if (typeof dependency !== "string" || dependency === "") throw new StateWriteError(address, "a dependency is not an address");
-  }
-  const contributions = (input.contributions ?? [])
-    .map((edge) => {
-      if (typeof edge.from !== "string" || edge.from === "" || !Array.isArray(edge.fields)) {
-        throw new StateWriteError(address, "a contribution edge needs a `from` address and a list of fields");
-      }
-      return { from: edge.from, fields: [...new Set(edge.fields)].sort() };
-    })
-    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
-  return { attributesJson: JSON.stringify(input.attributes), dependencies, contributions };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,504 @@
+// The PostgreSQL state store: team state shared by every working directory and machine that
+// reaches one server, behind the same StateStore contract as the local file (and the same
+// conformance suite). One workspace per row of takoform_states (schema.ts); each data write is one
+// statement, one round trip and one transaction, fenced by the lease token in that row (sql.ts);
+// the whole state is read in one round trip. A handle sends its writes one at a time, in call
+// order, so they never contend with each other; reads go through the pool beside them.
+
+import { randomUUID } from "node:crypto";
+import type { Pool, QueryResultRow } from "pg";
+import type { KnownValue } from "../../core/values.ts";
+import type { WriteIntent } from "../../provider/types.ts";
+import { prepareDocument } from "../document.ts";
+import { LeaseLostError, StateConflictError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { holderGone, waitForLease, type LeasePolicy } from "../lease.ts";
+import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
+import { bindingFromRow, fromRow, toRow, type ResourceRow } from "../row.ts";
+import type {
+  AcquireOptions,
+  AcquiredLease,
+  HostBinding,
+  InFlightRecord,
+  InFlightStatus,
+  LockInfo,
+  ResourceInput,
+  ResourceRecord,
+  StateDocument,
+  StateReader,
+  StateStore,
+  StoredHostBinding,
+  StoredOutput,
+} from "../types.ts";
+import { checkConnStr, connStrSecrets, isMissingRelation, isRetryable, openPool, redactConnStr, scrubError } from "./connection.ts";
+import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
+import { checkLayout, DEFAULT_SCHEMA, ensureLayout, ensureWorkspace, findWorkspace, missingLayout, tablesOf, type PgTables } from "./schema.ts";
+import * as sql from "./sql.ts";
+
+export interface PgStateOptions {
+  /** A postgres:// URL; "" leaves everything to the libpq environment (PGHOST, PGUSER, …). */
+  connStr: string;
+  /** Default `terraform_remote_state`. */
+  schemaName?: string;
+  /** Default `default`. */
+  workspace?: string;
+  skipSchemaCreation?: boolean;
+  skipTableCreation?: boolean;
+  skipIndexCreation?: boolean;
+  /** Tests only: a clock in epoch milliseconds instead of the server's. */
+  now?: () => number;
+  /** Connections in the pool (default 4). */
+  poolSize?: number;
+}
+
+/** A holder on another machine is known only by its lease: an expired one is taken over. */
+const POLICY: LeasePolicy = { takesOverExpired: true };
+const RETRIES = 50;
+
+interface Setup {
+  pool: Pool;
+  tables: PgTables;
+  id: number;
+  lineage: string;
+  where: string;
+  secrets: string[];
+  now: (() => number) | null;
+}
+
+async function connect(options: PgStateOptions, mode: "read" | "write"): Promise<Setup> {
+  checkConnStr(options.connStr);
+  const schema = options.schemaName ?? DEFAULT_SCHEMA;
+  if (schema === "" || schema.includes("\u0000")) throw new StateUsageError("the pg backend's schema_name must be a non-empty name");
+  const workspace = options.workspace ?? "default";
+  const secrets = connStrSecrets(options.connStr);
+  const server = options.connStr === "" ? "the server the PG* environment variables name" : redactConnStr(options.connStr);
+  const where = `workspace "${workspace}" in schema "${schema}" at ${server}`;
+  const pool = await openPool(options.connStr, options.poolSize ?? 4);
+  const tables = tablesOf(schema);
+  try {
+    let row;
+    if (mode === "write") {
+      await ensureLayout(pool, {
+        schema,
+        skipSchemaCreation: options.skipSchemaCreation === true,
+        skipTableCreation: options.skipTableCreation === true,
+        skipIndexCreation: options.skipIndexCreation === true,
+        where: server,
+      });
+      row = await ensureWorkspace(pool, tables, workspace, randomUUID());
+    } else {
+      row = await findWorkspace(pool, tables, workspace);
+      if (row === null) throw new StateNotFoundError(where);
+    }
+    checkLayout(row, where);
+    return { pool, tables, id: Number(row.id), lineage: row.lineage, where, secrets, now: options.now ?? null };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (isMissingRelation(error)) throw mode === "read" ? new StateNotFoundError(where) : missingLayout({ schema, where: server }, error);
+    throw scrubError(error, secrets);
+  }
+}
+
+/** Opens (creating schema, tables and workspace as allowed) a workspace for reading and writing. */
+export async function openPgState(options: PgStateOptions): Promise<StateStore> {
+  return new PgStateStore(await connect(options, "write"));
+}
+
+/** Opens an existing workspace for reading only; a missing one is StateNotFoundError. Takes no lock. */
+export async function openPgStateReadOnly(options: PgStateOptions): Promise<StateReader> {
+  return new PgStateReader(await connect(options, "read"));
+}
+
+type RecordRow = ResourceRow & QueryResultRow;
+
+class PgStateReader implements StateReader {
+  protected currentLineage: string;
+  #closed = false;
+
+  constructor(protected readonly setup: Setup) {
+    this.currentLineage = setup.lineage;
+  }
+
+  get lineage(): string {
+    return this.currentLineage;
+  }
+
+  protected get t(): PgTables {
+    return this.setup.tables;
+  }
+
+  /** The injected clock's reading, or null for the server's. */
+  protected clock(): number | null {
+    return this.setup.now === null ? null : this.setup.now();
+  }
+
+  /** One statement through the pool, prepared once per connection; errors are scrubbed of the password. */
+  protected async query<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.setup.pool.query<R>({ name: `takoform_${name}`, text, values })).rows;
+    } catch (error) {
+      throw scrubError(error, this.setup.secrets);
+    }
+  }
+
+  async serial(): Promise<number> {
+    const [row] = await this.query<{ serial: number }>("serial", sql.selectHead(this.t), [this.setup.id]);
+    return row!.serial;
+  }
+
+  async list(): Promise<ResourceRecord[]> {
+    const rows = await this.query<RecordRow>("list", sql.selectRecords(this.t, ""), [this.setup.id]);
+    return rows.map((row) => fromRow(row, this.setup.where));
+  }
+
+  async get(address: string): Promise<ResourceRecord | undefined> {
+    const rows = await this.query<RecordRow>("get", sql.selectRecords(this.t, " AND address = $2"), [this.setup.id, address]);
+    return rows[0] === undefined ? undefined : fromRow(rows[0], this.setup.where);
+  }
+
+  async inFlight(): Promise<InFlightRecord[]> {
+    const rows = await this.query<RecordRow>("in_flight", sql.selectRecords(this.t, " AND intent IS NOT NULL"), [this.setup.id]);
+    return rows.map((row) => fromRow(row, this.setup.where) as InFlightRecord);
+  }
+
+  async outputs(): Promise<Record<string, StoredOutput>> {
+    return outputsOf(await this.query<OutputRow>("outputs", sql.selectOutputs(this.t), [this.setup.id]));
+  }
+
+  async lockInfo(): Promise<LockInfo | null> {
+    const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
+    return lockOf(row);
+  }
+
+  async hostBinding(): Promise<StoredHostBinding | null> {
+    const [row] = await this.query<HeadRow>("head", sql.selectHead(this.t), [this.setup.id]);
+    return bindingOf(row!);
+  }
+
+  async pull(): Promise<StateDocument> {
+    let results;
+    try {
+      results = (await this.setup.pool.query(sql.pullAll(this.t, this.setup.id))) as unknown as { rows: QueryResultRow[] }[];
+    } catch (error) {
+      throw scrubError(error, this.setup.secrets);
+    }
+    // [BEGIN, head, records, outputs, COMMIT]
+    const head = results[1]!.rows[0] as HeadRow;
+    return {
+      version: 1,
+      lineage: head.lineage,
+      serial: head.serial,
+      host: bindingOf(head),
+      resources: (results[2]!.rows as RecordRow[]).map((row) => fromRow(row, this.setup.where)),
+      outputs: outputsOf(results[3]!.rows as OutputRow[]),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.setup.pool.end();
+  }
+}
+
+interface HeadRow {
+  lineage: string;
+  serial: number;
+  host_origin: string | null;
+  host_id: string | null;
+  host_space: string | null;
+  host_tenant: string | null;
+  host_credential: string | null;
+  host_bound_at: string | null;
+}
+
+interface OutputRow {
+  name: string;
+  value: string;
+  sensitive: boolean;
+}
+
+function bindingOf(head: HeadRow): StoredHostBinding | null {
+  if (head.host_origin === null || head.host_bound_at === null) return null;
+  return bindingFromRow({ origin: head.host_origin, host_id: head.host_id, space: head.host_space ?? "", tenant: head.host_tenant, credential: head.host_credential, bound_at: head.host_bound_at });
+}
+
+function outputsOf(rows: readonly OutputRow[]): Record<string, StoredOutput> {
+  const outputs: Record<string, StoredOutput> = {};
+  for (const row of rows) outputs[row.name] = { value: JSON.parse(row.value) as KnownValue, sensitive: row.sensitive };
+  return outputs;
+}
+
+/** What a write statement reports: the serial it wrote (null: refused) and the lock its snapshot saw. */
+type Report = LockColumns & { written: number | null; now_ms: number } & Record<string, unknown>;
+
+interface HeldLease {
+  info: LockInfo;
+  leaseMs: number;
+}
+
+class PgStateStore extends PgStateReader implements StateStore {
+  #held: HeldLease | null = null;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  get lease(): LockInfo | null {
+    return this.#held?.info ?? null;
+  }
+
+  /** Runs `body` after every write this handle asked for before it, in call order. */
+  private serialized<T>(body: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(body, body);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A statement that changes nothing when it fails as a whole (40001, 40P01) is run again on a fresh snapshot. */
+  private async retrying<T>(body: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await body();
+      } catch (error) {
+        if (!isRetryable(error) || attempt >= RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, 1 + attempt * 2) * Math.random()));
+      }
+    }
+  }
+
+  /** One fenced write statement: $1 id, $2 our token, $3 clock, then `values`. */
+  private async write(name: string, text: string, values: unknown[]): Promise<Report> {
+    return this.serialized(() =>
+      this.retrying(async () => {
+        const [report] = await this.query<Report>(name, text, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values]);
+        return report!;
+      }),
+    );
+  }
+
+  /** The error for a write the fence refused, or null when the fence held. */
+  private fenceError(report: Report): Error | null {
+    const current = lockOf(report);
+    const token = this.#held?.info.token ?? null;
+    if (token !== null) return current === null || current.token !== token ? new LeaseLostError(token, current) : null;
+    if (current === null) return null;
+    return new StateLockedError(current, current.expiresAt <= report.now_ms, holderGone(current), "the state is locked by another run, and this handle holds no lease, so it may not write", POLICY.takesOverExpired);
+  }
+
+  // ---- locking ----
+
+  async acquire(options: AcquireOptions): Promise<AcquiredLease> {
+    if (this.#held) {
+      const current = await this.lockInfo();
+      if (current?.token === this.#held.info.token) throw new StateUsageError(`this handle already holds the state lease (token ${this.#held.info.token}); release it first`);
+    }
+    const acquired = await waitForLease(options, POLICY, () => this.setup.now?.() ?? Date.now(), () =>
+      this.serialized(() =>
+        this.retrying(async () => {
+          // Read, judge, then compare-and-set: taken only if nobody changed the lease in between.
+          for (;;) {
+            const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
+            const decision = judge(lockOf(row), row!.now_ms, options);
+            if ("blocked" in decision) return decision;
+            const seen = row!.lock_held_token;
+            const [taken] = await this.query<LockColumns>("take_lease", sql.takeLease(this.t), [this.setup.id, seen, ...leaseParams(options), this.clock()]);
+            if (taken !== undefined) return { acquired: { ...lockOf(taken)!, takenOver: decision.take } };
+          }
+        }),
+      ),
+    );
+    const { takenOver, ...info } = acquired;
+    this.#held = { info, leaseMs: options.leaseMs };
+    return acquired;
+  }
+
+  async renew(): Promise<LockInfo> {
+    const held = this.#held;
+    if (!held) throw new StateUsageError("this handle holds no state lease to renew");
+    const rows = await this.serialized(() =>
+      this.retrying(() => this.query<LockColumns>("renew_lease", sql.renewLease(this.t), [this.setup.id, held.info.token, held.leaseMs, this.clock()])),
+    );
+    // On failure the lost token is kept, so every later write also fails with LeaseLostError.
+    if (rows[0] === undefined) throw new LeaseLostError(held.info.token, await this.lockInfo());
+    const info = lockOf(rows[0])!;
+    this.#held = { ...held, info };
+    return info;
+  }
+
+  async release(): Promise<boolean> {
+    const held = this.#held;
+    if (!held) return false;
+    this.#held = null;
+    const released = await this.serialized(() =>
+      this.retrying(async () => {
+        try {
+          return (await this.setup.pool.query(sql.releaseLease(this.t), [this.setup.id, held.info.token])).rowCount ?? 0;
+        } catch (error) {
+          throw scrubError(error, this.setup.secrets);
+        }
+      }),
+    );
+    return released > 0;
+  }
+
+  // ---- writes ----
+
+  async bindHost(binding: HostBinding): Promise<void> {
+    if (typeof binding.origin !== "string" || binding.origin === "" || typeof binding.space !== "string" || binding.space === "") {
+      throw new StateWriteError("the host binding", "a binding needs an origin and a space");
+    }
+    const bound = new Date(this.setup.now?.() ?? Date.now()).toISOString();
+    const report = await this.write("bind_host", sql.bindHost(this.t), [binding.origin, binding.hostId, binding.space, binding.tenant, binding.credential, bound]);
+    if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the host binding", "the write was refused");
+  }
+
+  async putResource(address: string, input: ResourceInput): Promise<void> {
+    await this.upsert(address, input, true);
+  }
+
+  async settle(address: string, input: ResourceInput | null): Promise<void> {
+    if (input === null) {
+      await this.remove(address);
+      return;
+    }
+    await this.upsert(address, input, false);
+  }
+
+  private async upsert(address: string, input: ResourceInput, refuseInFlight: boolean): Promise<void> {
+    const checked = checkInput(address, input);
+    const row = toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, 0);
+    const report = await this.write("upsert", sql.upsertSettled(this.t), [
+      address,
+      parseStateAddress(address).address,
+      row.type,
+      row.status,
+      row.form_api_version,
+      row.form_kind,
+      row.form_definition_version,
+      row.form_schema_digest,
+      row.package_digest,
+      row.space,
+      row.name,
+      row.uid,
+      row.generation,
+      row.revision,
+      row.pending_operation_id,
+      row.relation_drift_reason,
+      row.attributes,
+      row.dependencies,
+      row.contributions,
+      refuseInFlight,
+    ]);
+    if (report.written !== null) return;
+    const fenced = this.fenceError(report);
+    if (fenced) throw fenced;
+    if (refuseInFlight && typeof report["in_flight"] === "string") {
+      const [status, step] = (report["in_flight"] as string).split(" ");
+      throw new StateWriteError(address, `it has an unsettled ${status} intent (step ${step}); settle that write first`);
+    }
+    this.throwConflict(address, row, report);
+  }
+
+  private throwConflict(address: string, row: Pick<ResourceRow, "uid" | "space" | "form_api_version" | "form_kind" | "name">, report: Report): never {
+    if (typeof report["uid_holder"] === "string") throw new StateConflictError(address, report["uid_holder"], "uid", row.uid!);
+    if (typeof report["object_holder"] === "string") {
+      throw new StateConflictError(address, report["object_holder"], "name", `${row.space}/${row.form_api_version}/${row.form_kind}/${row.name}`);
+    }
+    throw new StateWriteError(address, "the write was refused, and the state does not say why; run the command again");
+  }
+
+  async setIntent(address: string, status: InFlightStatus, intent: { stepId: string; write: WriteIntent }): Promise<void> {
+    checkInFlightStatus(address, status);
+    const write = withoutCredentials(intent.write);
+    const at = new Date(this.setup.now?.() ?? Date.now()).toISOString();
+    // The statement appends the previous status as the record holds it (sql.ts).
+    const whole = JSON.stringify({ stepId: intent.stepId, at, write });
+    const prefix = `${whole.slice(0, -1)},"previousStatus":`;
+    const columns = intentColumns(write);
+    const report = await this.write("set_intent", sql.setIntent(this.t), [
+      address,
+      parseStateAddress(address).address,
+      write.type,
+      status,
+      write.ref.apiVersion,
+      write.ref.kind,
+      write.ref.definitionVersion,
+      write.ref.schemaDigest,
+      columns.space,
+      columns.name,
+      columns.uid,
+      prefix,
+    ]);
+    if (report.written !== null) return;
+    const fenced = this.fenceError(report);
+    if (fenced) throw fenced;
+    if (report["existed"] === false && status !== "creating") {
+      throw new StateWriteError(address, `there is no record to mark "${status}"; only a create may start a new record`);
+    }
+    this.throwConflict(address, { uid: columns.uid, space: columns.space, form_api_version: write.ref.apiVersion, form_kind: write.ref.kind, name: columns.name }, report);
+  }
+
+  private async remove(address: string): Promise<boolean> {
+    const report = await this.write("remove", sql.removeRecord(this.t), [address]);
+    if (report.written !== null) return true;
+    const fenced = this.fenceError(report);
+    if (fenced) throw fenced;
+    return false;
+  }
+
+  async removeResource(address: string): Promise<boolean> {
+    return this.remove(address);
+  }
+
+  async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {
+    const rows = outputRows(outputs);
+    const report = await this.write("outputs_put", sql.replaceOutputs(this.t), [rows.map((r) => r.name), rows.map((r) => r.value), rows.map((r) => r.sensitive)]);
+    if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the outputs", "the write was refused");
+  }
+
+  async replaceState(document: StateDocument): Promise<void> {
+    const prepared = prepareDocument(document);
+    const b = prepared.binding;
+    await this.serialized(() =>
+      this.retrying(async () => {
+        const client = await this.setup.pool.connect();
+        try {
+          await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+          const head = await client.query<Report>(sql.replaceHead(this.t), [
+            this.setup.id,
+            this.#held?.info.token ?? null,
+            this.clock(),
+            prepared.lineage,
+            prepared.serial,
+            b?.origin ?? null,
+            b?.host_id ?? null,
+            b?.space ?? null,
+            b?.tenant ?? null,
+            b?.credential ?? null,
+            b?.bound_at ?? null,
+          ]);
+          const report = head.rows[0]!;
+          if (report.written === null) {
+            await client.query("ROLLBACK");
+            throw this.fenceError(report) ?? new StateWriteError("the state", "the replacement was refused");
+          }
+          await client.query(`DELETE FROM ${this.t.resources} WHERE state_id = $1`, [this.setup.id]);
+          if (prepared.resources.length > 0) await client.query(sql.insertRecords(this.t), [this.setup.id, JSON.stringify(prepared.resources)]);
+          await client.query(`DELETE FROM ${this.t.outputs} WHERE state_id = $1`, [this.setup.id]);
+          if (prepared.outputs.length > 0) {
+            await client.query(`INSERT INTO ${this.t.outputs} (state_id, name, value, sensitive) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::boolean[])`, [
+              this.setup.id,
+              prepared.outputs.map((o) => o.name),
+              prepared.outputs.map((o) => o.value),
+              prepared.outputs.map((o) => o.sensitive),
+            ]);
+          }
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw scrubError(error, this.setup.secrets);
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    this.currentLineage = prepared.lineage;
+  }
+}
