@@ -88,4 +88,9 @@ export {
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
+export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
+export { pgLayoutDdl } from "./pg/schema.ts";
 export { checkStateDocument, StateDocumentError } from "./document.ts";
+export { SUPPORTED_BACKENDS, type BackendConfig, type LocalBackendConfig, type PgBackendConfig } from "./backend/config.ts";
+export { describeBackend, resolveBackend, type BackendSpec, type LocalBackendSpec, type PgBackendSpec } from "./backend/resolve.ts";
+export { openBackendReader, openBackendStore } from "./backend/open.ts";

@@ -5,228 +5,30 @@
 // the whole state is read in one round trip. A handle sends its writes one at a time, in call
 // order, so they never contend with each other; reads go through the pool beside them.
 
-import { randomUUID } from "node:crypto";
-import type { Pool, QueryResultRow } from "pg";
 import type { KnownValue } from "../../core/values.ts";
 import type { WriteIntent } from "../../provider/types.ts";
 import { prepareDocument } from "../document.ts";
-import { LeaseLostError, StateConflictError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { LeaseLostError, StateConflictError, StateLockedError, StateUsageError, StateWriteError } from "../errors.ts";
 import { holderGone, waitForLease, type LeasePolicy } from "../lease.ts";
 import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
-import { bindingFromRow, fromRow, toRow, type ResourceRow } from "../row.ts";
-import type {
-  AcquireOptions,
-  AcquiredLease,
-  HostBinding,
-  InFlightRecord,
-  InFlightStatus,
-  LockInfo,
-  ResourceInput,
-  ResourceRecord,
-  StateDocument,
-  StateReader,
-  StateStore,
-  StoredHostBinding,
-  StoredOutput,
-} from "../types.ts";
-import { checkConnStr, connStrSecrets, isMissingRelation, isRetryable, openPool, redactConnStr, scrubError } from "./connection.ts";
+import { toRow, type ResourceRow } from "../row.ts";
+import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockInfo, ResourceInput, StateDocument, StateStore } from "../types.ts";
+import { isRetryable, scrubError } from "./connection.ts";
 import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
-import { checkLayout, DEFAULT_SCHEMA, ensureLayout, ensureWorkspace, findWorkspace, missingLayout, tablesOf, type PgTables } from "./schema.ts";
+import { connect, PgStateReader, type PgStateOptions } from "./reader.ts";
 import * as sql from "./sql.ts";
 
-export interface PgStateOptions {
-  /** A postgres:// URL; "" leaves everything to the libpq environment (PGHOST, PGUSER, …). */
-  connStr: string;
-  /** Default `terraform_remote_state`. */
-  schemaName?: string;
-  /** Default `default`. */
-  workspace?: string;
-  skipSchemaCreation?: boolean;
-  skipTableCreation?: boolean;
-  skipIndexCreation?: boolean;
-  /** Tests only: a clock in epoch milliseconds instead of the server's. */
-  now?: () => number;
-  /** Connections in the pool (default 4). */
-  poolSize?: number;
-}
+export { openPgStateReadOnly, type PgStateOptions } from "./reader.ts";
 
 /** A holder on another machine is known only by its lease: an expired one is taken over. */
 const POLICY: LeasePolicy = { takesOverExpired: true };
 const RETRIES = 50;
-
-interface Setup {
-  pool: Pool;
-  tables: PgTables;
-  id: number;
-  lineage: string;
-  where: string;
-  secrets: string[];
-  now: (() => number) | null;
-}
-
-async function connect(options: PgStateOptions, mode: "read" | "write"): Promise<Setup> {
-  checkConnStr(options.connStr);
-  const schema = options.schemaName ?? DEFAULT_SCHEMA;
-  if (schema === "" || schema.includes("\u0000")) throw new StateUsageError("the pg backend's schema_name must be a non-empty name");
-  const workspace = options.workspace ?? "default";
-  const secrets = connStrSecrets(options.connStr);
-  const server = options.connStr === "" ? "the server the PG* environment variables name" : redactConnStr(options.connStr);
-  const where = `workspace "${workspace}" in schema "${schema}" at ${server}`;
-  const pool = await openPool(options.connStr, options.poolSize ?? 4);
-  const tables = tablesOf(schema);
-  try {
-    let row;
-    if (mode === "write") {
-      await ensureLayout(pool, {
-        schema,
-        skipSchemaCreation: options.skipSchemaCreation === true,
-        skipTableCreation: options.skipTableCreation === true,
-        skipIndexCreation: options.skipIndexCreation === true,
-        where: server,
-      });
-      row = await ensureWorkspace(pool, tables, workspace, randomUUID());
-    } else {
-      row = await findWorkspace(pool, tables, workspace);
-      if (row === null) throw new StateNotFoundError(where);
-    }
-    checkLayout(row, where);
-    return { pool, tables, id: Number(row.id), lineage: row.lineage, where, secrets, now: options.now ?? null };
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    if (isMissingRelation(error)) throw mode === "read" ? new StateNotFoundError(where) : missingLayout({ schema, where: server }, error);
-    throw scrubError(error, secrets);
-  }
-}
 
 /** Opens (creating schema, tables and workspace as allowed) a workspace for reading and writing. */
 export async function openPgState(options: PgStateOptions): Promise<StateStore> {
   return new PgStateStore(await connect(options, "write"));
 }
 
-/** Opens an existing workspace for reading only; a missing one is StateNotFoundError. Takes no lock. */
-export async function openPgStateReadOnly(options: PgStateOptions): Promise<StateReader> {
-  return new PgStateReader(await connect(options, "read"));
-}
-
-type RecordRow = ResourceRow & QueryResultRow;
-
-class PgStateReader implements StateReader {
-  protected currentLineage: string;
-  #closed = false;
-
-  constructor(protected readonly setup: Setup) {
-    this.currentLineage = setup.lineage;
-  }
-
-  get lineage(): string {
-    return this.currentLineage;
-  }
-
-  protected get t(): PgTables {
-    return this.setup.tables;
-  }
-
-  /** The injected clock's reading, or null for the server's. */
-  protected clock(): number | null {
-    return this.setup.now === null ? null : this.setup.now();
-  }
-
-  /** One statement through the pool, prepared once per connection; errors are scrubbed of the password. */
-  protected async query<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
-    try {
-      return (await this.setup.pool.query<R>({ name: `takoform_${name}`, text, values })).rows;
-    } catch (error) {
-      throw scrubError(error, this.setup.secrets);
-    }
-  }
-
-  async serial(): Promise<number> {
-    const [row] = await this.query<{ serial: number }>("serial", sql.selectHead(this.t), [this.setup.id]);
-    return row!.serial;
-  }
-
-  async list(): Promise<ResourceRecord[]> {
-    const rows = await this.query<RecordRow>("list", sql.selectRecords(this.t, ""), [this.setup.id]);
-    return rows.map((row) => fromRow(row, this.setup.where));
-  }
-
-  async get(address: string): Promise<ResourceRecord | undefined> {
-    const rows = await this.query<RecordRow>("get", sql.selectRecords(this.t, " AND address = $2"), [this.setup.id, address]);
-    return rows[0] === undefined ? undefined : fromRow(rows[0], this.setup.where);
-  }
-
-  async inFlight(): Promise<InFlightRecord[]> {
-    const rows = await this.query<RecordRow>("in_flight", sql.selectRecords(this.t, " AND intent IS NOT NULL"), [this.setup.id]);
-    return rows.map((row) => fromRow(row, this.setup.where) as InFlightRecord);
-  }
-
-  async outputs(): Promise<Record<string, StoredOutput>> {
-    return outputsOf(await this.query<OutputRow>("outputs", sql.selectOutputs(this.t), [this.setup.id]));
-  }
-
-  async lockInfo(): Promise<LockInfo | null> {
-    const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
-    return lockOf(row);
-  }
-
-  async hostBinding(): Promise<StoredHostBinding | null> {
-    const [row] = await this.query<HeadRow>("head", sql.selectHead(this.t), [this.setup.id]);
-    return bindingOf(row!);
-  }
-
-  async pull(): Promise<StateDocument> {
-    let results;
-    try {
-      results = (await this.setup.pool.query(sql.pullAll(this.t, this.setup.id))) as unknown as { rows: QueryResultRow[] }[];
-    } catch (error) {
-      throw scrubError(error, this.setup.secrets);
-    }
-    // [BEGIN, head, records, outputs, COMMIT]
-    const head = results[1]!.rows[0] as HeadRow;
-    return {
-      version: 1,
-      lineage: head.lineage,
-      serial: head.serial,
-      host: bindingOf(head),
-      resources: (results[2]!.rows as RecordRow[]).map((row) => fromRow(row, this.setup.where)),
-      outputs: outputsOf(results[3]!.rows as OutputRow[]),
-    };
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.setup.pool.end();
-  }
-}
-
-interface HeadRow {
-  lineage: string;
-  serial: number;
-  host_origin: string | null;
-  host_id: string | null;
-  host_space: string | null;
-  host_tenant: string | null;
-  host_credential: string | null;
-  host_bound_at: string | null;
-}
-
-interface OutputRow {
-  name: string;
-  value: string;
-  sensitive: boolean;
-}
-
-function bindingOf(head: HeadRow): StoredHostBinding | null {
-  if (head.host_origin === null || head.host_bound_at === null) return null;
-  return bindingFromRow({ origin: head.host_origin, host_id: head.host_id, space: head.host_space ?? "", tenant: head.host_tenant, credential: head.host_credential, bound_at: head.host_bound_at });
-}
-
-function outputsOf(rows: readonly OutputRow[]): Record<string, StoredOutput> {
-  const outputs: Record<string, StoredOutput> = {};
-  for (const row of rows) outputs[row.name] = { value: JSON.parse(row.value) as KnownValue, sensitive: row.sensitive };
-  return outputs;
-}
 
 /** What a write statement reports: the serial it wrote (null: refused) and the lock its snapshot saw. */
 type Report = LockColumns & { written: number | null; now_ms: number } & Record<string, unknown>;
