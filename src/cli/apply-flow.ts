@@ -14,6 +14,7 @@ import { runApply, type ApplyRun } from "../engine/run.ts";
 import { diagnosticToJson } from "../provider/diagnostics/render.ts";
 import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
 import { openSession } from "./session.ts";
+import { restoreConnStr } from "./state-access.ts";
 import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 
 export type ApplyKind = "apply" | "destroy" | "refresh";
@@ -115,6 +116,8 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     if (mismatch.length > 0) return io.fail(kind, mismatch);
   }
 
+  // A saved plan's stack carries no backend password; take it from the stack file it was made from.
+  if (saved !== undefined) ws.state = restoreConnStr(ws.state, saved.stackFile);
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail(kind, session.diagnostics);
   const { store, connection, host } = session;

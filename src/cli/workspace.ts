@@ -3,7 +3,7 @@
 // JSON, and asking for approval.
 
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { hasErrors } from "../core/diagnostic.ts";
@@ -17,9 +17,12 @@ import { parseGoDuration } from "../provider/timeouts.ts";
 import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
 import { diagnosticToJson, renderDiagnostic } from "../provider/diagnostics/render.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
+import { stateTarget, type StateTarget } from "./state-access.ts";
 
 export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
 export const LOCK_FLAGS = { values: ["--lock-timeout"], switches: ["--force-unlock"] } as const;
+/** The flags of the commands that only find the state (state …, output): its backend comes from the stack. */
+export const STATE_FLAGS = { values: ["--chdir", "--config", "--stack"], switches: ["--help", "--json", "--no-color"] } as const;
 
 export const PROJECT_HELP = `  -C DIR                 Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
@@ -28,6 +31,11 @@ export const PROJECT_HELP = `  -C DIR                 Project directory (default
   --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
   --json                 Machine-readable output
   --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
+
+export const STATE_HELP = `  -C DIR                 Project directory (default: the current directory)
+  --config FILE          A synthesized stack whose backend names the state (default: the app's,
+                         when the project has a cdktf.json; else .takoform/state.db)
+  --stack NAME           The stack of the app to use (required when it has several)`;
 
 export const LOCK_HELP = `  --lock-timeout DUR     Wait this long for another run's state lock (e.g. 30s; default 0: fail at once)
   --force-unlock         Take over a STALE state lock (one whose holder stopped renewing it)`;
@@ -74,7 +82,8 @@ export function diagnosticsJson(list: readonly Diagnostic[]): Record<string, unk
 
 export interface Workspace {
   projectDir: string;
-  statePath: string;
+  /** The state the stack's backend names (state-access.ts). */
+  state: StateTarget;
   stack: StackConfig;
   /** The stack's JSON text, exactly as loaded (for plan files). */
   stackDocument: string;
@@ -101,10 +110,6 @@ export function enterProject(args: ParsedArgs): void {
 
 export function projectDir(_args: ParsedArgs): string {
   return process.cwd();
-}
-
-export function statePathOf(dir: string): string {
-  return join(dir, ".takoform", "state.db");
 }
 
 /** `--var NAME=VALUE` values (strings; the variable's type converts them). */
@@ -181,6 +186,8 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
     stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
   }
   if (stack === null || hasErrors(diagnostics)) return { diagnostics };
+  const state = stateTarget(dir, stack);
+  if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
   const files: VarFile[] = [];
   for (const file of args.values.get("--var-file") ?? []) {
     const read = await readVarFile(file);
@@ -191,7 +198,7 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
   const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, files, env: process.env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
-  return { projectDir: dir, statePath: statePathOf(dir), stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
+  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
 }
 
 /** Where the approval prompt reads and writes, and where an interrupt comes from (tests pass their own). */

@@ -32,6 +32,10 @@ export const ENGINE_CODES = [
   "rebind-in-flight",
   "duplicate-host-object",
   "object-already-managed",
+  "backend-changed",
+  "backend-unavailable",
+  "migrate-refused",
+  "push-refused",
   "internal",
 ] as const;
 

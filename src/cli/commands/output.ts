@@ -1,17 +1,16 @@
 // `takoform output [NAME]`: the outputs stored by the last apply. Sensitive values are stored only
 // as a seal, so they are never shown.
 
-import { existsSync } from "node:fs";
-import { openLocalStateReadOnly } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { loadStateTarget, openReader } from "../state-access.ts";
+import { enterProject, Console, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
 
 Show the outputs recorded by the last apply (all of them, or NAME's value).
 
 Options:
-  -C DIR                 Project directory (default: the current directory)
+${STATE_HELP}
   --json                 Machine-readable output
   -h, --help             Show this help
 
@@ -20,19 +19,21 @@ Exit status: 0 on success, 1 when NAME is not an output.`;
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec({ values: ["--chdir"], switches: ["--help", "--json", "--no-color"] }));
+    const args = parseArgs(argv, flagSpec(STATE_FLAGS));
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
-    const path = statePathOf(projectDir(args));
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail("output", target.diagnostics);
     let outputs: Record<string, { value: unknown; sensitive: boolean }> = {};
-    if (existsSync(path)) {
-      const reader = openLocalStateReadOnly(path);
+    const opened = await openReader(target);
+    if ("diagnostics" in opened) return io.fail("output", opened.diagnostics);
+    if ("reader" in opened) {
       try {
-        outputs = await reader.outputs();
+        outputs = await opened.reader.outputs();
       } finally {
-        await reader.close();
+        await opened.reader.close();
       }
     }
     const name = args.positionals[0];

@@ -1,17 +1,16 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { existsSync } from "node:fs";
 import { hasErrors } from "../../core/diagnostic.ts";
 import { createPlan, type PlanMode } from "../../engine/plan/build.ts";
 import { writePlanFile } from "../../engine/plan/file.ts";
 import { renderPlan } from "../../engine/render/human.ts";
 import { planToJson } from "../../engine/render/json.ts";
 import { planChangesSomething, readSnapshot } from "../../engine/run.ts";
-import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
 import type { StateReader } from "../../state/types.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
+import { openReader, openStore } from "../state-access.ts";
 import { enterProject, boolFlag, Console, diagnosticsJson, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform plan [options]
@@ -62,11 +61,17 @@ export const command: Command = {
     }
     if (!io.json) io.diagnostics(ws.diagnostics);
 
-    // A saved plan is bound to a state lineage, so --out creates the (empty) state file when
-    // there is none yet; a plain plan touches nothing.
+    // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
+    // none yet; a plain plan touches nothing.
     let reader: StateReader | null = null;
-    if (out !== undefined) reader = openLocalState(ws.statePath);
-    else if (existsSync(ws.statePath)) reader = openLocalStateReadOnly(ws.statePath);
+    const opened = out !== undefined ? await openStore(ws.state) : await openReader(ws.state);
+    if ("diagnostics" in opened) {
+      if (io.json) io.emitJson({ diagnostics: diagnosticsJson(opened.diagnostics) });
+      else io.diagnostics(opened.diagnostics);
+      return 1;
+    }
+    if ("store" in opened) reader = opened.store;
+    else if ("reader" in opened) reader = opened.reader;
     let connection;
     try {
       connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });

@@ -1,14 +1,14 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { hasErrors } from "../../core/diagnostic.ts";
 import { describeBinding } from "../../engine/host-binding.ts";
 import { runRebind } from "../../engine/rebind.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { openReader } from "../state-access.ts";
+import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 
@@ -37,14 +37,17 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  if (!existsSync(statePathOf(projectDir(args)))) {
-    io.err("No state: nothing has been applied in this project yet.");
-    return 1;
-  }
   const parallelism = intFlag(args, "--parallelism", 10);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
+  const existing = await openReader(ws.state);
+  if ("diagnostics" in existing) return io.fail("state rebind", existing.diagnostics);
+  if ("missing" in existing) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return 1;
+  }
+  await existing.reader.close();
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail("state rebind", session.diagnostics);
   const { store, connection, host } = session;

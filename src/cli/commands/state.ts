@@ -1,18 +1,23 @@
-// `takoform state list | show ADDRESS | pull | rm ADDRESS… | rebind`: read state without locking
-// it, forget records (the host resources are untouched), or re-bind it to another host
-// (state-rebind.ts).
+// `takoform state list | show ADDRESS | pull | rm ADDRESS… | push FILE | migrate | rebind`: read
+// state without locking it, forget records (the host resources are untouched), replace it with a
+// pulled document (state-push.ts), move it to the stack's new backend (state-migrate.ts), or
+// re-bind it to another host (state-rebind.ts). The state is the one the stack's backend names:
+// the stack of --config, or the project's app when there is a cdktf.json, else the project's
+// default local file.
 
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import { rebindCommand } from "./state-rebind.ts";
+import { migrateCommand } from "./state-migrate.ts";
+import { pushCommand } from "./state-push.ts";
 import { runStateRemove } from "../../engine/run.ts";
 import { formatValue } from "../../engine/render/values.ts";
-import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import type { ResourceRecord, StateReader } from "../../state/types.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { loadStateTarget, openReader, openStore, type StateTarget } from "../state-access.ts";
+import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -22,15 +27,21 @@ Subcommands:
   pull                   The whole state as one JSON document (sensitive values stay sealed)
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
+  push FILE              Replace the state with a document \`state pull\` wrote ("-": stdin);
+                         refused for another lineage or a lower serial unless --force
+  migrate                Move the state to the backend the stack names now, keeping its
+                         lineage and serial (\`takoform state migrate --help\`)
   rebind                 Bind state to the host this command reaches, after finding every
                          recorded object there with its uid (\`takoform state rebind --help\`)
 
 Options:
-  -C DIR                 Project directory (default: the current directory)
+${STATE_HELP}
   --json                 Machine-readable output (list, show)
 ${LOCK_HELP}
   -h, --help             Show this help
 
+The state is the one the stack's backend names (terraform.backend: local, or pg with PgBackend),
+in the workspace TAKOFORM_WORKSPACE or TF_WORKSPACE names (default "default").
 list, show and pull read state without locking it. Exit status: 0 on success, 1 otherwise.`;
 
 function notInState(address: string): Diagnostic {
@@ -50,16 +61,20 @@ function showRecord(record: ResourceRecord): string {
   return lines.join("\n");
 }
 
-async function withReader<T>(path: string, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
-  if (!existsSync(path)) {
-    io.err("No state: nothing has been applied in this project yet.");
+async function withReader<T>(target: StateTarget, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
+  const opened = await openReader(target);
+  if ("diagnostics" in opened) {
+    io.diagnostics(opened.diagnostics);
     return null;
   }
-  const reader = openLocalStateReadOnly(path);
+  if ("missing" in opened) {
+    io.err(`No state: nothing has been applied in this project yet (${target.describe}).`);
+    return null;
+  }
   try {
-    return await body(reader);
+    return await body(opened.reader);
   } finally {
-    await reader.close();
+    await opened.reader.close();
   }
 }
 
@@ -72,15 +87,19 @@ export const command: Command = {
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     if (sub === "rebind") return rebindCommand(rest);
-    const args = parseArgs(rest, flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] }));
+    if (sub === "push") return pushCommand(rest);
+    if (sub === "migrate") return migrateCommand(rest);
+    const args = parseArgs(rest, flagSpec(STATE_FLAGS, LOCK_FLAGS));
     if (args.switches.has("--help")) return usage(USAGE);
+    if (!["list", "show", "pull", "rm"].includes(sub)) throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm, push, migrate or rebind)`);
     enterProject(args);
     const io = new Console(args);
-    const path = statePathOf(projectDir(args));
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
     switch (sub) {
       case "list": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const records = await withReader(path, io, (r) => r.list());
+        const records = await withReader(target, io, (r) => r.list());
         if (records === null) return 1; // no state (as for show and pull), with or without --json
         if (io.json) io.emitJson(records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
         else for (const r of records) io.out(r.address);
@@ -89,7 +108,7 @@ export const command: Command = {
       case "show": {
         if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
         const address = args.positionals[0]!;
-        const record = await withReader(path, io, (r) => r.get(address));
+        const record = await withReader(target, io, (r) => r.get(address));
         if (record === null) return 1;
         if (record === undefined) {
           io.diagnostics([notInState(address)]);
@@ -101,18 +120,18 @@ export const command: Command = {
       }
       case "pull": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const document = await withReader(path, io, (r) => r.pull());
+        const document = await withReader(target, io, (r) => r.pull());
         if (document === null) return 1;
         io.emitJson(document);
         return 0;
       }
       case "rm": {
         if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
-        if (!existsSync(path)) {
-          io.err("No state: nothing has been applied in this project yet.");
-          return 1;
-        }
-        const store = openLocalState(path);
+        const probe = await withReader(target, io, async () => true);
+        if (probe === null) return 1;
+        const opened = await openStore(target);
+        if ("diagnostics" in opened) return io.fail("state rm", opened.diagnostics);
+        const { store } = opened;
         try {
           const result = await runStateRemove(store, args.positionals, {
             holder: `takoform state rm (pid ${process.pid} on ${hostname()})`,
@@ -133,7 +152,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm or rebind)`);
+        throw new CliUsageError(`unknown subcommand "${sub}"`);
     }
   },
 };

@@ -25,6 +25,8 @@ export const CONFIG_CODES = {
   stackNotFound: "takoform.config/stack-not-found",
   stackAmbiguous: "takoform.config/stack-ambiguous",
   appAnnotation: "takoform.config/app-annotation",
+  backendUnsupported: "takoform.config/backend-unsupported",
+  backendInvalid: "takoform.config/backend-invalid",
 } as const;
 
 export type ConfigCode = (typeof CONFIG_CODES)[keyof typeof CONFIG_CODES];
