@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // Two tiers for now: `default` (what `npm test` runs) and `slow` (fault-injection soaks, generated
 // stack floods, large graphs), which only `npm run test:all` adds. CI runs `test:all`.
-const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+// Each tier starts one PostgreSQL server for its pg tests (test/support/pg-global.ts).
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const, globalSetup: ["test/support/pg-global.ts"] };
 
 export default defineConfig({
   test: {

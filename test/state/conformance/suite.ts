@@ -1,0 +1,21 @@
+// The state contract, run unchanged against every store (the way Terraform's statemgr test
+// helpers run against every backend): each store's test file calls `stateConformance` with its
+// target (target.ts).
+
+import { describe } from "vitest";
+import { concurrencyContract } from "./concurrency.ts";
+import { lockContract } from "./lock.ts";
+import { processContract } from "./processes.ts";
+import { recordsContract } from "./records.ts";
+import { secretsContract } from "./secrets.ts";
+import type { StoreTarget } from "./target.ts";
+
+export function stateConformance(target: StoreTarget): void {
+  describe(`state contract: ${target.name}`, () => {
+    recordsContract(target);
+    secretsContract(target);
+    lockContract(target);
+    concurrencyContract(target);
+    processContract(target);
+  });
+}
