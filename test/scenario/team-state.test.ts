@@ -215,6 +215,26 @@ describe("backends the command does not have", () => {
   }, 60_000);
 });
 
+describe("a PostgreSQL server that cannot be reached", () => {
+  it("is named without its password, with what to check; nothing is planned", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
+    try {
+      const secret = "unreachable-pw-Qx9";
+      writeFileSync(join(dir, "stack.json"), JSON.stringify({ terraform: { backend: { pg: { conn_str: `postgres://deploy:${secret}@127.0.0.1:1/infra` } } }, resource: { takoform_edge_kv_namespace: { a: { name: "down-a" } } } }));
+      const planned = await runCli(["plan", "--config", "stack.json"], { cwd: dir });
+      expect(planned.code).toBe(1);
+      expect(planned.stderr).toContain('Cannot open the state in PostgreSQL at postgres://deploy@127.0.0.1:1/infra, schema "terraform_remote_state", workspace "default"');
+      expect(planned.stderr).toContain("takoform.engine/backend-unavailable");
+      expect(planned.stderr).toContain("ECONNREFUSED");
+      expect(planned.stderr).toContain("PGPASSWORD");
+      expect(planned.stdout).not.toContain("Plan:");
+      expect(planned.stdout + planned.stderr).not.toContain(secret);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 async function waitForHolder(schema: string): Promise<{ holder: string; acquiredAt: number }> {
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -98,6 +98,9 @@ export async function openPool(connStr: string, max: number): Promise<Pool> {
     application_name: "takoform",
     // Idle connections are closed so a finished command never waits on them.
     idleTimeoutMillis: 10_000,
+    // Set when the session starts (the startup packet), before any statement of this store runs.
+    // A conn_str's own `options` parameter replaces it (and keeps the server's default).
+    options: SESSION_OPTIONS,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
@@ -107,23 +110,18 @@ export async function openPool(connStr: string, max: number): Promise<Pool> {
   const pool = new pg.Pool(config);
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
-  // Queued on every new connection before anything else it runs (a client runs its queries in
-  // order), so no statement of this store ever runs with other settings.
-  pool.on("connect", (client) => void client.query(SESSION_SETUP).catch(() => undefined));
   return pool;
 }
 
 /**
- * Every session of the store:
- * - REPEATABLE READ: the writes rely on it (sql.ts): a write that raced another is refused with
- *   40001 and run again, never applied over a state it did not see.
- * - synchronous_commit off: the same durability trade as the local file's WAL with
- *   synchronous=NORMAL (docs/state.md §2). A commit is in the server's WAL before the call returns,
- *   so a killed takoform process loses nothing; what a crash of the SERVER may lose is its last
- *   few hundred milliseconds of commits, which the next run reconciles like a lost reply. It spares
- *   a WAL flush per step (two per resource) that would otherwise dominate a large apply.
+ * Every session of the store runs with synchronous_commit off: the same durability trade as the
+ * local file's WAL with synchronous=NORMAL (docs/state.md §2). A commit is in the server's WAL
+ * before the call returns, so a killed takoform process loses nothing; what a crash of the SERVER
+ * may lose is its last few hundred milliseconds of commits, which the next run reconciles like a
+ * lost reply. It spares a WAL flush per step (two per resource), each of which would hold the
+ * workspace row and so every other step of the apply behind it.
  */
-const SESSION_SETUP = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET synchronous_commit TO off";
+const SESSION_OPTIONS = "-c synchronous_commit=off";
 
 /** SQLSTATEs after which the whole statement was rolled back and may simply be run again. */
 const RETRYABLE = new Set(["40001", "40P01"]);

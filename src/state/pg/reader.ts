@@ -25,7 +25,7 @@ export interface PgStateOptions {
   skipIndexCreation?: boolean;
   /** Tests only: a clock in epoch milliseconds instead of the server's. */
   now?: () => number;
-  /** Connections in the pool (default 4). */
+  /** Connections in the pool (default 10, the engine's default parallelism: its steps write at once). */
   poolSize?: number;
 }
 
@@ -47,7 +47,7 @@ export async function connect(options: PgStateOptions, mode: "read" | "write"): 
   const secrets = connStrSecrets(options.connStr);
   const server = options.connStr === "" ? "the server the PG* environment variables name" : redactConnStr(options.connStr);
   const where = `workspace "${workspace}" in schema "${schema}" at ${server}`;
-  const pool = await openPool(options.connStr, options.poolSize ?? 4);
+  const pool = await openPool(options.connStr, options.poolSize ?? 10);
   const tables = tablesOf(schema);
   try {
     let row;

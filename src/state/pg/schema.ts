@@ -11,10 +11,10 @@
 //
 // The tables carry names of their own rather than Terraform's `states`, so a schema Terraform
 // itself uses is shared without either reading the other's rows. Creation follows Terraform's
-// switches: `skip_schema_creation`, `skip_table_creation` (the tables must exist, e.g. created by a
-// DBA from `pgLayoutDdl`) and `skip_index_creation` (the secondary indexes). Concurrent first uses
-// are serialized by a transaction-scoped advisory lock keyed by the schema, so two processes never
-// race to create one table.
+// switches: `skip_schema_creation`, `skip_table_creation` (the tables and their unique indexes
+// must exist, e.g. created by a DBA from `pgLayoutDdl`) and `skip_index_creation` (the lookup
+// indexes). Concurrent first uses are serialized by a transaction-scoped advisory lock keyed by
+// the schema, so two processes never race to create one table.
 
 import type { Pool, PoolClient } from "pg";
 import { StateFormatError, StateNotFoundError } from "../errors.ts";
@@ -102,8 +102,18 @@ CREATE TABLE IF NOT EXISTS ${t.outputs} (
   value      text NOT NULL,   -- JSON; sealed when sensitive
   sensitive  boolean NOT NULL,
   PRIMARY KEY (state_id, name)
-);`;
+);
+-- One record per host object, held by the database itself even for writes that run at once:
+-- no two records (a record's deposed copies aside) hold one uid, or one space + group + kind + name.
+CREATE UNIQUE INDEX IF NOT EXISTS takoform_resources_one_per_uid ON ${t.resources} (state_id, uid)
+  WHERE uid IS NOT NULL AND strpos(address, '#deposed:') = 0;
+CREATE UNIQUE INDEX IF NOT EXISTS takoform_resources_one_per_object ON ${t.resources} (state_id, space, form_api_version, form_kind, name)
+  WHERE name IS NOT NULL AND space IS NOT NULL AND form_api_version IS NOT NULL AND form_kind IS NOT NULL AND strpos(address, '#deposed:') = 0;`;
 }
+
+/** The unique indexes that hold the one-record-per-object rule (their violation is a StateConflictError). */
+export const ONE_PER_UID = "takoform_resources_one_per_uid";
+export const ONE_PER_OBJECT = "takoform_resources_one_per_object";
 
 function indexDdl(t: PgTables): string {
   return `

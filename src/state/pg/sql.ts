@@ -3,13 +3,16 @@
 // fence holds and the write is allowed — then writes the records from that CTE's row, and the
 // final SELECT reports, from the same snapshot, why a refused write was refused.
 //
-// Why this is exact. Every write updates the workspace row, and the store's sessions run at
-// REPEATABLE READ: a write whose snapshot predates a write or a lease change committed by anyone
-// else fails with a serialization error (40001) and is run again on a fresh snapshot. So the fence
-// (the lease token in the workspace row), the one-record-per-host-object checks and the previous
-// status an intent records are always read from the state as the last committed write left it;
-// a takeover that commits first makes a paused holder's next write see the new token and change
-// nothing, and a takeover that waits for a write in progress then sees that write.
+// Why this is exact. Every write first updates the workspace row, which holds that row until the
+// write commits. At READ COMMITTED, an UPDATE that finds the row changed by a transaction that
+// committed meanwhile re-evaluates its WHERE on the newest version of the row (EvalPlanQual), so
+// the fence is always checked against the lease as it is when the write takes the row: a takeover
+// that committed first leaves a paused holder's next write nothing to change, and a takeover that
+// arrives during a write waits for it and then sees it. The serial counts every write exactly
+// once, in the order the writes took the row. The statement's other reads (an address's previous
+// status, the one-record-per-object checks) come from the statement's snapshot: the steps of one
+// apply never write one address at once, and of two writes that claim one host object at once
+// the unique indexes (schema.ts) refuse the second.
 //
 // Parameters shared by the writes: $1 the workspace row id, $2 this handle's lease token (null
 // when it holds none), $3 the clock for stale-lease messages (null: the server's clock).

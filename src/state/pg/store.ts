@@ -2,8 +2,9 @@
 // reaches one server, behind the same StateStore contract as the local file (and the same
 // conformance suite). One workspace per row of takoform_states (schema.ts); each data write is one
 // statement, one round trip and one transaction, fenced by the lease token in that row (sql.ts);
-// the whole state is read in one round trip. A handle sends its writes one at a time, in call
-// order, so they never contend with each other; reads go through the pool beside them.
+// the whole state is read in one round trip. The steps of one apply write at once through the
+// pool: each write holds the workspace row only from its update to its commit, so their round
+// trips overlap while the writes themselves stay in one order.
 
 import type { KnownValue } from "../../core/values.ts";
 import type { WriteIntent } from "../../provider/types.ts";
@@ -16,6 +17,7 @@ import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockIn
 import { isRetryable, scrubError } from "./connection.ts";
 import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
 import { connect, PgStateReader, type PgStateOptions } from "./reader.ts";
+import { ONE_PER_OBJECT, ONE_PER_UID } from "./schema.ts";
 import * as sql from "./sql.ts";
 
 export { openPgStateReadOnly, type PgStateOptions } from "./reader.ts";
@@ -33,6 +35,9 @@ export async function openPgState(options: PgStateOptions): Promise<StateStore> 
 /** What a write statement reports: the serial it wrote (null: refused) and the lock its snapshot saw. */
 type Report = LockColumns & { written: number | null; now_ms: number } & Record<string, unknown>;
 
+/** What a record claims: the columns that name its host object. */
+type Claim = Pick<ResourceRow, "uid" | "space" | "form_api_version" | "form_kind" | "name">;
+
 interface HeldLease {
   info: LockInfo;
   leaseMs: number;
@@ -40,17 +45,9 @@ interface HeldLease {
 
 class PgStateStore extends PgStateReader implements StateStore {
   #held: HeldLease | null = null;
-  #tail: Promise<unknown> = Promise.resolve();
 
   get lease(): LockInfo | null {
     return this.#held?.info ?? null;
-  }
-
-  /** Runs `body` after every write this handle asked for before it, in call order. */
-  private serialized<T>(body: () => Promise<T>): Promise<T> {
-    const run = this.#tail.then(body, body);
-    this.#tail = run.catch(() => undefined);
-    return run;
   }
 
   /** A statement that changes nothing when it fails as a whole (40001, 40P01) is run again on a fresh snapshot. */
@@ -67,12 +64,10 @@ class PgStateStore extends PgStateReader implements StateStore {
 
   /** One fenced write statement: $1 id, $2 our token, $3 clock, then `values`. */
   private async write(name: string, text: string, values: unknown[]): Promise<Report> {
-    return this.serialized(() =>
-      this.retrying(async () => {
-        const [report] = await this.query<Report>(name, text, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values]);
-        return report!;
-      }),
-    );
+    return this.retrying(async () => {
+      const [report] = await this.query<Report>(name, text, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values]);
+      return report!;
+    });
   }
 
   /** The error for a write the fence refused, or null when the fence held. */
@@ -92,19 +87,17 @@ class PgStateStore extends PgStateReader implements StateStore {
       if (current?.token === this.#held.info.token) throw new StateUsageError(`this handle already holds the state lease (token ${this.#held.info.token}); release it first`);
     }
     const acquired = await waitForLease(options, POLICY, () => this.setup.now?.() ?? Date.now(), () =>
-      this.serialized(() =>
-        this.retrying(async () => {
-          // Read, judge, then compare-and-set: taken only if nobody changed the lease in between.
-          for (;;) {
-            const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
-            const decision = judge(lockOf(row), row!.now_ms, options);
-            if ("blocked" in decision) return decision;
-            const seen = row!.lock_held_token;
-            const [taken] = await this.query<LockColumns>("take_lease", sql.takeLease(this.t), [this.setup.id, seen, ...leaseParams(options), this.clock()]);
-            if (taken !== undefined) return { acquired: { ...lockOf(taken)!, takenOver: decision.take } };
-          }
-        }),
-      ),
+      this.retrying(async () => {
+        // Read, judge, then compare-and-set: taken only if nobody changed the lease in between.
+        for (;;) {
+          const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
+          const decision = judge(lockOf(row), row!.now_ms, options);
+          if ("blocked" in decision) return decision;
+          const seen = row!.lock_held_token;
+          const [taken] = await this.query<LockColumns>("take_lease", sql.takeLease(this.t), [this.setup.id, seen, ...leaseParams(options), this.clock()]);
+          if (taken !== undefined) return { acquired: { ...lockOf(taken)!, takenOver: decision.take } };
+        }
+      }),
     );
     const { takenOver, ...info } = acquired;
     this.#held = { info, leaseMs: options.leaseMs };
@@ -114,9 +107,7 @@ class PgStateStore extends PgStateReader implements StateStore {
   async renew(): Promise<LockInfo> {
     const held = this.#held;
     if (!held) throw new StateUsageError("this handle holds no state lease to renew");
-    const rows = await this.serialized(() =>
-      this.retrying(() => this.query<LockColumns>("renew_lease", sql.renewLease(this.t), [this.setup.id, held.info.token, held.leaseMs, this.clock()])),
-    );
+    const rows = await this.retrying(() => this.query<LockColumns>("renew_lease", sql.renewLease(this.t), [this.setup.id, held.info.token, held.leaseMs, this.clock()]));
     // On failure the lost token is kept, so every later write also fails with LeaseLostError.
     if (rows[0] === undefined) throw new LeaseLostError(held.info.token, await this.lockInfo());
     const info = lockOf(rows[0])!;
@@ -128,15 +119,13 @@ class PgStateStore extends PgStateReader implements StateStore {
     const held = this.#held;
     if (!held) return false;
     this.#held = null;
-    const released = await this.serialized(() =>
-      this.retrying(async () => {
-        try {
-          return (await this.setup.pool.query(sql.releaseLease(this.t), [this.setup.id, held.info.token])).rowCount ?? 0;
-        } catch (error) {
-          throw scrubError(error, this.setup.secrets);
-        }
-      }),
-    );
+    const released = await this.retrying(async () => {
+      try {
+        return (await this.setup.pool.query(sql.releaseLease(this.t), [this.setup.id, held.info.token])).rowCount ?? 0;
+      } catch (error) {
+        throw scrubError(error, this.setup.secrets);
+      }
+    });
     return released > 0;
   }
 
@@ -166,7 +155,7 @@ class PgStateStore extends PgStateReader implements StateStore {
   private async upsert(address: string, input: ResourceInput, refuseInFlight: boolean): Promise<void> {
     const checked = checkInput(address, input);
     const row = toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, 0);
-    const report = await this.write("upsert", sql.upsertSettled(this.t), [
+    const report = await this.claiming(address, row, () => this.write("upsert", sql.upsertSettled(this.t), [
       address,
       parseStateAddress(address).address,
       row.type,
@@ -187,7 +176,7 @@ class PgStateStore extends PgStateReader implements StateStore {
       row.dependencies,
       row.contributions,
       refuseInFlight,
-    ]);
+    ]));
     if (report.written !== null) return;
     const fenced = this.fenceError(report);
     if (fenced) throw fenced;
@@ -198,7 +187,31 @@ class PgStateStore extends PgStateReader implements StateStore {
     this.throwConflict(address, row, report);
   }
 
-  private throwConflict(address: string, row: Pick<ResourceRow, "uid" | "space" | "form_api_version" | "form_kind" | "name">, report: Report): never {
+  /**
+   * Runs a write that may claim a host object. Two writes running at once can both pass the
+   * statement's own check (each reads the records as they were before the other); the unique
+   * indexes then refuse the second, which is reported as the check would have reported it.
+   */
+  private async claiming(address: string, row: Claim, body: () => Promise<Report>): Promise<Report> {
+    try {
+      return await body();
+    } catch (error) {
+      const constraint = (error as { code?: string; constraint?: string }).code === "23505" ? (error as { constraint?: string }).constraint : undefined;
+      if (constraint !== ONE_PER_UID && constraint !== ONE_PER_OBJECT) throw error;
+      const by = constraint === ONE_PER_UID ? "uid" : "name";
+      const [holder] = await this.query<{ address: string }>(
+        `holder_${by}`,
+        by === "uid"
+          ? `SELECT address FROM ${this.t.resources} WHERE state_id = $1 AND uid = $2 AND split_part(address, '#deposed:', 1) <> $3 LIMIT 1`
+          : `SELECT address FROM ${this.t.resources} WHERE state_id = $1 AND space = $2 AND form_api_version = $3 AND form_kind = $4 AND name = $5 AND split_part(address, '#deposed:', 1) <> $6 LIMIT 1`,
+        by === "uid" ? [this.setup.id, row.uid, parseStateAddress(address).address] : [this.setup.id, row.space, row.form_api_version, row.form_kind, row.name, parseStateAddress(address).address],
+      );
+      const object = by === "uid" ? row.uid! : `${row.space}/${row.form_api_version}/${row.form_kind}/${row.name}`;
+      throw new StateConflictError(address, holder?.address ?? "another record written at the same time", by, object);
+    }
+  }
+
+  private throwConflict(address: string, row: Claim, report: Report): never {
     if (typeof report["uid_holder"] === "string") throw new StateConflictError(address, report["uid_holder"], "uid", row.uid!);
     if (typeof report["object_holder"] === "string") {
       throw new StateConflictError(address, report["object_holder"], "name", `${row.space}/${row.form_api_version}/${row.form_kind}/${row.name}`);
@@ -214,7 +227,8 @@ class PgStateStore extends PgStateReader implements StateStore {
     const whole = JSON.stringify({ stepId: intent.stepId, at, write });
     const prefix = `${whole.slice(0, -1)},"previousStatus":`;
     const columns = intentColumns(write);
-    const report = await this.write("set_intent", sql.setIntent(this.t), [
+    const claimed = { uid: columns.uid, space: columns.space, form_api_version: write.ref.apiVersion, form_kind: write.ref.kind, name: columns.name };
+    const report = await this.claiming(address, claimed, () => this.write("set_intent", sql.setIntent(this.t), [
       address,
       parseStateAddress(address).address,
       write.type,
@@ -227,14 +241,14 @@ class PgStateStore extends PgStateReader implements StateStore {
       columns.name,
       columns.uid,
       prefix,
-    ]);
+    ]));
     if (report.written !== null) return;
     const fenced = this.fenceError(report);
     if (fenced) throw fenced;
     if (report["existed"] === false && status !== "creating") {
       throw new StateWriteError(address, `there is no record to mark "${status}"; only a create may start a new record`);
     }
-    this.throwConflict(address, { uid: columns.uid, space: columns.space, form_api_version: write.ref.apiVersion, form_kind: write.ref.kind, name: columns.name }, report);
+    this.throwConflict(address, claimed, report);
   }
 
   private async remove(address: string): Promise<boolean> {
@@ -258,11 +272,10 @@ class PgStateStore extends PgStateReader implements StateStore {
   async replaceState(document: StateDocument): Promise<void> {
     const prepared = prepareDocument(document);
     const b = prepared.binding;
-    await this.serialized(() =>
-      this.retrying(async () => {
+    await this.retrying(async () => {
         const client = await this.setup.pool.connect();
         try {
-          await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+          await client.query("BEGIN");
           const head = await client.query<Report>(sql.replaceHead(this.t), [
             this.setup.id,
             this.#held?.info.token ?? null,
@@ -299,8 +312,7 @@ class PgStateStore extends PgStateReader implements StateStore {
         } finally {
           client.release();
         }
-      }),
-    );
+    });
     this.currentLineage = prepared.lineage;
   }
 }
