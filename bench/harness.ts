@@ -1,8 +1,10 @@
 // What the engine benches share: the local host served by a child process (`takoform host serve`,
-// in-memory data) so the numbers are the engine's own, the engine wired to it with a state file,
-// and the measurement of one phase (wall time, this process's CPU time, the heap it reached).
+// in-memory data) so the numbers are the engine's own, the engine wired to it with a state file
+// or a PostgreSQL workspace, and the measurement of one phase (wall time, this process's CPU
+// time, the heap it reached).
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { HostClient } from "../src/client/client.ts";
 import type { StackConfig } from "../src/engine/config/types.ts";
@@ -10,7 +12,7 @@ import { resolveVariables } from "../src/engine/config/variables/resolve.ts";
 import type { EngineSetup } from "../src/engine/run.ts";
 import { TakoformProvider } from "../src/provider/provider.ts";
 import { bundledRegistry } from "../src/registry/bundled.ts";
-import { openLocalState } from "../src/state/index.ts";
+import { openBackendStore, openLocalState, type BackendSpec } from "../src/state/index.ts";
 import type { StateStore } from "../src/state/types.ts";
 import type { MemoryProbe } from "./memory.ts";
 
@@ -39,12 +41,15 @@ export interface BenchEngine {
   close(): Promise<void>;
 }
 
-/** The provider connected to the host at `url` with the development token, and a state store at `stateFile`. */
-export async function openEngine(url: string, stack: StackConfig, stateFile: string): Promise<BenchEngine> {
+/**
+ * The provider connected to the host at `url` with the development token, and a state store: the
+ * local file `state` names, or the backend it resolves to (a PostgreSQL workspace).
+ */
+export async function openEngine(url: string, stack: StackConfig, state: string | BackendSpec): Promise<BenchEngine> {
   const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
   const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
-  const store = openLocalState(stateFile);
+  const store = typeof state === "string" ? openLocalState(state) : await openBackendStore(state);
   return {
     client,
     provider,
@@ -75,4 +80,25 @@ export async function measure<T>(memory: MemoryProbe, body: () => Promise<T> | T
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   return { ms, cpuMs: (used.user + used.system) / 1000, value, memory: memory.stop() };
+}
+
+/**
+ * A PostgreSQL server for the pg column, on loopback TCP: TAKOFORM_BENCH_PG_URL (or
+ * TAKOFORM_TEST_PG_URL) when set, else a throwaway cluster (test/support/pg-cluster.ts) on a free port.
+ */
+export async function benchPgServer(): Promise<{ url: string; stop(): void } | null> {
+  const given = process.env["TAKOFORM_BENCH_PG_URL"] || process.env["TAKOFORM_TEST_PG_URL"];
+  if (given) return { url: given, stop: () => undefined };
+  const { findPgBin, startPgCluster } = await import("../test/support/pg-cluster.ts");
+  if (findPgBin() === null) return null;
+  const port = await new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port: free } = server.address() as AddressInfo;
+      server.close(() => resolve(free));
+    });
+    server.on("error", reject);
+  });
+  const cluster = startPgCluster({ tcpPort: port });
+  return { url: cluster.url, stop: () => cluster.stop() };
 }
