@@ -18,7 +18,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   destroy: { summary: "Delete every resource this state manages", load: async () => (await import("./commands/destroy.ts")).command },
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
-  state: { summary: "Inspect or edit state (state list | show | pull | rm | rebind)", load: async () => (await import("./commands/state.ts")).command },
+  state: { summary: "Inspect, edit or move state (state list | show | pull | push | rm | migrate | rebind)", load: async () => (await import("./commands/state.ts")).command },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
 };
 

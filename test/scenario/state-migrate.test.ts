@@ -145,7 +145,7 @@ function pushPull(target: StoreTarget): void {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("pulls the state, pushes it back, and refuses a lower serial or another lineage unless --force", async () => {
+  it("lists, shows, pulls and removes; pushes a pulled state back, refusing a lower serial or another lineage unless --force", async () => {
     const place = target.place(dir);
     writeFileSync(join(dir, "stack.json"), stackWith(place.backendBlock(), ["a"]));
     const cli = (args: string[]) => runCli([...args, "--config", "stack.json"], { cwd: dir });
@@ -153,6 +153,13 @@ function pushPull(target: StoreTarget): void {
     await store.putResource(`${KV}.a`, { type: KV, status: "ready", attributes: { name: "mig-a", space: "default", uid: "u-a" } });
     await store.putResource(`${KV}.b`, { type: KV, status: "ready", attributes: { name: "mig-b", space: "default", uid: "u-b" } });
     await store.close();
+
+    const listed = await cli(["state", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split("\n")).toEqual([`${KV}.a`, `${KV}.b`]);
+    const shown = await cli(["state", "show", `${KV}.b`]);
+    expect(shown.stdout).toContain(`resource "${KV}" "b" {`);
+    expect(shown.stdout).toContain('name  = "mig-b"');
 
     const pulled = await cli(["state", "pull"]);
     expect(pulled.code, pulled.stderr).toBe(0);

@@ -5,6 +5,7 @@
 import { describe } from "vitest";
 import { concurrencyContract } from "./concurrency.ts";
 import { lockContract } from "./lock.ts";
+import { planFileContract } from "./plan-file.ts";
 import { processContract } from "./processes.ts";
 import { recordsContract } from "./records.ts";
 import { secretsContract } from "./secrets.ts";
@@ -16,6 +17,7 @@ export function stateConformance(target: StoreTarget): void {
     secretsContract(target);
     lockContract(target);
     concurrencyContract(target);
+    planFileContract(target);
     processContract(target);
   });
 }
