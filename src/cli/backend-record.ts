@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { Diagnostic } from "../core/diagnostic.ts";
 import { engineCode } from "../engine/codes.ts";
 import { openLocalStateReadOnly } from "../state/index.ts";
-import { sameIdentity, type BackendIdentity } from "../state/backend/resolve.ts";
+import type { BackendConfig } from "../state/backend/config.ts";
+import { resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
 
 const FILE = "backend.json";
 
@@ -64,10 +65,33 @@ export function describeIdentity(identity: BackendIdentity): string {
   return `PostgreSQL at ${server}, schema "${identity.schema_name ?? "terraform_remote_state (or PG_SCHEMA_NAME)"}"`;
 }
 
+/**
+ * The backend an identity recorded, resolved as the stack would name it, for the workspace `spec`
+ * uses. It is only read from (state migrate), so nothing is to be created there.
+ */
+export function specOf(identity: BackendIdentity, projectDir: string, workspace: string): BackendSpec {
+  const config: BackendConfig =
+    identity.type === "local"
+      ? { type: "local", ...(identity.path && identity.path !== "default" ? { path: identity.path } : {}), ...(identity.workspace_dir ? { workspaceDir: identity.workspace_dir } : {}) }
+      : { type: "pg", ...(identity.conn_str ? { connStr: identity.conn_str } : {}), ...(identity.schema_name ? { schemaName: identity.schema_name } : {}), skipSchemaCreation: true, skipTableCreation: true, skipIndexCreation: true };
+  return resolveBackend(config, { projectDir, env: { ...process.env, TAKOFORM_WORKSPACE: workspace } });
+}
+
+/**
+ * Whether the recorded backend and the stack's name one place: the same settings, or local
+ * settings that put this workspace's state in the same file (a workspace_dir added, say).
+ */
+export function samePlace(previous: BackendIdentity, identity: BackendIdentity, spec: BackendSpec, projectDir: string): boolean {
+  if (sameIdentity(previous, identity)) return true;
+  if (previous.type !== "local" || spec.type !== "local") return false;
+  const before = specOf(previous, projectDir, spec.workspace);
+  return before.type === "local" && before.path === spec.path;
+}
+
 /** Refuses a stack whose backend is not the one state was last used through here; null when it is. */
-export async function backendChange(projectDir: string, identity: BackendIdentity): Promise<Diagnostic | null> {
+export async function backendChange(projectDir: string, identity: BackendIdentity, spec: BackendSpec): Promise<Diagnostic | null> {
   const previous = await previousBackend(projectDir);
-  if (previous === null || sameIdentity(previous, identity)) return null;
+  if (previous === null || samePlace(previous, identity, spec, projectDir)) return null;
   return {
     severity: "error",
     code: engineCode("backend-changed"),

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BackendConfig } from "../state/backend/config.ts";
 import { openBackendReader, openBackendStore } from "../state/backend/open.ts";
-import { backendIdentity, BackendError, describeBackend, resolveBackend, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
+import { backendIdentity, BackendError, describeBackend, resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
 import { StateError, StateFormatError, StateNotFoundError } from "../state/errors.ts";
 import { connStrSecrets, redactConnStr, scrub } from "../state/pg/connection.ts";
 import type { StateReader, StateStore } from "../state/types.ts";
@@ -90,11 +90,12 @@ function isStateFailure(error: unknown): boolean {
 /**
  * Opens the target's state for writing (creating it as its backend allows). Refused when the
  * stack's backend is not the one this directory last used (backend-record.ts); on success the
- * backend is recorded, when nothing was.
+ * backend is recorded. With `checkRecord: false` (state migrate) the record is neither checked
+ * nor written.
  */
 export async function openStore(target: StateTarget, options: { checkRecord?: boolean } = {}): Promise<{ store: StateStore } | { diagnostics: Diagnostic[] }> {
   if (options.checkRecord !== false) {
-    const changed = await backendChange(target.projectDir, target.identity);
+    const changed = await backendChange(target.projectDir, target.identity, target.spec);
     if (changed !== null) return { diagnostics: [changed] };
   }
   let store: StateStore;
@@ -104,13 +105,18 @@ export async function openStore(target: StateTarget, options: { checkRecord?: bo
     if (!isStateFailure(error)) throw error;
     return { diagnostics: [unavailable(target, error)] };
   }
-  if (readBackendRecord(target.projectDir) === null) writeBackendRecord(target.projectDir, target.identity);
+  // Recorded when nothing was, or when the settings changed but name the same place (the check
+  // passed). `state migrate` opens its target unchecked, and records it only once the state is there.
+  if (options.checkRecord !== false) {
+    const recorded = readBackendRecord(target.projectDir);
+    if (recorded === null || !sameIdentity(recorded, target.identity)) writeBackendRecord(target.projectDir, target.identity);
+  }
   return { store };
 }
 
 /** Opens the target's existing state for reading; `missing` when there is none there yet. */
 export async function openReader(target: StateTarget): Promise<{ reader: StateReader } | { missing: true } | { diagnostics: Diagnostic[] }> {
-  const changed = await backendChange(target.projectDir, target.identity);
+  const changed = await backendChange(target.projectDir, target.identity, target.spec);
   if (changed !== null) return { diagnostics: [changed] };
   if (target.spec.type === "local" && !existsSync(target.spec.path)) return { missing: true };
   try {

@@ -3,7 +3,7 @@
 // project's own .takoform/state.db. A stack that moves its state elsewhere is refused until
 // `state migrate` moves it.
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,5 +62,12 @@ describe("the local backend", () => {
     expect(existsSync(join(dir, "terraform.demo.tfstate"))).toBe(false);
     const planned = await runCli(["plan", "--config", "stack.json", "--detailed-exitcode"], { cwd: dir, env: env() });
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+
+    // Settings that still put this workspace's state in the same file are no change of backend.
+    writeFileSync(join(dir, "stack.json"), JSON.stringify({ "//": { metadata: { stackName: "demo" } }, ...JSON.parse(stack({ local: { path: join(dir, "terraform.demo.tfstate"), workspace_dir: "envs" } }, "prod")) }));
+    const same = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: dir, env: env() });
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toContain("No changes.");
+    expect(JSON.parse(readFileSync(join(dir, ".takoform", "backend.json"), "utf8")).backend).toEqual({ type: "local", path: "default", workspace_dir: "envs" });
   }, 120_000);
 });

@@ -6,13 +6,12 @@
 
 import { hostname } from "node:os";
 import { runStateMigrate } from "../../engine/state-transfer.ts";
-import type { BackendConfig } from "../../state/backend/config.ts";
 import { openBackendReader, openBackendStore } from "../../state/backend/open.ts";
-import { describeBackend, resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../../state/backend/resolve.ts";
+import { describeBackend, type BackendSpec } from "../../state/backend/resolve.ts";
 import { StateNotFoundError } from "../../state/errors.ts";
 import type { StateStore } from "../../state/types.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { describeIdentity, previousBackend, writeBackendRecord } from "../backend-record.ts";
+import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../backend-record.ts";
 import { loadStateTarget, openStore, unavailable, type StateTarget } from "../state-access.ts";
 import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, leaseMs, LOCK_FLAGS, LOCK_HELP, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 
@@ -41,15 +40,6 @@ ${LOCK_HELP}
 
 Exit status: 0 when the state is in the stack's backend, 1 otherwise.`;
 
-/** The backend an identity recorded, resolved as the stack would name it; it is only read from, so nothing is created there. */
-function sourceSpec(identity: BackendIdentity, target: StateTarget): BackendSpec {
-  const config: BackendConfig =
-    identity.type === "local"
-      ? { type: "local", ...(identity.path && identity.path !== "default" ? { path: identity.path } : {}), ...(identity.workspace_dir ? { workspaceDir: identity.workspace_dir } : {}) }
-      : { type: "pg", ...(identity.conn_str ? { connStr: identity.conn_str } : {}), ...(identity.schema_name ? { schemaName: identity.schema_name } : {}), skipSchemaCreation: true, skipTableCreation: true, skipIndexCreation: true };
-  return resolveBackend(config, { projectDir: target.projectDir, env: { ...process.env, TAKOFORM_WORKSPACE: target.spec.workspace } });
-}
-
 export async function migrateCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, flagSpec(STATE_FLAGS, LOCK_FLAGS, { switches: ["--reconfigure"] }));
   if (args.switches.has("--help")) return usage(USAGE);
@@ -69,14 +59,14 @@ export async function migrateCommand(argv: string[]): Promise<number> {
     return report("reconfigured", `This project now uses ${target.describe}; no state was moved.`);
   }
   const previous = await previousBackend(target.projectDir);
-  if (previous === null || sameIdentity(previous, target.identity)) {
+  if (previous === null || samePlace(previous, target.identity, target.spec, target.projectDir)) {
     writeBackendRecord(target.projectDir, target.identity);
     return report("unchanged", previous === null ? `No state to move: nothing was used here before; this project uses ${target.describe}.` : `The state is already in ${target.describe}; nothing to move.`);
   }
 
   let spec: BackendSpec;
   try {
-    spec = sourceSpec(previous, target);
+    spec = specOf(previous, target.projectDir, target.spec.workspace);
   } catch (error) {
     return io.fail("state migrate", [unavailable(target, error)]);
   }
