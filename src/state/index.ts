@@ -11,8 +11,8 @@
 //
 //   // Before planning: finish what a crash interrupted.
 //   for (const record of await store.inFlight()) {
-//     // record.intent.write is the exact request; record.intent.previousStatus what it was before.
-//     const result = await provider.resumeWrite(record.intent!.write, priorStateOf(record));
+//     // An InFlightRecord: record.intent.write is the exact request; record.intent.previousStatus what it was before.
+//     const result = await provider.resumeWrite(record.intent.write, priorStateOf(record));
 //     await store.settle(record.address, result.state ? toInput(result.state) : null);
 //   }
 //

@@ -12,7 +12,7 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { hasErrors } from "../../core/diagnostic.ts";
 import type { ResourceState } from "../../provider/types.ts";
 import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
+import type { InFlightRecord, ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
 import { engineCode } from "../codes.ts";
 import { mapBounded } from "../dag.ts";
 import { located } from "../plan/resource.ts";
@@ -51,8 +51,8 @@ export interface RecoverResult {
 }
 
 /** What the settled record's status is after the write the intent describes. */
-function statusAfter(record: ResourceRecord): SettledStatus {
-  const step = record.intent?.stepId ?? "";
+function statusAfter(record: InFlightRecord): SettledStatus {
+  const step = record.intent.stepId;
   if (step.startsWith("create-placeholder:") || step.startsWith("revert:")) return "placeholder";
   return "ready";
 }
@@ -62,7 +62,7 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
   const diagnostics: Diagnostic[] = [];
   let ok = true;
   await mapBounded(records, input.parallelism, async (record) => {
-    const intent = record.intent!;
+    const { intent } = record; // an in-flight record carries exactly one
     // A sealed intent opens only with the sensitive values it was sent with; otherwise it stays
     // in state untouched and the apply stops, naming the variables to supply.
     const opened = openIntent(intent.write, record.address, input.store.lineage, input.variables ?? NO_VARIABLES);
