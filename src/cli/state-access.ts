@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import type { BackendConfig } from "../state/backend/config.ts";
 import { openBackendReader, openBackendStore } from "../state/backend/open.ts";
 import { backendIdentity, BackendError, describeBackend, resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
-import { StateError, StateFormatError, StateNotFoundError } from "../state/errors.ts";
+import { StateFormatError, StateNotFoundError } from "../state/errors.ts";
 import { connStrSecrets, redactConnStr, scrub } from "../state/pg/connection.ts";
 import type { StateReader, StateStore } from "../state/types.ts";
 import { backendChange, readBackendRecord, writeBackendRecord } from "./backend-record.ts";
@@ -80,11 +80,13 @@ export function unavailable(target: StateTarget, error: unknown): Diagnostic {
   };
 }
 
-/** What the store or the driver raises while opening: a layout, a connection, a login, a privilege. */
+/**
+ * Whatever opening the state raised is reported as the state being unavailable: a layout, a
+ * connection, a login (the driver's SASL errors carry no code), a privilege. It says which state,
+ * without the password, and what to check.
+ */
 function isStateFailure(error: unknown): boolean {
-  if (error instanceof StateError) return true;
-  // The driver's errors carry a SQLSTATE or a system error code; a dropped connection says so.
-  return typeof (error as { code?: unknown }).code === "string" || (error instanceof Error && /Connection terminated|connection/i.test(error.message));
+  return error instanceof Error;
 }
 
 /**

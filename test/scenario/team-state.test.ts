@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStateReadOnly } from "../../src/state/index.ts";
-import { describePg, dropSchemasAfterAll, freshSchema, pgUrl, schemaText, urlWithPassword, withClient } from "../support/pg.ts";
+import { describePg, dropSchemasAfterAll, freshSchema, PG_PASSWORD_URL, pgUrl, schemaText, urlWithPassword, withClient } from "../support/pg.ts";
 import { runCli, spawnCli, startHost, type CliResult, type TestHost } from "./harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -195,6 +195,64 @@ describePg("team state in PostgreSQL, through the command", () => {
     expect((await cli(dir, ["destroy", "--config", "staging.json", "--auto-approve"], { TAKOFORM_WORKSPACE: "staging" })).code).toBe(0);
     const prod = await cli(dir, ["plan", "--config", "prod.json", "--detailed-exitcode"], { TAKOFORM_WORKSPACE: "prod" });
     expect(prod.code, prod.stdout + prod.stderr).toBe(0);
+  }, 120_000);
+});
+
+describe.skipIf(PG_PASSWORD_URL === null)("a conn_str whose server checks the password", () => {
+  dropSchemasAfterAll();
+  let host: TestHost;
+  let dir: string;
+  beforeAll(async () => {
+    host = await startHost();
+    dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
+  });
+  afterAll(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("logs in with it; a saved plan carries no password and applies with the one of the stack file it was made from, else PGPASSWORD", async () => {
+    const url = new URL(PG_PASSWORD_URL!);
+    const password = decodeURIComponent(url.password);
+    const schema = freshSchema("pw");
+    const env = { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" };
+    const stack = (names: string[]) => JSON.stringify({ terraform: { backend: { pg: { conn_str: url.toString(), schema_name: schema } } }, resource: { takoform_edge_kv_namespace: Object.fromEntries(names.map((n) => [n, { name: `pw-${n}` }])) } });
+    const seen: string[] = [];
+    const run = async (args: string[], extra: Record<string, string> = {}) => {
+      // Well under the server's 60 s authentication_timeout: a refused login must not hold the command open.
+      const result = await runCli(args, { cwd: dir, env: { ...env, ...extra }, timeoutMs: 45_000 });
+      seen.push(result.stdout, result.stderr);
+      return result;
+    };
+    writeFileSync(join(dir, "stack.json"), stack(["a"]));
+    expect((await run(["plan", "--config", "stack.json", "--out", "first.plan"])).code).toBe(0);
+    expect(readFileSync(join(dir, "first.plan"), "utf8")).not.toContain(password);
+    const applied = await run(["apply", "first.plan"]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain("Apply complete! Resources: 1 added");
+
+    // The stack file is gone: the plan's own copy has no password, and the server refuses the login…
+    writeFileSync(join(dir, "stack.json"), stack(["a", "b"]));
+    expect((await run(["plan", "--config", "stack.json", "--out", "second.plan"])).code).toBe(0);
+    rmSync(join(dir, "stack.json"));
+    const refused = await run(["apply", "second.plan"]);
+    expect(refused.signal).toBeNull(); // it exited by itself
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Cannot open the state in PostgreSQL at postgresql://${url.username}@127.0.0.1:${url.port}/postgres`);
+    expect(refused.stderr).toContain("PGPASSWORD");
+    // …until PGPASSWORD gives it.
+    const withEnv = await run(["apply", "second.plan"], { PGPASSWORD: password });
+    expect(withEnv.code, withEnv.stdout + withEnv.stderr).toBe(0);
+    expect(withEnv.stdout).toContain("Apply complete! Resources: 1 added");
+
+    // A wrong password is refused by the server, and the right one is never shown.
+    writeFileSync(join(dir, "wrong.json"), stack(["a", "b"]).replace(encodeURIComponent(password), "not-the-password"));
+    const wrong = await run(["plan", "--config", "wrong.json"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("password authentication failed");
+    expect(seen.join("\n")).not.toContain(password);
+    expect(seen.join("\n")).not.toContain("not-the-password");
+    expect(await schemaText(schema)).not.toContain(password);
   }, 120_000);
 });
 

@@ -11,12 +11,27 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
 export interface PgCluster {
-  /** A connection URL for the superuser `postgres` (socket, or TCP when `tcp` was asked). */
+  /** A connection URL for the superuser `postgres` (socket, or TCP when `tcpPort` was asked). */
   url: string;
   /** The socket URL, whatever else was asked. */
   socketUrl: string;
+  /** The loopback TCP port, when one was asked. */
+  tcpPort: number | null;
   dir: string;
   stop(): void;
+}
+
+/** A free loopback TCP port (free when asked; a server then takes it). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
 }
 
 /** Where initdb and pg_ctl are, or null when this machine has no PostgreSQL server binaries. */
@@ -53,8 +68,11 @@ function run(bin: string, args: string[], asPostgres: boolean): void {
   if (result.status !== 0) throw new Error(`${bin.split("/").pop()} failed (${result.status}): ${result.stderr || result.stdout}`);
 }
 
-/** Starts a cluster; `tcpPort` also listens on 127.0.0.1 (the bench measures over loopback TCP). */
-export function startPgCluster(options: { tcpPort?: number } = {}): PgCluster {
+/**
+ * Starts a cluster. `tcpPort` also listens on 127.0.0.1: the bench measures over loopback TCP
+ * (`trustTcp`), the tests log in there with a password (scram-sha-256) to prove it is used.
+ */
+export function startPgCluster(options: { tcpPort?: number; trustTcp?: boolean } = {}): PgCluster {
   const bin = findPgBin();
   if (bin === null) throw new Error("PostgreSQL server binaries (initdb, pg_ctl) are not installed: not on PATH and not under /usr/lib/postgresql/*/bin");
   const dir = mkdtempSync(join(tmpdir(), "takoform-pg-"));
@@ -63,7 +81,8 @@ export function startPgCluster(options: { tcpPort?: number } = {}): PgCluster {
   const data = join(dir, "data");
   const asPostgres = owner !== null;
   try {
-    run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], asPostgres);
+    const hostAuth = options.trustTcp === false ? "scram-sha-256" : "trust";
+    run(join(bin, "initdb"), ["-D", data, "--auth-local=trust", `--auth-host=${hostAuth}`, "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], asPostgres);
     const listen = options.tcpPort !== undefined ? "127.0.0.1" : "";
     const port = String(options.tcpPort ?? 5432);
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses='${listen}' -c fsync=on -c max_connections=200`;
@@ -78,6 +97,7 @@ export function startPgCluster(options: { tcpPort?: number } = {}): PgCluster {
   return {
     url,
     socketUrl,
+    tcpPort: options.tcpPort ?? null,
     dir,
     stop() {
       if (stopped) return;

@@ -4,7 +4,7 @@
 // with the reason, except under CI=true, where a missing PostgreSQL fails the run.
 
 import type { TestProject } from "vitest/node";
-import { findPgBin, startPgCluster } from "./pg-cluster.ts";
+import { findPgBin, freePort, startPgCluster } from "./pg-cluster.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -13,10 +13,20 @@ declare module "vitest" {
     pgSkipReason: string;
     /** True when the URL came from TAKOFORM_TEST_PG_URL: tests drop the schemas they made. */
     pgExternal: boolean;
+    /**
+     * The throwaway cluster only: a loopback TCP URL of a role that must log in with its password
+     * (scram-sha-256), the password included; null otherwise.
+     */
+    pgPasswordUrl: string | null;
   }
 }
 
-export default function setup(project: TestProject): (() => void) | void {
+/** The role and password the password tests log in with. */
+const PASSWORD_ROLE = "takoform_pw";
+const PASSWORD = "takoform-test-pw-Vh3";
+
+export default async function setup(project: TestProject): Promise<(() => void) | void> {
+  project.provide("pgPasswordUrl", null);
   const external = process.env["TAKOFORM_TEST_PG_URL"];
   if (external !== undefined && external !== "") {
     project.provide("pgUrl", external);
@@ -32,8 +42,20 @@ export default function setup(project: TestProject): (() => void) | void {
     project.provide("pgSkipReason", reason);
     return;
   }
-  const cluster = startPgCluster();
-  project.provide("pgUrl", cluster.url);
+  const cluster = startPgCluster({ tcpPort: await freePort(), trustTcp: false });
+  try {
+    const pg = (await import("pg")).default;
+    const client = new pg.Client({ connectionString: cluster.socketUrl });
+    await client.connect();
+    await client.query(`CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD '${PASSWORD}'`);
+    await client.query(`GRANT CREATE ON DATABASE postgres TO ${PASSWORD_ROLE}`);
+    await client.end();
+  } catch (error) {
+    cluster.stop();
+    throw error;
+  }
+  project.provide("pgUrl", cluster.socketUrl);
+  project.provide("pgPasswordUrl", `postgresql://${PASSWORD_ROLE}:${PASSWORD}@127.0.0.1:${cluster.tcpPort}/postgres`);
   project.provide("pgSkipReason", "");
   return () => cluster.stop();
 }

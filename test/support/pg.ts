@@ -7,6 +7,8 @@ import { afterAll, describe, inject } from "vitest";
 import pg from "pg";
 
 export const PG_URL: string | null = inject("pgUrl");
+/** A role that must log in with its password (the throwaway cluster only), the password in the URL. */
+export const PG_PASSWORD_URL: string | null = inject("pgPasswordUrl");
 const EXTERNAL = inject("pgExternal");
 
 /** `describe` when a server is available, else skipped with the reason (CI fails instead: pg-global.ts). */

@@ -5,7 +5,7 @@
 // this store shows or stores names the server through `redactConnStr`, and every error from the
 // driver is scrubbed of the password before anyone sees it.
 
-import type { Pool, PoolConfig } from "pg";
+import type { Client, Pool, PoolConfig } from "pg";
 import { StateUsageError } from "../errors.ts";
 
 /** The URL schemes libpq and node-postgres accept for a connection string. */
@@ -107,7 +107,7 @@ export async function openPool(connStr: string, max: number): Promise<Pool> {
     },
   };
   if (connStr !== "") config.connectionString = connStr;
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool({ ...config, Client: closingClient(pg.Client) });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
   return pool;
@@ -122,6 +122,33 @@ export async function openPool(connStr: string, max: number): Promise<Pool> {
  * workspace row and so every other step of the apply behind it.
  */
 const SESSION_OPTIONS = "-c synchronous_commit=off";
+
+/**
+ * A client that closes its socket when it fails to connect. The driver leaves the socket of a
+ * failed login open (a SCRAM login without a password fails on the client side), and the server
+ * then holds it until its authentication_timeout (60 s by default): the command would wait that
+ * long to exit after reporting the failure.
+ */
+function closingClient(Base: typeof Client): typeof Client {
+  type Callback = (error: Error | null) => void;
+  const connect = Base.prototype.connect as (this: Client, callback?: Callback) => Promise<unknown> | void;
+  class ClosingClient extends Base {}
+  const close = (client: Client): void => (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  // Both of the driver's forms: the pool calls connect(callback); connect() returns a promise.
+  ClosingClient.prototype.connect = function (this: Client, callback?: Callback) {
+    if (callback === undefined) {
+      return (connect.call(this) as Promise<unknown>).catch((error: unknown) => {
+        close(this);
+        throw error;
+      });
+    }
+    return connect.call(this, (error) => {
+      if (error) close(this);
+      callback(error);
+    });
+  } as Client["connect"];
+  return ClosingClient;
+}
 
 /** SQLSTATEs after which the whole statement was rolled back and may simply be run again. */
 const RETRYABLE = new Set(["40001", "40P01"]);
