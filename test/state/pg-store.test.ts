@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { runPlan } from "../../src/engine/run.ts";
 import { loadStackConfig } from "../../src/engine/config/load.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
-import { openPgState, sealSensitive, StateConflictError, type StateStore } from "../../src/state/index.ts";
+import { openPgState, pgLayoutDdl, sealSensitive, StateConflictError, StateNotFoundError, type StateStore } from "../../src/state/index.ts";
 import { openPool } from "../../src/state/pg/connection.ts";
 import { countingProxy, type CountingProxy } from "../support/pg-proxy.ts";
 import { describePg, dropSchemasAfterAll, freshSchema, pgUrl, withClient } from "../support/pg.ts";
@@ -108,5 +108,30 @@ describePg("round trips to PostgreSQL", () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it("creates nothing it is told to skip: a missing schema or table is named; the layout a DBA creates from pgLayoutDdl is used as it is", async () => {
+    const schema = freshSchema("dba");
+    const skipAll = { connStr: pgUrl(), schemaName: schema, skipSchemaCreation: true, skipTableCreation: true, skipIndexCreation: true };
+    const missing = await openPgState(skipAll).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(missing).toBeInstanceOf(StateNotFoundError);
+    expect((missing as Error).message).toContain(`schema "${schema}"`);
+    expect(await withClient(async (c) => (await c.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [schema])).rowCount)).toBe(0);
+
+    await withClient((c) => c.query(pgLayoutDdl(schema)));
+    const store = await openPgState(skipAll);
+    try {
+      await store.putResource("takoform_x.a", { type: "takoform_x", status: "ready", attributes: { name: "a" } });
+      expect((await store.list()).map((r) => r.address)).toEqual(["takoform_x.a"]);
+    } finally {
+      await store.close();
+    }
+    // Only the switches' objects are skipped: without skip_index_creation the lookup indexes are added.
+    await withClient((c) => c.query(`DROP INDEX "${schema}".takoform_resources_by_uid`));
+    await (await openPgState({ ...skipAll, skipIndexCreation: false })).close();
+    expect(await withClient(async (c) => (await c.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'takoform_resources_by_uid'", [schema])).rowCount)).toBe(1);
   });
 });
