@@ -4,7 +4,6 @@
 // time, the heap it reached).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { HostClient } from "../src/client/client.ts";
 import type { StackConfig } from "../src/engine/config/types.ts";
@@ -89,16 +88,9 @@ export async function measure<T>(memory: MemoryProbe, body: () => Promise<T> | T
 export async function benchPgServer(): Promise<{ url: string; stop(): void } | null> {
   const given = process.env["TAKOFORM_BENCH_PG_URL"] || process.env["TAKOFORM_TEST_PG_URL"];
   if (given) return { url: given, stop: () => undefined };
-  const { findPgBin, startPgCluster } = await import("../test/support/pg-cluster.ts");
+  const { findPgBin, freePort, startPgCluster } = await import("../test/support/pg-cluster.ts");
   if (findPgBin() === null) return null;
-  const port = await new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port: free } = server.address() as AddressInfo;
-      server.close(() => resolve(free));
-    });
-    server.on("error", reject);
-  });
+  const port = await freePort();
   const cluster = startPgCluster({ tcpPort: port });
   return { url: cluster.url, stop: () => cluster.stop() };
 }
