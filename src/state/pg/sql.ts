@@ -27,6 +27,9 @@ const FENCE = "(CASE WHEN $2::bigint IS NULL THEN w.lock_held_token IS NULL ELSE
 
 export const LOCK_COLUMNS = "lock_held_token, lock_holder, lock_pid, lock_hostname, lock_pid_namespace, lock_acquired_at, lock_renewed_at, lock_expires_at";
 
+/** Evaluated only for a refused write (a CASE evaluates its subqueries lazily): why it was refused. */
+const REFUSED = "CASE WHEN (SELECT serial FROM w) IS NULL THEN";
+
 /** The lock as the write's snapshot saw it, and that snapshot's clock: what a refusal reports. */
 const REPORT = (t: PgTables) => `SELECT (SELECT serial FROM w) AS written, ${LOCK_COLUMNS.split(", ").map((c) => `s.${c}`).join(", ")}, ${NOW("$3")} AS now_ms`;
 
@@ -65,9 +68,9 @@ export function upsertSettled(t: PgTables): string {
   RETURNING 1
 )
 ${REPORT(t)},
-  (SELECT r.status || ' ' || (r.intent::json ->> 'stepId') FROM ${t.resources} r WHERE r.state_id = $1 AND r.address = $4::text AND r.intent IS NOT NULL) AS in_flight,
-  (${UID_HELD(t, uid, "$5")} LIMIT 1) AS uid_holder,
-  (${OBJECT_HELD(t, space, group, kind, name, "$5")} LIMIT 1) AS object_holder
+  ${REFUSED} (SELECT r.status || ' ' || (r.intent::json ->> 'stepId') FROM ${t.resources} r WHERE r.state_id = $1 AND r.address = $4::text AND r.intent IS NOT NULL) END AS in_flight,
+  ${REFUSED} (${UID_HELD(t, uid, "$5")} LIMIT 1) END AS uid_holder,
+  ${REFUSED} (${OBJECT_HELD(t, space, group, kind, name, "$5")} LIMIT 1) END AS object_holder
 FROM ${t.states} s WHERE s.id = $1`;
 }
 
@@ -98,9 +101,9 @@ export function setIntent(t: PgTables): string {
   RETURNING 1
 )
 ${REPORT(t)},
-  EXISTS (SELECT 1 FROM cur) AS existed,
-  (${UID_HELD(t, uid, "$5")} LIMIT 1) AS uid_holder,
-  (${OBJECT_HELD(t, space, group, kind, name, "$5")} LIMIT 1) AS object_holder
+  ${REFUSED} EXISTS (SELECT 1 FROM cur) END AS existed,
+  ${REFUSED} (${UID_HELD(t, uid, "$5")} LIMIT 1) END AS uid_holder,
+  ${REFUSED} (${OBJECT_HELD(t, space, group, kind, name, "$5")} LIMIT 1) END AS object_holder
 FROM ${t.states} s WHERE s.id = $1`;
 }
 
