@@ -23,7 +23,7 @@ import { loadConfigFile } from "../src/engine/config/load.ts";
 import { runApply, runPlan } from "../src/engine/run.ts";
 import { flag } from "./flags.ts";
 import type { BackendSpec } from "../src/state/index.ts";
-import { benchPgServer, measure, openEngine, startHostProcess, type Measured } from "./harness.ts";
+import { benchPgServer, measure, openEngine, startHostProcess, treeCpuMs, type Measured } from "./harness.ts";
 import { MemoryProbe, peakRssMb } from "./memory.ts";
 
 const TARGETS_10K = { createMs: 15_000, planMs: 5_000, rssMb: 500 };
@@ -70,7 +70,7 @@ async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, bo
   return phase;
 }
 
-async function run(size: number, url: string, parallelism: number, profile: boolean, memory: MemoryProbe, state: { store: Store; pgUrl: string | null; round: number }): Promise<Record<string, number | null>> {
+async function run(size: number, url: string, parallelism: number, profile: boolean, memory: MemoryProbe, state: { store: Store; pgUrl: string | null; round: number; others: number[] }): Promise<Record<string, number | null>> {
   const dir = mkdtempSync(join(tmpdir(), "takoform-bench-engine-"));
   try {
     const file = join(dir, "stack.json");
@@ -87,22 +87,33 @@ async function run(size: number, url: string, parallelism: number, profile: bool
     const lock = { holder: "bench" };
     try {
       const baseMb = memory.heapMb();
+      // CPU of the other processes a phase keeps busy: the host, and the PostgreSQL server.
+      let others = treeCpuMs(state.others);
+      const othersSince = (): number => {
+        const now = treeCpuMs(state.others);
+        const spent = now - others;
+        others = now;
+        return spent;
+      };
       const create = await timed(`create-${size}`, profile, memory, async () => {
         const run = await runApply(setup, store, { lock, parallelism });
         if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
         return run.result.outcomes.length;
       });
+      const createOthersMs = othersSince();
       const noop = await timed(`plan-${size}`, profile, memory, async () => {
         const { plan, ok } = await runPlan(setup, store, { parallelism });
         const changed = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
         if (!ok || changed !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
         return plan.resourceChanges.length;
       });
+      const planOthersMs = othersSince();
       const destroy = await timed(`destroy-${size}`, profile, memory, async () => {
         const run = await runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } });
         if (!run.result?.ok) throw new Error("destroy failed");
         return run.result.outcomes.length;
       });
+      const destroyOthersMs = othersSince();
       return {
         size,
         loadMs: load.ms,
@@ -113,6 +124,11 @@ async function run(size: number, url: string, parallelism: number, profile: bool
         createCpuMs: create.cpuMs,
         planCpuMs: noop.cpuMs,
         destroyCpuMs: destroy.cpuMs,
+        // …and of every process the phase kept busy (engine, host, PostgreSQL server): on a shared
+        // machine the steadiest figure of what a store costs.
+        createAllCpuMs: create.cpuMs + createOthersMs,
+        planAllCpuMs: noop.cpuMs + planOthersMs,
+        destroyAllCpuMs: destroy.cpuMs + destroyOthersMs,
         rssMb: peakRssMb(),
         baseHeapMb: baseMb,
         createMaxHeapMb: create.memory.maxHeapMb,
@@ -145,6 +161,9 @@ function report(store: Store, row: Record<string, number | null>, memory: Memory
     `${" ".repeat(6)}                     engine CPU: create ${(row["createCpuMs"]! / 1000).toFixed(2)} s, plan ${(row["planCpuMs"]! / 1000).toFixed(2)} s, destroy ${(row["destroyCpuMs"]! / 1000).toFixed(2)} s ` +
       `(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`,
   );
+  console.log(
+    `${" ".repeat(6)}                     CPU of engine + host${store === "pg" ? " + PostgreSQL" : ""}: create ${(row["createAllCpuMs"]! / 1000).toFixed(2)} s, plan ${(row["planAllCpuMs"]! / 1000).toFixed(2)} s, destroy ${(row["destroyAllCpuMs"]! / 1000).toFixed(2)} s`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -164,13 +183,14 @@ async function main(): Promise<void> {
       const runs = list.filter((r) => r["size"] === size);
       if (runs.length === 0) return undefined;
       const min = (key: string) => Math.min(...runs.map((r) => r[key]!));
-      return { ...runs[0]!, createMs: min("createMs"), planMs: min("planMs"), destroyMs: min("destroyMs") };
+      return { ...runs[0]!, createMs: min("createMs"), planMs: min("planMs"), destroyMs: min("destroyMs"), createAllCpuMs: min("createAllCpuMs"), planAllCpuMs: min("planAllCpuMs") };
     };
     for (const size of sizes) {
       for (let round = 0; round < repeat; round++) {
         for (const store of stores) {
           if (store === "pg" && pg === null) continue;
-          const row = await run(size, url, parallelism, profile, memory, { store, pgUrl: pg?.url ?? null, round });
+          const others = [child.pid!, ...(store === "pg" && pg?.pid ? [pg.pid] : [])];
+          const row = await run(size, url, parallelism, profile, memory, { store, pgUrl: pg?.url ?? null, round, others });
           rows[store].push(row);
           report(store, row, memory);
         }
@@ -184,6 +204,11 @@ async function main(): Promise<void> {
         const create = team["createMs"]! / file["createMs"]!;
         const plan = team["planMs"]! / file["planMs"]!;
         const destroy = team["destroyMs"]! / file["destroyMs"]!;
+        const createCpu = team["createAllCpuMs"]! / file["createAllCpuMs"]!;
+        const planCpu = team["planAllCpuMs"]! / file["planAllCpuMs"]!;
+        console.log(
+          `${String(size).padStart(6)} resources [pg/sqlite]: CPU of every process: create-all ${createCpu.toFixed(2)}x, no-op plan ${planCpu.toFixed(2)}x${pg?.pid ? "" : " (server not measured: an external server)"}`,
+        );
         console.log(
           `${String(size).padStart(6)} resources [pg/sqlite]: create-all ${create.toFixed(2)}x (target < ${PG_RATIOS.create}x: ${create < PG_RATIOS.create ? "ok" : "OVER"}), ` +
             `no-op plan ${plan.toFixed(2)}x (target < ${PG_RATIOS.plan}x: ${plan < PG_RATIOS.plan ? "ok" : "OVER"}), destroy ${destroy.toFixed(2)}x`,
