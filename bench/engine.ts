@@ -70,7 +70,14 @@ async function timed<T>(label: string, profile: boolean, memory: MemoryProbe, bo
   return phase;
 }
 
-async function run(size: number, url: string, parallelism: number, profile: boolean, memory: MemoryProbe, state: { store: Store; pgUrl: string | null; round: number; others: number[] }): Promise<Record<string, number | null>> {
+async function run(
+  size: number,
+  url: string,
+  parallelism: number,
+  profile: boolean,
+  memory: MemoryProbe,
+  state: { store: Store; pgUrl: string | null; round: number; others: number[] },
+): Promise<Record<string, number | null>> {
   const dir = mkdtempSync(join(tmpdir(), "takoform-bench-engine-"));
   try {
     const file = join(dir, "stack.json");
@@ -80,7 +87,16 @@ async function run(size: number, url: string, parallelism: number, profile: bool
     const stack = load.value;
     const spec: BackendSpec | string =
       state.store === "pg"
-        ? { type: "pg", connStr: state.pgUrl!, connStrFrom: "conn_str", schemaName: `bench_${size}_${process.pid}_${state.round}`, skipSchemaCreation: false, skipTableCreation: false, skipIndexCreation: false, workspace: "default" }
+        ? {
+            type: "pg",
+            connStr: state.pgUrl!,
+            connStrFrom: "conn_str",
+            schemaName: `bench_${size}_${process.pid}_${state.round}`,
+            skipSchemaCreation: false,
+            skipTableCreation: false,
+            skipIndexCreation: false,
+            workspace: "default",
+          }
         : join(dir, "state.db");
     const engine = await openEngine(url, stack, spec);
     const { setup, store } = engine;
@@ -97,7 +113,13 @@ async function run(size: number, url: string, parallelism: number, profile: bool
       };
       const create = await timed(`create-${size}`, profile, memory, async () => {
         const run = await runApply(setup, store, { lock, parallelism });
-        if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        if (!run.result?.ok)
+          throw new Error(
+            `create-all failed: ${run.diagnostics
+              .slice(0, 3)
+              .map((d) => d.summary)
+              .join("; ")}`,
+          );
         return run.result.outcomes.length;
       });
       const createOthersMs = othersSince();
@@ -176,14 +198,23 @@ async function main(): Promise<void> {
   const pg = stores.includes("pg") ? await benchPgServer() : null;
   if (stores.includes("pg") && pg === null) console.log("(no PostgreSQL server: set TAKOFORM_BENCH_PG_URL or install initdb/pg_ctl; the pg column is skipped)");
   const { url, child } = await startHostProcess();
-  console.log(`takoform engine bench: host ${url} (child process, in-memory), parallelism ${parallelism}, node ${process.version}${pg ? "; pg state on loopback TCP" : ""}`);
+  console.log(
+    `takoform engine bench: host ${url} (child process, in-memory), parallelism ${parallelism}, node ${process.version}${pg ? "; pg state on loopback TCP" : ""}`,
+  );
   try {
     const rows: Record<Store, Record<string, number | null>[]> = { sqlite: [], pg: [] };
     const best = (list: Record<string, number | null>[], size: number): Record<string, number | null> | undefined => {
       const runs = list.filter((r) => r["size"] === size);
       if (runs.length === 0) return undefined;
       const min = (key: string) => Math.min(...runs.map((r) => r[key]!));
-      return { ...runs[0]!, createMs: min("createMs"), planMs: min("planMs"), destroyMs: min("destroyMs"), createAllCpuMs: min("createAllCpuMs"), planAllCpuMs: min("planAllCpuMs") };
+      return {
+        ...runs[0]!,
+        createMs: min("createMs"),
+        planMs: min("planMs"),
+        destroyMs: min("destroyMs"),
+        createAllCpuMs: min("createAllCpuMs"),
+        planAllCpuMs: min("planAllCpuMs"),
+      };
     };
     for (const size of sizes) {
       for (let round = 0; round < repeat; round++) {
@@ -198,7 +229,9 @@ async function main(): Promise<void> {
       const file = best(rows.sqlite, size);
       const team = best(rows.pg, size);
       if (repeat > 1 && file !== undefined && team !== undefined) {
-        console.log(`${String(size).padStart(6)} resources, best of ${repeat}: sqlite create ${(file["createMs"]! / 1000).toFixed(2)} s, plan ${(file["planMs"]! / 1000).toFixed(2)} s; pg create ${(team["createMs"]! / 1000).toFixed(2)} s, plan ${(team["planMs"]! / 1000).toFixed(2)} s`);
+        console.log(
+          `${String(size).padStart(6)} resources, best of ${repeat}: sqlite create ${(file["createMs"]! / 1000).toFixed(2)} s, plan ${(file["planMs"]! / 1000).toFixed(2)} s; pg create ${(team["createMs"]! / 1000).toFixed(2)} s, plan ${(team["planMs"]! / 1000).toFixed(2)} s`,
+        );
       }
       if (file !== undefined && team !== undefined) {
         const create = team["createMs"]! / file["createMs"]!;

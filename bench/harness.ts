@@ -107,7 +107,11 @@ function procStat(pid: number): { cpu: number; reaped: number; ppid: number } | 
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
     // After the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
-    return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS, reaped: (Number(fields[13]) + Number(fields[14])) * CLOCK_TICK_MS };
+    return {
+      ppid: Number(fields[1]),
+      cpu: (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS,
+      reaped: (Number(fields[13]) + Number(fields[14])) * CLOCK_TICK_MS,
+    };
   } catch {
     return null;
   }

@@ -15,7 +15,20 @@ import { diagnosticToJson } from "../provider/diagnostics/render.ts";
 import { CliUsageError, parseArgs, type ParsedArgs } from "./command.ts";
 import { openSession } from "./session.ts";
 import { restoreConnStr } from "./state-access.ts";
-import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import {
+  enterProject,
+  leaseMs,
+  boolFlag,
+  confirm,
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  flagSpec,
+  intFlag,
+  LOCK_FLAGS,
+  loadWorkspace,
+  PROJECT_FLAGS,
+} from "./workspace.ts";
 
 export type ApplyKind = "apply" | "destroy" | "refresh";
 
@@ -34,7 +47,10 @@ function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
 }
 
 function counts(run: ApplyRun): { added: number; changed: number; destroyed: number; imported: number } {
-  let added = 0, changed = 0, destroyed = 0, imported = 0;
+  let added = 0,
+    changed = 0,
+    destroyed = 0,
+    imported = 0;
   for (const o of run.result?.outcomes ?? []) {
     // Only steps that wrote count: a settle pass that found nothing to change, or a delete of an
     // object already gone, changed nothing.
@@ -108,7 +124,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       throw error;
     }
   }
-  const ws = await loadWorkspace(args, saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined);
+  const ws = await loadWorkspace(
+    args,
+    saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
+  );
   if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
   if (saved !== undefined) {
@@ -131,7 +150,9 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     if (prompting) return;
     interrupts++;
     if (interrupts === 1) {
-      io.err("\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).");
+      io.err(
+        "\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).",
+      );
     } else {
       process.exit(130);
     }
@@ -141,52 +162,55 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const noted = new Set<Diagnostic>();
   try {
     const autoApprove = args.switches.has("--auto-approve");
-    const run = await runApply(
-      { provider: connection.provider, stack: ws.stack, variables: ws.variables, host },
-      store,
-      {
-        plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
-        ...(saved !== undefined ? { saved } : {}),
-        lock: { holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: lockTimeout, forceUnlock: args.switches.has("--force-unlock") },
-        parallelism,
-        ...(printer ? { progress: printer.sink } : {}),
-        hooks: crashHooks(process.env),
-        stopped: () => interrupts > 0,
-        onPlan: (plan: Plan) => {
-          if (!io.json) io.out(renderPlan(plan, { color: io.color }));
-        },
-        onNote: (note: Diagnostic) => {
-          if (io.json) return;
-          io.diagnostics([note]);
-          noted.add(note);
-        },
-        ...(autoApprove || kind === "refresh"
-          ? {}
-          : {
-              confirm: async () => {
-                if (io.json) {
-                  noTty = true;
-                  return false;
-                }
-                prompting = true;
-                let answer: boolean | "no-tty";
-                try {
-                  answer = await confirm(
-                    kind === "destroy" ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
-                    kind === "destroy" ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo." : "Takoform will perform the actions described above.",
-                  );
-                } finally {
-                  prompting = false;
-                }
-                if (answer === "no-tty") {
-                  noTty = true;
-                  return false;
-                }
-                return answer;
-              },
-            }),
+    const run = await runApply({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, {
+      plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
+      ...(saved !== undefined ? { saved } : {}),
+      lock: {
+        holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(process.env),
+        timeoutMs: lockTimeout,
+        forceUnlock: args.switches.has("--force-unlock"),
       },
-    );
+      parallelism,
+      ...(printer ? { progress: printer.sink } : {}),
+      hooks: crashHooks(process.env),
+      stopped: () => interrupts > 0,
+      onPlan: (plan: Plan) => {
+        if (!io.json) io.out(renderPlan(plan, { color: io.color }));
+      },
+      onNote: (note: Diagnostic) => {
+        if (io.json) return;
+        io.diagnostics([note]);
+        noted.add(note);
+      },
+      ...(autoApprove || kind === "refresh"
+        ? {}
+        : {
+            confirm: async () => {
+              if (io.json) {
+                noTty = true;
+                return false;
+              }
+              prompting = true;
+              let answer: boolean | "no-tty";
+              try {
+                answer = await confirm(
+                  kind === "destroy" ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
+                  kind === "destroy"
+                    ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo."
+                    : "Takoform will perform the actions described above.",
+                );
+              } finally {
+                prompting = false;
+              }
+              if (answer === "no-tty") {
+                noTty = true;
+                return false;
+              }
+              return answer;
+            },
+          }),
+    });
     const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
     if (noTty) {
       const refusal: Diagnostic = {
@@ -213,10 +237,13 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     if (run.status === "applied" || run.status === "no-changes") {
       const c = counts(run);
       const word = kind === "destroy" ? "Destroy" : kind === "refresh" ? "Refresh" : "Apply";
-      if (kind === "refresh") io.out(`\nRefresh ${ok ? "complete" : "failed"}! ${run.plan?.resourceDrift?.length ?? 0} change(s) found on the host were recorded in state.`);
+      if (kind === "refresh")
+        io.out(`\nRefresh ${ok ? "complete" : "failed"}! ${run.plan?.resourceDrift?.length ?? 0} change(s) found on the host were recorded in state.`);
       else if (run.status === "applied" || run.recovered > 0) {
         const resources =
-          kind === "destroy" ? `${c.destroyed} destroyed` : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+          kind === "destroy"
+            ? `${c.destroyed} destroyed`
+            : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
         io.out(`\n${word} ${ok ? "complete" : "failed"}! Resources: ${resources}.`);
       }
       if (run.recovered > 0) io.out(`${run.recovered} write(s) an interrupted apply had left unfinished were resolved first.`);

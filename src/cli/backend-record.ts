@@ -60,7 +60,8 @@ export async function previousBackend(projectDir: string): Promise<BackendIdenti
 }
 
 export function describeIdentity(identity: BackendIdentity): string {
-  if (identity.type === "local") return identity.path === "default" || identity.path === undefined ? "the local state file .takoform/state.db" : `the local state file ${identity.path}`;
+  if (identity.type === "local")
+    return identity.path === "default" || identity.path === undefined ? "the local state file .takoform/state.db" : `the local state file ${identity.path}`;
   const server = identity.conn_str ? identity.conn_str : "the server PG_CONN_STR and the PG* variables name";
   return `PostgreSQL at ${server}, schema "${identity.schema_name ?? "terraform_remote_state (or PG_SCHEMA_NAME)"}"`;
 }
@@ -72,8 +73,19 @@ export function describeIdentity(identity: BackendIdentity): string {
 export function specOf(identity: BackendIdentity, projectDir: string, workspace: string): BackendSpec {
   const config: BackendConfig =
     identity.type === "local"
-      ? { type: "local", ...(identity.path && identity.path !== "default" ? { path: identity.path } : {}), ...(identity.workspace_dir ? { workspaceDir: identity.workspace_dir } : {}) }
-      : { type: "pg", ...(identity.conn_str ? { connStr: identity.conn_str } : {}), ...(identity.schema_name ? { schemaName: identity.schema_name } : {}), skipSchemaCreation: true, skipTableCreation: true, skipIndexCreation: true };
+      ? {
+          type: "local",
+          ...(identity.path && identity.path !== "default" ? { path: identity.path } : {}),
+          ...(identity.workspace_dir ? { workspaceDir: identity.workspace_dir } : {}),
+        }
+      : {
+          type: "pg",
+          ...(identity.conn_str ? { connStr: identity.conn_str } : {}),
+          ...(identity.schema_name ? { schemaName: identity.schema_name } : {}),
+          skipSchemaCreation: true,
+          skipTableCreation: true,
+          skipIndexCreation: true,
+        };
   return resolveBackend(config, { projectDir, env: { ...process.env, TAKOFORM_WORKSPACE: workspace } });
 }
 
@@ -97,6 +109,7 @@ export async function backendChange(projectDir: string, identity: BackendIdentit
     code: engineCode("backend-changed"),
     summary: "The stack's backend changed since state was last used here",
     detail: `State was last used through ${describeIdentity(previous)}; the stack now names ${describeIdentity(identity)}. Nothing was read or written: planning against the new backend would not see the state.`,
-    repair: "Run `takoform state migrate` to move the state there (lineage and serial kept), or `takoform state migrate --reconfigure` to use the new backend as it is, without moving anything.",
+    repair:
+      "Run `takoform state migrate` to move the state there (lineage and serial kept), or `takoform state migrate --reconfigure` to use the new backend as it is, without moving anything.",
   };
 }

@@ -10,7 +10,10 @@ interface CommandEntry {
 /** Every subcommand, in the order `--help` lists them. Later work adds rows here. */
 export const COMMANDS: Record<string, CommandEntry> = {
   forms: { summary: "Inspect and check Form packages (forms inspect | forms check)", load: async () => (await import("./commands/forms.ts")).command },
-  get: { summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)", load: async () => (await import("./commands/get.ts")).command },
+  get: {
+    summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)",
+    load: async () => (await import("./commands/get.ts")).command,
+  },
   host: { summary: "Serve the embedded local host over HTTP (host serve)", load: async () => (await import("./commands/host.ts")).command },
   synth: { summary: "Run the app and write the synthesized stacks", load: async () => (await import("./commands/synth.ts")).command },
   plan: { summary: "Show what apply would change (writes nothing; --out FILE saves it)", load: async () => (await import("./commands/plan.ts")).command },
@@ -18,7 +21,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   destroy: { summary: "Delete every resource this state manages", load: async () => (await import("./commands/destroy.ts")).command },
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
-  state: { summary: "Inspect, edit or move state (state list | show | pull | push | rm | migrate | rebind)", load: async () => (await import("./commands/state.ts")).command },
+  state: {
+    summary: "Inspect, edit or move state (state list | show | pull | push | rm | migrate | rebind)",
+    load: async () => (await import("./commands/state.ts")).command,
+  },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
 };
 

@@ -14,7 +14,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BackendConfig } from "../state/backend/config.ts";
 import { openBackendReader, openBackendStore } from "../state/backend/open.ts";
-import { backendIdentity, BackendError, describeBackend, resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
+import {
+  backendIdentity,
+  BackendError,
+  describeBackend,
+  resolveBackend,
+  sameIdentity,
+  type BackendIdentity,
+  type BackendSpec,
+} from "../state/backend/resolve.ts";
 import { StateFormatError, StateNotFoundError } from "../state/errors.ts";
 import { connStrSecrets, redactConnStr, scrub } from "../state/pg/connection.ts";
 import type { StateReader, StateStore } from "../state/types.ts";
@@ -30,14 +38,28 @@ export interface StateTarget {
   describe: string;
 }
 
-export function stateTarget(projectDir: string, stack: Pick<StackConfig, "backend" | "stackName"> | null, env: NodeJS.ProcessEnv = process.env): StateTarget | { diagnostics: Diagnostic[] } {
+export function stateTarget(
+  projectDir: string,
+  stack: Pick<StackConfig, "backend" | "stackName"> | null,
+  env: NodeJS.ProcessEnv = process.env,
+): StateTarget | { diagnostics: Diagnostic[] } {
   const config: BackendConfig | null = stack?.backend ?? null;
   let spec: BackendSpec;
   try {
     spec = resolveBackend(config, { projectDir, stackName: stack?.stackName, env });
   } catch (error) {
     if (!(error instanceof BackendError)) throw error;
-    return { diagnostics: [{ severity: "error", code: engineCode("backend-unavailable"), summary: "The state backend is not configured correctly", detail: error.message, repair: "Fix the backend settings (terraform.backend, PG_* and TAKOFORM_WORKSPACE / TF_WORKSPACE) and run again." }] };
+    return {
+      diagnostics: [
+        {
+          severity: "error",
+          code: engineCode("backend-unavailable"),
+          summary: "The state backend is not configured correctly",
+          detail: error.message,
+          repair: "Fix the backend settings (terraform.backend, PG_* and TAKOFORM_WORKSPACE / TF_WORKSPACE) and run again.",
+        },
+      ],
+    };
   }
   return { projectDir, spec, identity: backendIdentity(config, spec), describe: describeBackend(spec, projectDir) };
 }

@@ -156,7 +156,10 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
 }
 
 /** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
-export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> }): Promise<Workspace | { diagnostics: Diagnostic[] }> {
+export async function loadWorkspace(
+  args: ParsedArgs,
+  fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
+): Promise<Workspace | { diagnostics: Diagnostic[] }> {
   const dir = projectDir(args);
   const diagnostics: Diagnostic[] = [];
   let stack: StackConfig | null;

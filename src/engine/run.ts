@@ -76,7 +76,8 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
       `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
       "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
   } else if (lock.forceUnlock === true) {
-    repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
+    repair =
+      "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
   return {
     severity: "error",
@@ -241,18 +242,26 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
 }
 
 /** `takoform import ADDRESS ID`: bind state to an existing host object (config must declare it). */
-export async function runImport(setup: EngineSetup, store: StateStore, address: string, id: string, lock: LockOptions): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
+export async function runImport(
+  setup: EngineSetup,
+  store: StateStore,
+  address: string,
+  id: string,
+  lock: LockOptions,
+): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
   const resource = setup.stack.resources.get(address);
   if (resource === undefined) {
     return {
       ok: false,
-      diagnostics: [{
-        severity: "error",
-        code: engineCode("import-target-undeclared"),
-        summary: `${address} is not declared in the configuration`,
-        detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
-        repair: "Add the resource to the app first (its type and construct id give the address), then import.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: engineCode("import-target-undeclared"),
+          summary: `${address} is not declared in the configuration`,
+          detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
+          repair: "Add the resource to the app first (its type and construct id give the address), then import.",
+        },
+      ],
     };
   }
   let session: LockSession;
@@ -272,13 +281,16 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
     if ((await store.get(address)) !== undefined) {
       return {
         ok: false,
-        diagnostics: [...notes, {
-          severity: "error",
-          code: engineCode("import-already-managed"),
-          summary: `${address} is already managed`,
-          detail: "State already binds this address to a host object.",
-          repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
-        }],
+        diagnostics: [
+          ...notes,
+          {
+            severity: "error",
+            code: engineCode("import-already-managed"),
+            summary: `${address} is already managed`,
+            detail: "State already binds this address to a host object.",
+            repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
+          },
+        ],
       };
     }
     const imported = await importObject(setup.provider, resource.type, address, id);
@@ -310,7 +322,11 @@ export async function runImport(setup: EngineSetup, store: StateStore, address: 
 }
 
 /** `takoform state rm ADDRESS`: forget a record; the host object is untouched. */
-export async function runStateRemove(store: StateStore, addresses: readonly string[], lock: LockOptions): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
+export async function runStateRemove(
+  store: StateStore,
+  addresses: readonly string[],
+  lock: LockOptions,
+): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
   let session: LockSession;
   try {
     session = await LockSession.acquire(store, lock);

@@ -102,7 +102,12 @@ export async function runStateMigrate(source: StateStore, target: StateStore, lo
   return outcome as TransferOutcome;
 }
 
-export async function runStatePush(target: StateStore, document: StateDocument, lock: LockOptions, options: { force: boolean; target: string }): Promise<TransferOutcome> {
+export async function runStatePush(
+  target: StateStore,
+  document: StateDocument,
+  lock: LockOptions,
+  options: { force: boolean; target: string },
+): Promise<TransferOutcome> {
   const outcome = await locked(target, lock, async (session) => {
     const current = await target.pull();
     const summary = { lineage: document.lineage, resources: document.resources.length, notes: session.notes };

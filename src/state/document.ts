@@ -56,14 +56,27 @@ export function checkStateDocument(value: unknown): StateDocument {
 
 function checkWrite(write: unknown, at: string): WriteIntent {
   need(isObject(write), at, "an intent's write must be an object");
-  need(write["operation"] === "create" || write["operation"] === "update" || write["operation"] === "delete", `${at}/operation`, "operation must be create, update or delete");
+  need(
+    write["operation"] === "create" || write["operation"] === "update" || write["operation"] === "delete",
+    `${at}/operation`,
+    "operation must be create, update or delete",
+  );
   for (const key of ["type", "idempotencyKey"]) need(isText(write[key]), `${at}/${key}`, `${key} must be a non-empty string`);
   for (const key of ["space", "name", "uid"]) need(typeof write[key] === "string", `${at}/${key}`, `${key} must be a string`);
   const ref = write["ref"];
-  need(isObject(ref) && ["apiVersion", "kind", "definitionVersion", "schemaDigest"].every((k) => isText(ref[k])), `${at}/ref`, "ref must be the exact FormRef (apiVersion, kind, definitionVersion, schemaDigest)");
+  need(
+    isObject(ref) && ["apiVersion", "kind", "definitionVersion", "schemaDigest"].every((k) => isText(ref[k])),
+    `${at}/ref`,
+    "ref must be the exact FormRef (apiVersion, kind, definitionVersion, schemaDigest)",
+  );
   const request = write["request"];
-  need(isObject(request) && isText(request["method"]) && isText(request["path"]) && isObject(request["headers"]), `${at}/request`, "request must hold method, path and headers");
-  for (const [name, header] of Object.entries(request["headers"] as Record<string, unknown>)) need(typeof header === "string", `${at}/request/headers/${name}`, "a header value must be a string");
+  need(
+    isObject(request) && isText(request["method"]) && isText(request["path"]) && isObject(request["headers"]),
+    `${at}/request`,
+    "request must hold method, path and headers",
+  );
+  for (const [name, header] of Object.entries(request["headers"] as Record<string, unknown>))
+    need(typeof header === "string", `${at}/request/headers/${name}`, "a header value must be a string");
   assertKnownJson(at, write);
   return withoutCredentials(write as unknown as WriteIntent);
 }
@@ -73,8 +86,17 @@ function checkIntent(intent: unknown, at: string): RecordedIntent {
   need(isText(intent["stepId"]), `${at}/stepId`, "stepId must be a non-empty string");
   need(isText(intent["at"]) && !Number.isNaN(Date.parse(intent["at"] as string)), `${at}/at`, "at must be an ISO-8601 time");
   const previous = intent["previousStatus"];
-  need(previous === null || (SETTLED_STATUSES as readonly unknown[]).includes(previous), `${at}/previousStatus`, `previousStatus must be null or one of ${SETTLED_STATUSES.join(", ")}`);
-  return { stepId: intent["stepId"] as string, at: intent["at"] as string, write: checkWrite(intent["write"], `${at}/write`), previousStatus: previous as SettledStatus | null };
+  need(
+    previous === null || (SETTLED_STATUSES as readonly unknown[]).includes(previous),
+    `${at}/previousStatus`,
+    `previousStatus must be null or one of ${SETTLED_STATUSES.join(", ")}`,
+  );
+  return {
+    stepId: intent["stepId"] as string,
+    at: intent["at"] as string,
+    write: checkWrite(intent["write"], `${at}/write`),
+    previousStatus: previous as SettledStatus | null,
+  };
 }
 
 function bindingRow(host: Record<string, unknown>): HostBindingRow {
@@ -109,7 +131,11 @@ export function prepareDocument(input: unknown): PreparedDocument {
     need(!seen.has(address), `${at}/address`, `${address} appears twice`);
     seen.add(address);
     const serial = raw["serial"];
-    need(typeof serial === "number" && Number.isSafeInteger(serial) && serial >= 0 && serial <= document.serial, `${at}/serial`, "a record's serial is a non-negative integer no higher than the document's");
+    need(
+      typeof serial === "number" && Number.isSafeInteger(serial) && serial >= 0 && serial <= document.serial,
+      `${at}/serial`,
+      "a record's serial is a non-negative integer no higher than the document's",
+    );
     const status = raw["status"];
     const attributes = raw["attributes"];
     need(isObject(attributes), `${at}/attributes`, "attributes must be an object");
@@ -124,10 +150,26 @@ export function prepareDocument(input: unknown): PreparedDocument {
       };
       need(Array.isArray(input.dependencies) && Array.isArray(input.contributions), at, "dependencies and contributions must be lists");
       const checked = checkInput(address, input);
-      resources.push(toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, serial));
+      resources.push(
+        toRow(
+          address,
+          input.type,
+          input.status,
+          checked.attributesJson,
+          deriveColumns(input.attributes),
+          checked.dependencies,
+          checked.contributions,
+          null,
+          serial,
+        ),
+      );
       return;
     }
-    need((IN_FLIGHT_STATUSES as readonly unknown[]).includes(status), `${at}/status`, `status must be one of ${[...SETTLED_STATUSES, ...IN_FLIGHT_STATUSES].join(", ")}`);
+    need(
+      (IN_FLIGHT_STATUSES as readonly unknown[]).includes(status),
+      `${at}/status`,
+      `status must be one of ${[...SETTLED_STATUSES, ...IN_FLIGHT_STATUSES].join(", ")}`,
+    );
     need(isText(raw["type"]), `${at}/type`, "type must be a non-empty string");
     const intent = checkIntent(raw["intent"], `${at}/intent`);
     assertKnownJson(address, attributes);
@@ -135,9 +177,30 @@ export function prepareDocument(input: unknown): PreparedDocument {
     const contributions = (raw["contributions"] ?? []) as { from: string; fields: string[] }[];
     need(Array.isArray(dependencies) && Array.isArray(contributions), at, "dependencies and contributions must be lists");
     // A record a create started has no attributes yet: its identity is what the write names.
-    const columns = intent.previousStatus === null && Object.keys(attributes).length === 0 ? intentColumns(intent.write) : deriveColumns(attributes as Record<string, KnownValue>);
-    const checked = checkInput(address, { type: raw["type"] as string, status: "ready", attributes: attributes as Record<string, KnownValue>, dependencies, contributions });
-    resources.push(toRow(address, raw["type"] as string, status as (typeof IN_FLIGHT_STATUSES)[number], checked.attributesJson, columns, checked.dependencies, checked.contributions, intent, serial));
+    const columns =
+      intent.previousStatus === null && Object.keys(attributes).length === 0
+        ? intentColumns(intent.write)
+        : deriveColumns(attributes as Record<string, KnownValue>);
+    const checked = checkInput(address, {
+      type: raw["type"] as string,
+      status: "ready",
+      attributes: attributes as Record<string, KnownValue>,
+      dependencies,
+      contributions,
+    });
+    resources.push(
+      toRow(
+        address,
+        raw["type"] as string,
+        status as (typeof IN_FLIGHT_STATUSES)[number],
+        checked.attributesJson,
+        columns,
+        checked.dependencies,
+        checked.contributions,
+        intent,
+        serial,
+      ),
+    );
   });
   checkOneRecordPerObject(resources);
   const outputs = document.outputs as Record<string, unknown>;
@@ -160,7 +223,10 @@ function checkOneRecordPerObject(rows: readonly ResourceRow[]): void {
   const claim = (index: Map<string, string>, key: string, address: string, by: string): void => {
     const holder = index.get(key);
     if (holder !== undefined && parseStateAddress(holder).address !== parseStateAddress(address).address) {
-      throw new StateDocumentError(pointer("resources"), `${address} and ${holder} both record the host object with ${by} ${key}; one host object has one record`);
+      throw new StateDocumentError(
+        pointer("resources"),
+        `${address} and ${holder} both record the host object with ${by} ${key}; one host object has one record`,
+      );
     }
     if (holder === undefined) index.set(key, address);
   };

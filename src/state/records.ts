@@ -149,7 +149,10 @@ export interface CheckedInput {
 /** Validates a settled record before any transaction opens (serialization is the costly part). */
 export function checkInput(address: string, input: ResourceInput): CheckedInput {
   if (!(SETTLED_STATUSES as readonly string[]).includes(input.status)) {
-    throw new StateWriteError(address, `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`);
+    throw new StateWriteError(
+      address,
+      `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`,
+    );
   }
   if (typeof input.type !== "string" || input.type === "") throw new StateWriteError(address, "the record has no resource type");
   if (input.attributes === null || typeof input.attributes !== "object" || Array.isArray(input.attributes)) {
@@ -196,7 +199,10 @@ export function outputRows(outputs: Record<string, { value: KnownValue; sensitiv
     const { value, sensitive } = outputs[name]!;
     assertKnownJson(`output.${name}`, value);
     if (sensitive === true && value !== null && !isSealedSensitive(value)) {
-      throw new StateWriteError(`output.${name}`, "the output is sensitive and its value is not sealed; seal it with sealSensitive(value, lineage) before storing it");
+      throw new StateWriteError(
+        `output.${name}`,
+        "the output is sensitive and its value is not sealed; seal it with sealSensitive(value, lineage) before storing it",
+      );
     }
     rows.push({ name, value: JSON.stringify(value), sensitive: sensitive === true });
   }

@@ -152,7 +152,10 @@ export function fromRow(row: ResourceRow, where = "the state"): ResourceRecord {
   if (row.intent !== null && (IN_FLIGHT_STATUSES as readonly string[]).includes(status)) {
     return record(status as (typeof IN_FLIGHT_STATUSES)[number], JSON.parse(row.intent) as RecordedIntent);
   }
-  throw new StateFormatError(where, `the record ${row.address} has status "${status}" ${row.intent === null ? "without" : "with"} an intent; an intent exists exactly while a write is in flight`);
+  throw new StateFormatError(
+    where,
+    `the record ${row.address} has status "${status}" ${row.intent === null ? "without" : "with"} an intent; an intent exists exactly while a write is in flight`,
+  );
 }
 
 export function lockFromRow(row: LockRow): LockInfo {

@@ -24,7 +24,8 @@ describe("the local backend", () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const env = () => ({ TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" });
-  const stack = (backend: unknown, name: string) => JSON.stringify({ ...(backend !== undefined ? { terraform: { backend } } : {}), resource: { [KV]: { [name]: { name: `local-${name}` } } } });
+  const stack = (backend: unknown, name: string) =>
+    JSON.stringify({ ...(backend !== undefined ? { terraform: { backend } } : {}), resource: { [KV]: { [name]: { name: `local-${name}` } } } });
   const addresses = async (path: string) => {
     const reader = openLocalStateReadOnly(path);
     try {
@@ -52,10 +53,15 @@ describe("the local backend", () => {
 
     // cdktf's implicit LocalBackend (terraform.<stack>.tfstate) means the project's default file:
     // a different place from state/prod.db, so the command is refused until the state is moved.
-    writeFileSync(join(dir, "stack.json"), JSON.stringify({ "//": { metadata: { stackName: "demo" } }, ...JSON.parse(stack({ local: { path: join(dir, "terraform.demo.tfstate") } }, "prod")) }));
+    writeFileSync(
+      join(dir, "stack.json"),
+      JSON.stringify({ "//": { metadata: { stackName: "demo" } }, ...JSON.parse(stack({ local: { path: join(dir, "terraform.demo.tfstate") } }, "prod")) }),
+    );
     const refused = await runCli(["plan", "--config", "stack.json"], { cwd: dir, env: env() });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("State was last used through the local state file state/prod.db; the stack now names the local state file .takoform/state.db");
+    expect(refused.stderr).toContain(
+      "State was last used through the local state file state/prod.db; the stack now names the local state file .takoform/state.db",
+    );
     const moved = await runCli(["state", "migrate", "--config", "stack.json"], { cwd: dir });
     expect(moved.code, moved.stderr).toBe(0);
     expect(await addresses(join(dir, ".takoform", "state.db"))).toEqual([`${KV}.prod`]);
@@ -64,7 +70,13 @@ describe("the local backend", () => {
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
 
     // Settings that still put this workspace's state in the same file are no change of backend.
-    writeFileSync(join(dir, "stack.json"), JSON.stringify({ "//": { metadata: { stackName: "demo" } }, ...JSON.parse(stack({ local: { path: join(dir, "terraform.demo.tfstate"), workspace_dir: "envs" } }, "prod")) }));
+    writeFileSync(
+      join(dir, "stack.json"),
+      JSON.stringify({
+        "//": { metadata: { stackName: "demo" } },
+        ...JSON.parse(stack({ local: { path: join(dir, "terraform.demo.tfstate"), workspace_dir: "envs" } }, "prod")),
+      }),
+    );
     const same = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: dir, env: env() });
     expect(same.code, same.stdout + same.stderr).toBe(0);
     expect(same.stdout).toContain("No changes.");

@@ -88,7 +88,9 @@ describePg("state migrate: local → PostgreSQL → local", () => {
     writeFileSync(join(dir, "stack.json"), stackWith(pg, ["a", "b", "c"]));
     const moved = await cli(["state", "migrate", "--config", "stack.json"]);
     expect(moved.code, moved.stdout + moved.stderr).toBe(0);
-    expect(moved.stdout).toContain(`Moved the state (lineage ${settled.lineage}, serial ${settled.serial}, 3 records) from the local state file .takoform/state.db to PostgreSQL at`);
+    expect(moved.stdout).toContain(
+      `Moved the state (lineage ${settled.lineage}, serial ${settled.serial}, 3 records) from the local state file .takoform/state.db to PostgreSQL at`,
+    );
     const there = await remote();
     expect(there).toEqual(settled);
     const plan = await cli(["plan", "--config", "stack.json", "--detailed-exitcode"]);
@@ -186,7 +188,9 @@ function pushPull(target: StoreTarget): void {
 
     const foreign = await cli(["state", "push", write(dir, "foreign.json", { ...after, lineage: "00000000-0000-4000-8000-000000000000", serial: 99 })]);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain(`cannot import state with lineage "00000000-0000-4000-8000-000000000000" over unrelated state with lineage "${document.lineage}"`);
+    expect(foreign.stderr).toContain(
+      `cannot import state with lineage "00000000-0000-4000-8000-000000000000" over unrelated state with lineage "${document.lineage}"`,
+    );
     const broken = await cli(["state", "push", write(dir, "broken.json", { ...after, outputs: { leak: { value: "clear-secret", sensitive: true } } })]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("output.leak");

@@ -42,7 +42,10 @@ function workerProject(schema: string, connStr: string): string {
   const main = join(dir, "main.ts");
   const source = readFileSync(main, "utf8")
     .replace('import { App, TerraformOutput, TerraformStack } from "cdktf";', 'import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktf";')
-    .replace("    super(scope, id);\n", `    super(scope, id);\n    new PgBackend(this, { connStr: ${JSON.stringify(connStr)}, schemaName: ${JSON.stringify(schema)} });\n`);
+    .replace(
+      "    super(scope, id);\n",
+      `    super(scope, id);\n    new PgBackend(this, { connStr: ${JSON.stringify(connStr)}, schemaName: ${JSON.stringify(schema)} });\n`,
+    );
   expect(source).toContain("new PgBackend(this, {");
   writeFileSync(main, source);
   return dir;
@@ -109,7 +112,9 @@ describePg("team state in PostgreSQL, through the command", () => {
     const refused = await cli(b, ["apply", "--auto-approve", "--lock-timeout", "1s"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("The state is locked by another run");
-    expect(refused.stderr).toContain(`Lock holder: "takoform apply (pid ${applyA.pid} on ${hostname()})", pid ${applyA.pid} on host ${hostname()}, since ${new Date(holder.acquiredAt).toISOString()}`);
+    expect(refused.stderr).toContain(
+      `Lock holder: "takoform apply (pid ${applyA.pid} on ${hostname()})", pid ${applyA.pid} on host ${hostname()}, since ${new Date(holder.acquiredAt).toISOString()}`,
+    );
     expect(refused.stderr).toContain("This run waited 1s (--lock-timeout) and that run still holds a live lease");
     expect(refused.stdout).not.toContain("Apply complete");
 
@@ -178,17 +183,22 @@ describePg("team state in PostgreSQL, through the command", () => {
     const schema = freshSchema("ws");
     const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
     dirs.push(dir);
-    const stack = (name: string) => ({ terraform: { backend: { pg: { conn_str: pgUrl(), schema_name: schema } } }, resource: { takoform_edge_kv_namespace: { [name]: { name: `ws-${name}` } } } });
+    const stack = (name: string) => ({
+      terraform: { backend: { pg: { conn_str: pgUrl(), schema_name: schema } } },
+      resource: { takoform_edge_kv_namespace: { [name]: { name: `ws-${name}` } } },
+    });
     writeFileSync(join(dir, "staging.json"), JSON.stringify(stack("staging")));
     writeFileSync(join(dir, "prod.json"), JSON.stringify(stack("prod")));
     expect((await cli(dir, ["apply", "--config", "staging.json", "--auto-approve"], { TAKOFORM_WORKSPACE: "staging" })).code).toBe(0);
     expect((await cli(dir, ["apply", "--config", "prod.json", "--auto-approve"], { TF_WORKSPACE: "prod" })).code).toBe(0);
-    expect((await cli(dir, ["state", "list", "--config", "staging.json"], { TAKOFORM_WORKSPACE: "staging" })).stdout.trim()).toBe("takoform_edge_kv_namespace.staging");
+    expect((await cli(dir, ["state", "list", "--config", "staging.json"], { TAKOFORM_WORKSPACE: "staging" })).stdout.trim()).toBe(
+      "takoform_edge_kv_namespace.staging",
+    );
     expect((await cli(dir, ["state", "list", "--config", "prod.json"], { TAKOFORM_WORKSPACE: "prod" })).stdout.trim()).toBe("takoform_edge_kv_namespace.prod");
     // The default workspace of the same schema holds nothing.
     const none = await cli(dir, ["state", "list", "--config", "prod.json"]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('No state: nothing has been applied in this project yet (PostgreSQL at');
+    expect(none.stderr).toContain("No state: nothing has been applied in this project yet (PostgreSQL at");
     const rows = await withClient((client) => client.query(`SELECT name FROM "${schema}".takoform_states ORDER BY name`));
     expect(rows.rows.map((r: { name: string }) => r.name)).toEqual(["prod", "staging"]);
     // Destroying one workspace leaves the other's object alone.
@@ -216,7 +226,11 @@ describe.skipIf(PG_PASSWORD_URL === null)("a conn_str whose server checks the pa
     const password = decodeURIComponent(url.password);
     const schema = freshSchema("pw");
     const env = { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" };
-    const stack = (names: string[]) => JSON.stringify({ terraform: { backend: { pg: { conn_str: url.toString(), schema_name: schema } } }, resource: { takoform_edge_kv_namespace: Object.fromEntries(names.map((n) => [n, { name: `pw-${n}` }])) } });
+    const stack = (names: string[]) =>
+      JSON.stringify({
+        terraform: { backend: { pg: { conn_str: url.toString(), schema_name: schema } } },
+        resource: { takoform_edge_kv_namespace: Object.fromEntries(names.map((n) => [n, { name: `pw-${n}` }])) },
+      });
     const seen: string[] = [];
     const run = async (args: string[], extra: Record<string, string> = {}) => {
       // Well under the server's 60 s authentication_timeout: a refused login must not hold the command open.
@@ -260,7 +274,10 @@ describe("backends the command does not have", () => {
   it("are refused at plan, naming the type and the supported ones; nothing is written", async () => {
     const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
     try {
-      writeFileSync(join(dir, "stack.json"), JSON.stringify({ terraform: { backend: { s3: { bucket: "b", key: "k" } } }, resource: { takoform_edge_kv_namespace: { a: { name: "s3-a" } } } }));
+      writeFileSync(
+        join(dir, "stack.json"),
+        JSON.stringify({ terraform: { backend: { s3: { bucket: "b", key: "k" } } }, resource: { takoform_edge_kv_namespace: { a: { name: "s3-a" } } } }),
+      );
       const planned = await runCli(["plan", "--config", "stack.json"], { cwd: dir });
       expect(planned.code).toBe(1);
       expect(planned.stderr).toContain('The "s3" backend is not supported');
@@ -278,10 +295,18 @@ describe("a PostgreSQL server that cannot be reached", () => {
     const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
     try {
       const secret = "unreachable-pw-Qx9";
-      writeFileSync(join(dir, "stack.json"), JSON.stringify({ terraform: { backend: { pg: { conn_str: `postgres://deploy:${secret}@127.0.0.1:1/infra` } } }, resource: { takoform_edge_kv_namespace: { a: { name: "down-a" } } } }));
+      writeFileSync(
+        join(dir, "stack.json"),
+        JSON.stringify({
+          terraform: { backend: { pg: { conn_str: `postgres://deploy:${secret}@127.0.0.1:1/infra` } } },
+          resource: { takoform_edge_kv_namespace: { a: { name: "down-a" } } },
+        }),
+      );
       const planned = await runCli(["plan", "--config", "stack.json"], { cwd: dir });
       expect(planned.code).toBe(1);
-      expect(planned.stderr).toContain('Cannot open the state in PostgreSQL at postgres://deploy@127.0.0.1:1/infra, schema "terraform_remote_state", workspace "default"');
+      expect(planned.stderr).toContain(
+        'Cannot open the state in PostgreSQL at postgres://deploy@127.0.0.1:1/infra, schema "terraform_remote_state", workspace "default"',
+      );
       expect(planned.stderr).toContain("takoform.engine/backend-unavailable");
       expect(planned.stderr).toContain("ECONNREFUSED");
       expect(planned.stderr).toContain("PGPASSWORD");
@@ -296,7 +321,9 @@ describe("a PostgreSQL server that cannot be reached", () => {
 async function waitForHolder(schema: string): Promise<{ holder: string; acquiredAt: number }> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const row = await withClient((client) => client.query(`SELECT lock_holder, lock_acquired_at FROM "${schema}".takoform_states WHERE name = 'default'`)).catch(() => ({ rows: [] as { lock_holder: string | null; lock_acquired_at: string }[] }));
+    const row = await withClient((client) =>
+      client.query(`SELECT lock_holder, lock_acquired_at FROM "${schema}".takoform_states WHERE name = 'default'`),
+    ).catch(() => ({ rows: [] as { lock_holder: string | null; lock_acquired_at: string }[] }));
     const found = row.rows[0] as { lock_holder: string | null; lock_acquired_at: string } | undefined;
     if (found?.lock_holder) return { holder: found.lock_holder, acquiredAt: Number(found.lock_acquired_at) };
     if (Date.now() > deadline) throw new Error("the first apply never took the lock");

@@ -38,7 +38,11 @@ describePg("round trips to PostgreSQL", () => {
     expect(await counted(() => store.settle("takoform_worker_version.a", ready("a")))).toBe(1);
     expect(await counted(() => store.setIntent("takoform_worker_version.a", "deleting", { stepId: "delete:a", write: writeIntent("a", "delete") }))).toBe(1);
     expect(await counted(() => store.settle("takoform_worker_version.a", null))).toBe(1);
-    expect(await counted(() => store.putOutputs({ url: { value: "https://x", sensitive: false }, pw: { value: sealSensitive("p", store.lineage), sensitive: true } }))).toBe(1);
+    expect(
+      await counted(() =>
+        store.putOutputs({ url: { value: "https://x", sensitive: false }, pw: { value: sealSensitive("p", store.lineage), sensitive: true } }),
+      ),
+    ).toBe(1);
     expect(await counted(() => store.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null }))).toBe(1);
   });
 
@@ -132,6 +136,10 @@ describePg("round trips to PostgreSQL", () => {
     // Only the switches' objects are skipped: without skip_index_creation the lookup indexes are added.
     await withClient((c) => c.query(`DROP INDEX "${schema}".takoform_resources_by_uid`));
     await (await openPgState({ ...skipAll, skipIndexCreation: false })).close();
-    expect(await withClient(async (c) => (await c.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'takoform_resources_by_uid'", [schema])).rowCount)).toBe(1);
+    expect(
+      await withClient(
+        async (c) => (await c.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'takoform_resources_by_uid'", [schema])).rowCount,
+      ),
+    ).toBe(1);
   });
 });

@@ -7,7 +7,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { deposedAddress, openLocalState, openLocalStateReadOnly, parseStateAddress, StateFormatError, StateNotFoundError, type StateStore } from "../../src/state/index.ts";
+import {
+  deposedAddress,
+  openLocalState,
+  openLocalStateReadOnly,
+  parseStateAddress,
+  StateFormatError,
+  StateNotFoundError,
+  type StateStore,
+} from "../../src/state/index.ts";
 import { envelope } from "./conformance/fixtures.ts";
 
 let dir: string;
@@ -58,7 +66,7 @@ describe("opening files", () => {
 
   it("refuses a state written by a newer layout", async () => {
     const path = join(dir, "newer.db");
-    (await openLocalState(path).close());
+    await openLocalState(path).close();
     const db = new Database(path);
     db.pragma("user_version = 99");
     db.close();

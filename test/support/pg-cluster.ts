@@ -44,7 +44,9 @@ export function findPgBin(): string | null {
   }
   const root = "/usr/lib/postgresql";
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(join(root, v, "bin", "initdb"))) return join(root, v, "bin");
   }
   return null;
@@ -82,7 +84,11 @@ export function startPgCluster(options: { tcpPort?: number; trustTcp?: boolean }
   const asPostgres = owner !== null;
   try {
     const hostAuth = options.trustTcp === false ? "scram-sha-256" : "trust";
-    run(join(bin, "initdb"), ["-D", data, "--auth-local=trust", `--auth-host=${hostAuth}`, "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], asPostgres);
+    run(
+      join(bin, "initdb"),
+      ["-D", data, "--auth-local=trust", `--auth-host=${hostAuth}`, "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"],
+      asPostgres,
+    );
     const listen = options.tcpPort !== undefined ? "127.0.0.1" : "";
     const port = String(options.tcpPort ?? 5432);
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses='${listen}' -c fsync=on -c max_connections=200`;

@@ -42,7 +42,10 @@ export function planMode(args: ReturnType<typeof parseArgs>): PlanMode {
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec(PROJECT_FLAGS, { values: [...PLAN_VALUE_FLAGS, "--out"], switches: ["--detailed-exitcode", "--destroy", "--refresh-only"] }));
+    const args = parseArgs(
+      argv,
+      flagSpec(PROJECT_FLAGS, { values: [...PLAN_VALUE_FLAGS, "--out"], switches: ["--detailed-exitcode", "--destroy", "--refresh-only"] }),
+    );
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);

@@ -13,7 +13,20 @@ import type { StateStore } from "../../state/types.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../backend-record.ts";
 import { loadStateTarget, openStore, unavailable, type StateTarget } from "../state-access.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, leaseMs, LOCK_FLAGS, LOCK_HELP, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import {
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  enterProject,
+  flagSpec,
+  leaseMs,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  projectDir,
+  STATE_FLAGS,
+  STATE_HELP,
+  usage,
+} from "../workspace.ts";
 
 const USAGE = `Usage: takoform state migrate [options]
 
@@ -61,7 +74,12 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   const previous = await previousBackend(target.projectDir);
   if (previous === null || samePlace(previous, target.identity, target.spec, target.projectDir)) {
     writeBackendRecord(target.projectDir, target.identity);
-    return report("unchanged", previous === null ? `No state to move: nothing was used here before; this project uses ${target.describe}.` : `The state is already in ${target.describe}; nothing to move.`);
+    return report(
+      "unchanged",
+      previous === null
+        ? `No state to move: nothing was used here before; this project uses ${target.describe}.`
+        : `The state is already in ${target.describe}; nothing to move.`,
+    );
   }
 
   let spec: BackendSpec;
@@ -94,13 +112,28 @@ export async function migrateCommand(argv: string[]): Promise<number> {
       const outcome = await runStateMigrate(
         source,
         store,
-        { holder: `takoform state migrate (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(), timeoutMs: durationFlag(args, "--lock-timeout", 0), forceUnlock: args.switches.has("--force-unlock") },
+        {
+          holder: `takoform state migrate (pid ${process.pid} on ${hostname()})`,
+          leaseMs: leaseMs(),
+          timeoutMs: durationFlag(args, "--lock-timeout", 0),
+          forceUnlock: args.switches.has("--force-unlock"),
+        },
         { source: from.describe, target: target.describe },
       );
       if (outcome.status === "refused") return io.fail("state migrate", outcome.diagnostics);
       writeBackendRecord(target.projectDir, target.identity);
       if (io.json) {
-        io.emitJson({ command: "state migrate", ok: true, status: outcome.status, from: from.describe, to: target.describe, lineage: outcome.lineage, serial: outcome.serial, resources: outcome.resources, diagnostics: diagnosticsJson(outcome.notes) });
+        io.emitJson({
+          command: "state migrate",
+          ok: true,
+          status: outcome.status,
+          from: from.describe,
+          to: target.describe,
+          lineage: outcome.lineage,
+          serial: outcome.serial,
+          resources: outcome.resources,
+          diagnostics: diagnosticsJson(outcome.notes),
+        });
         return 0;
       }
       io.diagnostics(outcome.notes);

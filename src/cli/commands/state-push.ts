@@ -12,7 +12,20 @@ import { StateWriteError } from "../../state/errors.ts";
 import type { StateDocument } from "../../state/types.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { loadStateTarget, openStore } from "../state-access.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, leaseMs, LOCK_FLAGS, LOCK_HELP, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import {
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  enterProject,
+  flagSpec,
+  leaseMs,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  projectDir,
+  STATE_FLAGS,
+  STATE_HELP,
+  usage,
+} from "../workspace.ts";
 
 const USAGE = `Usage: takoform state push [options] FILE
 
@@ -51,7 +64,9 @@ export async function pushCommand(argv: string[]): Promise<number> {
   enterProject(args);
   const io = new Console(args);
   const refuse = (summary: string, detail: string) =>
-    io.fail("state push", [{ severity: "error", code: engineCode("push-refused"), summary, detail, repair: "Give a document written by `takoform state pull`." }]);
+    io.fail("state push", [
+      { severity: "error", code: engineCode("push-refused"), summary, detail, repair: "Give a document written by `takoform state pull`." },
+    ]);
 
   let bytes: Uint8Array;
   try {
@@ -59,7 +74,11 @@ export async function pushCommand(argv: string[]): Promise<number> {
   } catch (error) {
     return refuse(`Cannot read ${file}`, (error as Error).message);
   }
-  const read = readStrictJson(bytes, { what: file === "-" ? "the document on stdin" : file, repair: "Give a document written by `takoform state pull`.", maxDepth: STACK_MAX_DEPTH + 16 });
+  const read = readStrictJson(bytes, {
+    what: file === "-" ? "the document on stdin" : file,
+    repair: "Give a document written by `takoform state pull`.",
+    maxDepth: STACK_MAX_DEPTH + 16,
+  });
   if (!read.ok) return io.fail("state push", [read.diagnostic]);
   let document: StateDocument;
   try {
@@ -80,7 +99,12 @@ export async function pushCommand(argv: string[]): Promise<number> {
       outcome = await runStatePush(
         store,
         document,
-        { holder: `takoform state push (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(), timeoutMs: durationFlag(args, "--lock-timeout", 0), forceUnlock: args.switches.has("--force-unlock") },
+        {
+          holder: `takoform state push (pid ${process.pid} on ${hostname()})`,
+          leaseMs: leaseMs(),
+          timeoutMs: durationFlag(args, "--lock-timeout", 0),
+          forceUnlock: args.switches.has("--force-unlock"),
+        },
         { force: args.switches.has("--force"), target: target.describe },
       );
     } catch (error) {
@@ -90,7 +114,15 @@ export async function pushCommand(argv: string[]): Promise<number> {
     }
     if (outcome.status === "refused") return io.fail("state push", outcome.diagnostics);
     if (io.json) {
-      io.emitJson({ command: "state push", ok: true, status: outcome.status, lineage: outcome.lineage, serial: outcome.serial, resources: outcome.resources, diagnostics: diagnosticsJson(outcome.notes) });
+      io.emitJson({
+        command: "state push",
+        ok: true,
+        status: outcome.status,
+        lineage: outcome.lineage,
+        serial: outcome.serial,
+        resources: outcome.resources,
+        diagnostics: diagnosticsJson(outcome.notes),
+      });
       return 0;
     }
     io.diagnostics(outcome.notes);

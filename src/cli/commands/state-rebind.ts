@@ -8,7 +8,21 @@ import { runRebind } from "../../engine/rebind.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
 import { openReader } from "../state-access.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import {
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  enterProject,
+  flagSpec,
+  intFlag,
+  leaseMs,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  loadWorkspace,
+  PROJECT_FLAGS,
+  PROJECT_HELP,
+  usage,
+} from "../workspace.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 

@@ -17,7 +17,20 @@ import { parseStateAddress } from "../../state/index.ts";
 import type { ResourceRecord, StateReader } from "../../state/types.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../state-access.ts";
-import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import {
+  enterProject,
+  leaseMs,
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  flagSpec,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  projectDir,
+  STATE_FLAGS,
+  STATE_HELP,
+  usage,
+} from "../workspace.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -51,13 +64,17 @@ function notInState(address: string): Diagnostic {
 function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
-  const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
+  const lines = [
+    `# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`,
+    `resource "${record.type}" "${address.slice(dot + 1)}" {`,
+  ];
   const names = Object.keys(record.attributes).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
   // formatValue shows a sealed value as Terraform shows a secret: `(sensitive value)`, unquoted.
   for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(record.attributes[name]!, "    ")}`);
   lines.push("}");
-  if (record.intent !== null) lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
+  if (record.intent !== null)
+    lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
   return lines.join("\n");
 }
 
@@ -91,7 +108,8 @@ export const command: Command = {
     if (sub === "migrate") return migrateCommand(rest);
     const args = parseArgs(rest, flagSpec(STATE_FLAGS, LOCK_FLAGS));
     if (args.switches.has("--help")) return usage(USAGE);
-    if (!["list", "show", "pull", "rm"].includes(sub)) throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm, push, migrate or rebind)`);
+    if (!["list", "show", "pull", "rm"].includes(sub))
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm, push, migrate or rebind)`);
     enterProject(args);
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));

@@ -163,7 +163,10 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       const change = ctx.changes.get(step.address);
       // Progress names the object the step writes (a deposed old object says so).
       const where = stateAddressOf(ctx, step) ?? step.address;
-      const uid = step.action === "create" || step.action === "create-placeholder" || step.action === "import" ? undefined : (ctx.current.get(where)?.["uid"] as string | undefined);
+      const uid =
+        step.action === "create" || step.action === "create-placeholder" || step.action === "import"
+          ? undefined
+          : (ctx.current.get(where)?.["uid"] as string | undefined);
       input.progress?.({
         kind: "start",
         stepId: step.id,
@@ -175,10 +178,27 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       // Each step gets a provider that knows its address (one create per host object, claims.ts).
       const result = await guard(() => runStep({ ...ctx, provider: claims.providerFor(where, ctx.provider) }, step));
       const elapsedMs = Date.now() - started.get(step.id)!;
-      outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: result.ok ? "ok" : "failed", elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}), diagnostics: result.diagnostics });
+      outcomes.set(step.id, {
+        id: step.id,
+        address: step.address,
+        action: step.action,
+        status: result.ok ? "ok" : "failed",
+        elapsedMs,
+        ...(result.uid ? { uid: result.uid } : {}),
+        ...(result.noop ? { noop: true } : {}),
+        diagnostics: result.diagnostics,
+      });
       input.progress?.(
         result.ok
-          ? { kind: "done", stepId: step.id, address: where, action: step.action, elapsedMs, ...(result.uid ? { uid: result.uid } : {}), ...(result.noop ? { noop: true } : {}) }
+          ? {
+              kind: "done",
+              stepId: step.id,
+              address: where,
+              action: step.action,
+              elapsedMs,
+              ...(result.uid ? { uid: result.uid } : {}),
+              ...(result.noop ? { noop: true } : {}),
+            }
           : { kind: "failed", stepId: step.id, address: where, action: step.action, elapsedMs },
       );
       return result.ok;
@@ -189,15 +209,15 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
         error instanceof StateConflictError
           ? conflictDiagnostic(error)
           : error instanceof LeaseLostError
-          ? {
-              severity: "error" as const,
-              code: engineCode("lease-lost"),
-              summary: "The state lock was taken over during the apply",
-              detail: `${error.message}. No further step was started; the step that was running when it happened may have reached the host, and its intent stays in state for the next run to resolve.`,
-              address: stepAddress(step),
-              repair: "Find out who took the lock over; when no other run is active, run `takoform apply` again.",
-            }
-          : internalError(`Step ${step.id} failed unexpectedly`, error, stepAddress(step));
+            ? {
+                severity: "error" as const,
+                code: engineCode("lease-lost"),
+                summary: "The state lock was taken over during the apply",
+                detail: `${error.message}. No further step was started; the step that was running when it happened may have reached the host, and its intent stays in state for the next run to resolve.`,
+                address: stepAddress(step),
+                repair: "Find out who took the lock over; when no other run is active, run `takoform apply` again.",
+              }
+            : internalError(`Step ${step.id} failed unexpectedly`, error, stepAddress(step));
       outcomes.set(step.id, { id: step.id, address: step.address, action: step.action, status: "failed", elapsedMs, diagnostics: [diagnostic] });
       input.progress?.({ kind: "failed", stepId: step.id, address: stateAddressOf(ctx, step) ?? step.address, action: step.action, elapsedMs });
     },
@@ -213,11 +233,23 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   for (const outcome of ordered) diagnostics.push(...outcome.diagnostics);
   const lost = leaseLost as Error | null;
   if (lost !== null && !diagnostics.some((d) => d.code === engineCode("lease-lost"))) {
-    diagnostics.push({ severity: "error", code: engineCode("lease-lost"), summary: "The state lock was taken over during the apply", detail: lost.message, repair: "Run `takoform apply` again once no other run is active." });
+    diagnostics.push({
+      severity: "error",
+      code: engineCode("lease-lost"),
+      summary: "The state lock was taken over during the apply",
+      detail: lost.message,
+      repair: "Run `takoform apply` again once no other run is active.",
+    });
   }
   const stoppedEarly = ordered.some((o) => o.status === "skipped" && o.blockedBy === undefined);
   if (stoppedEarly && lost === null) {
-    diagnostics.push({ severity: "error", code: engineCode("step-skipped"), summary: "The apply was stopped before every step ran", detail: "Steps not started are listed as skipped; state records every step that ran.", repair: "Run `takoform apply` again to finish." });
+    diagnostics.push({
+      severity: "error",
+      code: engineCode("step-skipped"),
+      summary: "The apply was stopped before every step ran",
+      detail: "Steps not started are listed as skipped; state records every step that ran.",
+      repair: "Run `takoform apply` again to finish.",
+    });
   }
 
   let outputs: ApplyResult["outputs"] = {};
@@ -254,7 +286,8 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
   // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
   // from before stays as it is; sealing is idempotent).
   const stored: ApplyResult["outputs"] = {};
-  for (const [name, o] of Object.entries(out)) stored[name] = o.sensitive && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : o;
+  for (const [name, o] of Object.entries(out))
+    stored[name] = o.sensitive && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : o;
   await store.putOutputs(stored);
   return out;
 }

@@ -112,7 +112,12 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
             dependencies: config.dependencies.length > 0 || prior === null ? config.dependencies : record.dependencies,
             contributions: config.contributions,
             // Sealed before: sealed again; fed by a sensitive variable now: sealed too.
-            sensitivePaths: [...config.sensitivePaths, ...Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k])],
+            sensitivePaths: [
+              ...config.sensitivePaths,
+              ...Object.keys(record.attributes)
+                .filter((k) => isSealedSensitive(record.attributes[k]))
+                .map((k) => [k]),
+            ],
             lineage: input.store.lineage,
           }),
     );

@@ -53,12 +53,15 @@ export class LockSession {
     readonly info: AcquiredLease,
     leaseMs: number,
   ) {
-    this.#timer = setInterval(() => {
-      this.store.renew().catch((error: unknown) => {
-        this.#lost = error instanceof Error ? error : new Error(String(error));
-        this.stopTimer();
-      });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        this.store.renew().catch((error: unknown) => {
+          this.#lost = error instanceof Error ? error : new Error(String(error));
+          this.stopTimer();
+        });
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     this.#timer.unref();
   }
 

@@ -87,7 +87,11 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
     document = read.value;
   }
   if (!isPlainObject(document)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where} is not a Terraform JSON object`, repair: "Give a cdk.tf.json produced by cdktf synthesis." });
+    problems.error({
+      code: CONFIG_CODES.invalidStructure,
+      summary: `${where} is not a Terraform JSON object`,
+      repair: "Give a cdk.tf.json produced by cdktf synthesis.",
+    });
     return { config: null, diagnostics: problems.diagnostics };
   }
 
@@ -147,7 +151,10 @@ function readTerraformSettings(block: unknown, problems: Problems): StackConfig[
     problems.warning({
       code: CONFIG_CODES.ignoredSetting,
       summary: `terraform.${key} is ignored`,
-      detail: key === "cloud" ? "takoform keeps state in its own backends (the local file, or PostgreSQL with PgBackend), not in Terraform Cloud." : "takoform does not use this Terraform setting.",
+      detail:
+        key === "cloud"
+          ? "takoform keeps state in its own backends (the local file, or PostgreSQL with PgBackend), not in Terraform Cloud."
+          : "takoform does not use this Terraform setting.",
       repair: `Remove terraform.${key} to silence this warning.`,
     });
   }
@@ -202,9 +209,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const contribution of resource.contributions) {
       const context = `The contribution from ${contribution.from} to ${where}`;
       if (contribution.from === resource.address) {
-        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} contributes to itself`, detail: "A contribution comes from another construct.", repair: "Set the value in the resource's own configuration.", address: resource.address });
+        problems.error({
+          code: CONFIG_CODES.selfReference,
+          summary: `${where} contributes to itself`,
+          detail: "A contribution comes from another construct.",
+          repair: "Set the value in the resource's own configuration.",
+          address: resource.address,
+        });
       } else if (!config.resources.has(contribution.from)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} names an undeclared source`, detail: `${contribution.from} is not a resource of this stack.`, repair: "Contribute from a resource of the same stack.", address: resource.address });
+        problems.error({
+          code: CONFIG_CODES.undeclaredReference,
+          summary: `${context} names an undeclared source`,
+          detail: `${contribution.from} is not a resource of this stack.`,
+          repair: "Contribute from a resource of the same stack.",
+          address: resource.address,
+        });
       }
       for (const [attribute, expr] of Object.entries(contribution.values)) checkExpr(expr, attribute, context);
     }
@@ -213,9 +232,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     }
     for (const dependency of resource.dependsOn) {
       if (dependency === resource.address) {
-        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} depends on itself`, repair: "Remove it from depends_on.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: CONFIG_CODES.selfReference,
+          summary: `${where} depends on itself`,
+          repair: "Remove it from depends_on.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       } else if (!config.resources.has(dependency)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${where} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: CONFIG_CODES.undeclaredReference,
+          summary: `${where} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       }
     }
   }
@@ -226,7 +257,11 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     checkVariables(output.value, context);
     for (const dependency of output.dependsOn) {
       if (!config.resources.has(dependency)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry." });
+        problems.error({
+          code: CONFIG_CODES.undeclaredReference,
+          summary: `${context} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+        });
       }
     }
   }
@@ -238,10 +273,20 @@ function checkReferences(config: StackConfig, problems: Problems): void {
   const imported = new Set<string>();
   for (const entry of config.imports) {
     if (!config.resources.has(entry.to)) {
-      problems.error({ code: CONFIG_CODES.invalidImport, summary: `An import targets ${entry.to}, which is not declared`, detail: "An import fills the state of a resource declared in the stack.", repair: "Declare the resource, then import into it." });
+      problems.error({
+        code: CONFIG_CODES.invalidImport,
+        summary: `An import targets ${entry.to}, which is not declared`,
+        detail: "An import fills the state of a resource declared in the stack.",
+        repair: "Declare the resource, then import into it.",
+      });
     }
     if (imported.has(entry.to)) {
-      problems.error({ code: CONFIG_CODES.invalidImport, summary: `${entry.to} is imported twice`, repair: "Keep one import per resource.", address: entry.to });
+      problems.error({
+        code: CONFIG_CODES.invalidImport,
+        summary: `${entry.to} is imported twice`,
+        repair: "Keep one import per resource.",
+        address: entry.to,
+      });
     }
     imported.add(entry.to);
     checkVariables(entry.id, `The import into ${entry.to}`);

@@ -72,7 +72,9 @@ function decodeChange(raw: Record<string, unknown>): ResourceChange {
 
 function sealedPathsOf(before: Record<string, KnownValue> | null): AttributePath[] {
   if (before === null) return [];
-  return Object.keys(before).filter((k) => isSealedSensitive(before[k])).map((k) => [k]);
+  return Object.keys(before)
+    .filter((k) => isSealedSensitive(before[k]))
+    .map((k) => [k]);
 }
 
 function encodeOutput(output: OutputChange, lineage: string): Record<string, unknown> {
@@ -162,7 +164,8 @@ export function decodePlanFile(text: string | Uint8Array, file = "the plan file"
   const read = readStrictJson(text, { what: file, repair: "Write a plan with `takoform plan --out FILE` and apply that file.", maxDepth: PLAN_FILE_MAX_DEPTH });
   if (!read.ok) throw invalid(`${read.diagnostic.summary}. ${read.diagnostic.detail ?? ""}`.trimEnd());
   const raw = read.value as Record<string, unknown>;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw["format"] !== PLAN_FILE_FORMAT) throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw["format"] !== PLAN_FILE_FORMAT)
+    throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
   const plan = raw["plan"] as Record<string, unknown> | undefined;
   if (plan === undefined || typeof raw["stackDocument"] !== "string" || !Array.isArray(plan["resourceChanges"]) || !Array.isArray(plan["steps"])) {
     throw invalid("It lacks the plan or the stack document.");

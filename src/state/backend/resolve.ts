@@ -92,7 +92,13 @@ export function resolveBackend(config: BackendConfig | null | undefined, ctx: Re
       const dir = workspaceDir !== null ? resolve(ctx.projectDir, workspaceDir) : join(ctx.projectDir, ".takoform", "workspaces");
       return { type: "local", path: join(dir, workspace, "state.db"), workspace, configuredPath, workspaceDir };
     }
-    return { type: "local", path: configuredPath === null ? join(ctx.projectDir, ".takoform", "state.db") : resolve(ctx.projectDir, configuredPath), workspace, configuredPath, workspaceDir };
+    return {
+      type: "local",
+      path: configuredPath === null ? join(ctx.projectDir, ".takoform", "state.db") : resolve(ctx.projectDir, configuredPath),
+      workspace,
+      configuredPath,
+      workspaceDir,
+    };
   }
   const fromStack = config.connStr !== undefined && config.connStr !== "";
   const fromEnv = !fromStack && (ctx.env["PG_CONN_STR"] ?? "") !== "";
@@ -117,7 +123,10 @@ export function resolveBackend(config: BackendConfig | null | undefined, ctx: Re
 /** How messages name a backend (never with a password). */
 export function describeBackend(spec: BackendSpec, projectDir?: string): string {
   if (spec.type === "local") {
-    const shown = projectDir !== undefined && !relative(projectDir, spec.path).startsWith("..") && !isAbsolute(relative(projectDir, spec.path)) ? relative(projectDir, spec.path) : spec.path;
+    const shown =
+      projectDir !== undefined && !relative(projectDir, spec.path).startsWith("..") && !isAbsolute(relative(projectDir, spec.path))
+        ? relative(projectDir, spec.path)
+        : spec.path;
     return `the local state file ${shown}${spec.workspace !== DEFAULT_WORKSPACE ? ` (workspace "${spec.workspace}")` : ""}`;
   }
   const server = spec.connStr === "" ? "the server the PG* environment variables name" : redactConnStr(spec.connStr);
@@ -147,6 +156,13 @@ export function backendIdentity(config: BackendConfig | null | undefined, spec: 
 }
 
 export function sameIdentity(a: BackendIdentity, b: BackendIdentity): boolean {
-  const norm = (i: BackendIdentity) => JSON.stringify({ type: i.type, path: i.path ?? null, workspace_dir: i.workspace_dir ?? null, conn_str: i.conn_str ?? null, schema_name: i.schema_name ?? null });
+  const norm = (i: BackendIdentity) =>
+    JSON.stringify({
+      type: i.type,
+      path: i.path ?? null,
+      workspace_dir: i.workspace_dir ?? null,
+      conn_str: i.conn_str ?? null,
+      schema_name: i.schema_name ?? null,
+    });
   return norm(a) === norm(b);
 }

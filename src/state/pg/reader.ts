@@ -189,7 +189,14 @@ interface OutputRow {
 
 function bindingOf(head: HeadRow): StoredHostBinding | null {
   if (head.host_origin === null || head.host_bound_at === null) return null;
-  return bindingFromRow({ origin: head.host_origin, host_id: head.host_id, space: head.host_space ?? "", tenant: head.host_tenant, credential: head.host_credential, bound_at: head.host_bound_at });
+  return bindingFromRow({
+    origin: head.host_origin,
+    host_id: head.host_id,
+    space: head.host_space ?? "",
+    tenant: head.host_tenant,
+    credential: head.host_credential,
+    bound_at: head.host_bound_at,
+  });
 }
 
 function outputsOf(rows: readonly OutputRow[]): Record<string, StoredOutput> {
@@ -197,4 +204,3 @@ function outputsOf(rows: readonly OutputRow[]): Record<string, StoredOutput> {
   for (const row of rows) outputs[row.name] = { value: JSON.parse(row.value) as KnownValue, sensitive: row.sensitive };
   return outputs;
 }
-

@@ -166,7 +166,9 @@ export async function ensureLayout(pool: Pool, options: PgSchemaOptions): Promis
 /** The schema or a table is not there (and was not to be created). */
 export function missingLayout(options: Pick<PgSchemaOptions, "schema" | "where">, cause: unknown): StateNotFoundError {
   const detail = (cause as Error).message;
-  return new StateNotFoundError(`schema "${options.schema}" at ${options.where} (${detail}; with skip_schema_creation or skip_table_creation the schema and tables must exist: docs/state.md shows their DDL)`);
+  return new StateNotFoundError(
+    `schema "${options.schema}" at ${options.where} (${detail}; with skip_schema_creation or skip_table_creation the schema and tables must exist: docs/state.md shows their DDL)`,
+  );
 }
 
 export interface WorkspaceRow {

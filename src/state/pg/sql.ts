@@ -31,7 +31,10 @@ export const LOCK_COLUMNS = "lock_held_token, lock_holder, lock_pid, lock_hostna
 const REFUSED = "CASE WHEN (SELECT serial FROM w) IS NULL THEN";
 
 /** The lock as the write's snapshot saw it, and that snapshot's clock: what a refusal reports. */
-const REPORT = (t: PgTables) => `SELECT (SELECT serial FROM w) AS written, ${LOCK_COLUMNS.split(", ").map((c) => `s.${c}`).join(", ")}, ${NOW("$3")} AS now_ms`;
+const REPORT = (t: PgTables) =>
+  `SELECT (SELECT serial FROM w) AS written, ${LOCK_COLUMNS.split(", ")
+    .map((c) => `s.${c}`)
+    .join(", ")}, ${NOW("$3")} AS now_ms`;
 
 /** Another configuration address (not this one, nor its deposed copies) holding the uid `uid`. */
 const UID_HELD = (t: PgTables, uid: string, base: string) =>
@@ -44,7 +47,9 @@ const OBJECT_HELD = (t: PgTables, space: string, group: string, kind: string, na
 
 /** The resource columns after `state_id`, in RESOURCE_COLUMNS order. */
 const COLUMNS = RESOURCE_COLUMNS.join(", ");
-const UPDATE_ALL = RESOURCE_COLUMNS.filter((c) => c !== "address").map((c) => `${c} = excluded.${c}`).join(", ");
+const UPDATE_ALL = RESOURCE_COLUMNS.filter((c) => c !== "address")
+  .map((c) => `${c} = excluded.${c}`)
+  .join(", ");
 
 /**
  * A settled record (putResource, and settle with a result).

@@ -31,7 +31,6 @@ export async function openPgState(options: PgStateOptions): Promise<StateStore> 
   return new PgStateStore(await connect(options, "write"));
 }
 
-
 /** What a write statement reports: the serial it wrote (null: refused) and the lock its snapshot saw. */
 type Report = LockColumns & { written: number | null; now_ms: number } & Record<string, unknown>;
 
@@ -76,7 +75,13 @@ class PgStateStore extends PgStateReader implements StateStore {
     const token = this.#held?.info.token ?? null;
     if (token !== null) return current === null || current.token !== token ? new LeaseLostError(token, current) : null;
     if (current === null) return null;
-    return new StateLockedError(current, current.expiresAt <= report.now_ms, holderGone(current), "the state is locked by another run, and this handle holds no lease, so it may not write", POLICY.takesOverExpired);
+    return new StateLockedError(
+      current,
+      current.expiresAt <= report.now_ms,
+      holderGone(current),
+      "the state is locked by another run, and this handle holds no lease, so it may not write",
+      POLICY.takesOverExpired,
+    );
   }
 
   // ---- locking ----
@@ -84,20 +89,25 @@ class PgStateStore extends PgStateReader implements StateStore {
   async acquire(options: AcquireOptions): Promise<AcquiredLease> {
     if (this.#held) {
       const current = await this.lockInfo();
-      if (current?.token === this.#held.info.token) throw new StateUsageError(`this handle already holds the state lease (token ${this.#held.info.token}); release it first`);
+      if (current?.token === this.#held.info.token)
+        throw new StateUsageError(`this handle already holds the state lease (token ${this.#held.info.token}); release it first`);
     }
-    const acquired = await waitForLease(options, POLICY, () => this.setup.now?.() ?? Date.now(), () =>
-      this.retrying(async () => {
-        // Read, judge, then compare-and-set: taken only if nobody changed the lease in between.
-        for (;;) {
-          const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
-          const decision = judge(lockOf(row), row!.now_ms, options);
-          if ("blocked" in decision) return decision;
-          const seen = row!.lock_held_token;
-          const [taken] = await this.query<LockColumns>("take_lease", sql.takeLease(this.t), [this.setup.id, seen, ...leaseParams(options), this.clock()]);
-          if (taken !== undefined) return { acquired: { ...lockOf(taken)!, takenOver: decision.take } };
-        }
-      }),
+    const acquired = await waitForLease(
+      options,
+      POLICY,
+      () => this.setup.now?.() ?? Date.now(),
+      () =>
+        this.retrying(async () => {
+          // Read, judge, then compare-and-set: taken only if nobody changed the lease in between.
+          for (;;) {
+            const [row] = await this.query<LockColumns & { now_ms: number }>("read_lock", sql.readLock(this.t), [this.setup.id, this.clock()]);
+            const decision = judge(lockOf(row), row!.now_ms, options);
+            if ("blocked" in decision) return decision;
+            const seen = row!.lock_held_token;
+            const [taken] = await this.query<LockColumns>("take_lease", sql.takeLease(this.t), [this.setup.id, seen, ...leaseParams(options), this.clock()]);
+            if (taken !== undefined) return { acquired: { ...lockOf(taken)!, takenOver: decision.take } };
+          }
+        }),
     );
     const { takenOver, ...info } = acquired;
     this.#held = { info, leaseMs: options.leaseMs };
@@ -107,7 +117,9 @@ class PgStateStore extends PgStateReader implements StateStore {
   async renew(): Promise<LockInfo> {
     const held = this.#held;
     if (!held) throw new StateUsageError("this handle holds no state lease to renew");
-    const rows = await this.retrying(() => this.query<LockColumns>("renew_lease", sql.renewLease(this.t), [this.setup.id, held.info.token, held.leaseMs, this.clock()]));
+    const rows = await this.retrying(() =>
+      this.query<LockColumns>("renew_lease", sql.renewLease(this.t), [this.setup.id, held.info.token, held.leaseMs, this.clock()]),
+    );
     // On failure the lost token is kept, so every later write also fails with LeaseLostError.
     if (rows[0] === undefined) throw new LeaseLostError(held.info.token, await this.lockInfo());
     const info = lockOf(rows[0])!;
@@ -136,7 +148,14 @@ class PgStateStore extends PgStateReader implements StateStore {
       throw new StateWriteError("the host binding", "a binding needs an origin and a space");
     }
     const bound = new Date(this.setup.now?.() ?? Date.now()).toISOString();
-    const report = await this.write("bind_host", sql.bindHost(this.t), [binding.origin, binding.hostId, binding.space, binding.tenant, binding.credential, bound]);
+    const report = await this.write("bind_host", sql.bindHost(this.t), [
+      binding.origin,
+      binding.hostId,
+      binding.space,
+      binding.tenant,
+      binding.credential,
+      bound,
+    ]);
     if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the host binding", "the write was refused");
   }
 
@@ -154,29 +173,41 @@ class PgStateStore extends PgStateReader implements StateStore {
 
   private async upsert(address: string, input: ResourceInput, refuseInFlight: boolean): Promise<void> {
     const checked = checkInput(address, input);
-    const row = toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, 0);
-    const report = await this.claiming(address, row, () => this.write("upsert", sql.upsertSettled(this.t), [
+    const row = toRow(
       address,
-      parseStateAddress(address).address,
-      row.type,
-      row.status,
-      row.form_api_version,
-      row.form_kind,
-      row.form_definition_version,
-      row.form_schema_digest,
-      row.package_digest,
-      row.space,
-      row.name,
-      row.uid,
-      row.generation,
-      row.revision,
-      row.pending_operation_id,
-      row.relation_drift_reason,
-      row.attributes,
-      row.dependencies,
-      row.contributions,
-      refuseInFlight,
-    ]));
+      input.type,
+      input.status,
+      checked.attributesJson,
+      deriveColumns(input.attributes),
+      checked.dependencies,
+      checked.contributions,
+      null,
+      0,
+    );
+    const report = await this.claiming(address, row, () =>
+      this.write("upsert", sql.upsertSettled(this.t), [
+        address,
+        parseStateAddress(address).address,
+        row.type,
+        row.status,
+        row.form_api_version,
+        row.form_kind,
+        row.form_definition_version,
+        row.form_schema_digest,
+        row.package_digest,
+        row.space,
+        row.name,
+        row.uid,
+        row.generation,
+        row.revision,
+        row.pending_operation_id,
+        row.relation_drift_reason,
+        row.attributes,
+        row.dependencies,
+        row.contributions,
+        refuseInFlight,
+      ]),
+    );
     if (report.written !== null) return;
     const fenced = this.fenceError(report);
     if (fenced) throw fenced;
@@ -204,7 +235,9 @@ class PgStateStore extends PgStateReader implements StateStore {
         by === "uid"
           ? `SELECT address FROM ${this.t.resources} WHERE state_id = $1 AND uid = $2 AND split_part(address, '#deposed:', 1) <> $3 LIMIT 1`
           : `SELECT address FROM ${this.t.resources} WHERE state_id = $1 AND space = $2 AND form_api_version = $3 AND form_kind = $4 AND name = $5 AND split_part(address, '#deposed:', 1) <> $6 LIMIT 1`,
-        by === "uid" ? [this.setup.id, row.uid, parseStateAddress(address).address] : [this.setup.id, row.space, row.form_api_version, row.form_kind, row.name, parseStateAddress(address).address],
+        by === "uid"
+          ? [this.setup.id, row.uid, parseStateAddress(address).address]
+          : [this.setup.id, row.space, row.form_api_version, row.form_kind, row.name, parseStateAddress(address).address],
       );
       const object = by === "uid" ? row.uid! : `${row.space}/${row.form_api_version}/${row.form_kind}/${row.name}`;
       throw new StateConflictError(address, holder?.address ?? "another record written at the same time", by, object);
@@ -228,20 +261,22 @@ class PgStateStore extends PgStateReader implements StateStore {
     const prefix = `${whole.slice(0, -1)},"previousStatus":`;
     const columns = intentColumns(write);
     const claimed = { uid: columns.uid, space: columns.space, form_api_version: write.ref.apiVersion, form_kind: write.ref.kind, name: columns.name };
-    const report = await this.claiming(address, claimed, () => this.write("set_intent", sql.setIntent(this.t), [
-      address,
-      parseStateAddress(address).address,
-      write.type,
-      status,
-      write.ref.apiVersion,
-      write.ref.kind,
-      write.ref.definitionVersion,
-      write.ref.schemaDigest,
-      columns.space,
-      columns.name,
-      columns.uid,
-      prefix,
-    ]));
+    const report = await this.claiming(address, claimed, () =>
+      this.write("set_intent", sql.setIntent(this.t), [
+        address,
+        parseStateAddress(address).address,
+        write.type,
+        status,
+        write.ref.apiVersion,
+        write.ref.kind,
+        write.ref.definitionVersion,
+        write.ref.schemaDigest,
+        columns.space,
+        columns.name,
+        columns.uid,
+        prefix,
+      ]),
+    );
     if (report.written !== null) return;
     const fenced = this.fenceError(report);
     if (fenced) throw fenced;
@@ -265,7 +300,11 @@ class PgStateStore extends PgStateReader implements StateStore {
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {
     const rows = outputRows(outputs);
-    const report = await this.write("outputs_put", sql.replaceOutputs(this.t), [rows.map((r) => r.name), rows.map((r) => r.value), rows.map((r) => r.sensitive)]);
+    const report = await this.write("outputs_put", sql.replaceOutputs(this.t), [
+      rows.map((r) => r.name),
+      rows.map((r) => r.value),
+      rows.map((r) => r.sensitive),
+    ]);
     if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the outputs", "the write was refused");
   }
 
@@ -273,45 +312,43 @@ class PgStateStore extends PgStateReader implements StateStore {
     const prepared = prepareDocument(document);
     const b = prepared.binding;
     await this.retrying(async () => {
-        const client = await this.setup.pool.connect();
-        try {
-          await client.query("BEGIN");
-          const head = await client.query<Report>(sql.replaceHead(this.t), [
-            this.setup.id,
-            this.#held?.info.token ?? null,
-            this.clock(),
-            prepared.lineage,
-            prepared.serial,
-            b?.origin ?? null,
-            b?.host_id ?? null,
-            b?.space ?? null,
-            b?.tenant ?? null,
-            b?.credential ?? null,
-            b?.bound_at ?? null,
-          ]);
-          const report = head.rows[0]!;
-          if (report.written === null) {
-            await client.query("ROLLBACK");
-            throw this.fenceError(report) ?? new StateWriteError("the state", "the replacement was refused");
-          }
-          await client.query(`DELETE FROM ${this.t.resources} WHERE state_id = $1`, [this.setup.id]);
-          if (prepared.resources.length > 0) await client.query(sql.insertRecords(this.t), [this.setup.id, JSON.stringify(prepared.resources)]);
-          await client.query(`DELETE FROM ${this.t.outputs} WHERE state_id = $1`, [this.setup.id]);
-          if (prepared.outputs.length > 0) {
-            await client.query(`INSERT INTO ${this.t.outputs} (state_id, name, value, sensitive) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::boolean[])`, [
-              this.setup.id,
-              prepared.outputs.map((o) => o.name),
-              prepared.outputs.map((o) => o.value),
-              prepared.outputs.map((o) => o.sensitive),
-            ]);
-          }
-          await client.query("COMMIT");
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw scrubError(error, this.setup.secrets);
-        } finally {
-          client.release();
+      const client = await this.setup.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const head = await client.query<Report>(sql.replaceHead(this.t), [
+          this.setup.id,
+          this.#held?.info.token ?? null,
+          this.clock(),
+          prepared.lineage,
+          prepared.serial,
+          b?.origin ?? null,
+          b?.host_id ?? null,
+          b?.space ?? null,
+          b?.tenant ?? null,
+          b?.credential ?? null,
+          b?.bound_at ?? null,
+        ]);
+        const report = head.rows[0]!;
+        if (report.written === null) {
+          await client.query("ROLLBACK");
+          throw this.fenceError(report) ?? new StateWriteError("the state", "the replacement was refused");
         }
+        await client.query(`DELETE FROM ${this.t.resources} WHERE state_id = $1`, [this.setup.id]);
+        if (prepared.resources.length > 0) await client.query(sql.insertRecords(this.t), [this.setup.id, JSON.stringify(prepared.resources)]);
+        await client.query(`DELETE FROM ${this.t.outputs} WHERE state_id = $1`, [this.setup.id]);
+        if (prepared.outputs.length > 0) {
+          await client.query(
+            `INSERT INTO ${this.t.outputs} (state_id, name, value, sensitive) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::boolean[])`,
+            [this.setup.id, prepared.outputs.map((o) => o.name), prepared.outputs.map((o) => o.value), prepared.outputs.map((o) => o.sensitive)],
+          );
+        }
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw scrubError(error, this.setup.secrets);
+      } finally {
+        client.release();
+      }
     });
     this.currentLineage = prepared.lineage;
   }

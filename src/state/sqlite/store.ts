@@ -12,7 +12,16 @@ import type { WriteIntent } from "../../provider/types.ts";
 import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { prepareDocument } from "../document.ts";
 import { waitForLease, type LeasePolicy } from "../lease.ts";
-import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials, type CheckedInput } from "../records.ts";
+import {
+  checkInFlightStatus,
+  checkInput,
+  deriveColumns,
+  intentColumns,
+  outputRows,
+  parseStateAddress,
+  withoutCredentials,
+  type CheckedInput,
+} from "../records.ts";
 import type {
   AcquireOptions,
   AcquiredLease,
@@ -217,7 +226,9 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
       `INSERT INTO resources (${RESOURCE_COLUMNS.join(", ")}) VALUES (${RESOURCE_COLUMNS.map((c) => `@${c}`).join(", ")})
-       ON CONFLICT (address) DO UPDATE SET ${RESOURCE_COLUMNS.filter((c) => c !== "address").map((c) => `${c} = excluded.${c}`).join(", ")}`,
+       ON CONFLICT (address) DO UPDATE SET ${RESOURCE_COLUMNS.filter((c) => c !== "address")
+         .map((c) => `${c} = excluded.${c}`)
+         .join(", ")}`,
     );
     this.fenced = db.transaction((token: number | null, body: () => unknown) => {
       this.leases.checkFence(token);
@@ -412,6 +423,16 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   private rowFor(address: string, input: ResourceInput, checked: CheckedInput, serial: number): ResourceRow {
-    return toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, serial);
+    return toRow(
+      address,
+      input.type,
+      input.status,
+      checked.attributesJson,
+      deriveColumns(input.attributes),
+      checked.dependencies,
+      checked.contributions,
+      null,
+      serial,
+    );
   }
 }

@@ -31,10 +31,20 @@ function synth(build: (stack: TerraformStack) => void): string {
 
 describe("terraform.backend", () => {
   it("reads what cdktf's PgBackend synthesizes", () => {
-    const text = synth((stack) => new PgBackend(stack, { connStr: SECRET, schemaName: "team_state", skipSchemaCreation: true, skipTableCreation: false, skipIndexCreation: true }));
+    const text = synth(
+      (stack) =>
+        new PgBackend(stack, { connStr: SECRET, schemaName: "team_state", skipSchemaCreation: true, skipTableCreation: false, skipIndexCreation: true }),
+    );
     const loaded = loadStackConfig(text);
     expect(loaded.diagnostics).toEqual([]);
-    expect(loaded.config!.backend).toEqual({ type: "pg", connStr: SECRET, schemaName: "team_state", skipSchemaCreation: true, skipTableCreation: false, skipIndexCreation: true });
+    expect(loaded.config!.backend).toEqual({
+      type: "pg",
+      connStr: SECRET,
+      schemaName: "team_state",
+      skipSchemaCreation: true,
+      skipTableCreation: false,
+      skipIndexCreation: true,
+    });
   });
 
   it("reads what cdktf's LocalBackend synthesizes, and the LocalBackend cdktf adds to every stack that names none", () => {
@@ -71,7 +81,10 @@ describe("terraform.backend", () => {
     for (const [terraform, summary] of cases) {
       const loaded = load(terraform);
       expect(loaded.config, summary).toBeNull();
-      expect(loaded.diagnostics.some((d) => d.summary.startsWith(summary) && d.code === "takoform.config/backend-invalid"), `${summary}: ${JSON.stringify(loaded.diagnostics)}`).toBe(true);
+      expect(
+        loaded.diagnostics.some((d) => d.summary.startsWith(summary) && d.code === "takoform.config/backend-invalid"),
+        `${summary}: ${JSON.stringify(loaded.diagnostics)}`,
+      ).toBe(true);
       const text = JSON.stringify(loaded.diagnostics);
       expect(text).not.toContain("hunter2-db");
       expect(text).not.toContain("${var.pw}");

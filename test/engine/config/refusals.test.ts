@@ -60,7 +60,9 @@ describe("resource meta-arguments", () => {
   }
 
   it("refuses lifecycle conditions and unknown lifecycle settings", () => {
-    const errors = refused(stack({}, { api: worker({ lifecycle: { precondition: [{ condition: "${true}", error_message: "x" }], create_before_destroy: "yes" } }) }));
+    const errors = refused(
+      stack({}, { api: worker({ lifecycle: { precondition: [{ condition: "${true}", error_message: "x" }], create_before_destroy: "yes" } }) }),
+    );
     expect(errors.map((e) => e.attribute).sort()).toEqual(["lifecycle.create_before_destroy", "lifecycle.precondition"]);
     expect(errors.find((e) => e.attribute === "lifecycle.precondition")!.detail).toMatch(/does not evaluate/);
   });
@@ -103,9 +105,7 @@ describe("expressions", () => {
   }
 
   it("refuses references to undeclared resources and variables, and self-references", () => {
-    const errors = refused(
-      stack({}, { api: worker({ a: "${takoform_module_worker.ghost.name}", b: "${var.nope}", c: "${takoform_module_worker.api.uid}" }) }),
-    );
+    const errors = refused(stack({}, { api: worker({ a: "${takoform_module_worker.ghost.name}", b: "${var.nope}", c: "${takoform_module_worker.api.uid}" }) }));
     expect(errors.map((e) => [e.code, e.attribute])).toEqual([
       ["takoform.config/undeclared-reference", "a"],
       ["takoform.config/undeclared-reference", "b"],
@@ -125,10 +125,18 @@ describe("contributions", () => {
     expect(refused(stack({}, { api: worker(contributions("nope")) }))[0]!.summary).toMatch(/Malformed contributions/);
     expect(refused(stack({}, { api: worker(contributions([{ from: "x", values: {} }])) }))[0]!.detail).toMatch(/not a resource address/);
     expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.ghost", values: {} }])) }))[0]!.summary).toMatch(/undeclared source/);
-    expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.api", values: {} }])) }))[0]!.code).toBe("takoform.config/self-reference");
+    expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.api", values: {} }])) }))[0]!.code).toBe(
+      "takoform.config/self-reference",
+    );
     expect(refused(stack({}, { api: worker({ "//": { takoform: { contributionz: [] } } }) }))[0]!.detail).toMatch(/contributionz/);
     const [bad] = refused(
-      stack({}, { api: worker(), b: worker(contributions([{ from: "takoform_module_worker.api", values: { bindings: ['${upper(takoform_module_worker.api.name)}'] } }])) }),
+      stack(
+        {},
+        {
+          api: worker(),
+          b: worker(contributions([{ from: "takoform_module_worker.api", values: { bindings: ["${upper(takoform_module_worker.api.name)}"] } }])),
+        },
+      ),
     );
     expect(bad).toMatchObject({ address: "takoform_module_worker.b", attribute: "bindings[0]" });
   });
@@ -168,13 +176,26 @@ describe("provider, variables, outputs and imports", () => {
 
   it("refuses imports into undeclared resources, duplicate imports and computed ids", () => {
     expect(refused(stack({ import: [{ to: "takoform_module_worker.ghost", id: "x" }] }))[0]!.summary).toMatch(/not declared/);
-    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "a" }, { to: "takoform_module_worker.api", id: "b" }] }))[0]!.summary).toMatch(/imported twice/);
-    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "${takoform_module_worker.api.uid}" }] }))[0]!.summary).toMatch(/only literals and variables/);
+    expect(
+      refused(
+        stack({
+          import: [
+            { to: "takoform_module_worker.api", id: "a" },
+            { to: "takoform_module_worker.api", id: "b" },
+          ],
+        }),
+      )[0]!.summary,
+    ).toMatch(/imported twice/);
+    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "${takoform_module_worker.api.uid}" }] }))[0]!.summary).toMatch(
+      /only literals and variables/,
+    );
     expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "" }] }))[0]!.summary).toMatch(/non-empty string/);
   });
 
   it("accepts an import id built from a variable", () => {
-    const loaded = loadStackConfig(JSON.stringify(stack({ variable: { space: { default: "prod" } }, import: [{ to: "takoform_module_worker.api", id: "${var.space}/api" }] })));
+    const loaded = loadStackConfig(
+      JSON.stringify(stack({ variable: { space: { default: "prod" } }, import: [{ to: "takoform_module_worker.api", id: "${var.space}/api" }] })),
+    );
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.config!.imports[0]!.id.kind).toBe("template");
   });
@@ -183,7 +204,11 @@ describe("provider, variables, outputs and imports", () => {
 describe("what is accepted or only warned about", () => {
   it("reads the backend, ignores required_providers and required_version silently, and warns about other terraform settings", () => {
     const loaded = loadStackConfig(
-      JSON.stringify(stack({ terraform: { backend: { local: { path: "/abs/x.tfstate" } }, required_providers: { takoform: { source: "x" } }, required_version: ">=1", cloud: {} } })),
+      JSON.stringify(
+        stack({
+          terraform: { backend: { local: { path: "/abs/x.tfstate" } }, required_providers: { takoform: { source: "x" } }, required_version: ">=1", cloud: {} },
+        }),
+      ),
     );
     expect(loaded.config).not.toBeNull();
     expect(loaded.config!.backend).toEqual({ type: "local", path: "/abs/x.tfstate" });
@@ -193,7 +218,18 @@ describe("what is accepted or only warned about", () => {
 
   it("accepts hand-written depends_on with ${} and bare replace_triggered_by traversals", () => {
     const loaded = loadStackConfig(
-      JSON.stringify(stack({}, { a: worker(), b: worker({ depends_on: ["${takoform_module_worker.a}"], lifecycle: { replace_triggered_by: ["takoform_module_worker.a.name"], ignore_changes: "all" } }) })),
+      JSON.stringify(
+        stack(
+          {},
+          {
+            a: worker(),
+            b: worker({
+              depends_on: ["${takoform_module_worker.a}"],
+              lifecycle: { replace_triggered_by: ["takoform_module_worker.a.name"], ignore_changes: "all" },
+            }),
+          },
+        ),
+      ),
     );
     expect(loaded.diagnostics).toEqual([]);
     const b = loaded.config!.resources.get("takoform_module_worker.b")!;
@@ -207,6 +243,9 @@ describe("what is accepted or only warned about", () => {
     expect(loadStackConfig("[]").diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-structure" });
     const missing = await loadConfigFile("/nonexistent/cdk.tf.json");
     expect(missing.config).toBeNull();
-    expect(missing.diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-json", summary: "Cannot read the configuration file /nonexistent/cdk.tf.json" });
+    expect(missing.diagnostics[0]).toMatchObject({
+      code: "takoform.config/invalid-json",
+      summary: "Cannot read the configuration file /nonexistent/cdk.tf.json",
+    });
   });
 });

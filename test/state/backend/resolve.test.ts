@@ -19,14 +19,29 @@ describe("resolveBackend", () => {
   });
 
   it("uses a LocalBackend path as the state file, and workspace_dir for other workspaces", () => {
-    expect(resolveBackend({ type: "local", path: "state/prod.db" }, { projectDir: PROJECT, stackName: "demo", env: {} })).toMatchObject({ path: join(PROJECT, "state", "prod.db"), configuredPath: "state/prod.db" });
-    expect(resolveBackend({ type: "local", path: "state/prod.db", workspaceDir: "envs" }, { projectDir: PROJECT, env: { TAKOFORM_WORKSPACE: "qa" } })).toMatchObject({ path: join(PROJECT, "envs", "qa", "state.db"), workspace: "qa" });
-    expect(resolveBackend(null, { projectDir: PROJECT, env: { TF_WORKSPACE: "qa" } })).toMatchObject({ path: join(PROJECT, ".takoform", "workspaces", "qa", "state.db") });
+    expect(resolveBackend({ type: "local", path: "state/prod.db" }, { projectDir: PROJECT, stackName: "demo", env: {} })).toMatchObject({
+      path: join(PROJECT, "state", "prod.db"),
+      configuredPath: "state/prod.db",
+    });
+    expect(
+      resolveBackend({ type: "local", path: "state/prod.db", workspaceDir: "envs" }, { projectDir: PROJECT, env: { TAKOFORM_WORKSPACE: "qa" } }),
+    ).toMatchObject({ path: join(PROJECT, "envs", "qa", "state.db"), workspace: "qa" });
+    expect(resolveBackend(null, { projectDir: PROJECT, env: { TF_WORKSPACE: "qa" } })).toMatchObject({
+      path: join(PROJECT, ".takoform", "workspaces", "qa", "state.db"),
+    });
   });
 
   it("takes the pg settings from the stack, else from Terraform's environment variables, else the defaults", () => {
-    const env = { PG_CONN_STR: "postgres://env@h/db", PG_SCHEMA_NAME: "from_env", PG_SKIP_SCHEMA_CREATION: "true", PG_SKIP_TABLE_CREATION: "0", PG_SKIP_INDEX_CREATION: "T" };
-    expect(resolveBackend({ type: "pg", connStr: URL_WITH_PASSWORD, schemaName: "from_stack", skipSchemaCreation: false }, { projectDir: PROJECT, env })).toEqual({
+    const env = {
+      PG_CONN_STR: "postgres://env@h/db",
+      PG_SCHEMA_NAME: "from_env",
+      PG_SKIP_SCHEMA_CREATION: "true",
+      PG_SKIP_TABLE_CREATION: "0",
+      PG_SKIP_INDEX_CREATION: "T",
+    };
+    expect(
+      resolveBackend({ type: "pg", connStr: URL_WITH_PASSWORD, schemaName: "from_stack", skipSchemaCreation: false }, { projectDir: PROJECT, env }),
+    ).toEqual({
       type: "pg",
       connStr: URL_WITH_PASSWORD,
       connStrFrom: "conn_str",
@@ -36,13 +51,27 @@ describe("resolveBackend", () => {
       skipIndexCreation: true,
       workspace: "default",
     });
-    expect(resolveBackend({ type: "pg" }, { projectDir: PROJECT, env })).toMatchObject({ connStr: "postgres://env@h/db", connStrFrom: "PG_CONN_STR", schemaName: "from_env", skipSchemaCreation: true });
-    expect(resolveBackend({ type: "pg" }, { projectDir: PROJECT, env: {} })).toMatchObject({ connStr: "", connStrFrom: "environment", schemaName: "terraform_remote_state", skipSchemaCreation: false, skipTableCreation: false, skipIndexCreation: false });
+    expect(resolveBackend({ type: "pg" }, { projectDir: PROJECT, env })).toMatchObject({
+      connStr: "postgres://env@h/db",
+      connStrFrom: "PG_CONN_STR",
+      schemaName: "from_env",
+      skipSchemaCreation: true,
+    });
+    expect(resolveBackend({ type: "pg" }, { projectDir: PROJECT, env: {} })).toMatchObject({
+      connStr: "",
+      connStrFrom: "environment",
+      schemaName: "terraform_remote_state",
+      skipSchemaCreation: false,
+      skipTableCreation: false,
+      skipIndexCreation: false,
+    });
   });
 
   it("refuses what it cannot use, never quoting a connection string", () => {
     expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(BackendError);
-    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(/not a URL; give a postgres:\/\/ URL/);
+    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(
+      /not a URL; give a postgres:\/\/ URL/,
+    );
     try {
       resolveBackend({ type: "pg", connStr: "mysql://u:hunter2@h/db" }, { projectDir: PROJECT, env: {} });
       expect.unreachable();

@@ -6,7 +6,12 @@ import type { WriteIntent } from "../../../src/provider/types.ts";
 import type { StateReader, StateStore } from "../../../src/state/types.ts";
 import type { Place, StoreTarget } from "./target.ts";
 
-export const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "WorkerVersion", definitionVersion: "0.1.0", schemaDigest: `sha256:${"d".repeat(64)}` };
+export const REF = {
+  apiVersion: "edge.takoform-cdk.dev/v1alpha1",
+  kind: "WorkerVersion",
+  definitionVersion: "0.1.0",
+  schemaDigest: `sha256:${"d".repeat(64)}`,
+};
 
 export function envelope(name: string, extra: Record<string, KnownValue> = {}): Record<string, KnownValue> {
   return {
@@ -48,7 +53,11 @@ export function writeIntent(name: string, operation: WriteIntent["operation"] = 
 }
 
 export const plain = (name: string) => ({ type: "takoform_module_worker", status: "ready" as const, attributes: { name } });
-export const ready = (name: string, extra: Record<string, KnownValue> = {}) => ({ type: "takoform_worker_version", status: "ready" as const, attributes: envelope(name, extra) });
+export const ready = (name: string, extra: Record<string, KnownValue> = {}) => ({
+  type: "takoform_worker_version",
+  status: "ready" as const,
+  attributes: envelope(name, extra),
+});
 
 /** The error a promise rejects with (undefined when it resolves). */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {

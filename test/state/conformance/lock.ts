@@ -83,11 +83,15 @@ export function lockContract(target: StoreTarget): void {
       const serial = await successor.serial();
 
       await expect(zombie.putResource("takoform_x.after", plain("after"))).rejects.toBeInstanceOf(LeaseLostError);
-      await expect(zombie.setIntent("takoform_worker_version.after", "creating", { stepId: "s", write: writeIntent("after") })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(zombie.setIntent("takoform_worker_version.after", "creating", { stepId: "s", write: writeIntent("after") })).rejects.toBeInstanceOf(
+        LeaseLostError,
+      );
       await expect(zombie.settle("takoform_x.before", null)).rejects.toBeInstanceOf(LeaseLostError);
       await expect(zombie.removeResource("takoform_x.before")).rejects.toBeInstanceOf(LeaseLostError);
       await expect(zombie.putOutputs({})).rejects.toBeInstanceOf(LeaseLostError);
-      await expect(zombie.bindHost({ origin: "embedded", hostId: null, space: "default", tenant: null, credential: null })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(zombie.bindHost({ origin: "embedded", hostId: null, space: "default", tenant: null, credential: null })).rejects.toBeInstanceOf(
+        LeaseLostError,
+      );
       await expect(zombie.replaceState(await successor.pull())).rejects.toBeInstanceOf(LeaseLostError);
       const renewal = await rejection(zombie.renew());
       expect(renewal).toBeInstanceOf(LeaseLostError);
@@ -135,7 +139,11 @@ export function lockContract(target: StoreTarget): void {
 
     it("takes a dead holder's live lease at once on its own host, and never judges one recorded on another host or PID namespace gone", async () => {
       const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid!; // a pid that no longer exists
-      for (const [edit, gone] of [[{ pid: dead }, true], [{ pid: dead, hostname: "some-other-host" }, false], [{ pid: dead, pidNamespace: "pid:[1]" }, false]] as const) {
+      for (const [edit, gone] of [
+        [{ pid: dead }, true],
+        [{ pid: dead, hostname: "some-other-host" }, false],
+        [{ pid: dead, pidNamespace: "pid:[1]" }, false],
+      ] as const) {
         const clock = { now: 50_000_000 };
         const holder = await ctx.open({ now: () => clock.now });
         const lease = await holder.acquire({ holder: "apply:elsewhere", leaseMs: 5_000 });

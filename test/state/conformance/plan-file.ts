@@ -25,7 +25,9 @@ export function planFileContract(target: StoreTarget): void {
     });
 
     async function saved(store: StateStore, name: string) {
-      const stack = loadStackConfig(JSON.stringify({ resource: { takoform_edge_kv_namespace: { [name]: { name: `planfile-${target.name}-${name}` } } } })).config!;
+      const stack = loadStackConfig(
+        JSON.stringify({ resource: { takoform_edge_kv_namespace: { [name]: { name: `planfile-${target.name}-${name}` } } } }),
+      ).config!;
       const setup = engine.setup(stack);
       const { plan } = await runPlan(setup, store);
       const text = JSON.stringify(stack);
@@ -52,7 +54,14 @@ export function planFileContract(target: StoreTarget): void {
         expect((await runApply(replaced.setup, store, { saved: replaced.file, lock: { holder: "test" } })).status).toBe("stale-plan");
 
         const foreign = await saved(store, "d");
-        const other: StateDocument = { ...(await store.pull()), lineage: "00000000-0000-4000-8000-00000000000f", serial: 0, resources: [], outputs: {}, host: null };
+        const other: StateDocument = {
+          ...(await store.pull()),
+          lineage: "00000000-0000-4000-8000-00000000000f",
+          serial: 0,
+          resources: [],
+          outputs: {},
+          host: null,
+        };
         const fresh = target.place();
         const elsewhere = await fresh.open();
         try {

@@ -94,7 +94,10 @@ export function processContract(target: StoreTarget): void {
           holder.process.kill("SIGKILL");
         } else {
           let settled = false;
-          void waiting.then(() => (settled = true), () => (settled = true));
+          void waiting.then(
+            () => (settled = true),
+            () => (settled = true),
+          );
           while (Date.now() <= lease.expiresAt + 200) await sleep(50);
           expect(settled).toBe(false);
           expect(await store.lockInfo()).toMatchObject({ token: childToken });
@@ -116,7 +119,12 @@ export function processContract(target: StoreTarget): void {
         const store = await open();
         // Past the 300 ms lease, counted from its last renewal: the local store takes a stale lease
         // only with --force-unlock; the shared one takes an expired lease by itself.
-        const successor = await store.acquire({ holder: "successor", leaseMs: 60_000, wait: { timeoutMs: 20_000 }, ...(target.takesOverExpired ? {} : { takeover: true }) });
+        const successor = await store.acquire({
+          holder: "successor",
+          leaseMs: 60_000,
+          wait: { timeoutMs: 20_000 },
+          ...(target.takesOverExpired ? {} : { takeover: true }),
+        });
         expect(successor.takenOver?.previous.pid).toBe(zombie.process.pid);
         expect(successor.takenOver?.reason).toBe(target.takesOverExpired ? "expired" : "stale");
         await store.putResource("takoform_x.successor", plain("successor"));
@@ -175,7 +183,12 @@ export function processContract(target: StoreTarget): void {
           const records = await reader.list();
           expect(Object.fromEntries(records.map((r) => [r.address, view(r)]))).toEqual(Object.fromEntries(expected));
           const inFlight = (await reader.inFlight()).map((r) => r.address);
-          expect(inFlight).toEqual([...expected].filter(([, r]) => r.intent !== null).map(([a]) => a).sort());
+          expect(inFlight).toEqual(
+            [...expected]
+              .filter(([, r]) => r.intent !== null)
+              .map(([a]) => a)
+              .sort(),
+          );
           expect(inFlight.length).toBeGreaterThan(0);
           await reader.close();
           previousSerial = serial;

@@ -16,7 +16,11 @@ export function recordsContract(target: StoreTarget): void {
       await ctx.store.putResource("takoform_worker_version.app", {
         type: "takoform_worker_version",
         status: "ready",
-        attributes: envelope("app-v1", { relation_drift_reason: "ExternalChange", pending_operation_id: "op-1", nested: { list: [1, "two", null, { deep: true }] } }),
+        attributes: envelope("app-v1", {
+          relation_drift_reason: "ExternalChange",
+          pending_operation_id: "op-1",
+          nested: { list: [1, "two", null, { deep: true }] },
+        }),
         dependencies: ["takoform_worker_bundle.app", "takoform_module_worker.app", "takoform_worker_bundle.app"],
         contributions: [{ from: "takoform_module_worker.peer", fields: ["service_bindings", "kv_bindings", "service_bindings"] }],
       });
@@ -34,7 +38,11 @@ export function recordsContract(target: StoreTarget): void {
         revision: "7",
         pendingOperationId: "op-1",
         relationDriftReason: "ExternalChange",
-        attributes: envelope("app-v1", { relation_drift_reason: "ExternalChange", pending_operation_id: "op-1", nested: { list: [1, "two", null, { deep: true }] } }),
+        attributes: envelope("app-v1", {
+          relation_drift_reason: "ExternalChange",
+          pending_operation_id: "op-1",
+          nested: { list: [1, "two", null, { deep: true }] },
+        }),
         outputs: { url: "https://app.example" },
         conditions: [{ type: "Ready", status: "True", reason: "Available" }],
         dependencies: ["takoform_module_worker.app", "takoform_worker_bundle.app"],
@@ -64,13 +72,17 @@ export function recordsContract(target: StoreTarget): void {
       const error = await rejection(ctx.store.putResource("takoform_x.u", { type: "takoform_x", status: "ready", attributes }));
       expect(error).toBeInstanceOf(StateWriteError);
       expect((error as Error).message).toContain("versions[1].weight is unknown");
-      await expect(ctx.store.putResource("takoform_x.n", { type: "takoform_x", status: "ready", attributes: { n: Number.NaN } })).rejects.toThrow(/JSON cannot hold/);
+      await expect(ctx.store.putResource("takoform_x.n", { type: "takoform_x", status: "ready", attributes: { n: Number.NaN } })).rejects.toThrow(
+        /JSON cannot hold/,
+      );
       expect(await ctx.store.list()).toEqual([]);
       expect(await ctx.store.serial()).toBe(0);
     });
 
     it("refuse in-flight statuses outside setIntent", async () => {
-      await expect(ctx.store.putResource("takoform_x.s", { type: "takoform_x", status: "creating" as never, attributes: {} })).rejects.toBeInstanceOf(StateWriteError);
+      await expect(ctx.store.putResource("takoform_x.s", { type: "takoform_x", status: "creating" as never, attributes: {} })).rejects.toBeInstanceOf(
+        StateWriteError,
+      );
     });
 
     it("are settled with no intent, or in flight with exactly one: the two shapes of the lifecycle", async () => {
@@ -95,10 +107,21 @@ export function recordsContract(target: StoreTarget): void {
     it("start a record from a create intent, before the host call, then settle it", async () => {
       await ctx.store.setIntent("takoform_worker_version.app", "creating", { stepId: "create:app", write: writeIntent("app-v1") });
       const creating = (await (await ctx.reader()).get("takoform_worker_version.app"))!;
-      expect(creating).toMatchObject({ status: "creating", type: "takoform_worker_version", ref: REF, space: "default", name: "app-v1", uid: null, attributes: {} });
+      expect(creating).toMatchObject({
+        status: "creating",
+        type: "takoform_worker_version",
+        ref: REF,
+        space: "default",
+        name: "app-v1",
+        uid: null,
+        attributes: {},
+      });
       expect(creating.intent).toMatchObject({ stepId: "create:app", previousStatus: null });
       expect(Date.parse(creating.intent!.at)).not.toBeNaN();
-      expect(creating.intent!.write).toEqual({ ...writeIntent("app-v1"), request: { ...writeIntent("app-v1").request, headers: { "Idempotency-Key": "idem-app-v1", "content-type": "application/json" } } });
+      expect(creating.intent!.write).toEqual({
+        ...writeIntent("app-v1"),
+        request: { ...writeIntent("app-v1").request, headers: { "Idempotency-Key": "idem-app-v1", "content-type": "application/json" } },
+      });
       expect((await ctx.store.inFlight()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
 
       await ctx.store.settle("takoform_worker_version.app", ready("app-v1"));
@@ -118,9 +141,9 @@ export function recordsContract(target: StoreTarget): void {
       expect(updating.intent!.previousStatus).toBe("placeholder");
       expect(updating.attributes).toEqual(envelope("api"));
       expect(updating.ref).toEqual(REF);
-      await expect(ctx.store.putResource("takoform_module_worker.api", { type: "takoform_module_worker", status: "ready", attributes: envelope("api") })).rejects.toThrow(
-        /unsettled updating intent \(step settle:1\)/,
-      );
+      await expect(
+        ctx.store.putResource("takoform_module_worker.api", { type: "takoform_module_worker", status: "ready", attributes: envelope("api") }),
+      ).rejects.toThrow(/unsettled updating intent \(step settle:1\)/);
     });
 
     it("remove the record when a delete settles with null", async () => {
@@ -132,8 +155,12 @@ export function recordsContract(target: StoreTarget): void {
     });
 
     it("refuse a non-create intent for an address with no record, and a settled status", async () => {
-      await expect(ctx.store.setIntent("takoform_x.none", "updating", { stepId: "u", write: writeIntent("none", "update") })).rejects.toThrow(/only a create may start a new record/);
-      await expect(ctx.store.setIntent("takoform_x.none", "ready" as never, { stepId: "u", write: writeIntent("none") })).rejects.toBeInstanceOf(StateWriteError);
+      await expect(ctx.store.setIntent("takoform_x.none", "updating", { stepId: "u", write: writeIntent("none", "update") })).rejects.toThrow(
+        /only a create may start a new record/,
+      );
+      await expect(ctx.store.setIntent("takoform_x.none", "ready" as never, { stepId: "u", write: writeIntent("none") })).rejects.toBeInstanceOf(
+        StateWriteError,
+      );
       expect(await ctx.store.serial()).toBe(0);
     });
 
@@ -188,14 +215,24 @@ export function recordsContract(target: StoreTarget): void {
       const serial = await s.serial();
       const byName = await rejection(s.putResource("takoform_worker_version.b", ready("shared", { uid: "uid-other" })));
       expect(byName).toBeInstanceOf(StateConflictError);
-      expect(byName).toMatchObject({ address: "takoform_worker_version.b", holder: "takoform_worker_version.a", by: "name", object: `default/${REF.apiVersion}/${REF.kind}/shared` });
+      expect(byName).toMatchObject({
+        address: "takoform_worker_version.b",
+        holder: "takoform_worker_version.a",
+        by: "name",
+        object: `default/${REF.apiVersion}/${REF.kind}/shared`,
+      });
       const byUid = await rejection(s.putResource("takoform_worker_version.c", ready("elsewhere", { uid: "uid-shared" })));
       expect(byUid).toMatchObject({ holder: "takoform_worker_version.a", by: "uid", object: "uid-shared" });
       expect((byUid as Error).message).toContain("one host object has one record");
       // A create intent is refused before it exists: its request would never be sent.
-      await expect(s.setIntent("takoform_worker_version.d", "creating", { stepId: "create:d", write: writeIntent("shared") })).rejects.toBeInstanceOf(StateConflictError);
+      await expect(s.setIntent("takoform_worker_version.d", "creating", { stepId: "create:d", write: writeIntent("shared") })).rejects.toBeInstanceOf(
+        StateConflictError,
+      );
       await s.setIntent("takoform_worker_version.e", "creating", { stepId: "create:e", write: writeIntent("fresh") });
-      await expect(s.settle("takoform_worker_version.e", ready("fresh", { uid: "uid-shared" }))).rejects.toMatchObject({ by: "uid", holder: "takoform_worker_version.a" });
+      await expect(s.settle("takoform_worker_version.e", ready("fresh", { uid: "uid-shared" }))).rejects.toMatchObject({
+        by: "uid",
+        holder: "takoform_worker_version.a",
+      });
       expect(await s.serial()).toBe(serial + 1); // only e's intent was written
       expect((await s.list()).map((r) => r.address)).toEqual(["takoform_worker_version.a", "takoform_worker_version.e"]);
     });

@@ -40,7 +40,11 @@ export function secretsContract(target: StoreTarget): void {
       const seal = sealSensitive("db-password", s.lineage);
       await s.putResource("takoform_worker_version.a", ready("a", { vars_json: seal }));
       expect((await s.get("takoform_worker_version.a"))!.attributes["vars_json"]).toEqual(seal);
-      const sealed = { ...writeIntent("b"), request: { ...writeIntent("b").request, body: "", headers: {} }, sealed: { v: 1, alg: "AES-256-GCM", kdf: "HKDF-SHA256", variables: ["db"], iv: "aXY=", tag: "dGFn", data: "ZGF0YQ==" } };
+      const sealed = {
+        ...writeIntent("b"),
+        request: { ...writeIntent("b").request, body: "", headers: {} },
+        sealed: { v: 1, alg: "AES-256-GCM", kdf: "HKDF-SHA256", variables: ["db"], iv: "aXY=", tag: "dGFn", data: "ZGF0YQ==" },
+      };
       await s.setIntent("takoform_worker_version.b", "creating", { stepId: "create:b", write: sealed });
       expect((await s.get("takoform_worker_version.b"))!.intent!.write).toEqual(sealed);
       expect(await ctx.place.rawText()).not.toContain("db-password");
@@ -57,7 +61,12 @@ export function secretsContract(target: StoreTarget): void {
     async function populate(): Promise<StateDocument> {
       const s = ctx.store;
       await s.putResource("takoform_worker_version.a", ready("a"));
-      await s.putResource("takoform_module_worker.p", { type: "takoform_module_worker", status: "placeholder", attributes: envelope("p", { uid: "uid-p" }), dependencies: ["takoform_worker_version.a"] });
+      await s.putResource("takoform_module_worker.p", {
+        type: "takoform_module_worker",
+        status: "placeholder",
+        attributes: envelope("p", { uid: "uid-p" }),
+        dependencies: ["takoform_worker_version.a"],
+      });
       await s.setIntent("takoform_worker_version.c", "creating", { stepId: "create:c", write: writeIntent("c") });
       await s.putOutputs({ url: { value: "https://a", sensitive: false }, secret: { value: sealSensitive("s3cr3t", s.lineage), sensitive: true } });
       await s.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null });
@@ -67,7 +76,11 @@ export function secretsContract(target: StoreTarget): void {
     it("pulls records, outputs, binding, lineage and serial from one snapshot", async () => {
       const doc = await populate();
       expect(doc).toMatchObject({ version: 1, lineage: ctx.store.lineage, serial: 5 });
-      expect(doc.resources.map((r) => `${r.address}:${r.status}`)).toEqual(["takoform_module_worker.p:placeholder", "takoform_worker_version.a:ready", "takoform_worker_version.c:creating"]);
+      expect(doc.resources.map((r) => `${r.address}:${r.status}`)).toEqual([
+        "takoform_module_worker.p:placeholder",
+        "takoform_worker_version.a:ready",
+        "takoform_worker_version.c:creating",
+      ]);
       expect(doc.outputs).toEqual(await ctx.store.outputs());
       expect(doc.host).toEqual(await ctx.store.hostBinding());
       expect(await (await ctx.reader()).pull()).toEqual(doc);
@@ -110,8 +123,25 @@ export function secretsContract(target: StoreTarget): void {
       const serial = await ctx.store.serial();
       const bad: [string, StateDocument][] = [
         ["an unsealed sensitive output", { ...doc, outputs: { leak: { value: "clear-secret", sensitive: true } } }],
-        ["a settled record with an intent", { ...doc, resources: doc.resources.map((r) => (r.status === "ready" ? { ...r, intent: (doc.resources.find((x) => x.intent !== null)!.intent) } : r)) as StateDocument["resources"] }],
-        ["two records of one object", { ...doc, resources: [...doc.resources, { ...doc.resources.find((r) => r.address === "takoform_worker_version.a")!, address: "takoform_worker_version.twin" }] }],
+        [
+          "a settled record with an intent",
+          {
+            ...doc,
+            resources: doc.resources.map((r) =>
+              r.status === "ready" ? { ...r, intent: doc.resources.find((x) => x.intent !== null)!.intent } : r,
+            ) as StateDocument["resources"],
+          },
+        ],
+        [
+          "two records of one object",
+          {
+            ...doc,
+            resources: [
+              ...doc.resources,
+              { ...doc.resources.find((r) => r.address === "takoform_worker_version.a")!, address: "takoform_worker_version.twin" },
+            ],
+          },
+        ],
         ["a record newer than the state", { ...doc, serial: 1 }],
       ];
       for (const [what, document] of bad) {
@@ -125,7 +155,20 @@ export function secretsContract(target: StoreTarget): void {
       const doc = await populate();
       const withToken: StateDocument = {
         ...doc,
-        resources: doc.resources.map((r) => (r.intent === null ? r : { ...r, intent: { ...r.intent, write: { ...r.intent.write, request: { ...r.intent.write.request, headers: { ...r.intent.write.request.headers, Authorization: "Bearer pushed-token" } } } } })),
+        resources: doc.resources.map((r) =>
+          r.intent === null
+            ? r
+            : {
+                ...r,
+                intent: {
+                  ...r.intent,
+                  write: {
+                    ...r.intent.write,
+                    request: { ...r.intent.write.request, headers: { ...r.intent.write.request.headers, Authorization: "Bearer pushed-token" } },
+                  },
+                },
+              },
+        ),
       };
       const other = target.place();
       try {

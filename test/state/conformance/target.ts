@@ -95,7 +95,16 @@ export const pgTarget: StoreTarget = {
   takesOverExpired: true,
   place(): Place {
     const schema = freshSchema("conf");
-    const spec: BackendSpec = { type: "pg", connStr: pgUrl(), connStrFrom: "conn_str", schemaName: schema, skipSchemaCreation: false, skipTableCreation: false, skipIndexCreation: false, workspace: "default" };
+    const spec: BackendSpec = {
+      type: "pg",
+      connStr: pgUrl(),
+      connStrFrom: "conn_str",
+      schemaName: schema,
+      skipSchemaCreation: false,
+      skipTableCreation: false,
+      skipIndexCreation: false,
+      workspace: "default",
+    };
     return {
       spec,
       ...opener(spec),
@@ -103,14 +112,19 @@ export const pgTarget: StoreTarget = {
       async editLock(fields) {
         await withClient(async (client) => {
           if (fields.pid !== undefined) await client.query(`UPDATE "${schema}".takoform_states SET lock_pid = $1 WHERE name = 'default'`, [fields.pid]);
-          if (fields.hostname !== undefined) await client.query(`UPDATE "${schema}".takoform_states SET lock_hostname = $1 WHERE name = 'default'`, [fields.hostname]);
-          if (fields.pidNamespace !== undefined) await client.query(`UPDATE "${schema}".takoform_states SET lock_pid_namespace = $1 WHERE name = 'default'`, [fields.pidNamespace]);
-          if (fields.expiresAt !== undefined) await client.query(`UPDATE "${schema}".takoform_states SET lock_expires_at = $1 WHERE name = 'default'`, [fields.expiresAt]);
+          if (fields.hostname !== undefined)
+            await client.query(`UPDATE "${schema}".takoform_states SET lock_hostname = $1 WHERE name = 'default'`, [fields.hostname]);
+          if (fields.pidNamespace !== undefined)
+            await client.query(`UPDATE "${schema}".takoform_states SET lock_pid_namespace = $1 WHERE name = 'default'`, [fields.pidNamespace]);
+          if (fields.expiresAt !== undefined)
+            await client.query(`UPDATE "${schema}".takoform_states SET lock_expires_at = $1 WHERE name = 'default'`, [fields.expiresAt]);
         });
       },
       async checkIntegrity() {
         // The server's own guarantees cover the pages; check the layout's rule across the rows.
-        const bad = await withClient((client) => client.query(`SELECT address FROM "${schema}".takoform_resources WHERE (intent IS NULL) <> (status IN ('ready','placeholder'))`));
+        const bad = await withClient((client) =>
+          client.query(`SELECT address FROM "${schema}".takoform_resources WHERE (intent IS NULL) <> (status IN ('ready','placeholder'))`),
+        );
         if (bad.rowCount !== 0) throw new Error(`rows break the lifecycle rule: ${JSON.stringify(bad.rows)}`);
       },
       backendBlock: () => ({ pg: { conn_str: pgUrl(), schema_name: schema } }),

@@ -42,7 +42,12 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
   }
   const members = BACKEND_MEMBERS[type as keyof typeof BACKEND_MEMBERS] as Record<string, "string" | "boolean">;
   if (!isPlainObject(settings)) {
-    problems.error({ code: CONFIG_CODES.backendInvalid, summary: `terraform.backend.${type} must be an object of settings`, repair: "Synthesize the stack with cdktf.", attribute: `terraform.backend.${type}` });
+    problems.error({
+      code: CONFIG_CODES.backendInvalid,
+      summary: `terraform.backend.${type} must be an object of settings`,
+      repair: "Synthesize the stack with cdktf.",
+      attribute: `terraform.backend.${type}`,
+    });
     return null;
   }
   const config: Record<string, unknown> = { type };
@@ -67,14 +72,22 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
         code: CONFIG_CODES.backendInvalid,
         summary: `The ${type} backend's ${key} refers to something to evaluate`,
         detail: "A backend is configured before anything else, so its settings are literal, as in Terraform: no references, variables or templates.",
-        repair: key === "conn_str" ? "Write the URL literally, or leave conn_str out and set PG_CONN_STR (and PGPASSWORD for the password)." : `Write ${key} literally.`,
+        repair:
+          key === "conn_str"
+            ? "Write the URL literally, or leave conn_str out and set PG_CONN_STR (and PGPASSWORD for the password)."
+            : `Write ${key} literally.`,
         attribute,
       });
       ok = false;
       continue;
     }
     if (typeof value !== kind) {
-      problems.error({ code: CONFIG_CODES.backendInvalid, summary: `The ${type} backend's ${key} must be a ${kind}${shown}`, repair: `Set ${key} to a ${kind}.`, attribute });
+      problems.error({
+        code: CONFIG_CODES.backendInvalid,
+        summary: `The ${type} backend's ${key} must be a ${kind}${shown}`,
+        repair: `Set ${key} to a ${kind}.`,
+        attribute,
+      });
       ok = false;
       continue;
     }
