@@ -1,15 +1,75 @@
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// Two tiers for now: `default` (what `npm test` runs) and `slow` (fault-injection soaks, generated
-// stack floods, large graphs), which only `npm run test:all` adds. CI runs `test:all`.
-// Each tier starts one PostgreSQL server for its pg tests (test/support/pg-global.ts).
-const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const, globalSetup: ["test/support/pg-global.ts"] };
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
+// The package's own name resolves to the sources in tests (package.json "exports" name dist/,
+// which tests reach only through the spawned command), so a test importing "takoform-cdk" and
+// one importing "../../src/..." share one copy of every module.
+const alias = [
+  { find: /^takoform-cdk$/, replacement: src("index.ts") },
+  { find: /^takoform-cdk\/(engine|engine\/config|host|client|provider|state)$/, replacement: src("$1/index.ts") },
+];
+
+// Three tiers (README "Tests"). `npm test` runs unit and integration; `npm run test:all` (and CI)
+// adds slow. Tiers are assigned here, by file, so test files never move:
+// - unit: in-process and fast — no host, no server, no child process;
+// - integration: everything else by default — the real local host over HTTP, the command in a
+//   child process, fault injection;
+// - slow: benchmarks-as-tests on large graphs, the packed-tarball install, and the crash soak that
+//   SIGKILLs applies over and over.
+// A new test file lands in integration unless it is listed below.
+const UNIT = [
+  "test/client/{go-json,keys,pure,transport,fuzz}.test.ts",
+  "test/core/*.test.ts",
+  "test/architecture/*.test.ts",
+  "test/codec/*.test.ts",
+  "test/engine/{dag,exports,values,recover}.test.ts",
+  "test/engine/config/{expression,refusals,variables,synth}.test.ts",
+  "test/engine/graph/graph.test.ts",
+  "test/engine/plan/steps.test.ts",
+  "test/engine/render/*.test.ts",
+  "test/forms/{corpus,refs-digest,strict-json,definition,package,relations,validate}.test.ts",
+  "test/generate/{naming,schema-baseline,corpus}.test.ts",
+  "test/host-edge/parsers.test.ts",
+  "test/host/spec-lookup.test.ts",
+  "test/provider/{diagnostics,import-id,relation-drift,schema,validate,cron-agreement,unservable-line}.test.ts",
+  "test/registry/*.test.ts",
+  "test/registry-class/*.test.ts",
+  "test/state/{store,sensitive}.test.ts",
+  "test/secrets/*.test.ts",
+  "test/worker-app/synth.test.ts",
+];
+const SLOW = [
+  "test/slow/**/*.test.ts",
+  "test/engine/graph/perf.test.ts",
+  "test/cycles/perf.test.ts",
+  "test/state/perf.test.ts",
+  "test/scenario/crash.test.ts",
+  "test/package/tarball.test.ts",
+];
+
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+// The tiers that hold pg tests start one PostgreSQL server each for them (test/support/pg-global.ts);
+// unit tests never reach a server.
+const pg = { globalSetup: ["test/support/pg-global.ts"] };
+
+// vitest's default is one worker per core less one: a single worker on a 2-core machine, idle
+// while its test waits on a child process or the host. Two keep both cores busy.
+const maxWorkers = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
+  resolve: { alias },
   test: {
+    globalSetup: ["test/setup/build.ts"],
+    maxWorkers,
     projects: [
-      { test: { ...shared, name: "default", include: ["test/**/*.test.ts"], exclude: ["test/slow/**"] } },
-      { test: { ...shared, name: "slow", include: ["test/slow/**/*.test.ts"], testTimeout: 600_000 } },
+      // Unit files share their workers' module graph (no isolation): they start no host and keep no
+      // global state, and re-importing the sources for each of ~50 files cost most of the tier's time.
+      { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
+      { extends: true, test: { ...shared, ...pg, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
+      { extends: true, test: { ...shared, ...pg, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
     ],
   },
 });

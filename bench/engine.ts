@@ -1,4 +1,4 @@
-// `npm run bench`: the plan engine at 1,000 and 10,000 resources against the local host served
+// `npm run bench:engine`: the plan engine, in process, at 1,000 and 10,000 resources against the local host served
 // over loopback HTTP by a child process (`takoform host serve`, in-memory data), so the numbers
 // are the engine's own: create-all apply, no-op plan (with refresh), destroy, and peak RSS of
 // this process (a high-water mark: sizes run smallest first), and per phase the largest heap. Stacks are generated as synthesized Terraform JSON (given as --config would be),

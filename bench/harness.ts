@@ -11,7 +11,7 @@ import { HostClient } from "../src/client/client.ts";
 import type { StackConfig } from "../src/engine/config/types.ts";
 import { resolveVariables } from "../src/engine/config/variables/resolve.ts";
 import type { EngineSetup } from "../src/engine/run.ts";
-import { TakoformProvider } from "../src/provider/provider.ts";
+import { HostProvider } from "../src/provider/provider.ts";
 import { bundledRegistry } from "../src/registry/bundled.ts";
 import { openBackendStore, openLocalState, type BackendSpec } from "../src/state/index.ts";
 import type { StateStore } from "../src/state/types.ts";
@@ -35,7 +35,7 @@ export async function startHostProcess(): Promise<{ url: string; child: ChildPro
 
 export interface BenchEngine {
   client: HostClient;
-  provider: TakoformProvider;
+  provider: HostProvider;
   setup: EngineSetup;
   store: StateStore;
   /** Closes the state store and the client. */
@@ -48,7 +48,7 @@ export interface BenchEngine {
  */
 export async function openEngine(url: string, stack: StackConfig, state: string | BackendSpec): Promise<BenchEngine> {
   const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
   const store = typeof state === "string" ? openLocalState(state) : await openBackendStore(state);
   return {

@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// The `takoform` command. The package ships TypeScript sources and runs them through tsx.
-import { register } from "tsx/esm/api";
-
-register();
-const { main } = await import("../src/cli/main.ts");
+// The `takoform` command: the compiled package (dist/, built by `npm run build`, which `npm ci`,
+// `npm pack` and the test suite's global setup run).
+let main;
+try {
+  ({ main } = await import("../dist/src/cli/main.js"));
+} catch (error) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist/src/cli/main.js")) {
+    console.error("takoform: this copy of takoform-cdk is not built (dist/ is missing); run `npm run build` in it first");
+    process.exit(1);
+  }
+  throw error;
+}
 process.exitCode = await main(process.argv.slice(2));

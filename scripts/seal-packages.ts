@@ -9,11 +9,18 @@
 // before they are digested, Binding digests into acceptedBindings, and Form digests into the
 // x-takoform-target-formrefs of the Forms that pin them. References are recognised by their
 // shape and the apiVersion/name they carry, never by where they sit in a document.
+//
+// One Interface or Binding name@version may have different bytes per Host API lane, so
+// contracts live in scopes: `interfaces/` and `bindings/` hold lane-neutral ones, and
+// `lanes/<lane>/{interfaces,bindings}/` each lane's own. A Form of an Edge family group
+// (src/core/lanes.ts) resolves a contract reference in its lane's scope, then the neutral one;
+// any other Form, and a lane-neutral contract, only in the neutral scope.
 
 import { readFileSync, readdirSync, writeFileSync, existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { digestBytes, digestCanonical, type JsonValue } from "../src/forms/digest.ts";
+import { laneOfGroup } from "../src/core/lanes.ts";
 
 export const INTERFACE_API_VERSION = "interfaces.takoform.com/v1alpha1";
 export const BINDING_API_VERSION = "bindings.takoform.com/v1alpha1";
@@ -104,8 +111,7 @@ export function forEachRef(node: JsonValue, visit: (kind: RefKind, ref: JsonObje
 }
 
 export const interfaceKey = (name: string, version: string): string => `${name}@${version}`;
-export const formKey = (apiVersion: string, kind: string, definitionVersion: string): string =>
-  `${apiVersion} ${kind} ${definitionVersion}`;
+export const formKey = (apiVersion: string, kind: string, definitionVersion: string): string => `${apiVersion} ${kind} ${definitionVersion}`;
 
 function keyOf(kind: RefKind, ref: JsonObject): string {
   return kind === "form"
@@ -128,11 +134,23 @@ interface FormPackage {
   fixtures: string[]; // package-relative paths, in definition order
 }
 
-function loadContracts(root: string, area: "interfaces" | "bindings"): ContractDoc[] {
+/** The neutral scope, and one per lane folder under `lanes/`. */
+const NEUTRAL = "";
+
+function scopes(root: string): string[] {
+  return [NEUTRAL, ...subdirectories(root, "lanes")];
+}
+
+function scopeDir(scope: string, area: string): string {
+  return scope === NEUTRAL ? area : `lanes/${scope}/${area}`;
+}
+
+function loadContracts(root: string, area: "interfaces" | "bindings", scope: string): ContractDoc[] {
   const out: ContractDoc[] = [];
-  for (const version of subdirectories(root, area)) {
-    for (const name of subdirectories(root, `${area}/${version}`)) {
-      const path = `${area}/${version}/${name}/definition.json`;
+  const base = scopeDir(scope, area);
+  for (const version of subdirectories(root, base)) {
+    for (const name of subdirectories(root, `${base}/${version}`)) {
+      const path = `${base}/${version}/${name}/definition.json`;
       const doc = readJson(root, path);
       if (!isObject(doc) || doc.name !== name) throw new SealError(`${path}: name must equal its folder "${name}"`);
       out.push({ path, doc });
@@ -188,16 +206,14 @@ function loadForms(root: string): FormPackage[] {
 
 // ------------------------------------------------------------------------------------------ sealing
 
-function fillRefs(
-  path: string,
-  doc: JsonValue,
-  digests: Record<RefKind, Map<string, string>>,
-  allowed: ReadonlySet<RefKind>,
-): void {
+/** Digests by kind and key, per scope (forms live only in the neutral one: FormRefs are global). */
+type ScopedDigests = Map<string, Record<RefKind, Map<string, string>>>;
+
+function fillRefs(path: string, doc: JsonValue, digests: ScopedDigests, scope: string, allowed: ReadonlySet<RefKind>): void {
   forEachRef(doc, (kind, ref) => {
     if (!allowed.has(kind)) throw new SealError(`${path}: a ${kind} ref is not expected here`);
     const key = keyOf(kind, ref);
-    const digest = digests[kind].get(key);
+    const digest = (kind === "form" ? undefined : digests.get(scope)?.[kind].get(key)) ?? digests.get(NEUTRAL)![kind].get(key);
     if (digest === undefined) throw new SealError(`${path}: refers to unknown ${kind} ${key}`);
     ref.schemaDigest = digest;
   });
@@ -265,7 +281,12 @@ function formRefOf(doc: JsonObject, schemaDigest: string): JsonObject {
   };
 }
 
-function candidateSet(root: string, family: string, forms: FormPackage[], sealed: Map<FormPackage, { formRef: JsonObject; packageDigest: string }>): JsonObject {
+function candidateSet(
+  root: string,
+  family: string,
+  forms: FormPackage[],
+  sealed: Map<FormPackage, { formRef: JsonObject; packageDigest: string }>,
+): JsonObject {
   const path = `${family}/candidate-set.json`;
   if (!existsSync(join(root, path))) throw new SealError(`${path}: every form family needs a candidate set`);
   const doc = readJson(root, path);
@@ -294,32 +315,42 @@ function candidateSet(root: string, family: string, forms: FormPackage[], sealed
 /** Computes the sealed bytes of every file the seal owns, without writing anything. */
 export function planSeal(root: string): SealedFile[] {
   const files: SealedFile[] = [];
-  const digests: Record<RefKind, Map<string, string>> = { interface: new Map(), binding: new Map(), form: new Map() };
-  const register = (kind: RefKind, key: string, digest: string, path: string) => {
-    if (digests[kind].has(key)) throw new SealError(`${path}: ${kind} ${key} is defined twice`);
-    digests[kind].set(key, digest);
+  const digests: ScopedDigests = new Map();
+  for (const scope of scopes(root)) digests.set(scope, { interface: new Map(), binding: new Map(), form: new Map() });
+  const register = (scope: string, kind: RefKind, key: string, digest: string, path: string) => {
+    const own = digests.get(scope)![kind];
+    // A lane's contract may not shadow a neutral one: the neutral scope means "every lane".
+    if (own.has(key) || (scope !== NEUTRAL && digests.get(NEUTRAL)![kind].has(key))) throw new SealError(`${path}: ${kind} ${key} is defined twice`);
+    own.set(key, digest);
   };
 
-  // 1. Interfaces reference nothing; 2. Bindings reference Interfaces.
-  for (const { path, doc } of loadContracts(root, "interfaces")) {
-    fillRefs(path, doc, digests, new Set());
-    register("interface", interfaceKey(String(doc.name), String(doc.version)), digestCanonical(doc), path);
-    files.push({ path, text: serialize(doc) });
+  // 1. Interfaces reference nothing; 2. Bindings reference Interfaces (neutral scope first, so a
+  // lane's Binding may name a neutral Interface).
+  for (const scope of scopes(root)) {
+    for (const { path, doc } of loadContracts(root, "interfaces", scope)) {
+      fillRefs(path, doc, digests, scope, new Set());
+      register(scope, "interface", interfaceKey(String(doc.name), String(doc.version)), digestCanonical(doc), path);
+      files.push({ path, text: serialize(doc) });
+    }
   }
-  for (const { path, doc } of loadContracts(root, "bindings")) {
-    fillRefs(path, doc, digests, new Set<RefKind>(["interface"]));
-    register("binding", interfaceKey(String(doc.name), String(doc.version)), digestCanonical(doc), path);
-    files.push({ path, text: serialize(doc) });
+  for (const scope of scopes(root)) {
+    for (const { path, doc } of loadContracts(root, "bindings", scope)) {
+      fillRefs(path, doc, digests, scope, new Set<RefKind>(["interface"]));
+      register(scope, "binding", interfaceKey(String(doc.name), String(doc.version)), digestCanonical(doc), path);
+      files.push({ path, text: serialize(doc) });
+    }
   }
 
   // 3. Forms, pinned targets first; 4. their package indexes.
   const forms = loadForms(root);
   const sealed = new Map<FormPackage, { formRef: JsonObject; packageDigest: string }>();
   for (const form of dependencyOrder(forms)) {
-    fillRefs(form.dir, form.doc, digests, new Set<RefKind>(["interface", "binding", "form"]));
+    const lane = laneOfGroup(String(form.doc.apiVersion));
+    const scope = lane !== undefined && digests.has(lane.name) ? lane.name : NEUTRAL;
+    fillRefs(form.dir, form.doc, digests, scope, new Set<RefKind>(["interface", "binding", "form"]));
     const schemaDigest = digestCanonical(form.doc);
     const { apiVersion, kind, definitionVersion } = form.doc;
-    register("form", formKey(String(apiVersion), String(kind), String(definitionVersion)), schemaDigest, form.dir);
+    register(NEUTRAL, "form", formKey(String(apiVersion), String(kind), String(definitionVersion)), schemaDigest, form.dir);
 
     const payloads: PackagePayload[] = [
       { path: "definition.json", mediaType: DEFINITION_MEDIA_TYPE, text: serialize(form.doc) },

@@ -19,4 +19,4 @@ export type {
   ResourceTypeEntry,
   SupportedRef,
 } from "./registry/index.ts";
-export { FormRegistry, CodecTable, RegistryError, combineGenerated, GENERATED_REGISTRY_FORMAT } from "./registry/index.ts";
+export { FormRegistry, CodecTable, RegistryError, combineGenerated, readGeneratedRegistry, GENERATED_REGISTRY_FORMAT } from "./registry/index.ts";

@@ -6,11 +6,9 @@
 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { engineCode } from "../engine/codes.ts";
-import { openLocalStateReadOnly } from "../state/index.ts";
-import type { BackendConfig } from "../state/backend/config.ts";
-import { resolveBackend, sameIdentity, type BackendIdentity, type BackendSpec } from "../state/backend/resolve.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { engineCode } from "../engine/index.ts";
+import { openLocalStateReadOnly, resolveBackend, sameIdentity, type BackendConfig, type BackendIdentity, type BackendSpec } from "../state/index.ts";
 
 const FILE = "backend.json";
 

@@ -1,55 +1,46 @@
 // Wiring a provider for a command: where the host is, which space, which token, and which
 // registry. The engine receives the provider; only this file knows about the embedded host.
 //
-// Provider configuration: the stack's `takoform` provider block (endpoint, space, token; literals
-// or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN. Without an endpoint the
+// Provider configuration: the stack's `takoform` provider block (endpoint, space, token, lane;
+// literals or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN / TAKOFORM_LANE
+// — evaluated by the engine's config loader (engine/config/provider-settings.ts). `lane` pins the
+// Host API lane (docs/client.md §1); without it the lane the state was written under is tried
+// first, then the newest (docs/state.md §4). Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
-// through the in-process transport, space `default`, development token.
+// through the in-process transport, space `default`, development token. When another process
+// holds that directory AND serves it over HTTP (`takoform dev`, or `host serve --data` without
+// --token), the command goes through that server instead, so its runtime sees the change.
 //
 // `identity()` says which host that is, from discovery, for the state's host binding: the
 // embedded host is recorded with the origin `embedded` and the host id its data directory
 // publishes, so the same data served over HTTP is still the same host.
 //
 // The registry is the bundled one, plus the project's own generated registry
-// (`<project>/.gen/takoform/registry/index.gen.ts`, written by `takoform get`) when it exists.
+// (`<project>/.gen/takoform/registry.gen.json`, written by `takoform get`) when it exists.
+// The embedded host is imported only when it is started: a command pointed at an endpoint never
+// loads it.
 
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { tsImport } from "tsx/esm/api";
-import { HostClient } from "../client/client.ts";
-import { inProcessTransport } from "../client/transport.ts";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { isUnknown, type Value } from "../core/values.ts";
-import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
-import type { Expression, StackConfig } from "../engine/config/types.ts";
-import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
-import type { HostBinding } from "../state/types.ts";
-import { DataDirLockedError, DEV_TOKEN, LocalHost } from "../host/index.ts";
-import { TakoformProvider } from "../provider/provider.ts";
-import type { Provider } from "../provider/types.ts";
+import { HostClient, inProcessTransport } from "../client/index.ts";
+import { DiagnosticError, type LaneName, laneNamesText } from "../core/index.ts";
+import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
+import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
+import type { HostBinding } from "../state/index.ts";
+import type { LocalHost } from "../host/index.ts";
+import { HostProvider, type Provider, providerCode } from "../provider/index.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
-import { combineGenerated } from "../registry/combine.ts";
-import type { GeneratedRegistry } from "../registry/generated-types.ts";
+import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, RegistryError } from "../registry/index.ts";
 
-export const DEFAULT_SPACE = "default";
 /** The URL the in-process client is given; no socket ever opens on it. */
 const IN_PROCESS_URL = "http://localhost";
 
-export interface ConnectionSettings {
-  /** null: the embedded local host. */
-  endpoint: string | null;
-  space: string;
-  /** Never printed. */
-  token: string | undefined;
-}
-
 export interface Connection {
   provider: Provider;
-  settings: ConnectionSettings;
+  /** Where the host is, which space, which token, which lane: the provider block, evaluated (engine/config). */
+  settings: ProviderSettings;
   /** Where the host is, for messages (never includes the token). */
   describe: string;
   /** Notices worth printing (a project registry shadowing bundled types). */
@@ -63,53 +54,45 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export class ConnectError extends Error {
+/** A provider that cannot be connected for a reason the user can act on. */
+export class ConnectError extends DiagnosticError {
   override name = "ConnectError";
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.summary);
-  }
-}
-
-function setting(expr: Expression | undefined, name: string, variables: ResolvedVariables | null): string | undefined {
-  if (expr === undefined) return undefined;
-  let value: Value;
-  try {
-    value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
-  } catch (error) {
-    if (!(error instanceof EvaluationError)) throw error;
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` });
-  }
-  if (value === null) return undefined;
-  if (typeof value !== "string" || isUnknown(value)) {
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} must be a known string`, repair: `Set ${name} in the TakoformProvider to a string.` });
-  }
-  return value;
-}
-
-export function connectionSettings(stack: StackConfig | null, variables: ResolvedVariables | null, env: NodeJS.ProcessEnv): ConnectionSettings {
-  const block = stack?.provider ?? null;
-  const endpoint = setting(block?.endpoint, "endpoint", variables) ?? (env["TAKOFORM_ENDPOINT"] || undefined);
-  const space = setting(block?.space, "space", variables) ?? (env["TAKOFORM_SPACE"] || undefined) ?? DEFAULT_SPACE;
-  const token = setting(block?.token, "token", variables) ?? (env["TAKOFORM_TOKEN"] || undefined);
-  return { endpoint: endpoint ?? null, space, token };
 }
 
 /** The bundled registry, plus the project's generated one when `takoform get` wrote it. */
 export async function projectRegistry(projectDir: string): Promise<{ registry: GeneratedRegistry; notices: string[] }> {
-  const file = join(projectDir, ".gen", "takoform", "registry", "index.gen.ts");
-  if (!existsSync(file)) return { registry: bundledRegistry, notices: [] };
-  // Loaded through tsx's namespaced ESM import: the file is TypeScript with ESM syntax, and the
-  // project's package.json may not say "type": "module".
-  const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { takoformRegistry?: GeneratedRegistry };
-  if (module.takoformRegistry === undefined) {
+  const file = join(projectDir, ".gen", "takoform", "registry.gen.json");
+  const regenerate = "Regenerate the project's registry with `takoform get --forms DIR` (the same --forms directories as before).";
+  if (!existsSync(file)) {
+    // Before the registry was a JSON document, `takoform get` wrote it as TypeScript, which only a
+    // TypeScript loader could read. Using the bundled registry alone would silently drop the
+    // project's types, so that layout is refused with the one step that upgrades it.
+    const older = join(projectDir, ".gen", "takoform", "registry", "index.gen.ts");
+    if (existsSync(older)) {
+      throw new ConnectError({
+        severity: "error",
+        code: providerCode("not-configured"),
+        summary: `The project's generated registry ${older} was written by an older takoform-cdk`,
+        detail: `This version reads ${file} instead.`,
+        repair: regenerate,
+      });
+    }
+    return { registry: bundledRegistry, notices: [] };
+  }
+  let project: GeneratedRegistry;
+  try {
+    project = readGeneratedRegistry(file);
+  } catch (error) {
+    if (!(error instanceof RegistryError)) throw error;
     throw new ConnectError({
       severity: "error",
-      code: "takoform.provider/not-configured",
-      summary: `${file} exports no takoformRegistry`,
-      repair: "Regenerate the project's registry with `takoform get --forms DIR`.",
+      code: providerCode("not-configured"),
+      summary: `The project's generated registry cannot be used`,
+      detail: error.message,
+      repair: regenerate,
     });
   }
-  const combined = combineGenerated(bundledRegistry, module.takoformRegistry);
+  const combined = combineGenerated(bundledRegistry, project);
   const notices = combined.shadowed.length > 0 ? [`The project's registry (.gen/takoform) replaces the bundled types ${combined.shadowed.join(", ")}.`] : [];
   return { registry: combined.data, notices };
 }
@@ -119,6 +102,11 @@ export interface ConnectOptions {
   stack: StackConfig | null;
   variables: ResolvedVariables | null;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The lane the state was written under (engine/host-binding.ts recordedLane): asked first when
+   * no lane is pinned, and served by the embedded host, so an existing state keeps its lane.
+   */
+  stateLane?: LaneName;
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -126,38 +114,66 @@ const HOST_LOCK_GRACE_MS = 3_000;
 
 export async function connectProvider(options: ConnectOptions): Promise<Connection> {
   const env = options.env ?? process.env;
-  const settings = connectionSettings(options.stack, options.variables, env);
+  const evaluated = providerSettings(options.stack, options.variables, env);
+  if (evaluated.settings === undefined) {
+    throw new ConnectError(
+      evaluated.problems.map(({ setting: _, ...problem }) => ({ severity: "error" as const, code: providerCode("not-configured"), ...problem })),
+    );
+  }
+  const settings = evaluated.settings;
   const { registry, notices } = await projectRegistry(options.projectDir);
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;
+  // The token the connection presents: the configured one, or the embedded host's development token.
+  let presentedToken = settings.token;
   const dataDir = join(options.projectDir, ".takoform", "host");
+  let servedBy: string | undefined;
 
   const connect = async (): Promise<HostClient> => {
+    const lanes = {
+      ...(settings.lane !== null ? { lane: settings.lane } : {}),
+      ...(options.stateLane !== undefined ? { preferLane: options.stateLane } : {}),
+    };
     if (settings.endpoint !== null) {
-      client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}) });
+      client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}), ...lanes });
       return client;
     }
     // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
     // run releases it, a few milliseconds before that process has closed the embedded host: a
     // held data directory is therefore retried for a short grace period before it is an error.
+    const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
     const deadline = Date.now() + HOST_LOCK_GRACE_MS;
     for (;;) {
       try {
-        embedded = await LocalHost.open({ data: dataDir, log: (line) => process.stderr.write(`${line}\n`) });
+        // The embedded host serves its data's lanes, plus the one this project needs: the pinned
+        // lane, or the one its state was written under.
+        const needed = [...(settings.lane !== null ? [settings.lane] : []), ...(options.stateLane !== undefined ? [options.stateLane] : [])];
+        embedded = await LocalHost.open({ data: dataDir, includeLanes: needed, log: (line) => process.stderr.write(`${line}\n`) });
         break;
       } catch (error) {
         if (!(error instanceof DataDirLockedError)) throw error;
+        const served = servedEndpoint(dataDir);
+        if (served?.devToken === true) {
+          servedBy = served.url;
+          presentedToken = settings.token ?? DEV_TOKEN.token;
+          client = await HostClient.connect({ endpoint: served.url, token: presentedToken, ...lanes });
+          return client;
+        }
         if (Date.now() >= deadline) {
-          throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
+          throw new Error(
+            `the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`,
+          );
         }
         await delay(50);
       }
     }
     const host = embedded;
+    presentedToken = settings.token ?? DEV_TOKEN.token;
     client = await HostClient.connect({
       endpoint: IN_PROCESS_URL,
-      token: settings.token ?? DEV_TOKEN.token,
+      token: presentedToken,
       transport: inProcessTransport((request) => host.handle(request)),
+      ...lanes,
     });
     return client;
   };
@@ -165,12 +181,17 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // One connection for the provider and the identity: whichever asks first makes it.
   let connecting: Promise<HostClient> | undefined;
   const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
-  const provider = new TakoformProvider({ client: connectOnce, registry, defaultSpace: settings.space });
-  const describe = settings.endpoint !== null ? settings.endpoint : `the embedded local host (${dataDir})`;
+  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space });
+  const describeHost = (): string => {
+    if (settings.endpoint !== null) return settings.endpoint;
+    return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
+  };
   return {
     provider,
     settings,
-    describe,
+    get describe() {
+      return describeHost();
+    },
     notices,
     async identity(lineage: string): Promise<HostBinding> {
       let lane;
@@ -179,15 +200,26 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       } catch (error) {
         throw new ConnectError({
           severity: "error",
-          code: "takoform.provider/lane-unavailable",
-          summary: "Takoform v1alpha3 lane unavailable",
-          detail: `The command could not reach a Takoform host speaking Host API v1alpha3 at ${describe}, so it cannot tell which host it runs against and reads or writes nothing.`,
+          code: providerCode("lane-unavailable"),
+          summary: "Takoform Host API lane unavailable",
+          detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),
-          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves Host API v1alpha3, check the token, and run again.",
+          repair:
+            "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
         });
       }
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
-      return hostBindingOf({ origin, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) }, settings.space, settings.token ?? (settings.endpoint === null ? DEV_TOKEN.token : undefined), lineage);
+      return hostBindingOf(
+        {
+          origin,
+          lane: lane.hostApiVersion,
+          ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}),
+          ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}),
+        },
+        settings.space,
+        presentedToken,
+        lineage,
+      );
     },
     async close() {
       client?.close();

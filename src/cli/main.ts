@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import("./commands/get.ts")).command,
   },
   host: { summary: "Serve the embedded local host over HTTP (host serve)", load: async () => (await import("./commands/host.ts")).command },
+  dev: { summary: "Serve the project's embedded host and run its workers (-C DIR)", load: async () => (await import("./commands/dev.ts")).command },
   synth: { summary: "Run the app and write the synthesized stacks", load: async () => (await import("./commands/synth.ts")).command },
   plan: { summary: "Show what apply would change (writes nothing; --out FILE saves it)", load: async () => (await import("./commands/plan.ts")).command },
   apply: { summary: "Create, update and delete resources to match the configuration", load: async () => (await import("./commands/apply.ts")).command },
@@ -22,10 +23,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
   state: {
-    summary: "Inspect, edit or move state (state list | show | pull | push | rm | migrate | rebind)",
+    summary: "Inspect, edit or move state (state list | show | pull | push | mv | rm | migrate | rebind)",
     load: async () => (await import("./commands/state.ts")).command,
   },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
+  show: { summary: "Show the current state or a saved plan (show [PLAN-FILE])", load: async () => (await import("./commands/show.ts")).command },
+  init: { summary: "Create a new project from the bundled template (init [DIR])", load: async () => (await import("./commands/init.ts")).command },
 };
 
 const USAGE = `Usage: takoform <command> [options]
@@ -37,18 +40,42 @@ ${Object.entries(COMMANDS)
   .map(([name, entry]) => `  ${name.padEnd(10)} ${entry.summary}`)
   .join("\n")}
 
-Run \`takoform <command> --help\` for a command's options.`;
+Global options (before the command):
+  -chdir=DIR             Switch to DIR first, as Terraform's -chdir (also -C DIR after the command)
+  -version, -help
+
+Run \`takoform <command> --help\` for a command's options. Every flag may be written with one
+dash or two, and its value after = or a space (-out=tfplan, --out tfplan).`;
+
+/** Terraform's global `-chdir=DIR` before the command name: switch directory, drop it. */
+function globalChdir(argv: string[]): string[] | number {
+  const m = /^--?chdir(?:=([\s\S]*))?$/.exec(argv[0] ?? "");
+  if (m === null) return argv;
+  const dir = m[1] ?? argv[1];
+  if (dir === undefined || dir === "") {
+    console.error("takoform: -chdir needs a directory (-chdir=DIR)");
+    return 1;
+  }
+  try {
+    process.chdir(dir);
+  } catch (error) {
+    console.error(`takoform: -chdir=${dir}: ${(error as Error).message}`);
+    return 1;
+  }
+  return argv.slice(m[1] !== undefined ? 1 : 2);
+}
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  const rest0 = globalChdir(argv);
+  if (typeof rest0 === "number") return rest0;
+  const [name, ...rest] = rest0;
+  if (name === undefined || name === "--help" || name === "-help" || name === "-h" || name === "help") {
     console.log(USAGE);
     return name === undefined ? 1 : 0;
   }
-  if (name === "--version" || name === "-v") {
-    const { readFileSync } = await import("node:fs");
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    console.log(pkg.version);
+  if (name === "--version" || name === "-version" || name === "-v" || name === "version") {
+    const { packageVersion } = await import("../core/package-root.ts");
+    console.log(packageVersion());
     return 0;
   }
   const entry = COMMANDS[name];

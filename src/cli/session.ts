@@ -4,9 +4,10 @@
 // Finding out which host it is reads discovery only; whether the state may be used there is
 // decided by the engine under the state lock, before the first resource is read.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { HostBinding, StateStore } from "../state/types.ts";
+import type { Diagnostic } from "../core/index.ts";
+import type { HostBinding, StateStore } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import { recordedLane } from "../engine/index.ts";
 import { openStore } from "./state-access.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -28,13 +29,19 @@ export async function openSession(ws: Workspace): Promise<Session | { diagnostic
   const { store } = opened;
   let connection: Connection | undefined;
   try {
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+    const stateLane = await recordedLane(store);
+    connection = await connectProvider({
+      projectDir: ws.projectDir,
+      stack: ws.stack,
+      variables: ws.variables,
+      ...(stateLane !== undefined ? { stateLane } : {}),
+    });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };
   } catch (error) {
     await connection?.close();
     await store.close();
-    if (error instanceof ConnectError) return { diagnostics: [error.diagnostic] };
+    if (error instanceof ConnectError) return { diagnostics: error.diagnostics };
     throw error;
   }
 }

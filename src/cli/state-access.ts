@@ -4,28 +4,30 @@
 // that cannot be reached, a refused login, a schema that is not there — come back as diagnostics
 // naming the backend (never its password) and the repair.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { engineCode } from "../engine/codes.ts";
-import { loadConfigFile } from "../engine/config/load.ts";
-import { loadProjectConfig } from "../engine/config/project.ts";
-import type { StackConfig } from "../engine/config/types.ts";
-import { hasErrors } from "../core/diagnostic.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { BackendConfig } from "../state/backend/config.ts";
-import { openBackendReader, openBackendStore } from "../state/backend/open.ts";
+import { hasErrors, type Diagnostic } from "../core/index.ts";
+import { engineCode } from "../engine/index.ts";
+import { loadConfigFile, loadProjectConfig, type StackConfig } from "../engine/config/index.ts";
 import {
   backendIdentity,
   BackendError,
+  connStrSecrets,
   describeBackend,
+  openBackendReader,
+  openBackendStore,
+  redactConnStr,
   resolveBackend,
   sameIdentity,
+  scrub,
+  StateFormatError,
+  StateNotFoundError,
+  type BackendConfig,
   type BackendIdentity,
   type BackendSpec,
-} from "../state/backend/resolve.ts";
-import { StateFormatError, StateNotFoundError } from "../state/errors.ts";
-import { connStrSecrets, redactConnStr, scrub } from "../state/pg/connection.ts";
-import type { StateReader, StateStore } from "../state/types.ts";
+  type StateReader,
+  type StateStore,
+} from "../state/index.ts";
 import { backendChange, readBackendRecord, writeBackendRecord } from "./backend-record.ts";
 import { lastValue, type ParsedArgs } from "./command.ts";
 

@@ -1,83 +1,62 @@
 // What the plan/apply family of commands share: the common flags, loading the stack (running the
-// app, or `--config FILE`), resolving variables, where state lives, printing diagnostics and
-// JSON, and asking for approval.
+// app, or `--config FILE`), resolving variables, where state lives, and asking for approval.
+// Printing goes through console.ts.
 
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
-import type { KnownValue } from "../core/values.ts";
-import { loadConfigFile, loadStackConfig } from "../engine/config/load.ts";
-import { loadProjectConfig } from "../engine/config/project.ts";
-import type { StackConfig } from "../engine/config/types.ts";
-import { resolveVariables, type ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { readVarFile, type VarFile } from "../engine/config/variables/var-file.ts";
-import { parseGoDuration } from "../provider/timeouts.ts";
-import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
-import { diagnosticToJson, renderDiagnostic } from "../provider/diagnostics/render.ts";
+import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "../core/index.ts";
+import {
+  loadConfigFile,
+  loadProjectConfig,
+  loadStackConfig,
+  readVarFile,
+  type ResolvedVariables,
+  resolveVariables,
+  type StackConfig,
+  type VarFile,
+} from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 import { stateTarget, type StateTarget } from "./state-access.ts";
 
-export const PROJECT_FLAGS = { values: ["--chdir", "--config", "--stack", "--var", "--var-file"], switches: ["--help", "--json", "--no-color"] } as const;
-export const LOCK_FLAGS = { values: ["--lock-timeout"], switches: ["--force-unlock"] } as const;
-/** The flags of the commands that only find the state (state …, output): its backend comes from the stack. */
-export const STATE_FLAGS = { values: ["--chdir", "--config", "--stack"], switches: ["--help", "--json", "--no-color"] } as const;
+/**
+ * The flags of every command that reads the project (the plan/apply family). `--input` is
+ * accepted everywhere Terraform takes it; only apply and destroy ever ask anything.
+ */
+export const PROJECT_FLAGS = {
+  values: ["--chdir", "--config", "--stack", "--var", "--var-file"],
+  switches: ["--help", "--json", "--no-color", "--no-typecheck", "--input"],
+} as const;
 
-export const PROJECT_HELP = `  -C DIR                 Project directory (default: the current directory)
+export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
   --stack NAME           The stack of the app to use (required when it has several)
   --var NAME=VALUE       A variable value (repeatable); also TAKOFORM_VAR_NAME / TF_VAR_NAME
   --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
+  --no-typecheck         Run the app without typechecking it first
+  --input=false          Never ask anything (apply and destroy then need --auto-approve)
   --json                 Machine-readable output
-  --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
+  --no-color             No ANSI colour (colour is used only on a terminal anyway)
+
+Every flag may be written with one dash or two, and its value after = or a space
+(-var-file=x.json, --var-file x.json); on/off flags take =true or =false.`;
+
+/** The flags of the commands that only find the state (state …, output): its backend comes from the stack. */
+export const STATE_FLAGS = { values: ["--chdir", "--config", "--stack"], switches: ["--help", "--json", "--no-color", "--no-typecheck"] } as const;
 
 export const STATE_HELP = `  -C DIR                 Project directory (default: the current directory)
   --config FILE          A synthesized stack whose backend names the state (default: the app's,
                          when the project has a cdktf.json; else .takoform/state.db)
   --stack NAME           The stack of the app to use (required when it has several)`;
 
-export const LOCK_HELP = `  --lock-timeout DUR     Wait this long for another run's state lock (e.g. 30s; default 0: fail at once)
-  --force-unlock         Take over a STALE state lock (one whose holder stopped renewing it)`;
-
+/** Short spellings every command takes. */
+export const FLAG_ALIASES: Readonly<Record<string, string>> = { "-C": "--chdir", "-h": "--help" };
 export function flagSpec(...parts: { values?: readonly string[]; switches?: readonly string[] }[]): FlagSpec {
   return {
     values: parts.flatMap((p) => p.values ?? []),
     switches: parts.flatMap((p) => p.switches ?? []),
-    aliases: { "-C": "--chdir", "-h": "--help" },
+    aliases: FLAG_ALIASES,
   };
-}
-
-export class Console {
-  readonly color: boolean;
-  readonly json: boolean;
-  constructor(args: ParsedArgs) {
-    this.json = args.switches.has("--json");
-    this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
-  }
-  out(text: string): void {
-    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  err(text: string): void {
-    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
-  diagnostics(list: readonly Diagnostic[]): void {
-    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
-  }
-  emitJson(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  }
-  /** Reports why `command` stopped before its work (as JSON with --json) and returns exit status 1. */
-  fail(command: string, list: readonly Diagnostic[]): number {
-    if (this.json) this.emitJson({ command, ok: false, diagnostics: diagnosticsJson(list) });
-    else this.diagnostics(list);
-    return 1;
-  }
-}
-
-export function diagnosticsJson(list: readonly Diagnostic[]): Record<string, unknown>[] {
-  return list.map(diagnosticToJson);
 }
 
 export interface Workspace {
@@ -112,6 +91,11 @@ export function projectDir(_args: ParsedArgs): string {
   return process.cwd();
 }
 
+/** The default local state file of a project (what `takoform dev` reads its state's lane from). */
+export function statePathOf(dir: string): string {
+  return join(dir, ".takoform", "state.db");
+}
+
 /** `--var NAME=VALUE` values (strings; the variable's type converts them). */
 export function varValues(args: ParsedArgs): Record<string, KnownValue> {
   const out: Record<string, KnownValue> = {};
@@ -131,15 +115,6 @@ export function durationFlag(args: ParsedArgs, flag: string, fallbackMs: number)
   return ms;
 }
 
-/** The state lock's lease length: TAKOFORM_LOCK_LEASE (a duration), default 60 s. */
-export function leaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env["TAKOFORM_LOCK_LEASE"];
-  if (text === undefined || text === "") return DEFAULT_LEASE_MS;
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new CliUsageError(`TAKOFORM_LOCK_LEASE must be a positive duration such as 60s, got ${JSON.stringify(text)}`);
-  return ms;
-}
-
 export function intFlag(args: ParsedArgs, flag: string, fallback: number): number {
   const text = lastValue(args, flag);
   if (text === undefined) return fallback;
@@ -147,12 +122,9 @@ export function intFlag(args: ParsedArgs, flag: string, fallback: number): numbe
   return Number(text);
 }
 
+/** An on/off flag's last setting (`-refresh=false`), or `fallback` when it was not given. */
 export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boolean {
-  const text = lastValue(args, flag);
-  if (text === undefined) return fallback;
-  if (text === "true") return true;
-  if (text === "false") return false;
-  throw new CliUsageError(`${flag} takes true or false, got ${JSON.stringify(text)}`);
+  return args.settings.get(flag) ?? fallback;
 }
 
 /** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
@@ -181,8 +153,13 @@ export async function loadWorkspace(
       stackFile = file;
     } else {
       const stackName = lastValue(args, "--stack");
-      const loaded = await loadProjectConfig(dir, stackName !== undefined ? { stack: stackName } : {});
+      const loaded = await loadProjectConfig(dir, {
+        ...(stackName !== undefined ? { stack: stackName } : {}),
+        typecheck: !args.switches.has("--no-typecheck"),
+      });
       diagnostics.push(...loaded.diagnostics);
+      // A note is one line on stderr for people; --json output stays data only.
+      if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);
       stack = loaded.config;
       stackFile = loaded.stackFile;
     }

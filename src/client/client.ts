@@ -1,12 +1,14 @@
-// HostClient: a negotiated Host API v1alpha3 lane and every call the provider and engine make on
-// it. `connect` validates the endpoint and discovery before any other call is possible, so a
-// client object always speaks to a verified v1alpha3 origin.
+// HostClient: a negotiated Host API lane and every call the provider and engine make on it.
+// `connect` validates the endpoint and negotiates a lane by discovery before any other call is
+// possible, so a client object always speaks to a verified origin on one lane (src/core/lanes.ts).
 
-import { API_ROOT, DISCOVERY_PATH, type LifecycleOperation, type WireFormRef, type WireOperation, type WireResource } from "../core/protocol.ts";
+import { type FormRef, type LaneName, type LifecycleOperation, PREFERRED_LANE, type WireOperation, type WireResource } from "../core/index.ts";
 import * as artifacts from "./artifacts.ts";
-import { type CallOptions, expectStatus, HostConnection, type RequestEvent, type WireCall } from "./connection.ts";
-import { parseEndpoint, publishedIdentity, validateDiscovery, type NegotiatedLane } from "./discovery.ts";
-import { ClientInputError, DiscoveryError, type HostApiError } from "./errors.ts";
+import { type CallOptions, HostConnection, type RequestEvent } from "./connection.ts";
+import { type NegotiatedLane } from "./discovery.ts";
+import { parseEndpoint } from "./discovery.ts";
+import { ClientInputError, type HostApiError } from "./errors.ts";
+import { negotiateLane } from "./negotiate.ts";
 import type { BundleModule, WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";
 import * as operations from "./operations.ts";
@@ -42,6 +44,16 @@ export interface HostClientOptions {
   signal?: AbortSignal;
   /** Source of the backoff jitter (tests pin it). */
   random?: () => number;
+  /**
+   * Speak only this lane (the provider block's `lane`, TAKOFORM_LANE). A host that does not
+   * offer it fails discovery.
+   */
+  lane?: LaneName;
+  /**
+   * Without `lane`: the lane to try first (the one a state was written under); the others follow
+   * in preference order. Without either, the newest lane is tried first (docs/client.md §1).
+   */
+  preferLane?: LaneName;
 }
 
 export const DEFAULT_USER_AGENT = "takoform-cdk";
@@ -52,7 +64,7 @@ export class HostClient {
     private readonly ownedTransport?: { close(): void },
   ) {}
 
-  /** Validates the endpoint, negotiates the v1alpha3 lane by discovery, and returns a ready client. */
+  /** Validates the endpoint, negotiates a lane by discovery, and returns a ready client. */
   static async connect(options: HostClientOptions): Promise<HostClient> {
     const origin = parseEndpoint(options.endpoint);
     if (options.token !== undefined && (options.token === "" || /[\u0000-\u001f\u007f]/.test(options.token))) {
@@ -71,21 +83,18 @@ export class HostClient {
       ...(options.onRequest !== undefined ? { onRequest: options.onRequest } : {}),
       ...(options.random !== undefined ? { random: options.random } : {}),
     };
-    const probe = new HostConnection({ ...settings, lane: { origin, apiPath: API_ROOT, features: {} } });
+    // Discovery paths are absolute; the probe's lane only names where its calls would go.
+    const probe = new HostConnection({
+      ...settings,
+      lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} },
+    });
     try {
-      const call: WireCall = { call: "discovery", method: "GET", path: DISCOVERY_PATH };
-      const callOpts: CallOptions = { deadline: Date.now() + (options.discoveryTimeoutMs ?? 15_000) };
-      if (options.signal) callOpts.signal = options.signal;
-      let lane: NegotiatedLane;
-      try {
-        const response = await probe.send(call, callOpts);
-        expectStatus(call, response, [200]);
-        lane = { ...validateDiscovery(probe.json(call, response), origin), ...publishedIdentity(response.headers) };
-      } catch (err) {
-        if (err instanceof DiscoveryError) throw err;
-        const message = err instanceof Error ? err.message.replace(/^takoform: /, "") : String(err);
-        throw new DiscoveryError(`takoform: v1alpha3 discovery at ${origin.origin} failed: ${message}`, { cause: err });
-      }
+      const lane = await negotiateLane(probe, origin, {
+        ...(options.lane !== undefined ? { pinned: options.lane } : {}),
+        ...(options.preferLane !== undefined ? { preferred: options.preferLane } : {}),
+        timeoutMs: options.discoveryTimeoutMs ?? 15_000,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      });
       return new HostClient(new HostConnection({ ...settings, lane }), owned);
     } catch (err) {
       owned?.close();
@@ -126,15 +135,15 @@ export class HostClient {
 
   // ---- Forms ----
 
-  getFormAvailability(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormAvailability> {
+  getFormAvailability(space: string, ref: FormRef, opts?: CallOptions): Promise<FormAvailability> {
     return this.guard(reads.getFormAvailability(this.conn, space, ref, opts));
   }
 
-  ensureFormAvailable(space: string, ref: WireFormRef, operation: Extract<LifecycleOperation, "create" | "update">, opts?: CallOptions): Promise<FormAvailability> {
+  ensureFormAvailable(space: string, ref: FormRef, operation: Extract<LifecycleOperation, "create" | "update">, opts?: CallOptions): Promise<FormAvailability> {
     return this.guard(reads.ensureFormAvailable(this.conn, space, ref, operation, opts));
   }
 
-  getFormDefinition(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormDefinitionDocument> {
+  getFormDefinition(space: string, ref: FormRef, opts?: CallOptions): Promise<FormDefinitionDocument> {
     return this.guard(reads.getFormDefinition(this.conn, space, ref, opts));
   }
 
@@ -153,16 +162,16 @@ export class HostClient {
   }
 
   /** A 404 `resource_not_found` is thrown as a HostApiError; test it with isResourceNotFound. */
-  getResource(space: string, ref: WireFormRef, name: string, opts?: CallOptions): Promise<WireResource> {
+  getResource(space: string, ref: FormRef, name: string, opts?: CallOptions): Promise<WireResource> {
     return this.guard(reads.getResource(this.conn, space, ref, name, opts));
   }
 
-  observeResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+  observeResource(space: string, ref: FormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
     return this.guard(writes.observeResource(this.conn, space, ref, name, fence, opts));
   }
 
   /** Absence (direct 404 or a terminal `resource_not_found`) is thrown; isResourceNotFound tells it apart. */
-  deleteResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.DeleteResult> {
+  deleteResource(space: string, ref: FormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.DeleteResult> {
     return this.guard(writes.deleteResource(this.conn, space, ref, name, fence, opts));
   }
 
@@ -247,7 +256,7 @@ export class HostClient {
     return this.guard(support.listFormSupport(this.conn, opts));
   }
 
-  getFormSupport(ref: WireFormRef, opts?: CallOptions) {
+  getFormSupport(ref: FormRef, opts?: CallOptions) {
     return this.guard(support.getFormSupport(this.conn, ref, opts));
   }
 
@@ -259,4 +268,3 @@ export class HostClient {
     return this.guard(support.getBindingSupport(this.conn, name, version, opts));
   }
 }
-

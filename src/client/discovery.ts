@@ -2,8 +2,8 @@
 // is only ever sent to the configured origin, so every advertised endpoint must be that origin,
 // with exactly the lane's paths written without any percent-encoding.
 
-import { API_ROOT, HOST_API_VERSION, IDENTITY_HEADER, REQUIRED_FEATURES } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { IDENTITY_HEADER, type Lane, type LaneName, REQUIRED_FEATURES } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { DiscoveryError } from "./errors.ts";
 
 /** A configured endpoint reduced to the origin every call goes to. */
@@ -19,7 +19,11 @@ export interface HostOrigin {
 
 export interface NegotiatedLane {
   origin: HostOrigin;
-  /** Path of the API base, always `/apis/forms.takoform.com/v1alpha3`. */
+  /** Which lane discovery negotiated (src/core/lanes.ts). */
+  name: LaneName;
+  /** Its Host API group version (discovery's `api_versions[0]`). */
+  hostApiVersion: string;
+  /** Path of the API base: the lane's API root (`/apis/forms.takoform.com/<lane>`). */
   apiPath: string;
   /** Optional endpoints, validated and recorded though the client does not use them. */
   artifacts?: string;
@@ -55,7 +59,8 @@ export function publishedIdentity(headers: Record<string, string | string[]>): {
   const out: { hostId?: string; tenant?: string } = {};
   const hostId = singleHeader(headers, IDENTITY_HEADER.hostId);
   if (hostId !== undefined) {
-    if (!HOST_ID.test(hostId)) throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
+    if (!HOST_ID.test(hostId))
+      throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
     out.hostId = hostId;
   }
   const tenant = singleHeader(headers, IDENTITY_HEADER.tenant);
@@ -154,8 +159,8 @@ function isObject(v: JsonValue | undefined): v is { [key: string]: JsonValue } {
 
 const ENDPOINT_KEYS = ["api", "artifacts", "operations", "support", "oidc_issuer"] as const;
 
-/** Validates a decoded discovery document against the configured origin. */
-export function validateDiscovery(doc: JsonValue, configured: HostOrigin): NegotiatedLane {
+/** Validates a decoded discovery document of `lane` against the configured origin. */
+export function validateDiscovery(doc: JsonValue, configured: HostOrigin, lane: Lane): NegotiatedLane {
   if (!isObject(doc)) throw new DiscoveryError("takoform: versioned discovery is not a JSON object");
   for (const key of Object.keys(doc)) {
     if (key !== "api_versions" && key !== "features" && key !== "endpoints") {
@@ -163,8 +168,8 @@ export function validateDiscovery(doc: JsonValue, configured: HostOrigin): Negot
     }
   }
   const versions = doc["api_versions"];
-  if (!Array.isArray(versions) || versions.length !== 1 || versions[0] !== HOST_API_VERSION) {
-    throw new DiscoveryError(`takoform: versioned discovery must advertise only API version ${HOST_API_VERSION}`);
+  if (!Array.isArray(versions) || versions.length !== 1 || versions[0] !== lane.hostApiVersion) {
+    throw new DiscoveryError(`takoform: versioned discovery must advertise only API version ${lane.hostApiVersion}`);
   }
   const features = doc["features"];
   if (!isObject(features)) throw new DiscoveryError("takoform: versioned discovery has no features object");
@@ -191,12 +196,19 @@ export function validateDiscovery(doc: JsonValue, configured: HostOrigin): Negot
   }
   if (endpoints["api"] === undefined) throw new DiscoveryError("takoform: versioned discovery omits endpoints.api");
 
-  const lane: NegotiatedLane = { origin: configured, apiPath: API_ROOT, features: features as Record<string, boolean> };
+  const root = lane.apiRoot;
+  const negotiated: NegotiatedLane = {
+    origin: configured,
+    name: lane.name,
+    hostApiVersion: lane.hostApiVersion,
+    apiPath: root,
+    features: features as Record<string, boolean>,
+  };
   const expectedPaths: Record<string, string> = {
-    api: API_ROOT,
-    artifacts: `${API_ROOT}/artifacts`,
-    operations: `${API_ROOT}/operations`,
-    support: `${API_ROOT}/support`,
+    api: root,
+    artifacts: `${root}/artifacts`,
+    operations: `${root}/operations`,
+    support: `${root}/support`,
   };
   for (const key of ["api", "artifacts", "operations", "support"] as const) {
     const raw = endpoints[key] as string | undefined;
@@ -210,18 +222,18 @@ export function validateDiscovery(doc: JsonValue, configured: HostOrigin): Negot
     }
     if (parts.path.includes("%")) {
       throw new DiscoveryError(
-        `takoform: ${what} ${JSON.stringify(raw)}: endpoint path must not percent-encode any character; v1alpha3 paths are ordinary segments`,
+        `takoform: ${what} ${JSON.stringify(raw)}: endpoint path must not percent-encode any character; Host API paths are ordinary segments`,
       );
     }
     if (parts.path !== expectedPaths[key]) {
       throw new DiscoveryError(`takoform: ${what} ${JSON.stringify(raw)} must have the path ${expectedPaths[key]}, not ${JSON.stringify(parts.path)}`);
     }
-    if (key !== "api") lane[key] = raw;
+    if (key !== "api") negotiated[key] = raw;
   }
   const issuer = endpoints["oidc_issuer"] as string | undefined;
   if (issuer !== undefined) {
     parseOrigin(issuer, "discovery endpoints.oidc_issuer", ["https"]);
-    lane.oidcIssuer = issuer;
+    negotiated.oidcIssuer = issuer;
   }
-  return lane;
+  return negotiated;
 }

@@ -1,4 +1,4 @@
-// Public surface of the Host API v1alpha3 client.
+// Public surface of the Host API client (every lane of src/core/lanes.ts).
 
 export { HostClient, DEFAULT_USER_AGENT, type HostClientOptions } from "./client.ts";
 export type { CallOptions, RequestEvent } from "./connection.ts";
@@ -17,7 +17,8 @@ export {
   isResourceNotFound,
   statusForCode,
 } from "./errors.ts";
-export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "./go-json.ts";
+// Go-compatible JSON is core's (the provider and the generator use it too); re-exported for embedders.
+export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "../core/index.ts";
 export { mutationKey, incarnationKey, bodyDigestHex, uploadStartKey, commitKey, cancelKey, abandonKey } from "./keys.ts";
 export { buildWorkerBundleManifest, type BundleModule, type BuiltManifest, type WorkerBundleManifest } from "./manifest.ts";
 export type { ResourceRequest } from "./resource-reads.ts";
@@ -36,5 +37,17 @@ export type {
 export type { ResendExpectation } from "./resend.ts";
 export type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
 export type { UploadResult, ArtifactOptions } from "./artifacts.ts";
-export { createNodeTransport, inProcessTransport, type InProcessHandler, type HostTransport, type HostTransportRequest, type HostTransportResponse, type NodeTransport } from "./transport.ts";
+export {
+  createNodeTransport,
+  inProcessTransport,
+  type InProcessHandler,
+  type HostTransport,
+  type HostTransportRequest,
+  type HostTransportResponse,
+  type NodeTransport,
+} from "./transport.ts";
 export type { NegotiatedLane } from "./discovery.ts";
+// Used by other modules.
+export { isOutcomeUnknown } from "./errors.ts";
+export { verifyResourceEnvelope } from "./resource-shape.ts";
+export { WireReader } from "./wire-reader.ts";

@@ -2,8 +2,8 @@
 // the provider can know the manifest digest at plan time. The digest is RFC 8785 over the
 // manifest; each module's digest is SHA-256 over its raw bytes.
 
-import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES } from "../core/protocol.ts";
-import { digestBytes, digestCanonical, type JsonValue } from "../forms/digest.ts";
+import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES } from "../core/index.ts";
+import { digestBytes, digestCanonical, type JsonValue } from "../forms/index.ts";
 import { ClientInputError } from "./errors.ts";
 
 export interface BundleModule {

@@ -24,8 +24,14 @@
 // constructor instead. The engine orders by the references INSIDE the values either way; `from` is
 // what state records as the contribution edge, and what finds a cycle removed from code.
 
+// Mistakes in a contribution are collected, not thrown (problems.ts): each is reported on the
+// receiving resource, numbered by its contribute() call, and a contribution with any problem is
+// not recorded. Only a call that cannot be read at all — values or `from` not of their type —
+// throws at once.
+
 import { TerraformResource, Tokenization } from "cdktf";
-import { TakoformConstructError, type SynthField, type SynthesizedContribution } from "./resource.ts";
+import type { ReportProblem, SynthField, SynthesizedContribution } from "./fields.ts";
+import { TakoformConstructError } from "./problems.ts";
 
 /** Values to contribute, under the construct's configuration keys (camelCase). */
 export type ContributionValues = Readonly<Record<string, unknown>>;
@@ -44,7 +50,7 @@ export interface ContributionTarget {
   readonly config: Readonly<Record<string, unknown>>;
   readonly previous: readonly SynthesizedContribution[];
   /** The construct's synthesis of one field (the same one constructor configuration goes through). */
-  synthesize(field: SynthField, value: unknown): unknown;
+  synthesize(field: SynthField, value: unknown, report: ReportProblem): unknown;
 }
 
 /** `type.name` of a resource construct. */
@@ -52,36 +58,68 @@ export function resourceAddress(resource: TerraformResource): string {
   return `${resource.terraformResourceType}.${resource.friendlyUniqueId}`;
 }
 
-export function buildContribution(target: ContributionTarget, values: ContributionValues, options: ContributeOptions = {}): SynthesizedContribution {
+/**
+ * The synthesized contribution, or undefined when `report` was given a problem with it. Throws a
+ * TakoformConstructError only when the arguments are not of their declared types.
+ */
+export function buildContribution(
+  target: ContributionTarget,
+  values: ContributionValues,
+  options: ContributeOptions,
+  report: ReportProblem,
+): SynthesizedContribution | undefined {
   const self = resourceAddress(target.resource);
-  const where = `${target.resource.terraformResourceType} "${target.resource.node.id}"`;
-  if (values === null || typeof values !== "object" || Array.isArray(values) || Object.keys(values).length === 0) {
-    throw new TakoformConstructError(`${where}: contribute() takes an object of one or more fields to contribute.`);
+  const where = `${target.resource.terraformResourceType} "${target.resource.node.path}"`;
+  if (values === null || typeof values !== "object" || Array.isArray(values)) {
+    throw new TakoformConstructError(`${where}: contribute() takes an object of fields to contribute, not ${describe(values)}.`);
   }
+  if (options === null || typeof options !== "object" || (options.from !== undefined && !(options.from instanceof TerraformResource))) {
+    throw new TakoformConstructError(`${where}: contribute()'s options.from must be the resource construct that contributes the values.`);
+  }
+  let failed = false;
+  const problem = (message: string): void => {
+    failed = true;
+    report(message);
+  };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
     const field = target.fields.find((f) => f.key === key);
     if (field === undefined) {
-      throw new TakoformConstructError(`${where}: ${key} is not a field of ${target.kind} that can be contributed; contributions fill fields of the Form's desired state (${target.fields.map((f) => f.key).join(", ") || "none"}).`);
+      problem(
+        `${key} is not a field of ${target.kind} that can be contributed; contributions fill fields of the Form's desired state (${target.fields.map((f) => f.key).join(", ") || "none"}).`,
+      );
+      continue;
     }
     if (value === undefined) continue;
     if (field.kind === "list") {
-      if (!Array.isArray(value)) throw new TakoformConstructError(`${where}: the contributed ${key} must be a list; contributions to a list are collected.`);
-    } else {
-      const set = target.config[key] !== undefined || target.previous.some((c) => Object.hasOwn(c.values, field.attribute));
-      if (set) throw new TakoformConstructError(`${where}: ${key} is already set; only list fields collect several contributions, any other field takes one value.`);
+      if (!Array.isArray(value)) {
+        problem(`the contributed ${key} must be a list; contributions to a list are collected.`);
+        continue;
+      }
+    } else if (target.config[key] !== undefined || target.previous.some((c) => Object.hasOwn(c.values, field.attribute))) {
+      problem(`${key} is already set; only list fields collect several contributions, any other field takes one value.`);
+      continue;
     }
-    out[field.attribute] = complete(field, target.synthesize(field, value));
+    out[field.attribute] = complete(field, target.synthesize(field, value, problem));
   }
-  if (Object.keys(out).length === 0) throw new TakoformConstructError(`${where}: contribute() was given no value.`);
-  const from = options.from !== undefined ? resourceAddress(options.from) : sourceOf(values, self);
-  if (from === undefined) {
-    throw new TakoformConstructError(
-      `${where}: the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.`,
+  if (!failed && Object.keys(out).length === 0) problem("no value was given; pass one or more fields to contribute.");
+  // The source is found in the values, so it is judged only once they are right (or given as `from`).
+  const valuesFailed = failed;
+  const from = options.from !== undefined ? resourceAddress(options.from) : valuesFailed ? undefined : sourceOf(values, self);
+  if (from === self) {
+    problem("a resource cannot contribute to itself; set the value in its constructor.");
+  } else if (from === undefined && !valuesFailed) {
+    problem(
+      "the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.",
     );
   }
-  if (from === self) throw new TakoformConstructError(`${where}: a resource cannot contribute to itself; set the value in its constructor.`);
-  return { from, values: out };
+  return failed || from === undefined ? undefined : { from, values: out };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**

@@ -1,6 +1,6 @@
-// The `takoform` provider block. The engine reads `provider.takoform` for endpoint, space and
-// token (falling back to TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN); with no endpoint it
-// runs the embedded local host.
+// The `takoform` provider block. The engine reads `provider.takoform` for endpoint, space, token
+// and lane (falling back to TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN / TAKOFORM_LANE);
+// with no endpoint it runs the embedded local host.
 //
 // The token is sensitive: a literal written here lands in cdk.tf.json, so a literal token gets a
 // synth warning. Pass a sensitive TerraformVariable's value, or leave it out and set TAKOFORM_TOKEN.
@@ -12,7 +12,7 @@ import type { Construct } from "constructs";
 export const TAKOFORM_PROVIDER_SOURCE = "tako0614/takoform";
 
 export interface TakoformProviderConfig {
-  /** Host API endpoint (discovery at `/.well-known/takoform/v1alpha3`). Absent: the embedded local host. */
+  /** Host API endpoint (an origin; discovery at `/.well-known/takoform/<lane>`). Absent: the embedded local host. */
   readonly endpoint?: string;
   /** Default SpaceID for resources that set none. */
   readonly space?: string;
@@ -20,6 +20,12 @@ export interface TakoformProviderConfig {
   readonly token?: string;
   /** Provider alias, for a second provider block. */
   readonly alias?: string;
+  /**
+   * Pins the Host API lane: `"v1beta1"` or `"v1alpha3"` (or its group version,
+   * `forms.takoform.com/v1beta1`). Absent: the lane the state was written under is asked first,
+   * then the newest the host offers (docs/client.md, lane negotiation).
+   */
+  readonly lane?: string;
 }
 
 export class TakoformProvider extends TerraformProvider {
@@ -49,7 +55,7 @@ export class TakoformProvider extends TerraformProvider {
   }
 
   protected override synthesizeAttributes(): { [name: string]: any } {
-    const out: Record<string, unknown> = { endpoint: this.#config.endpoint, space: this.#config.space, token: this.#config.token };
+    const out: Record<string, unknown> = { endpoint: this.#config.endpoint, space: this.#config.space, token: this.#config.token, lane: this.#config.lane };
     for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
     return out;
   }

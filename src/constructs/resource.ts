@@ -9,11 +9,21 @@
 //   { "takoform": { "contributions": [ { "from": "<type>.<name>", "values": { <attribute>: … } } ] } }
 // so the engine can tell a resource's own configuration (its placeholder) from its contributions.
 // `recordContribution` is the hook; the authoring API for it lives elsewhere.
+//
+// Mistakes in a configuration are collected as the construct's validation problems, not thrown
+// (problems.ts): the constructor checks its whole configuration, synthesizing every field once,
+// and a resource with problems (or inside a construct with problems) is never written, even
+// with validation skipped.
 
 import { Token, TerraformResource, type IResolvable, type ITerraformDependable, type TerraformProvider, type TerraformResourceLifecycle } from "cdktf";
 import type { Construct } from "constructs";
-import { hostImportId, type HostImportIdentity } from "./import.ts";
+import { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
 import { buildContribution, type ContributeOptions, type ContributionValues } from "./contribute.ts";
+import type { ReportProblem, SynthField, SynthMember, SynthesizedContribution } from "./fields.ts";
+import { hasProblemsInScope, refusal, reportProblem, TakoformConstructError } from "./problems.ts";
+
+export type { SynthField, SynthMember, SynthesizedContribution } from "./fields.ts";
+export { TakoformConstructError } from "./problems.ts";
 
 /** The meta-arguments a Takoform resource accepts (count and for_each are refused by the engine). */
 export interface TakoformMetaArguments {
@@ -55,11 +65,7 @@ export interface UpdateTimeoutConfig {
 }
 
 export type BundleModuleContentType =
-  | "application/javascript+module"
-  | "application/octet-stream"
-  | "application/wasm"
-  | "text/plain"
-  | "application/source-map+json";
+  "application/javascript+module" | "application/octet-stream" | "application/wasm" | "text/plain" | "application/source-map+json";
 
 export interface BundleModule {
   /** Module path inside the bundle (relative, `/`-separated). */
@@ -78,19 +84,6 @@ export interface ArtifactBundleConfig {
   readonly modules?: readonly BundleModule[];
 }
 
-/** How a generated class maps one config key to one attribute. */
-export type SynthMember =
-  | { readonly key: string; readonly attribute: string; readonly kind: "value" }
-  /** A name, or a construct whose `name` token is used; `targetType` checks the construct's type. */
-  | { readonly key: string; readonly attribute: string; readonly kind: "ref"; readonly targetType?: string };
-
-export type SynthField =
-  | SynthMember
-  /** A JSON object: text as is, or an object serialized with sorted keys. */
-  | { readonly key: string; readonly attribute: string; readonly kind: "json" }
-  /** A list of objects whose members map one by one. */
-  | { readonly key: string; readonly attribute: string; readonly kind: "list"; readonly members: readonly SynthMember[] };
-
 export interface ResourceTraits {
   readonly revision: boolean;
   readonly declaresUpdate: boolean;
@@ -107,18 +100,6 @@ export interface TakoformResourceSpec {
   readonly fields: readonly SynthField[];
 }
 
-/** One synthesized contribution (the reserved RFC 0011 shape). */
-export interface SynthesizedContribution {
-  /** Address of the contributing resource (`<type>.<name>`). */
-  readonly from: string;
-  /** Attribute name → value (tokens allowed). */
-  readonly values: Record<string, unknown>;
-}
-
-export class TakoformConstructError extends Error {
-  override name = "TakoformConstructError";
-}
-
 const UNSUPPORTED_META = [
   ["count", "`count` is not supported by the takoform engine; create one construct per instance"],
   ["forEach", "`forEach` is not supported by the takoform engine; create one construct per instance"],
@@ -131,14 +112,17 @@ export abstract class TakoformResource extends TerraformResource {
   readonly formLine: { readonly apiVersion: string; readonly kind: string };
   readonly #spec: TakoformResourceSpec;
   readonly #config: Readonly<Record<string, unknown>>;
+  /** The synthesized Form fields and revision owner, computed once when the construct is built. */
+  readonly #synthesized: Readonly<Record<string, unknown>>;
   readonly #contributions: SynthesizedContribution[] = [];
+  #contributeCalls = 0;
   #importId: string | undefined;
 
   protected constructor(scope: Construct, id: string, spec: TakoformResourceSpec, config: TakoformResourceConfig) {
-    const raw = config as unknown as Record<string, unknown>;
-    for (const [key, message] of UNSUPPORTED_META) {
-      if (raw[key] !== undefined) throw new TakoformConstructError(`${spec.type} "${id}": ${message}.`);
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      throw new TakoformConstructError(`${spec.type} "${id}": the configuration must be an object.`);
     }
+    const raw = config as unknown as Record<string, unknown>;
     super(scope, id, {
       terraformResourceType: spec.type,
       terraformGeneratorMetadata: { providerName: "takoform" },
@@ -149,21 +133,20 @@ export abstract class TakoformResource extends TerraformResource {
     this.#spec = spec;
     this.#config = raw;
     this.formLine = { apiVersion: spec.apiVersion, kind: spec.kind };
+    const report: ReportProblem = (message) => reportProblem(this, message);
+    for (const [key, message] of UNSUPPORTED_META) if (raw[key] !== undefined) report(`${message}.`);
     if (spec.traits.artifactBacked) {
       // The two authoring modes (reference §5.6); the provider checks the rest at plan time.
       const local = [raw.mainModule, raw.modules].filter((v) => v !== undefined).length;
-      if (local === 1) throw new TakoformConstructError(`${spec.type} "${id}": set mainModule and modules together (local bundle authoring), or neither.`);
-      if (local === 0 && raw.manifestDigest === undefined) {
-        throw new TakoformConstructError(`${spec.type} "${id}": author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.`);
-      }
+      if (local === 1) report("set mainModule and modules together (local bundle authoring), or neither.");
+      if (local === 0 && raw.manifestDigest === undefined)
+        report("author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.");
     }
-    if (!spec.traits.revision) {
-      const named = raw.name !== undefined;
-      const prefixed = raw.namePrefix !== undefined;
-      if (named === prefixed) {
-        throw new TakoformConstructError(`${spec.type} "${id}": set exactly one of name and namePrefix.`);
-      }
-    }
+    if (!spec.traits.revision && (raw.name !== undefined) === (raw.namePrefix !== undefined)) report("set exactly one of name and namePrefix.");
+    const synthesized: Record<string, unknown> = {};
+    if (spec.traits.revision) synthesized.revision_owner = refValue(raw.revisionOwner, "revisionOwner", undefined, report);
+    for (const field of spec.fields) synthesized[field.attribute] = synthField(field, raw[field.key], report);
+    this.#synthesized = synthesized;
   }
 
   // ---- computed attributes (tokens) ----
@@ -206,8 +189,19 @@ export abstract class TakoformResource extends TerraformResource {
    * identity object (serialized as compact JSON; the four FormRef members all or none).
    */
   importFromHost(id: string | HostImportIdentity): void {
-    if (this.#importId !== undefined) throw new TakoformConstructError(`${this.#spec.type} "${this.node.id}": importFromHost was already called.`);
-    this.#importId = hostImportId(id, this.#spec.kind);
+    if (typeof id !== "string" && (id === null || typeof id !== "object" || Array.isArray(id))) {
+      throw new ImportIdError(`${this.#spec.type} "${this.node.path}": an import ID is NAME, SPACE/NAME, or an identity object`);
+    }
+    if (this.#importId !== undefined) {
+      reportProblem(this, "importFromHost was called more than once; a resource is imported from one ID.");
+      return;
+    }
+    try {
+      this.#importId = hostImportId(id, this.#spec.kind);
+    } catch (error) {
+      if (!(error instanceof ImportIdError)) throw error;
+      reportProblem(this, `importFromHost: ${error.message}.`);
+    }
   }
 
   // ---- contributions (RFC 0011) ----
@@ -221,8 +215,17 @@ export abstract class TakoformResource extends TerraformResource {
    *   a.contribute({ serviceBindings: [{ name: "B", service: b }] });
    */
   contribute(values: ContributionValues, options: ContributeOptions = {}): this {
-    const target = { resource: this, kind: this.#spec.kind, fields: this.#spec.fields, config: this.#config, previous: this.#contributions, synthesize: synthField };
-    this.recordContribution(buildContribution(target, values, options));
+    const call = ++this.#contributeCalls;
+    const target = {
+      resource: this,
+      kind: this.#spec.kind,
+      fields: this.#spec.fields,
+      config: this.#config,
+      previous: this.#contributions,
+      synthesize: synthField,
+    };
+    const contribution = buildContribution(target, values, options, (message) => reportProblem(this, `contribute() #${call}: ${message}`));
+    if (contribution !== undefined) this.recordContribution(contribution);
     return this;
   }
 
@@ -248,14 +251,14 @@ export abstract class TakoformResource extends TerraformResource {
     out.create_timeout = c.createTimeout;
     if (traits.declaresUpdate) out.update_timeout = c.updateTimeout;
     out.delete_timeout = c.deleteTimeout;
-    if (traits.revision) out.revision_owner = refValue(c.revisionOwner, "revisionOwner", undefined);
+    if (traits.revision) out.revision_owner = this.#synthesized.revision_owner;
     if (traits.artifactBacked) {
       out.manifest_digest = c.manifestDigest;
       out.main_module = c.mainModule;
       const modules = c.modules as readonly BundleModule[] | undefined;
       out.modules = modules?.map((m) => ({ name: m.name, content_type: m.contentType, content_file: m.contentFile }));
     }
-    for (const field of this.#spec.fields) out[field.attribute] = synthField(field, c[field.key]);
+    for (const field of this.#spec.fields) out[field.attribute] = this.#synthesized[field.attribute];
     for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
     return out;
   }
@@ -263,8 +266,12 @@ export abstract class TakoformResource extends TerraformResource {
   override toTerraform(): any {
     const out = super.toTerraform();
     const attributes = out.resource?.[this.terraformResourceType]?.[this.friendlyUniqueId];
+    if (attributes !== undefined && hasProblemsInScope(this)) attributes["//"] = { ...(attributes["//"] ?? {}), takoformProblems: refusal(this) };
     if (this.#contributions.length > 0 && attributes !== undefined) {
-      attributes["//"] = { ...(attributes["//"] ?? {}), takoform: { contributions: this.#contributions.map((c) => ({ from: c.from, values: { ...c.values } })) } };
+      attributes["//"] = {
+        ...(attributes["//"] ?? {}),
+        takoform: { contributions: this.#contributions.map((c) => ({ from: c.from, values: { ...c.values } })) },
+      };
     }
     if (this.#importId !== undefined) {
       out.import = [...(out.import ?? []), { to: `${this.terraformResourceType}.${this.friendlyUniqueId}`, id: this.#importId }];
@@ -273,51 +280,72 @@ export abstract class TakoformResource extends TerraformResource {
   }
 }
 
-function refValue(value: unknown, key: string, targetType: string | undefined): unknown {
+// Synthesis of configuration values. A value that cannot be written is reported and synthesized
+// as absent; the resource then has a problem and is never written (problems.ts).
+
+function refValue(value: unknown, key: string, targetType: string | undefined, report: ReportProblem): unknown {
   if (value === undefined || value === null || typeof value === "string") return value ?? undefined;
   if (value instanceof TakoformResource) {
     if (targetType !== undefined && value.terraformResourceType !== targetType) {
-      throw new TakoformConstructError(`${key} refers to a ${value.terraformResourceType}; it must be a ${targetType} (or a name).`);
+      report(`${key} refers to a ${value.terraformResourceType}; it must be a ${targetType} (or a name).`);
+      return undefined;
     }
     return value.name;
   }
-  throw new TakoformConstructError(`${key} must be a resource name or a Takoform resource construct.`);
+  report(`${key} must be a resource name or a Takoform resource construct.`);
+  return undefined;
 }
 
-function synthMember(member: SynthMember, value: unknown, path: string): unknown {
-  return member.kind === "ref" ? refValue(value, path, member.targetType) : value;
+function synthMember(member: SynthMember, value: unknown, path: string, report: ReportProblem): unknown {
+  return member.kind === "ref" ? refValue(value, path, member.targetType, report) : value;
 }
 
-function synthField(field: SynthField, value: unknown): unknown {
+function synthField(field: SynthField, value: unknown, report: ReportProblem): unknown {
   if (value === undefined) return undefined;
   switch (field.kind) {
     case "value":
     case "ref":
-      return synthMember(field, value, field.key);
+      return synthMember(field, value, field.key, report);
     case "json":
-      return typeof value === "string" ? value : jsonText(value, field.key);
+      return typeof value === "string" ? value : jsonText(value, field.key, report);
     case "list":
-      if (!Array.isArray(value)) throw new TakoformConstructError(`${field.key} must be a list.`);
-      return value.map((element, i) => {
-        const out: Record<string, unknown> = {};
-        for (const member of field.members) {
-          const v = synthMember(member, (element as Record<string, unknown>)[member.key], `${field.key}[${i}].${member.key}`);
-          if (v !== undefined) out[member.attribute] = v;
-        }
-        return out;
-      });
+      if (!Array.isArray(value)) {
+        report(`${field.key} must be a list.`);
+        return undefined;
+      }
+      return value.map((element, i) => synthObject(field.members, element, `${field.key}[${i}]`, report));
+    case "object":
+      return synthObject(field.members, value, field.key, report);
   }
 }
 
+function synthObject(members: readonly SynthMember[], element: unknown, path: string, report: ReportProblem): unknown {
+  if (element === null || typeof element !== "object" || Array.isArray(element)) {
+    report(`${path} must be an object with the members ${members.map((m) => m.key).join(", ")}.`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const member of members) {
+    const v = synthMember(member, (element as Record<string, unknown>)[member.key], `${path}.${member.key}`, report);
+    if (v !== undefined) out[member.attribute] = v;
+  }
+  return out;
+}
+
 /** JSON text with sorted keys. String tokens survive as template interpolations; number tokens cannot. */
-function jsonText(value: unknown, key: string): string {
+function jsonText(value: unknown, key: string, report: ReportProblem): string {
   const sort = (v: unknown, path: string): unknown => {
     if (typeof v === "number" && Token.isUnresolved(v)) {
-      throw new TakoformConstructError(`${path} is a number token, which cannot be embedded in JSON text; pass the whole value as a string instead.`);
+      report(`${path} is a number token, which cannot be embedded in JSON text; pass the whole value as a string instead.`);
+      return null;
     }
     if (Array.isArray(v)) return v.map((x, i) => sort(x, `${path}[${i}]`));
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k], `${path}.${k}`)]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k], `${path}.${k}`)]),
+      );
     }
     return v;
   };

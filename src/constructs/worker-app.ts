@@ -11,13 +11,17 @@
 //
 // Neither revision writes a name: changed content derives a different name, so the new revision is
 // created beside the old one, the deployment moves to it, and only then are the old ones deleted.
+//
+// Mistakes in the options are collected as the WorkerApp's validation problems (problems.ts), and
+// the members are still built from what is usable, so their own problems are listed in the same
+// synth; only a configuration that is not an object at all throws.
 
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Token, type IResolvable, type TerraformProvider } from "cdktf";
 import { Construct } from "constructs";
+import { refusal, reportProblem, TakoformConstructError } from "./problems.ts";
 import type { BundleModuleContentType } from "./resource.ts";
-import { TakoformConstructError } from "./resource.ts";
 import type { AtLeastOnceQueue } from "./generated/at-least-once-queue.gen.ts";
 import type { EdgeKVNamespace } from "./generated/edge-kv-namespace.gen.ts";
 import type { ObjectBucket } from "./generated/edge-object-bucket.gen.ts";
@@ -112,25 +116,44 @@ export class WorkerApp extends Construct {
   readonly deployment: WorkerDeployment;
   readonly endpoint?: WorkerEndpoint;
   readonly cronTrigger?: WorkerCronTrigger;
+  /** The endpoint outputs read without an endpoint, each reported once. */
+  readonly #missingRead = new Set<string>();
 
   constructor(scope: Construct, id: string, config: WorkerAppConfig) {
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      throw new TakoformConstructError(`WorkerApp "${id}": the configuration must be an object.`);
+    }
     super(scope, id);
-    if (!Token.isUnresolved(config.name) && !APP_NAME.test(config.name)) {
-      throw new TakoformConstructError(`WorkerApp "${id}": name ${JSON.stringify(config.name)} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.`);
+    // Checked in the order WorkerAppConfig declares its options, so the listing reads the same way.
+    const report = (message: string): void => reportProblem(this, message);
+    if (!Token.isUnresolved(config.name) && (typeof config.name !== "string" || !APP_NAME.test(config.name))) {
+      const given = typeof config.name === "string" ? `name ${JSON.stringify(config.name)}` : "name (the worker's name)";
+      report(`${given} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.`);
     }
-    if (config.vars !== undefined && (config.vars === null || typeof config.vars !== "object" || Array.isArray(config.vars))) {
-      throw new TakoformConstructError(`WorkerApp "${config.name}": vars must be an object of plain configuration values.`);
-    }
-    const contentDir = resolve(config.contentDir);
-    let files: string[];
-    try {
-      files = listModuleFiles(contentDir);
-    } catch (error) {
-      throw new TakoformConstructError(`WorkerApp "${config.name}": contentDir ${config.contentDir} cannot be read (${(error as Error).message}); build the worker first.`);
+    // An unreadable contentDir is one problem; the members are built without modules.
+    const contentDir = resolve(typeof config.contentDir === "string" ? config.contentDir : "");
+    let files: string[] | undefined;
+    if (typeof config.contentDir !== "string") {
+      report("contentDir must name the directory of the built worker.");
+    } else {
+      try {
+        files = listModuleFiles(contentDir);
+      } catch (error) {
+        report(`contentDir ${JSON.stringify(config.contentDir)} cannot be read (${(error as Error).message}); build the worker first.`);
+      }
     }
     const mainModule = config.mainModule ?? "index.js";
-    if (!files.includes(mainModule)) {
-      throw new TakoformConstructError(`WorkerApp "${config.name}": mainModule "${mainModule}" is not a file under ${config.contentDir} (found: ${files.join(", ") || "nothing"}).`);
+    if (files !== undefined && !files.includes(mainModule)) {
+      report(`mainModule "${mainModule}" is not a file under ${JSON.stringify(config.contentDir)} (found: ${files.join(", ") || "nothing"}).`);
+    }
+    const varsUsable = config.vars === undefined || (config.vars !== null && typeof config.vars === "object" && !Array.isArray(config.vars));
+    if (!varsUsable) report("vars must be an object of plain configuration values.");
+    const handlers = config.handlers ?? ["fetch"];
+    const handlersKnown = !Token.isUnresolved(handlers) && Array.isArray(handlers) && !handlers.some((h) => Token.isUnresolved(h));
+    if (config.cron !== undefined && handlersKnown && !handlers.includes("scheduled")) {
+      report(
+        `cron needs the "scheduled" handler, and handlers are ${JSON.stringify(handlers)}; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
+      );
     }
     const mediaTypes = { ...DEFAULT_MODULE_MEDIA_TYPES, ...config.moduleMediaTypes };
     // Paths are written relative to the project directory (where the app runs), so the synthesized
@@ -154,17 +177,17 @@ export class WorkerApp extends Construct {
       ...common,
       revisionOwner: config.name,
       mainModule,
-      modules: files.map((path) => ({ name: path, contentType: mediaTypeOf(path, mediaTypes), contentFile: contentFile(path) })),
+      modules: (files ?? []).map((path) => ({ name: path, contentType: mediaTypeOf(path, mediaTypes), contentFile: contentFile(path) })),
       lifecycle: { createBeforeDestroy: true },
     });
 
-    const vars = config.vars !== undefined && Object.keys(config.vars).length > 0 ? config.vars : undefined;
+    const vars = varsUsable && config.vars !== undefined && Object.keys(config.vars).length > 0 ? config.vars : undefined;
     this.version = new WorkerVersion(this, "version", {
       ...common,
       revisionOwner: config.name,
       worker: this.worker,
       bundle: this.bundle,
-      handlers: config.handlers ?? ["fetch"],
+      handlers,
       varsJson: vars as { readonly [key: string]: unknown } | undefined,
       requiredSensitiveVars: config.requiredSensitiveVars,
       kvBindings: bindingList(config.kvBindings),
@@ -227,16 +250,24 @@ export class WorkerApp extends Construct {
     return this.deployment.name;
   }
   // Deliberate: upstream's hostname and url outputs are null without an endpoint; here reading
-  // them without `endpoint: true` is a construction error, so a missing endpoint cannot
-  // silently synthesize an output that is always null.
+  // them without `endpoint: true` is a problem of the WorkerApp, so a missing endpoint cannot
+  // silently synthesize an output that is always null. The getter still returns a string (a token
+  // that refuses the final synthesis), so the synth goes on to list every other problem too.
 
   /** The endpoint's HTTPS URL (requires `endpoint: true`). */
   get url(): string {
-    if (this.endpoint === undefined) throw new TakoformConstructError(`WorkerApp has no endpoint; set endpoint: true to get a url.`);
-    return this.endpoint.url;
+    return this.endpoint?.url ?? this.#missingEndpoint("url");
   }
   get hostname(): string {
-    if (this.endpoint === undefined) throw new TakoformConstructError(`WorkerApp has no endpoint; set endpoint: true to get a hostname.`);
-    return this.endpoint.hostname;
+    return this.endpoint?.hostname ?? this.#missingEndpoint("hostname");
+  }
+
+  #missingEndpoint(output: string): string {
+    const message = `${output} was read, but the WorkerApp has no endpoint; set endpoint: true to get a ${output}.`;
+    if (!this.#missingRead.has(output)) {
+      this.#missingRead.add(output);
+      reportProblem(this, message);
+    }
+    return Token.asString(refusal(this));
   }
 }

@@ -1,10 +1,8 @@
-// Host API v1alpha3 vocabulary (reference takoform-host-api.md §0, §1, §3, §4): constants and
-// the TypeScript shapes of the wire documents. Facts only — no behaviour — so the host and the
-// client can both name them without sharing a code path.
+// Host API vocabulary (reference takoform-host-api.md §0, §1, §3, §4): constants and the
+// TypeScript shapes of the wire documents, the same on every lane (the wire protocol did not
+// change between lanes; what names a lane is in ./lanes.ts). Facts only — no behaviour — so the
+// host and the client can both name them without sharing a code path.
 
-export const HOST_API_VERSION = "forms.takoform.com/v1alpha3";
-export const DISCOVERY_PATH = "/.well-known/takoform/v1alpha3";
-export const API_ROOT = "/apis/forms.takoform.com/v1alpha3";
 export const OPERATION_API_VERSION = "operations.takoform.com/v1alpha1";
 export const SUPPORT_API_VERSION = "support.takoform.com/v1alpha1";
 export const ARTIFACT_API_VERSION = "artifacts.takoform.com/v1alpha1";
@@ -24,7 +22,7 @@ export const HEADER = {
 } as const;
 
 /**
- * This project's extension, not v1alpha3 (whose discovery document is closed and names no host):
+ * This project's extension, not the Host API's (whose discovery document is closed and names no host):
  * response headers on discovery by which a host tells a client who it is and, from the
  * caller's own credential, which tenant the caller acts in. The embedded host sends both; a host
  * that sends neither is known by its origin. Both values are opaque; the tenant is
@@ -35,7 +33,7 @@ export const IDENTITY_HEADER = {
   tenant: "Takoform-Tenant",
 } as const;
 
-/** The seven discovery features a v1alpha3 host must advertise as `true`. */
+/** The seven discovery features a host must advertise as `true` (every lane). */
 export const REQUIRED_FEATURES = [
   "service_forms",
   "exact_form_ref",
@@ -107,6 +105,17 @@ export type ConditionReason = (typeof CONDITION_REASONS)[number];
 export const LIFECYCLE_OPERATIONS = ["create", "read", "update", "delete", "import", "observe", "refresh"] as const;
 export type LifecycleOperation = (typeof LIFECYCLE_OPERATIONS)[number];
 
+/**
+ * The manifest kind an artifact-backed Form's `manifestDigest` must name (reference v1beta1 §7.1).
+ * A Form kind not listed here that carries only a manifest digest is backed by a WorkerBundle
+ * manifest, as the first lane's only artifact-backed Form was.
+ */
+export const ARTIFACT_MANIFEST_KIND: Readonly<Record<string, WireArtifactManifest["kind"]>> = {
+  WorkerBundle: "WorkerBundle",
+  StaticAssetBundle: "StaticAssetBundle",
+  SQLiteMigrationSet: "MigrationBundle",
+};
+
 export const ARTIFACT_MEDIA_TYPES = {
   loadable: ["application/javascript+module", "text/plain", "application/octet-stream", "application/wasm"],
   auxiliary: ["application/source-map+json"],
@@ -114,7 +123,8 @@ export const ARTIFACT_MEDIA_TYPES = {
 
 // ---- wire document shapes (types only) ----
 
-export interface WireFormRef {
+/** An exact Form identity: the whole of it names one definition (decision 0022). */
+export interface FormRef {
   apiVersion: string;
   kind: string;
   definitionVersion: string;
@@ -122,7 +132,7 @@ export interface WireFormRef {
 }
 
 export interface WireFormReference {
-  formRef: WireFormRef;
+  formRef: FormRef;
   packageDigest?: string;
 }
 
@@ -238,7 +248,7 @@ export interface WireArtifactManifest {
 export interface WireSupportProfile {
   apiVersion: typeof SUPPORT_API_VERSION;
   kind: "FormSupport" | "InterfaceSupport" | "BindingSupport";
-  formRef?: WireFormRef;
+  formRef?: FormRef;
   interfaceRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   bindingRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   operations?: LifecycleOperation[];
@@ -247,3 +257,53 @@ export interface WireSupportProfile {
   supportedBindings?: string[];
   limits?: Record<string, number>;
 }
+
+// ---- the Module Worker runtime ABI (worker.runtime@1.0.0, conformance/runtime-abi-v1) ----
+
+/** The handler vocabulary: the members of a main module's default export a host may invoke. */
+export const RUNTIME_HANDLERS = ["fetch", "scheduled", "queue"] as const;
+export type RuntimeHandler = (typeof RUNTIME_HANDLERS)[number];
+
+/** loadModule's closed error vocabulary. */
+export const RUNTIME_LOAD_ERRORS = ["module_not_found", "unsupported_media_type", "module_syntax_error", "handler_not_exported"] as const;
+export type RuntimeLoadError = (typeof RUNTIME_LOAD_ERRORS)[number];
+
+/** The portable globals floor, by dotted path: every one exists in a conforming isolate. */
+export const RUNTIME_GLOBALS_FLOOR = [
+  "AbortController",
+  "AbortSignal",
+  "Headers",
+  "ReadableStream",
+  "Request",
+  "Response",
+  "TextDecoder",
+  "TextEncoder",
+  "URL",
+  "URLSearchParams",
+  "WritableStream",
+  "clearInterval",
+  "clearTimeout",
+  "crypto.getRandomValues",
+  "crypto.subtle.digest",
+  "fetch",
+  "setInterval",
+  "setTimeout",
+  "structuredClone",
+] as const;
+
+/**
+ * A response the local runtime generates itself (not the worker) names why in this header. The
+ * codes `handler_not_declared`, `request_too_large` and `backend_unavailable` are worker.runtime's
+ * fetch errors; `uncaught` is its `handlerOutcome` for a handler that threw; `worker_not_found`
+ * and `hostname_ambiguous` are this host's routing answers.
+ */
+export const RUNTIME_ERROR_HEADER = "Takoform-Runtime-Error";
+export const RUNTIME_HOST_ANSWERS = {
+  worker_not_found: 404,
+  hostname_ambiguous: 421,
+  handler_not_declared: 501,
+  uncaught: 500,
+  request_too_large: 413,
+  backend_unavailable: 503,
+} as const satisfies Record<string, number>;
+export type RuntimeHostAnswer = keyof typeof RUNTIME_HOST_ANSWERS;

@@ -1,12 +1,17 @@
-// The plan engine's own diagnostic codes, `takoform.engine/<name>`. Provider and configuration
-// problems keep their own codes (`takoform.provider/…`, `takoform.config/…`).
+// The plan engine's part of the one table of diagnostic codes (core/diagnostics/codes.ts),
+// `takoform.engine/<name>`. Provider and configuration problems keep their own codes
+// (`takoform.provider/…`, `takoform.config/…`).
 
-export const ENGINE_CODES = [
+import { defineCodes } from "../core/index.ts";
+
+const engineCodes = defineCodes("engine", [
   "unknown-resource-type",
   "evaluation-failed",
   "invalid-reference",
   "contribution-conflict",
   "cycle",
+  "cycle-unsettled",
+  "cycle-member-unavailable",
   "prevent-destroy",
   "revision-replacement-blocked",
   "inconsistent-final-plan",
@@ -20,6 +25,11 @@ export const ENGINE_CODES = [
   "import-already-managed",
   "import-failed",
   "target-unknown",
+  "replace-unmatched",
+  "move-source-missing",
+  "move-target-exists",
+  "move-in-flight",
+  "move-invalid",
   "plan-file-invalid",
   "plan-file-stale",
   "plan-file-variable-mismatch",
@@ -28,6 +38,7 @@ export const ENGINE_CODES = [
   "lease-lost",
   "host-mismatch",
   "host-bound",
+  "lane-mismatch",
   "rebind-unverified",
   "rebind-in-flight",
   "duplicate-host-object",
@@ -37,10 +48,8 @@ export const ENGINE_CODES = [
   "migrate-refused",
   "push-refused",
   "internal",
-] as const;
+]);
 
+export const ENGINE_CODES = engineCodes.names;
 export type EngineCodeName = (typeof ENGINE_CODES)[number];
-
-export function engineCode(name: EngineCodeName): `takoform.engine/${EngineCodeName}` {
-  return `takoform.engine/${name}`;
-}
+export const engineCode = engineCodes.code;

@@ -9,16 +9,19 @@
 //   it then survives a new port or being served instead of run in process), else the endpoint
 //   origin;
 // - the space (the provider's default space);
-// - the tenant: when the host tells it on both sides. Host API v1alpha3 never tells a client its
+// - the tenant: when the host tells it on both sides. The Host API never tells a client its
 //   tenant — it is a function of the credential — so against a host that does not, the state
 //   keeps a keyed digest of the credential instead, and another credential counts as possibly
-//   another tenant.
+//   another tenant;
+// - the Host API lane the records were written under (decision 0017): every recorded exact
+//   FormRef is an identity of that lane, so against the same host on another lane a state that
+//   records anything is refused, naming those identities (`state upgrade-lane` moves it).
 // What does not decide it is refreshed in the binding by the next command that writes state
 // (a new origin of the same host id, a new credential of the same known tenant).
 
-import { createHmac } from "node:crypto";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
+import { type Diagnostic, laneOfApiVersion, type LaneName, ORIGINAL_LANE } from "../core/index.ts";
+import type { HostBinding, ResourceRecord, StateStore, StoredHostBinding } from "../state/index.ts";
+import { credentialDigest } from "../secrets/index.ts";
 import { engineCode } from "./codes.ts";
 
 /** The origin recorded for the embedded local host reached in process (it has no URL). */
@@ -30,11 +33,8 @@ export interface DiscoveredHost {
   origin: string;
   hostId?: string;
   tenant?: string;
-}
-
-/** The digest of a credential kept while the tenant is unknown: HMAC-SHA256 keyed by the lineage. */
-export function credentialDigest(token: string, lineage: string): string {
-  return `hmac-sha256:${createHmac("sha256", lineage).update("takoform credential\0").update(token, "utf8").digest("hex")}`;
+  /** The negotiated lane's Host API group version. */
+  lane: string;
 }
 
 /** The binding of the host a command runs against. `token` is only digested, never kept. */
@@ -46,10 +46,27 @@ export function hostBindingOf(host: DiscoveredHost, space: string, token: string
     space,
     tenant,
     credential: tenant === null && token !== undefined ? credentialDigest(token, lineage) : null,
+    lane: host.lane,
   };
 }
 
-export type Difference = "host" | "space" | "tenant" | "credential";
+/**
+ * The lane a state's records were written under, for a connection to ask first (docs/state.md
+ * §4): its binding's; the first lane for one bound, or holding records, before lanes were
+ * recorded; undefined for a state that holds nothing and was never bound.
+ */
+export async function recordedLane(store: Pick<StateStore, "hostBinding" | "list">): Promise<LaneName | undefined> {
+  const binding = await store.hostBinding();
+  if (binding !== null) return laneOfApiVersion(laneOfBinding(binding))?.name;
+  return (await store.list()).length > 0 ? ORIGINAL_LANE.name : undefined;
+}
+
+/** The lane a binding's records were written under (one bound before lanes were recorded: the first lane). */
+export function laneOfBinding(binding: HostBinding): string {
+  return binding.lane ?? ORIGINAL_LANE.hostApiVersion;
+}
+
+export type Difference = "host" | "space" | "tenant" | "credential" | "lane";
 
 export interface Comparison {
   /** What makes them different hosts; empty when the state belongs to this host. */
@@ -68,9 +85,14 @@ export function compareBindings(recorded: HostBinding, current: HostBinding): Co
   } else if (recorded.credential !== current.credential) {
     differences.push("credential");
   }
+  if (laneOfBinding(recorded) !== laneOfBinding(current)) differences.push("lane");
   const refresh =
     differences.length === 0 &&
-    (recorded.origin !== current.origin || recorded.hostId !== current.hostId || recorded.tenant !== current.tenant || recorded.credential !== current.credential);
+    (recorded.origin !== current.origin ||
+      recorded.hostId !== current.hostId ||
+      recorded.tenant !== current.tenant ||
+      recorded.credential !== current.credential ||
+      recorded.lane !== current.lane);
   return { differences, refresh };
 }
 
@@ -78,7 +100,12 @@ export function compareBindings(recorded: HostBinding, current: HostBinding): Co
 export function describeBinding(binding: HostBinding): string {
   const where = binding.origin === EMBEDDED_ORIGIN ? "the embedded local host" : binding.origin;
   const id = binding.hostId !== null ? ` (host id ${binding.hostId})` : "";
-  const tenant = binding.tenant !== null ? `tenant "${binding.tenant}"` : binding.credential !== null ? "tenant not told by the host (known by its credential)" : "tenant not told by the host";
+  const tenant =
+    binding.tenant !== null
+      ? `tenant "${binding.tenant}"`
+      : binding.credential !== null
+        ? "tenant not told by the host (known by its credential)"
+        : "tenant not told by the host";
   return `${where}${id}, space "${binding.space}", ${tenant}`;
 }
 
@@ -87,6 +114,7 @@ const DIFFERENCE_TEXT: Record<Difference, string> = {
   space: "another space",
   tenant: "another tenant",
   credential: "another credential, whose tenant the host does not tell (it may be another tenant)",
+  lane: "another Host API lane",
 };
 
 /** How to reach the host a binding names again. */
@@ -114,6 +142,53 @@ export function hostMismatch(recorded: StoredHostBinding, current: HostBinding, 
   };
 }
 
+/** How many recorded identities a lane refusal names before "and N more". */
+const NAMED_IDENTITIES = 8;
+
+/**
+ * The refusal of a state written under one Host API lane against the same host speaking another
+ * (decision 0017): every recorded exact FormRef is an identity of the recorded lane, which this
+ * connection does not serve. Nothing was read or written; the identities are named.
+ */
+export function laneMismatch(recorded: StoredHostBinding, current: HostBinding, records: readonly ResourceRecord[], command = "This command"): Diagnostic {
+  const was = laneOfBinding(recorded);
+  const now = laneOfBinding(current);
+  const refs = [
+    ...new Set(records.flatMap((r) => (r.ref === null ? [] : [`${r.ref.apiVersion} ${r.ref.kind}@${r.ref.definitionVersion} schema=${r.ref.schemaDigest}`]))),
+  ].sort();
+  const shown = refs
+    .slice(0, NAMED_IDENTITIES)
+    .map((r) => `  ${r}`)
+    .join("\n");
+  const more = refs.length > NAMED_IDENTITIES ? `\n  … and ${refs.length - NAMED_IDENTITIES} more` : "";
+  const wasLane = laneOfApiVersion(was);
+  return {
+    severity: "error",
+    code: engineCode("lane-mismatch"),
+    summary: `This state was written under Host API ${was}; the host is spoken to on ${now}`,
+    detail:
+      `State records ${records.length} resource(s) under identities of ${was}:\n${shown}${more}\n` +
+      `${command} runs against ${describeBinding(current)} on ${now}, which does not serve them on this lane. Nothing was read or written: ` +
+      "under another lane these identities are not installed, and a refresh would report the recorded resources as gone.",
+    repair:
+      `Run against a host that serves ${was}${wasLane !== undefined ? ` (the provider's lane = "${wasLane.name}" or TAKOFORM_LANE=${wasLane.name} pins it; a host started with --lane ${wasLane.name} or --lane both serves it)` : ""}, ` +
+      `or move the state to ${now} identities the host holds with \`takoform state upgrade-lane\`.`,
+  };
+}
+
+/** The refusal of another binding: the lane's own when only the lane differs, else the host's. */
+export function bindingRefusal(
+  recorded: StoredHostBinding,
+  current: HostBinding,
+  differences: readonly Difference[],
+  records: readonly ResourceRecord[],
+  command?: string,
+): Diagnostic {
+  return differences.length === 1 && differences[0] === "lane"
+    ? laneMismatch(recorded, current, records, command)
+    : hostMismatch(recorded, current, differences, command);
+}
+
 export type BindingOutcome = { ok: true; notes: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
@@ -130,13 +205,16 @@ export async function bindOrRefuse(store: StateStore, current: HostBinding, comm
     if (!legacy) return { ok: true, notes: [] };
     return {
       ok: true,
-      notes: [{
-        severity: "warning",
-        code: engineCode("host-bound"),
-        summary: "State had no host binding; it is now bound to this host",
-        detail: `State written before takoform recorded hosts binds on first use: it now belongs to ${describeBinding(current)}. Its resources are read here from now on.`,
-        repair: "If this is not the host the resources were created on, run `takoform state rebind` against the right host (it verifies every recorded object there).",
-      }],
+      notes: [
+        {
+          severity: "warning",
+          code: engineCode("host-bound"),
+          summary: "State had no host binding; it is now bound to this host",
+          detail: `State written before takoform recorded hosts binds on first use: it now belongs to ${describeBinding(current)}. Its resources are read here from now on.`,
+          repair:
+            "If this is not the host the resources were created on, run `takoform state rebind` against the right host (it verifies every recorded object there).",
+        },
+      ],
     };
   }
   const { differences, refresh } = compareBindings(recorded, current);
@@ -149,13 +227,15 @@ export async function bindOrRefuse(store: StateStore, current: HostBinding, comm
     await store.bindHost(current);
     return {
       ok: true,
-      notes: [{
-        severity: "warning",
-        code: engineCode("host-bound"),
-        summary: "State holds no resources; it is re-bound to this host",
-        detail: `It was bound to ${describeBinding(recorded)}; it now belongs to ${describeBinding(current)}.`,
-      }],
+      notes: [
+        {
+          severity: "warning",
+          code: engineCode("host-bound"),
+          summary: "State holds no resources; it is re-bound to this host",
+          detail: `It was bound to ${describeBinding(recorded)}; it now belongs to ${describeBinding(current)}.`,
+        },
+      ],
     };
   }
-  return { ok: false, diagnostics: [hostMismatch(recorded, current, differences, command)] };
+  return { ok: false, diagnostics: [bindingRefusal(recorded, current, differences, await store.list(), command)] };
 }

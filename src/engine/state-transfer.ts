@@ -12,12 +12,10 @@
 // - push refuses a document of another lineage, or with a lower serial than the target, unless
 //   --force (Terraform's rules), and a target with writes in flight unless --force.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { StateLockedError } from "../state/errors.ts";
-import type { StateDocument, StateStore } from "../state/types.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { StateLockedError, type StateDocument, type StateStore } from "../state/index.ts";
 import { engineCode } from "./codes.ts";
-import { LockSession, type LockOptions } from "./apply/session.ts";
-import { lockedDiagnostic } from "./run.ts";
+import { LockSession, lockedDiagnostic, type LockOptions } from "./apply/session.ts";
 
 export type TransferOutcome =
   | { status: "copied"; lineage: string; serial: number; resources: number; notes: Diagnostic[] }

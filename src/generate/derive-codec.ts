@@ -7,29 +7,26 @@
 //   a reference node → ref; array of unique strings → string set;
 //   array with x-takoform-binding of {name, resource: reference} → binding list;
 //   array of closed objects of scalars/refs → object list;
+//   closed object of scalars/refs (not a reference) → object, a single nested attribute;
 //   object with additionalProperties and no properties → JSON map (`<snake>_json`).
 //
 // Environment namespace (§13.2): a Form holding a binding list has a module environment; its
 // names are every binding's name, the keys of every JSON map, and the items of every string set
 // whose items are free-form names (a `pattern`, not an `enum` vocabulary).
 
-import type { KnownValue } from "../core/values.ts";
-import { goJson } from "../client/go-json.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormModel } from "../forms/definition-types.ts";
-import { compareUtf8, escapePointerToken } from "../forms/pointer.ts";
-import { BINDING_ANNOTATION, isReferenceNode } from "../forms/relations.ts";
-import { child, hasOwn, isJsonObject, type JsonObject } from "../forms/shape.ts";
-import type {
-  CodecField,
-  CodecFieldType,
-  CodecMember,
-  CodecOutput,
-  CodecScalarType,
-  FormCodec,
-  FormRole,
-  StringConstraints,
-} from "../registry/codec-types.ts";
+import { ARTIFACT_MANIFEST_KIND, compareUtf8, goJson, type KnownValue } from "../core/index.ts";
+import {
+  BINDING_ANNOTATION,
+  child,
+  escapePointerToken,
+  type FormModel,
+  hasOwn,
+  isJsonObject,
+  isReferenceNode,
+  type JsonObject,
+  type JsonValue,
+} from "../forms/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec, FormRole, StringConstraints } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { ATTRIBUTE_NAME, kindSlug, snakeCase } from "./naming.ts";
 
@@ -95,7 +92,12 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
     title: definition.title,
     role,
     declaresUpdate: form.declaresUpdate,
-    artifactBacked: role === "revision" && fields.length === 1 && fields[0]!.wire === "manifestDigest" && fields[0]!.type.kind === "string",
+    artifactBacked:
+      role === "revision" &&
+      fields.length === 1 &&
+      fields[0]!.wire === "manifestDigest" &&
+      fields[0]!.type.kind === "string" &&
+      workerBundleBacked(form.ref.kind),
     fields,
     outputs,
     providedInterfaces: (definition.providedInterfaces ?? []).map((i) => ({ name: i.name, version: i.version, schemaDigest: i.schemaDigest })),
@@ -103,6 +105,16 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
   };
   if (definition.description !== undefined) codec.description = definition.description;
   return reorder(codec);
+}
+
+/**
+ * Whether a manifest-digest revision takes the WorkerBundle authoring surface (`main_module` +
+ * `modules`). A Form the protocol backs by another manifest kind (StaticAssetBundle,
+ * SQLiteMigrationSet: core/protocol.ts ARTIFACT_MANIFEST_KIND) is, until its own file authoring
+ * exists, a plain revision whose `manifest_digest` is set directly.
+ */
+function workerBundleBacked(kind: string): boolean {
+  return (ARTIFACT_MANIFEST_KIND[kind] ?? "WorkerBundle") === "WorkerBundle";
 }
 
 /** Stable member order for rendering: the interface's declaration order, optional members dropped when absent. */
@@ -212,7 +224,8 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
   if (!isReferenceNode(node) && typeof node.type !== "string") fail(pointer, "a field must declare its type");
   const simple = scalar(node, pointer, fail);
   if (simple !== null) return simple;
-  if (!topLevel) return fail(pointer, `a list element member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
+  if (!topLevel)
+    return fail(pointer, `a list element member or nested object member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
 
   if (node.type === "array") {
     const items = node.items;
@@ -224,35 +237,21 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
       return { kind: "string-set", ...counts(node), item: stringConstraints(items, itemsAt, fail) };
     }
     if (items.type === "object" && !isReferenceNode(items)) {
-      if (items.additionalProperties !== false) return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
-      const memberProps = isJsonObject(items.properties) ? items.properties : {};
-      const memberRequired = Array.isArray(items.required) ? (items.required as JsonValue[]) : [];
-      const taken = new Map<string, string>();
-      const members: CodecMember[] = [];
-      for (const [wire, sub] of Object.entries(memberProps)) {
-        const at = child(child(itemsAt, "properties"), wire);
-        if (!isJsonObject(sub)) return fail(at, "a member schema must be an object");
-        const type = classify(sub, at, fail, false) as CodecScalarType;
-        if (hasOwn(sub, "default")) return fail(child(at, "default"), "defaults on list element members are not supported");
-        const attribute = snakeCase(wire);
-        if (!ATTRIBUTE_NAME.test(attribute)) return fail(at, `"${wire}" does not map to a Terraform attribute name (got "${attribute}")`);
-        if (taken.has(attribute)) return fail(at, `"${wire}" and "${taken.get(attribute)}" both map to the member "${attribute}"`);
-        taken.set(attribute, wire);
-        const member: CodecMember = { wire, attribute, required: memberRequired.includes(wire), type };
-        if (typeof sub.description === "string") member.description = sub.description;
-        members.push(member);
-      }
-      if (members.length === 0) return fail(itemsAt, "list elements must declare at least one member");
-      return { kind: "object-list", ...counts(node), members };
+      if (items.additionalProperties !== false)
+        return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
+      return { kind: "object-list", ...counts(node), members: objectMembers(items, itemsAt, fail) };
     }
     return fail(itemsAt, "array items must be strings, closed objects, or binding elements");
   }
 
   if (node.type === "object") {
     if (isJsonObject(node.properties) && Object.keys(node.properties).length > 0) {
-      return fail(child(pointer, "properties"), "a nested object with named members is not a supported field kind (only references and typed maps are)");
+      if (node.additionalProperties !== false)
+        return fail(child(pointer, "additionalProperties"), "a nested object with named members must be closed (additionalProperties: false)");
+      return { kind: "object", members: objectMembers(node, pointer, fail) };
     }
-    if (node.additionalProperties === false) return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
+    if (node.additionalProperties === false)
+      return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
     const out: CodecFieldType = { kind: "json-map" };
     const maxProperties = numberMember(node, "maxProperties");
     if (maxProperties !== undefined) out.maxProperties = maxProperties;
@@ -260,6 +259,29 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
     return out;
   }
   return fail(child(pointer, "type"), `type ${JSON.stringify(node.type)} is not a supported field kind`);
+}
+
+/** The scalar and reference members of a closed object (a list element, or a nested attribute). */
+function objectMembers(node: JsonObject, at: string, fail: Fail): CodecMember[] {
+  const memberProps = isJsonObject(node.properties) ? node.properties : {};
+  const memberRequired = Array.isArray(node.required) ? (node.required as JsonValue[]) : [];
+  const taken = new Map<string, string>();
+  const members: CodecMember[] = [];
+  for (const [wire, sub] of Object.entries(memberProps)) {
+    const memberAt = child(child(at, "properties"), wire);
+    if (!isJsonObject(sub)) return fail(memberAt, "a member schema must be an object");
+    const type = classify(sub, memberAt, fail, false) as CodecScalarType;
+    if (hasOwn(sub, "default")) return fail(child(memberAt, "default"), "defaults on object members are not supported");
+    const attribute = snakeCase(wire);
+    if (!ATTRIBUTE_NAME.test(attribute)) return fail(memberAt, `"${wire}" does not map to a Terraform attribute name (got "${attribute}")`);
+    if (taken.has(attribute)) return fail(memberAt, `"${wire}" and "${taken.get(attribute)}" both map to the member "${attribute}"`);
+    taken.set(attribute, wire);
+    const member: CodecMember = { wire, attribute, required: memberRequired.includes(wire), type };
+    if (typeof sub.description === "string") member.description = sub.description;
+    members.push(member);
+  }
+  if (members.length === 0) return fail(at, "an object must declare at least one member");
+  return members;
 }
 
 function bindingList(node: JsonObject, items: JsonObject, pointer: string, fail: Fail): CodecFieldType {
@@ -304,20 +326,24 @@ function attributeDefault(type: CodecFieldType, value: JsonValue, pointer: strin
       });
     case "object-list":
       if (!Array.isArray(value)) return fail(pointer, "a list's default must be a list");
-      return value.map((v, i) => {
-        if (!isJsonObject(v)) return fail(child(pointer, i), "a list element default must be an object");
-        const out: { [key: string]: KnownValue } = {};
-        for (const m of type.members) {
-          const mv = v[m.wire];
-          out[m.attribute] = mv === undefined || mv === null ? null : m.type.kind === "ref" ? refName(mv, child(child(pointer, i), m.wire)) : (mv as KnownValue);
-        }
-        return out;
-      });
+      return value.map((v, i) => objectDefault(type.members, v, child(pointer, i), refName, fail));
+    case "object":
+      return objectDefault(type.members, value, pointer, refName, fail);
     case "ref":
       return refName(value, pointer);
     default:
       return value as KnownValue;
   }
+}
+
+function objectDefault(members: readonly CodecMember[], v: JsonValue, at: string, refName: (v: JsonValue, at: string) => string, fail: Fail): KnownValue {
+  if (!isJsonObject(v)) return fail(at, "an object default must be an object");
+  const out: { [key: string]: KnownValue } = {};
+  for (const m of members) {
+    const mv = v[m.wire];
+    out[m.attribute] = mv === undefined || mv === null ? null : m.type.kind === "ref" ? refName(mv, child(at, m.wire)) : (mv as KnownValue);
+  }
+  return out;
 }
 
 function deriveOutputs(form: FormModel, file: string | undefined, fail: Fail): CodecOutput[] {

@@ -2,11 +2,12 @@
 // layout-relative path → content). Nothing is rendered when any definition is refused or any
 // naming rule fails.
 
-import { formRefKey, groupKindKey } from "../forms/refs.ts";
+import { formRefKey, groupKindKey } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, layoutFor, specifier, type Layout, type LayoutKind } from "./layout.ts";
 import { buildModel, type GenerationLine, type GenerationModel } from "./model.ts";
-import { codecPaths, renderCodecIndex, renderCodecModule, renderRegistryIndex, type RenderedFiles } from "./render-data.ts";
+import { codecPaths, renderCodecDocument, renderRegistryDocument, renderRegistryIndex, type RenderedFiles } from "./render-data.ts";
+import { renderValidators } from "./render-validators.ts";
 import { constructFileName, renderConstruct, renderConstructIndex } from "./render-constructs.ts";
 
 export interface GenerateOptions {
@@ -40,15 +41,17 @@ export function generate(options: GenerateOptions): GenerateResult {
 
 export function render(layout: Layout, model: GenerationModel): RenderedFiles {
   const files: [string, string][] = [];
-  const paths = codecPaths(layout, model.codecs);
-  for (const codec of model.codecs) {
-    const path = paths.get(formRefKey(codec.ref))!;
-    files.push([path, renderCodecModule(layout, path, codec)]);
+  if (layout.kind === "bundled") {
+    const paths = codecPaths(layout, model.codecs);
+    for (const codec of model.codecs) files.push([paths.get(formRefKey(codec.ref))!, renderCodecDocument(codec)]);
+    files.push([layout.registryIndex, renderRegistryIndex(layout, model, paths)]);
+    for (const [path, source] of renderValidators(layout, model)) files.push([path, source]);
+  } else {
+    files.push([layout.registryIndex, renderRegistryDocument(model)]);
   }
-  files.push([`${layout.codecsDir}/index.gen.ts`, renderCodecIndex(layout, model, paths)]);
-  files.push([layout.registryIndex, renderRegistryIndex(layout, model)]);
 
-  const byLine = new Map<string, GenerationLine>(model.lines.map((l) => [groupKindKey(l), l]));
+  // Every line of every type, so a reference to any lane's line names its type's construct.
+  const byLine = new Map<string, GenerationLine>(model.lines.flatMap((l) => l.lines.map((m) => [groupKindKey(m), l] as const)));
   for (const line of model.lines) {
     files.push([`${layout.constructsDir}/${constructFileName(line.type)}`, renderConstruct(layout, line, byLine)]);
   }
@@ -58,9 +61,8 @@ export function render(layout: Layout, model: GenerationModel): RenderedFiles {
       layout.rootIndex,
       [
         GENERATED_HEADER,
-        "// This project's Form registry (load `takoformRegistry` beside the bundled one) and its constructs.",
-        `export { takoformRegistry } from "${specifier(layout.rootIndex, layout.registryIndex)}";`,
-        `export * from "${specifier(layout.rootIndex, `${layout.constructsDir}/index.gen.ts`)}";`,
+        `// This project's construct classes. Its Form registry is ${layout.registryIndex}, which \`takoform\` loads beside the bundled one.`,
+        `export * from "${specifier(layout, layout.rootIndex, `${layout.constructsDir}/index.gen.ts`)}";`,
         "",
       ].join("\n"),
     ]);

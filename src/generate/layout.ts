@@ -1,15 +1,22 @@
-// Where generated files go, and how they import the runtime.
+// Where generated files go, and how they import each other and the runtime.
 //
-// Bundled (this repository, paths relative to the package root):
-//   registry/generated/index.gen.ts           takoformRegistry (Supported, DefaultCreates, types, codecs)
-//   codecs/index.gen.ts                       formRefKey → codec
-//   codecs/<family>/<version>/<slug>@<definitionVersion>.gen.ts
+// Bundled (this repository, paths relative to the package root; the .ts files are compiled into
+// dist/ by the build, the data files are read where they are):
+//   registry/generated/index.gen.ts           takoformRegistry (Supported, DefaultCreates, types,
+//                                             and the codec documents by path, read when first used)
+//   codecs/<family>/<version>/<slug>@<definitionVersion>.gen.json   one codec
+//   registry/generated/validators/<hex>.gen.cjs   one precompiled schema validator (ajv standalone)
 //   src/constructs/generated/index.gen.ts     one construct class per resource type
 //   src/constructs/generated/<type words>.gen.ts
 // Project (paths relative to the output directory, default <project>/.gen/takoform):
-//   index.gen.ts                              re-exports takoformRegistry and every construct
-//   registry/index.gen.ts, codecs/…, constructs/…   the same three parts
-// Project files import the runtime from the package, "takoform-cdk".
+//   registry.gen.json                         the project's GeneratedRegistry, as data: what the
+//                                             `takoform` command loads (plain JSON, so the command
+//                                             needs no TypeScript loader and the project no build)
+//   index.gen.ts                              re-exports every construct
+//   constructs/…                              one class per resource type + index
+// Project files import the runtime from the package, "takoform-cdk", and each other with `.js`
+// specifiers (NodeNext's convention: a standard tsconfig, tsx and compiled output all resolve
+// them); bundled files keep the repository's `.ts` specifiers, which the build rewrites.
 
 import { posix } from "node:path";
 
@@ -20,13 +27,22 @@ export const PACKAGE_NAME = "takoform-cdk";
 
 export interface Layout {
   kind: LayoutKind;
+  /** The registry: a TypeScript module (bundled) or a JSON document (project). */
   registryIndex: string;
-  codecsDir: string;
+  /** Codec documents (bundled only; a project's codecs are inside its registry document). */
+  codecsDir: string | null;
+  /** Precompiled validators (bundled only). */
+  validatorsDir: string | null;
   constructsDir: string;
   /** The project's single entry (project layout only). */
   rootIndex: string | null;
-  /** Directories whose stale `.gen.ts` files are removed when regenerating. */
+  /** Directories whose stale generated files are removed when regenerating. */
   ownedDirs: string[];
+}
+
+/** A file the generator owns: `*.gen.ts`, `*.gen.cjs` or `*.gen.json`. */
+export function isGeneratedFile(name: string): boolean {
+  return /\.gen\.(ts|cjs|json)$/.test(name);
 }
 
 export function layoutFor(kind: LayoutKind): Layout {
@@ -35,23 +51,25 @@ export function layoutFor(kind: LayoutKind): Layout {
         kind,
         registryIndex: "registry/generated/index.gen.ts",
         codecsDir: "codecs",
+        validatorsDir: "registry/generated/validators",
         constructsDir: "src/constructs/generated",
         rootIndex: null,
         ownedDirs: ["registry/generated", "codecs", "src/constructs/generated"],
       }
     : {
         kind,
-        registryIndex: "registry/index.gen.ts",
-        codecsDir: "codecs",
+        registryIndex: "registry.gen.json",
+        codecsDir: null,
+        validatorsDir: null,
         constructsDir: "constructs",
         rootIndex: "index.gen.ts",
         ownedDirs: ["."],
       };
 }
 
-/** A relative ESM specifier from one generated file to another (both layout-relative). */
-export function specifier(fromFile: string, toFile: string): string {
-  const rel = posix.relative(posix.dirname(fromFile), toFile);
+/** A relative ESM specifier from one generated module to another (both layout-relative). */
+export function specifier(layout: Layout, fromFile: string, toFile: string): string {
+  const rel = posix.relative(posix.dirname(fromFile), layout.kind === "project" ? toFile.replace(/\.ts$/, ".js") : toFile);
   return rel.startsWith(".") ? rel : `./${rel}`;
 }
 
@@ -59,5 +77,5 @@ export function specifier(fromFile: string, toFile: string): string {
 export function runtimeImport(layout: Layout, fromFile: string, module: "registry-types" | "constructs-resource"): string {
   if (layout.kind === "project") return PACKAGE_NAME;
   const target = module === "registry-types" ? "src/registry/index.ts" : "src/constructs/resource.ts";
-  return specifier(fromFile, target);
+  return specifier(layout, fromFile, target);
 }

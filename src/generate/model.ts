@@ -3,26 +3,34 @@
 // Problems from any step are collected; a model with problems is never rendered.
 
 import { basename, dirname, join, relative, resolve } from "node:path";
-import type { FormRef } from "../forms/refs.ts";
-import { formatFormRef, formRefKey, groupKindKey } from "../forms/refs.ts";
-import { loadDefinitions, type LoadedForm } from "../forms/catalog.ts";
-import { compareUtf8 } from "../forms/pointer.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import type { SupportedRef } from "../registry/registry.ts";
-import { CodecSurfaceError, resourceTypeSchema } from "../provider/codec/schema.ts";
-import type { ResourceTypeSchema } from "../provider/types.ts";
+import { type JsonValue, loadDefinitions, type LoadedForm } from "../forms/index.ts";
+import { compareUtf8, formatFormRef, type FormRef, formRefKey, groupKindKey, laneOfGroup, LANES } from "../core/index.ts";
+import { CodecSurfaceError, type FormCodec, resourceTypeSchema, type ResourceTypeSchema, type SupportedRef } from "../registry/index.ts";
 import { scanCandidateSets, type CandidateEntry } from "./candidates.ts";
 import { deriveCodec } from "./derive-codec.ts";
 import { GenerateError } from "./errors.ts";
 import { compareSemver } from "./semver.ts";
 import { nameLines, TypeNameErrors } from "./type-names.ts";
 
+/** A lane-owned line sorts by its lane's preference; a lane-neutral one first. */
+function lanePreference(apiVersion: string): number {
+  const owner = laneOfGroup(apiVersion);
+  return owner === undefined ? -1 : LANES.indexOf(owner);
+}
+
+/**
+ * One resource type of the generation set. It serves one Form line, or one Edge family line per
+ * Host API lane; `apiVersion`/`kind`/`defaultCodec` are its lead line's (the preferred lane's),
+ * which decides its surface and its construct.
+ */
 export interface GenerationLine {
   apiVersion: string;
   kind: string;
   type: string;
   className: string;
-  /** The line's codecs in registry order. */
+  /** Every line the type serves, lead first, each with its default create. */
+  lines: { apiVersion: string; kind: string; defaultCodec: FormCodec }[];
+  /** The codecs of every line, in registry order. */
   codecs: FormCodec[];
   defaultCodec: FormCodec;
   schema: ResourceTypeSchema;
@@ -35,6 +43,8 @@ export interface GenerationModel {
   lines: GenerationLine[];
   supported: SupportedRef[];
   defaultCreates: FormRef[];
+  /** Every definition the set supports, sorted by exact ref (their schemas get precompiled validators). */
+  definitions: { ref: FormRef; document: JsonValue }[];
 }
 
 export interface ModelOptions {
@@ -123,17 +133,33 @@ export function buildModel(options: ModelOptions): ModelResult {
     if (codec === undefined) {
       // A definition that loaded but could not become a codec has already been reported.
       if (loadedKeys.has(formRefKey(entry.formRef))) continue;
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`));
+      problems.push(
+        new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`),
+      );
       continue;
     }
     if (entry.packageDigest !== null && entry.packageDigest !== codec.packageDigest) {
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/packageDigest`, `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          `${entry.pointer}/packageDigest`,
+          `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`,
+        ),
+      );
       continue;
     }
     const key = groupKindKey(codec.ref);
     const earlier = defaults.get(key);
     if (earlier !== undefined && earlier.codec !== codec) {
-      problems.push(new GenerateError("candidate-set", entry.file, entry.pointer, `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          entry.pointer,
+          `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`,
+        ),
+      );
       continue;
     }
     defaults.set(key, { codec, entry });
@@ -154,26 +180,54 @@ export function buildModel(options: ModelOptions): ModelResult {
     else throw error;
   }
 
-  const lines: GenerationLine[] = [];
+  // Lines named alike (one Edge kind across lanes) become one type, lead line first.
+  const byType = new Map<string, typeof lineList>();
   for (const line of lineList) {
     const name = names.get(groupKindKey(line));
     if (name === undefined) continue;
+    byType.set(name.type, [...(byType.get(name.type) ?? []), line]);
+  }
+  const lines: GenerationLine[] = [];
+  for (const [type, members] of byType) {
+    members.sort((a, b) => lanePreference(a.apiVersion) - lanePreference(b.apiVersion));
+    const lead = members[0]!;
+    const name = names.get(groupKindKey(lead))!;
+    const codecs = members.flatMap((m) => m.codecs).sort((a, b) => compareRefs(a.ref, b.ref));
     try {
-      const schema = resourceTypeSchema(name.type, line.codecs, line.defaultCodec);
-      lines.push({ apiVersion: line.apiVersion, kind: line.kind, type: name.type, className: name.className, codecs: line.codecs, defaultCodec: line.defaultCodec, schema });
+      const schema = resourceTypeSchema(type, codecs, lead.defaultCodec, members);
+      lines.push({
+        apiVersion: lead.apiVersion,
+        kind: lead.kind,
+        type,
+        className: name.className,
+        lines: members.map((m) => ({ apiVersion: m.apiVersion, kind: m.kind, defaultCodec: m.defaultCodec })),
+        codecs,
+        defaultCodec: lead.defaultCodec,
+        schema,
+      });
     } catch (error) {
       if (!(error instanceof CodecSurfaceError)) throw error;
-      const offender = line.codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? line.defaultCodec;
+      const offender =
+        codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ??
+        lead.defaultCodec;
       const file = byIdentity.get(`${groupKindKey(offender.ref)} ${offender.ref.definitionVersion}`)?.file;
-      problems.push(new GenerateError(error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface", file, "", error.message));
+      problems.push(
+        new GenerateError(
+          error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface",
+          file,
+          "",
+          error.message,
+        ),
+      );
     }
   }
   lines.sort((a, b) => compareUtf8(a.type, b.type));
 
   if (problems.length > 0) return { model: null, problems: sortProblems(problems) };
   const supported: SupportedRef[] = codecs.map((c) => ({ ...c.ref, packageDigest: c.packageDigest }));
-  const defaultCreates: FormRef[] = lines.map((l) => ({ ...l.defaultCodec.ref })).sort(compareRefs);
-  return { model: { codecs, lines, supported, defaultCreates }, problems: [] };
+  const defaultCreates: FormRef[] = lines.flatMap((l) => l.lines.map((m) => ({ ...m.defaultCodec.ref }))).sort(compareRefs);
+  const definitions = [...byIdentity.values()].map(({ form }) => ({ ref: form.ref, document: form.document })).sort((a, b) => compareRefs(a.ref, b.ref));
+  return { model: { codecs, lines, supported, defaultCreates, definitions }, problems: [] };
 }
 
 function sortProblems(problems: GenerateError[]): GenerateError[] {

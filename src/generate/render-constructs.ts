@@ -3,10 +3,9 @@
 // small table telling the base class (src/constructs/resource.ts) how each key becomes a
 // Terraform attribute. Declared outputs become typed getters.
 
-import { TakoformResource } from "../constructs/resource.ts";
-import { groupKindKey } from "../forms/refs.ts";
-import type { CodecField, CodecFieldType, CodecScalarType } from "../registry/codec-types.ts";
-import type { SynthField, SynthMember } from "../constructs/resource.ts";
+import { type SynthField, type SynthMember, TakoformResource } from "../constructs/resource.ts";
+import { groupKindKey } from "../core/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, runtimeImport, specifier, type Layout } from "./layout.ts";
 import type { GenerationLine, GenerationModel } from "./model.ts";
@@ -20,9 +19,23 @@ export function constructFileName(type: string): string {
 /** Every member name a generated getter may not take: the base classes' own members. */
 function baseMemberNames(): Set<string> {
   const names = new Set<string>([
-    "node", "terraformResourceType", "terraformGeneratorMetadata", "dependsOn", "count", "provider", "lifecycle",
-    "forEach", "connection", "provisioners", "rawOverrides", "cdktfStack", "fqn", "friendlyUniqueId", "formLine",
-    "constructor", "toString",
+    "node",
+    "terraformResourceType",
+    "terraformGeneratorMetadata",
+    "dependsOn",
+    "count",
+    "provider",
+    "lifecycle",
+    "forEach",
+    "connection",
+    "provisioners",
+    "rawOverrides",
+    "cdktfStack",
+    "fqn",
+    "friendlyUniqueId",
+    "formLine",
+    "constructor",
+    "toString",
   ]);
   for (let proto: object | null = TakoformResource.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
@@ -51,10 +64,13 @@ interface RenderContext {
   imports: Map<string, string>;
 }
 
-function refTarget(ctx: RenderContext, type: { kind: "ref"; target: { apiVersion: string; kind: string } } | { kind: "binding-list"; target: { apiVersion: string; kind: string } }): { tsType: string; targetType?: string } {
+function refTarget(
+  ctx: RenderContext,
+  type: { kind: "ref"; target: { apiVersion: string; kind: string } } | { kind: "binding-list"; target: { apiVersion: string; kind: string } },
+): { tsType: string; targetType?: string } {
   const target = ctx.lines.get(groupKindKey(type.target));
   if (target === undefined) return { tsType: "string | TakoformResource" };
-  if (target !== ctx.line) ctx.imports.set(target.className, specifier(ctx.path, `${ctx.layout.constructsDir}/${constructFileName(target.type)}`));
+  if (target !== ctx.line) ctx.imports.set(target.className, specifier(ctx.layout, ctx.path, `${ctx.layout.constructsDir}/${constructFileName(target.type)}`));
   return { tsType: `string | ${target.className}`, targetType: target.type };
 }
 
@@ -69,6 +85,26 @@ function scalarTs(ctx: RenderContext, type: CodecScalarType): { tsType: string; 
     case "ref":
       return refTarget(ctx, type);
   }
+}
+
+/** The members of an object (a list element or a single nested attribute): synthesis table and interface lines. */
+function renderMembers(ctx: RenderContext, list: readonly CodecMember[]): { members: SynthMember[]; lines: string[] } {
+  const members: SynthMember[] = [];
+  const lines: string[] = [];
+  for (const member of list) {
+    const memberKey = camelFromSnake(member.attribute);
+    const ts = scalarTs(ctx, member.type);
+    members.push(
+      member.type.kind === "ref"
+        ? ts.targetType !== undefined
+          ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType }
+          : { key: memberKey, attribute: member.attribute, kind: "ref" }
+        : { key: memberKey, attribute: member.attribute, kind: "value" },
+    );
+    lines.push(...doc([member.description, member.type.kind === "ref" ? `A ${member.type.target.kind} name, or the construct.` : undefined], "  "));
+    lines.push(`  readonly ${memberKey}${member.required ? "" : "?"}: ${ts.tsType};`);
+  }
+  return { members, lines };
 }
 
 interface RenderedField {
@@ -106,7 +142,9 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
       tsType = `readonly ${elementName}[]`;
       const members: SynthMember[] = [
         { key: "name", attribute: "name", kind: "value" },
-        target.targetType !== undefined ? { key: "targetName", attribute: "target_name", kind: "ref", targetType: target.targetType } : { key: "targetName", attribute: "target_name", kind: "ref" },
+        target.targetType !== undefined
+          ? { key: "targetName", attribute: "target_name", kind: "ref", targetType: target.targetType }
+          : { key: "targetName", attribute: "target_name", kind: "ref" },
       ];
       synth = { key, attribute: field.attribute, kind: "list", members };
       elementInterface.push(
@@ -122,23 +160,27 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
     }
     case "object-list": {
       tsType = `readonly ${elementName}[]`;
-      const members: SynthMember[] = [];
-      const lines: string[] = [];
-      for (const member of type.members) {
-        const memberKey = camelFromSnake(member.attribute);
-        const ts = scalarTs(ctx, member.type);
-        members.push(member.type.kind === "ref" ? (ts.targetType !== undefined ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType } : { key: memberKey, attribute: member.attribute, kind: "ref" }) : { key: memberKey, attribute: member.attribute, kind: "value" });
-        lines.push(...doc([member.description, member.type.kind === "ref" ? `A ${member.type.target.kind} name, or the construct.` : undefined], "  "));
-        lines.push(`  readonly ${memberKey}${member.required ? "" : "?"}: ${ts.tsType};`);
-      }
+      const { members, lines } = renderMembers(ctx, type.members);
       synth = { key, attribute: field.attribute, kind: "list", members };
       elementInterface.push(...doc([`One element of {@link ${ctx.line.className}Config.${key}}.`]), `export interface ${elementName} {`, ...lines, "}");
+      break;
+    }
+    case "object": {
+      tsType = elementName;
+      const { members, lines } = renderMembers(ctx, type.members);
+      synth = { key, attribute: field.attribute, kind: "object", members };
+      elementInterface.push(...doc([`The value of {@link ${ctx.line.className}Config.${key}}.`]), `export interface ${elementName} {`, ...lines, "}");
       break;
     }
     default: {
       const ts = scalarTs(ctx, type);
       tsType = ts.tsType;
-      synth = type.kind === "ref" ? (ts.targetType !== undefined ? { key, attribute: field.attribute, kind: "ref", targetType: ts.targetType } : { key, attribute: field.attribute, kind: "ref" }) : { key, attribute: field.attribute, kind: "value" };
+      synth =
+        type.kind === "ref"
+          ? ts.targetType !== undefined
+            ? { key, attribute: field.attribute, kind: "ref", targetType: ts.targetType }
+            : { key, attribute: field.attribute, kind: "ref" }
+          : { key, attribute: field.attribute, kind: "value" };
       if (type.kind === "ref") notes.push(`A ${type.target.kind} name, or the construct (its name is used).`);
     }
   }
@@ -149,13 +191,27 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
   };
 }
 
-function outputGetter(output: { attribute: string; type: { kind: string }; description?: string }, reserved: ReadonlySet<string>, taken: Set<string>): string[] {
+function outputGetter(
+  output: { attribute: string; type: { kind: string }; description?: string },
+  reserved: ReadonlySet<string>,
+  taken: Set<string>,
+): string[] {
   let name = camelFromSnake(output.attribute);
   // A getter may not shadow a base-class member; such an output is read as `<name>Output`.
   if (reserved.has(name) || taken.has(name)) name = `${name}Output`;
   taken.add(name);
-  const [ret, getter] = output.type.kind === "integer" ? ["number", "getNumberAttribute"] : output.type.kind === "bool" ? ["IResolvable", "getBooleanAttribute"] : ["string", "getStringAttribute"];
-  return [...doc([output.description, `Output \`${output.attribute}\`, known after apply.`], "  "), `  get ${name}(): ${ret} {`, `    return this.${getter}(${JSON.stringify(output.attribute)});`, "  }"];
+  const [ret, getter] =
+    output.type.kind === "integer"
+      ? ["number", "getNumberAttribute"]
+      : output.type.kind === "bool"
+        ? ["IResolvable", "getBooleanAttribute"]
+        : ["string", "getStringAttribute"];
+  return [
+    ...doc([output.description, `Output \`${output.attribute}\`, known after apply.`], "  "),
+    `  get ${name}(): ${ret} {`,
+    `    return this.${getter}(${JSON.stringify(output.attribute)});`,
+    "  }",
+  ];
 }
 
 export function renderConstruct(layout: Layout, line: GenerationLine, lines: ReadonlyMap<string, GenerationLine>): string {
@@ -184,7 +240,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
   const runtimeNames = ["TakoformResource", ...bases.map((b) => `type ${b}`), "type SynthField"];
   const out: string[] = [
     GENERATED_HEADER,
-    `// Terraform type ${line.type}: the Form line ${line.apiVersion} ${line.kind}.`,
+    line.lines.length > 1
+      ? `// Terraform type ${line.type}: the Form lines ${line.lines.map((l) => `${l.apiVersion} ${l.kind}`).join(", ")} (one per Host API lane).`
+      : `// Terraform type ${line.type}: the Form line ${line.apiVersion} ${line.kind}.`,
     ...(usesResolvable ? ['import type { IResolvable } from "cdktf";'] : []),
     'import type { Construct } from "constructs";',
     `import { ${runtimeNames.join(", ")} } from "${runtime}";`,
@@ -205,7 +263,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
     ...doc([
       `${codec.title}.`,
       codec.description,
-      `Terraform type \`${line.type}\`, serving the Form line \`${line.apiVersion}\` \`${line.kind}\`; new resources are created under definition ${codec.ref.definitionVersion}.`,
+      line.lines.length > 1
+        ? `Terraform type \`${line.type}\`, serving the Form lines ${line.lines.map((l) => `\`${l.apiVersion}\` \`${l.kind}\``).join(" and ")}, one per Host API lane; a new resource is created under the line of the lane the host negotiates (this class describes the first, definition ${codec.ref.definitionVersion}).`
+        : `Terraform type \`${line.type}\`, serving the Form line \`${line.apiVersion}\` \`${line.kind}\`; new resources are created under definition ${codec.ref.definitionVersion}.`,
     ]),
     `export class ${line.className} extends TakoformResource {`,
     `  static readonly tfResourceType = ${JSON.stringify(line.type)};`,
@@ -235,5 +295,10 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
 export function renderConstructIndex(layout: Layout, model: GenerationModel): string {
   const path = `${layout.constructsDir}/index.gen.ts`;
   const files = model.lines.map((l) => constructFileName(l.type)).sort();
-  return [GENERATED_HEADER, "// One construct class per resource type of this generation set.", ...files.map((f) => `export * from "${specifier(path, `${layout.constructsDir}/${f}`)}";`), ""].join("\n");
+  return [
+    GENERATED_HEADER,
+    "// One construct class per resource type of this generation set.",
+    ...files.map((f) => `export * from "${specifier(layout, path, `${layout.constructsDir}/${f}`)}";`),
+    "",
+  ].join("\n");
 }

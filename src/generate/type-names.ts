@@ -11,18 +11,17 @@
 // - The bundled mesh family is always labelled (`takoform_mesh_service`, `MeshService`): its
 //   kinds (`Service`, `Worker`, `Container`) read ambiguously beside the edge family's.
 // - An explicit override (`--type-name GROUP/KIND=TYPE`) wins over all of the above.
+// - One kind of the Edge Platform Family in several Host API lanes (one group per lane,
+//   src/core/lanes.ts) is ONE resource type serving a line per lane: the Terraform type names
+//   stay upstream's whatever lane a stack is deployed on.
 // - Any name still shared by two lines is refused, asking for an override.
 
-import { groupKindKey, type GroupKind } from "../forms/refs.ts";
+import { EDGE_FAMILY_GROUPS, groupKindKey, type GroupKind, laneOfGroup } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { groupLabel, pascalFromWords, words } from "./naming.ts";
 
-/** Groups of the Edge Platform Family: ours and upstream's lanes. */
-export const EDGE_FAMILY_GROUPS: readonly string[] = [
-  "edge.takoform-cdk.dev/v1alpha1",
-  "edge.forms.takoform.com/v1alpha1",
-  "edge.forms.takoform.com/v1beta1",
-];
+/** Groups of the Edge Platform Family: ours and upstream's, of every lane (src/core/lanes.ts). */
+export { EDGE_FAMILY_GROUPS };
 
 /** Groups whose lines are labelled even without a collision. */
 export const ALWAYS_LABELLED_GROUPS: readonly string[] = ["mesh.takoform-cdk.dev/v1alpha1"];
@@ -76,7 +75,12 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
     let name: LineName;
     if (override !== undefined) {
       if (!TYPE_NAME.test(override)) {
-        throw new GenerateError("type-name", undefined, "", `--type-name ${line.apiVersion}/${line.kind}=${override}: a type name is takoform_ followed by lowercase words joined by _`);
+        throw new GenerateError(
+          "type-name",
+          undefined,
+          "",
+          `--type-name ${line.apiVersion}/${line.kind}=${override}: a type name is takoform_ followed by lowercase words joined by _`,
+        );
       }
       name = { type: override, className: pascalFromWords(override.slice("takoform_".length)) };
     } else {
@@ -95,15 +99,22 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
 
   const problems: GenerateError[] = [];
   const hint = "Name the line explicitly with --type-name <apiVersion>/<Kind>=takoform_<name>.";
-  for (const [what, pick] of [["type", (n: LineName) => n.type], ["class", (n: LineName) => n.className]] as const) {
+  for (const [what, pick] of [
+    ["type", (n: LineName) => n.type],
+    ["class", (n: LineName) => n.className],
+  ] as const) {
     const owners = new Map<string, string[]>();
+    const sharers = new Map<string, LineToName[]>();
     for (const line of lines) {
       const value = pick(named.get(groupKindKey(line))!);
       owners.set(value, [...(owners.get(value) ?? []), `${line.apiVersion}/${line.kind}`]);
+      sharers.set(value, [...(sharers.get(value) ?? []), line]);
     }
     for (const [value, who] of owners) {
+      if (who.length > 1 && oneKindAcrossLanes(sharers.get(value)!)) continue;
       // A shared class name always comes with a shared type name; report the type once.
-      if (who.length > 1 && what === "type") problems.push(new GenerateError("type-name", undefined, "", `type name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
+      if (who.length > 1 && what === "type")
+        problems.push(new GenerateError("type-name", undefined, "", `type name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
       if (who.length > 1 && what === "class" && !problems.some((p) => who.every((w) => p.detail.includes(w)))) {
         problems.push(new GenerateError("class-name", undefined, "", `class name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
       }
@@ -114,4 +125,10 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
   }
   if (problems.length > 0) throw new TypeNameErrors(problems);
   return named;
+}
+
+/** Lines that are one Edge family kind, each in another Host API lane: one resource type. */
+export function oneKindAcrossLanes(lines: readonly GroupKind[]): boolean {
+  const lanes = lines.map((l) => laneOfGroup(l.apiVersion));
+  return lanes.every((lane) => lane !== undefined) && new Set(lanes).size === lines.length && new Set(lines.map((l) => l.kind)).size === 1;
 }

@@ -1,9 +1,10 @@
 // Writing generated files, and checking that files on disk are what the generator would write.
-// Only `*.gen.ts` files inside the layout's own directories are ever created or removed.
+// Only generated files (`*.gen.ts`, `*.gen.cjs`, `*.gen.json`) inside the layout's own directories
+// are ever created or removed.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Layout } from "./layout.ts";
+import { isGeneratedFile, type Layout } from "./layout.ts";
 import type { RenderedFiles } from "./render-data.ts";
 
 export interface WriteReport {
@@ -21,7 +22,7 @@ export interface StaleReport {
   extra: string[];
 }
 
-/** Every `.gen.ts` file under the layout's owned directories, layout-relative, sorted. */
+/** Every generated file under the layout's owned directories, layout-relative, sorted. */
 export function existingGenerated(outDir: string, layout: Layout): string[] {
   const out = new Set<string>();
   const walk = (dir: string, prefix: string): void => {
@@ -30,7 +31,7 @@ export function existingGenerated(outDir: string, layout: Layout): string[] {
       if (entry.name === "node_modules") continue;
       const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
       if (entry.isDirectory()) walk(join(dir, entry.name), rel);
-      else if (entry.isFile() && entry.name.endsWith(".gen.ts")) out.add(rel);
+      else if (entry.isFile() && isGeneratedFile(entry.name)) out.add(rel);
     }
   };
   for (const owned of layout.ownedDirs) walk(join(outDir, owned), owned === "." ? "" : owned);

@@ -1,5 +1,6 @@
 // What every handler receives: the host's shared state and the one request being answered.
 
+import type { Lane } from "../core/index.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Caller } from "./auth.ts";
 import type { HeaderBag } from "./http.ts";
@@ -24,7 +25,13 @@ export interface HostSettings {
   maximumBundleBytes: number;
 }
 
+/**
+ * One served lane of the host (docs/host.md, "Lanes"): its own catalog (the Forms installed for
+ * that lane, and the rules bound to them); the store, operations and settings are shared by
+ * every lane, so an object written under one lane is the same object under another.
+ */
 export interface HostContext {
+  lane: Lane;
   store: Store;
   catalog: Catalog;
   settings: HostSettings;

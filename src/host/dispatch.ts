@@ -2,9 +2,9 @@
 // escaped path, honour a conformance probe when enabled, run the surface's handler, and turn
 // any refusal into the closed error envelope with its taxonomy status.
 
-import { HEADER } from "../core/protocol.ts";
+import { HEADER } from "../core/index.ts";
 import type { Authenticator } from "./auth.ts";
-import type { HostContext, RequestContext } from "./context.ts";
+import type { HostContext, HostSettings, RequestContext } from "./context.ts";
 import { errorEnvelope, HostError } from "./errors.ts";
 import { EMPTY_BODY, HeaderBag, jsonResponse, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";
@@ -55,7 +55,9 @@ const HANDLERS: Record<RouteName, Handler> = {
 const HOST_HEADER = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
 
 export interface DispatchEnv {
-  ctx: HostContext;
+  /** One context per served lane, by lane name. */
+  lanes: ReadonlyMap<string, HostContext>;
+  settings: HostSettings;
   auth: Authenticator;
   /** Origin used for discovery when the request names no usable Host. */
   defaultOrigin(): string;
@@ -69,13 +71,14 @@ export function dispatch(env: DispatchEnv, request: HostRequest): HostResponse {
   try {
     const headers = new HeaderBag(request.headers);
     const caller = env.auth.authenticate(headers.get(HEADER.authorization));
-    const match = route(method, request.url);
-    const probe = parseProbe(headers.get(HEADER.conformanceProbe), env.ctx.settings.conformanceProbes);
+    const match = route(method, request.url, env.lanes);
+    const ctx = env.lanes.get(match.lane.name)!;
+    const probe = parseProbe(headers.get(HEADER.conformanceProbe), env.settings.conformanceProbes);
     if (probe?.kind === "error") throw new HostError(probe.code, `conformance probe answered ${probe.code}`);
     const host = headers.get("host");
     const origin = host !== undefined && HOST_HEADER.test(host) ? `http://${host}` : env.defaultOrigin();
     const rc: RequestContext = { requestId, method, target: request.url, match, headers, body: request.body, caller, probe, origin };
-    response = HANDLERS[match.route](env.ctx, rc);
+    response = HANDLERS[match.route](ctx, rc);
   } catch (error) {
     let refusal: HostError;
     if (error instanceof HostError) refusal = error;

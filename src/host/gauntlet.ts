@@ -16,16 +16,13 @@
 //   8. declared outputs can be assigned                        unsupported_capability
 //   9. (apply) the prepare binding matches the post-fence state  invalid_argument
 
-import { canonicalJson } from "../forms/digest.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import { formatFormRef, formRefsEqual, type FormRef } from "../forms/refs.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { parsePointer } from "../forms/pointer.ts";
+import { canonicalJson, type JsonObject, type JsonValue, parsePointer } from "../forms/index.ts";
+import { formatFormRef, type FormRef, formRefsEqual } from "../core/index.ts";
 import type { CatalogForm } from "./catalog.ts";
 import type { HostContext } from "./context.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 import { prepareDigest } from "./prepare-binding.ts";
-import { formUnknown } from "./query.ts";
+import { formMissing } from "./query.ts";
 import { resolveRelations } from "./relations.ts";
 import type { MutationPhase, ResolvedTarget } from "./rules/types.ts";
 import { requireValidSpec, requireWritableSpec, type MaterializedSpec } from "./spec.ts";
@@ -80,7 +77,7 @@ export function checkWrite(
 ): WritePlan {
   const { store, catalog } = ctx;
   const form = catalog.form(input.formRef);
-  if (form === undefined) throw formUnknown(input.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, input.formRef);
   const spec = requireValidSpec(form, input.spec);
   requireWritableSpec(form, spec);
   const address = { tenant: input.tenant, space: input.space, apiVersion: form.ref.apiVersion, kind: form.ref.kind, name: input.name };
@@ -148,7 +145,8 @@ export function checkWrite(
   return { input, form, spec, existing, uid, pins, targets, specChanged, generation, outputs };
 }
 
-function plannedResource(input: WriteInput, form: CatalogForm, spec: MaterializedSpec, uid: string): StoredResource {
+/** The row a write of `input` records for a new resource; a mutation of an existing one carries some of its values forward (commit.ts). */
+export function plannedResource(input: WriteInput, form: CatalogForm, spec: MaterializedSpec, uid: string): StoredResource {
   return {
     uid,
     tenant: input.tenant,
@@ -200,7 +198,10 @@ function checkFences(
     throw new HostError("uid_mismatch", `expectedUid ${input.expectedUid} does not match ${label}, whose uid is ${existing.uid}`);
   }
   if (input.generationFence !== String(existing.generation)) {
-    throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; the request was fenced on generation ${input.generationFence}`);
+    throw new HostError(
+      "generation_conflict",
+      `${label} is at generation ${existing.generation}; the request was fenced on generation ${input.generationFence}`,
+    );
   }
   if (input.revisionFence !== null && input.revisionFence !== String(existing.revision)) {
     throw new HostError("revision_conflict", `${label} is at revision ${existing.revision}; If-Match named revision ${input.revisionFence}`);
@@ -235,9 +236,12 @@ function checkCapability(input: WriteInput, form: CatalogForm, existing: StoredR
   }
   if (!specChanged) return;
   if (!form.declaresUpdate) {
-    throw invalidArgument(`${form.ref.kind}@${form.ref.definitionVersion} does not declare update, so the spec of ${label} cannot change; replace the resource instead`, {
-      hostCode: "update_not_declared",
-    });
+    throw invalidArgument(
+      `${form.ref.kind}@${form.ref.definitionVersion} does not declare update, so the spec of ${label} cannot change; replace the resource instead`,
+      {
+        hostCode: "update_not_declared",
+      },
+    );
   }
   const before = JSON.parse(existing.spec) as JsonObject;
   for (const pointer of form.definition.immutableFields ?? []) {

@@ -1,8 +1,11 @@
-// The embedded Takoform host (Host API v1alpha3): in-process or served over HTTP.
+// The embedded Takoform host (every Host API lane of src/core/lanes.ts): in-process or served over HTTP.
 
-export { LocalHost, BUNDLED_PACKAGES, type LocalHostOptions } from "./local-host.ts";
+export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions, type ServedEndpoint } from "./local-host.ts";
+export type { RuntimeOptions, ServedWorker, ServedAddress } from "./runtime/runtime.ts";
 export type { HostRequest, HostResponse, Transport } from "./http.ts";
 export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
 export type { FormRules, RuleModule, RuleView, MutationContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";
+// Used by other modules.
+export { addressForms } from "./runtime/routing.ts";

@@ -3,12 +3,15 @@
 // It also carries the test controls the provider's recovery tests need; none of them is
 // reachable over the wire.
 
-import { fileURLToPath } from "node:url";
-import { existsSync } from "node:fs";
-import type { FormRef } from "../forms/refs.ts";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../core/package-root.ts";
+import { formatFormRef, type FormRef, type Lane, type LaneName, PREFERRED_LANE } from "../core/index.ts";
+import { bundledDirectories, LEGACY_LANE, servedLanes } from "./lanes.ts";
+import { splitByLane } from "./lane-catalogs.ts";
 import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
 import { Catalog } from "./catalog.ts";
-import { commitRemoval, commitWrite } from "./commit.ts";
+import { commitRemoval, commitWrite, renderEnv } from "./commit.ts";
 import type { HostContext, HostSettings } from "./context.ts";
 import { loadDefinitionRoot, type LoadedDefinitions } from "./definitions.ts";
 import { dispatch, type DispatchEnv } from "./dispatch.ts";
@@ -25,17 +28,50 @@ import { checkWrite, type WriteInput } from "./gauntlet.ts";
 import { recordedRef, Store, type ResourceAddress, type StoredResource } from "./store/index.ts";
 import { writeExecutor } from "./handlers/write.ts";
 import { deleteExecutor } from "./handlers/resource.ts";
-import { formatFormRef } from "../forms/refs.ts";
-import { renderEnv } from "./commit.ts";
 import { rerender, affectedBy } from "./derive.ts";
 import { startSweeper, sweepExpired } from "./maintenance.ts";
+import { WorkerRuntime, type RuntimeOptions, type ServedWorker } from "./runtime/runtime.ts";
+import { runtimeRules } from "./runtime/rules.ts";
 
-/** The Form packages this project ships, installed unless `bundled: false`. */
-export const BUNDLED_PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.url));
+/** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
+export const SERVED_FILE = "served.json";
+
+export interface ServedEndpoint {
+  url: string;
+  pid: number;
+  /** The serving host accepts the development token (it was started without --token). */
+  devToken: boolean;
+}
+
+/**
+ * Where the host holding a data directory serves it, when it does: read by a process that found
+ * the directory locked, so it can go through that host instead of waiting for it. Undefined when
+ * nothing is served, or when the file was left by a process that no longer holds the lock.
+ */
+export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
+  try {
+    const served = JSON.parse(readFileSync(join(dataDir, SERVED_FILE), "utf8")) as ServedEndpoint;
+    const holder = Number.parseInt(readFileSync(join(dataDir, "host.lock"), "utf8").trim(), 10);
+    if (typeof served.url !== "string" || served.pid !== holder) return undefined;
+    return served;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Form packages this project ships (per lane: src/core/lanes.ts), installed unless `bundled: false`. */
+export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
 
 export interface LocalHostOptions {
   /** A data directory, or ":memory:" (the default) for a private in-memory store. */
   data?: string;
+  /**
+   * The Host API lanes served (`--lane`). Default: the lanes recorded in the data directory —
+   * the preferred lane for new data, every lane for data an earlier host wrote (docs/host.md, "Lanes").
+   */
+  lanes?: readonly LaneName[];
+  /** Lanes served on top of `lanes` (or of the recorded ones): a project's pinned lane, or its state's. */
+  includeLanes?: readonly LaneName[];
   /** Directories whose Form, Interface and Binding Definitions are installed (before the bundled ones). */
   forms?: readonly string[];
   /** Install the bundled packages (default true). */
@@ -53,6 +89,11 @@ export interface LocalHostOptions {
   commitDelayMs?: number;
   /** Where internal failures are reported (default: stderr). Never receives credentials. */
   log?: (line: string) => void;
+  /**
+   * Run every deployed Module Worker while the host serves HTTP (docs/runtime.md). Off by
+   * default: an in-process host, and a host that only speaks the Host API, run no code.
+   */
+  runtime?: RuntimeOptions;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -65,16 +106,25 @@ export class LocalHost {
   private origin = "http://localhost";
   private closed = false;
   private stopSweeper: () => void = () => {};
+  private runtime: WorkerRuntime | undefined;
+  private dataDir: string | null = null;
+  private devToken = true;
+
+  /** Shared state of every lane (the store, operations and settings are one). */
+  private readonly ctx: HostContext;
 
   private constructor(
-    private readonly ctx: HostContext,
-    auth: Authenticator,
+    private readonly contexts: ReadonlyMap<string, HostContext>,
+    settings: HostSettings,
+    private readonly auth: Authenticator,
     problems: Error[],
     private readonly log: (line: string) => void,
   ) {
     this.problems = problems;
+    this.ctx = contexts.values().next().value!;
     this.env = {
-      ctx,
+      lanes: contexts,
+      settings,
       auth,
       defaultOrigin: () => this.origin,
       reportInternal: (error, requestId) => this.log(`takoform host: internal error in ${requestId}: ${describe(error)}`),
@@ -83,36 +133,74 @@ export class LocalHost {
 
   static async open(options: LocalHostOptions = {}): Promise<LocalHost> {
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const registry = new RulesRegistry().use(outputRules).use(edgeRules);
-    for (const module of options.rules ?? []) registry.use(module);
-    const catalog = new Catalog(registry);
-    const roots = [...(options.forms ?? [])];
-    if (options.bundled !== false && existsSync(BUNDLED_PACKAGES)) roots.push(BUNDLED_PACKAGES);
+    const store = new Store(options.data ?? ":memory:");
+    let lanes: Lane[];
+    let contexts: Map<string, HostContext>;
     const problems: Error[] = [];
-    for (const root of roots) {
-      const loaded: LoadedDefinitions = loadDefinitionRoot(root);
-      problems.push(...loaded.problems);
-      catalog.install(loaded);
-    }
     const settings: HostSettings = {
       asyncAlways: options.async === "always",
       conformanceProbes: options.conformanceProbes === true,
       operationRetentionMs: options.operationRetentionMs ?? DAY,
       replayRetentionMs: options.replayRetentionMs ?? DAY,
       commitDelayMs: options.commitDelayMs ?? 20,
-      maximumBundleBytes: 10_485_760,
+      maximumBundleBytes: PREFERRED_LANE.supportLimits.maximumBundleBytes,
     };
-    registry.attach({ forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), maximumBundleBytes: settings.maximumBundleBytes });
-    const store = new Store(options.data ?? ":memory:");
-    for (const member of registry.specLookups()) store.resources.indexSpecMember(member);
     const now = (): number => Date.now();
     const operations = new OperationEngine(store, settings, now, (error) => log(`takoform host: internal error while committing: ${describe(error)}`));
-    const ctx: HostContext = { store, catalog, settings, operations, availability: new Availability(), now };
-    operations.register("apply", writeExecutor(ctx));
-    operations.register("import", writeExecutor(ctx));
-    operations.register("delete", deleteExecutor(ctx));
-    const host = new LocalHost(ctx, new Authenticator(options.tokens ?? []), problems, log);
+    const availability = new Availability();
     try {
+      lanes = servedLanes([...(options.lanes ?? store.lanes), ...(options.includeLanes ?? [])]);
+      // Everything is loaded once; each lane installs its share (src/host/lane-catalogs.ts).
+      const roots = [...(options.forms ?? [])];
+      if (options.bundled !== false && existsSync(BUNDLED_PACKAGES)) {
+        for (const dir of bundledDirectories(lanes)) roots.push(join(BUNDLED_PACKAGES, dir));
+      }
+      const loaded: LoadedDefinitions = { forms: [], interfaces: [], bindings: [], problems: [] };
+      for (const root of roots) {
+        const one = loadDefinitionRoot(root);
+        problems.push(...one.problems);
+        loaded.forms = [...loaded.forms, ...one.forms];
+        loaded.interfaces = [...loaded.interfaces, ...one.interfaces];
+        loaded.bindings = [...loaded.bindings, ...one.bindings];
+      }
+      const split = splitByLane(loaded, lanes);
+      problems.push(...split.problems);
+      contexts = new Map();
+      const specLookups = new Set<string>();
+      for (const lane of lanes) {
+        // One rules registry per lane: a rule reading "the installed Forms" (the runtime
+        // contract, for one) reads its own lane's, never the other lane's contract.
+        // runtimeRules whether or not this process serves workers: a version deployed through an
+        // in-process host is run later by `takoform dev` on the same data.
+        const registry = new RulesRegistry().use(outputRules).use(edgeRules).use(runtimeRules);
+        for (const module of options.rules ?? []) registry.use(module);
+        const catalog = new Catalog(registry);
+        catalog.install(split.byLane.get(lane.name)!);
+        registry.attach({ lane, forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), maximumBundleBytes: settings.maximumBundleBytes });
+        for (const member of registry.specLookups()) specLookups.add(member);
+        contexts.set(lane.name, { lane, store, catalog, settings, operations, availability, now });
+      }
+      for (const ctx of contexts.values()) {
+        for (const other of contexts.values()) if (other !== ctx) ctx.catalog.markInstalledElsewhere(other.catalog.allForms().map((f) => f.ref));
+      }
+      for (const member of [...specLookups].sort()) store.resources.indexSpecMember(member);
+    } catch (error) {
+      operations.close();
+      store.close();
+      throw error;
+    }
+    // An accepted operation commits under the lane it was accepted on (one written before lanes
+    // were recorded, under the first lane this project spoke, or the first served).
+    const laneOf = (name: string | undefined): HostContext => contexts.get(name ?? LEGACY_LANE) ?? contexts.values().next().value!;
+    operations.register("apply", writeExecutor(laneOf));
+    operations.register("import", writeExecutor(laneOf));
+    operations.register("delete", deleteExecutor(laneOf));
+    const host = new LocalHost(contexts, settings, new Authenticator(options.tokens ?? []), problems, log);
+    host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
+    host.devToken = (options.tokens ?? []).length === 0;
+    try {
+      if (options.runtime !== undefined)
+        host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();
@@ -122,6 +210,11 @@ export class LocalHost {
       throw error;
     }
     return host;
+  }
+
+  /** The lanes this host serves, in preference order. */
+  get lanes(): LaneName[] {
+    return [...this.contexts.keys()] as LaneName[];
   }
 
   /** Answers one request; every refusal is an error envelope. Rejects only once the host is closed. */
@@ -138,9 +231,30 @@ export class LocalHost {
   /** Serves the host over HTTP. Port 0 picks a free port. */
   async listen(host = "127.0.0.1", port = 0): Promise<{ url: string; host: string; port: number }> {
     if (this.server !== undefined) throw new Error("the local host is already listening");
-    this.server = await startServer((request) => this.handle(request), host, port);
+    const runtime = this.runtime;
+    this.server = await startServer(
+      (request) => this.handle(request),
+      host,
+      port,
+      runtime === undefined ? undefined : (req, res) => runtime.intercept(req, res),
+    );
     this.origin = this.server.url;
+    runtime?.start({ origin: this.server.url, port: this.server.port, listenHost: host.replace(/^\[|\]$/g, "") });
+    // Another takoform process finding this data directory locked reaches the host here instead
+    // (src/cli/connect.ts); only a host that accepts the development token says so.
+    if (this.dataDir !== null)
+      writeFileSync(join(this.dataDir, SERVED_FILE), `${JSON.stringify({ url: this.server.url, pid: process.pid, devToken: this.devToken })}\n`);
     return { url: this.server.url, host: this.server.host, port: this.server.port };
+  }
+
+  /** The workers the runtime serves and their addresses (empty without a runtime or before listen). */
+  served(): ServedWorker[] {
+    return this.runtime?.served() ?? [];
+  }
+
+  /** The runtime, when the host was opened with one (tests drive cron and queues through it). */
+  get workers(): WorkerRuntime | undefined {
+    return this.runtime;
   }
 
   get url(): string | undefined {
@@ -152,7 +266,11 @@ export class LocalHost {
     this.closed = true;
     this.stopSweeper();
     this.ctx.operations.close();
-    if (this.server !== undefined) await this.server.close();
+    if (this.server !== undefined) {
+      if (this.dataDir !== null) rmSync(join(this.dataDir, SERVED_FILE), { force: true });
+      await this.server.close();
+    }
+    await this.runtime?.close();
     this.ctx.store.close();
   }
 
@@ -188,11 +306,17 @@ export class LocalHost {
     resourceCount: (): number => this.ctx.store.resources.count(),
   };
 
+  /** The lane context whose catalog installs `ref` (out-of-band controls act through it). */
+  private contextOf(ref: FormRef): HostContext {
+    for (const ctx of this.contexts.values()) if (ctx.catalog.form(ref) !== undefined) return ctx;
+    return this.ctx;
+  }
+
   private outOfBandDelete(address: ResourceAddress): boolean {
     return this.ctx.store.transaction(() => {
       const resource = this.ctx.store.resources.byAddress(address);
       if (resource === undefined) return false;
-      commitRemoval(this.ctx, resource);
+      commitRemoval(this.contextOf(recordedRef(resource)), resource);
       return true;
     });
   }
@@ -203,8 +327,9 @@ export class LocalHost {
       if (old === undefined) throw new Error(`no ${address.kind} "${address.name}" to re-create`);
       const ref = formRef ?? recordedRef(old);
       if (ref.apiVersion !== old.apiVersion || ref.kind !== old.kind) throw new Error("a re-created resource keeps its group and kind");
-      if (this.ctx.catalog.form(ref) === undefined) throw new Error(`${formatFormRef(ref)} is not installed`);
-      commitRemoval(this.ctx, old);
+      const ctx = this.contextOf(ref);
+      if (ctx.catalog.form(ref) === undefined) throw new Error(`${formatFormRef(ref)} is not installed`);
+      commitRemoval(ctx, old);
       const input: WriteInput = {
         action: "apply",
         tenant: old.tenant,
@@ -222,7 +347,7 @@ export class LocalHost {
         plannedUid: newUid(),
       };
       // Out of band there is no review to spend; every other rule of a create still holds.
-      return commitWrite(this.ctx, checkWrite(this.ctx, input, "sync", undefined, { review: false }));
+      return commitWrite(ctx, checkWrite(ctx, input, "sync", undefined, { review: false }));
     });
   }
 
@@ -231,10 +356,11 @@ export class LocalHost {
       const resource = this.ctx.store.resources.byAddress(address);
       if (resource === undefined) throw new Error(`no ${address.kind} "${address.name}" to re-contract`);
       if (formRef.apiVersion !== resource.apiVersion || formRef.kind !== resource.kind) throw new Error("a contract move keeps group and kind");
-      if (this.ctx.catalog.form(formRef) === undefined) throw new Error(`${formatFormRef(formRef)} is not installed`);
-      this.ctx.store.resources.recontract(resource.uid, formRef);
-      const env = renderEnv(this.ctx, resource.tenant);
-      rerender(env, affectedBy(this.ctx.store, this.ctx.catalog, env.view, resource, resource.uid, resource), new Set([resource.uid]));
+      const ctx = this.contextOf(formRef);
+      if (ctx.catalog.form(formRef) === undefined) throw new Error(`${formatFormRef(formRef)} is not installed`);
+      ctx.store.resources.recontract(resource.uid, formRef);
+      const env = renderEnv(ctx, resource.tenant);
+      rerender(env, affectedBy(ctx.store, ctx.catalog, env.view, resource, resource.uid, resource), new Set([resource.uid]));
     });
   }
 }

@@ -3,11 +3,11 @@
 // then the fences, then the dependency scan (reference §3.6): a resource that merely took the
 // deleted one's name is never touched, and one that acquired a holder meanwhile survives.
 
-import { formatFormRef, formRefsEqual, type FormRef } from "../forms/refs.ts";
+import { formatFormRef, formRefsEqual, type FormRef } from "../core/index.ts";
 import type { HostContext } from "./context.ts";
 import { HostError } from "./errors.ts";
 import type { AcceptedIdentity } from "./gauntlet.ts";
-import { formUnknown } from "./query.ts";
+import { formMissing } from "./query.ts";
 import type { MutationPhase } from "./rules/types.ts";
 import { recordedRef, type StoredResource } from "./store/index.ts";
 import { ruleView } from "./view.ts";
@@ -26,7 +26,7 @@ export interface DeleteInput {
 
 export function checkDelete(ctx: HostContext, input: DeleteInput, phase: MutationPhase, accepted?: AcceptedIdentity): StoredResource {
   const form = ctx.catalog.form(input.formRef);
-  if (form === undefined) throw formUnknown(input.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, input.formRef);
   const label = `${input.formRef.kind} "${input.name}"`;
   const current = ctx.store.resources.byAddress({
     tenant: input.tenant,
@@ -57,11 +57,9 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
     if (holder !== undefined) {
       const holderResource = ctx.store.resources.byUid(holder.holderUid);
       const who = holderResource === undefined ? `uid ${holder.holderUid}` : `${holderResource.kind} "${holderResource.name}"`;
-      throw new HostError(
-        "dependency_in_use",
-        `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`,
-        { hostCode: "relation_holder" },
-      );
+      throw new HostError("dependency_in_use", `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`, {
+        hostCode: "relation_holder",
+      });
     }
     if (form.rules.checkDelete !== undefined) {
       form.rules.checkDelete({ view: ruleView(ctx.store, ctx.catalog, input.tenant), phase, form, resource: current });

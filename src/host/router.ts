@@ -4,9 +4,15 @@
 //
 // Unknown routes and methods answer `invalid_argument` naming what was wrong, never
 // `resource_not_found`: only a structured resource_not_found means "absent" to a client, and a
-// misrouted DELETE must not look like "already gone" (reference §11 Q9).
+// misrouted DELETE must not look like "already gone" (reference §11 Q9). A lane this host does
+// not serve is such an unknown route, named as one (hostCode `unknown_route`): a client asks the
+// next lane then (docs/client.md, lane negotiation).
+//
+// The lane is the route's first segments, matched whole (`/apis/forms.takoform.com/<lane>`); the
+// rest is parsed by position, so a Form group whose version segment spells the same word as the
+// lane (`…/v1beta1/resources/edge.forms.takoform.com/v1beta1/Kind/name`) is never confused with it.
 
-import { API_ROOT, DISCOVERY_PATH } from "../core/protocol.ts";
+import { type Lane, LANES } from "../core/index.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 
 export type RouteName =
@@ -35,14 +41,15 @@ export type RouteName =
 
 export interface RouteMatch {
   route: RouteName;
+  /** The lane whose discovery path or API root the target starts with. */
+  lane: Lane;
   /** Decoded path parameters; `group` is the rejoined `{formGroup}/{formVersion}`. */
   params: Record<string, string>;
   /** The raw query string without `?`, or null when the target had none. */
   query: string | null;
 }
 
-const DISCOVERY_SEGMENTS = DISCOVERY_PATH.split("/").slice(1);
-const API_SEGMENTS = API_ROOT.split("/").slice(1);
+const LANE_SEGMENTS = LANES.map((lane) => ({ lane, discovery: lane.discoveryPath.split("/").slice(1), api: lane.apiRoot.split("/").slice(1) }));
 
 /** Decodes one escaped path segment strictly. */
 export function decodeSegment(segment: string): string {
@@ -68,8 +75,16 @@ export function splitTarget(target: string): { path: string; query: string | nul
   return { path, query };
 }
 
+type LaneFreeMatch = Omit<RouteMatch, "lane">;
+
 /** Picks the route for `method` among those a path serves, or refuses the method. */
-function allowed(method: string, _path: RouteName, params: Record<string, string>, query: string | null, methods: Partial<Record<string, RouteName>>): RouteMatch {
+function allowed(
+  method: string,
+  _path: RouteName,
+  params: Record<string, string>,
+  query: string | null,
+  methods: Partial<Record<string, RouteName>>,
+): LaneFreeMatch {
   const hit = Object.hasOwn(methods, method) ? methods[method] : undefined;
   if (hit === undefined) {
     throw invalidArgument(`method ${method} is not allowed on this route (allowed: ${Object.keys(methods).join(", ")})`, {
@@ -79,8 +94,11 @@ function allowed(method: string, _path: RouteName, params: Record<string, string
   return { route: hit, params, query };
 }
 
-/** Resolves a method and request target to one route, or refuses with invalid_argument. */
-export function route(method: string, target: string): RouteMatch {
+/**
+ * Resolves a method and request target to one route of a served lane, or refuses with
+ * invalid_argument (an unknown route, or a lane the host does not serve).
+ */
+export function route(method: string, target: string, served: { has(lane: string): boolean }): RouteMatch {
   const { path, query } = splitTarget(target);
   const raw = path.slice(1).split("/");
   const segments: string[] = [];
@@ -91,17 +109,21 @@ export function route(method: string, target: string): RouteMatch {
     segments.push(decoded);
   }
   if (segments.some((s) => s.length === 0)) throw unknownRoute(path);
-  if (startsWith(segments, DISCOVERY_SEGMENTS) && segments.length === DISCOVERY_SEGMENTS.length) {
-    return allowed(method, "discovery", {}, query, { GET: "discovery" });
+  for (const { lane, discovery, api } of LANE_SEGMENTS) {
+    if (startsWith(segments, discovery) && segments.length === discovery.length) {
+      if (!served.has(lane.name)) throw unservedLane(lane);
+      return { ...allowed(method, "discovery", {}, query, { GET: "discovery" }), lane };
+    }
+    if (!startsWith(segments, api)) continue;
+    if (!served.has(lane.name)) throw unservedLane(lane);
+    const match = apiRoute(method, segments.slice(api.length), query);
+    if (match === undefined) throw unknownRoute(path);
+    return { ...match, lane };
   }
-  if (!startsWith(segments, API_SEGMENTS)) throw unknownRoute(path);
-  const rest = segments.slice(API_SEGMENTS.length);
-  const match = apiRoute(method, rest, query);
-  if (match === undefined) throw unknownRoute(path);
-  return match;
+  throw unknownRoute(path);
 }
 
-function apiRoute(method: string, s: string[], query: string | null): RouteMatch | undefined {
+function apiRoute(method: string, s: string[], query: string | null): LaneFreeMatch | undefined {
   const [head] = s;
   const n = s.length;
   if (head === "forms" && n === 1) return allowed(method, "forms", {}, query, { GET: "forms" });
@@ -174,5 +196,9 @@ function startsWith(segments: readonly string[], prefix: readonly string[]): boo
 
 function unknownRoute(path: string): HostError {
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-  return invalidArgument(`unknown route ${shown}: no Host API v1alpha3 endpoint has this path`, { hostCode: "unknown_route" });
+  return invalidArgument(`unknown route ${shown}: no Host API endpoint of this host has this path`, { hostCode: "unknown_route" });
+}
+
+function unservedLane(lane: Lane): HostError {
+  return invalidArgument(`this host does not serve the Host API lane ${lane.hostApiVersion}`, { hostCode: "unknown_route" });
 }

@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_ROOT } from "../core/protocol.ts";
+import { LANES } from "../core/index.ts";
 import { errorEnvelope, HostError } from "./errors.ts";
 import { jsonBytes, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";
@@ -20,7 +20,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const BLOB_PUT = new RegExp(`^${API_ROOT.replace(/\./g, "\\.")}/artifacts/uploads/[^/?]+/blobs/[^/?]+(?:\\?|$)`);
+const BLOB_PUT = new RegExp(`^(?:${LANES.map((l) => l.apiRoot.replace(/\./g, "\\.")).join("|")})/artifacts/uploads/[^/?]+/blobs/[^/?]+(?:\\?|$)`);
 
 function bodyLimit(req: IncomingMessage): number {
   return req.method === "PUT" && BLOB_PUT.test(req.url ?? "") ? BLOB_BODY_LIMIT : BODY_LIMIT;
@@ -81,31 +81,47 @@ function send(res: ServerResponse, response: HostResponse, close = false): void 
   else res.end(response.body);
 }
 
-export function startServer(handle: (request: HostRequest) => Promise<HostResponse>, host: string, port: number): Promise<RunningServer> {
+/**
+ * `intercept` sees every request first and returns true when it answers it itself (worker
+ * traffic and runtime controls, which stream their bodies); the rest is the Host API.
+ */
+export function startServer(
+  handle: (request: HostRequest) => Promise<HostResponse>,
+  host: string,
+  port: number,
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<RunningServer> {
   const server = createServer({ keepAlive: true, requestTimeout: 300_000 }, (req, res) => {
+    if (intercept?.(req, res) === true) return;
     const limit = bodyLimit(req);
-    readBody(req, limit).then(
-      async (body) => {
-        const response = await handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: rawHeaders(req.rawHeaders), body });
-        send(res, response);
-      },
-      (error: unknown) => {
-        const requestId = newRequestId();
-        const refusal =
-          error instanceof BodyTooLarge
-            ? new HostError("invalid_argument", `the request body exceeds this route's limit of ${limit} bytes`)
-            : new HostError("invalid_argument", "the request body could not be read");
-        send(
-          res,
-          { status: refusal.status, headers: { "Content-Type": "application/json", "X-Request-Id": requestId }, body: jsonBytes(errorEnvelope(refusal, requestId)) },
-          true,
-        );
-        res.on("finish", () => req.destroy());
-      },
-    ).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    readBody(req, limit)
+      .then(
+        async (body) => {
+          const response = await handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: rawHeaders(req.rawHeaders), body });
+          send(res, response);
+        },
+        (error: unknown) => {
+          const requestId = newRequestId();
+          const refusal =
+            error instanceof BodyTooLarge
+              ? new HostError("invalid_argument", `the request body exceeds this route's limit of ${limit} bytes`)
+              : new HostError("invalid_argument", "the request body could not be read");
+          send(
+            res,
+            {
+              status: refusal.status,
+              headers: { "Content-Type": "application/json", "X-Request-Id": requestId },
+              body: jsonBytes(errorEnvelope(refusal, requestId)),
+            },
+            true,
+          );
+          res.on("finish", () => req.destroy());
+        },
+      )
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
   });
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {

@@ -1,13 +1,12 @@
-// TakoformProvider: the Provider the engine drives (src/provider/types.ts), keeping state bound to
+// HostProvider: the Provider the engine drives (src/provider/types.ts), keeping state bound to
 // one exact Form identity and one host incarnation. Each operation lives in its own module; this
 // class only wires them to one shared runtime (codec table, default space, client, caches).
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { Attributes } from "../core/values.ts";
+import type { Attributes, Diagnostic } from "../core/index.ts";
 import { importState } from "./import/import.ts";
 import { planResource } from "./plan/plan.ts";
 import { readResource } from "./read/read.ts";
-import { ProviderRuntime, type TakoformProviderOptions } from "./runtime.ts";
+import { ProviderRuntime, type HostProviderOptions } from "./runtime.ts";
 import type {
   ImportResult,
   PlanRequest,
@@ -30,10 +29,10 @@ import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
 import { updateResource } from "./write/update.ts";
 
-export class TakoformProvider implements Provider {
+export class HostProvider implements Provider {
   readonly #rt: ProviderRuntime;
 
-  constructor(options: TakoformProviderOptions) {
+  constructor(options: HostProviderOptions) {
     this.#rt = new ProviderRuntime(options);
   }
 
@@ -89,7 +88,7 @@ export class TakoformProvider implements Provider {
     return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
-  importState(type: string, id: string): ImportResult {
+  importState(type: string, id: string): Promise<ImportResult> {
     return importState(this.#rt, type, id);
   }
 
@@ -103,4 +102,4 @@ export class TakoformProvider implements Provider {
   }
 }
 
-export type { TakoformProviderOptions };
+export type { HostProviderOptions };

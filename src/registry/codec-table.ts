@@ -4,9 +4,15 @@
 //   it is both Supported and has a codec — membership, not equality with the default, decides;
 // - a ref that fails either test is a RegistryError naming it and every known ref of its kind,
 //   raised before any host call (decision 0017 rule 4).
-// Immutable like the registry: withCodec returns a copy.
+// Immutable like the registry: withCodec returns a copy. A codec is read from the generated data
+// only when it is first asked for (the bundled codecs are files read on demand, lazy-codecs.ts).
+//
+// A resource type serves one Form line, or one Edge family line per Host API lane (the same kind
+// in each lane's group: src/core/lanes.ts). Its lines are kept lead first — the line of the
+// preferred lane, which decides the type's surface — and `lineFor(type, lane)` names the line a
+// create under that lane uses.
 
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
+import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind, LANES, laneOfGroup, type Lane } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
@@ -17,14 +23,18 @@ export interface ServedRef {
   codec: FormCodec;
 }
 
+/** formRefKey → the codec, read on the first call. */
+type CodecSource = () => FormCodec;
+
 export class CodecTable {
-  readonly #codecs: ReadonlyMap<string, FormCodec>;
-  readonly #types: ReadonlyMap<string, ResourceTypeEntry>;
+  readonly #codecs: ReadonlyMap<string, CodecSource>;
+  /** Type name → its lines, lead first. */
+  readonly #types: ReadonlyMap<string, readonly ResourceTypeEntry[]>;
 
   private constructor(
     readonly registry: FormRegistry,
-    codecs: ReadonlyMap<string, FormCodec>,
-    types: ReadonlyMap<string, ResourceTypeEntry>,
+    codecs: ReadonlyMap<string, CodecSource>,
+    types: ReadonlyMap<string, readonly ResourceTypeEntry[]>,
   ) {
     this.#codecs = codecs;
     this.#types = types;
@@ -39,30 +49,35 @@ export class CodecTable {
       );
     }
     const registry = FormRegistry.of(data.supported, data.defaultCreates);
-    const codecs = new Map<string, FormCodec>();
+    const codecs = new Map<string, CodecSource>();
     for (const ref of registry.supportedRefs()) {
-      const codec = data.codecs[formRefKey(ref)];
-      if (codec !== undefined) codecs.set(formRefKey(ref), codec);
+      const key = formRefKey(ref);
+      // Membership only: reading the property would read the codec.
+      if (Object.hasOwn(data.codecs, key)) codecs.set(key, () => data.codecs[key]!);
     }
-    return new CodecTable(registry, codecs, new Map(data.types.map((t) => [t.type, t])));
+    return new CodecTable(registry, codecs, groupTypes(data.types));
   }
 
   /** A copy that also supports `codec.ref` with this codec (tests add a synthetic definition this way). */
   withCodec(codec: FormCodec, options: { asDefaultCreate?: boolean; type?: ResourceTypeEntry } = {}): CodecTable {
     const registry = this.registry.register({ ...codec.ref, packageDigest: codec.packageDigest }, { asDefaultCreate: options.asDefaultCreate });
     const codecs = new Map(this.#codecs);
-    codecs.set(formRefKey(codec.ref), codec);
+    codecs.set(formRefKey(codec.ref), () => codec);
     const types = new Map(this.#types);
-    if (options.type !== undefined) types.set(options.type.type, options.type);
+    if (options.type !== undefined) types.set(options.type.type, [options.type]);
     return new CodecTable(registry, codecs, types);
   }
 
   /** The create target of a line: its default ref and that ref's codec. */
   defaultCreate(line: GroupKind): ServedRef {
     const ref = this.registry.defaultCreate(line);
-    const codec = this.#codecs.get(formRefKey(ref));
+    const codec = this.#codecs.get(formRefKey(ref))?.();
     if (codec === undefined) {
-      throw new RegistryError("no-codec", `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`, this.renderedCodecRefsForKind(ref.kind));
+      throw new RegistryError(
+        "no-codec",
+        `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`,
+        this.renderedCodecRefsForKind(ref.kind),
+      );
     }
     return { ref, codec };
   }
@@ -70,7 +85,7 @@ export class CodecTable {
   /** The ref recorded in state, served only when Supported AND compiled; otherwise a RegistryError. */
   forStateRef(ref: FormRef): ServedRef {
     const held = this.registry.lookup(ref);
-    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
     if (held === undefined || codec === undefined) {
       const known = this.renderedCodecRefsForKind(ref.kind);
       throw new RegistryError(
@@ -85,7 +100,7 @@ export class CodecTable {
   /** forStateRef without the error: undefined is the fail-closed signal. */
   tryForStateRef(ref: FormRef): ServedRef | undefined {
     const held = this.registry.lookup(ref);
-    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held));
+    const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
     return held === undefined || codec === undefined ? undefined : { ref: held, codec };
   }
 
@@ -105,23 +120,51 @@ export class CodecTable {
   codecsFor(line: GroupKind): FormCodec[] {
     return this.registry
       .supportedRefsFor(line)
-      .map((r) => this.#codecs.get(formRefKey(r)))
+      .map((r) => this.#codecs.get(formRefKey(r))?.())
       .filter((c): c is FormCodec => c !== undefined);
   }
 
-  /** Resource types sorted by name. */
+  /** Resource types sorted by name, each as its lead line. */
   types(): ResourceTypeEntry[] {
-    return [...this.#types.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    return [...this.#types.values()].map((lines) => lines[0]!).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   }
 
+  /** A resource type's lead line (the one describing its surface). */
   type(typeName: string): ResourceTypeEntry | undefined {
-    return this.#types.get(typeName);
+    return this.#types.get(typeName)?.[0];
+  }
+
+  /** Every line a resource type serves, lead first. */
+  linesOf(typeName: string): readonly ResourceTypeEntry[] {
+    return this.#types.get(typeName) ?? [];
+  }
+
+  /** The line of a resource type served under `lane`: its lane's line, else its lane-neutral one. */
+  lineFor(typeName: string, lane: Lane): ResourceTypeEntry | undefined {
+    return this.linesOf(typeName).find((line) => {
+      const owner = laneOfGroup(line.apiVersion);
+      return owner === undefined || owner === lane;
+    });
   }
 
   /** The resource type serving a Form line, if any. */
   typeForLine(line: GroupKind): ResourceTypeEntry | undefined {
     const key = groupKindKey(line);
-    for (const entry of this.#types.values()) if (groupKindKey(entry) === key) return entry;
+    for (const lines of this.#types.values()) for (const entry of lines) if (groupKindKey(entry) === key) return entry;
     return undefined;
   }
+}
+
+/** A lane-owned line sorts by its lane's preference; a lane-neutral one first. */
+function lanePreference(entry: ResourceTypeEntry): number {
+  const owner = laneOfGroup(entry.apiVersion);
+  return owner === undefined ? -1 : LANES.indexOf(owner);
+}
+
+/** Entries by type name, each type's lines lead first. */
+export function groupTypes(entries: readonly ResourceTypeEntry[]): Map<string, ResourceTypeEntry[]> {
+  const out = new Map<string, ResourceTypeEntry[]>();
+  for (const entry of entries) out.set(entry.type, [...(out.get(entry.type) ?? []), entry]);
+  for (const lines of out.values()) lines.sort((a, b) => lanePreference(a) - lanePreference(b));
+  return out;
 }

@@ -1,10 +1,9 @@
 // The shape of a codec: the field set ONE exact Form definition declared (decision 0017 rule 3).
-// Codecs are generated data (`codecs/**.gen.ts`); the encode/decode runtime lives in
+// Codecs are generated data (`codecs/**.gen.json`); the encode/decode runtime lives in
 // src/provider/codec. The types sit here, in the registry layer, so generated data can name them
 // without importing anything above it.
 
-import type { KnownValue } from "../core/values.ts";
-import type { FormRef, GroupKind } from "../forms/refs.ts";
+import type { FormRef, GroupKind, KnownValue } from "../core/index.ts";
 
 export type FormRole = "identity" | "revision" | "deployment" | "attachment" | "policy";
 
@@ -33,7 +32,9 @@ export type CodecFieldType =
   /** `x-takoform-binding` list of `{name, resource: ref}`: HCL `{name, target_name}`. */
   | { kind: "binding-list"; binding: string; target: GroupKind; minItems?: number; maxItems?: number; name: StringConstraints }
   /** An array of closed objects whose members are scalars or refs. */
-  | { kind: "object-list"; minItems?: number; maxItems?: number; members: CodecMember[] };
+  | { kind: "object-list"; minItems?: number; maxItems?: number; members: CodecMember[] }
+  /** One closed object whose members are scalars or refs: a single nested attribute (`assets`). */
+  | { kind: "object"; members: CodecMember[] };
 
 export interface CodecMember {
   wire: string;

@@ -18,7 +18,9 @@ export type RegistryErrorCode =
   /** A supported identity has no codec compiled into this build. */
   | "no-codec"
   /** Generated data written by an incompatible generator. */
-  | "format-mismatch";
+  | "format-mismatch"
+  /** A generated registry document that cannot be read: missing, not JSON, or not shaped as one. */
+  | "unreadable";
 
 export class RegistryError extends Error {
   override name = "RegistryError";

@@ -5,8 +5,8 @@
 // write is in flight, credentials never reach state, sensitive outputs are sealed, one record
 // per host object — so a document cannot put into a state what the writes could not.
 
-import type { KnownValue } from "../core/values.ts";
-import type { WriteIntent } from "../provider/types.ts";
+import type { KnownValue } from "../core/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 import { StateWriteError } from "./errors.ts";
 import { assertKnownJson, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials, type OutputRow } from "./records.ts";
 import { toRow, type HostBindingRow, type ResourceRow } from "./row.ts";
@@ -103,6 +103,8 @@ function bindingRow(host: Record<string, unknown>): HostBindingRow {
   const at = pointer("host");
   need(isText(host["origin"]) && isText(host["space"]), at, "a host binding needs an origin and a space");
   for (const key of ["hostId", "tenant", "credential"]) need(host[key] === null || typeof host[key] === "string", `${at}/${key}`, `${key} is null or a string`);
+  // A document pulled before bindings recorded a lane has none: that state was written under the first lane (null).
+  need(host["lane"] === undefined || host["lane"] === null || typeof host["lane"] === "string", `${at}/lane`, "lane is null or a string");
   need(isText(host["boundAt"]), `${at}/boundAt`, "boundAt must be an ISO-8601 time");
   return {
     origin: host["origin"] as string,
@@ -111,6 +113,7 @@ function bindingRow(host: Record<string, unknown>): HostBindingRow {
     tenant: host["tenant"] as string | null,
     credential: host["credential"] as string | null,
     bound_at: host["boundAt"] as string,
+    lane: (host["lane"] as string | null | undefined) ?? null,
   };
 }
 

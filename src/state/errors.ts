@@ -91,6 +91,29 @@ export class StateConflictError extends StateError {
   }
 }
 
+/**
+ * A move (`state mv`) the store refused, having changed nothing: no record at `from`, a record
+ * already at `to`, or a host write still in flight somewhere in the state.
+ */
+export class StateMoveError extends StateError {
+  override name = "StateMoveError";
+  constructor(
+    readonly from: string,
+    readonly to: string,
+    readonly reason: "source-missing" | "target-exists" | "in-flight",
+    /** The records behind the refusal: the one at `to`, or those with a write in flight. */
+    readonly addresses: readonly string[],
+  ) {
+    super(
+      reason === "source-missing"
+        ? `cannot move ${from}: state has no record at that address`
+        : reason === "target-exists"
+          ? `cannot move ${from} to ${to}: state already has a record at ${addresses[0] ?? to}`
+          : `cannot move ${from} while a host write is in flight (${addresses.join(", ")}); the next apply resolves it first`,
+    );
+  }
+}
+
 /** Misuse of the locking API by the caller (acquiring twice, renewing without a lease). */
 export class StateUsageError extends StateError {
   override name = "StateUsageError";

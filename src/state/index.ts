@@ -25,8 +25,9 @@
 //   clearInterval(timer); await store.release(); await store.close();
 //
 // where `toInput(state)` is `{ type: state.type, status: "ready" | "placeholder", attributes,
-// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`,
-// and a sensitive output's value is handed to putOutputs sealed (`sealSensitive(value, store.lineage)`).
+// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`
+// (src/secrets, the one owner of sealing), and a sensitive output's value is handed to putOutputs
+// sealed (`sealSensitive(value, store.lineage)`).
 //
 // Guarantees
 // - Each write is one transaction on one record; the whole state is never rewritten.
@@ -45,7 +46,7 @@
 // - Identity columns (ref, space, name, uid, generation, revision, pending_operation_id,
 //   relation_drift_reason) are derived from the provider's envelope attributes on every write.
 // - Values are known JSON only (an unknown is a StateWriteError); credentials are stripped from
-//   stored intents; sensitive values arrive sealed (see sensitive.ts) and are kept as opaque data.
+//   stored intents; sensitive values arrive sealed (src/secrets/seal.ts) and are kept as opaque data.
 // - A record is settled (no intent) or in flight (exactly one intent): `ResourceRecord` is a union
 //   on status, and both stores' tables refuse anything else.
 // - `replaceState(document)` writes a whole `pull()` document in one fenced transaction
@@ -69,6 +70,7 @@ export type {
   SettledRecord,
   SettledStatus,
   StateDocument,
+  StateMove,
   StateReader,
   StateStore,
   StoredHostBinding,
@@ -81,16 +83,31 @@ export {
   StateError,
   StateFormatError,
   StateLockedError,
+  StateMoveError,
   StateNotFoundError,
   StateUsageError,
   StateWriteError,
 } from "./errors.ts";
-export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
+// Sealed values are what a reader of state meets; sealing itself is src/secrets's.
+export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
+export { movedAddress, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
 export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
 export { pgLayoutDdl } from "./pg/schema.ts";
 export { checkStateDocument, StateDocumentError } from "./document.ts";
-export { SUPPORTED_BACKENDS, type BackendConfig, type LocalBackendConfig, type PgBackendConfig } from "./backend/config.ts";
-export { describeBackend, resolveBackend, type BackendSpec, type LocalBackendSpec, type PgBackendSpec } from "./backend/resolve.ts";
+export { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig, type LocalBackendConfig, type PgBackendConfig } from "./backend/config.ts";
+export {
+  backendIdentity,
+  BackendError,
+  describeBackend,
+  resolveBackend,
+  sameIdentity,
+  type BackendIdentity,
+  type BackendSpec,
+  type LocalBackendSpec,
+  type PgBackendSpec,
+} from "./backend/resolve.ts";
+// What a command needs to keep a pg backend's password out of what it prints (no pg import).
+export { connStrSecrets, redactConnStr, scrub } from "./pg/connection.ts";
 export { openBackendReader, openBackendStore } from "./backend/open.ts";

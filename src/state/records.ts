@@ -2,11 +2,10 @@
 // attributes, proving an attribute document holds known JSON only, and keeping credentials out
 // of a stored write intent.
 
-import type { KnownValue } from "../core/values.ts";
-import { Unknown } from "../core/values.ts";
-import type { WriteIntent } from "../provider/types.ts";
+import { type KnownValue, Unknown } from "../core/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 import { StateWriteError } from "./errors.ts";
-import { isSealedSensitive } from "./sensitive.ts";
+import { isSealedSensitive } from "../secrets/index.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES, type ContributionEdge, type InFlightStatus, type ResourceInput, type ResourceRecord } from "./types.ts";
 
 /**

@@ -1,7 +1,7 @@
 // Row shapes shared by both stores (the SQLite file and the PostgreSQL tables have the same
 // columns) and their conversion to and from the state model.
 
-import type { KnownValue } from "../core/values.ts";
+import type { KnownValue } from "../core/index.ts";
 import { StateFormatError } from "./errors.ts";
 import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "./types.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
@@ -178,8 +178,18 @@ export interface HostBindingRow {
   tenant: string | null;
   credential: string | null;
   bound_at: string;
+  /** Absent in a layout-2 file read as it is; NULL for a binding written before lanes were recorded. */
+  lane?: string | null;
 }
 
 export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
-  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, boundAt: row.bound_at };
+  return {
+    origin: row.origin,
+    hostId: row.host_id,
+    space: row.space,
+    tenant: row.tenant,
+    credential: row.credential,
+    lane: row.lane ?? null,
+    boundAt: row.bound_at,
+  };
 }

@@ -3,9 +3,8 @@
 // The interfaces are storage-neutral (every call returns a Promise) so a PostgreSQL store can
 // sit behind them later; the local SQLite store is the only implementation today.
 
-import type { KnownValue } from "../core/values.ts";
-import type { WireFormRef } from "../core/protocol.ts";
-import type { WriteIntent } from "../provider/types.ts";
+import type { FormRef, KnownValue } from "../core/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 
 /**
  * Where a record is in its lifecycle.
@@ -66,7 +65,7 @@ interface StoredRecord {
   address: string;
   type: string;
   /** The exact FormRef recorded (`form_api_version`, `form_kind`, `form_definition_version`, `form_schema_digest`). */
-  ref: WireFormRef | null;
+  ref: FormRef | null;
   packageDigest: string | null;
   space: string | null;
   name: string | null;
@@ -134,6 +133,12 @@ export interface HostBinding {
    * tenant — is noticed. Never the credential itself; null without one or with a known tenant.
    */
   credential: string | null;
+  /**
+   * The Host API lane (its group version, `forms.takoform.com/v1beta1`) every record of the state
+   * was written under (docs/state.md §4). Null only for a binding written before lanes were
+   * recorded: such a state was written under the first lane, forms.takoform.com/v1alpha3.
+   */
+  lane: string | null;
 }
 
 /** A binding as stored: when it was last written. */
@@ -227,6 +232,13 @@ export interface StateReader {
   close(): Promise<void>;
 }
 
+/** What one move changed (`moveResource`): each record moved (`from` → `to`), and the records whose edges were rewritten. */
+export interface StateMove {
+  moved: { from: string; to: string }[];
+  /** Records (other than the moved ones) whose dependencies or contribution edges named a moved address. */
+  edges: string[];
+}
+
 /**
  * Read-write access. Every write is one transaction on one record (never a rewrite of the whole
  * state), bumps the serial, and — when this handle holds the lease — verifies inside the same
@@ -267,6 +279,15 @@ export interface StateStore extends StateReader {
   settle(address: string, input: ResourceInput | null): Promise<void>;
   /** Forgets a record (e.g. `state rm`, or a refresh that proved the resource gone). */
   removeResource(address: string): Promise<boolean>;
+  /**
+   * Moves the record at `from` to `to` (`state mv`): the resource and each of its deposed objects
+   * (`from#deposed:K` → `to#deposed:K`), and every dependency and contribution edge of other
+   * records that names one of them (move.ts says how). One fenced write that bumps the serial
+   * once. Refused with StateMoveError, changing nothing, when `from` has no record, when `to` or a
+   * deposed object under it has one, or while any record has an unsettled intent (an intent's
+   * recorded step names its address, and resuming it must find the record where it was).
+   */
+  moveResource(from: string, to: string): Promise<StateMove>;
   /**
    * Replaces the stack outputs. A sensitive value must arrive sealed (`sealSensitive(value,
    * lineage)`, which the engine does); the store keeps values as opaque data and refuses a

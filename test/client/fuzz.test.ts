@@ -4,15 +4,15 @@
 
 import { describe, expect, it } from "vitest";
 import { parseEndpoint, validateDiscovery } from "../../src/client/discovery.ts";
+import { LANE } from "./fixtures/lane.ts";
 import { HostApiError, ProtocolInvalidError, TakoformClientError } from "../../src/client/errors.ts";
 import { decodeErrorResponse, verifyOperation } from "../../src/client/operation-shape.ts";
 import { verifyAvailability, verifyPrepareResponse, verifyResourceResponse } from "../../src/client/resource-shape.ts";
 import { WireReader } from "../../src/client/wire-reader.ts";
 import { parseStrictJson } from "../../src/forms/strict-json.ts";
-import type { JsonValue } from "../../src/forms/digest.ts";
+import { digestCanonical, type JsonValue } from "../../src/forms/digest.ts";
 import { availabilityDoc, NAME, operationDoc, REF, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope } from "./fixtures/hostile-host.ts";
-import { digestCanonical } from "../../src/forms/digest.ts";
 
 /** Small deterministic PRNG (mulberry32) so a failure is reproducible from its seed. */
 function prng(seed: number): () => number {
@@ -135,7 +135,7 @@ const targets: Target[] = [
     valid: utf8(discoveryDocument("https://host.example")),
     decode: (b) => {
       const doc = new WireReader("fuzz", 200).json(b);
-      validateDiscovery(doc, parseEndpoint("https://host.example"));
+      validateDiscovery(doc, parseEndpoint("https://host.example"), LANE);
       return doc;
     },
   },

@@ -12,7 +12,7 @@ import {
   isOperationNotFound,
   isResourceNotFound,
 } from "../../src/client/errors.ts";
-import { API_ROOT } from "../../src/core/protocol.ts";
+import { API_ROOT } from "./fixtures/lane.ts";
 import { NAME, operationDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, scriptPrelude } from "./fixtures/scripts.ts";
@@ -129,7 +129,10 @@ describe("202 apply", () => {
     expect((unreadable as AcceptedError).operationId).toBeUndefined();
 
     host.on("PUT", RESOURCE_PATH, () => pending("op_sub"));
-    host.on("GET", opPath("op_sub"), () => ({ status: 200, body: operationDoc("op_sub", { done: true, result: { resource: resourceDoc({ name: "other" }) } }) }));
+    host.on("GET", opPath("op_sub"), () => ({
+      status: 200,
+      body: operationDoc("op_sub", { done: true, result: { resource: resourceDoc({ name: "other" }) } }),
+    }));
     const substituted = await rejectionOf(client.applyResource(request));
     expect((substituted as AcceptedError).operationId).toBe("op_sub");
     expect(substituted.message).toContain("changed the requested resource name");

@@ -14,7 +14,7 @@ import {
   isResourceNotFound,
 } from "../../src/client/errors.ts";
 import { incarnationKey } from "../../src/client/keys.ts";
-import { API_ROOT, DISCOVERY_PATH } from "../../src/core/protocol.ts";
+import { API_ROOT, DISCOVERY_PATH } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { availabilityDoc, NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope, type HostileHost } from "./fixtures/hostile-host.ts";
@@ -247,7 +247,9 @@ describe("observe", () => {
     const call = host.calls[0]!;
     expect(call.headers["takoform-expected-generation"]).toBe("3");
     expect(call.headers["idempotency-key"]).toBe(incarnationKey("observe", REF, NAME, SPACE, "uid-1", "3", ""));
-    expect(call.query).toBe(`definitionVersion=0.1.0&group=edge.takoform-cdk.dev%2Fv1alpha1&kind=AtLeastOnceQueue&schemaDigest=sha256%3A${"a".repeat(64)}&space=prod`);
+    expect(call.query).toBe(
+      `definitionVersion=0.1.0&group=edge.takoform-cdk.dev%2Fv1alpha1&kind=AtLeastOnceQueue&schemaDigest=sha256%3A${"a".repeat(64)}&space=prod`,
+    );
     expect(call.body.byteLength).toBe(0);
     host.on("POST", observePath, () => ({ status: 200, headers: { ETag: '"4"' }, body: { resource: resourceDoc({ generation: "3", revision: "5" }) } }));
     expect((await rejectionOf(client.observeResource(SPACE, REF, NAME, { uid: "uid-1", generation: "3" }))).message).toContain("exactly one ETag");

@@ -11,7 +11,8 @@ import { exactQuery, pathEscape, queryEscape, resourcePath } from "../../src/cli
 import { backoff, DEFAULT_RETRY_POLICY, retryPolicy } from "../../src/client/retry.ts";
 import { jitter, parseRetryAfter, pollBackoffWindow, pollDelay } from "../../src/client/timing.ts";
 import { WireReader } from "../../src/client/wire-reader.ts";
-import { API_ROOT } from "../../src/core/protocol.ts";
+import { API_ROOT, HOST_API_VERSION, LANE } from "./fixtures/lane.ts";
+import { LANES } from "../../src/core/lanes.ts";
 import type { JsonValue } from "../../src/forms/digest.ts";
 import { discoveryDocument, envelope } from "./fixtures/hostile-host.ts";
 import { operationDoc, REF } from "./fixtures/documents.ts";
@@ -54,13 +55,21 @@ describe("buildWorkerBundleManifest", () => {
     const js = "application/javascript+module";
     expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [] })).toThrow(/at least one module/);
     expect(() =>
-      buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: js, bytes }, { name: "a.js", mediaType: js, bytes }] }),
+      buildWorkerBundleManifest({
+        mainModule: "a.js",
+        modules: [
+          { name: "a.js", mediaType: js, bytes },
+          { name: "a.js", mediaType: js, bytes },
+        ],
+      }),
     ).toThrow(/declared twice/);
     expect(() => buildWorkerBundleManifest({ mainModule: "b.js", modules: [{ name: "a.js", mediaType: js, bytes }] })).toThrow(/names no declared module/);
-    expect(() =>
-      buildWorkerBundleManifest({ mainModule: "a.map", modules: [{ name: "a.map", mediaType: "application/source-map+json", bytes }] }),
-    ).toThrow(/not loadable/);
-    expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: "application/json", bytes }] })).toThrow(ClientInputError);
+    expect(() => buildWorkerBundleManifest({ mainModule: "a.map", modules: [{ name: "a.map", mediaType: "application/source-map+json", bytes }] })).toThrow(
+      /not loadable/,
+    );
+    expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: "application/json", bytes }] })).toThrow(
+      ClientInputError,
+    );
     expect(() => buildWorkerBundleManifest({ mainModule: "../a.js", modules: [{ name: "../a.js", mediaType: js, bytes }] })).toThrow(/relative module path/);
   });
 });
@@ -105,82 +114,105 @@ describe("discovery validation (§7.1)", () => {
   const doc = (overrides: Record<string, unknown> = {}) => discoveryDocument("https://host.example", overrides) as JsonValue;
   const endpoints = (extra: Record<string, string>) => ({ endpoints: { api: `https://host.example${API_ROOT}`, ...extra } });
 
-  it("TestDiscoverNegotiatesV1alpha3: accepts the lane and records the endpoints", () => {
-    const lane = validateDiscovery(doc(), origin);
+  it("TestDiscoverNegotiatesV1beta1: accepts the lane and records the endpoints", () => {
+    const lane = validateDiscovery(doc(), origin, LANE);
+    expect(lane.name).toBe(LANE.name);
+    expect(lane.hostApiVersion).toBe(HOST_API_VERSION);
     expect(lane.apiPath).toBe(API_ROOT);
     expect(lane.artifacts).toBe(`https://host.example${API_ROOT}/artifacts`);
-    expect(validateDiscovery(doc(endpoints({ oidc_issuer: "https://issuer.example/realm" })), origin).oidcIssuer).toBe("https://issuer.example/realm");
+    expect(validateDiscovery(doc(endpoints({ oidc_issuer: "https://issuer.example/realm" })), origin, LANE).oidcIssuer).toBe("https://issuer.example/realm");
     // The default port written out is the same origin.
-    expect(validateDiscovery(doc(endpoints({ support: `https://HOST.example:443${API_ROOT}/support` })), origin).support).toBeDefined();
+    expect(validateDiscovery(doc(endpoints({ support: `https://HOST.example:443${API_ROOT}/support` })), origin, LANE).support).toBeDefined();
   });
 
   it("TestDiscoverRejectsWrongAPIVersions", () => {
-    for (const versions of [["forms.takoform.com/v1alpha2"], ["forms.takoform.com/v1alpha3", "forms.takoform.com/v1beta1"], []]) {
-      expect(() => validateDiscovery(doc({ api_versions: versions }), origin)).toThrow(
-        "takoform: versioned discovery must advertise only API version forms.takoform.com/v1alpha3",
-      );
+    for (const lane of LANES) {
+      const other = LANES.find((l) => l !== lane)!;
+      for (const versions of [["forms.takoform.com/v1alpha2"], [other.hostApiVersion], [lane.hostApiVersion, other.hostApiVersion], []]) {
+        expect(() => validateDiscovery(doc({ api_versions: versions }), origin, lane)).toThrow(
+          `takoform: versioned discovery must advertise only API version ${lane.hostApiVersion}`,
+        );
+      }
+      // Each lane's document is judged against its own paths: the other lane's API root is refused.
+      expect(() =>
+        validateDiscovery(doc({ api_versions: [lane.hostApiVersion], endpoints: { api: `https://host.example${other.apiRoot}` } }), origin, lane),
+      ).toThrow(/must have the path/);
     }
   });
 
   it("TestDiscoverRejectsMissingRequiredFeature: each of the seven, and a false value", () => {
-    for (const feature of ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"]) {
+    for (const feature of [
+      "service_forms",
+      "exact_form_ref",
+      "optimistic_concurrency",
+      "idempotent_lifecycle",
+      "operations",
+      "artifact_upload",
+      "support_profiles",
+    ]) {
       const features = Object.fromEntries(
-        ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"].map((f) => [f, true]),
+        ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"].map((f) => [
+          f,
+          true,
+        ]),
       );
       delete features[feature];
-      expect(() => validateDiscovery(doc({ features }), origin)).toThrow(`does not advertise features.${feature}`);
-      expect(() => validateDiscovery(doc({ features: { ...features, [feature]: false } }), origin)).toThrow(`features.${feature}`);
+      expect(() => validateDiscovery(doc({ features }), origin, LANE)).toThrow(`does not advertise features.${feature}`);
+      expect(() => validateDiscovery(doc({ features: { ...features, [feature]: false } }), origin, LANE)).toThrow(`features.${feature}`);
     }
     // Extra boolean features are fine; a non-boolean is not.
-    const all = (validateDiscovery(doc(), origin).features);
-    expect(() => validateDiscovery(doc({ features: { ...all, future_thing: false } }), origin)).not.toThrow();
-    expect(() => validateDiscovery(doc({ features: { ...all, future_thing: "yes" } }), origin)).toThrow(/must be a boolean/);
+    const all = validateDiscovery(doc(), origin, LANE).features;
+    expect(() => validateDiscovery(doc({ features: { ...all, future_thing: false } }), origin, LANE)).not.toThrow();
+    expect(() => validateDiscovery(doc({ features: { ...all, future_thing: "yes" } }), origin, LANE)).toThrow(/must be a boolean/);
   });
 
   it("TestDiscoverRejectsPercentEncodedEndpointPaths", () => {
-    expect(() => validateDiscovery(doc({ endpoints: { api: "https://host.example/apis/forms.takoform.com%2Fv1alpha3" } }), origin)).toThrow(
-      "endpoint path must not percent-encode any character; v1alpha3 paths are ordinary segments",
+    expect(() => validateDiscovery(doc({ endpoints: { api: `https://host.example${API_ROOT.replace(/\/(?=[^/]*$)/, "%2F")}` } }), origin, LANE)).toThrow(
+      "endpoint path must not percent-encode any character; Host API paths are ordinary segments",
     );
-    expect(() => validateDiscovery(doc(endpoints({ artifacts: `https://host.example/apis/forms.takoform.com/v1alpha3/artifact%73` })), origin)).toThrow(
+    expect(() => validateDiscovery(doc(endpoints({ artifacts: `https://host.example${API_ROOT}/artifact%73` })), origin, LANE)).toThrow(
       /must not percent-encode/,
     );
   });
 
   it("TestDiscoverRejectsCrossOriginAPIEndpoint: scheme, host and effective port all count", () => {
-    for (const api of [
-      `https://evil.example${API_ROOT}`,
-      `http://host.example${API_ROOT}`,
-      `https://host.example:8443${API_ROOT}`,
-    ]) {
-      expect(() => validateDiscovery(doc({ endpoints: { api } }), origin)).toThrow("cross-origin discovery endpoints are rejected to protect bearer credentials");
+    for (const api of [`https://evil.example${API_ROOT}`, `http://host.example${API_ROOT}`, `https://host.example:8443${API_ROOT}`]) {
+      expect(() => validateDiscovery(doc({ endpoints: { api } }), origin, LANE)).toThrow(
+        "cross-origin discovery endpoints are rejected to protect bearer credentials",
+      );
     }
   });
 
   it("TestDiscoverRejectsCrossOriginOptionalEndpoint", () => {
     for (const key of ["artifacts", "operations", "support"]) {
-      expect(() => validateDiscovery(doc(endpoints({ [key]: `https://other.example${API_ROOT}/${key}` })), origin)).toThrow(
+      expect(() => validateDiscovery(doc(endpoints({ [key]: `https://other.example${API_ROOT}/${key}` })), origin, LANE)).toThrow(
         /cross-origin discovery endpoints are rejected/,
       );
     }
   });
 
   it("refuses wrong paths, userinfo, queries, a missing api, unknown members and a non-https issuer", () => {
-    expect(() => validateDiscovery(doc({ endpoints: { api: "https://host.example/apis/forms.takoform.com/v1alpha3/" } }), origin)).toThrow(/must have the path/);
-    expect(() => validateDiscovery(doc(endpoints({ support: `https://host.example${API_ROOT}/supports` })), origin)).toThrow(/must have the path/);
-    expect(() => validateDiscovery(doc({ endpoints: { api: `https://u@host.example${API_ROOT}` } }), origin)).toThrow(/userinfo/);
-    expect(() => validateDiscovery(doc({ endpoints: { api: `https://host.example${API_ROOT}?x` } }), origin)).toThrow(/query/);
-    expect(() => validateDiscovery(doc({ endpoints: {} }), origin)).toThrow(/omits endpoints.api/);
-    expect(() => validateDiscovery(doc(endpoints({ graphql: "https://host.example/graphql" })), origin)).toThrow(/unknown member "graphql"/);
-    expect(() => validateDiscovery(doc(endpoints({ oidc_issuer: "http://issuer.example" })), origin)).toThrow(/must use https/);
-    expect(() => validateDiscovery(doc(endpoints({ oidc_issuer: "https://issuer.example/#f" })), origin)).toThrow(/fragment/);
-    expect(() => validateDiscovery(doc({ extra: 1 }), origin)).toThrow(/unknown member "extra"/);
-    expect(() => validateDiscovery([] as JsonValue, origin)).toThrow(/not a JSON object/);
+    expect(() => validateDiscovery(doc({ endpoints: { api: `https://host.example${API_ROOT}/` } }), origin, LANE)).toThrow(/must have the path/);
+    expect(() => validateDiscovery(doc(endpoints({ support: `https://host.example${API_ROOT}/supports` })), origin, LANE)).toThrow(/must have the path/);
+    expect(() => validateDiscovery(doc({ endpoints: { api: `https://u@host.example${API_ROOT}` } }), origin, LANE)).toThrow(/userinfo/);
+    expect(() => validateDiscovery(doc({ endpoints: { api: `https://host.example${API_ROOT}?x` } }), origin, LANE)).toThrow(/query/);
+    expect(() => validateDiscovery(doc({ endpoints: {} }), origin, LANE)).toThrow(/omits endpoints.api/);
+    expect(() => validateDiscovery(doc(endpoints({ graphql: "https://host.example/graphql" })), origin, LANE)).toThrow(/unknown member "graphql"/);
+    expect(() => validateDiscovery(doc(endpoints({ oidc_issuer: "http://issuer.example" })), origin, LANE)).toThrow(/must use https/);
+    expect(() => validateDiscovery(doc(endpoints({ oidc_issuer: "https://issuer.example/#f" })), origin, LANE)).toThrow(/fragment/);
+    expect(() => validateDiscovery(doc({ extra: 1 }), origin, LANE)).toThrow(/unknown member "extra"/);
+    expect(() => validateDiscovery([] as JsonValue, origin, LANE)).toThrow(/not a JSON object/);
   });
 });
 
 describe("paths and exact queries (§7.4)", () => {
   it("splits the group into two ordinary segments and never encodes the slash", () => {
     expect(resourcePath(API_ROOT, REF, "queue")).toBe(`${API_ROOT}/resources/edge.takoform-cdk.dev/v1alpha1/AtLeastOnceQueue/queue`);
+    // The v1beta1 lane and the v1beta1 family: the word twice, each where it belongs (reference v1beta1 §3.1).
+    const beta = { ...REF, apiVersion: "edge.forms.takoform.com/v1beta1", kind: "WorkerVersion" };
+    expect(resourcePath("/apis/forms.takoform.com/v1beta1", beta, "app")).toBe(
+      "/apis/forms.takoform.com/v1beta1/resources/edge.forms.takoform.com/v1beta1/WorkerVersion/app",
+    );
   });
 
   it("uses the key group (never apiVersion), sorted keys, no packageDigest, Go query escaping", () => {
@@ -229,12 +261,27 @@ describe("operation validation (§7.5)", () => {
   });
 
   it("TestAwaitOperationTerminalError: maps the code to the taxonomy status; retryable only for auto-retryable codes", () => {
-    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation", same);
+    const denied = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect(denied).toBeInstanceOf(HostApiError);
     expect([denied.status, denied.code, denied.retryable, denied.operationId]).toEqual([403, "policy_denied", false, "op_1"]);
-    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation", same);
+    const busy = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect([busy.status, busy.retryable]).toEqual([503, true]);
-    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation", same);
+    const unknown = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect(unknown.status).toBe(0);
     // Only a delete's terminal resource_not_found means absence.
     const gone = verifyOperation(r, op({ done: true, error: { code: "resource_not_found", message: "gone", retryable: false } }), "");

@@ -7,7 +7,7 @@ import {
   revisionNamePrefix,
   schemasFor,
   undeclaredFieldProblems,
-} from "../../src/provider/codec/index.ts";
+} from "../../src/registry/index.ts";
 import type { AttributeSchema } from "../../src/provider/types.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import { bundledDoc, bundledModel, codec, codecOf, EDGE, line, MESH, OTHER, syntheticDoc } from "./support.ts";
@@ -88,8 +88,19 @@ describe("resource type schemas", () => {
   });
 
   it("row 43: update_timeout exists iff the Form declares update; no-update Forms replace on every desired attribute", () => {
-    const updatable = lines().filter((l) => l.schema.declaresUpdate).map((l) => l.type).sort();
-    expect(updatable).toEqual(["takoform_at_least_once_queue", "takoform_mesh_container", "takoform_mesh_service", "takoform_mesh_worker", "takoform_queue_consumer", "takoform_worker_cron_trigger", "takoform_worker_deployment"]);
+    const updatable = lines()
+      .filter((l) => l.schema.declaresUpdate)
+      .map((l) => l.type)
+      .sort();
+    expect(updatable).toEqual([
+      "takoform_at_least_once_queue",
+      "takoform_mesh_container",
+      "takoform_mesh_service",
+      "takoform_mesh_worker",
+      "takoform_queue_consumer",
+      "takoform_worker_cron_trigger",
+      "takoform_worker_deployment",
+    ]);
     for (const l of lines()) {
       expect(Object.hasOwn(l.schema.attributes, "update_timeout"), l.type).toBe(l.schema.declaresUpdate);
       expect(l.schema.attributes.create_timeout!.mode).toBe("optional");
@@ -181,7 +192,13 @@ describe("resource type schemas", () => {
     expect(identity.outputs_json!.type).toEqual({ kind: "json" });
     const conditions = identity.conditions!.type;
     expect(conditions.kind === "list" && conditions.element.kind === "object" && Object.keys(conditions.element.attributes)).toEqual([
-      "type", "status", "reason", "message", "host_reason", "observed_generation", "last_transition_time",
+      "type",
+      "status",
+      "reason",
+      "message",
+      "host_reason",
+      "observed_generation",
+      "last_transition_time",
     ]);
     const revision = line("WorkerVersion").schema.attributes;
     expect(revision.name).toEqual(expect.objectContaining({ mode: "optional-computed", forceNew: true }));
@@ -201,21 +218,37 @@ describe("resource type schemas", () => {
     expect(a.modules!.type.kind === "list" && a.modules!.type.minItems).toBe(1);
     const element = a.modules!.type.kind === "list" ? a.modules!.type.element : null;
     expect(element?.kind === "object" && Object.fromEntries(Object.entries(element.attributes).map(([k, v]) => [k, v.mode]))).toEqual({
-      name: "required", content_type: "required", content_file: "optional", size: "computed", digest: "computed",
+      name: "required",
+      content_type: "required",
+      content_file: "optional",
+      size: "computed",
+      digest: "computed",
     });
-    expect(lines().filter((l) => l.defaultCodec.artifactBacked).map((l) => l.type)).toEqual(["takoform_worker_bundle"]);
+    expect(
+      lines()
+        .filter((l) => l.defaultCodec.artifactBacked)
+        .map((l) => l.type),
+    ).toEqual(["takoform_worker_bundle"]);
   });
 
   it("desired attributes follow §5.7: sets, JSON maps, binding and object lists, enums and integer bounds", () => {
     const v = line("WorkerVersion").schema.attributes;
     expect(v.handlers!.type).toEqual({ kind: "set", element: { kind: "string", enum: ["fetch", "scheduled", "queue"] }, minItems: 1 });
     expect(v.vars_json).toEqual(expect.objectContaining({ mode: "optional-computed", default: "{}", type: { kind: "json" } }));
-    expect(v.kv_bindings!.type.kind === "list" && v.kv_bindings!.type.element.kind === "object" && Object.keys(v.kv_bindings!.type.element.attributes)).toEqual(["name", "target_name"]);
+    expect(v.kv_bindings!.type.kind === "list" && v.kv_bindings!.type.element.kind === "object" && Object.keys(v.kv_bindings!.type.element.attributes)).toEqual(
+      ["name", "target_name"],
+    );
     expect(v.kv_bindings!.default).toEqual([]);
     const d = line("WorkerDeployment").schema.attributes.versions!.type;
-    expect(d.kind === "list" && [d.minItems, d.maxItems, d.element.kind === "object" && Object.keys(d.element.attributes)]).toEqual([1, 8, ["worker_version", "weight"]]);
+    expect(d.kind === "list" && [d.minItems, d.maxItems, d.element.kind === "object" && Object.keys(d.element.attributes)]).toEqual([
+      1,
+      8,
+      ["worker_version", "weight"],
+    ]);
     const q = line("AtLeastOnceQueue").schema.attributes;
-    expect(q.message_retention_seconds).toEqual(expect.objectContaining({ mode: "required", type: { kind: "number", integer: true, minimum: 60, maximum: 1209600 } }));
+    expect(q.message_retention_seconds).toEqual(
+      expect.objectContaining({ mode: "required", type: { kind: "number", integer: true, minimum: 60, maximum: 1209600 } }),
+    );
     expect(q.delivery_delay_seconds).toEqual(expect.objectContaining({ mode: "optional-computed", default: 0 }));
     expect(line("QueueConsumer").schema.attributes.dead_letter_queue!.mode).toBe("optional");
     expect(line("Service", MESH).schema.attributes.tier!.type).toEqual({ kind: "string", enum: ["standard", "edge"] });
@@ -238,7 +271,7 @@ describe("resource type schemas", () => {
 
   it("row 75: the attribute surface renders deterministically (envelope, then desired fields, then outputs)", () => {
     for (const l of lines()) {
-      const again = resourceTypeSchema(l.type, [...l.codecs].reverse(), l.defaultCodec);
+      const again = resourceTypeSchema(l.type, [...l.codecs].reverse(), l.defaultCodec, l.lines);
       expect(JSON.stringify(again)).toBe(JSON.stringify(l.schema));
     }
     const names = Object.keys(line("WorkerEndpoint").schema.attributes);

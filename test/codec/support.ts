@@ -45,10 +45,15 @@ export function bundledModel(): GenerationModel {
   return cached;
 }
 
+/**
+ * One Form line of the bundled model, as the resource type serving it sees it: the type's name
+ * and class, that line's own default codec and codecs (an Edge type serves a line per lane).
+ */
 export function line(kind: string, group = EDGE) {
-  const found = bundledModel().lines.find((l) => l.kind === kind && l.apiVersion === group);
-  if (found === undefined) throw new Error(`no line ${group} ${kind}`);
-  return found;
+  const type = bundledModel().lines.find((l) => l.kind === kind && l.lines.some((m) => m.apiVersion === group));
+  const member = type?.lines.find((m) => m.apiVersion === group);
+  if (type === undefined || member === undefined) throw new Error(`no line ${group} ${kind}`);
+  return { ...type, apiVersion: group, defaultCodec: member.defaultCodec, codecs: type.codecs.filter((c) => c.ref.apiVersion === group) };
 }
 
 /** The default codec of a bundled line. */
@@ -57,7 +62,11 @@ export function codec(kind: string, group = EDGE): FormCodec {
 }
 
 /** A minimal identity/attachment Form document with the given desired properties. */
-export function syntheticDoc(kind: string, properties: Doc, options: { required?: string[]; update?: boolean; role?: string; immutable?: string[]; outputs?: Doc; group?: string; version?: string } = {}): Doc {
+export function syntheticDoc(
+  kind: string,
+  properties: Doc,
+  options: { required?: string[]; update?: boolean; role?: string; immutable?: string[]; outputs?: Doc; group?: string; version?: string } = {},
+): Doc {
   const doc: Doc = {
     apiVersion: options.group ?? "test.takoform-cdk.dev/v1alpha1",
     kind,
@@ -68,7 +77,8 @@ export function syntheticDoc(kind: string, properties: Doc, options: { required?
     lifecycleCapabilities: options.update ? ["create", "read", "update", "delete", "import", "observe"] : ["create", "read", "delete", "import", "observe"],
   };
   if (options.immutable) doc.immutableFields = options.immutable;
-  else if (!options.update && options.role !== "revision" && Object.keys(properties).length > 0) doc.immutableFields = Object.keys(properties).map((p) => `/${p}`);
+  else if (!options.update && options.role !== "revision" && Object.keys(properties).length > 0)
+    doc.immutableFields = Object.keys(properties).map((p) => `/${p}`);
   if (options.outputs) {
     doc.outputSchema = { $schema: DIALECT, type: "object", additionalProperties: false, properties: options.outputs, required: Object.keys(options.outputs) };
   }

@@ -1,8 +1,10 @@
-// The package's public entry points, imported by the package's own name (self-reference through
-// package.json "exports"), the way a user's project or an embedding program imports them:
-// `takoform-cdk` for authoring, and `takoform-cdk/{engine,host,client,provider,state}` for
-// embedding and tests (docs/ARCHITECTURE.md §5). The type-only exports are checked by the
-// typecheck (`npm test` runs tsc over test/), through the declarations below.
+// The package's public entry points, imported by the package's own name the way a user's project
+// or an embedding program imports them: `takoform-cdk` for authoring, and
+// `takoform-cdk/{engine,engine/config,host,client,provider,state}` for embedding and tests
+// (docs/ARCHITECTURE.md §5). package.json "exports" name the compiled dist/; inside this
+// repository's tests the same names resolve to the sources (vitest.config.ts aliases them, and
+// tsconfig.json maps them for the typecheck), so the tests below compare against src/ modules.
+// The type-only exports are checked by the typecheck (`npm test` runs tsc over test/).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,33 +28,55 @@ const app: Pick<WorkerAppConfig, "name" | "contentDir"> = { name: "counter", con
 const service: MeshServiceConfig = { name: "a", entrypoint: "a.js" };
 const block: TakoformProviderConfig = {};
 
-describe("package.json exports", () => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, string> };
+/** Public subpath → the source module it is compiled from. */
+const ENTRIES: Record<string, string> = {
+  ".": "src/index",
+  "./engine": "src/engine/index",
+  "./engine/config": "src/engine/config/index",
+  "./host": "src/host/index",
+  "./client": "src/client/index",
+  "./provider": "src/provider/index",
+  "./state": "src/state/index",
+};
 
-  it("names an explicit entry for the root and each embedding subpath, each an existing file", () => {
+describe("package.json exports", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, unknown>; bin: Record<string, string> };
+
+  it("lists exactly the root and the documented subpaths, each naming compiled JavaScript and its declarations", () => {
     expect(pkg.name).toBe("takoform-cdk");
-    for (const [subpath, file] of Object.entries({
-      ".": "./src/index.ts",
-      "./engine": "./src/engine/index.ts",
-      "./host": "./src/host/index.ts",
-      "./client": "./src/client/index.ts",
-      "./provider": "./src/provider/index.ts",
-      "./state": "./src/state/index.ts",
-    })) {
-      expect(pkg.exports[subpath]).toBe(file);
-      expect(existsSync(join(ROOT, file))).toBe(true);
+    expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(ENTRIES).sort());
+    for (const [subpath, source] of Object.entries(ENTRIES)) {
+      expect(pkg.exports[subpath], subpath).toEqual({ types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` });
+      expect(existsSync(join(ROOT, `${source}.ts`)), source).toBe(true);
+      // The global setup built dist/ before this run.
+      expect(existsSync(join(ROOT, "dist", `${source}.js`)), source).toBe(true);
+      expect(existsSync(join(ROOT, "dist", `${source}.d.ts`)), source).toBe(true);
+    }
+    expect(pkg.bin).toEqual({ takoform: "bin/takoform.js" });
+  });
+
+  it("the compiled declarations import no .ts path (a consumer needs no allowImportingTsExtensions)", () => {
+    for (const source of Object.values(ENTRIES)) {
+      const text = readFileSync(join(ROOT, "dist", `${source}.d.ts`), "utf8");
+      expect(text, source).not.toMatch(/from\s+["']\.{1,2}\/[^"']*\.ts["']/);
+      expect(text, source).toMatch(/from\s+["']\.{1,2}\/[^"']*\.js["']/);
     }
   });
 });
 
 describe("Node's own resolver (strict exports, no bundler leniency)", () => {
-  it("resolves the package name and each subpath from a directory inside the repository to its index file", () => {
-    const specifiers = ["takoform-cdk", "takoform-cdk/engine", "takoform-cdk/host", "takoform-cdk/client", "takoform-cdk/provider", "takoform-cdk/state"];
+  it("resolves the package name and each subpath from a directory inside the repository to the compiled file", () => {
+    const specifiers = Object.keys(ENTRIES).map((s) => (s === "." ? "takoform-cdk" : `takoform-cdk/${s.slice(2)}`));
     const script = `process.stdout.write(JSON.stringify(${JSON.stringify(specifiers)}.map((s) => import.meta.resolve(s))))`;
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(ROOT, "test", "constructs"), encoding: "utf8" });
     expect(out.status, out.stderr).toBe(0);
-    const files = ["src/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/client/index.ts", "src/provider/index.ts", "src/state/index.ts"];
-    expect(JSON.parse(out.stdout)).toEqual(files.map((f) => pathToFileURL(join(ROOT, f)).href));
+    expect(JSON.parse(out.stdout)).toEqual(Object.values(ENTRIES).map((f) => pathToFileURL(join(ROOT, "dist", `${f}.js`)).href));
+  });
+
+  it("refuses internal paths: only the listed entry points are API", () => {
+    const script = `try { import.meta.resolve("takoform-cdk/src/engine/run.ts"); process.stdout.write("resolved"); } catch (e) { process.stdout.write(e.code); }`;
+    const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(ROOT, "test", "constructs"), encoding: "utf8" });
+    expect(out.stdout).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 });
 
@@ -71,13 +95,14 @@ describe("takoform-cdk (authoring)", () => {
 });
 
 describe("embedding subpaths", () => {
-  it("each resolves by the package name to the module inside the repository", async () => {
+  it("each resolves by the package name to the same module as its source path", async () => {
     const pairs: [string, string, string][] = [
       ["takoform-cdk/engine", "../../src/engine/index.ts", "runPlan"],
       ["takoform-cdk/host", "../../src/host/index.ts", "LocalHost"],
       ["takoform-cdk/client", "../../src/client/index.ts", "HostClient"],
-      ["takoform-cdk/provider", "../../src/provider/index.ts", "TakoformProvider"],
+      ["takoform-cdk/provider", "../../src/provider/index.ts", "HostProvider"],
       ["takoform-cdk/state", "../../src/state/index.ts", "openLocalState"],
+      ["takoform-cdk/engine/config", "../../src/engine/config/index.ts", "loadStackConfig"],
     ];
     for (const [specifier, path, member] of pairs) {
       const bySelf = (await import(specifier)) as Record<string, unknown>;
@@ -90,10 +115,10 @@ describe("embedding subpaths", () => {
   it("a host, a client, a provider, a state store and the engine from the subpaths alone plan and apply a stack", async () => {
     const { LocalHost, DEV_TOKEN } = await import("takoform-cdk/host");
     const { HostClient } = await import("takoform-cdk/client");
-    const { TakoformProvider, bundledRegistry } = await import("takoform-cdk/provider");
+    const { HostProvider, bundledRegistry } = await import("takoform-cdk/provider");
     const { openLocalState } = await import("takoform-cdk/state");
     const { runPlan, runApply } = await import("takoform-cdk/engine");
-    const { loadStackConfig, resolveVariables } = await import("takoform-cdk/engine/config/index.ts");
+    const { loadStackConfig, resolveVariables } = await import("takoform-cdk/engine/config");
 
     const host = await LocalHost.open({ data: ":memory:" });
     const { url } = await host.listen("127.0.0.1", 0);
@@ -102,7 +127,7 @@ describe("embedding subpaths", () => {
     cleanup.push(dir);
     const store = openLocalState(join(dir, "state.db"));
     try {
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const loaded = loadStackConfig({ resource: { takoform_module_worker: { api: { name: "api" } } } });
       expect(loaded.diagnostics).toEqual([]);
       const variables = resolveVariables(loaded.config!.variables);

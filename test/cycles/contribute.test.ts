@@ -1,19 +1,20 @@
 // contribute() with real cdktf synthesis: contributions survive synthesis under the reserved
 // `"//"` member (which Terraform ignores), apart from the resource's own attributes; lists
-// collect across calls; `from` is the resource whose value is contributed; misuse is refused at
-// construction. The engine reads the synthesized file back and keeps config and contributions apart.
+// collect across calls; `from` is the resource whose value is contributed; misuse is collected
+// and listed at synth, every call's problems at once. The engine reads the synthesized file back
+// and keeps config and contributions apart.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { App, TerraformStack } from "cdktf";
 import { MeshContainer } from "../../src/constructs/generated/mesh-container.gen.ts";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { MeshWorker } from "../../src/constructs/generated/mesh-worker.gen.ts";
-import { TakoformConstructError } from "../../src/constructs/resource.ts";
 import { configEdges } from "../../src/engine/config/edges.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { evaluateResource } from "../../src/engine/evaluate.ts";
 import { UNKNOWN } from "../../src/core/values.ts";
 import { readJson, Scratch, synthStack } from "../scenario/harness.ts";
+import { synthProblems } from "../constructs/validation.ts";
 import { CONTAINER, SVC, WORKER } from "./fixtures.ts";
 
 type Resources = Record<string, Record<string, Record<string, unknown>>>;
@@ -66,7 +67,8 @@ describe("contribute()", () => {
     });
     const a = stack.resources.get(`${SVC}.a`)!;
     expect(a.contributions.map((c) => c.from)).toEqual([`${SVC}.c`, `${SVC}.d`]);
-    const names = (address: string) => (address === `${SVC}.own` ? { name: "own" } : address === `${SVC}.c` ? { name: "c" } : address === `${SVC}.d` ? { name: "d" } : undefined);
+    const names = (address: string) =>
+      address === `${SVC}.own` ? { name: "own" } : address === `${SVC}.c` ? { name: "c" } : address === `${SVC}.d` ? { name: "d" } : undefined;
     const evaluated = evaluateResource(a, resolveVariables(stack.variables, {}), names);
     const services = (v: unknown) => (v as { service: unknown }[]).map((b) => b.service);
     expect(services(evaluated.attributes["service_bindings"])).toEqual(["own", "c", "d"]);
@@ -94,27 +96,56 @@ describe("contribute()", () => {
     expect(configEdges(stack).filter((e) => e.from === `${SVC}.caller`)).toEqual([]);
   });
 
-  it("refuses misuse at construction", () => {
-    const app = new App({ outdir: scratch.path("refusals") });
-    const s = new TerraformStack(app, "refusals");
-    const a = new MeshService(s, "a", { name: "a", entrypoint: "a.js" });
+  it("lists every misuse at synth, numbered by call, and records none of the refused contributions", () => {
+    const problems = synthProblems((s) => {
+      const a = new MeshService(s, "a", { name: "a", entrypoint: "a.js" });
+      const b = new MeshService(s, "b", { name: "b", entrypoint: "b.js" });
+      const c = new MeshContainer(s, "c", { name: "c", image: "img:1", namespaceId: "ns-0000000000000000" });
+      const w2 = new MeshWorker(s, "w", { name: "w", entrypoint: "w.js" });
+      a.contribute({ nope: 1 });
+      a.contribute({ name: "x" });
+      a.contribute({});
+      a.contribute({ serviceBindings: undefined });
+      a.contribute({ serviceBindings: { name: "B", service: b } });
+      a.contribute({ serviceBindings: [{ name: "B", service: "b" }] });
+      a.contribute({ serviceBindings: [{ name: "A", service: a }] });
+      a.contribute({ serviceBindings: [{ name: "B", service: b }] }, { from: a });
+      a.contribute({ serviceBindings: [{ name: "W", service: w2 as unknown as MeshService }] });
+      c.contribute({ namespaceId: w2.namespaceId });
+      const d = new MeshContainer(s, "d", { name: "d", image: "img:1" });
+      d.contribute({ namespaceId: w2.namespaceId });
+      d.contribute({ namespaceId: w2.namespaceId });
+    });
+    const fields = "contributions fill fields of the Form's desired state (entrypoint, tier, serviceBindings).";
+    const noSource =
+      "the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.";
+    expect(problems).toEqual([
+      `[demo/a] contribute() #1: nope is not a field of Service that can be contributed; ${fields}`,
+      `[demo/a] contribute() #2: name is not a field of Service that can be contributed; ${fields}`,
+      "[demo/a] contribute() #3: no value was given; pass one or more fields to contribute.",
+      "[demo/a] contribute() #4: no value was given; pass one or more fields to contribute.",
+      "[demo/a] contribute() #5: the contributed serviceBindings must be a list; contributions to a list are collected.",
+      `[demo/a] contribute() #6: ${noSource}`,
+      `[demo/a] contribute() #7: ${noSource}`,
+      "[demo/a] contribute() #8: a resource cannot contribute to itself; set the value in its constructor.",
+      "[demo/a] contribute() #9: serviceBindings[0].service refers to a takoform_mesh_worker; it must be a takoform_mesh_service (or a name).",
+      "[demo/c] contribute() #1: namespaceId is already set; only list fields collect several contributions, any other field takes one value.",
+      "[demo/d] contribute() #2: namespaceId is already set; only list fields collect several contributions, any other field takes one value.",
+    ]);
+  });
+
+  it("records a contribution only when it has no problem", () => {
+    class Receiving extends MeshService {
+      get recorded() {
+        return this.contributions;
+      }
+    }
+    const s = new TerraformStack(new App({ outdir: scratch.path("recorded") }), "recorded");
+    const a = new Receiving(s, "a", { name: "a", entrypoint: "a.js" });
     const b = new MeshService(s, "b", { name: "b", entrypoint: "b.js" });
-    const c = new MeshContainer(s, "c", { name: "c", image: "img:1", namespaceId: "ns-0000000000000000" });
-    const w2 = new MeshWorker(s, "w", { name: "w", entrypoint: "w.js" });
-    const refused = (f: () => void, message: RegExp) => {
-      expect(f).toThrow(TakoformConstructError);
-      expect(f).toThrow(message);
-    };
-    refused(() => a.contribute({ nope: 1 }), /nope is not a field of Service that can be contributed/);
-    refused(() => a.contribute({ name: "x" }), /name is not a field of Service/);
-    refused(() => a.contribute({}), /takes an object of one or more fields/);
-    refused(() => a.contribute({ serviceBindings: { name: "B", service: b } }), /must be a list/);
-    refused(() => a.contribute({ serviceBindings: [{ name: "B", service: "b" }] }), /names no other resource/);
-    refused(() => a.contribute({ serviceBindings: [{ name: "A", service: a }] }), /names no other resource/);
-    refused(() => a.contribute({ serviceBindings: [{ name: "B", service: b }] }, { from: a }), /cannot contribute to itself/);
-    refused(() => c.contribute({ namespaceId: w2.namespaceId }), /namespaceId is already set/);
-    const d = new MeshContainer(s, "d", { name: "d", image: "img:1" });
-    d.contribute({ namespaceId: w2.namespaceId });
-    refused(() => d.contribute({ namespaceId: w2.namespaceId }), /only list fields collect/);
+    a.contribute({ serviceBindings: [{ name: "B", service: b }], tier: "edge" }, { from: a });
+    a.contribute({ tier: "edge", serviceBindings: [{ name: "B", service: b }] });
+    // The first call was refused whole (a resource cannot contribute to itself), so tier was still free.
+    expect(a.recorded.map((c) => [c.from, Object.keys(c.values)])).toEqual([[`${SVC}.b`, ["tier", "service_bindings"]]]);
   });
 });

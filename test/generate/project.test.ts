@@ -1,14 +1,15 @@
-// `takoform get --forms DIR` in a user's project: the project's own registry, codecs and
-// constructs under <project>/.gen/takoform, importing the runtime from "takoform-cdk".
+// `takoform get --forms DIR` in a user's project: the project's own registry (one JSON document
+// the command reads as data) and constructs under <project>/.gen/takoform, importing the runtime
+// from "takoform-cdk" and each other with NodeNext `.js` specifiers.
 
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { TerraformStack, Testing } from "cdktf";
 import { digestCanonical, type JsonValue } from "../../src/forms/digest.ts";
-import { CodecTable, combineGenerated, type GeneratedRegistry } from "../../src/registry/index.ts";
+import { CodecTable, combineGenerated, readGeneratedRegistry } from "../../src/registry/index.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { encodeSpec } from "../../src/provider/codec/index.ts";
 import { ROOT, syntheticDoc, type Doc } from "../codec/support.ts";
@@ -45,7 +46,11 @@ beforeAll(() => {
         type: "object",
         additionalProperties: false,
         description: "The widget this gadget attaches to.",
-        properties: { apiVersion: { type: "string", const: GROUP }, kind: { type: "string", const: "Widget" }, name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,62}$" } },
+        properties: {
+          apiVersion: { type: "string", const: GROUP },
+          kind: { type: "string", const: "Widget" },
+          name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,62}$" },
+        },
         required: ["apiVersion", "kind", "name"],
         "x-takoform-target-formrefs": [w1Ref],
       },
@@ -57,41 +62,49 @@ beforeAll(() => {
   write("forms/acme/v1alpha1/gadget/definition.json", gadget);
   write("forms/acme/v1alpha1/edge-kv-namespace/definition.json", syntheticDoc("EdgeKVNamespace", {}, { group: GROUP }));
   // The candidate set keeps 0.1.0 the default create although 0.2.0 exists.
-  write("forms/acme/v1alpha1/candidate-set.json", { formGroup: GROUP, defaultCreates: [{ slug: "widget", path: "forms/acme/v1alpha1/widget", formRef: w1Ref }] });
+  write("forms/acme/v1alpha1/candidate-set.json", {
+    formGroup: GROUP,
+    defaultCreates: [{ slug: "widget", path: "forms/acme/v1alpha1/widget", formRef: w1Ref }],
+  });
 });
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
+/** Every file under `dir`, relative, sorted. */
+function generatedFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split("\\").join("/"))
+    .sort();
+}
+
 describe("takoform get --forms DIR in a project", () => {
-  it("writes .gen/takoform: the registry, one codec per definition and one construct per line, importing from takoform-cdk", async () => {
+  it("writes .gen/takoform: the registry document (every exact definition's codec) and one construct per line, importing from takoform-cdk", () => {
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("4 exact Form definitions, 3 resource types");
     const gen = join(project, ".gen/takoform");
-    for (const path of [
-      "index.gen.ts",
-      "registry/index.gen.ts",
-      "codecs/index.gen.ts",
-      "codecs/acme/v1alpha1/widget@0.1.0.gen.ts",
-      "codecs/acme/v1alpha1/widget@0.2.0.gen.ts",
-      "codecs/acme/v1alpha1/gadget@0.1.0.gen.ts",
+    expect(generatedFiles(gen)).toEqual([
+      "constructs/edge-kv-namespace.gen.ts",
+      "constructs/gadget.gen.ts",
       "constructs/index.gen.ts",
       "constructs/widget.gen.ts",
-      "constructs/gadget.gen.ts",
-      "constructs/edge-kv-namespace.gen.ts",
-    ]) {
-      expect(existsSync(join(gen, path)), path).toBe(true);
-    }
+      "index.gen.ts",
+      "registry.gen.json",
+    ]);
     const widgetClass = readFileSync(join(gen, "constructs/widget.gen.ts"), "utf8");
     expect(widgetClass).toContain('from "takoform-cdk";');
     // Constructs author resources of the default create definition (0.1.0): no staged 0.2.0 field.
     expect(widgetClass).toContain("readonly size: number;");
     expect(widgetClass).not.toContain("color");
-    expect(readFileSync(join(gen, "registry/index.gen.ts"), "utf8")).toContain('import type { GeneratedRegistry } from "takoform-cdk";');
+    // Generated modules import each other the NodeNext way: `.js`, resolved to the `.ts` beside it.
+    expect(readFileSync(join(gen, "constructs/gadget.gen.ts"), "utf8")).toContain('import type { Widget } from "./widget.gen.js";');
+    expect(readFileSync(join(gen, "index.gen.ts"), "utf8")).toContain('export * from "./constructs/index.gen.js";');
+    expect(readFileSync(join(gen, "constructs/index.gen.ts"), "utf8")).toContain('export * from "./widget.gen.js";');
 
-    // The engine's entry: `takoformRegistry` from registry/index.gen.ts (type-only runtime imports).
-    const { takoformRegistry } = (await import(join(gen, "registry/index.gen.ts"))) as { takoformRegistry: GeneratedRegistry };
+    // The command's input: registry.gen.json, plain data.
+    const takoformRegistry = readGeneratedRegistry(join(gen, "registry.gen.json"));
     const table = CodecTable.fromGenerated(takoformRegistry);
     expect(table.defaultCreate({ apiVersion: GROUP, kind: "Widget" }).ref.definitionVersion).toBe("0.1.0");
     expect(table.registry.supportedRefsFor({ apiVersion: GROUP, kind: "Widget" }).map((r) => r.definitionVersion)).toEqual(["0.1.0", "0.2.0"]);
@@ -100,7 +113,10 @@ describe("takoform get --forms DIR in a project", () => {
     expect(table.types().map((t) => t.type)).toEqual(["takoform_edge_kv_namespace", "takoform_gadget", "takoform_widget"]);
     const gadget = table.defaultCreate({ apiVersion: GROUP, kind: "Gadget" }).codec;
     expect(encodeSpec(gadget, { widget: "w" }).spec).toEqual({ widget: { apiVersion: GROUP, kind: "Widget", name: "w" } });
-    expect(table.forStateRef(table.registry.supportedRefsFor({ apiVersion: GROUP, kind: "Widget" })[1]!).codec.fields.map((f) => f.attribute)).toEqual(["size", "color"]);
+    expect(table.forStateRef(table.registry.supportedRefsFor({ apiVersion: GROUP, kind: "Widget" })[1]!).codec.fields.map((f) => f.attribute)).toEqual([
+      "size",
+      "color",
+    ]);
 
     // Beside the bundled registry, the project's takoform_edge_kv_namespace shadows the bundled one.
     const combined = combineGenerated(bundledRegistry, takoformRegistry);
@@ -113,6 +129,7 @@ describe("takoform get --forms DIR in a project", () => {
     symlinkSync(ROOT, join(project, "node_modules/takoform-cdk"), "dir");
     for (const dep of ["cdktf", "constructs"]) symlinkSync(join(ROOT, "node_modules", dep), join(project, "node_modules", dep), "dir");
     const gen = (await import(join(project, ".gen/takoform/index.gen.ts"))) as Record<string, any>;
+    expect(gen.takoformRegistry).toBeUndefined();
     const { TakoformProvider } = await import("../../src/index.ts");
     const outdir = mkdtempSync(join(tmpdir(), "takoform-synth-"));
     try {
@@ -131,26 +148,54 @@ describe("takoform get --forms DIR in a project", () => {
     }
   });
 
-  it("the generated project typechecks against the package", () => {
+  it("the generated project typechecks against the compiled package with a standard NodeNext tsconfig (no allowImportingTsExtensions)", () => {
     write("tsconfig.json", {
-      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, allowImportingTsExtensions: true, verbatimModuleSyntax: true, skipLibCheck: true, types: [] },
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true,
+        types: [],
+      },
       include: [".gen/takoform/**/*.ts"],
     });
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", project], { encoding: "utf8" });
-    const own = tsc.stdout.split("\n").filter((line) => line.startsWith(".gen/"));
-    expect(own).toEqual([]);
+    // An ES module project, as the package itself is one.
+    write("package.json", { name: "acme-project", private: true, type: "module" });
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: project, encoding: "utf8" });
+    expect(tsc.stdout).toBe("");
+    expect(tsc.status).toBe(0);
   }, 60_000);
 
   it("a refused definition is reported with file and pointer, and nothing is written", () => {
-    const before = readFileSync(join(project, ".gen/takoform/registry/index.gen.ts"), "utf8");
-    write("forms/acme/v1alpha1/broken/definition.json", syntheticDoc("Broken", { ratio: { type: "number", description: "x" } }, { group: GROUP, update: true }));
+    const before = readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8");
+    write(
+      "forms/acme/v1alpha1/broken/definition.json",
+      syntheticDoc("Broken", { ratio: { type: "number", description: "x" } }, { group: GROUP, update: true }),
+    );
     write("forms/acme/v1alpha1/refused/definition.json", { ...syntheticDoc("Refused", {}, { group: GROUP }), role: "nonsense" });
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("forms/acme/v1alpha1/broken/definition.json#/desiredSchema/properties/ratio");
     expect(run.stderr).toContain("forms/acme/v1alpha1/refused/definition.json#/role");
+    expect(run.stderr).toContain("Code: takoform.generate/unsupported-shape");
     expect(run.stderr).toContain("nothing was written");
-    expect(readFileSync(join(project, ".gen/takoform/registry/index.gen.ts"), "utf8")).toBe(before);
+    expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
+    // --json: one JSON document on stdout, each problem a diagnostic in it, and nothing on stderr.
+    const json = takoform(["get", "--forms", "forms", "--json"]);
+    expect(json.status).toBe(1);
+    expect(json.stderr).toBe("");
+    const result = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: Doc[] };
+    expect(result).toMatchObject({ command: "get", ok: false });
+    expect(result.diagnostics.map((d) => [d["severity"], d["code"], d["file"], d["pointer"]])).toEqual(
+      expect.arrayContaining([
+        ["error", "takoform.generate/unsupported-shape", "forms/acme/v1alpha1/broken/definition.json", "/desiredSchema/properties/ratio"],
+        ["error", "takoform.generate/definition-refused", "forms/acme/v1alpha1/refused/definition.json", "/role"],
+      ]),
+    );
+    expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
     rmSync(join(project, "forms/acme/v1alpha1/broken"), { recursive: true });
     rmSync(join(project, "forms/acme/v1alpha1/refused"), { recursive: true });
   });
@@ -160,11 +205,70 @@ describe("takoform get --forms DIR in a project", () => {
     const check = takoform(["get", "--forms", "forms", "--check"]);
     expect(check.status).toBe(1);
     expect(check.stderr).toContain("extra: constructs/gadget.gen.ts");
+    expect(check.stderr).toContain("Code: takoform.generate/stale-output");
+    const checkJson = takoform(["get", "--forms", "forms", "--check", "--json"]);
+    expect(checkJson.status).toBe(1);
+    expect(checkJson.stderr).toBe("");
+    expect(JSON.parse(checkJson.stdout)).toMatchObject({
+      command: "get",
+      ok: false,
+      extra: ["constructs/gadget.gen.ts"],
+      diagnostics: [{ severity: "error", code: "takoform.generate/stale-output", detail: expect.stringContaining("extra: constructs/gadget.gen.ts") }],
+    });
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/[1-9]\d* removed/);
     expect(existsSync(join(project, ".gen/takoform/constructs/gadget.gen.ts"))).toBe(false);
-    expect(existsSync(join(project, ".gen/takoform/codecs/acme/v1alpha1/gadget@0.1.0.gen.ts"))).toBe(false);
+    expect(readGeneratedRegistry(join(project, ".gen/takoform/registry.gen.json")).types.map((t) => t.kind)).toEqual(["EdgeKVNamespace", "Widget"]);
     expect(takoform(["get", "--forms", "forms", "--check"]).status).toBe(0);
+  });
+
+  it("a registry written by an older takoform-cdk (TypeScript modules) is refused with the step that upgrades it, and regenerating replaces it", () => {
+    const gen = join(project, ".gen/takoform");
+    rmSync(join(gen, "registry.gen.json"));
+    write(".gen/takoform/registry/index.gen.ts", "// generated by `takoform get` — do not edit.\nexport const takoformRegistry = {};\n");
+    write(".gen/takoform/codecs/index.gen.ts", "// generated by `takoform get` — do not edit.\nexport const codecs = {};\n");
+    write("stack.json", { resource: { takoform_widget: { w: { name: "w", size: 3 } } } });
+    const plan = takoform(["plan", "--config", "stack.json", "--json"]);
+    expect(plan.status).toBe(1);
+    const diagnostics = (JSON.parse(plan.stdout) as { diagnostics: { summary: string; detail: string; repair: string }[] }).diagnostics;
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]!.summary).toBe(`The project's generated registry ${join(gen, "registry/index.gen.ts")} was written by an older takoform-cdk`);
+    expect(diagnostics[0]!.repair).toContain("takoform get --forms DIR");
+    // No host was started and nothing was written for the refused plan.
+    expect(existsSync(join(project, ".takoform/host"))).toBe(false);
+
+    const run = takoform(["get", "--forms", "forms"]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(generatedFiles(gen)).toEqual([
+      "constructs/edge-kv-namespace.gen.ts",
+      "constructs/index.gen.ts",
+      "constructs/widget.gen.ts",
+      "index.gen.ts",
+      "registry.gen.json",
+    ]);
+  });
+
+  it("a registry document that is not one is refused with the file and what is wrong", () => {
+    const file = join(project, ".gen/takoform/registry.gen.json");
+    const good = readFileSync(file, "utf8");
+    try {
+      writeFileSync(file, good.slice(0, 200));
+      const truncated = takoform(["plan", "--config", "stack.json", "--json"]);
+      expect(truncated.status).toBe(1);
+      const [diagnostic] = (JSON.parse(truncated.stdout) as { diagnostics: { summary: string; detail: string }[] }).diagnostics;
+      expect(diagnostic!.summary).toBe("The project's generated registry cannot be used");
+      expect(diagnostic!.detail).toContain(`cannot read the generated registry ${file}`);
+
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(good), format: 99 }));
+      const [newer] = (JSON.parse(takoform(["plan", "--config", "stack.json", "--json"]).stdout) as { diagnostics: { detail: string }[] }).diagnostics;
+      expect(newer!.detail).toBe(`takoform: ${file} has generated registry format 99, not 1; run \`takoform get\` again with this version`);
+
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(good), types: [{ type: "takoform_widget" }] }));
+      const [shape] = (JSON.parse(takoform(["plan", "--config", "stack.json", "--json"]).stdout) as { diagnostics: { detail: string }[] }).diagnostics;
+      expect(shape!.detail).toBe(`takoform: ${file} is not a generated registry: types must be a list of {type, apiVersion, kind, className}`);
+    } finally {
+      writeFileSync(file, good);
+    }
   });
 });

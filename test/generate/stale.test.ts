@@ -13,14 +13,23 @@ function takoform(args: string[], cwd = ROOT) {
 }
 
 describe("the checked-in generated output", () => {
+  it("names only generated files that exist, each under the layout's own directories", () => {
+    const { files, layout } = bundled();
+    for (const path of files.keys())
+      expect(
+        layout.ownedDirs.some((dir) => path.startsWith(`${dir}/`)),
+        path,
+      ).toBe(true);
+  });
+
   it("is exactly what `takoform get` writes (regenerate with `npm run gen` when this fails)", () => {
     const result = bundled();
     expect(result.problems).toEqual([]);
     const stale = checkGenerated(ROOT, result.layout, result.files);
     expect(stale).toEqual({ changed: [], missing: [], extra: [] });
     expect([...result.files.keys()]).toContain("registry/generated/index.gen.ts");
-    expect([...result.files.keys()]).toContain("codecs/index.gen.ts");
-    expect([...result.files.keys()]).toContain("codecs/edge/v1alpha1/module-worker@0.2.0.gen.ts");
+    expect([...result.files.keys()]).toContain("codecs/edge/v1alpha1/module-worker@0.2.0.gen.json");
+    expect([...result.files.keys()].filter((p) => p.startsWith("registry/generated/validators/")).length).toBeGreaterThanOrEqual(17);
     expect([...result.files.keys()]).toContain("src/constructs/generated/index.gen.ts");
   });
 
@@ -29,7 +38,9 @@ describe("the checked-in generated output", () => {
     const b = bundled().files;
     expect([...a.entries()]).toEqual([...b.entries()]);
     for (const [path, content] of a) {
-      expect(content.startsWith(`${GENERATED_HEADER}\n`), path).toBe(true);
+      // JSON has no comments: a generated document carries the header as its first member, "//".
+      const header = path.endsWith(".json") ? `{\n  "//": "${GENERATED_HEADER.slice(3)}` : `${GENERATED_HEADER}\n`;
+      expect(content.startsWith(header), path).toBe(true);
       expect(content).not.toMatch(/\b20\d\d-\d\d-\d\dT/);
     }
   });

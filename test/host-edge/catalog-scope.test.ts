@@ -35,7 +35,15 @@ const CAPS = ["create", "read", "update", "delete", "import", "observe"];
 
 describe("the rules attach by exact group and kind", () => {
   const root = join(dir, "lab");
-  write("lab/worker", { apiVersion: LAB, kind: "ModuleWorker", definitionVersion: "0.1.0", title: "Lab worker", role: "identity", desiredSchema: schema({}), lifecycleCapabilities: ["create", "read", "delete", "import", "observe"] });
+  write("lab/worker", {
+    apiVersion: LAB,
+    kind: "ModuleWorker",
+    definitionVersion: "0.1.0",
+    title: "Lab worker",
+    role: "identity",
+    desiredSchema: schema({}),
+    lifecycleCapabilities: ["create", "read", "delete", "import", "observe"],
+  });
   write("lab/deployment", {
     apiVersion: LAB,
     kind: "WorkerDeployment",
@@ -43,7 +51,12 @@ describe("the rules attach by exact group and kind", () => {
     title: "Lab deployment",
     role: "deployment",
     desiredSchema: schema(
-      { versions: { type: "array", items: { type: "object", additionalProperties: false, properties: { weight: { type: "integer", minimum: 1 } }, required: ["weight"] } } },
+      {
+        versions: {
+          type: "array",
+          items: { type: "object", additionalProperties: false, properties: { weight: { type: "integer", minimum: 1 } }, required: ["weight"] },
+        },
+      },
       ["versions"],
     ),
     lifecycleCapabilities: CAPS,
@@ -81,7 +94,7 @@ describe("the rules attach by exact group and kind", () => {
 });
 
 describe("the runtime ABI is decided by the installed worker.runtime providers", () => {
-  const bundledRuntime = JSON.parse(readFileSync(join(BUNDLED_PACKAGES, "interfaces/v1alpha1/worker.runtime/definition.json"), "utf8"));
+  const bundledRuntime = JSON.parse(readFileSync(join(BUNDLED_PACKAGES, "lanes/v1alpha3/interfaces/v1alpha1/worker.runtime/definition.json"), "utf8"));
 
   async function versionRefusedEverywhere(edge: Edge, why: RegExp): Promise<void> {
     await edge.create("ModuleWorker", "rt", {});
@@ -133,7 +146,7 @@ describe("the runtime ABI is decided by the installed worker.runtime providers",
             join(edgeForms, "worker-bundle"),
             join(edgeForms, "module-worker-0.2.0"),
             join(BUNDLED_PACKAGES, "interfaces"),
-            join(BUNDLED_PACKAGES, "bindings"),
+            join(BUNDLED_PACKAGES, "lanes/v1alpha3"),
           ],
         },
       },

@@ -10,8 +10,9 @@ import { ERROR_CODES, type ErrorCode } from "../../src/core/protocol.ts";
 import type { LocalHost, LocalHostOptions } from "../../src/host/index.ts";
 import type { ResourceAddress } from "../../src/host/store/index.ts";
 import { join } from "node:path";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { CORPUS, families, type Family } from "../host/family.ts";
-import { API, GRANTS, HttpClient, key, serve, TOKENS, type RawResponse, type Served } from "../host/harness.ts";
+import { GRANTS, HttpClient, key, serve, TOKENS, type RawResponse, type Served } from "../host/harness.ts";
 import { FULL_MODULE, readyOf, SPACE, Wire, type FormRef } from "../host/wire.ts";
 
 export { FULL_MODULE, readyOf, SPACE, TOKENS };
@@ -19,7 +20,8 @@ export { FULL_MODULE, readyOf, SPACE, TOKENS };
 export const FETCH_ONLY = 'export default {\n  async fetch() { return new Response("fetch only"); },\n};\n';
 export const SCHEDULED_ONLY = "const app = { async scheduled() {} };\nexport default app;\n";
 export const QUEUE_ONLY = "const base = { async queue() {} };\nexport default { ...base };\n";
-export const FETCH_AND_SCHEDULED = "const app = {\n  fetch(request) { return new Response('hi'); },\n  scheduled: async () => {},\n};\nexport { app as default };\n";
+export const FETCH_AND_SCHEDULED =
+  "const app = {\n  fetch(request) { return new Response('hi'); },\n  scheduled: async () => {},\n};\nexport { app as default };\n";
 
 export interface Mode {
   label: string;
@@ -34,7 +36,8 @@ export interface Mode {
 export function v1beta1Family(corpus: string): Family {
   return {
     label: "upstream edge.forms.takoform.com/v1beta1",
-    options: { bundled: false, forms: [join(corpus, "takoform-v1beta1")] },
+    options: { bundled: false, forms: [join(corpus, "takoform-v1beta1")], lanes: ["v1beta1"] },
+    api: laneNamed("v1beta1").apiRoot,
     group: "edge.forms.takoform.com/v1beta1",
     otherGroup: "other.takoform-cdk.dev/v1alpha1",
     moduleWorkerVersions: ["0.1.0", "0.2.0"],
@@ -233,7 +236,7 @@ export class Edge {
 
   validate(kind: string, name: string, spec: unknown): Promise<RawResponse> {
     const ref = this.ref(kind);
-    return this.client.request("POST", `${API}/resources/validate`, { body: this.wire.body(ref, name, spec) });
+    return this.client.request("POST", `${this.mode.family.api}/resources/validate`, { body: this.wire.body(ref, name, spec) });
   }
 
   prepare(kind: string, name: string, spec: unknown, o: CallOptions = {}): Promise<RawResponse> {
@@ -256,7 +259,13 @@ export class Edge {
   }
 
   /** A bundle and a version of `worker` running `source`, declaring `handlers`. */
-  async revision(worker: string, tag: string, source: string, handlers: string[], o: CallOptions = {}): Promise<{ bundle: any; version: any; names: { bundle: string; version: string } }> {
+  async revision(
+    worker: string,
+    tag: string,
+    source: string,
+    handlers: string[],
+    o: CallOptions = {},
+  ): Promise<{ bundle: any; version: any; names: { bundle: string; version: string } }> {
     const names = { bundle: `${worker}-b-${tag}`, version: `${worker}-v-${tag}` };
     const manifestDigest = await this.bundleDigest(source, o.client);
     const bundle = await this.create("WorkerBundle", names.bundle, { manifestDigest }, o);
@@ -275,7 +284,8 @@ export class Edge {
     const w = await this.create("ModuleWorker", worker, {}, o);
     const rev = await this.revision(worker, "1", o.source ?? FULL_MODULE, o.handlers ?? ["fetch", "scheduled", "queue"], o);
     const names = { worker, ...rev.names, deployment: `${worker}-deployment` };
-    const deployment = o.deploy === false ? undefined : await this.create("WorkerDeployment", names.deployment, this.deploymentSpec(worker, [[names.version, 10000]]), o);
+    const deployment =
+      o.deploy === false ? undefined : await this.create("WorkerDeployment", names.deployment, this.deploymentSpec(worker, [[names.version, 10000]]), o);
     return { worker: w, bundle: rev.bundle, version: rev.version, deployment, names };
   }
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { HttpClient } from "./harness.ts";
 import { REPO } from "./family.ts";
 
@@ -54,10 +54,13 @@ describe("takoform host serve", () => {
     const host = await start(["--listen", "127.0.0.1:0", "--data", data]);
     expect(host.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const client = new HttpClient(host.url, "takoform-dev-token");
-    const discovery = await client.request("GET", "/.well-known/takoform/v1alpha3");
+    // A new data directory is served on the newest lane only.
+    const discovery = await client.request("GET", "/.well-known/takoform/v1beta1");
     expect(discovery.status).toBe(200);
-    expect(discovery.json.endpoints.api).toBe(`${host.url}/apis/forms.takoform.com/v1alpha3`);
-    expect((await client.request("GET", "/.well-known/takoform/v1alpha3", { token: "wrong" })).status).toBe(401);
+    expect(discovery.json.endpoints.api).toBe(`${host.url}/apis/forms.takoform.com/v1beta1`);
+    expect((await client.request("GET", "/.well-known/takoform/v1beta1", { token: "wrong" })).status).toBe(401);
+    const older = await client.request("GET", "/.well-known/takoform/v1alpha3");
+    expect([older.status, older.json.error.code, older.json.error.hostCode]).toEqual([400, "invalid_argument", "unknown_route"]);
     client.close();
     // A second process on the same data directory is refused while the first runs.
     const second = await run(["--listen", "127.0.0.1:0", "--data", data]);
@@ -69,12 +72,36 @@ describe("takoform host serve", () => {
     // The lock is released: the directory opens again.
     const again = await start(["--listen", "127.0.0.1:0", "--data", data, "--token", "t1=team/alice"]);
     const c2 = new HttpClient(again.url, "t1");
-    expect((await c2.request("GET", "/.well-known/takoform/v1alpha3")).status).toBe(200);
-    expect((await c2.request("GET", "/.well-known/takoform/v1alpha3", { token: "takoform-dev-token" })).status).toBe(401);
+    expect((await c2.request("GET", "/.well-known/takoform/v1beta1")).status).toBe(200);
+    expect((await c2.request("GET", "/.well-known/takoform/v1beta1", { token: "takoform-dev-token" })).status).toBe(401);
     c2.close();
     const code2 = exited(again.child);
     again.child.kill("SIGINT");
     expect(await code2).toBe(0);
+  });
+
+  it("--lane serves the named lane, or both; the lanes served are said on stderr", async () => {
+    for (const [flag, served, refused] of [
+      ["v1alpha3", ["v1alpha3"], ["v1beta1"]],
+      ["both", ["v1beta1", "v1alpha3"], []],
+    ] as const) {
+      const host = await start(["--listen", "127.0.0.1:0", "--data", ":memory:", "--no-runtime", "--lane", flag]);
+      const client = new HttpClient(host.url, "takoform-dev-token");
+      for (const lane of served) {
+        const doc = await client.request("GET", `/.well-known/takoform/${lane}`);
+        expect(doc.status, `${flag}: ${lane}`).toBe(200);
+        expect(doc.json.api_versions).toEqual([`forms.takoform.com/${lane}`]);
+      }
+      for (const lane of refused) expect((await client.request("GET", `/.well-known/takoform/${lane}`)).status, `${flag}: ${lane}`).toBe(400);
+      await vi.waitFor(() => expect(host.stderr()).toContain(`takoform host: serving Host API ${served.map((l) => `forms.takoform.com/${l}`).join(" and ")}`));
+      client.close();
+      const code = exited(host.child);
+      host.child.kill("SIGTERM");
+      expect(await code).toBe(0);
+    }
+    const bad = await run(["--data", ":memory:", "--lane", "v1alpha2"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--lane takes v1beta1, v1alpha3, both, got "v1alpha2"');
   });
 
   it("refuses bad flags with a usage error", async () => {

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LocalHostOptions } from "../../src/host/index.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const CORPUS = process.env.TAKOFORM_CORPUS;
@@ -12,6 +13,8 @@ export const CORPUS = process.env.TAKOFORM_CORPUS;
 export interface Family {
   label: string;
   options: LocalHostOptions;
+  /** The API root of the lane the family is served on. */
+  api: string;
   /** The Edge family group. */
   group: string;
   /** The second group that also has an EdgeKVNamespace (no Interfaces). */
@@ -24,7 +27,8 @@ export interface Family {
 
 export const BUNDLED: Family = {
   label: "bundled edge.takoform-cdk.dev",
-  options: { bundled: true },
+  options: { bundled: true, lanes: ["v1alpha3"] },
+  api: laneNamed("v1alpha3").apiRoot,
   group: "edge.takoform-cdk.dev/v1alpha1",
   otherGroup: "other.takoform-cdk.dev/v1alpha1",
   moduleWorkerVersions: ["0.1.0", "0.2.0"],
@@ -36,7 +40,9 @@ export function upstreamFamily(corpus: string): Family {
     options: {
       bundled: false,
       forms: [join(corpus, "takoform-v1alpha3"), join(REPO, "registry/packages/forms/other")],
+      lanes: ["v1alpha3"],
     },
+    api: laneNamed("v1alpha3").apiRoot,
     group: "edge.forms.takoform.com/v1alpha1",
     otherGroup: "other.takoform-cdk.dev/v1alpha1",
     moduleWorkerVersions: ["0.1.0", "0.2.0"],

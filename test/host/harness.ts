@@ -4,8 +4,14 @@
 import { Agent, request as httpRequest } from "node:http";
 import { randomUUID } from "node:crypto";
 import { LocalHost, type LocalHostOptions } from "../../src/host/index.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 
-export const API = "/apis/forms.takoform.com/v1alpha3";
+/**
+ * The API root the host conformance suites speak: the v1alpha3 portable-host suite, whose hosts
+ * `serve` opens on that lane unless a test names its lanes.
+ */
+export const SUITE_LANE = laneNamed("v1alpha3");
+export const API = SUITE_LANE.apiRoot;
 
 export const TOKENS = {
   primary: "token-primary",
@@ -59,25 +65,22 @@ export class HttpClient {
       headers["Content-Length"] = String(payload.byteLength);
     }
     return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        { host: url.hostname, port: url.port, method, path, headers, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const body = Buffer.concat(chunks);
-            const text = body.toString("utf8");
-            let json: unknown;
-            try {
-              json = text.length > 0 ? JSON.parse(text) : undefined;
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
-          });
-          res.on("error", reject);
-        },
-      );
+      const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          let json: unknown;
+          try {
+            json = text.length > 0 ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
+        });
+        res.on("error", reject);
+      });
       req.on("error", reject);
       if (payload !== undefined) req.write(payload);
       req.end();
@@ -97,7 +100,7 @@ export interface Served {
 }
 
 export async function serve(options: LocalHostOptions): Promise<Served> {
-  const host = await LocalHost.open({ tokens: GRANTS, ...options });
+  const host = await LocalHost.open({ tokens: GRANTS, lanes: [SUITE_LANE.name], ...options });
   const { url } = await host.listen("127.0.0.1", 0);
   const client = new HttpClient(url);
   return {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostError } from "../../src/host/errors.ts";
 import { LocalHost, type RuleModule } from "../../src/host/index.ts";
-import { API, GRANTS, serve, type Served } from "./harness.ts";
+import { API, GRANTS, serve, SUITE_LANE, type Served } from "./harness.ts";
 import { BUNDLED } from "./family.ts";
 import { readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
@@ -93,14 +93,20 @@ describe("rules extension point", () => {
   });
 
   it("a Form with declared outputs and no rule is not executable and not creatable", async () => {
-    const host = await LocalHost.open({ bundled: false, forms: [dir], tokens: GRANTS });
+    const host = await LocalHost.open({ bundled: false, forms: [dir], tokens: GRANTS, lanes: [SUITE_LANE.name] });
     try {
       const { url } = await host.listen();
       const { HttpClient } = await import("./harness.ts");
       const client = new HttpClient(url);
       const support = (await client.request("GET", `${API}/support/forms`)).json.profiles;
       const ref = support[0].formRef;
-      const q = new URLSearchParams({ space: "s", group: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest });
+      const q = new URLSearchParams({
+        space: "s",
+        group: ref.apiVersion,
+        kind: ref.kind,
+        definitionVersion: ref.definitionVersion,
+        schemaDigest: ref.schemaDigest,
+      });
       const forms = (await client.request("GET", `${API}/forms?${q}`)).json.forms[0];
       expect(forms.executable).toBe(false);
       const body = { apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name: "g", space: "s" }, spec: { label: "x" } };
@@ -133,7 +139,7 @@ describe("rules extension point", () => {
         renderReady: (ctx) => (ctx.spec.label === "idle" ? { status: "False", reason: "Provisioning", hostReason: "gadget idle" } : undefined),
         outputs: ({ generation }) => ({ serial: `g-${generation}` }),
       });
-    const host = await LocalHost.open({ bundled: false, forms: [dir], tokens: GRANTS, rules: [gadgets] });
+    const host = await LocalHost.open({ bundled: false, forms: [dir], tokens: GRANTS, rules: [gadgets], lanes: [SUITE_LANE.name] });
     try {
       const { url } = await host.listen();
       const { HttpClient } = await import("./harness.ts");

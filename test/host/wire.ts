@@ -3,7 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import { API, key, serve, type HttpClient, type RawResponse, type Served } from "./harness.ts";
+import { key, serve, type HttpClient, type RawResponse, type Served } from "./harness.ts";
 import type { Family } from "./family.ts";
 
 export interface FormRef {
@@ -46,7 +46,7 @@ export class Wire {
   ) {}
 
   static async connect(client: HttpClient, family: Family): Promise<Wire> {
-    const res = await client.request("GET", `${API}/support/forms`);
+    const res = await client.request("GET", `${family.api}/support/forms`);
     if (res.status !== 200) throw new Error(`support/forms answered ${res.status}: ${res.text}`);
     const refs = new Map<string, FormRef>();
     for (const p of res.json.profiles as { formRef: FormRef }[]) {
@@ -76,7 +76,7 @@ export class Wire {
   }
 
   path(ref: FormRef, name: string): string {
-    return `${API}/resources/${ref.apiVersion}/${ref.kind}/${name}`;
+    return `${this.family.api}/resources/${ref.apiVersion}/${ref.kind}/${name}`;
   }
 
   body(ref: FormRef, name: string, spec: unknown, space = SPACE): Record<string, unknown> {
@@ -86,7 +86,7 @@ export class Wire {
   prepare(ref: FormRef, name: string, spec: unknown, o: CallOptions & { generation?: string } = {}): Promise<RawResponse> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.generation !== undefined) headers["Takoform-Expected-Generation"] = o.generation;
-    return (o.client ?? this.client).request("POST", `${API}/resources/prepare`, { body: this.body(ref, name, spec, o.space), headers });
+    return (o.client ?? this.client).request("POST", `${this.family.api}/resources/prepare`, { body: this.body(ref, name, spec, o.space), headers });
   }
 
   async digest(ref: FormRef, name: string, spec: unknown, o: CallOptions & { generation?: string } = {}): Promise<string> {
@@ -98,10 +98,15 @@ export class Wire {
   /** prepare, then PUT with If-None-Match: *. */
   async create(ref: FormRef, name: string, spec: unknown, o: CallOptions = {}): Promise<RawResponse> {
     const prepareDigest = await this.digest(ref, name, spec, o);
-    return this.put(ref, name, { ...this.body(ref, name, spec, o.space), review: { prepareDigest } }, {
-      ...o,
-      headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
-    });
+    return this.put(
+      ref,
+      name,
+      { ...this.body(ref, name, spec, o.space), review: { prepareDigest } },
+      {
+        ...o,
+        headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
+      },
+    );
   }
 
   /** Creates and insists on 201 (or a settled 202); returns the resource. */
@@ -162,7 +167,7 @@ export class Wire {
 
   async poll(id: string, client: HttpClient = this.client): Promise<any> {
     for (let i = 0; i < 200; i++) {
-      const res = await client.request("GET", `${API}/operations/${id}`);
+      const res = await client.request("GET", `${this.family.api}/operations/${id}`);
       if (res.status !== 200) throw new Error(`poll ${id} answered ${res.status}: ${res.text}`);
       if (res.json.done === true) return res.json;
       await new Promise((r) => setTimeout(r, Number(res.headers["retry-after"] ?? "0") * 10));
@@ -180,17 +185,17 @@ export class Wire {
       mainModule: name,
       modules: [{ name, mediaType: "application/javascript+module", size: bytes.byteLength, digest }],
     };
-    const start = await client.request("POST", `${API}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
+    const start = await client.request("POST", `${this.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
     if (start.status !== 201 && start.status !== 200) throw new Error(`upload start answered ${start.status}: ${start.text}`);
     const uploadId = start.json.uploadId as string;
     if ((start.json.missingBlobs as string[]).includes(digest)) {
-      const put = await client.request("PUT", `${API}/artifacts/uploads/${uploadId}/blobs/${digest}`, {
+      const put = await client.request("PUT", `${this.family.api}/artifacts/uploads/${uploadId}/blobs/${digest}`, {
         body: bytes,
         headers: { "Content-Type": "application/octet-stream" },
       });
       if (put.status !== 201 && put.status !== 204) throw new Error(`blob put answered ${put.status}: ${put.text}`);
     }
-    const commit = await client.request("POST", `${API}/artifacts/uploads/${uploadId}/commit`, { headers: { "Idempotency-Key": key() } });
+    const commit = await client.request("POST", `${this.family.api}/artifacts/uploads/${uploadId}/commit`, { headers: { "Idempotency-Key": key() } });
     if (commit.status !== 201 && commit.status !== 200) throw new Error(`commit answered ${commit.status}: ${commit.text}`);
     return commit.json.manifestDigest as string;
   }
@@ -234,7 +239,10 @@ export class Wire {
    * A complete worker aggregate, valid under the Edge aggregate rules too: worker, bundle
    * (real committed manifest), version (optionally bound to KV namespaces), deployment.
    */
-  async workerChain(prefix: string, o: CallOptions & { kv?: string[] } = {}): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
+  async workerChain(
+    prefix: string,
+    o: CallOptions & { kv?: string[] } = {},
+  ): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
     const names = { worker: `${prefix}-worker`, bundle: `${prefix}-bundle`, version: `${prefix}-version`, deployment: `${prefix}-deployment` };
     const client = o.client ?? this.client;
     const worker = await this.created(this.ref("ModuleWorker"), names.worker, {}, o);

@@ -1,6 +1,6 @@
 // A test rig for the provider: the real local host served over loopback HTTP, a client whose
 // transport records every exchange (and may be told to tamper with answers, for the hostile-host
-// tests), and a TakoformProvider over the bundled registry. `converge` drives one resource the
+// tests), and a HostProvider over the bundled registry. `converge` drives one resource the
 // way the engine does (validate → plan → create/update/replace), so tests read like a run.
 
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
@@ -9,20 +9,24 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { createNodeTransport, type HostTransport, type HostTransportRequest, type HostTransportResponse } from "../../src/client/transport.ts";
-import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
-import type { Attributes } from "../../src/core/values.ts";
-import { valuesEqual } from "../../src/core/values.ts";
-import type { FormRef } from "../../src/forms/refs.ts";
+import { type Diagnostic, hasErrors, renderDiagnostic } from "../../src/core/index.ts";
+import { type Attributes, valuesEqual } from "../../src/core/values.ts";
+import type { FormRef } from "../../src/core/index.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
-import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import type { PlanResponse, ResourceState, WriteContext, WriteIntent } from "../../src/provider/types.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import type { CodecTable } from "../../src/registry/codec-table.ts";
 
 export const TOKEN = "takoform-dev-token";
 export const SPACE = "default";
-export const EDGE = "edge.takoform-cdk.dev/v1alpha1";
+/**
+ * The provider tests run against a host serving the v1alpha3 lane unless a test names its lanes
+ * (test/provider/lanes.test.ts covers both): their specs and refs are that lane's Edge family.
+ */
+export const RIG_LANE = laneNamed("v1alpha3");
+export const EDGE = RIG_LANE.edgeGroups.bundled;
 export const CALLER = { tenant: "dev", principal: "developer" };
 
 export interface Exchange {
@@ -48,7 +52,7 @@ export interface Rig {
   host: LocalHost;
   url: string;
   client: HostClient;
-  provider: TakoformProvider;
+  provider: HostProvider;
   log: Exchange[];
   intents: WriteIntent[];
   /** Set to tamper with answers from now on. */
@@ -71,7 +75,7 @@ export interface RigOptions extends LocalHostOptions {
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
   const { registry, planPreviewTimeoutMs, ...hostOptions } = options;
-  const host = await LocalHost.open({ data: ":memory:", ...hostOptions });
+  const host = await LocalHost.open({ data: ":memory:", lanes: [RIG_LANE.name], ...hostOptions });
   const { url } = await host.listen("127.0.0.1", 0);
   const node = createNodeTransport();
   const log: Exchange[] = [];
@@ -85,11 +89,19 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     const u = new URL(request.url);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
-    log.push({ method: request.method, path: u.pathname, query: u.search, status: response.status, requestBody: text(request.body), responseBody: text(response.body), headers });
+    log.push({
+      method: request.method,
+      path: u.pathname,
+      query: u.search,
+      status: response.status,
+      requestBody: text(request.body),
+      responseBody: text(response.body),
+      headers,
+    });
     return response;
   };
   const client = await HostClient.connect({ endpoint: url, token: TOKEN, transport, random: () => 0 });
-  const provider = new TakoformProvider({
+  const provider = new HostProvider({
     client,
     registry: registry ?? bundledRegistry,
     defaultSpace: SPACE,
@@ -121,7 +133,13 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
       return log.filter((e) => e.method === method && (pathPart === undefined || e.path.includes(pathPart)));
     },
     mutations() {
-      return log.filter((e) => (e.method === "PUT" || e.method === "DELETE" || e.method === "POST") && e.path.includes("/resources/") && !e.path.endsWith("/prepare") && !e.path.endsWith("/validate"));
+      return log.filter(
+        (e) =>
+          (e.method === "PUT" || e.method === "DELETE" || e.method === "POST") &&
+          e.path.includes("/resources/") &&
+          !e.path.endsWith("/prepare") &&
+          !e.path.endsWith("/validate"),
+      );
     },
     async close() {
       client.close();
@@ -162,7 +180,7 @@ export function useRig(options: RigOptions = {}): Rig {
     get provider() {
       return now().provider;
     },
-    set provider(p: TakoformProvider) {
+    set provider(p: HostProvider) {
       now().provider = p;
     },
     get log() {
@@ -267,12 +285,23 @@ export async function mustRead(r: Rig, state: ResourceState): Promise<ResourceSt
 /** The exact ref recorded in state. */
 export function refOf(state: ResourceState): FormRef {
   const a = state.attributes;
-  return { apiVersion: a["form_api_version"] as string, kind: a["form_kind"] as string, definitionVersion: a["form_definition_version"] as string, schemaDigest: a["form_schema_digest"] as string };
+  return {
+    apiVersion: a["form_api_version"] as string,
+    kind: a["form_kind"] as string,
+    definitionVersion: a["form_definition_version"] as string,
+    schemaDigest: a["form_schema_digest"] as string,
+  };
 }
 
 /** The host address of a resource in state (for the host's test controls). */
 export function addressOf(state: ResourceState) {
-  return { tenant: CALLER.tenant, space: state.attributes["space"] as string, apiVersion: state.attributes["form_api_version"] as string, kind: state.attributes["form_kind"] as string, name: state.attributes["name"] as string };
+  return {
+    tenant: CALLER.tenant,
+    space: state.attributes["space"] as string,
+    apiVersion: state.attributes["form_api_version"] as string,
+    kind: state.attributes["form_kind"] as string,
+    name: state.attributes["name"] as string,
+  };
 }
 
 /** `moduleSource(n)` of the upstream harness: a 90-byte module for n = 1. */
@@ -338,6 +367,10 @@ export async function workerStack(r: Rig, name = "counter", versionExtra: Attrib
 export async function servingStack(r: Rig, handlers: string[] = ["fetch"], name = "counter"): Promise<WorkerStack & { deployment: ResourceState }> {
   const members = handlers.map((h) => (h === "fetch" ? `  async fetch() {\n    return new Response("ok");\n  },` : `  async ${h}() {},`));
   const stack = await workerStack(r, name, { handlers }, `export default {\n${members.join("\n")}\n};\n`);
-  const deployment = await mustCreate(r, "takoform_worker_deployment", { name: `${name}-live`, worker: name, versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+  const deployment = await mustCreate(r, "takoform_worker_deployment", {
+    name: `${name}-live`,
+    worker: name,
+    versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+  });
   return { ...stack, deployment };
 }

@@ -31,7 +31,9 @@ describe("revision names: the worked examples of §3.8", () => {
 
   it("example 3: the minimal version spec, then with two handlers", () => {
     expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch"], worker })).toBe("version-9217066e908d-efe899c74558");
-    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe("version-352f58ae2c93-efe899c74558");
+    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe(
+      "version-352f58ae2c93-efe899c74558",
+    );
   });
 
   it("example 4: the version as a real plan produces it, defaults materialized", () => {
@@ -101,7 +103,7 @@ describe("TestV3DerivedRevisionNamesAreDeterministicAndDistinct", () => {
     expect(a.split("-")[2]).not.toBe(b.split("-")[2]);
   });
 
-  it("uses the bundle- and version- prefixes, and only the revision role derives", () => {
+  it("uses the bundle-, version-, static-asset-bundle- and sqlite-migration-set- prefixes, and only the revision role derives", () => {
     const table = bundledCodecTable();
     const line = (kind: string) => table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind }).codec;
     expect(deriveRevisionName(line("WorkerBundle"), "o", { manifestDigest: digest(1) })!.startsWith("bundle-")).toBe(true);
@@ -112,7 +114,10 @@ describe("TestV3DerivedRevisionNamesAreDeterministicAndDistinct", () => {
       .filter((c) => c.role === "revision")
       .map((c) => c.ref.kind)
       .sort();
-    expect(revisions).toEqual(["WorkerBundle", "WorkerVersion"]);
+    expect([...new Set(revisions)]).toEqual(["SQLiteMigrationSet", "StaticAssetBundle", "WorkerBundle", "WorkerVersion"]);
+    const beta = (kind: string) => table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1beta1", kind }).codec;
+    expect(deriveRevisionName(beta("StaticAssetBundle"), "o", { manifestDigest: digest(1) })).toMatch(/^static-asset-bundle-[0-9a-f]{12}-[0-9a-f]{12}$/);
+    expect(deriveRevisionName(beta("SQLiteMigrationSet"), "o", { manifestDigest: digest(1) })).toMatch(/^sqlite-migration-set-[0-9a-f]{12}-[0-9a-f]{12}$/);
   });
 
   it("names are portable and fixed width; an empty owner or a bad digest derives nothing", () => {

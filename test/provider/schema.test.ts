@@ -2,17 +2,19 @@
 // behaviour checklist about schemas, defaults and the lifecycle capability table.
 
 import { describe, expect, it } from "vitest";
+import { EDGE_FAMILY_GROUPS } from "../../src/core/lanes.ts";
 import type { HostClient } from "../../src/client/client.ts";
 import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
-import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/provider/codec/envelope.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/registry/envelope.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("no host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 const EDGE = "edge.takoform-cdk.dev/v1alpha1";
-const edgeSchemas = () => p.schemas().filter((s) => s.apiVersion === EDGE);
+// Every Edge family type, whichever lane's line leads it.
+const edgeSchemas = () => p.schemas().filter((s) => EDGE_FAMILY_GROUPS.includes(s.apiVersion));
 
 describe("resource-type schemas", () => {
   it("TestV3LaneCarriesNoUntypedFormRef: no generic resource; form_* are computed only", () => {
@@ -50,7 +52,10 @@ describe("resource-type schemas", () => {
     for (const s of p.schemas()) {
       expect(s.attributes["conditions"]!.mode).toBe("computed");
       expect(s.attributes["ready"]!.mode).toBe("computed");
-      expect(Object.values(s.attributes).some((a) => a.sensitive === true), s.type).toBe(false);
+      expect(
+        Object.values(s.attributes).some((a) => a.sensitive === true),
+        s.type,
+      ).toBe(false);
     }
   });
 
@@ -86,7 +91,10 @@ describe("resource-type schemas", () => {
   });
 
   it("TestLifecycleCapabilityTable: update only for WorkerDeployment, WorkerCronTrigger, AtLeastOnceQueue, QueueConsumer; revisions never update", () => {
-    const updating = edgeSchemas().filter((s) => s.declaresUpdate).map((s) => s.kind).sort();
+    const updating = edgeSchemas()
+      .filter((s) => s.declaresUpdate)
+      .map((s) => s.kind)
+      .sort();
     expect(updating).toEqual(["AtLeastOnceQueue", "QueueConsumer", "WorkerCronTrigger", "WorkerDeployment"]);
     for (const s of p.schemas()) if (s.role === "revision") expect(s.declaresUpdate).toBe(false);
   });
@@ -112,7 +120,7 @@ describe("resource-type schemas", () => {
   });
 
   it("TestV3AttributeSurfaceRendersDeterministically", () => {
-    const other = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
+    const other = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
     expect(JSON.stringify(other.schemas())).toBe(JSON.stringify(p.schemas()));
     expect(JSON.stringify(p.schemas().map((s) => Object.keys(s.attributes)))).toBe(JSON.stringify(other.schemas().map((s) => Object.keys(s.attributes))));
   });

@@ -51,17 +51,27 @@ describe("plans against host-normalized state", () => {
     const vars = JSON.stringify({ Z_LAST: "1", API_URL: "https://api.example/x?a=1&b=<2>" });
     const stack = await workerStack(r, "counter", { vars_json: vars });
     const name = stack.version.attributes["name"] as string;
-    const imported = await mustRead(r, r.provider.importState(VERSION, name).state!);
+    const imported = await mustRead(r, (await r.provider.importState(VERSION, name)).state!);
     expect(imported.attributes["vars_json"]).not.toBe(vars); // the host's spelling
     const before = r.mutations().length;
-    const out = await converge(r, VERSION, { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars }, imported);
+    const out = await converge(
+      r,
+      VERSION,
+      { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars },
+      imported,
+    );
     expect(errorsOf(out.diagnostics), show(out.diagnostics)).toEqual([]);
     expect(out.action).toBe("no-op");
     expect(out.plan.requiresReplace).toEqual([]);
     expect(out.plan.planned!["vars_json"]).toBe(imported.attributes["vars_json"]);
     expect(r.mutations().length).toBe(before);
     // With an owner instead of a pinned name: the same derived name, only the owner recorded.
-    const owned = await converge(r, VERSION, { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars }, imported);
+    const owned = await converge(
+      r,
+      VERSION,
+      { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars },
+      imported,
+    );
     expect(errorsOf(owned.diagnostics), show(owned.diagnostics)).toEqual([]);
     expect(owned.plan.requiresReplace).toEqual([]);
     expect(owned.plan.planned!["name"]).toBe(name);
@@ -71,7 +81,7 @@ describe("plans against host-normalized state", () => {
   it("import then plan with handlers in another order than the host's plans no change", async () => {
     const stack = await servingStack(r, ["scheduled", "fetch"]);
     const name = stack.version.attributes["name"] as string;
-    const imported = await mustRead(r, r.provider.importState(VERSION, name).state!);
+    const imported = await mustRead(r, (await r.provider.importState(VERSION, name)).state!);
     expect(imported.attributes["handlers"]).toEqual(["fetch", "scheduled"]);
     const before = r.mutations().length;
     const out = await converge(r, VERSION, { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["scheduled", "fetch"] }, imported);
@@ -88,7 +98,12 @@ describe("plans against host-normalized state", () => {
     expect(plan.requiresReplace).toEqual([]);
     expect(plan.planned).toEqual(stack.version.attributes);
     // A real change still plans a replacement under a new derived name.
-    const changed = await r.provider.plan({ type: VERSION, address: `${VERSION}.test`, prior: stack.version, config: { ...config, vars_json: '{"B":3,"A":1}' } });
+    const changed = await r.provider.plan({
+      type: VERSION,
+      address: `${VERSION}.test`,
+      prior: stack.version,
+      config: { ...config, vars_json: '{"B":3,"A":1}' },
+    });
     expect(changed.requiresReplace).toContainEqual(["vars_json"]);
     expect(changed.planned!["name"]).not.toBe(stack.version.attributes["name"]);
   });

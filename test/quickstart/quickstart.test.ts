@@ -40,6 +40,11 @@ describe("Quick start", () => {
     expect(first.status, first.out).toBe(0);
     expect(first.out).toContain("Apply complete! Resources: 6 added, 0 changed, 0 destroyed.");
     expect(first.out).toMatch(/url = "https:\/\/counter-endpoint-[0-9a-f]+\.workers\.localhost\/"/);
+    // A new project deploys on the current lane: v1beta1, with the Edge v1beta1 family.
+    const pulled = spawnSync(process.execPath, [BIN, "state", "pull", "-C", project], { encoding: "utf8", timeout: 120_000 });
+    const state = JSON.parse(pulled.stdout) as { host: { lane: string }; resources: { ref: { apiVersion: string } }[] };
+    expect(state.host.lane).toBe("forms.takoform.com/v1beta1");
+    expect(new Set(state.resources.map((r) => r.ref.apiVersion))).toEqual(new Set(["edge.takoform-cdk.dev/v1beta1"]));
 
     const code = join(project, "dist", "index.js");
     writeFileSync(code, readFileSync(code, "utf8").replace("request number", "request #"));

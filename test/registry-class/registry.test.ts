@@ -1,10 +1,11 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
-import { formatFormRef, formRefKey, type FormRef } from "../../src/forms/refs.ts";
+import { formatFormRef, formRefKey, type FormRef } from "../../src/core/index.ts";
 import { loadDefinitions } from "../../src/forms/catalog.ts";
 import { CodecTable, combineGenerated, FormRegistry, RegistryError, type GeneratedRegistry, type SupportedRef } from "../../src/registry/index.ts";
 import { bundledCodecTable, bundledRegistry } from "../../src/registry/bundled.ts";
 import { EDGE, MESH, OTHER, PACKAGES } from "../codec/support.ts";
+import { laneNamed } from "../../src/core/lanes.ts";
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
 const ref = (kind: string, definitionVersion: string, schema: string, pkg: string | null = digest("e"), apiVersion = EDGE): SupportedRef => ({
@@ -26,9 +27,11 @@ function thrown(fn: () => unknown): RegistryError {
   throw new Error("expected a RegistryError");
 }
 
-const candidateEntries = ["edge", "other", "mesh"].flatMap(
-  (family) => JSON.parse(readFileSync(`${PACKAGES}/forms/${family}/v1alpha1/candidate-set.json`, "utf8")).defaultCreates as { formRef: FormRef; packageDigest: string }[],
+const candidateEntries = ["edge/v1alpha1", "edge/v1beta1", "other/v1alpha1", "mesh/v1alpha1"].flatMap(
+  (family) =>
+    JSON.parse(readFileSync(`${PACKAGES}/forms/${family}/candidate-set.json`, "utf8")).defaultCreates as { formRef: FormRef; packageDigest: string }[],
 );
+const BETA = "edge.takoform-cdk.dev/v1beta1";
 
 describe("bundled registry", () => {
   it("row 76: the registry equals the candidate sets — every default create is a candidate entry with its package digest, and every loaded definition is supported", () => {
@@ -43,8 +46,9 @@ describe("bundled registry", () => {
     expect(catalog.problems).toEqual([]);
     expect(registry.supportedRefs().map(formRefKey)).toEqual(catalog.forms.map((f) => formRefKey(f.ref)).sort());
     for (const form of catalog.forms) expect(registry.lookup(form.ref)?.packageDigest).toBe(form.packageDigest);
-    // One default per line; ModuleWorker 0.2.0 is supported only.
-    expect(defaults).toHaveLength(16);
+    // One default per line (12 + 15 Edge lines of the two lanes, 3 mesh, 1 other); each lane's ModuleWorker 0.2.0 is supported only.
+    expect(defaults).toHaveLength(31);
+    expect(registry.supportedRefsFor({ apiVersion: BETA, kind: "ModuleWorker" }).map((r) => r.definitionVersion)).toEqual(["0.1.0", "0.2.0"]);
     expect(registry.supportedRefsFor({ apiVersion: EDGE, kind: "ModuleWorker" }).map((r) => r.definitionVersion)).toEqual(["0.1.0", "0.2.0"]);
     expect(registry.defaultCreate({ apiVersion: EDGE, kind: "ModuleWorker" }).definitionVersion).toBe("0.1.0");
   });
@@ -62,10 +66,20 @@ describe("bundled registry", () => {
     expect(thrown(() => table.defaultCreate({ apiVersion: OTHER, kind: "ModuleWorker" })).message).toContain("ModuleWorker@0.1.0");
   });
 
-  it("every bundled line has exactly one resource type and the type table names the class", () => {
+  it("every bundled line has exactly one resource type and the type table names the class; an Edge type serves a line per lane", () => {
     const table = bundledCodecTable();
-    expect(table.types()).toHaveLength(16);
-    expect(table.typeForLine({ apiVersion: OTHER, kind: "EdgeKVNamespace" })).toEqual({ type: "takoform_other_edge_kv_namespace", apiVersion: OTHER, kind: "EdgeKVNamespace", className: "OtherEdgeKVNamespace" });
+    // 15 Edge types (12 of them with a line in each lane), 3 mesh, 1 other.
+    expect(table.types()).toHaveLength(19);
+    expect(table.linesOf("takoform_worker_version").map((l) => l.apiVersion)).toEqual([BETA, EDGE]);
+    expect(table.linesOf("takoform_static_asset_bundle").map((l) => l.apiVersion)).toEqual([BETA]);
+    expect(table.type("takoform_worker_version")?.apiVersion).toBe(BETA);
+    expect(table.typeForLine({ apiVersion: EDGE, kind: "WorkerVersion" })?.type).toBe("takoform_worker_version");
+    expect(table.typeForLine({ apiVersion: OTHER, kind: "EdgeKVNamespace" })).toEqual({
+      type: "takoform_other_edge_kv_namespace",
+      apiVersion: OTHER,
+      kind: "EdgeKVNamespace",
+      className: "OtherEdgeKVNamespace",
+    });
     expect(table.type("takoform_mesh_service")?.className).toBe("MeshService");
     expect(table.codecsFor({ apiVersion: EDGE, kind: "ModuleWorker" }).map((c) => c.ref.definitionVersion)).toEqual(["0.1.0", "0.2.0"]);
   });
@@ -148,7 +162,9 @@ describe("FormRegistry", () => {
   });
 
   it("merge: unions two registries, refuses conflicting provenance and two defaults for one line", () => {
-    const project = FormRegistry.empty().register(ref("Widget", "1.0.0", "7"), { asDefaultCreate: true }).register(v010);
+    const project = FormRegistry.empty()
+      .register(ref("Widget", "1.0.0", "7"), { asDefaultCreate: true })
+      .register(v010);
     const merged = base.merge(project);
     expect(merged.size).toBe(2);
     expect(merged.defaultCreate({ apiVersion: EDGE, kind: "Widget" }).definitionVersion).toBe("1.0.0");
@@ -187,7 +203,7 @@ describe("CodecTable", () => {
     // Named as the ref asked for, but not listed among the codecs the build carries.
     expect(error.message).toContain("ModuleWorker@0.0.1");
     expect(error.knownRefs.some((r) => r.includes("@0.0.1"))).toBe(false);
-    expect(error.knownRefs).toHaveLength(2);
+    expect(error.knownRefs).toHaveLength(4);
   });
 
   it("refuses generated data of another format", () => {
@@ -210,7 +226,7 @@ describe("combineGenerated (a project registry beside the bundled one)", () => {
     expect(shadowed).toEqual(["takoform_module_worker"]);
     const table = CodecTable.fromGenerated(data);
     expect(table.type("takoform_module_worker")?.apiVersion).toBe("edge.forms.takoform.com/v1alpha1");
-    expect(table.type("takoform_worker_version")?.apiVersion).toBe(EDGE);
+    expect(table.type("takoform_worker_version")?.apiVersion).toBe(BETA);
     // The bundled ModuleWorker identities stay supported (state written under them is still served).
     expect(table.forStateRef(bundledRegistry.defaultCreates.find((r) => r.kind === "ModuleWorker")!).codec.ref.apiVersion).toBe(EDGE);
     expect(table.forStateRef(upstreamRef).codec.ref).toEqual(identity(upstreamRef));

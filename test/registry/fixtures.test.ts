@@ -1,16 +1,37 @@
 import { describe, it, expect } from "vitest";
 import type { ErrorObject } from "ajv/dist/2020.js";
-import { CORPUS, EDGE_GROUP, loadFormPackages, upstreamForms, desiredValidator, camel, type Json, type FormPackageOnDisk } from "./packages.ts";
+import {
+  CORPUS,
+  EDGE_GROUP,
+  LANE_FACTS,
+  loadFormPackages,
+  upstreamForms,
+  desiredValidator,
+  camel,
+  type Json,
+  type FormPackageOnDisk,
+  type LaneKey,
+} from "./packages.ts";
 
 // Negative fixture names of the upstream v1alpha3 lane, per kind (takoform-corpus.md §4).
 const UPSTREAM_V1ALPHA3_NEGATIVES: Record<string, string[]> = {
   ModuleWorker: ["reject-unexpected-property"],
   WorkerBundle: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
   WorkerVersion: [
-    "reject-unexpected-property", "reject-missing-worker", "reject-missing-bundle", "reject-missing-handlers",
-    "reject-worker", "reject-bundle", "reject-handlers", "reject-vars", "reject-required-sensitive-vars",
-    "reject-kv-bindings-binding-name", "reject-bucket-bindings-binding-name", "reject-sqlite-bindings-binding-name",
-    "reject-queue-producer-bindings-binding-name", "reject-service-bindings-binding-name",
+    "reject-unexpected-property",
+    "reject-missing-worker",
+    "reject-missing-bundle",
+    "reject-missing-handlers",
+    "reject-worker",
+    "reject-bundle",
+    "reject-handlers",
+    "reject-vars",
+    "reject-required-sensitive-vars",
+    "reject-kv-bindings-binding-name",
+    "reject-bucket-bindings-binding-name",
+    "reject-sqlite-bindings-binding-name",
+    "reject-queue-producer-bindings-binding-name",
+    "reject-service-bindings-binding-name",
   ],
   WorkerDeployment: ["reject-unexpected-property", "reject-missing-worker", "reject-missing-versions", "reject-worker", "reject-versions"],
   WorkerCustomDomain: ["reject-unexpected-property", "reject-missing-worker", "reject-missing-hostname", "reject-worker", "reject-hostname"],
@@ -20,20 +41,70 @@ const UPSTREAM_V1ALPHA3_NEGATIVES: Record<string, string[]> = {
   ObjectBucket: ["reject-unexpected-property"],
   SQLiteDatabase: ["reject-unexpected-property"],
   AtLeastOnceQueue: [
-    "reject-unexpected-property", "reject-missing-message-retention-seconds", "reject-message-retention-seconds",
+    "reject-unexpected-property",
+    "reject-missing-message-retention-seconds",
+    "reject-message-retention-seconds",
     "reject-delivery-delay-seconds",
   ],
   QueueConsumer: [
-    "reject-unexpected-property", "reject-missing-queue", "reject-missing-worker", "reject-missing-max-batch-size",
-    "reject-missing-max-batch-timeout-seconds", "reject-missing-max-retries", "reject-missing-retry-delay-seconds",
-    "reject-missing-max-concurrency", "reject-queue", "reject-worker", "reject-max-batch-size",
-    "reject-max-batch-timeout-seconds", "reject-max-retries", "reject-retry-delay-seconds", "reject-dead-letter-queue",
+    "reject-unexpected-property",
+    "reject-missing-queue",
+    "reject-missing-worker",
+    "reject-missing-max-batch-size",
+    "reject-missing-max-batch-timeout-seconds",
+    "reject-missing-max-retries",
+    "reject-missing-retry-delay-seconds",
+    "reject-missing-max-concurrency",
+    "reject-queue",
+    "reject-worker",
+    "reject-max-batch-size",
+    "reject-max-batch-timeout-seconds",
+    "reject-max-retries",
+    "reject-retry-delay-seconds",
+    "reject-dead-letter-queue",
     "reject-max-concurrency",
   ],
 };
 
+// The v1beta1 lane's (takoform-host-api-v1beta1.md §8.5, §8.6): WorkerVersion gains reject-assets,
+// and three new Forms.
+const UPSTREAM_V1BETA1_NEGATIVES: Record<string, string[]> = {
+  ...UPSTREAM_V1ALPHA3_NEGATIVES,
+  WorkerVersion: [
+    "reject-unexpected-property",
+    "reject-missing-worker",
+    "reject-missing-bundle",
+    "reject-missing-handlers",
+    "reject-worker",
+    "reject-bundle",
+    "reject-assets",
+    "reject-handlers",
+    "reject-vars",
+    "reject-required-sensitive-vars",
+    "reject-kv-bindings-binding-name",
+    "reject-bucket-bindings-binding-name",
+    "reject-sqlite-bindings-binding-name",
+    "reject-queue-producer-bindings-binding-name",
+    "reject-service-bindings-binding-name",
+  ],
+  StaticAssetBundle: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
+  SQLiteMigrationSet: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
+  SQLiteMigrationApplication: [
+    "reject-unexpected-property",
+    "reject-missing-database",
+    "reject-missing-migration-set",
+    "reject-database",
+    "reject-migration-set",
+  ],
+};
+const NEGATIVES: Record<LaneKey, { names: Record<string, string[]>; positives: number; negatives: number }> = {
+  v1alpha3: { names: UPSTREAM_V1ALPHA3_NEGATIVES, positives: 12, negatives: 59 },
+  v1beta1: { names: UPSTREAM_V1BETA1_NEGATIVES, positives: 15, negatives: 71 },
+};
+
 const negativeNames = (pkg: FormPackageOnDisk) => pkg.fixtures.filter((f) => !f.positive).map((f) => f.name);
-const edgeDefaults = () => loadFormPackages().filter((p) => p.definition.apiVersion === EDGE_GROUP && p.definition.definitionVersion === "0.1.0");
+const edgeDefaults = (lane: LaneKey = "v1alpha3") =>
+  loadFormPackages().filter((p) => p.definition.apiVersion === LANE_FACTS[lane].group && p.definition.definitionVersion === "0.1.0");
 
 /** Top-level members whose values differ between two objects. */
 function changedMembers(a: Json, b: Json): string[] {
@@ -79,7 +150,8 @@ function reasonMismatches(pkg: FormPackageOnDisk, name: string, body: Json, posi
     const { member, nested } = blamed(suffix, schema.properties);
     if (changed[0] !== member) problems.push(`${name}: changes ${changed[0]} instead of ${member}`);
     const under = new RegExp(nested ? `^/${member}/\\d+/${nested}(?:/|$)` : `^/${member}(?:/|$)`);
-    for (const e of errors) if (!under.test(e.instancePath)) problems.push(`${name}: error at ${e.instancePath} is not about ${member}${nested ? `/*/${nested}` : ""}`);
+    for (const e of errors)
+      if (!under.test(e.instancePath)) problems.push(`${name}: error at ${e.instancePath} is not about ${member}${nested ? `/*/${nested}` : ""}`);
   }
   return problems;
 }
@@ -124,13 +196,16 @@ describe("fixture verdicts against each desiredSchema (strict ajv 2020-12)", () 
     }
   });
 
-  it("the edge family has 12 positives and 59 negatives, named per kind exactly as upstream's v1alpha3 lane", () => {
-    const edge = edgeDefaults();
-    expect(edge.map((p) => p.definition.kind).sort()).toEqual(Object.keys(UPSTREAM_V1ALPHA3_NEGATIVES).sort());
-    expect(edge.reduce((n, p) => n + p.fixtures.filter((f) => f.positive).length, 0)).toBe(12);
-    expect(edge.reduce((n, p) => n + negativeNames(p).length, 0)).toBe(59);
-    for (const pkg of edge) expect(negativeNames(pkg), pkg.definition.kind).toEqual(UPSTREAM_V1ALPHA3_NEGATIVES[pkg.definition.kind]);
-  });
+  for (const lane of ["v1alpha3", "v1beta1"] as const) {
+    const expected = NEGATIVES[lane];
+    it(`the ${lane} lane's edge family has ${expected.positives} positives and ${expected.negatives} negatives, named per kind exactly as upstream's`, () => {
+      const edge = edgeDefaults(lane);
+      expect(edge.map((p) => p.definition.kind).sort()).toEqual(Object.keys(expected.names).sort());
+      expect(edge.reduce((n, p) => n + p.fixtures.filter((f) => f.positive).length, 0)).toBe(expected.positives);
+      expect(edge.reduce((n, p) => n + negativeNames(p).length, 0)).toBe(expected.negatives);
+      for (const pkg of edge) expect(negativeNames(pkg), pkg.definition.kind).toEqual(expected.names[pkg.definition.kind]);
+    });
+  }
 
   it("a negative that no longer fails is caught (the check can fail)", () => {
     const ajv = desiredValidator();
@@ -153,10 +228,10 @@ describe("fixture verdicts against each desiredSchema (strict ajv 2020-12)", () 
   });
 });
 
-describe.skipIf(!CORPUS)("fixture names match the upstream v1alpha3 lane on disk", () => {
-  it("the same negative names per kind, and the same fixture file names", () => {
-    const upstream = new Map(upstreamForms().map((p) => [p.definition.kind, p]));
-    const ours = edgeDefaults();
+describe.skipIf(!CORPUS)("fixture names match the upstream lanes on disk", () => {
+  it.each(["v1alpha3", "v1beta1"] as const)("%s: the same negative names per kind, and the same fixture file names", (lane) => {
+    const upstream = new Map(upstreamForms(lane).map((p) => [p.definition.kind, p]));
+    const ours = edgeDefaults(lane);
     expect(ours).toHaveLength(upstream.size);
     for (const pkg of ours) {
       const theirs = upstream.get(pkg.definition.kind)!;

@@ -1,5 +1,7 @@
 // Test-side loader for the bundled packages (registry/packages) and, when TAKOFORM_CORPUS is set,
-// for the upstream v1alpha3 lane they mirror. Read-only; the seal script owns every write.
+// for the upstream lanes they mirror (v1alpha3 and v1beta1: one Edge family each, with its own
+// Interfaces and Bindings under registry/packages/lanes/<lane>/). Read-only; the seal script owns
+// every write. Helpers default to the v1alpha3 lane; pass a lane for the other.
 
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -11,17 +13,35 @@ export const CORPUS = process.env.TAKOFORM_CORPUS;
 export const UPSTREAM_LANE = CORPUS ? join(CORPUS, "takoform-v1alpha3") : "";
 
 export const EDGE_GROUP = "edge.takoform-cdk.dev/v1alpha1";
+export const BETA_EDGE_GROUP = "edge.takoform-cdk.dev/v1beta1";
 export const OTHER_GROUP = "other.takoform-cdk.dev/v1alpha1";
 export const MESH_GROUP = "mesh.takoform-cdk.dev/v1alpha1";
 export const UPSTREAM_EDGE_GROUP = "edge.forms.takoform.com/v1alpha1";
 
+export type LaneKey = "v1alpha3" | "v1beta1";
+
+/** What the tests compare per lane: our family and its folder, upstream's group, lane root and contract folder. */
+export const LANE_FACTS: Record<LaneKey, { group: string; family: string; upstreamGroup: string; upstream: string; conformance: string; forms: number }> = {
+  v1alpha3: {
+    group: EDGE_GROUP,
+    family: "forms/edge/v1alpha1",
+    upstreamGroup: UPSTREAM_EDGE_GROUP,
+    upstream: UPSTREAM_LANE,
+    conformance: "portable-host-v3",
+    forms: 12,
+  },
+  v1beta1: {
+    group: BETA_EDGE_GROUP,
+    family: "forms/edge/v1beta1",
+    upstreamGroup: "edge.forms.takoform.com/v1beta1",
+    upstream: CORPUS ? join(CORPUS, "takoform-v1beta1") : "",
+    conformance: "portable-host-v1beta1",
+    forms: 15,
+  },
+};
+
 /** The four annotation keywords Form desired schemas use; strict ajv must be told about them. */
-export const TAKOFORM_KEYWORDS = [
-  "x-takoform-binding",
-  "x-takoform-target-formrefs",
-  "x-takoform-required-interface",
-  "x-takoform-fieldPolicy",
-] as const;
+export const TAKOFORM_KEYWORDS = ["x-takoform-binding", "x-takoform-target-formrefs", "x-takoform-required-interface", "x-takoform-fieldPolicy"] as const;
 
 // Definitions are open-ended JSON documents; tests read them structurally.
 export type Json = any;
@@ -90,11 +110,13 @@ export function loadContracts(root: string, area: string): Map<string, Json> {
   return out;
 }
 
-export const ourInterfaces = () => loadContracts(PACKAGES, "interfaces/v1alpha1");
-export const ourBindings = () => loadContracts(PACKAGES, "bindings/v1alpha1");
-export const upstreamForms = () => loadFormPackages(UPSTREAM_LANE, "forms/candidates");
-export const upstreamInterfaces = () => loadContracts(UPSTREAM_LANE, "interfaces/candidates/v1alpha1");
-export const upstreamBindings = () => loadContracts(UPSTREAM_LANE, "bindings/candidates/v1alpha1");
+/** A lane's Interfaces: its own (lanes/<lane>/) and the lane-neutral ones (interfaces/). */
+export const ourInterfaces = (lane: LaneKey = "v1alpha3") =>
+  new Map([...loadContracts(PACKAGES, "interfaces/v1alpha1"), ...loadContracts(PACKAGES, `lanes/${lane}/interfaces/v1alpha1`)]);
+export const ourBindings = (lane: LaneKey = "v1alpha3") => loadContracts(PACKAGES, `lanes/${lane}/bindings/v1alpha1`);
+export const upstreamForms = (lane: LaneKey = "v1alpha3") => loadFormPackages(LANE_FACTS[lane].upstream, "forms/candidates");
+export const upstreamInterfaces = (lane: LaneKey = "v1alpha3") => loadContracts(LANE_FACTS[lane].upstream, "interfaces/candidates/v1alpha1");
+export const upstreamBindings = (lane: LaneKey = "v1alpha3") => loadContracts(LANE_FACTS[lane].upstream, "bindings/candidates/v1alpha1");
 
 export function candidateSet(family: string): Json {
   return readJson(join(PACKAGES, family, "candidate-set.json"));

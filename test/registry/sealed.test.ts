@@ -3,11 +3,18 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  planSeal, sealPackages, staleFiles, packageIndex, serialize, SealError,
-  DEFINITION_MEDIA_TYPE, FIXTURE_MEDIA_TYPE, type PackagePayload,
+  planSeal,
+  sealPackages,
+  staleFiles,
+  packageIndex,
+  serialize,
+  SealError,
+  DEFINITION_MEDIA_TYPE,
+  FIXTURE_MEDIA_TYPE,
+  type PackagePayload,
 } from "../../scripts/seal-packages.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
-import { PACKAGES, CORPUS, UPSTREAM_LANE, readJson, upstreamForms, loadFormPackages, type Json } from "./packages.ts";
+import { PACKAGES, CORPUS, LANE_FACTS, readJson, upstreamForms, loadFormPackages, type Json } from "./packages.ts";
 
 /** Runs `fn` on a throwaway copy of registry/packages, removed after. */
 function withScratchCopy(fn: (root: string) => void): void {
@@ -40,7 +47,8 @@ describe("sealed packages", () => {
       expect(paths.has(`${pkg.dir}/package-index.json`)).toBe(true);
       for (const f of pkg.fixtures) expect(paths.has(`${pkg.dir}/${f.path}`)).toBe(true);
     }
-    for (const family of ["edge", "other", "mesh"]) expect(paths.has(`forms/${family}/v1alpha1/candidate-set.json`)).toBe(true);
+    for (const family of ["edge/v1alpha1", "edge/v1beta1", "other/v1alpha1", "mesh/v1alpha1"])
+      expect(paths.has(`forms/${family}/candidate-set.json`)).toBe(true);
   });
 
   it("package indexes and candidate sets agree with the definitions they name", () => {
@@ -57,13 +65,13 @@ describe("sealed packages", () => {
     }
   });
 
-  it("a changed Interface propagates to every Binding, Form, index and candidate set that names it", () =>
+  it("a changed Interface propagates to every Binding, Form, index and candidate set of its lane that names it, and to no other lane", () =>
     withScratchCopy((root) => {
-      editJson(root, "interfaces/v1alpha1/edge.queue/definition.json", (doc) => {
+      editJson(root, "lanes/v1alpha3/interfaces/v1alpha1/edge.queue/definition.json", (doc) => {
         doc.description += " Edited.";
       });
       const stale = staleFiles(root);
-      expect(stale).toContain("bindings/v1alpha1/module-worker.queue-producer/definition.json");
+      expect(stale).toContain("lanes/v1alpha3/bindings/v1alpha1/module-worker.queue-producer/definition.json");
       expect(stale).toContain("forms/edge/v1alpha1/at-least-once-queue/definition.json");
       expect(stale).toContain("forms/edge/v1alpha1/queue-consumer/definition.json");
       // WorkerVersion carries the Binding digest and the Interface digest; the deployment pins the version.
@@ -73,11 +81,13 @@ describe("sealed packages", () => {
       expect(stale).toContain("forms/edge/v1alpha1/candidate-set.json");
       expect(stale).not.toContain("forms/edge/v1alpha1/object-bucket/definition.json");
       expect(stale).not.toContain("forms/mesh/v1alpha1/candidate-set.json");
+      // The other lane's same-named contract and its Forms are untouched.
+      expect(stale.filter((p) => p.includes("v1beta1"))).toEqual([]);
 
       const written = sealPackages(root);
       expect(written.sort()).toEqual([...stale].sort());
       expect(sealPackages(root)).toEqual([]);
-      const queue = readJson(join(root, "interfaces/v1alpha1/edge.queue/definition.json"));
+      const queue = readJson(join(root, "lanes/v1alpha3/interfaces/v1alpha1/edge.queue/definition.json"));
       const consumer = readJson(join(root, "forms/edge/v1alpha1/queue-consumer/definition.json"));
       expect(consumer.desiredSchema.properties.queue["x-takoform-required-interface"].schemaDigest).toBe(digestCanonical(queue));
     }));
@@ -97,9 +107,7 @@ describe("sealed packages", () => {
       editJson(root, "forms/mesh/v1alpha1/container/fixtures/desired.json", (doc) => {
         doc.image = "registry.example.test/render:1.5.0";
       });
-      expect(staleFiles(root).sort()).toEqual(
-        ["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort(),
-      );
+      expect(staleFiles(root).sort()).toEqual(["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort());
     }));
 
   it("refuses a reference to a contract it does not have", () =>
@@ -148,13 +156,17 @@ describe("sealed packages", () => {
 });
 
 describe.skipIf(!CORPUS)("the package index rules reproduce upstream's published digests", () => {
-  it("rebuilds every upstream v1alpha3 package index byte for byte", () => {
-    const candidates = readJson(join(UPSTREAM_LANE, "forms/candidates/edge/v1alpha1/candidate-set.json"));
+  it.each([
+    ["v1alpha3", "forms/candidates/edge/v1alpha1/candidate-set.json"],
+    ["v1beta1", "forms/candidates/edge/v1beta1/candidate-set.json"],
+  ] as const)("rebuilds every upstream %s package index byte for byte", (lane, set) => {
+    const root = LANE_FACTS[lane].upstream;
+    const candidates = readJson(join(root, set));
     const published = new Map<string, string>(candidates.forms.map((f: Json) => [f.kind, f.packageDigest]));
-    const packages = upstreamForms();
-    expect(packages).toHaveLength(12);
+    const packages = upstreamForms(lane);
+    expect(packages).toHaveLength(LANE_FACTS[lane].forms);
     for (const pkg of packages) {
-      const raw = (p: string) => readFileSync(join(UPSTREAM_LANE, pkg.dir, p), "utf8");
+      const raw = (p: string) => readFileSync(join(root, pkg.dir, p), "utf8");
       const payloads: PackagePayload[] = [
         { path: "definition.json", mediaType: DEFINITION_MEDIA_TYPE, text: raw("definition.json") },
         ...pkg.fixtures.map((f) => ({ path: f.path, mediaType: FIXTURE_MEDIA_TYPE, text: raw(f.path) })),

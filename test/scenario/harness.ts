@@ -13,7 +13,7 @@ import { App, TerraformStack } from "cdktf";
 import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { loadConfigFile } from "../../src/engine/config/load.ts";
 import type { StackConfig } from "../../src/engine/config/types.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
@@ -21,7 +21,7 @@ import { runApply, runPlan, type ApplyRun, type ApplyRunOptions, type EngineSetu
 import type { PlanOptions, PlanOutcome } from "../../src/engine/plan/build.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import type { HostRequest, HostResponse } from "../../src/host/http.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
@@ -34,7 +34,8 @@ export interface Mutation {
   status: number;
 }
 
-const RESOURCE_PATH = /^\/apis\/forms\.takoform\.com\/v1alpha3\/resources\/([^/?]+)\/([^/?]+)\/([^/?]+)\/([^/?]+)(?:\?.*)?$/;
+// Any lane's API root: the lane segment is not the Form group's version segment.
+const RESOURCE_PATH = /^\/apis\/forms\.takoform\.com\/[^/?]+\/resources\/([^/?]+)\/([^/?]+)\/([^/?]+)\/([^/?]+)(?:\?.*)?$/;
 
 export interface TestHost {
   host: LocalHost;
@@ -82,7 +83,7 @@ export interface Engine {
 
 export async function engineFor(url: string): Promise<Engine> {
   const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   return {
     client,
     setup: (stack) => ({ provider, stack, variables: resolveVariables(stack.variables, {}) }),
@@ -197,7 +198,7 @@ export async function plan(engine: Engine, stack: StackConfig, store: StateStore
 }
 
 /** The exact FormRef a state record's attributes name. */
-export function formRefOf(attributes: Record<string, unknown>): WireFormRef {
+export function formRefOf(attributes: Record<string, unknown>): FormRef {
   return {
     apiVersion: attributes["form_api_version"] as string,
     kind: attributes["form_kind"] as string,
@@ -214,7 +215,7 @@ export class ReadySampler {
   #stopped = false;
   #loop: Promise<void>;
 
-  constructor(client: HostClient, space: string, ref: WireFormRef, name: string) {
+  constructor(client: HostClient, space: string, ref: FormRef, name: string) {
     this.#loop = (async () => {
       while (!this.#stopped) {
         try {
@@ -252,7 +253,10 @@ export interface CliResult {
 const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
 
 /** Spawns `takoform ARGS` without waiting for it. */
-export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): { done: Promise<CliResult>; pid: number | undefined } {
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): { done: Promise<CliResult>; pid: number | undefined } {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });

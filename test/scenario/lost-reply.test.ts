@@ -15,7 +15,7 @@ import { FaultProxy, isResourceMutation, type FaultKind } from "../support/fault
 import { runCli, Scratch, startHost, type CliResult, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
-const KV_REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace" };
+const KV_REF = { apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace" };
 
 interface Rig {
   host: TestHost;
@@ -115,7 +115,9 @@ describe("a create whose reply is lost is not forgotten (issue 11, item 1)", () 
     expect(r.host.host.controls.resourceCount()).toBe(1);
     const { records, inFlight } = await stateRecords(r.scratch);
     expect(inFlight).toEqual([]);
-    expect(records.map((x) => [x.address, x.uid])).toEqual([[`${KV}.kv1`, r.host.host.controls.resource({ tenant: "dev", space: "default", ...KV_REF, name: "kv1" })!.uid]]);
+    expect(records.map((x) => [x.address, x.uid])).toEqual([
+      [`${KV}.kv1`, r.host.host.controls.resource({ tenant: "dev", space: "default", ...KV_REF, name: "kv1" })!.uid],
+    ]);
   }, 60_000);
 
   it("lost on every attempt: state keeps the intent; the next apply re-sends it under the first run's key and adopts it; destroy empties the host", async () => {
@@ -206,7 +208,8 @@ describe("a create whose reply is lost is not forgotten (issue 11, item 1)", () 
     const r = await start({ name: "kv1" });
     r.stack({ [Q]: { q1: { name: "q1", message_retention_seconds: 3600 } } });
     expect((await r.cli(["apply", "--config", "stack.json", "--auto-approve"])).code).toBe(0);
-    const stored = () => r.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "AtLeastOnceQueue", name: "q1" })!;
+    const stored = () =>
+      r.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "AtLeastOnceQueue", name: "q1" })!;
     const uid = stored().uid;
 
     r.stack({ [Q]: { q1: { name: "q1", message_retention_seconds: 7200 } } });

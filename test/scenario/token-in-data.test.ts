@@ -12,7 +12,7 @@ import { runCli, Scratch } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
-const GROUP = "edge.takoform-cdk.dev/v1alpha1";
+const GROUP = "edge.takoform-cdk.dev/v1beta1";
 
 describe("a token that occurs in the host's data (issue 11, item 3)", () => {
   let host: LocalHost | undefined;

@@ -1,10 +1,8 @@
-// The state store's performance budget on the 2-core build machine: 10,000 records each written
-// as intent + result and re-read, and list() of 10,000 records. Measured: about 1.3 s and 120–150 ms
-// of CPU. The budgets (3.5 s and 500 ms) are about three times that, so a loaded CI machine cannot
-// fail them, while any per-write cost that grows with the state (a whole-state rewrite, a scan per
-// write) is quadratic at this size and takes minutes. The budget is checked against this
-// process's CPU time (user + system), which other processes competing for the two cores do not
-// inflate; wall time is reported beside it. The best of up to two runs is taken.
+// The state store at 10,000 records: each written as intent + result and re-read, then list() of
+// all of them, checked for what they return. The CPU and wall time are printed, not asserted (the
+// bench measures time; about 1.3 s and 120–150 ms of CPU on the 2-core build machine). A per-write
+// cost that grows with the state (a whole-state rewrite, a scan per write) is quadratic at this
+// size, takes minutes and runs into the test's timeout. Slow tier (vitest.config.ts).
 
 import { describe, it, expect } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,8 +13,6 @@ import type { WriteIntent } from "../../src/provider/types.ts";
 import { openLocalState } from "../../src/state/index.ts";
 
 const N = 10_000;
-const WRITE_BUDGET_MS = 3_500;
-const LIST_BUDGET_MS = 500;
 const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` };
 
 function attributes(i: number): Record<string, KnownValue> {
@@ -31,7 +27,17 @@ function attributes(i: number): Record<string, KnownValue> {
     form_definition_version: REF.definitionVersion,
     form_schema_digest: REF.schemaDigest,
     form_package_digest: `sha256:${"b".repeat(64)}`,
-    conditions: [{ type: "Ready", status: "True", reason: "Available", host_reason: null, message: null, observed_generation: "1", last_transition_time: "2026-01-01T00:00:00Z" }],
+    conditions: [
+      {
+        type: "Ready",
+        status: "True",
+        reason: "Available",
+        host_reason: null,
+        message: null,
+        observed_generation: "1",
+        last_transition_time: "2026-01-01T00:00:00Z",
+      },
+    ],
     ready: true,
     outputs_json: `{"url":"https://worker-${i}.example"}`,
     main_module: "index.js",
@@ -53,7 +59,12 @@ function intent(i: number): WriteIntent {
     ref: REF,
     uid: "",
     idempotencyKey: `apply:run:${i}`,
-    request: { method: "PUT", path: `/apis/forms.takoform.com/v1alpha3/spaces/default/resources/worker-${i}`, headers: { "Idempotency-Key": `apply:run:${i}` }, body: `{"spec":{"mainModule":"index.js","n":${i}}}` },
+    request: {
+      method: "PUT",
+      path: `/apis/forms.takoform.com/v1alpha3/spaces/default/resources/worker-${i}`,
+      headers: { "Idempotency-Key": `apply:run:${i}` },
+      body: `{"spec":{"mainModule":"index.js","n":${i}}}`,
+    },
   };
 }
 
@@ -102,28 +113,17 @@ async function writeAll(path: string): Promise<Timing> {
   return { writeMs, writeWallMs, listMs, listWallMs };
 }
 
-describe("state store performance", () => {
-  it("writes 10,000 records ×3 in < 3.5 s CPU and lists them in < 500 ms CPU", async () => {
+describe("state store at 10,000 records", () => {
+  it("writes 10,000 records ×3, reads each back, and lists them all", async () => {
     const dir = mkdtempSync(join(tmpdir(), "takoform-perf-"));
     try {
-      let best = await writeAll(join(dir, "a", "state.db"));
-      if (best.writeMs >= WRITE_BUDGET_MS || best.listMs >= LIST_BUDGET_MS) {
-        const again = await writeAll(join(dir, "b", "state.db"));
-        best = {
-          writeMs: Math.min(best.writeMs, again.writeMs),
-          writeWallMs: Math.min(best.writeWallMs, again.writeWallMs),
-          listMs: Math.min(best.listMs, again.listMs),
-          listWallMs: Math.min(best.listWallMs, again.listWallMs),
-        };
-      }
+      const timing = await writeAll(join(dir, "a", "state.db"));
       console.log(
-        `state perf: 3×${N} operations ${best.writeMs.toFixed(0)} ms CPU (${best.writeWallMs.toFixed(0)} ms wall), ` +
-          `list() of ${N} ${best.listMs.toFixed(0)} ms CPU (${best.listWallMs.toFixed(0)} ms wall)`,
+        `state perf: 3×${N} operations ${timing.writeMs.toFixed(0)} ms CPU (${timing.writeWallMs.toFixed(0)} ms wall), ` +
+          `list() of ${N} ${timing.listMs.toFixed(0)} ms CPU (${timing.listWallMs.toFixed(0)} ms wall)`,
       );
-      expect(best.writeMs).toBeLessThan(WRITE_BUDGET_MS);
-      expect(best.listMs).toBeLessThan(LIST_BUDGET_MS);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { openPgState, pgLayoutDdl, sealSensitive, StateConflictError, StateNotFo
 import { openPool } from "../../src/state/pg/connection.ts";
 import { countingProxy, type CountingProxy } from "../support/pg-proxy.ts";
 import { describePg, dropSchemasAfterAll, freshSchema, pgUrl, withClient } from "../support/pg.ts";
-import { ready, writeIntent } from "./conformance/fixtures.ts";
+import { LANE, ready, writeIntent } from "./conformance/fixtures.ts";
 import { engineFor, startHost, type Engine, type TestHost } from "../scenario/harness.ts";
 
 describePg("round trips to PostgreSQL", () => {
@@ -43,7 +43,7 @@ describePg("round trips to PostgreSQL", () => {
         store.putOutputs({ url: { value: "https://x", sensitive: false }, pw: { value: sealSensitive("p", store.lineage), sensitive: true } }),
       ),
     ).toBe(1);
-    expect(await counted(() => store.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null }))).toBe(1);
+    expect(await counted(() => store.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: LANE }))).toBe(1);
   });
 
   it("one for a whole plan, at 1 record and at 500", async () => {

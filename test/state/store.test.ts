@@ -1,5 +1,5 @@
 // What only the local SQLite store has: its file (a missing, foreign or garbage file, a newer
-// layout, the layout-1 upgrade) and its read-only open. The state contract both stores keep is
+// layout, the layout-1 and layout-2 upgrades) and its read-only open. The state contract both stores keep is
 // the conformance suite (test/state/conformance/).
 
 import { describe, it, expect, beforeEach, afterEach } from "vitest";
@@ -74,6 +74,38 @@ describe("opening files", () => {
   });
 });
 
+describe("a state written by layout 2 (before bindings recorded a lane)", () => {
+  it("is read with lane null, upgraded in place keeping the binding, and binds a lane from then on", async () => {
+    const path = join(dir, "layout2.db");
+    const fresh = openLocalState(path);
+    await fresh.acquire({ holder: "t", leaseMs: 1_000 });
+    await fresh.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: "forms.takoform.com/v1beta1" });
+    await fresh.release();
+    await fresh.close();
+    const db = new Database(path);
+    db.exec("ALTER TABLE host_binding DROP COLUMN lane;");
+    db.pragma("user_version = 2");
+    db.close();
+
+    const reader = openLocalStateReadOnly(path);
+    expect(await reader.hostBinding()).toMatchObject({ origin: "embedded", hostId: "h", lane: null });
+    await reader.close();
+    const upgraded = openLocalState(path);
+    try {
+      expect(await upgraded.hostBinding()).toMatchObject({ origin: "embedded", hostId: "h", lane: null });
+      await upgraded.acquire({ holder: "t", leaseMs: 1_000 });
+      await upgraded.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: "forms.takoform.com/v1alpha3" });
+      expect((await upgraded.hostBinding())!.lane).toBe("forms.takoform.com/v1alpha3");
+      await upgraded.release();
+    } finally {
+      await upgraded.close();
+    }
+    const db3 = new Database(path, { readonly: true });
+    expect(db3.pragma("user_version", { simple: true })).toBe(3);
+    db3.close();
+  });
+});
+
 describe("a state written by layout 1 (before host bindings)", () => {
   /** A layout-2 file turned back into exactly what layout 1 wrote. */
   async function layoutOne(path: string): Promise<void> {
@@ -101,13 +133,13 @@ describe("a state written by layout 1 (before host bindings)", () => {
       expect((await upgraded.list()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
       const lease = await upgraded.acquire({ holder: "t", leaseMs: 1_000 });
       expect(lease.pidNamespace === null || /^pid:/.test(lease.pidNamespace)).toBe(true);
-      await upgraded.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null });
+      await upgraded.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: "forms.takoform.com/v1beta1" });
       await upgraded.release();
     } finally {
       await upgraded.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
     db.close();
   });
 });

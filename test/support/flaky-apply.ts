@@ -72,7 +72,13 @@ async function agree(host: LocalHost, scratch: Scratch, count: number): Promise<
     expect(records).toHaveLength(count);
     expect(new Set(records.map((r) => `${r.ref!.kind}/${r.name}`)).size, "no two records share a name").toBe(count);
     for (const record of records) {
-      const stored = host.controls.resource({ tenant: DEV_TOKEN.tenant, space: record.space!, apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: record.name! });
+      const stored = host.controls.resource({
+        tenant: DEV_TOKEN.tenant,
+        space: record.space!,
+        apiVersion: record.ref!.apiVersion,
+        kind: record.ref!.kind,
+        name: record.name!,
+      });
       expect(stored?.uid, `${record.address} (${record.name}) is on the host with the uid state records`).toBe(record.uid);
     }
     expect(host.controls.resourceCount(), "the host holds no object state does not").toBe(count);
@@ -81,9 +87,13 @@ async function agree(host: LocalHost, scratch: Scratch, count: number): Promise<
   }
 }
 
-/** Runs the whole check; returns the proxy (its log and counts) and the timings. */
+/**
+ * Runs the whole check; returns the proxy (its log and counts) and the timings. The host serves
+ * the v1alpha3 lane only: the seeded fault draws are a function of each request's bytes (its
+ * lane's paths and identities included), and the scenario's expected timelines were drawn there.
+ */
 export async function flakyApplyAndDestroy(options: FlakyOptions): Promise<FlakyRun> {
-  const host = await LocalHost.open({ data: ":memory:", log: () => undefined, ...(options.async ? { async: options.async } : {}) });
+  const host = await LocalHost.open({ data: ":memory:", lanes: ["v1alpha3"], log: () => undefined, ...(options.async ? { async: options.async } : {}) });
   const { url } = await host.listen("127.0.0.1", 0);
   const proxy = await FaultProxy.start({
     upstream: url,
@@ -95,7 +105,7 @@ export async function flakyApplyAndDestroy(options: FlakyOptions): Promise<Flaky
   const scratch = new Scratch();
   try {
     scratch.write("stack.json", JSON.stringify(flakyStack(options.count, options.namePrefix ?? false)));
-    const env = { TAKOFORM_ENDPOINT: proxy.url, TAKOFORM_TOKEN: DEV_TOKEN.token };
+    const env = { TAKOFORM_ENDPOINT: proxy.url, TAKOFORM_TOKEN: DEV_TOKEN.token, TAKOFORM_LANE: "v1alpha3" };
     const cli = (args: string[]) => runCli(args, { cwd: scratch.dir, env, timeoutMs: options.timeoutMs ?? 120_000 });
 
     let started = Date.now();

@@ -8,13 +8,14 @@ import { join } from "node:path";
 import { TerraformOutput, type TerraformStack } from "cdktf";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/index.ts";
-import { TakoformConstructError } from "../../src/constructs/resource.ts";
+import { TakoformConstructError } from "../../src/constructs/problems.ts";
+import { synthProblems } from "../constructs/validation.ts";
 import { AtLeastOnceQueue, EdgeKVNamespace, ModuleWorker, ObjectBucket, SQLiteDatabase } from "../../src/constructs/generated/index.gen.ts";
 import { WorkerApp, type WorkerAppConfig } from "../../src/constructs/worker-app.ts";
 import { loadStackConfig, resolveVariables } from "../../src/engine/config/index.ts";
 import { runApply, runPlan } from "../../src/engine/index.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { TakoformProvider, bundledRegistry } from "../../src/provider/index.ts";
+import { HostProvider, bundledRegistry } from "../../src/provider/index.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
@@ -111,11 +112,18 @@ describe("every module variable has an equivalent", () => {
     expect(endpoint.name).toBe("counter-endpoint");
   });
 
-  it("validates name as the module does, and refuses vars that are not an object", () => {
+  it("validates name as the module does, and refuses vars that are not an object (listed at synth)", () => {
     const dir = contentDir();
+    const rule = "must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.";
+    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: "Counter", contentDir: dir }))).toEqual([`[demo/app] name "Counter" ${rule}`]);
+    const long = `a${"b".repeat(63)}`;
+    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: long, contentDir: dir }))).toEqual([`[demo/app] name "${long}" ${rule}`]);
+    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: `a${"b".repeat(62)}`, contentDir: dir }))).toEqual([]);
+    expect(
+      synthProblems((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> })),
+    ).toEqual(["[demo/app] vars must be an object of plain configuration values."]);
+    // Validation skipped: the WorkerApp's problem still keeps its members from being written.
     expect(() => synth((stack) => new WorkerApp(stack, "app", { name: "Counter", contentDir: dir }))).toThrow(TakoformConstructError);
-    expect(() => synth((stack) => new WorkerApp(stack, "app", { name: `a${"b".repeat(63)}`, contentDir: dir }))).toThrow(/must be a lowercase letter/);
-    expect(() => synth((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> }))).toThrow(/vars must be an object/);
   });
 });
 
@@ -138,22 +146,37 @@ describe("every module output has a getter", () => {
       hostname: ["takoform_worker_endpoint", endpointId, "hostname"],
       url: ["takoform_worker_endpoint", endpointId, "url"],
     };
-    const provider = new TakoformProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
+    const provider = new HostProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
     for (const [output, [type, id, attribute]] of Object.entries(expected)) {
       expect(json.output[output].value, output).toBe(`\${${type}.${id}.${attribute}}`);
       expect(provider.schema(type)?.attributes[attribute], `${type}.${attribute}`).toBeDefined();
     }
   });
 
-  it("hostname and url need an endpoint (upstream answers null; here it is a construction error)", () => {
+  it("hostname and url need an endpoint (upstream answers null; here it is a problem of the WorkerApp)", () => {
     const dir = contentDir();
-    expect(() => synth((stack) => void new WorkerApp(stack, "app", { name: "counter", contentDir: dir }).url)).toThrow(/set endpoint: true/);
-    expect(() => synth((stack) => void new WorkerApp(stack, "app", { name: "counter", contentDir: dir }).hostname)).toThrow(/set endpoint: true/);
+    const problems = synthProblems((stack) => {
+      const app = new WorkerApp(stack, "app", { name: "counter", contentDir: dir });
+      new TerraformOutput(stack, "url", { value: app.url });
+      new TerraformOutput(stack, "url_again", { value: app.url });
+      new TerraformOutput(stack, "hostname", { value: app.hostname });
+    });
+    // Each output read is one problem, however often it is read.
+    expect(problems).toEqual([
+      "[demo/app] url was read, but the WorkerApp has no endpoint; set endpoint: true to get a url.",
+      "[demo/app] hostname was read, but the WorkerApp has no endpoint; set endpoint: true to get a hostname.",
+    ]);
+    // Validation skipped: the output that would always be null is not written either.
+    expect(() => synth((stack) => new TerraformOutput(stack, "url", { value: new WorkerApp(stack, "app", { name: "counter", contentDir: dir }).url }))).toThrow(
+      "[demo/app] url was read, but the WorkerApp has no endpoint; set endpoint: true to get a url.",
+    );
   });
 
   it("after an apply against the local host, the outputs carry the module's values", async () => {
     const dir = contentDir();
-    const json = synth((stack) => outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })));
+    const json = synth((stack) =>
+      outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })),
+    );
     const host = await LocalHost.open({ data: ":memory:" });
     const { url } = await host.listen("127.0.0.1", 0);
     const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
@@ -161,7 +184,7 @@ describe("every module output has a getter", () => {
     try {
       const loaded = loadStackConfig(json);
       expect(loaded.diagnostics).toEqual([]);
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const variables = resolveVariables(loaded.config!.variables);
       const run = await runApply({ provider, stack: loaded.config!, variables }, store, { lock: { holder: "worker-app-outputs" } });
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);

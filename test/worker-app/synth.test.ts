@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EdgeKVNamespace } from "../../src/constructs/generated/edge-kv-namespace.gen.ts";
-import { WorkerApp, listModuleFiles } from "../../src/constructs/worker-app.ts";
+import { WorkerApp, listModuleFiles, type WorkerAppConfig } from "../../src/constructs/worker-app.ts";
+import { synthProblems } from "../constructs/validation.ts";
 import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
 afterAll(removeWorkDirs);
@@ -22,7 +23,15 @@ describe("WorkerApp (decision 0029 rule 5)", () => {
   it("writes no name on either revision, owner = app name, create_before_destroy on both revisions only", () => {
     const json = synth((stack) => {
       const cache = new EdgeKVNamespace(stack, "cache", { name: "cache" });
-      new WorkerApp(stack, "app", { name: "counter", contentDir: content, vars: { enabled: true, retries: 3, label: "prod" }, kvBindings: { ZED: "other", COUNTER: cache }, endpoint: true, cron: "*/5 * * * *", handlers: ["fetch", "scheduled"] });
+      new WorkerApp(stack, "app", {
+        name: "counter",
+        contentDir: content,
+        vars: { enabled: true, retries: 3, label: "prod" },
+        kvBindings: { ZED: "other", COUNTER: cache },
+        endpoint: true,
+        cron: "*/5 * * * *",
+        handlers: ["fetch", "scheduled"],
+      });
     });
     const r = json.resource;
     const [worker] = Object.values(r.takoform_module_worker) as any[];
@@ -61,6 +70,29 @@ describe("WorkerApp (decision 0029 rule 5)", () => {
     const json = synth((stack) => new WorkerApp(stack, "app", { name: "a", contentDir: content, vars: {} }));
     const [version] = Object.values(json.resource.takoform_worker_version) as any[];
     expect(version.vars_json).toBeUndefined();
-    expect(() => synth((stack) => new WorkerApp(stack, "app", { name: "a", contentDir: content, mainModule: "main.js" }))).toThrow(/mainModule "main.js" is not a file/);
+    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: "a", contentDir: content, mainModule: "main.js" }))).toEqual([
+      `[demo/app] mainModule "main.js" is not a file under ${JSON.stringify(content)} (found: data.json, index.js, index.js.map, lib/util.mjs).`,
+    ]);
+  });
+
+  it("lists an unreadable or empty content directory, and a cron the handlers do not serve", () => {
+    const missing = join(content, "not-built");
+    const empty = workDir();
+    expect(
+      synthProblems((stack) => {
+        new WorkerApp(stack, "gone", { name: "gone", contentDir: missing });
+        new WorkerApp(stack, "empty", { name: "empty", contentDir: empty });
+        new WorkerApp(stack, "tick", { name: "tick", contentDir: content, cron: "0 * * * *" });
+        new WorkerApp(stack, "untyped", { contentDir: undefined, cron: "0 * * * *", handlers: ["queue"] } as unknown as WorkerAppConfig);
+      }),
+    ).toEqual([
+      `[demo/gone] contentDir ${JSON.stringify(missing)} cannot be read (ENOENT: no such file or directory, scandir '${missing}'); build the worker first.`,
+      `[demo/empty] mainModule "index.js" is not a file under ${JSON.stringify(empty)} (found: nothing).`,
+      `[demo/tick] cron needs the "scheduled" handler, and handlers are ["fetch"]; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
+      "[demo/untyped] name (the worker's name) must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.",
+      "[demo/untyped] contentDir must name the directory of the built worker.",
+      `[demo/untyped] cron needs the "scheduled" handler, and handlers are ["queue"]; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
+      "[demo/untyped/worker] set exactly one of name and namePrefix.",
+    ]);
   });
 });

@@ -1,28 +1,62 @@
-// `takoform host serve`: the embedded local host over HTTP. Prints one line
-// `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
+// `takoform host serve`: the embedded local host over HTTP, running every deployed worker (the
+// runtime, docs/runtime.md) unless --no-runtime. Prints `listening on http://HOST:PORT` first when
+// ready, then the workers it serves and their addresses (and again whenever they change), and
+// shuts down cleanly on SIGINT/SIGTERM.
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
-import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
+import {
+  CatalogConflictError,
+  DataDirLockedError,
+  DEV_TOKEN,
+  LocalHost,
+  parseTokenGrant,
+  type RuntimeOptions,
+  type ServedWorker,
+  type TokenGrant,
+} from "../../host/index.ts";
+import { isLaneName, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
+
+/** `--lane NAME|both` → the lanes to serve. */
+export function parseLaneFlag(text: string): LaneName[] {
+  if (text === "both") return LANES.map((l) => l.name);
+  if (isLaneName(text)) return [text];
+  throw new CliUsageError(`--lane takes ${[...LANES.map((l) => l.name), "both"].join(", ")}, got ${JSON.stringify(text)}`);
+}
 
 const USAGE = `Usage: takoform host serve [options]
 
-Serve the embedded Takoform host (Host API v1alpha3) over HTTP.
+Serve the embedded Takoform host over HTTP, on Host API ${LANES.map((l) => l.hostApiVersion).join(", ")}.
 
 Options:
   --listen HOST:PORT        Address to listen on (default 127.0.0.1:8787; port 0 picks a free port)
   --data DIR|:memory:       Data directory (default .takoform/host); :memory: keeps nothing
+  --lane ${[...LANES.map((l) => l.name), "both"].join("|")}
+                            The Host API lane(s) served, each with its own catalog (default: the
+                            data directory's — ${PREFERRED_LANE.name} for new data, both for data an
+                            earlier takoform-cdk wrote; ${PREFERRED_LANE.name} for :memory:)
   --forms DIR               Also install every Form, Interface and Binding Definition under DIR
                             (repeatable; installed before the bundled packages)
   --no-bundled              Do not install the bundled packages (registry/packages)
   --token TOKEN=TENANT/PRINCIPAL
                             Accept a bearer token (repeatable). Without any, the development
                             token ${DEV_TOKEN.token} is accepted as tenant ${DEV_TOKEN.tenant}, principal ${DEV_TOKEN.principal}
+  --no-runtime              Serve the Host API only: run no worker code
+  --secret NAME=VALUE       A value for a requiredSensitiveVars name (repeatable); also the
+                            environment variable TAKOFORM_SECRET_NAME
   --async always|never      Test control: answer every apply/import/delete 202 (default never)
   --conformance-probes      Test control: honour the Takoform-Conformance-Probe header
-  -h, --help                Show this help`;
+  --runtime-conformance     Test control: serve the runtime ABI loader adapter
+                            (POST /_takoform/runtime/load-module)
+  -h, --help                Show this help
 
-function parseListen(text: string): { host: string; port: number } {
+Workers answer on the same port: http://<endpoint hostname>:PORT/ (any *.localhost name
+reaches loopback) or http://HOST:PORT/_worker/<hostname>/. See docs/runtime.md.`;
+
+export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:]+)):([0-9]{1,5})$/.exec(text);
   if (m === null) throw new CliUsageError(`--listen must be HOST:PORT, got ${JSON.stringify(text)}`);
   const port = Number(m[3]);
@@ -32,8 +66,8 @@ function parseListen(text: string): { host: string; port: number } {
 
 async function serve(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: ["--listen", "--data", "--forms", "--token", "--async"],
-    switches: ["--no-bundled", "--conformance-probes", "--help"],
+    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret", "--lane"],
+    switches: ["--no-bundled", "--conformance-probes", "--no-runtime", "--runtime-conformance", "--help"],
     aliases: { "-h": "--help" },
   });
   if (args.switches.has("--help")) {
@@ -42,6 +76,8 @@ async function serve(argv: string[]): Promise<number> {
   }
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   const { host, port } = parseListen(lastValue(args, "--listen") ?? "127.0.0.1:8787");
+  const laneFlag = lastValue(args, "--lane");
+  const lanes = laneFlag === undefined ? undefined : parseLaneFlag(laneFlag);
   const asyncMode = lastValue(args, "--async") ?? "never";
   if (asyncMode !== "always" && asyncMode !== "never") throw new CliUsageError("--async takes always or never");
   let tokens: TokenGrant[];
@@ -60,44 +96,53 @@ async function serve(argv: string[]): Promise<number> {
     }
     if (!isDirectory) throw new CliUsageError(`--forms ${dir} is not a directory`);
   }
+  let announced: ServedWorker[] = [];
+  let ready = false;
+  const runtime: RuntimeOptions | undefined = args.switches.has("--no-runtime")
+    ? undefined
+    : {
+        secrets: secretValues(args.values.get("--secret") ?? [], process.env),
+        conformance: args.switches.has("--runtime-conformance"),
+        onAddresses: (served) => {
+          if (ready) for (const line of changedLines(announced, served)) process.stdout.write(`${line}\n`);
+          announced = served;
+        },
+      };
+  const io = new Console(args);
   let local: LocalHost;
   try {
     local = await LocalHost.open({
       data: lastValue(args, "--data") ?? ".takoform/host",
       forms,
+      ...(lanes !== undefined ? { lanes } : {}),
       bundled: !args.switches.has("--no-bundled"),
       tokens,
       async: asyncMode,
       conformanceProbes: args.switches.has("--conformance-probes"),
+      ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
-    if (error instanceof DataDirLockedError || error instanceof CatalogConflictError) {
-      process.stderr.write(`takoform host: ${error.message}\n`);
-      return 1;
-    }
+    if (error instanceof DataDirLockedError)
+      return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
+    if (error instanceof CatalogConflictError)
+      return io.fail("host", [
+        hostStartDiagnostic(error, "Keep one of the two definitions under --forms (or start from another --data directory), then serve again."),
+      ]);
     throw error;
   }
-  for (const problem of local.problems) process.stderr.write(`takoform host: not installed: ${problem.message}\n`);
-  const { url } = await local.listen(host, port);
+  io.diagnostics(local.problems.map(notInstalledDiagnostic));
+  io.err(`takoform host: serving Host API ${local.lanes.map((name) => LANES.find((l) => l.name === name)!.hostApiVersion).join(" and ")}`);
+  let url: string;
+  try {
+    url = (await local.listen(host, port)).url;
+  } catch (error) {
+    await local.close();
+    return io.fail("host", [listenDiagnostic(host, port, error)]);
+  }
   process.stdout.write(`listening on ${url}\n`);
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) return;
-      stopping = true;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      local.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`takoform host: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  for (const line of servedLines(announced)) process.stdout.write(`${line}\n`);
+  ready = true;
+  return serveUntilStopped(local, io);
 }
 
 export const command: Command = {

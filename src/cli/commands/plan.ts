@@ -1,17 +1,24 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { hasErrors } from "../../core/diagnostic.ts";
-import { createPlan, type PlanMode } from "../../engine/plan/build.ts";
-import { writePlanFile } from "../../engine/plan/file.ts";
-import { renderPlan } from "../../engine/render/human.ts";
-import { planToJson } from "../../engine/render/json.ts";
-import { planChangesSomething, readSnapshot } from "../../engine/run.ts";
-import type { StateReader } from "../../state/types.ts";
-import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import {
+  createPlan,
+  DEFAULT_PARALLELISM,
+  planChangesSomething,
+  type PlanMode,
+  planToJson,
+  readSnapshot,
+  recordedLane,
+  renderPlan,
+  writePlanFile,
+} from "../../engine/index.ts";
+import type { StateReader } from "../../state/index.ts";
+import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
 import { openReader, openStore } from "../state-access.ts";
-import { enterProject, boolFlag, Console, diagnosticsJson, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform plan [options]
 
@@ -25,40 +32,48 @@ ${PROJECT_HELP}
   --refresh-only         Only show what changed on the host since the last apply
   --refresh=false        Plan against state as recorded, without reading the host first
   --target ADDR          Only this resource and what it depends on (repeatable)
-  --parallelism N        Provider calls in flight at once (default 10)
+  --replace ADDR         Replace this resource even if nothing changed (repeatable)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
+  --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
 
 Exit status: 0 success, 1 error (2 with --detailed-exitcode when there are changes).`;
 
-export const PLAN_VALUE_FLAGS = ["--target", "--refresh", "--parallelism"] as const;
+/** `plan`'s flags. A plan takes no lock; `--lock-timeout` is accepted so Terraform's scripts run. */
+export const FLAGS = flagSpec(PROJECT_FLAGS, {
+  values: ["--target", "--replace", "--parallelism", "--out", "--lock-timeout"],
+  switches: ["--refresh", "--detailed-exitcode", "--destroy", "--refresh-only"],
+});
 
-export function planMode(args: ReturnType<typeof parseArgs>): PlanMode {
+export function planMode(args: ParsedArgs): PlanMode {
   const destroy = args.switches.has("--destroy");
   const refreshOnly = args.switches.has("--refresh-only");
   if (destroy && refreshOnly) throw new CliUsageError("--destroy and --refresh-only cannot be combined");
-  return destroy ? "destroy" : refreshOnly ? "refresh-only" : "normal";
+  const mode = destroy ? "destroy" : refreshOnly ? "refresh-only" : "normal";
+  // As Terraform: a replacement is a change to the configured resources, which neither plans.
+  if (mode !== "normal" && args.values.has("--replace")) throw new CliUsageError(`--replace cannot be combined with --${mode}`);
+  return mode;
 }
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(
-      argv,
-      flagSpec(PROJECT_FLAGS, { values: [...PLAN_VALUE_FLAGS, "--out"], switches: ["--detailed-exitcode", "--destroy", "--refresh-only"] }),
-    );
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
     const mode = planMode(args);
     const refresh = boolFlag(args, "--refresh", true);
-    const parallelism = intFlag(args, "--parallelism", 10);
+    const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
     const targets = args.values.get("--target") ?? [];
+    const replace = args.values.get("--replace") ?? [];
+    durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
     const out = lastValue(args, "--out");
 
     const ws = await loadWorkspace(args);
     if (!("stack" in ws)) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson(ws.diagnostics) });
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(ws.diagnostics) });
       else io.diagnostics(ws.diagnostics);
       return 1;
     }
@@ -69,7 +84,7 @@ export const command: Command = {
     let reader: StateReader | null = null;
     const opened = out !== undefined ? await openStore(ws.state) : await openReader(ws.state);
     if ("diagnostics" in opened) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson(opened.diagnostics) });
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(opened.diagnostics) });
       else io.diagnostics(opened.diagnostics);
       return 1;
     }
@@ -77,12 +92,18 @@ export const command: Command = {
     else if ("reader" in opened) reader = opened.reader;
     let connection;
     try {
-      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables });
+      const stateLane = reader !== null ? await recordedLane(reader) : undefined;
+      connection = await connectProvider({
+        projectDir: ws.projectDir,
+        stack: ws.stack,
+        variables: ws.variables,
+        ...(stateLane !== undefined ? { stateLane } : {}),
+      });
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
-      else io.diagnostics([error.diagnostic]);
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+      else io.diagnostics(error.diagnostics);
       return 1;
     }
     try {
@@ -96,8 +117,8 @@ export const command: Command = {
           host = await connection.identity(reader.lineage);
         } catch (error) {
           if (!(error instanceof ConnectError)) throw error;
-          if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
-          else io.diagnostics([error.diagnostic]);
+          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+          else io.diagnostics(error.diagnostics);
           return 1;
         }
       }
@@ -107,7 +128,7 @@ export const command: Command = {
         variables: ws.variables,
         state,
         ...(host !== undefined ? { host } : {}),
-        options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}) },
+        options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
       });
       if (io.json) io.emitJson(planToJson(plan));
       else io.out(renderPlan(plan, { color: io.color }));

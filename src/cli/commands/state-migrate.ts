@@ -5,28 +5,15 @@
 // `--reconfigure` records the stack's backend without moving anything.
 
 import { hostname } from "node:os";
-import { runStateMigrate } from "../../engine/state-transfer.ts";
-import { openBackendReader, openBackendStore } from "../../state/backend/open.ts";
-import { describeBackend, type BackendSpec } from "../../state/backend/resolve.ts";
-import { StateNotFoundError } from "../../state/errors.ts";
-import type { StateStore } from "../../state/types.ts";
+import { diagnosticsToJson } from "../../core/index.ts";
+import { runStateMigrate } from "../../engine/index.ts";
+import { describeBackend, openBackendReader, openBackendStore, StateNotFoundError, type BackendSpec, type StateStore } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../backend-record.ts";
 import { loadStateTarget, openStore, unavailable, type StateTarget } from "../state-access.ts";
-import {
-  Console,
-  diagnosticsJson,
-  durationFlag,
-  enterProject,
-  flagSpec,
-  leaseMs,
-  LOCK_FLAGS,
-  LOCK_HELP,
-  projectDir,
-  STATE_FLAGS,
-  STATE_HELP,
-  usage,
-} from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state migrate [options]
 
@@ -132,7 +119,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
           lineage: outcome.lineage,
           serial: outcome.serial,
           resources: outcome.resources,
-          diagnostics: diagnosticsJson(outcome.notes),
+          diagnostics: diagnosticsToJson(outcome.notes),
         });
         return 0;
       }

@@ -4,28 +4,15 @@
 
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { readStrictJson, STACK_MAX_DEPTH } from "../../engine/config/strict-read.ts";
-import { engineCode } from "../../engine/codes.ts";
-import { runStatePush } from "../../engine/state-transfer.ts";
-import { checkStateDocument } from "../../state/document.ts";
-import { StateWriteError } from "../../state/errors.ts";
-import type { StateDocument } from "../../state/types.ts";
+import { diagnosticsToJson } from "../../core/index.ts";
+import { readStrictJson, STACK_MAX_DEPTH } from "../../engine/config/index.ts";
+import { engineCode, runStatePush } from "../../engine/index.ts";
+import { checkStateDocument, StateWriteError, type StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { loadStateTarget, openStore } from "../state-access.ts";
-import {
-  Console,
-  diagnosticsJson,
-  durationFlag,
-  enterProject,
-  flagSpec,
-  leaseMs,
-  LOCK_FLAGS,
-  LOCK_HELP,
-  projectDir,
-  STATE_FLAGS,
-  STATE_HELP,
-  usage,
-} from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state push [options] FILE
 
@@ -121,7 +108,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
         lineage: outcome.lineage,
         serial: outcome.serial,
         resources: outcome.resources,
-        diagnostics: diagnosticsJson(outcome.notes),
+        diagnostics: diagnosticsToJson(outcome.notes),
       });
       return 0;
     }

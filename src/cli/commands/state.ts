@@ -1,36 +1,22 @@
-// `takoform state list | show ADDRESS | pull | rm ADDRESS… | push FILE | migrate | rebind`: read
-// state without locking it, forget records (the host resources are untouched), replace it with a
-// pulled document (state-push.ts), move it to the stack's new backend (state-migrate.ts), or
-// re-bind it to another host (state-rebind.ts). The state is the one the stack's backend names:
-// the stack of --config, or the project's app when there is a cdktf.json, else the project's
-// default local file.
+// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | push FILE |
+// migrate | rebind`: read state without locking it, move or forget records (the host resources are
+// untouched), replace it with a pulled document (state-push.ts), move it to the stack's new
+// backend (state-migrate.ts), or re-bind it to another host (state-rebind.ts). The state is the one
+// the stack's backend names: the stack of --config, or the project's app when there is a
+// cdktf.json, else the project's default local file.
 
+import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
 import { rebindCommand } from "./state-rebind.ts";
 import { migrateCommand } from "./state-migrate.ts";
 import { pushCommand } from "./state-push.ts";
-import { runStateRemove } from "../../engine/run.ts";
-import { formatValue } from "../../engine/render/values.ts";
-import { parseStateAddress } from "../../state/index.ts";
-import type { ResourceRecord, StateReader } from "../../state/types.ts";
-import { CliUsageError, parseArgs, type Command } from "../command.ts";
+import { formatValue, runStateMove, runStateRemove } from "../../engine/index.ts";
+import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
+import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../state-access.ts";
-import {
-  enterProject,
-  leaseMs,
-  Console,
-  diagnosticsJson,
-  durationFlag,
-  flagSpec,
-  LOCK_FLAGS,
-  LOCK_HELP,
-  projectDir,
-  STATE_FLAGS,
-  STATE_HELP,
-  usage,
-} from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -38,6 +24,9 @@ Subcommands:
   list                   Every address in state, one per line
   show ADDRESS           One resource's recorded attributes (--json for the whole record)
   pull                   The whole state as one JSON document (sensitive values stay sealed)
+  mv SOURCE DESTINATION  Move a resource to another address (after renaming its construct):
+                         its deposed objects and the edges naming it move too; the host is
+                         not contacted
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
   push FILE              Replace the state with a document \`state pull\` wrote ("-": stdin);
@@ -55,13 +44,27 @@ ${LOCK_HELP}
 
 The state is the one the stack's backend names (terraform.backend: local, or pg with PgBackend),
 in the workspace TAKOFORM_WORKSPACE or TF_WORKSPACE names (default "default").
-list, show and pull read state without locking it. Exit status: 0 on success, 1 otherwise.`;
+list, show and pull read state without locking it; mv and rm take the lock. Exit status: 0 on
+success, 1 otherwise.`;
+
+/** The flags of `state list | show | pull | mv | rm` (push, migrate and rebind have their own). */
+export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS);
+
+function lockOptions(args: ParsedArgs, what: string) {
+  return {
+    holder: `takoform state ${what} (pid ${process.pid} on ${hostname()})`,
+    leaseMs: leaseMs(),
+    timeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+  };
+}
 
 function notInState(address: string): Diagnostic {
   return { severity: "error", summary: `${address} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
 }
 
-function showRecord(record: ResourceRecord): string {
+/** One record as `state show` (and `show`) print it: Terraform's resource block, secrets masked. */
+export function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
   const lines = [
@@ -106,10 +109,10 @@ export const command: Command = {
     if (sub === "rebind") return rebindCommand(rest);
     if (sub === "push") return pushCommand(rest);
     if (sub === "migrate") return migrateCommand(rest);
-    const args = parseArgs(rest, flagSpec(STATE_FLAGS, LOCK_FLAGS));
+    const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
-    if (!["list", "show", "pull", "rm"].includes(sub))
-      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, rm, push, migrate or rebind)`);
+    if (!["list", "show", "pull", "mv", "rm"].includes(sub))
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate or rebind)`);
     enterProject(args);
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));
@@ -151,14 +154,9 @@ export const command: Command = {
         if ("diagnostics" in opened) return io.fail("state rm", opened.diagnostics);
         const { store } = opened;
         try {
-          const result = await runStateRemove(store, args.positionals, {
-            holder: `takoform state rm (pid ${process.pid} on ${hostname()})`,
-            leaseMs: leaseMs(),
-            timeoutMs: durationFlag(args, "--lock-timeout", 0),
-            forceUnlock: args.switches.has("--force-unlock"),
-          });
+          const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
           if (io.json) {
-            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsJson(result.diagnostics) });
+            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsToJson(result.diagnostics) });
           } else {
             io.diagnostics(result.diagnostics);
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
@@ -169,8 +167,37 @@ export const command: Command = {
           await store.close();
         }
       }
+      case "mv": {
+        if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
+        const [from, to] = args.positionals as [string, string];
+        const probe = await withReader(target, io, async () => true);
+        if (probe === null) return 1;
+        const opened = await openStore(target);
+        if ("diagnostics" in opened) return io.fail("state mv", opened.diagnostics);
+        const { store } = opened;
+        try {
+          const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
+          if (io.json) {
+            io.emitJson({
+              ok: result.ok,
+              moved: result.move?.moved ?? [],
+              edges: result.move?.edges ?? [],
+              diagnostics: diagnosticsToJson(result.diagnostics),
+            });
+            return result.ok ? 0 : 1;
+          }
+          io.diagnostics(result.diagnostics);
+          if (!result.ok || result.move === undefined) return 1;
+          for (const m of result.move.moved) io.out(`Move "${m.from}" to "${m.to}"`);
+          io.out(`Successfully moved ${result.move.moved.length} object(s).`);
+          if (result.move.edges.length > 0) io.out(`Renamed it in the recorded dependencies of ${result.move.edges.join(", ")}.`);
+          return 0;
+        } finally {
+          await store.close();
+        }
+      }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}"`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate or rebind)`);
     }
   },
 };

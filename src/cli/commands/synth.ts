@@ -1,47 +1,94 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { hasErrors } from "../../core/diagnostic.ts";
-import { synthesizeProject } from "../../engine/config/project.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { synthesizeProject } from "../../engine/config/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, diagnosticsJson, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform synth [options]
 
 Run the project's app (the "app" command of cdktf.json) and list the synthesized stacks
-(cdktf.out/stacks/<stack>/cdk.tf.json). Contacts no host.
+(cdktf.out/stacks/<stack>/cdk.tf.json), then how long it took: the app's own run apart from
+takoform's (start-up, reading the result). Contacts no host.
 
 Options:
   -C DIR                 Project directory (default: the current directory)
   --stack NAME           Only report this stack
+  --no-typecheck         Run the app without typechecking it first
   --json                 Machine-readable output
   -h, --help             Show this help
 
 Exit status: 0 on success, 1 when the app failed or reported an error.`;
 
+export const FLAGS = flagSpec({ values: ["--chdir", "--stack"], switches: ["--help", "--json", "--no-color", "--no-typecheck"] });
+
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--stack"], switches: ["--help", "--json", "--no-color"] }));
+    const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
-    const result = await synthesizeProject(projectDir(args));
+    const result = await synthesizeProject(projectDir(args), { typecheck: !args.switches.has("--no-typecheck") });
     const only = lastValue(args, "--stack");
     let stacks = [...result.stacks];
     const diagnostics = [...result.diagnostics];
     if (only !== undefined) {
       stacks = stacks.filter(([name]) => name === only);
       if (stacks.length === 0 && !hasErrors(diagnostics)) {
-        diagnostics.push({ severity: "error", summary: `The app has no stack named "${only}"`, repair: `Its stacks are: ${[...result.stacks.keys()].join(", ") || "(none)"}.` });
+        diagnostics.push({
+          severity: "error",
+          summary: `The app has no stack named "${only}"`,
+          repair: `Its stacks are: ${[...result.stacks.keys()].join(", ") || "(none)"}.`,
+        });
       }
     }
     const failed = hasErrors(diagnostics);
+    const timings = synthTimings(result.appMs, result.typecheck?.ms);
+    // No tsconfig, nothing checked: the output stays what it was without the check.
+    const typecheck =
+      result.typecheck !== undefined && result.typecheck.status !== "skipped"
+        ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) }
+        : undefined;
     if (io.json) {
-      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics) });
+      io.emitJson({
+        ok: !failed,
+        outdir: result.outdir,
+        stacks: Object.fromEntries(stacks),
+        diagnostics: diagnosticsToJson(diagnostics),
+        ...(typecheck ? { typecheck } : {}),
+        ...(timings ? { timings } : {}),
+      });
     } else {
+      for (const note of result.notes ?? []) io.err(note);
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
+      if (timings) {
+        const checked =
+          typecheck !== undefined && typecheck.status !== "no-typescript"
+            ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, `
+            : "";
+        io.out(`Synthesized in ${seconds(timings.totalMs)}: ${checked}the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
+      }
     }
     return failed ? 1 : 0;
   },
 };
+
+/**
+ * Where synthesis time went: `totalMs` since this process started (Node's own start-up included),
+ * `typecheckMs` the typecheck before it (typecheck/typecheck.ts), `appMs` the app's process (cdktf,
+ * the user's code, its TypeScript loader), `takoformMs` the rest.
+ */
+function synthTimings(appMs: number | undefined, typecheckMs = 0): { totalMs: number; typecheckMs: number; appMs: number; takoformMs: number } | null {
+  if (appMs === undefined) return null;
+  const totalMs = Math.round(performance.now());
+  const app = Math.round(appMs);
+  const typecheck = Math.round(typecheckMs);
+  return { totalMs, typecheckMs: typecheck, appMs: app, takoformMs: Math.max(0, totalMs - app - typecheck) };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}

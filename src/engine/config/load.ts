@@ -3,14 +3,14 @@
 // no error, so nothing downstream can plan from a half-understood stack.
 
 import { readFile } from "node:fs/promises";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { readBackend } from "./blocks/backend.ts";
 import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
 import { readProvider } from "./blocks/provider.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
-import { CONFIG_CODES, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
+import { configCode, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { referencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
@@ -57,15 +57,20 @@ export async function loadConfigFile(file: string): Promise<LoadResult> {
     // Bytes, not text: decoding as "utf8" would turn invalid UTF-8 into U+FFFD silently.
     bytes = await readFile(file);
   } catch (error) {
+    // A file that is not there is its own problem, not a JSON one (issue 14); any other read
+    // failure (a directory, no permission) says what the system said.
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return {
       config: null,
       diagnostics: [
         {
           severity: "error",
-          code: CONFIG_CODES.invalidJson,
-          summary: `Cannot read the configuration file ${file}`,
+          code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
+          summary: missing ? `The configuration file ${file} does not exist` : `Cannot read the configuration file ${file}`,
           cause: (error as Error).message,
-          repair: "Check the path given with --config, or run `takoform synth`.",
+          repair: missing
+            ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack."
+            : "Check that the path names a readable file.",
         },
       ],
     };
@@ -88,7 +93,7 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
   }
   if (!isPlainObject(document)) {
     problems.error({
-      code: CONFIG_CODES.invalidStructure,
+      code: configCode("invalid-structure"),
       summary: `${where} is not a Terraform JSON object`,
       repair: "Give a cdk.tf.json produced by cdktf synthesis.",
     });
@@ -125,7 +130,7 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
       default: {
         const refused = REFUSED_BLOCKS[key];
         problems.error({
-          code: CONFIG_CODES.unsupportedBlock,
+          code: configCode("unsupported-block"),
           summary: refused ? `\`${key}\` blocks are not supported` : `Unknown top-level block \`${key}\``,
           detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import and terraform blocks.",
           repair: refused?.repair ?? `Remove the ${key} block.`,
@@ -149,7 +154,7 @@ function readTerraformSettings(block: unknown, problems: Problems): StackConfig[
     }
     if (IGNORED_TERRAFORM.has(key) || key === "//") continue;
     problems.warning({
-      code: CONFIG_CODES.ignoredSetting,
+      code: configCode("ignored-setting"),
       summary: `terraform.${key} is ignored`,
       detail:
         key === "cloud"
@@ -165,7 +170,7 @@ function readTerraformSettings(block: unknown, problems: Problems): StackConfig[
 function checkReferences(config: StackConfig, problems: Problems): void {
   const undeclared = (ref: ReferenceExpr, context: string, address?: string, attribute?: string) =>
     problems.error({
-      code: CONFIG_CODES.undeclaredReference,
+      code: configCode("undeclared-reference"),
       summary: `${context} refers to ${ref.address}, which is not declared`,
       detail: `The reference \${${ref.text}} names no resource of this stack.`,
       repair: "Declare the resource in the same stack, or fix the reference.",
@@ -176,7 +181,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const ref of variablesOf(expr)) {
       if (config.variables.has(ref.name)) continue;
       problems.error({
-        code: CONFIG_CODES.undeclaredReference,
+        code: configCode("undeclared-reference"),
         summary: `${context} refers to the undeclared variable "${ref.name}"`,
         detail: `\${${ref.text}} names no variable of this stack.`,
         repair: `Declare it with new TerraformVariable(this, "${ref.name}", { … }).`,
@@ -192,7 +197,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
       for (const ref of referencesOf(expr)) {
         if (ref.address === resource.address) {
           problems.error({
-            code: CONFIG_CODES.selfReference,
+            code: configCode("self-reference"),
             summary: `${context} refers to the resource itself`,
             detail: `\${${ref.text}} in ${attribute}: a resource cannot depend on its own attributes.`,
             repair: "Remove the reference; a value the resource only learns after apply cannot configure it.",
@@ -210,7 +215,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
       const context = `The contribution from ${contribution.from} to ${where}`;
       if (contribution.from === resource.address) {
         problems.error({
-          code: CONFIG_CODES.selfReference,
+          code: configCode("self-reference"),
           summary: `${where} contributes to itself`,
           detail: "A contribution comes from another construct.",
           repair: "Set the value in the resource's own configuration.",
@@ -218,7 +223,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
         });
       } else if (!config.resources.has(contribution.from)) {
         problems.error({
-          code: CONFIG_CODES.undeclaredReference,
+          code: configCode("undeclared-reference"),
           summary: `${context} names an undeclared source`,
           detail: `${contribution.from} is not a resource of this stack.`,
           repair: "Contribute from a resource of the same stack.",
@@ -233,7 +238,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const dependency of resource.dependsOn) {
       if (dependency === resource.address) {
         problems.error({
-          code: CONFIG_CODES.selfReference,
+          code: configCode("self-reference"),
           summary: `${where} depends on itself`,
           repair: "Remove it from depends_on.",
           address: resource.address,
@@ -241,7 +246,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
         });
       } else if (!config.resources.has(dependency)) {
         problems.error({
-          code: CONFIG_CODES.undeclaredReference,
+          code: configCode("undeclared-reference"),
           summary: `${where} depends on ${dependency}, which is not declared`,
           repair: "Fix or remove the depends_on entry.",
           address: resource.address,
@@ -258,7 +263,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const dependency of output.dependsOn) {
       if (!config.resources.has(dependency)) {
         problems.error({
-          code: CONFIG_CODES.undeclaredReference,
+          code: configCode("undeclared-reference"),
           summary: `${context} depends on ${dependency}, which is not declared`,
           repair: "Fix or remove the depends_on entry.",
         });
@@ -274,7 +279,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
   for (const entry of config.imports) {
     if (!config.resources.has(entry.to)) {
       problems.error({
-        code: CONFIG_CODES.invalidImport,
+        code: configCode("invalid-import"),
         summary: `An import targets ${entry.to}, which is not declared`,
         detail: "An import fills the state of a resource declared in the stack.",
         repair: "Declare the resource, then import into it.",
@@ -282,7 +287,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     }
     if (imported.has(entry.to)) {
       problems.error({
-        code: CONFIG_CODES.invalidImport,
+        code: configCode("invalid-import"),
         summary: `${entry.to} is imported twice`,
         repair: "Keep one import per resource.",
         address: entry.to,

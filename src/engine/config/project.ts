@@ -5,10 +5,12 @@
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { CONFIG_CODES, isPlainObject } from "./diagnostics.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { uncaughtError, validationProblems } from "./app-failure.ts";
+import { configCode, isPlainObject } from "./diagnostics.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
+import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
 
 export interface ProjectOptions {
   /** The stack to load (`--stack NAME`); required when the app defines more than one. */
@@ -17,6 +19,8 @@ export interface ProjectOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** How long the app may run before it is killed. Default 5 minutes. */
   timeoutMs?: number;
+  /** Typecheck the project before running the app (typecheck/typecheck.ts). Default true; `--no-typecheck` turns it off. */
+  typecheck?: boolean;
 }
 
 export interface SynthResult {
@@ -25,12 +29,19 @@ export interface SynthResult {
   /** Stack name → absolute path of its cdk.tf.json. Empty when synthesis failed. */
   stacks: Map<string, string>;
   diagnostics: Diagnostic[];
+  /** Wall time the app's process ran, in ms (on success; `takoform synth` shows it apart). */
+  appMs?: number;
+  /** The typecheck before the app ran, when one was asked for. */
+  typecheck?: Pick<TypecheckResult, "status" | "ms" | "tsconfig">;
+  /** One-line notes for people (TypeScript not installed, so no typecheck). */
+  notes?: string[];
 }
 
 export interface ProjectLoadResult extends LoadResult {
   stack?: string;
   stackFile?: string;
   outdir?: string;
+  notes?: string[];
 }
 
 const STDERR_LINES_SHOWN = 40;
@@ -53,10 +64,12 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
-      CONFIG_CODES.projectInvalid,
+      configCode("project-invalid"),
       missing ? `${dir} has no cdktf.json` : `Cannot read ${projectFile}`,
       missing ? undefined : (error as Error).message,
-      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Check the file's permissions.",
+      missing
+        ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.'
+        : "Check the file's permissions.",
     );
   }
   const projectRead = readStrictJson(projectBytes, { what: projectFile, repair: "Fix the JSON in cdktf.json." });
@@ -66,11 +79,26 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   }
   const project: unknown = projectRead.value;
   if (!isPlainObject(project) || typeof project.app !== "string" || project.app.trim() === "") {
-    return fail(CONFIG_CODES.projectInvalid, 'cdktf.json has no "app" command', undefined, 'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".');
+    return fail(
+      configCode("project-invalid"),
+      'cdktf.json has no "app" command',
+      undefined,
+      'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".',
+    );
   }
   const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
   const outdir = isAbsolute(output) ? output : join(dir, output);
   const manifestPath = join(outdir, "manifest.json");
+
+  // The app's types first: a type error stops here, with file and line, before the app runs.
+  let checked: TypecheckResult | undefined;
+  if (options.typecheck !== false) {
+    checked = await typecheckProject(dir);
+    if (checked.status === "failed") {
+      return { outdir, stacks: new Map(), diagnostics: checked.diagnostics, typecheck: summaryOf(checked) };
+    }
+  }
+  const extra = { ...(checked !== undefined ? { typecheck: summaryOf(checked) } : {}), ...(checked?.note !== undefined ? { notes: [checked.note] } : {}) };
   // A manifest left by an earlier run must not pass for this run's result. cdktf's App creates
   // only the last level of its outdir, so the parents are made here, as the cdktf CLI does.
   await rm(manifestPath, { force: true });
@@ -78,13 +106,33 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
 
   const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: outdir, SYNTH_HCL_OUTPUT: "false" };
   if (isPlainObject(project.context)) env.CDKTF_CONTEXT_JSON = JSON.stringify(project.context);
+  const appStarted = performance.now();
   const run = await runApp(project.app, dir, env, options.timeoutMs ?? 300_000);
+  const appMs = performance.now() - appStarted;
   if (run.exitCode !== 0) {
-    const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    // Constructs report their problems through cdktf validation: one diagnostic per problem.
+    const problems = run.timedOut || run.signal ? [] : validationProblems(run.stderr);
+    if (problems.length > 0) {
+      for (const problem of problems) {
+        const stack = problem.path?.split("/")[0];
+        diagnostics.push({
+          severity: "error",
+          code: configCode("app-validation"),
+          summary: problem.message,
+          detail: problem.path === undefined ? "Reported by the app." : `Reported by the construct ${problem.path} in stack ${stack}.`,
+        });
+      }
+      return { outdir, stacks: new Map(), diagnostics, ...extra };
+    }
+    const why = run.timedOut
+      ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s`
+      : run.signal
+        ? `was killed by ${run.signal}`
+        : `exited with code ${run.exitCode}`;
     return fail(
-      CONFIG_CODES.appFailed,
+      configCode("app-failed"),
       `The app "${project.app}" ${why}`,
-      tail(run.stderr) || tail(run.stdout) || "It printed nothing.",
+      uncaughtError(run.stderr, dir) ?? (tail(run.stderr) || tail(run.stdout) || "It printed nothing."),
       `Fix the error above; run "${project.app}" in ${dir} to see its full output.`,
       outdir,
     );
@@ -96,7 +144,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
-      CONFIG_CODES.manifestInvalid,
+      configCode("manifest-invalid"),
       missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
       missing ? "The app must call app.synth()." : (error as Error).message,
       missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
@@ -110,7 +158,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   }
   const manifest: unknown = manifestRead.value;
   const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
-  if (stacksBlock === null) return fail(CONFIG_CODES.manifestInvalid, `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
+  if (stacksBlock === null) return fail(configCode("manifest-invalid"), `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
 
   const stacks = new Map<string, string>();
   for (const name of Object.keys(stacksBlock).sort()) {
@@ -123,27 +171,32 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       if (!level.endsWith("warn") && !level.endsWith("error")) continue;
       diagnostics.push({
         severity: level.endsWith("error") ? "error" : "warning",
-        code: CONFIG_CODES.appAnnotation,
+        code: configCode("app-annotation"),
         summary: annotation.message,
         detail: `Reported by the construct ${String(annotation.constructPath ?? "?")} in stack ${name}.`,
       });
     }
   }
-  return { outdir, stacks, diagnostics };
+  return { outdir, stacks, diagnostics, appMs, ...extra };
+}
+
+function summaryOf(result: TypecheckResult): Pick<TypecheckResult, "status" | "ms" | "tsconfig"> {
+  return { status: result.status, ms: result.ms, ...(result.tsconfig !== undefined ? { tsconfig: result.tsconfig } : {}) };
 }
 
 /** Runs the app, picks the stack and loads it. */
 export async function loadProjectConfig(projectDir: string, options: ProjectOptions = {}): Promise<ProjectLoadResult> {
   const synth = await synthesizeProject(projectDir, options);
   const diagnostics = [...synth.diagnostics];
-  if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir };
+  const notes = synth.notes ?? [];
+  if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir, notes };
   const names = [...synth.stacks.keys()];
   let stack: string | undefined;
   if (options.stack !== undefined) {
     if (!synth.stacks.has(options.stack)) {
       diagnostics.push({
         severity: "error",
-        code: CONFIG_CODES.stackNotFound,
+        code: configCode("stack-not-found"),
         summary: `The app has no stack named "${options.stack}"`,
         detail: names.length ? `Its stacks are: ${names.join(", ")}.` : "It defines no stacks.",
         repair: names.length ? `Use --stack with one of: ${names.join(", ")}.` : "Create a TerraformStack in the app.",
@@ -156,10 +209,10 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   } else {
     diagnostics.push(
       names.length === 0
-        ? { severity: "error", code: CONFIG_CODES.stackNotFound, summary: "The app defines no stacks", repair: "Create a TerraformStack in the app." }
+        ? { severity: "error", code: configCode("stack-not-found"), summary: "The app defines no stacks", repair: "Create a TerraformStack in the app." }
         : {
             severity: "error",
-            code: CONFIG_CODES.stackAmbiguous,
+            code: configCode("stack-ambiguous"),
             summary: `The app defines ${names.length} stacks`,
             detail: `Its stacks are: ${names.join(", ")}.`,
             repair: `Choose one with --stack NAME (${names.join(", ")}).`,
@@ -171,7 +224,7 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   const loaded = await loadConfigFile(stackFile);
   diagnostics.push(...loaded.diagnostics);
   const failed = diagnostics.some((d) => d.severity === "error");
-  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir };
+  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes };
 }
 
 interface AppRun {

@@ -1,9 +1,9 @@
 // The typed model of a synthesized stack: what the engine plans from. Expressions are parsed once
 // at load time; nothing here is evaluated until the engine supplies values (evaluate.ts).
 
-import type { BackendConfig } from "../../state/backend/config.ts";
-import type { KnownValue } from "../../core/values.ts";
-import type { AttributePath } from "../../provider/types.ts";
+import type { BackendConfig } from "../../state/index.ts";
+import type { KnownValue } from "../../core/index.ts";
+import type { AttributePath } from "../../provider/index.ts";
 
 // ---- expressions ----
 
@@ -129,6 +129,8 @@ export interface ProviderConfig {
   space?: Expression;
   /** Sensitive: never shown, never stored. */
   token?: Expression;
+  /** The pinned Host API lane (`v1beta1`, `v1alpha3`, or its group version). */
+  lane?: Expression;
 }
 
 export interface ImportConfig {

@@ -2,26 +2,25 @@
 // Every Form lookup resolves the whole exact identity or fails form_unknown; nothing falls back
 // to another definition of the kind.
 
-import { API_ROOT, HOST_API_VERSION, REQUIRED_FEATURES, SUPPORT_API_VERSION, type WireSupportProfile } from "../../core/protocol.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import { type LifecycleOperation, REQUIRED_FEATURES, SUPPORT_API_VERSION, type WireSupportProfile } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { requireEmptyBody } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
 import { identityHeaders } from "../identity.ts";
-import { formUnknown, parseExactFormQuery, requireNoQuery } from "../query.ts";
-import type { LifecycleOperation } from "../../core/protocol.ts";
+import { formMissing, parseExactFormQuery, requireNoQuery } from "../query.ts";
 
 export function handleDiscovery(ctx: HostContext, rc: RequestContext): HostResponse {
   requireNoQuery(rc.match.query, "discovery");
   requireEmptyBody(rc.body, "discovery");
-  const api = `${rc.origin}${API_ROOT}`;
+  const api = `${rc.origin}${ctx.lane.apiRoot}`;
   const features = Object.fromEntries(REQUIRED_FEATURES.map((f) => [f, true]));
   return jsonResponse(
     200,
     {
-      api_versions: [HOST_API_VERSION],
+      api_versions: [ctx.lane.hostApiVersion],
       features,
       endpoints: { api, artifacts: `${api}/artifacts`, operations: `${api}/operations`, support: `${api}/support` },
     },
@@ -29,7 +28,7 @@ export function handleDiscovery(ctx: HostContext, rc: RequestContext): HostRespo
   );
 }
 
-/** Operations the host offers for a Form: its lifecycle capabilities (never `refresh` in v1alpha3). */
+/** Operations the host offers for a Form: its lifecycle capabilities (no lane has a `refresh` operation). */
 function offeredOperations(form: CatalogForm): LifecycleOperation[] {
   return form.definition.lifecycleCapabilities.filter((c): c is LifecycleOperation => c !== "refresh");
 }
@@ -43,7 +42,7 @@ export function handleForms(ctx: HostContext, rc: RequestContext): HostResponse 
   requireEmptyBody(rc.body, "availability");
   const query = parseExactFormQuery(rc.match.query);
   const form = ctx.catalog.form(query.ref);
-  if (form === undefined) throw formUnknown(query.ref);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, query.ref);
   const identity = form.packageDigest === undefined ? { formRef: form.ref } : { formRef: form.ref, packageDigest: form.packageDigest };
   const runnable = executable(form);
   return jsonResponse(200, {
@@ -70,7 +69,7 @@ export function handleFormDefinition(ctx: HostContext, rc: RequestContext): Host
   }
   if (query.ref.kind !== undefined && query.ref.kind !== kind) throw invalidArgument(`the query kind ${query.ref.kind} does not match the path kind ${kind}`);
   const form = ctx.catalog.form(query.ref);
-  if (form === undefined) throw formUnknown(query.ref);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, query.ref);
   const identity = form.packageDigest === undefined ? { formRef: form.ref } : { formRef: form.ref, packageDigest: form.packageDigest };
   const body: JsonObject = { identity: identity as unknown as JsonObject };
   if (form.definition.title.length > 0) body.displayName = form.definition.title;
@@ -128,7 +127,9 @@ export function handleSupportForm(ctx: HostContext, rc: RequestContext): HostRes
 export function handleSupportInterface(ctx: HostContext, rc: RequestContext): HostResponse {
   requireNoQuery(rc.match.query, "support/interfaces/{name}/{version}");
   const { name, version } = rc.match.params as { name: string; version: string };
-  // Where two lanes installed one name@version at different digests, the first installed answers.
+  // Each lane's catalog holds the contracts its own Forms name, so a name@version is one digest
+  // here; only a lane whose Forms themselves name two digests of it (a conflicting install)
+  // answers the first installed (docs/host.md, "Lanes").
   const found = ctx.catalog.interfacesAt(name, version)[0];
   if (found === undefined) throw new HostError("resource_not_found", `this host implements no Interface ${name}@${version}`);
   return jsonResponse(200, { apiVersion: SUPPORT_API_VERSION, kind: "InterfaceSupport", interfaceRef: found.ref });

@@ -1,11 +1,11 @@
 // Helpers shared by the resource handlers.
 
-import { formatFormRef, formRefsEqual } from "../../forms/refs.ts";
+import { formatFormRef, formRefsEqual } from "../../core/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { HostError, invalidArgument } from "../errors.ts";
 import { jsonResponse, textBytes, type HostResponse } from "../http.ts";
-import { formUnknown, parseExactFormQuery } from "../query.ts";
+import { formMissing, parseExactFormQuery } from "../query.ts";
 import { etagOf, representResource } from "../representation.ts";
 import { recordedRef, type CommitPolicy, type StoredResource } from "../store/index.ts";
 
@@ -26,7 +26,7 @@ export function exactTarget(ctx: HostContext, rc: RequestContext): ExactTarget {
     throw invalidArgument(`the query kind ${query.ref.kind} does not match the path kind ${kind}`);
   }
   const form = ctx.catalog.form(query.ref);
-  if (form === undefined) throw formUnknown(query.ref);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, query.ref);
   return { form, space: query.space, name };
 }
 

@@ -1,7 +1,7 @@
 // read (GET), observe (POST …/observe) and delete (DELETE) of one resource, addressed by the
 // exact-form query. A read never heals a drifted relation; it serves the stored rendering.
 
-import { HEADER } from "../../core/protocol.ts";
+import { HEADER } from "../../core/index.ts";
 import { commitRemoval } from "../commit.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { requireEmptyBody } from "../envelope.ts";
@@ -81,7 +81,7 @@ export function handleDelete(ctx: HostContext, rc: RequestContext): HostResponse
         tenant: rc.caller.tenant,
         principal: rc.caller.principal,
         action: "delete",
-        request: JSON.stringify({ input, accepted }),
+        request: JSON.stringify({ lane: ctx.lane.name, input, accepted }),
         targetUid: resource.uid,
         commitPolicy: policy,
       });
@@ -97,10 +97,11 @@ export function handleDelete(ctx: HostContext, rc: RequestContext): HostResponse
   });
 }
 
-/** Commits an accepted delete: identity first, then fences, then the dependency scan. */
-export function deleteExecutor(ctx: HostContext): Executor {
+/** Commits an accepted delete: identity first, then fences, then the dependency scan (under the lane that accepted it). */
+export function deleteExecutor(laneOf: (lane: string | undefined) => HostContext): Executor {
   return (record) => {
-    const { input, accepted } = JSON.parse(record.request) as { input: DeleteInput; accepted: AcceptedIdentity };
+    const { lane, input, accepted } = JSON.parse(record.request) as { lane?: string; input: DeleteInput; accepted: AcceptedIdentity };
+    const ctx = laneOf(lane);
     const resource = checkDelete(ctx, input, "commit", accepted);
     commitRemoval(ctx, resource);
     return { result: `{"deleted":true}`, uid: null };

@@ -11,17 +11,16 @@
 // not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
 // apply (§2.7 step 6, §11 Q20).
 
-import { HEADER } from "../../core/protocol.ts";
+import { formRefsEqual, HEADER } from "../../core/index.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
 import { generationHeader } from "../fences.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
 import { prepareDigest } from "../prepare-binding.ts";
-import { formUnknown, requireNoQuery } from "../query.ts";
+import { formMissing, requireNoQuery } from "../query.ts";
 import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
 import type { SpecProblem } from "../rules/types.ts";
-import { formRefsEqual } from "../../forms/refs.ts";
 import { recordedRef } from "../store/index.ts";
 
 const MAX_DIAGNOSTICS = 256;
@@ -30,7 +29,7 @@ export function handleValidate(ctx: HostContext, rc: RequestContext): HostRespon
   requireNoQuery(rc.match.query, "validate");
   const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
   const form = ctx.catalog.form(core.formRef);
-  if (form === undefined) throw formUnknown(core.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, core.formRef);
   const spec = materializeSpec(form, core.spec);
   const { problems } = spec;
   const entry = (severity: "error" | "warning") => (p: SpecProblem) => ({
@@ -46,7 +45,7 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   requireNoQuery(rc.match.query, "prepare");
   const { core } = decodeResourceCore(decodeJsonBody(rc.body), [], []);
   const form = ctx.catalog.form(core.formRef);
-  if (form === undefined) throw formUnknown(core.formRef);
+  if (form === undefined) throw formMissing(ctx.catalog, ctx.lane, core.formRef);
   ctx.availability.assert(rc.caller, form.ref);
   const spec = requireValidSpec(form, core.spec);
   const fence = generationHeader(rc.headers);
@@ -63,7 +62,9 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   const label = `${form.ref.kind} "${core.name}"`;
   if (existing !== undefined) {
     if (fence === undefined) {
-      throw invalidArgument(`prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`);
+      throw invalidArgument(
+        `prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`,
+      );
     }
     if (fence !== String(existing.generation)) {
       throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; prepare was fenced on generation ${fence}`);

@@ -2,7 +2,7 @@
 // closed envelope and its preconditions, authorize the Form for the principal, replay a
 // recorded answer for the same key, then run the gauntlet and commit — or accept as a 202.
 
-import { isCanonicalDecimal, isUid } from "../../core/grammar.ts";
+import { isCanonicalDecimal, isDigest, isUid } from "../../core/index.ts";
 import { commitWrite } from "../commit.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { checkPathIdentity, decodeJsonBody, decodeResourceCore, expectObject, expectClosed, expectString } from "../envelope.ts";
@@ -16,7 +16,6 @@ import type { Executor } from "../operations.ts";
 import { representResource } from "../representation.ts";
 import { recordedRef } from "../store/index.ts";
 import { asyncPolicy, resourceResponse } from "./common.ts";
-import { isDigest } from "../../core/grammar.ts";
 import { requireNoQuery } from "../query.ts";
 
 export function handleApply(ctx: HostContext, rc: RequestContext): HostResponse {
@@ -45,7 +44,7 @@ function handleWrite(ctx: HostContext, rc: RequestContext, action: "apply" | "im
         tenant: rc.caller.tenant,
         principal: rc.caller.principal,
         action,
-        request: JSON.stringify({ input, accepted }),
+        request: JSON.stringify({ lane: ctx.lane.name, input, accepted }),
         targetUid: plan.uid,
         commitPolicy: policy,
       });
@@ -122,10 +121,11 @@ function decodeWrite(rc: RequestContext, action: "apply" | "import"): WriteInput
   };
 }
 
-/** Commits an accepted apply or import by re-running the whole gauntlet. */
-export function writeExecutor(ctx: HostContext): Executor {
+/** Commits an accepted apply or import by re-running the whole gauntlet, under the lane that accepted it. */
+export function writeExecutor(laneOf: (lane: string | undefined) => HostContext): Executor {
   return (record) => {
-    const { input, accepted } = JSON.parse(record.request) as { input: WriteInput; accepted: AcceptedIdentity | null };
+    const { lane, input, accepted } = JSON.parse(record.request) as { lane?: string; input: WriteInput; accepted: AcceptedIdentity | null };
+    const ctx = laneOf(lane);
     const plan = checkWrite(ctx, input, "commit", accepted ?? undefined);
     const resource = commitWrite(ctx, plan);
     return { result: `{"resource":${representResource(ctx.catalog, resource)}}`, uid: resource.uid };

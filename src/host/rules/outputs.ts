@@ -5,12 +5,13 @@
 // A DNS label is at most 63 characters, so a name is shortened to 54 before the "-<8 hex>"
 // suffix; two incarnations never share a suffix in practice because it hashes the uid.
 
-import { sha256Hex } from "../../forms/digest.ts";
+import { EDGE_FAMILY_GROUPS } from "../../core/index.ts";
+import { sha256Hex } from "../../forms/index.ts";
 import type { FormRules, RuleModule } from "./types.ts";
 
 export const MESH_GROUP = "mesh.takoform-cdk.dev/v1alpha1";
-/** Edge groups whose WorkerEndpoint gets a host-assigned address. */
-export const EDGE_GROUPS = ["edge.takoform-cdk.dev/v1alpha1", "edge.forms.takoform.com/v1alpha1", "edge.forms.takoform.com/v1beta1"] as const;
+/** Edge family groups of every lane (src/core/lanes.ts): their WorkerEndpoint gets a host-assigned address. */
+export const EDGE_GROUPS: readonly string[] = EDGE_FAMILY_GROUPS;
 
 function label(name: string, uid: string): string {
   return `${name.slice(0, 54)}-${sha256Hex(uid).slice(0, 8)}`;

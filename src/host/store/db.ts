@@ -1,10 +1,12 @@
 // Opening the host's SQLite database: the schema, the pragmas, and the data-directory lock.
 // One file (`host.db`) in WAL mode for a directory, or a private in-memory database for tests.
-// Every table is created here so the whole storage shape can be read in one place.
+// Every table of the Host API is created here so its storage shape can be read in one place; the
+// worker runtime's tables (the data behind bindings) are in src/host/runtime/storage.ts.
 
 import Database from "better-sqlite3";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { randomBytes } from "node:crypto";
 
 export type Db = Database.Database;
@@ -125,6 +127,13 @@ export interface OpenedDb {
   unlock(): void;
   /** A per-database secret keying prepare digests; created once, survives restarts. */
   secret: Buffer;
+  /**
+   * The lanes the data directory is served under when a host names none (docs/host.md, "Lanes"),
+   * recorded when the database is first opened: the preferred lane for a new one; every lane for
+   * one a host wrote before lanes were recorded, whose resources were all written under the
+   * first lane and must keep answering there while they can move forward.
+   */
+  lanes: string[];
 }
 
 /** Opens (creating if needed) the database for `data` — a directory or ":memory:". */
@@ -148,6 +157,7 @@ export function openDatabase(data: string): OpenedDb {
   db.pragma("foreign_keys = OFF");
   db.exec(SCHEMA);
   const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined;
+  const created = version === undefined;
   if (version === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
   else if (version !== SCHEMA_VERSION) {
     db.close();
@@ -159,7 +169,12 @@ export function openDatabase(data: string): OpenedDb {
     secretHex = randomBytes(32).toString("hex");
     db.prepare("INSERT INTO meta (key, value) VALUES ('prepare-secret', ?)").run(secretHex);
   }
-  return { db, unlock, secret: Buffer.from(secretHex, "hex") };
+  let lanes = db.prepare("SELECT value FROM meta WHERE key = 'lanes'").pluck().get() as string | undefined;
+  if (lanes === undefined) {
+    lanes = created ? PREFERRED_LANE.name : LANES.map((l) => l.name).join(",");
+    db.prepare("INSERT INTO meta (key, value) VALUES ('lanes', ?)").run(lanes);
+  }
+  return { db, unlock, secret: Buffer.from(secretHex, "hex"), lanes: lanes.split(",") };
 }
 
 /**

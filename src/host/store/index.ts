@@ -24,6 +24,8 @@ export class Store {
   readonly operations: OperationStore;
   readonly artifacts: ArtifactStore;
   readonly secret: Buffer;
+  /** The lanes recorded for this data (see OpenedDb.lanes). */
+  readonly lanes: readonly string[];
   private readonly unlock: () => void;
   private closed = false;
   // One reusable transaction wrapper: building a new one per call costs more than the BEGIN.
@@ -33,6 +35,7 @@ export class Store {
     const opened = openDatabase(data);
     this.db = opened.db;
     this.secret = opened.secret;
+    this.lanes = opened.lanes;
     this.unlock = opened.unlock;
     this.resources = new ResourceStore(this.db);
     this.relations = new RelationStore(this.db);

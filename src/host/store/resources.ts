@@ -1,7 +1,7 @@
 // Typed access to the `resources` table. Every statement is prepared once.
 
 import type { Db } from "./db.ts";
-import type { FormRef } from "../../forms/refs.ts";
+import type { FormRef } from "../../core/index.ts";
 
 export interface ResourceAddress {
   tenant: string;
@@ -91,13 +91,13 @@ export class ResourceStore {
   private readonly recontractStmt;
   private readonly deleteStmt;
   private readonly countStmt;
+  /** Told of every row write (uid, and whether the row was deleted); see onChange. */
+  private readonly listeners: ((uid: string, deleted: boolean) => void)[] = [];
   /** Per indexed spec member, its lookup statement (see indexSpecMember). */
   private readonly bySpecValueStmts = new Map<string, { all(...params: string[]): unknown[] }>();
 
   constructor(private readonly db: Db) {
-    this.byAddressStmt = db.prepare(
-      "SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?",
-    );
+    this.byAddressStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?");
     this.byUidStmt = db.prepare("SELECT * FROM resources WHERE uid = ?");
     this.byNativeIdStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND native_id = ?");
     this.insertStmt = db.prepare(
@@ -111,9 +111,7 @@ export class ResourceStore {
          native_id = @nativeId, conditions = @conditions, outputs = @outputs WHERE uid = @uid`,
     );
     this.renderingStmt = db.prepare("UPDATE resources SET conditions = ?, revision = ? WHERE uid = ?");
-    this.recontractStmt = db.prepare(
-      "UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?",
-    );
+    this.recontractStmt = db.prepare("UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?");
     this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
     this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
   }
@@ -142,10 +140,25 @@ export class ResourceStore {
     );
   }
 
+  /**
+   * Calls `listener` after every insert, update, rendering change and delete of a row, inside
+   * the writing transaction (which may still roll back: a listener re-reads, it never trusts the
+   * event). The worker runtime uses it to follow deployments without polling.
+   */
+  onChange(listener: (uid: string, deleted: boolean) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  private changed(uid: string, deleted: boolean): void {
+    for (const listener of this.listeners) listener(uid, deleted);
+  }
+
   byAddress(address: ResourceAddress): StoredResource | undefined {
-    return fromRow(
-      this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined,
-    );
+    return fromRow(this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined);
   }
 
   byUid(uid: string): StoredResource | undefined {
@@ -158,25 +171,30 @@ export class ResourceStore {
 
   insert(resource: StoredResource): void {
     this.insertStmt.run(resource);
+    this.changed(resource.uid, false);
   }
 
   /** Writes the mutable columns of an existing incarnation (identity columns never change). */
   update(resource: StoredResource): void {
     this.updateStmt.run(resource);
+    this.changed(resource.uid, false);
   }
 
   /** Stores a new derived rendering and the revision it moved to. */
   setRendering(uid: string, conditions: string, revision: number): void {
     this.renderingStmt.run(conditions, revision, uid);
+    this.changed(uid, false);
   }
 
   /** Test control only: the same incarnation recorded under another exact ref. */
   recontract(uid: string, ref: FormRef): void {
     this.recontractStmt.run(ref.definitionVersion, ref.schemaDigest, uid);
+    this.changed(uid, false);
   }
 
   delete(uid: string): void {
     this.deleteStmt.run(uid);
+    this.changed(uid, true);
   }
 
   /**

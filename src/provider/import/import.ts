@@ -1,20 +1,29 @@
 // importState (decision 0017 rule 5; reference §6). Import records identity only — name, space
-// when given, and the exact ref with its package digest — and makes no host call; the read that
+// when given, and the exact ref with its package digest — and makes no resource call (a NAME
+// import needs the negotiated lane, whose line it is created under); the read that
 // follows does the exact GET, adopts the uid, and (deliberately better than upstream) fills every
 // desired attribute still null from the host's spec, so an import followed by a plan of matching
 // configuration shows no change. A named ref must be one this build serves: it is never rebound
 // onto the default create ref.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import { listRefs } from "../../registry/errors.ts";
+import {
+  type Diagnostic,
+  formatFormRef,
+  IMPORT_ID_SYNTAX,
+  type ImportIdentity,
+  ImportIdError,
+  laneNamed,
+  laneOfGroup,
+  PREFERRED_LANE,
+} from "../../core/index.ts";
+import { listRefs } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { formAttributes, serveCreate } from "../dispatch.ts";
-import { type ProviderRuntime } from "../runtime.ts";
+import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import type { ImportResult } from "../types.ts";
-import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId, type ImportIdentity } from "./import-id.ts";
+import { parseImportId } from "./import-id.ts";
 
-export function importState(rt: ProviderRuntime, type: string, id: string): ImportResult {
+export async function importState(rt: ProviderRuntime, type: string, id: string): Promise<ImportResult> {
   const fail = (d: Diagnostic): ImportResult => ({ state: null, diagnostics: [d] });
   const line = rt.line(type);
   if (line === undefined) return fail(rt.unserved(type));
@@ -37,16 +46,27 @@ export function importState(rt: ProviderRuntime, type: string, id: string): Impo
 
   let served;
   if (identity.ref === undefined) {
-    const dispatch = serveCreate(rt, type, line);
+    // NAME and SPACE/NAME import under the default create of the negotiated lane's line: for a
+    // type with a line per lane that much of the host is asked (discovery), nothing else.
+    let lane = laneOfGroup(line.apiVersion) ?? PREFERRED_LANE;
+    if (rt.table.linesOf(type).length > 1) {
+      try {
+        lane = laneNamed((await rt.client()).lane.name);
+      } catch (err) {
+        return fail(laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err)));
+      }
+    }
+    const dispatch = serveCreate(rt, type, lane);
     if (dispatch.diagnostic) return fail(dispatch.diagnostic);
     served = dispatch.served;
   } else {
     const ref = identity.ref;
-    if (ref.kind !== line.kind || ref.apiVersion !== line.apiVersion) {
+    const lines = rt.table.linesOf(type);
+    if (!lines.some((l) => ref.kind === l.kind && ref.apiVersion === l.apiVersion)) {
       return fail({
         severity: "error",
         summary: ref.kind !== line.kind ? "Import ID names another Form kind" : "Import ID names another Form line",
-        detail: `${type} serves ${line.apiVersion} ${line.kind}; the import ID names ${formatFormRef(ref)}.`,
+        detail: `${type} serves ${lines.map((l) => `${l.apiVersion} ${l.kind}`).join(" and ")}; the import ID names ${formatFormRef(ref)}.`,
         code: providerCode("import-id-invalid"),
         ...base,
         ref,

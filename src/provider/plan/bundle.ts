@@ -5,13 +5,15 @@
 // On an existing bundle, the same digest authored another way (a bare digest switched to the
 // equivalent local files) is the same bundle, so the authoring attributes do not force a replacement.
 
-import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
+import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/index.ts";
 import { modulesValue, resolveBundleAuthoring } from "../bundle/authoring.ts";
 import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
 
 function unresolvedModules(modules: Value): Value {
   if (!Array.isArray(modules)) return UNKNOWN;
-  return modules.map((m) => (m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m));
+  return modules.map((m) =>
+    m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m,
+  );
 }
 
 export async function planWorkerBundle(p: PlanPass): Promise<void> {

@@ -7,12 +7,9 @@
 // Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
 // surface is a warning — apply stays the backstop. Plans never mutate the host.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireSupportProfile } from "../../core/protocol.ts";
-import { isUnknown, isWhollyKnown, type Value } from "../../core/values.ts";
-import type { CodecField, FormCodec } from "../../registry/codec-types.ts";
+import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type Value, type WireSupportProfile } from "../../core/index.ts";
+import type { CodecField, FormCodec } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
 import type { SupportAnswer } from "./support-cache.ts";
 import { planIdentity, type PlanPass } from "./state.ts";
 
@@ -25,6 +22,26 @@ function providedInterfaces(codec: FormCodec): FormCodec["providedInterfaces"] {
 /** The version of a binding contract the Form accepts; upstream's default 1.0.0 when it names none. */
 function bindingVersion(codec: FormCodec, binding: string): string {
   return codec.acceptedBindings.find((b) => b.name === binding)?.version ?? "1.0.0";
+}
+
+/** The host implements a contract of this name@version, but not the one the Form names (another lane's bytes). */
+function otherContract(
+  what: "Interface" | "Binding",
+  label: string,
+  kind: string,
+  expected: string,
+  answered: string,
+  identity: Omit<Diagnostic, "severity" | "summary">,
+): Diagnostic {
+  return {
+    severity: "error",
+    summary: `This host implements another ${label} than ${kind} needs`,
+    detail: `${kind} names the ${what} ${label} with schema ${expected}; the host's support profile answers ${label} with schema ${answered}, another contract of the same name and version (as another Host API lane publishes).`,
+    code: providerCode(what === "Interface" ? "host-does-not-support-interface" : "host-does-not-support-binding"),
+    ...identity,
+    pointer: identity.pointer ?? "/form",
+    repair: "Use a host (or a Host API lane of it) that implements this exact contract, or a provider build whose Forms name the contract the host implements.",
+  };
 }
 
 function unreadable(what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
@@ -100,6 +117,12 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           });
         } else if (answer.profile === undefined) {
           p.diagnostics.push(unreadable(`Interface ${label}`, answer, identity));
+        } else {
+          // One name@version may name different contracts (one per Host API lane): the host
+          // implements this one only at the exact digest the Form provides (decision 0022).
+          const answered = answer.profile.interfaceRef?.schemaDigest;
+          if (answered !== undefined && answered !== contract.schemaDigest)
+            p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
         }
       }),
     );
@@ -126,6 +149,18 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           });
         } else if (answer.profile === undefined) {
           p.diagnostics.push(unreadable(`Binding ${binding}@${version}`, answer, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+        } else {
+          const expected = codec.acceptedBindings.find((b) => b.name === binding)?.schemaDigest;
+          const answered = answer.profile.bindingRef?.schemaDigest;
+          if (expected !== undefined && answered !== undefined && answered !== expected) {
+            p.diagnostics.push(
+              otherContract("Binding", `${binding}@${version}`, kind, expected, answered, {
+                ...identity,
+                attribute: field.attribute,
+                pointer: `/${field.wire}`,
+              }),
+            );
+          }
         }
       }),
     );

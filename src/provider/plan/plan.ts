@@ -10,10 +10,21 @@
 // create, kept from prior on an update, and — because the engine plans a replacement's new object
 // as a create — unknown again on a replacement, which is what lets the engine replace it side by side.
 
-import type { Attributes } from "../../core/values.ts";
+import { type Attributes, type Lane, laneOfGroup, PREFERRED_LANE, UNKNOWN } from "../../core/index.ts";
+import { type ResourceTypeEntry, undeclaredFieldProblems } from "../../registry/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { completeAttributes } from "../codec/complete.ts";
-import { formAttributes, serveCreate, serveState } from "../dispatch.ts";
+import { formAttributes, laneMismatch, serveCreate, serveState, type Dispatch } from "../dispatch.ts";
+
+/** The lane of a type's lead line (the preferred lane for a lane-neutral one). */
+function leadLane(line: ResourceTypeEntry): Lane {
+  return laneOfGroup(line.apiVersion) ?? PREFERRED_LANE;
+}
+
+/** The five `form_*` attributes of a create whose lane is not known yet. */
+function unknownFormAttributes(): Attributes {
+  return { form_api_version: UNKNOWN, form_kind: UNKNOWN, form_definition_version: UNKNOWN, form_schema_digest: UNKNOWN, form_package_digest: UNKNOWN };
+}
 import { type ProviderRuntime } from "../runtime.ts";
 import type { PlanRequest, PlanResponse } from "../types.ts";
 import { planWorkerBundle } from "./bundle.ts";
@@ -35,12 +46,27 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   const stored: Attributes | null = request.prior?.attributes ?? null;
   const prior: Attributes | null = stored === null ? null : completeAttributes(schema, stored);
 
-  // An existing resource is planned under the ref its state records (fail closed); a new one under the create default.
-  const dispatch = prior !== null ? serveState(rt, type, prior, { resourceType: type }) : serveCreate(rt, type, line);
+  // An existing resource is planned under the ref its state records (fail closed, and never under
+  // another lane's identity); a new one under the create default of the negotiated lane's line.
+  // With no lane to be had (the host is unreachable), a create is planned against the type's lead
+  // line with its identity unknown: the apply decides it, and reports the unreachable host.
+  const lane = await rt.lane();
+  let dispatch: Dispatch;
+  if (prior !== null) {
+    dispatch = serveState(rt, type, prior, { resourceType: type });
+    const elsewhere = dispatch.served === undefined ? undefined : laneMismatch(type, dispatch.served.ref, lane, { resourceType: type });
+    if (elsewhere !== undefined) dispatch = { diagnostic: elsewhere };
+  } else {
+    dispatch = lane !== undefined ? serveCreate(rt, type, lane) : serveCreate(rt, type, leadLane(line));
+  }
   if (dispatch.diagnostic) return { planned: null, requiresReplace: [], diagnostics: [dispatch.diagnostic] };
 
   const planned = propose(schema, config, prior, rt.defaultSpace);
-  if (prior === null) Object.assign(planned, formAttributes(dispatch.served.ref));
+  if (prior === null) Object.assign(planned, lane !== undefined ? formAttributes(dispatch.served.ref) : unknownFormAttributes());
+  // A field only another definition of the type declares (an Edge field new in a later lane,
+  // under an older lane's line) cannot be sent under this one.
+  const undeclared = undeclaredFieldProblems(dispatch.served.codec, schema, planned).map((d) => ({ resourceType: type, ...d }));
+  if (undeclared.length > 0) return { planned: null, requiresReplace: [], diagnostics: undeclared };
   const pass: PlanPass = {
     rt,
     type,

@@ -10,9 +10,8 @@
 // - a relation-drift replacement's new object is named as the drifted revision's successor, and a
 //   recorded successor name is kept (revision/successor.ts).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import { type Diagnostic, UNKNOWN, type Value, valuesEqual } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { knownString } from "../attributes.ts";

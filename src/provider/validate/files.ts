@@ -10,8 +10,7 @@
 
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes, Value } from "../../core/values.ts";
+import type { Attributes, Diagnostic, Value } from "../../core/index.ts";
 import { MAX_MODULE_FILE_BYTES } from "../bundle/authoring.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
@@ -45,7 +44,8 @@ export function moduleFileProblems(config: Attributes): Diagnostic[] {
       return;
     }
     if (!info.isFile()) out.push(unreadable(at, file, "is not a regular file"));
-    else if (info.size > MAX_MODULE_FILE_BYTES) out.push(unreadable(at, file, `holds ${info.size} bytes, more than the ${MAX_MODULE_FILE_BYTES} a module file may hold`));
+    else if (info.size > MAX_MODULE_FILE_BYTES)
+      out.push(unreadable(at, file, `holds ${info.size} bytes, more than the ${MAX_MODULE_FILE_BYTES} a module file may hold`));
   });
   return out;
 }

@@ -1,4 +1,5 @@
-// Create (decision 0017 rule 1; reference §5.1): always under the line's DefaultCreates ref.
+// Create (decision 0017 rule 1; reference §5.1): always under the DefaultCreates ref of the type's
+// line served under the negotiated lane.
 // The client runs availability → prepare → PUT with `If-None-Match: *`, so a create never
 // overwrites anything; a positive availability answer is remembered for the run
 // (AvailabilityMemo). An artifact-backed revision uploads its local modules first (only the
@@ -6,10 +7,8 @@
 // whole call. A create the host accepted but did not verifiably finish still writes state; one
 // whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
-import { AcceptedError } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isSpaceId } from "../../core/grammar.ts";
-import type { Attributes } from "../../core/values.ts";
+import { AcceptedError } from "../../client/index.ts";
+import { type Attributes, type Diagnostic, isSpaceId, laneNamed } from "../../core/index.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
@@ -34,7 +33,14 @@ function withIdentity(diagnostics: Diagnostic[], identity: Omit<Diagnostic, "sev
 export async function createResource(rt: ProviderRuntime, type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
   const line = rt.line(type);
   if (line === undefined) return fail([rt.unserved(type)]);
-  const dispatch = serveCreate(rt, type, line);
+  // The create identity depends on the lane, so the host is reached first.
+  let client;
+  try {
+    client = await rt.client();
+  } catch (err) {
+    return fail([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
+  }
+  const dispatch = serveCreate(rt, type, laneNamed(client.lane.name));
   if (dispatch.diagnostic) return fail([dispatch.diagnostic]);
   const { served } = dispatch;
   const { codec } = served;
@@ -55,12 +61,6 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   values["space"] = space;
   const nameIdentity = { ...identity, name };
 
-  let client;
-  try {
-    client = await rt.client();
-  } catch (err) {
-    return fail([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
-  }
   const deadline = Date.now() + timeout.ms;
   const scope = context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {};
 
@@ -68,7 +68,8 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   if (built.authoring?.mode === "local") {
     let committed: string;
     try {
-      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope })).manifestDigest;
+      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope }))
+        .manifestDigest;
     } catch (err) {
       return fail([hostCallDiagnostic(`Failed to upload the ${kind} artifact`, err, { ...nameIdentity, pointer: "/manifestDigest" })]);
     }

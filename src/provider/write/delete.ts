@@ -5,8 +5,8 @@
 // A structured resource_not_found means the resource is already gone: success. A delete whose
 // answer never arrived is unresolved; its recorded intent is left to the next run.
 
-import { isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isResourceNotFound } from "../../client/index.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { servePrior } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
@@ -18,7 +18,7 @@ import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 export async function deleteResource(rt: ProviderRuntime, type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  const dispatch = servePrior(rt, type, prior.attributes);
+  const dispatch = await servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
   const { served, kind, space, identity: fullIdentity } = dispatch.prior;
   const recorded = recordedIncarnation(prior.attributes, "delete", kind, fullIdentity);

@@ -2,18 +2,14 @@
 // attributes, or, for an artifact-backed revision, `{manifestDigest}` resolved from its authoring
 // (a bare digest, or local module files whose manifest is computed here and uploaded by the caller).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { modulesValue, resolveBundleAuthoring, type BundleAuthoring } from "../bundle/authoring.ts";
 import { encodeSpec } from "../codec/encode.ts";
 
 /** The spec a write sends, and the bundle authoring behind it. */
-export async function buildSpec(
-  codec: FormCodec,
-  values: Attributes,
-): Promise<{ spec: JsonObject; authoring?: BundleAuthoring; diagnostics: Diagnostic[] }> {
+export async function buildSpec(codec: FormCodec, values: Attributes): Promise<{ spec: JsonObject; authoring?: BundleAuthoring; diagnostics: Diagnostic[] }> {
   if (codec.artifactBacked) {
     const { authoring, diagnostics } = await resolveBundleAuthoring(values, "apply");
     if (authoring === undefined || authoring.mode === "unresolved") return { spec: {}, diagnostics };

@@ -7,11 +7,9 @@
 // can carry for it is provider-side (timeouts, revision_owner, the bundle's authoring spelling),
 // which is recorded without a host call. Anything else reaching here is a provider bug.
 
-import { AcceptedError } from "../../client/errors.ts";
-import { goJson } from "../../client/go-json.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonValue } from "../../forms/digest.ts";
+import { AcceptedError } from "../../client/index.ts";
+import { type Attributes, type Diagnostic, goJson } from "../../core/index.ts";
+import type { JsonValue } from "../../forms/index.ts";
 import { cloneAttributes, cloneValue, knownString, unknownToNull } from "../attributes.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
@@ -28,9 +26,15 @@ import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 const PROVIDER_SIDE = ["create_timeout", "update_timeout", "delete_timeout", "revision_owner", "name_prefix"];
 
-export async function updateResource(rt: ProviderRuntime, type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
+export async function updateResource(
+  rt: ProviderRuntime,
+  type: string,
+  prior: ResourceState,
+  planned: Attributes,
+  context: WriteContext,
+): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
-  const dispatch = servePrior(rt, type, prior.attributes);
+  const dispatch = await servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
   const { served, kind, space, identity: fullIdentity } = dispatch.prior;
   if (!served.codec.declaresUpdate) return providerSideUpdate(rt, type, prior, planned, served, fullIdentity);
@@ -116,7 +120,12 @@ async function providerSideUpdate(
     const values = cloneAttributes(planned);
     const built = await buildSpec(served.codec, values);
     if (built.diagnostics.length > 0) return { state: prior, diagnostics: built.diagnostics.map((d) => ({ ...identity, ...d })) };
-    if (built.authoring === undefined || built.authoring.mode === "unresolved" || built.authoring.manifestDigest !== knownString(prior.attributes, "manifest_digest")) return refuse("the bundle's manifest digest");
+    if (
+      built.authoring === undefined ||
+      built.authoring.mode === "unresolved" ||
+      built.authoring.manifestDigest !== knownString(prior.attributes, "manifest_digest")
+    )
+      return refuse("the bundle's manifest digest");
     next["main_module"] = unknownToNull(cloneValue(values["main_module"] ?? null));
     next["modules"] = unknownToNull(cloneValue(values["modules"] ?? null));
   } else {

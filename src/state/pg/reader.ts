@@ -4,7 +4,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { Pool, QueryResultRow } from "pg";
-import type { KnownValue } from "../../core/values.ts";
+import type { KnownValue } from "../../core/index.ts";
 import { StateNotFoundError, StateUsageError } from "../errors.ts";
 import { bindingFromRow, fromRow, type ResourceRow } from "../row.ts";
 import type { InFlightRecord, LockInfo, ResourceRecord, StateDocument, StateReader, StoredHostBinding, StoredOutput } from "../types.ts";
@@ -179,6 +179,7 @@ interface HeadRow {
   host_tenant: string | null;
   host_credential: string | null;
   host_bound_at: string | null;
+  host_lane: string | null;
 }
 
 interface OutputRow {
@@ -196,6 +197,7 @@ function bindingOf(head: HeadRow): StoredHostBinding | null {
     tenant: head.host_tenant,
     credential: head.host_credential,
     bound_at: head.host_bound_at,
+    lane: head.host_lane,
   });
 }
 

@@ -3,7 +3,7 @@
 //
 //   takoform_states     one row per workspace, keyed by its name as Terraform's `states` table
 //                       is: lineage, serial, the lease with its fencing-token counter, and the
-//                       host binding. Every write updates this row, so writes to one workspace
+//                       host binding with its Host API lane. Every write updates this row, so writes to one workspace
 //                       are serialized by it and fenced by what it holds.
 //   takoform_resources  one row per resource address of a workspace (the columns of the local
 //                       file's `resources` table).
@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS ${t.states} (
   host_tenant         text,
   host_credential     text,
   host_bound_at       text,
+  host_lane           text,                               -- the Host API lane (group version) the records were written under
   CHECK ((lock_held_token IS NULL) = (lock_holder IS NULL)),
   CHECK ((host_origin IS NULL) = (host_bound_at IS NULL))
 );

@@ -141,10 +141,10 @@ ${REPORT(t)}
 FROM ${t.states} s WHERE s.id = $1`;
 }
 
-/** Binds the workspace to a host: $4 origin, $5 host id, $6 space, $7 tenant, $8 credential, $9 bound at. */
+/** Binds the workspace to a host: $4 origin, $5 host id, $6 space, $7 tenant, $8 credential, $9 bound at, $10 lane. */
 export function bindHost(t: PgTables): string {
   return `WITH w AS (
-  UPDATE ${t.states} w SET serial = w.serial + 1, host_origin = $4::text, host_id = $5::text, host_space = $6::text, host_tenant = $7::text, host_credential = $8::text, host_bound_at = $9::text
+  UPDATE ${t.states} w SET serial = w.serial + 1, host_origin = $4::text, host_id = $5::text, host_space = $6::text, host_tenant = $7::text, host_credential = $8::text, host_bound_at = $9::text, host_lane = $10::text
   WHERE w.id = $1 AND ${FENCE}
   RETURNING w.serial
 )
@@ -152,14 +152,23 @@ ${REPORT(t)}
 FROM ${t.states} s WHERE s.id = $1`;
 }
 
+/** The head of a write of several statements (moveResource): the serial bumped once, fenced. */
+export function bumpSerial(t: PgTables): string {
+  return `WITH w AS (
+  UPDATE ${t.states} w SET serial = w.serial + 1 WHERE w.id = $1 AND ${FENCE} RETURNING w.serial
+)
+${REPORT(t)}
+FROM ${t.states} s WHERE s.id = $1`;
+}
+
 /**
  * The head of replaceState (the rest runs in the same transaction): the new lineage, serial and
- * binding, fenced. $4 lineage, $5 the document's serial, $6–$11 the binding (all null: unbound).
+ * binding, fenced. $4 lineage, $5 the document's serial, $6–$12 the binding (all null: unbound).
  */
 export function replaceHead(t: PgTables): string {
   return `WITH w AS (
   UPDATE ${t.states} w SET lineage = $4::text, serial = CASE WHEN w.serial = 0 THEN $5::bigint ELSE GREATEST($5::bigint, w.serial + 1) END,
-    host_origin = $6::text, host_id = $7::text, host_space = $8::text, host_tenant = $9::text, host_credential = $10::text, host_bound_at = $11::text
+    host_origin = $6::text, host_id = $7::text, host_space = $8::text, host_tenant = $9::text, host_credential = $10::text, host_bound_at = $11::text, host_lane = $12::text
   WHERE w.id = $1 AND ${FENCE}
   RETURNING w.serial
 )
@@ -214,7 +223,7 @@ export function selectOutputs(t: PgTables): string {
 }
 
 export function selectHead(t: PgTables): string {
-  return `SELECT lineage, serial, host_origin, host_id, host_space, host_tenant, host_credential, host_bound_at FROM ${t.states} WHERE id = $1`;
+  return `SELECT lineage, serial, host_origin, host_id, host_space, host_tenant, host_credential, host_bound_at, host_lane FROM ${t.states} WHERE id = $1`;
 }
 
 /**

@@ -6,16 +6,18 @@
 // pool: each write holds the workspace row only from its update to its commit, so their round
 // trips overlap while the writes themselves stay in one order.
 
-import type { KnownValue } from "../../core/values.ts";
-import type { WriteIntent } from "../../provider/types.ts";
+import type { KnownValue } from "../../core/index.ts";
+import type { WriteIntent } from "../../provider/index.ts";
 import { prepareDocument } from "../document.ts";
 import { LeaseLostError, StateConflictError, StateLockedError, StateUsageError, StateWriteError } from "../errors.ts";
 import { holderGone, waitForLease, type LeasePolicy } from "../lease.ts";
 import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
 import { toRow, type ResourceRow } from "../row.ts";
-import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockInfo, ResourceInput, StateDocument, StateStore } from "../types.ts";
+import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockInfo, ResourceInput, StateDocument, StateMove, StateStore } from "../types.ts";
+import type { PoolClient } from "pg";
 import { isRetryable, scrubError } from "./connection.ts";
 import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
+import { moveRecords } from "./move.ts";
 import { connect, PgStateReader, type PgStateOptions } from "./reader.ts";
 import { ONE_PER_OBJECT, ONE_PER_UID } from "./schema.ts";
 import * as sql from "./sql.ts";
@@ -155,6 +157,7 @@ class PgStateStore extends PgStateReader implements StateStore {
       binding.tenant,
       binding.credential,
       bound,
+      binding.lane,
     ]);
     if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the host binding", "the write was refused");
   }
@@ -308,31 +311,21 @@ class PgStateStore extends PgStateReader implements StateStore {
     if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the outputs", "the write was refused");
   }
 
+  async moveResource(from: string, to: string): Promise<StateMove> {
+    return this.fencedTransaction(sql.bumpSerial(this.t), [], "the move was refused", (client, serial) =>
+      moveRecords(client, this.t, this.setup.id, from, to, serial),
+    );
+  }
+
   async replaceState(document: StateDocument): Promise<void> {
     const prepared = prepareDocument(document);
     const b = prepared.binding;
-    await this.retrying(async () => {
-      const client = await this.setup.pool.connect();
-      try {
-        await client.query("BEGIN");
-        const head = await client.query<Report>(sql.replaceHead(this.t), [
-          this.setup.id,
-          this.#held?.info.token ?? null,
-          this.clock(),
-          prepared.lineage,
-          prepared.serial,
-          b?.origin ?? null,
-          b?.host_id ?? null,
-          b?.space ?? null,
-          b?.tenant ?? null,
-          b?.credential ?? null,
-          b?.bound_at ?? null,
-        ]);
-        const report = head.rows[0]!;
-        if (report.written === null) {
-          await client.query("ROLLBACK");
-          throw this.fenceError(report) ?? new StateWriteError("the state", "the replacement was refused");
-        }
+    const head = [prepared.lineage, prepared.serial, b?.origin, b?.host_id, b?.space, b?.tenant, b?.credential, b?.bound_at, b?.lane];
+    await this.fencedTransaction(
+      sql.replaceHead(this.t),
+      head.map((v) => v ?? null),
+      "the replacement was refused",
+      async (client) => {
         await client.query(`DELETE FROM ${this.t.resources} WHERE state_id = $1`, [this.setup.id]);
         if (prepared.resources.length > 0) await client.query(sql.insertRecords(this.t), [this.setup.id, JSON.stringify(prepared.resources)]);
         await client.query(`DELETE FROM ${this.t.outputs} WHERE state_id = $1`, [this.setup.id]);
@@ -342,7 +335,27 @@ class PgStateStore extends PgStateReader implements StateStore {
             [this.setup.id, prepared.outputs.map((o) => o.name), prepared.outputs.map((o) => o.value), prepared.outputs.map((o) => o.sensitive)],
           );
         }
+      },
+    );
+    this.currentLineage = prepared.lineage;
+  }
+
+  /**
+   * A write of several statements in one transaction: `head` (a fenced update of the workspace
+   * row, reporting as every write does: $1 id, $2 our token, $3 clock, then `values`) holds the
+   * row and fixes the serial; `body` writes the rest. A refused head, or a body that throws,
+   * rolls everything back.
+   */
+  private async fencedTransaction<T>(head: string, values: unknown[], refused: string, body: (client: PoolClient, serial: number) => Promise<T>): Promise<T> {
+    return this.retrying(async () => {
+      const client = await this.setup.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const report = (await client.query<Report>(head, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values])).rows[0]!;
+        if (report.written === null) throw this.fenceError(report) ?? new StateWriteError("the state", refused);
+        const result = await body(client, Number(report.written));
         await client.query("COMMIT");
+        return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw scrubError(error, this.setup.secrets);
@@ -350,6 +363,5 @@ class PgStateStore extends PgStateReader implements StateStore {
         client.release();
       }
     });
-    this.currentLineage = prepared.lineage;
   }
 }

@@ -16,10 +16,10 @@ import { StateFormatError } from "../errors.ts";
 export const APPLICATION_ID = 0x54414b4f;
 /**
  * `PRAGMA user_version`: the layout version below. Layout 2 added the host binding, the lock's
- * PID namespace and the per-object indexes; a layout-1 file is upgraded in place by the first
- * read-write open (and read as it is by a read-only one).
+ * PID namespace and the per-object indexes; layout 3 the Host API lane of the binding. An older
+ * file is upgraded in place by the first read-write open (and read as it is by a read-only one).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 /** The oldest layout this build can open (read-only as is, read-write after upgrading it). */
 export const OLDEST_SCHEMA_VERSION = 1;
 
@@ -97,6 +97,11 @@ CREATE INDEX resources_by_uid ON resources (uid) WHERE uid IS NOT NULL;
 CREATE INDEX resources_by_object ON resources (space, form_api_version, form_kind, name) WHERE name IS NOT NULL;
 `;
 
+/** What layout 3 adds to layout 2: the lane every record of the bound state was written under. */
+const DDL_3 = `
+ALTER TABLE host_binding ADD COLUMN lane TEXT;   -- Host API group version; NULL: bound before lanes were recorded
+`;
+
 /** Connection settings every handle uses. */
 export function configureConnection(db: Database, readOnly: boolean): void {
   if (!readOnly) {
@@ -119,19 +124,18 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
     if (appId === 0 && version === 0 && tables.n === 0) {
       db.exec(DDL);
       db.exec(DDL_2);
-      db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(
-        newLineage(),
-        new Date().toISOString(),
-      );
+      db.exec(DDL_3);
+      db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(newLineage(), new Date().toISOString());
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return;
     }
-    if (verifySchema(db, path) === 1) {
-      // A state written before layout 2: it has no host binding yet, and binds on first use.
-      db.exec(DDL_2);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }
+    const layout = verifySchema(db, path);
+    // A state written before layout 2 has no host binding yet, and binds on first use; one
+    // written before layout 3 was written under the first lane (its binding's lane reads NULL).
+    if (layout < 2) db.exec(DDL_2);
+    if (layout < 3) db.exec(DDL_3);
+    if (layout < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   init.immediate();
 }
@@ -147,7 +151,10 @@ export function verifySchema(db: Database, path: string): number {
     throw new StateFormatError(path, "it is an SQLite database, but not a takoform state (application_id differs)");
   }
   if (version > SCHEMA_VERSION) {
-    throw new StateFormatError(path, `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`);
+    throw new StateFormatError(
+      path,
+      `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`,
+    );
   }
   if (version < OLDEST_SCHEMA_VERSION) {
     throw new StateFormatError(path, `state layout ${version} is older than any this build knows`);

@@ -7,8 +7,8 @@ import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
-import type { KnownValue } from "../../core/values.ts";
-import type { WriteIntent } from "../../provider/types.ts";
+import type { KnownValue } from "../../core/index.ts";
+import type { WriteIntent } from "../../provider/index.ts";
 import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { prepareDocument } from "../document.ts";
 import { waitForLease, type LeasePolicy } from "../lease.ts";
@@ -34,12 +34,14 @@ import type {
   ResourceRecord,
   SettledStatus,
   StateDocument,
+  StateMove,
   StateReader,
   StateStore,
   StoredHostBinding,
   StoredOutput,
 } from "../types.ts";
 import { LeaseTable } from "./lease.ts";
+import { MoveStatements } from "./move.ts";
 import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
 import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
@@ -127,7 +129,11 @@ class SqliteStateReader implements StateReader {
     this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
     // A layout-1 file (read as it is) predates host bindings: it is unbound.
     this.selectBinding =
-      layout >= 2 ? db.prepare<[], HostBindingRow>("SELECT origin, host_id, space, tenant, credential, bound_at FROM host_binding WHERE id = 1") : null;
+      layout >= 2
+        ? db.prepare<[], HostBindingRow>(
+            `SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`,
+          )
+        : null;
     this.leases = new LeaseTable(db, now, layout);
   }
 
@@ -219,9 +225,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly fenced;
   private readonly clearAll;
   private readonly setInfo;
+  private readonly moves: MoveStatements;
 
   constructor(db: Db, path: string, now: () => number) {
     super(db, path, now);
+    this.moves = new MoveStatements(db);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
@@ -241,7 +249,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.clearOutputs = db.prepare("DELETE FROM outputs");
     this.insertOutput = db.prepare<[string, string, number]>("INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
     this.upsertBinding = db.prepare<[HostBindingRow]>(
-      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at)",
+      "INSERT OR REPLACE INTO host_binding (id, origin, host_id, space, tenant, credential, bound_at, lane) VALUES (1, @origin, @host_id, @space, @tenant, @credential, @bound_at, @lane)",
     );
     this.sameUid = db.prepare<[string], { address: string }>("SELECT address FROM resources WHERE uid = ?");
     this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
@@ -295,6 +303,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       tenant: binding.tenant,
       credential: binding.credential,
       bound_at: new Date(this.now()).toISOString(),
+      lane: binding.lane,
     };
     if (typeof row.origin !== "string" || row.origin === "" || typeof row.space !== "string" || row.space === "") {
       throw new StateWriteError("the host binding", "a binding needs an origin and a space");
@@ -367,6 +376,10 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       if (removed) this.nextSerial();
       return removed;
     });
+  }
+
+  async moveResource(from: string, to: string): Promise<StateMove> {
+    return this.write(() => this.moves.move(from, to, () => this.nextSerial()));
   }
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {

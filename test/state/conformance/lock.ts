@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { LeaseLostError, StateLockedError, StateUsageError } from "../../../src/state/index.ts";
-import { plain, rejection, usePlace, writeIntent } from "./fixtures.ts";
+import { LANE, plain, rejection, usePlace, writeIntent } from "./fixtures.ts";
 import type { StoreTarget } from "./target.ts";
 
 async function locked(promise: Promise<unknown>): Promise<StateLockedError> {
@@ -89,7 +89,7 @@ export function lockContract(target: StoreTarget): void {
       await expect(zombie.settle("takoform_x.before", null)).rejects.toBeInstanceOf(LeaseLostError);
       await expect(zombie.removeResource("takoform_x.before")).rejects.toBeInstanceOf(LeaseLostError);
       await expect(zombie.putOutputs({})).rejects.toBeInstanceOf(LeaseLostError);
-      await expect(zombie.bindHost({ origin: "embedded", hostId: null, space: "default", tenant: null, credential: null })).rejects.toBeInstanceOf(
+      await expect(zombie.bindHost({ origin: "embedded", hostId: null, space: "default", tenant: null, credential: null, lane: LANE })).rejects.toBeInstanceOf(
         LeaseLostError,
       );
       await expect(zombie.replaceState(await successor.pull())).rejects.toBeInstanceOf(LeaseLostError);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { UNKNOWN, type KnownValue } from "../../../src/core/values.ts";
 import { StateConflictError, StateWriteError, type InFlightRecord, type ResourceRecord, type SettledRecord } from "../../../src/state/index.ts";
 import { deposedAddress } from "../../../src/state/index.ts";
-import { envelope, plain, ready, REF, rejection, usePlace, writeIntent } from "./fixtures.ts";
+import { envelope, LANE, plain, ready, REF, rejection, usePlace, writeIntent } from "./fixtures.ts";
 import type { StoreTarget } from "./target.ts";
 
 export function recordsContract(target: StoreTarget): void {
@@ -187,7 +187,7 @@ export function recordsContract(target: StoreTarget): void {
       expect(await s.serial()).toBe(3);
       expect(await s.removeResource("takoform_x.a")).toBe(true);
       await s.putOutputs({ url: { value: "https://x", sensitive: false } });
-      await s.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null });
+      await s.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: LANE });
       expect(await s.serial()).toBe(6);
     });
 
@@ -246,33 +246,6 @@ export function recordsContract(target: StoreTarget): void {
       await s.putResource(deposedAddress("takoform_worker_version.a", "k1"), ready("n"));
       const other = await rejection(s.putResource("takoform_worker_version.e", ready("n", { uid: "u-e", form_definition_version: "0.2.0" })));
       expect(other).toMatchObject({ holder: "takoform_worker_version.a", by: "name" });
-    });
-  });
-
-  describe("host binding", () => {
-    const binding = { origin: "https://host.example", hostId: "h-1", space: "prod", tenant: "acme", credential: null };
-
-    it("is null until bound, then round-trips, is pulled with the state, and bumps the serial", async () => {
-      const s = ctx.store;
-      expect(await s.hostBinding()).toBeNull();
-      expect((await s.pull()).host).toBeNull();
-      const serial = await s.serial();
-      await s.bindHost(binding);
-      expect(await s.serial()).toBe(serial + 1);
-      const bound = (await s.hostBinding())!;
-      expect(bound).toMatchObject(binding);
-      expect(Date.parse(bound.boundAt)).not.toBeNaN();
-      expect((await s.pull()).host).toEqual(bound);
-      await s.bindHost({ ...binding, origin: "embedded", hostId: null, tenant: null, credential: "hmac-sha256:00" });
-      expect(await (await ctx.reader()).hostBinding()).toMatchObject({ origin: "embedded", hostId: null, tenant: null, credential: "hmac-sha256:00" });
-    });
-
-    it("is a fenced write: refused while another run holds the lock", async () => {
-      const other = await ctx.open();
-      await other.acquire({ holder: "other", leaseMs: 60_000 });
-      await expect(ctx.store.bindHost(binding)).rejects.toThrow(/holds no lease/);
-      await other.release();
-      await ctx.store.bindHost(binding);
     });
   });
 }

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { isSealedSensitive, sealedMatches, sealSensitive, StateWriteError, type SealedSensitive, type StateDocument } from "../../../src/state/index.ts";
-import { envelope, plain, ready, rejection, usePlace, writeIntent } from "./fixtures.ts";
+import { envelope, LANE, plain, ready, rejection, usePlace, writeIntent } from "./fixtures.ts";
 import type { StoreTarget } from "./target.ts";
 
 export function secretsContract(target: StoreTarget): void {
@@ -69,7 +69,7 @@ export function secretsContract(target: StoreTarget): void {
       });
       await s.setIntent("takoform_worker_version.c", "creating", { stepId: "create:c", write: writeIntent("c") });
       await s.putOutputs({ url: { value: "https://a", sensitive: false }, secret: { value: sealSensitive("s3cr3t", s.lineage), sensitive: true } });
-      await s.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null });
+      await s.bindHost({ origin: "embedded", hostId: "h", space: "default", tenant: "dev", credential: null, lane: LANE });
       return s.pull();
     }
 

@@ -3,8 +3,10 @@
 // target (target.ts).
 
 import { describe } from "vitest";
+import { bindingContract } from "./binding.ts";
 import { concurrencyContract } from "./concurrency.ts";
 import { lockContract } from "./lock.ts";
+import { moveContract } from "./move.ts";
 import { planFileContract } from "./plan-file.ts";
 import { processContract } from "./processes.ts";
 import { recordsContract } from "./records.ts";
@@ -14,6 +16,8 @@ import type { StoreTarget } from "./target.ts";
 export function stateConformance(target: StoreTarget): void {
   describe(`state contract: ${target.name}`, () => {
     recordsContract(target);
+    bindingContract(target);
+    moveContract(target);
     secretsContract(target);
     lockContract(target);
     concurrencyContract(target);

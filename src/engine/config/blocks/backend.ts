@@ -4,8 +4,8 @@
 // here, so no command ever runs against state somewhere the stack did not mean. A `conn_str` may
 // hold a password: no message shows its value.
 
-import { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig } from "../../../state/backend/config.ts";
-import { CONFIG_CODES, isPlainObject, type Problems } from "../diagnostics.ts";
+import { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig } from "../../../state/index.ts";
+import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 
 const CAMEL: Record<string, string> = {
   path: "path",
@@ -21,7 +21,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
   const supported = SUPPORTED_BACKENDS.map((t) => `"${t}"`).join(" and ");
   if (!isPlainObject(block) || Object.keys(block).length !== 1) {
     problems.error({
-      code: CONFIG_CODES.backendInvalid,
+      code: configCode("backend-invalid"),
       summary: "terraform.backend must name exactly one backend",
       detail: `It is an object with one member, the backend type (${supported}), whose value holds its settings.`,
       repair: "Configure one backend in the stack: new LocalBackend(stack, {...}) or new PgBackend(stack, {...}).",
@@ -32,7 +32,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
   const [type, settings] = Object.entries(block)[0]!;
   if (!(SUPPORTED_BACKENDS as readonly string[]).includes(type)) {
     problems.error({
-      code: CONFIG_CODES.backendUnsupported,
+      code: configCode("backend-unsupported"),
       summary: `The "${type}" backend is not supported`,
       detail: `takoform keeps state in the backends ${supported}: a local SQLite file (the default), or PostgreSQL for a team. Nothing is read or written until the stack names one of them.`,
       repair: "Use new LocalBackend(stack, {...}) or new PgBackend(stack, {...}), or remove the backend to keep state in .takoform/state.db.",
@@ -43,7 +43,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
   const members = BACKEND_MEMBERS[type as keyof typeof BACKEND_MEMBERS] as Record<string, "string" | "boolean">;
   if (!isPlainObject(settings)) {
     problems.error({
-      code: CONFIG_CODES.backendInvalid,
+      code: configCode("backend-invalid"),
       summary: `terraform.backend.${type} must be an object of settings`,
       repair: "Synthesize the stack with cdktf.",
       attribute: `terraform.backend.${type}`,
@@ -57,7 +57,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
     const kind = members[key];
     if (kind === undefined) {
       problems.error({
-        code: CONFIG_CODES.backendInvalid,
+        code: configCode("backend-invalid"),
         summary: `The ${type} backend has no setting "${key}"`,
         detail: `It takes ${Object.keys(members).join(", ")}.`,
         repair: `Remove ${key} from the backend configuration.`,
@@ -69,7 +69,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
     const shown = SECRET_MEMBERS.has(key) ? "" : ` (${JSON.stringify(value)})`;
     if (kind === "string" && typeof value === "string" && (value.includes("${") || value.includes("%{"))) {
       problems.error({
-        code: CONFIG_CODES.backendInvalid,
+        code: configCode("backend-invalid"),
         summary: `The ${type} backend's ${key} refers to something to evaluate`,
         detail: "A backend is configured before anything else, so its settings are literal, as in Terraform: no references, variables or templates.",
         repair:
@@ -83,7 +83,7 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
     }
     if (typeof value !== kind) {
       problems.error({
-        code: CONFIG_CODES.backendInvalid,
+        code: configCode("backend-invalid"),
         summary: `The ${type} backend's ${key} must be a ${kind}${shown}`,
         repair: `Set ${key} to a ${kind}.`,
         attribute,

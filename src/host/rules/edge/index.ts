@@ -1,6 +1,6 @@
 // The Edge Platform Family semantics, registered for each known Edge family line by EXACT group
-// and kind: the bundled edge.takoform-cdk.dev/v1alpha1 and upstream's
-// edge.forms.takoform.com/v1alpha1 and v1beta1. See docs/host-edge.md.
+// and kind: the bundled family and upstream's, of every lane (src/core/lanes.ts). See
+// docs/host-edge.md.
 
 import type { RuleModule } from "../types.ts";
 import { cronTriggerRules, customDomainRules, endpointRules, queueConsumerRules } from "./attachments.ts";

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm run build`: compile src/, codecs/ and registry/generated/ to dist/ (JavaScript, .d.ts,
+// declaration maps, source maps) with an incremental `tsc -b tsconfig.build.json`, then make the
+// declarations importable by a consumer's standard NodeNext tsconfig.
+//
+// Why the second step: `rewriteRelativeImportExtensions` rewrites `./x.ts` to `./x.js` in the
+// emitted JavaScript but not in the emitted declarations (microsoft/TypeScript#61037), and a
+// declaration that imports `./x.ts` is resolved by TypeScript to the source file, not to the
+// declaration beside the JavaScript. Same-length replacement keeps the declaration maps exact.
+//
+//   node scripts/build.mjs            incremental (a no-op check takes well under a second)
+//   node scripts/build.mjs --clean    remove dist/ first (what `npm pack` runs: no stale files ship)
+//
+// `npm ci` / install from git (`prepare`), `npm pack` (`prepack`) and the test suite's global
+// setup (vitest.setup.ts) all run this, so `bin/takoform.js` never starts a missing or stale dist.
+
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const dist = join(root, "dist");
+
+if (process.argv.includes("--clean")) rmSync(dist, { recursive: true, force: true });
+
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit", cwd: root });
+if (build.status !== 0) {
+  console.error("takoform-cdk build: tsc failed");
+  process.exit(build.status ?? 1);
+}
+
+// Relative specifiers ending in .ts / .mts / .cts in `from "…"`, `import("…")` and `require("…")`.
+const SPECIFIER = /((?:\bfrom|\bimport|\brequire)\s*\(?\s*)(["'])(\.\.?\/[^"'\r\n]*?)(?<!\.d)\.([mc]?)ts\2/g;
+
+function walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) walk(path);
+    else if (/\.d\.[mc]?ts$/.test(entry.name)) {
+      const text = readFileSync(path, "utf8");
+      const fixed = text.replace(SPECIFIER, (_, head, quote, spec, m) => `${head}${quote}${spec}.${m}js${quote}`);
+      if (fixed !== text) writeFileSync(path, fixed);
+    }
+  }
+}
+walk(dist);

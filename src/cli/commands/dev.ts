@@ -1,0 +1,108 @@
+// `takoform dev -C DIR`: serve the project's embedded host — the data `takoform apply` wrote under
+// DIR/.takoform/host — over HTTP, with the worker runtime, until interrupted.
+//
+// It prints where it serves and every worker's addresses, then follows the host: an apply that
+// runs while dev is serving goes through dev's host (src/cli/connect.ts finds it through the data
+// directory), so a new deployment is served at once, without a restart, and a deleted worker
+// stops answering. Worker console output goes to stderr, prefixed with the worker.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CatalogConflictError, DataDirLockedError, LocalHost, type ServedWorker } from "../../host/index.ts";
+import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { isLaneName, type LaneName } from "../../core/index.ts";
+import { recordedLane } from "../../engine/index.ts";
+import { openLocalStateReadOnly } from "../../state/index.ts";
+import { parseListen } from "./host.ts";
+
+/**
+ * The lanes the project needs served beside its data's own: its state's lane (an existing
+ * project keeps it) and a TAKOFORM_LANE pin (docs/host.md, "Lanes").
+ */
+async function projectLanes(dir: string): Promise<LaneName[]> {
+  const lanes: LaneName[] = [];
+  const pinned = process.env["TAKOFORM_LANE"];
+  if (pinned !== undefined && isLaneName(pinned)) lanes.push(pinned);
+  const path = statePathOf(dir);
+  if (existsSync(path)) {
+    const reader = openLocalStateReadOnly(path);
+    try {
+      const lane = await recordedLane(reader);
+      if (lane !== undefined) lanes.push(lane);
+    } finally {
+      await reader.close();
+    }
+  }
+  return lanes;
+}
+
+export const DEV_LISTEN = "127.0.0.1:8787";
+
+const USAGE = `Usage: takoform dev [options]
+
+Serve the project's embedded local host (its data under .takoform/host) over HTTP and run its
+workers, until interrupted. Apply in another terminal as usual: while dev runs, \`takoform apply\`
+goes through it, and a new deployment is served at once.
+
+Options:
+  -C DIR                 Project directory (default: the current directory)
+  --listen HOST:PORT     Address to serve on (default ${DEV_LISTEN}; port 0 picks a free port)
+  --secret NAME=VALUE    A value for a requiredSensitiveVars name (repeatable); also the
+                         environment variable TAKOFORM_SECRET_NAME
+  -h, --help             Show this help
+
+Each worker with an endpoint or custom domain is printed with two addresses:
+  http://<hostname>:PORT/              (any *.localhost name reaches this machine)
+  http://HOST:PORT/_worker/<hostname>/ (needs no name resolution at all)
+This is a development runtime, not a security boundary: see docs/runtime.md.`;
+
+export const command: Command = {
+  async run(argv) {
+    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--listen", "--secret"], switches: ["--help"] }));
+    if (args.switches.has("--help")) return usage(USAGE);
+    if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+    enterProject(args);
+    const { host, port } = parseListen(lastValue(args, "--listen") ?? DEV_LISTEN);
+    const data = join(projectDir(args), ".takoform", "host");
+    let announced: ServedWorker[] = [];
+    let ready = false;
+    const io = new Console(args);
+    let local: LocalHost;
+    try {
+      local = await LocalHost.open({
+        data,
+        includeLanes: await projectLanes(projectDir(args)),
+        runtime: {
+          secrets: secretValues(args.values.get("--secret") ?? [], process.env),
+          onAddresses: (served) => {
+            if (ready) for (const line of changedLines(announced, served)) process.stdout.write(`${line}\n`);
+            announced = served;
+          },
+        },
+      });
+    } catch (error) {
+      if (error instanceof DataDirLockedError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Stop the other takoform process (or its `takoform dev`) first.")]);
+      if (error instanceof CatalogConflictError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Regenerate or remove the conflicting definition, then start again.")]);
+      throw error;
+    }
+    let url: string;
+    try {
+      url = (await local.listen(host, port)).url;
+    } catch (error) {
+      await local.close();
+      return io.fail("dev", [listenDiagnostic(host, port, error)]);
+    }
+    process.stdout.write(`takoform dev: serving ${data} at ${url} (Host API and workers); Ctrl-C stops\n`);
+    const lines = servedLines(announced);
+    if (lines.length === 0) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    ready = true;
+    return serveUntilStopped(local, io);
+  },
+};

@@ -1,0 +1,83 @@
+// `takoform show [PLAN-FILE]`: the current state, or a saved plan, for people or (--json) as
+// `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
+
+import { packageVersion } from "../../core/package-root.ts";
+import { PlanFileError, planToJson, readPlanFile, renderPlan, stateToJson } from "../../engine/index.ts";
+import type { StateDocument } from "../../state/index.ts";
+import { CliUsageError, parseArgs, type Command } from "../command.ts";
+import { loadStateTarget, openReader } from "../state-access.ts";
+import { enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
+import { showRecord } from "./state.ts";
+
+const USAGE = `Usage: takoform show [options] [PLAN-FILE]
+
+Show the current state (every resource and output), or the plan saved in PLAN-FILE by
+\`takoform plan --out\`. Reads only: no lock, no host.
+
+Options:
+${STATE_HELP}
+  --json                 As \`terraform show -json\`: the state as values.root_module.resources and
+                         values.outputs; a plan file as the same JSON \`takoform plan --json\` prints
+  --no-color             No ANSI colour
+  -h, --help             Show this help
+
+Sensitive values are recorded only as seals and show as (sensitive value).
+Exit status: 0 on success, 1 when PLAN-FILE cannot be read.`;
+
+export const FLAGS = flagSpec(STATE_FLAGS);
+
+export const command: Command = {
+  async run(argv) {
+    const args = parseArgs(argv, FLAGS);
+    if (args.switches.has("--help")) return usage(USAGE);
+    if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
+    enterProject(args);
+    const io = new Console(args);
+    const planFile = args.positionals[0];
+    if (planFile !== undefined) {
+      let saved;
+      try {
+        saved = await readPlanFile(planFile);
+      } catch (error) {
+        if (error instanceof PlanFileError) return io.fail("show", error.diagnostics);
+        throw error;
+      }
+      if (io.json) io.emitJson(planToJson(saved.plan));
+      else io.out(renderPlan(saved.plan, { color: io.color }));
+      return 0;
+    }
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail("show", target.diagnostics);
+    const opened = await openReader(target);
+    if ("diagnostics" in opened) return io.fail("show", opened.diagnostics);
+    let document: StateDocument | null = null;
+    if ("reader" in opened) {
+      try {
+        document = await opened.reader.pull();
+      } finally {
+        await opened.reader.close();
+      }
+    }
+    if (io.json) {
+      io.emitJson(stateToJson(document, packageVersion()));
+      return 0;
+    }
+    // Terraform's words for no state and for an empty one.
+    if (document === null) {
+      io.out("No state.");
+      return 0;
+    }
+    if (document.resources.length === 0 && Object.keys(document.outputs).length === 0) {
+      io.out("The state file is empty. No resources are represented.");
+      return 0;
+    }
+    const blocks = document.resources.map(showRecord);
+    const outputs = Object.entries(document.outputs);
+    if (outputs.length > 0) {
+      blocks.push(["Outputs:", "", ...outputs.map(([name, o]) => `${name} = ${o.sensitive ? "(sensitive value)" : JSON.stringify(o.value)}`)].join("\n"));
+    }
+    io.out(blocks.join("\n\n"));
+    return 0;
+  },
+};

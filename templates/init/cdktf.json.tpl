@@ -1,0 +1,5 @@
+{
+  "language": "typescript",
+  "app": "npx tsx main.ts",
+  "output": "cdktf.out"
+}

@@ -1,0 +1,133 @@
+// What each command loads (issue 12, "pay only for what a command uses"), observed from the
+// outside: the command runs as a user runs it (`node bin/takoform.js`, the compiled dist/) with a
+// preload that records every module the process loads (fixtures/load-log.mjs).
+
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledRegistry } from "../../src/registry/bundled.ts";
+import { CodecTable, combineGenerated, lazyCodecs, type GeneratedRegistry } from "../../src/registry/index.ts";
+import { formRefKey } from "../../src/core/index.ts";
+import { Scratch, startHost, type TestHost } from "../scenario/harness.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = join(ROOT, "bin", "takoform.js");
+const PRELOAD = join(ROOT, "test", "package", "fixtures", "load-log.mjs");
+const STACK = { resource: { takoform_edge_kv_namespace: { a: { name: "loading-a" } } } };
+
+const scratch = new Scratch();
+afterAll(() => scratch.cleanup());
+
+/**
+ * Runs the command with the load log; resolves to its exit code, output and every loaded module,
+ * relative to the repository. Asynchronous: the test's own host must keep answering meanwhile.
+ */
+async function loads(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string; modules: string[] }> {
+  const log = scratch.path(`loads-${Math.random().toString(36).slice(2)}.txt`);
+  const child = spawn(process.execPath, ["--import", PRELOAD, BIN, ...args], {
+    cwd: scratch.dir,
+    env: { ...process.env, NO_COLOR: "1", TAKOFORM_LOAD_LOG: log, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  const modules = readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (line.startsWith("file://") ? fileURLToPath(line) : line))
+    .map((path) => (path.startsWith(ROOT) ? path.slice(ROOT.length) : path));
+  return { status, stdout, stderr, modules: [...new Set(modules)] };
+}
+
+const under = (modules: string[], prefix: string) => modules.filter((m) => m.startsWith(prefix));
+/** Our own modules of one source directory, compiled (dist/src/…) or not (src/…, through a loader). */
+const ours = (modules: string[], dir: string) => modules.filter((m) => m.startsWith(`dist/src/${dir}/`) || m.startsWith(`src/${dir}/`));
+
+describe("what the command loads", () => {
+  let host: TestHost;
+  beforeAll(async () => {
+    host = await startHost();
+    scratch.write("stack.json", JSON.stringify(STACK));
+  });
+  afterAll(() => host.close());
+
+  it("--version loads the dispatcher and the package's version, nothing else: no host, engine, provider, dependency or TypeScript loader", async () => {
+    const run = await loads(["--version"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+    expect(run.modules.sort()).toEqual(["bin/takoform.js", "dist/src/cli/command.js", "dist/src/cli/main.js", "dist/src/core/package-root.js"]);
+  });
+
+  it("plan --config against the embedded host: no construct, generator, TypeScript loader, or schema compiler; validators precompiled and loaded only for the schemas used", async () => {
+    const run = await loads(["plan", "--config", "stack.json"]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Plan: 1 to add, 0 to change, 0 to destroy.");
+    const m = run.modules;
+    expect(under(m, "dist/src/host/").length).toBeGreaterThan(0);
+    expect(ours(m, "constructs")).toEqual([]);
+    expect(ours(m, "generate")).toEqual([]);
+    expect(under(m, "dist/src/cli/commands/")).toEqual(["dist/src/cli/commands/plan.js"]);
+    for (const dependency of ["cdktf", "constructs", "tsx", "esbuild", "typescript"]) expect(under(m, `node_modules/${dependency}/`), dependency).toEqual([]);
+    // ajv's compiler never runs: only the runtime helpers the standalone validators require.
+    expect(under(m, "node_modules/ajv/").filter((p) => !p.startsWith("node_modules/ajv/dist/runtime/"))).toEqual([]);
+    expect(under(m, "node_modules/ajv-formats/")).toEqual([]);
+    // A plan validates no spec: the host loads only the validators it needs to check the
+    // bundled definitions' defaults, a few of the 20.
+    const validators = under(m, "registry/generated/validators/");
+    expect(validators.length).toBeGreaterThan(0);
+    expect(validators.length).toBeLessThan(8);
+    // No codec module exists to load: codecs are data, read when first used.
+    expect(under(m, "dist/codecs/")).toEqual([]);
+  });
+
+  it("plan --config against a host at an endpoint never loads the embedded host", async () => {
+    const run = await loads(["plan", "--config", "stack.json"], { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Plan: 1 to add, 0 to change, 0 to destroy.");
+    expect(ours(run.modules, "cli").length).toBeGreaterThan(0);
+    expect(ours(run.modules, "host")).toEqual([]);
+    expect(under(run.modules, "registry/generated/validators/")).toEqual([]);
+    expect(under(run.modules, "node_modules/ajv")).toEqual([]);
+  });
+});
+
+describe("bundled codecs are read when first used", () => {
+  // A registry whose one codec file does not exist: everything that only indexes codecs works,
+  // and the first read of the codec is the first touch of the file.
+  const ref = { apiVersion: "lazy.example.dev/v1", kind: "Thing", definitionVersion: "0.1.0", schemaDigest: `sha256:${"0".repeat(64)}` };
+  const missing: GeneratedRegistry = {
+    format: 1,
+    supported: [{ ...ref, packageDigest: null }],
+    defaultCreates: [ref],
+    types: [{ type: "takoform_thing", apiVersion: ref.apiVersion, kind: ref.kind, className: "Thing" }],
+    codecs: lazyCodecs({ [formRefKey(ref)]: "codecs/lazy/v1/thing@0.1.0-does-not-exist.gen.json" }),
+  };
+
+  it("building a codec table and combining registries reads no codec", () => {
+    const combined = combineGenerated(bundledRegistry, missing);
+    const table = CodecTable.fromGenerated(combined.data);
+    expect(table.types().map((t) => t.type)).toContain("takoform_thing");
+    expect(table.renderedCodecRefsForKind("Thing")).toHaveLength(1);
+    expect(() => table.defaultCreate({ apiVersion: ref.apiVersion, kind: ref.kind })).toThrow(/ENOENT/);
+  });
+
+  it("a bundled codec read through the table is the document's content, without its generated header", () => {
+    const table = CodecTable.fromGenerated(bundledRegistry);
+    const kv = table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace" });
+    const { packageDigest, ...exact } = kv.ref;
+    expect(kv.codec.ref).toEqual(exact);
+    expect(kv.codec.packageDigest).toBe(packageDigest);
+    expect(kv.codec.slug).toBe("edge-kv-namespace");
+    expect(Object.keys(kv.codec)).not.toContain("//");
+    // Read once: the same object every time.
+    expect(table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace" }).codec).toBe(kv.codec);
+  });
+});
