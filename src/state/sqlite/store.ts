@@ -1,6 +1,7 @@
 // The local state store: one SQLite file (`<project>/.takoform/state.db`), one row per resource
 // address, one transaction per write. better-sqlite3 is synchronous; the methods are async only
-// to match the storage-neutral StateStore interface.
+// to match the storage-neutral StateStore interface. The reads are reader.ts's; this file opens
+// the file and writes it.
 
 import { mkdirSync, existsSync } from "node:fs";
 import { dirname } from "node:path";
@@ -26,24 +27,20 @@ import type {
   AcquireOptions,
   AcquiredLease,
   HostBinding,
-  InFlightRecord,
   InFlightStatus,
   LockInfo,
   RecordedIntent,
   ResourceInput,
-  ResourceRecord,
   SettledStatus,
   StateDocument,
   StateMove,
   StateReader,
   StateStore,
-  StoredHostBinding,
-  StoredOutput,
 } from "../types.ts";
-import { LeaseTable } from "./lease.ts";
+import { SqliteStateReader } from "./reader.ts";
 import { MoveStatements } from "./move.ts";
-import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
-import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
+import { configureConnection, ensureSchema, verifySchema } from "./schema.ts";
+import { RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -103,106 +100,6 @@ function asFormatError(path: string, error: unknown): unknown {
   // SQLITE_NOTADB: the bytes are not an SQLite database at all.
   if ((error as { code?: string }).code === "SQLITE_NOTADB") return new StateFormatError(path, "it is not an SQLite database");
   return error;
-}
-
-class SqliteStateReader implements StateReader {
-  protected currentLineage: string;
-  protected readonly selectAll;
-  protected readonly selectOne;
-  protected readonly selectInFlight;
-  protected readonly selectOutputs;
-  protected readonly selectSerial;
-  protected readonly selectBinding;
-  protected readonly leases: LeaseTable;
-
-  constructor(
-    protected readonly db: Db,
-    protected readonly path: string,
-    protected readonly now: () => number = Date.now,
-    layout: number = SCHEMA_VERSION,
-  ) {
-    this.currentLineage = (db.prepare("SELECT lineage FROM info WHERE id = 1").get() as { lineage: string }).lineage;
-    this.selectAll = db.prepare<[], ResourceRow>("SELECT * FROM resources ORDER BY address");
-    this.selectOne = db.prepare<[string], ResourceRow>("SELECT * FROM resources WHERE address = ?");
-    this.selectInFlight = db.prepare<[], ResourceRow>("SELECT * FROM resources WHERE intent IS NOT NULL ORDER BY address");
-    this.selectOutputs = db.prepare<[], { name: string; value: string; sensitive: number }>("SELECT name, value, sensitive FROM outputs ORDER BY name");
-    this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
-    // A layout-1 file (read as it is) predates host bindings: it is unbound.
-    this.selectBinding =
-      layout >= 2
-        ? db.prepare<[], HostBindingRow>(
-            `SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`,
-          )
-        : null;
-    this.leases = new LeaseTable(db, now, layout);
-  }
-
-  get lineage(): string {
-    return this.currentLineage;
-  }
-
-  async serial(): Promise<number> {
-    return this.readSerial();
-  }
-
-  async list(): Promise<ResourceRecord[]> {
-    return this.selectAll.all().map((row) => fromRow(row, this.path));
-  }
-
-  async get(address: string): Promise<ResourceRecord | undefined> {
-    const row = this.selectOne.get(address);
-    return row ? fromRow(row, this.path) : undefined;
-  }
-
-  async inFlight(): Promise<InFlightRecord[]> {
-    return this.selectInFlight.all().map((row) => fromRow(row, this.path) as InFlightRecord);
-  }
-
-  async outputs(): Promise<Record<string, StoredOutput>> {
-    return this.readOutputs();
-  }
-
-  async lockInfo(): Promise<LockInfo | null> {
-    return this.leases.current();
-  }
-
-  async hostBinding(): Promise<StoredHostBinding | null> {
-    return this.readBinding();
-  }
-
-  async pull(): Promise<StateDocument> {
-    // One read transaction: binding, records, outputs and serial from the same snapshot.
-    const snapshot = this.db.transaction((): StateDocument => ({
-      version: 1,
-      lineage: this.lineage,
-      serial: this.readSerial(),
-      host: this.readBinding(),
-      resources: this.selectAll.all().map((row) => fromRow(row, this.path)),
-      outputs: this.readOutputs(),
-    }));
-    return snapshot();
-  }
-
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
-  }
-
-  protected readSerial(): number {
-    return this.selectSerial.get()!.serial;
-  }
-
-  private readBinding(): StoredHostBinding | null {
-    const row = this.selectBinding?.get();
-    return row === undefined ? null : bindingFromRow(row);
-  }
-
-  private readOutputs(): Record<string, StoredOutput> {
-    const outputs: Record<string, StoredOutput> = {};
-    for (const row of this.selectOutputs.all()) {
-      outputs[row.name] = { value: JSON.parse(row.value) as KnownValue, sensitive: row.sensitive === 1 };
-    }
-    return outputs;
-  }
 }
 
 interface HeldLease {
