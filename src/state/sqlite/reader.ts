@@ -10,15 +10,16 @@ import { LeaseTable } from "./lease.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
 type Db = BetterSqlite3.Database;
+type Query<P extends unknown[], R> = BetterSqlite3.Statement<P, R>;
 
 export class SqliteStateReader implements StateReader {
   protected currentLineage: string;
-  protected readonly selectAll;
-  protected readonly selectOne;
-  protected readonly selectInFlight;
-  protected readonly selectOutputs;
-  protected readonly selectSerial;
-  protected readonly selectBinding;
+  protected readonly selectAll: Query<[], ResourceRow>;
+  protected readonly selectOne: Query<[string], ResourceRow>;
+  protected readonly selectInFlight: Query<[], ResourceRow>;
+  protected readonly selectOutputs: Query<[], { name: string; value: string; sensitive: number }>;
+  protected readonly selectSerial: Query<[], { serial: number }>;
+  protected readonly selectBinding: Query<[], HostBindingRow> | null;
   protected readonly leases: LeaseTable;
 
   constructor(
