@@ -51,6 +51,9 @@ const SLOW = [
 ];
 
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+// The tiers that hold pg tests start one PostgreSQL server each for them (test/support/pg-global.ts);
+// unit tests never reach a server.
+const pg = { globalSetup: ["test/support/pg-global.ts"] };
 
 // vitest's default is one worker per core less one: a single worker on a 2-core machine, idle
 // while its test waits on a child process or the host. Two keep both cores busy.
@@ -65,8 +68,8 @@ export default defineConfig({
       // Unit files share their workers' module graph (no isolation): they start no host and keep no
       // global state, and re-importing the sources for each of ~50 files cost most of the tier's time.
       { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
-      { extends: true, test: { ...shared, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
-      { extends: true, test: { ...shared, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
+      { extends: true, test: { ...shared, ...pg, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
+      { extends: true, test: { ...shared, ...pg, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
     ],
   },
 });

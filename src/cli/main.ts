@@ -22,7 +22,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   destroy: { summary: "Delete every resource this state manages", load: async () => (await import("./commands/destroy.ts")).command },
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
-  state: { summary: "Inspect or edit state (state list | show | pull | mv | rm | rebind)", load: async () => (await import("./commands/state.ts")).command },
+  state: {
+    summary: "Inspect, edit or move state (state list | show | pull | push | mv | rm | migrate | rebind)",
+    load: async () => (await import("./commands/state.ts")).command,
+  },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
   show: { summary: "Show the current state or a saved plan (show [PLAN-FILE])", load: async () => (await import("./commands/show.ts")).command },
   init: { summary: "Create a new project from the bundled template (init [DIR])", load: async () => (await import("./commands/init.ts")).command },

@@ -45,6 +45,10 @@ const engineCodes = defineCodes("engine", [
   "rebind-in-flight",
   "duplicate-host-object",
   "object-already-managed",
+  "backend-changed",
+  "backend-unavailable",
+  "migrate-refused",
+  "push-refused",
   "internal",
 ]);
 
