@@ -121,6 +121,17 @@ export const pgTarget: StoreTarget = {
         });
       },
       async checkIntegrity() {
+        // A client killed after sending its COMMIT leaves the server to finish that transaction a
+        // moment later: wait until no other session that spoke to this schema is left, so what is
+        // read next is final (a SQLite writer's last write is done or not when its process dies).
+        for (const deadline = Date.now() + 15_000; ;) {
+          const others = await withClient((client) =>
+            client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND position($1 in query) > 0`, [`"${schema}"`]),
+          );
+          if ((others.rows[0] as { n: number }).n === 0) break;
+          if (Date.now() > deadline) throw new Error(`sessions on schema ${schema} outlived their killed client`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
         // The server's own guarantees cover the pages; check the layout's rule across the rows.
         const bad = await withClient((client) =>
           client.query(`SELECT address FROM "${schema}".takoform_resources WHERE (intent IS NULL) <> (status IN ('ready','placeholder'))`),
