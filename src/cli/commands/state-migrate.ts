@@ -5,7 +5,6 @@
 // `--reconfigure` records the stack's backend without moving anything.
 
 import { hostname } from "node:os";
-import { diagnosticsToJson } from "../../core/index.ts";
 import { runStateMigrate } from "../../engine/index.ts";
 import { describeBackend, openBackendReader, openBackendStore, StateNotFoundError, type BackendSpec, type StateStore } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
@@ -14,6 +13,7 @@ import { loadStateTarget, openStore, unavailable, type StateTarget } from "../st
 import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
+import { transferJson } from "../state-transfer-json.ts";
 
 const USAGE = `Usage: takoform state migrate [options]
 
@@ -110,17 +110,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
       if (outcome.status === "refused") return io.fail("state migrate", outcome.diagnostics);
       writeBackendRecord(target.projectDir, target.identity);
       if (io.json) {
-        io.emitJson({
-          command: "state migrate",
-          ok: true,
-          status: outcome.status,
-          from: from.describe,
-          to: target.describe,
-          lineage: outcome.lineage,
-          serial: outcome.serial,
-          resources: outcome.resources,
-          diagnostics: diagnosticsToJson(outcome.notes),
-        });
+        io.emitJson(transferJson("state migrate", outcome, { from: from.describe, to: target.describe }));
         return 0;
       }
       io.diagnostics(outcome.notes);

@@ -4,7 +4,6 @@
 
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { diagnosticsToJson } from "../../core/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../../engine/config/index.ts";
 import { engineCode, runStatePush } from "../../engine/index.ts";
 import { checkStateDocument, StateWriteError, type StateDocument } from "../../state/index.ts";
@@ -13,6 +12,7 @@ import { loadStateTarget, openStore } from "../state-access.ts";
 import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
+import { transferJson } from "../state-transfer-json.ts";
 
 const USAGE = `Usage: takoform state push [options] FILE
 
@@ -101,15 +101,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
     }
     if (outcome.status === "refused") return io.fail("state push", outcome.diagnostics);
     if (io.json) {
-      io.emitJson({
-        command: "state push",
-        ok: true,
-        status: outcome.status,
-        lineage: outcome.lineage,
-        serial: outcome.serial,
-        resources: outcome.resources,
-        diagnostics: diagnosticsToJson(outcome.notes),
-      });
+      io.emitJson(transferJson("state push", outcome));
       return 0;
     }
     io.diagnostics(outcome.notes);
