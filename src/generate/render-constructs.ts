@@ -4,6 +4,7 @@
 // Terraform attribute. Declared outputs become typed getters.
 
 import { TakoformResource } from "../constructs/resource.ts";
+import { MANIFEST_POLICIES } from "../core/artifact-kinds.ts";
 import { groupKindKey } from "../forms/refs.ts";
 import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/codec-types.ts";
 import type { SynthField, SynthMember } from "../constructs/resource.ts";
@@ -187,7 +188,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
   const revision = codec.role === "revision";
   const bases = revision ? ["RevisionResourceConfig"] : ["NamedResourceConfig"];
   if (codec.declaresUpdate) bases.push("UpdateTimeoutConfig");
-  if (codec.artifactBacked) bases.push("ArtifactBundleConfig");
+  // The artifact authoring surface of the manifest kind (core/artifact-kinds.ts): modules or files.
+  const artifactFiles = codec.artifactBacked && MANIFEST_POLICIES[codec.manifestKind ?? "WorkerBundle"].entries === "files";
+  if (codec.artifactBacked) bases.push(artifactFiles ? "ArtifactFilesConfig" : "ArtifactBundleConfig");
   const reserved = baseMemberNames();
   const taken = new Set<string>();
   const getters = codec.outputs.flatMap((o) => ["", ...outputGetter(o, reserved, taken)]);
@@ -236,7 +239,7 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
     `        type: ${JSON.stringify(line.type)},`,
     `        apiVersion: ${JSON.stringify(line.apiVersion)},`,
     `        kind: ${JSON.stringify(line.kind)},`,
-    `        traits: { revision: ${revision}, declaresUpdate: ${codec.declaresUpdate}, artifactBacked: ${codec.artifactBacked} },`,
+    `        traits: { revision: ${revision}, declaresUpdate: ${codec.declaresUpdate}, artifactBacked: ${codec.artifactBacked}${artifactFiles ? ', artifactEntries: "files"' : ""} },`,
     "        fields: FIELDS,",
     "      },",
     "      config,",

@@ -6,7 +6,7 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { isResourceName, isSpaceId } from "../../core/grammar.ts";
 import { isUnknown, isWhollyKnown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
 import type { FormCodec } from "../../registry/codec-types.ts";
-import { staticBundleProblems } from "../bundle/authoring.ts";
+import { staticArtifactProblems } from "../bundle/artifact.ts";
 import { isOwnerToken } from "../revision/names.ts";
 import { type ProviderRuntime } from "../runtime.ts";
 import { timeoutProblem } from "../timeouts.ts";
@@ -14,7 +14,7 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { cronProblem } from "./cron.ts";
 import { environmentProblems } from "./environment.ts";
 import { fieldProblems } from "./fields.ts";
-import { moduleFileProblems } from "./files.ts";
+import { localFileProblems } from "./files.ts";
 import { hostnameProblem } from "./hostname.ts";
 import { schemaProblems } from "./schema.ts";
 
@@ -166,8 +166,8 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
   out.push(...weightProblems(codec, config));
   out.push(...environmentProblems(codec, config));
   if (codec.artifactBacked) {
-    out.push(...staticBundleProblems(config));
-    out.push(...moduleFileProblems(config));
+    out.push(...staticArtifactProblems(codec, config));
+    out.push(...localFileProblems(config));
     const digest = config["manifest_digest"];
     if (typeof digest === "string" && !/^sha256:[0-9a-f]{64}$/.test(digest)) {
       out.push({ severity: "error", summary: "Invalid manifest digest", detail: `manifest_digest ${JSON.stringify(digest)} must be sha256: followed by 64 lowercase hex digits.`, attribute: "manifest_digest" });
