@@ -13,7 +13,7 @@ import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { valuesEqual } from "../../src/core/values.ts";
 import type { FormRef } from "../../src/forms/refs.ts";
-import { laneNamed } from "../../src/core/lanes.ts";
+import { laneNamed, type LaneName } from "../../src/core/lanes.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
 import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
@@ -73,10 +73,12 @@ const text = (b: Uint8Array | undefined) => (b === undefined ? "" : Buffer.from(
 export interface RigOptions extends LocalHostOptions {
   registry?: CodecTable;
   planPreviewTimeoutMs?: number;
+  /** Pins the client's lane (default: negotiated, the host's preferred lane it serves). */
+  clientLane?: LaneName;
 }
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
-  const { registry, planPreviewTimeoutMs, ...hostOptions } = options;
+  const { registry, planPreviewTimeoutMs, clientLane, ...hostOptions } = options;
   const host = await LocalHost.open({ data: ":memory:", lanes: [RIG_LANE.name], ...hostOptions });
   const { url } = await host.listen("127.0.0.1", 0);
   const node = createNodeTransport();
@@ -94,7 +96,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     log.push({ method: request.method, path: u.pathname, query: u.search, status: response.status, requestBody: text(request.body), responseBody: text(response.body), headers });
     return response;
   };
-  const client = await HostClient.connect({ endpoint: url, token: TOKEN, transport, random: () => 0 });
+  const client = await HostClient.connect({ endpoint: url, token: TOKEN, transport, random: () => 0, ...(clientLane !== undefined ? { lane: clientLane } : {}) });
   const provider = new TakoformProvider({
     client,
     registry: registry ?? bundledRegistry,

@@ -6,6 +6,7 @@ import { RelationStore } from "./relations.ts";
 import { ReplayStore } from "./replay.ts";
 import { OperationStore } from "./operations.ts";
 import { ArtifactStore } from "./artifacts.ts";
+import { LaneMoveStore } from "./lane-moves.ts";
 
 export { DataDirLockedError } from "./db.ts";
 export type { ResourceAddress, StoredResource } from "./resources.ts";
@@ -15,6 +16,7 @@ export { pinsEqual } from "./relations.ts";
 export type { ReplayKey, ReplayRecord } from "./replay.ts";
 export type { OperationRecord, OperationAction, CommitPolicy } from "./operations.ts";
 export type { UploadSession } from "./artifacts.ts";
+export type { LaneMove } from "./lane-moves.ts";
 
 export class Store {
   readonly db: Db;
@@ -23,6 +25,7 @@ export class Store {
   readonly replay: ReplayStore;
   readonly operations: OperationStore;
   readonly artifacts: ArtifactStore;
+  readonly laneMoves: LaneMoveStore;
   readonly secret: Buffer;
   /** The lanes recorded for this data (see OpenedDb.lanes). */
   readonly lanes: readonly string[];
@@ -42,6 +45,7 @@ export class Store {
     this.replay = new ReplayStore(this.db);
     this.operations = new OperationStore(this.db);
     this.artifacts = new ArtifactStore(this.db);
+    this.laneMoves = new LaneMoveStore(this.db);
     this.runner = this.db.transaction((fn: () => unknown) => fn());
   }
 
