@@ -36,6 +36,8 @@ export const ENGINE_CODES = [
   "lane-mismatch",
   "rebind-unverified",
   "rebind-in-flight",
+  "upgrade-lane-in-flight",
+  "upgrade-lane-unverified",
   "duplicate-host-object",
   "object-already-managed",
   "internal",

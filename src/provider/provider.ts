@@ -17,6 +17,7 @@ import type {
   RelationTarget,
   ResourceState,
   ResourceTypeSchema,
+  LaneSuccessor,
   WriteContext,
   WriteIntent,
   WriteResult,
@@ -29,6 +30,8 @@ import { createResource } from "./write/create.ts";
 import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
 import { updateResource } from "./write/update.ts";
+import { laneSuccessor } from "./lane-successor.ts";
+import { laneNamed, type LaneName } from "../core/lanes.ts";
 
 export class TakoformProvider implements Provider {
   readonly #rt: ProviderRuntime;
@@ -66,6 +69,10 @@ export class TakoformProvider implements Provider {
   async plan(request: PlanRequest): Promise<PlanResponse> {
     const response = await planResource(this.#rt, request);
     return { ...response, diagnostics: redactDiagnostics(response.diagnostics, this.#rt.redact) };
+  }
+
+  laneSuccessor(state: ResourceState, lane: LaneName): LaneSuccessor {
+    return laneSuccessor(this.#rt, state, laneNamed(lane));
   }
 
   async create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {

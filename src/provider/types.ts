@@ -6,6 +6,8 @@
 import type { Diagnostic } from "../core/diagnostic.ts";
 import type { Attributes, KnownValue } from "../core/values.ts";
 import type { WireFormRef } from "../core/protocol.ts";
+import type { LaneName } from "../core/lanes.ts";
+import type { FormRef } from "../forms/refs.ts";
 
 /** Path of an attribute inside a resource's attributes, Terraform style: `["versions", 0, "weight"]`. */
 export type AttributePath = (string | number)[];
@@ -184,9 +186,23 @@ export interface Provider {
   importState(type: string, id: string): Promise<ImportResult>;
 
   /**
+   * The state of a resource re-pointed at its identity under another Host API lane: the type's
+   * line under `lane` at the recorded definitionVersion (`form_*` replaced, nothing else). Pure:
+   * no host call; only a read under the new identity can prove the host holds it (state
+   * upgrade-lane). `unchanged` for an identity `lane` already serves (its own, or lane-neutral).
+   */
+  laneSuccessor(state: ResourceState, lane: LaneName): LaneSuccessor;
+
+  /**
    * Re-sends a write whose intent was recorded but whose outcome was never recorded (the process
    * died). The host replays it by Idempotency-Key when it committed, or executes it when it never
    * arrived; nothing is ever adopted by name.
    */
   resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult>;
 }
+
+/** What `laneSuccessor` answers. */
+export type LaneSuccessor =
+  | { state: ResourceState; from: FormRef; to: FormRef; unchanged?: undefined; diagnostic?: undefined }
+  | { unchanged: true; state?: undefined; diagnostic?: undefined }
+  | { diagnostic: Diagnostic; state?: undefined; unchanged?: undefined };

@@ -10,6 +10,7 @@ import { contentDigest, deriveName, deriveRevisionName, ownerDigestHex, specDige
 import { canonicalJson } from "../../src/forms/digest.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
+import { derivedNamesUnderOtherLanes } from "../../src/provider/revision/other-lanes.ts";
 import { moduleSource } from "./harness.ts";
 
 const sha = (s: string) => createHash("sha256").update(Buffer.from(s, "utf8")).digest("hex");
@@ -182,5 +183,44 @@ describe("v1beta1 revision names (reference v1beta1 §10.3, §13 item 17)", () =
     expect(deriveRevisionName(codec, "counter", plain.spec)).not.toBe(named);
     const other = encodeSpec(codec, { ...withAssets, assets: { ...withAssets.assets, not_found_handling: "none" } }, { mode: "plan" });
     expect(deriveRevisionName(codec, "counter", other.spec)).not.toBe(named);
+  });
+});
+
+describe("a derived name survives a lane upgrade (revision/other-lanes.ts)", () => {
+  const table = bundledCodecTable();
+  const codecOf = (group: string, kind: string) => table.defaultCreate({ apiVersion: group, kind }).codec;
+  const ALPHA = "edge.takoform-cdk.dev/v1alpha1";
+  const BETA = "edge.takoform-cdk.dev/v1beta1";
+  const attributes = (extra: Record<string, unknown> = {}) => ({
+    worker: "counter",
+    bundle: "bundle-abababababab-efe899c74558",
+    handlers: ["fetch"],
+    vars_json: "{}",
+    required_sensitive_vars: [],
+    kv_bindings: [{ name: "COUNTER", target_name: "counter-state" }],
+    bucket_bindings: [],
+    sqlite_bindings: [],
+    queue_producer_bindings: [],
+    service_bindings: [],
+    ...extra,
+  });
+
+  it("the v1beta1 spelling of a version moved from v1alpha3 also derives its v1alpha3 name; any other content does not", () => {
+    const alpha = codecOf(ALPHA, "WorkerVersion");
+    const beta = codecOf(BETA, "WorkerVersion");
+    const alphaSpec = encodeSpec(alpha, attributes(), { mode: "plan" }).spec;
+    const betaSpec = encodeSpec(beta, attributes({ assets: null }), { mode: "plan" }).spec;
+    const recorded = deriveRevisionName(alpha, "counter", alphaSpec)!;
+    const derived = deriveRevisionName(beta, "counter", betaSpec)!;
+    // Different spellings of the same content: different names under each lane's own rule.
+    expect(derived).not.toBe(recorded);
+    expect(JSON.stringify(betaSpec)).toBe(JSON.stringify(alphaSpec).replaceAll(ALPHA, BETA));
+    expect(derivedNamesUnderOtherLanes(beta, "counter", betaSpec)).toEqual([recorded]);
+    expect(derivedNamesUnderOtherLanes(alpha, "counter", alphaSpec)).toEqual([derived]);
+    // Changed content is a new name under every spelling.
+    const changed = encodeSpec(beta, attributes({ assets: null, handlers: ["fetch", "scheduled"] }), { mode: "plan" }).spec;
+    expect(derivedNamesUnderOtherLanes(beta, "counter", changed)).not.toContain(recorded);
+    // A revision named by its manifest digest does not depend on the lane at all.
+    expect(derivedNamesUnderOtherLanes(codecOf(BETA, "WorkerBundle"), "counter", { manifestDigest: `sha256:${"ab".repeat(32)}` })).toEqual([]);
   });
 });

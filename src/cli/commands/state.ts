@@ -1,6 +1,7 @@
-// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | rebind`:
-// read state without locking it, move or forget records (the host resources are untouched), or
-// re-bind it to another host (state-rebind.ts).
+// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | rebind |
+// upgrade-lane`: read state without locking it, move or forget records (the host resources are
+// untouched), re-bind it to another host (state-rebind.ts), or move it to another Host API
+// lane's identities (state-upgrade-lane.ts).
 
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
@@ -28,6 +29,9 @@ Subcommands:
                          resources are untouched and no longer managed by this state
   rebind                 Bind state to the host this command reaches, after finding every
                          recorded object there with its uid (\`takoform state rebind --help\`)
+  upgrade-lane           Move state to another Host API lane's identities, after finding every
+                         recorded object under them with its uid
+                         (\`takoform state upgrade-lane --help\`)
 
 Options:
   -C DIR                 Project directory (default: the current directory)
@@ -90,6 +94,7 @@ export const command: Command = {
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     if (sub === "rebind") return rebindCommand(rest);
+    if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     enterProject(args);
@@ -170,7 +175,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm or rebind)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, rebind or upgrade-lane)`);
     }
   },
 };
