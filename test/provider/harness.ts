@@ -13,7 +13,8 @@ import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
 import type { Attributes } from "../../src/core/values.ts";
 import { valuesEqual } from "../../src/core/values.ts";
 import type { FormRef } from "../../src/forms/refs.ts";
-import { laneNamed, type LaneName } from "../../src/core/lanes.ts";
+import type { LaneName } from "../../src/core/lanes.ts";
+import { testLane } from "../support/lane.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
 import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
 import { TakoformProvider } from "../../src/provider/provider.ts";
@@ -24,10 +25,12 @@ import type { CodecTable } from "../../src/registry/codec-table.ts";
 export const TOKEN = "takoform-dev-token";
 export const SPACE = "default";
 /**
- * The provider tests run against a host serving the v1alpha3 lane unless a test names its lanes
- * (test/provider/lanes.test.ts covers both): their specs and refs are that lane's Edge family.
+ * The lane the provider suites run on (test/support/lane.ts): TAKOFORM_TEST_LANE, which a vitest
+ * project per lane sets, else the preferred lane. A test that names its own lanes
+ * (test/provider/lanes.test.ts) passes them to the rig instead. Specs and refs a test writes by
+ * hand use this lane's Edge family (EDGE).
  */
-export const RIG_LANE = laneNamed("v1alpha3");
+export const RIG_LANE = testLane();
 export const EDGE = RIG_LANE.edgeGroups.bundled;
 export const CALLER = { tenant: "dev", principal: "developer" };
 

@@ -26,6 +26,7 @@ import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { TakoformProvider as ProviderConstruct } from "../../src/constructs/provider.ts";
+import { testLane } from "../support/lane.ts";
 
 export interface Mutation {
   method: "PUT" | "DELETE";
@@ -51,8 +52,16 @@ export interface TestHostOptions {
   conformanceProbes?: boolean;
 }
 
+/**
+ * The lane the scenarios run on (test/support/lane.ts): TAKOFORM_TEST_LANE, which a vitest project
+ * per lane sets, else the preferred lane. The host serves only it and the engine speaks it.
+ */
+export const SCENARIO_LANE = testLane();
+/** The bundled Edge family group of that lane, for refs and addresses a test writes by hand. */
+export const EDGE_GROUP = SCENARIO_LANE.edgeGroups.bundled;
+
 export async function startHost(options: TestHostOptions = {}): Promise<TestHost> {
-  const host = await LocalHost.open({ data: ":memory:", log: () => undefined, ...(options.conformanceProbes ? { conformanceProbes: true } : {}) });
+  const host = await LocalHost.open({ data: ":memory:", lanes: [SCENARIO_LANE.name], log: () => undefined, ...(options.conformanceProbes ? { conformanceProbes: true } : {}) });
   const mutations: Mutation[] = [];
   const handle = host.handle.bind(host);
   const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
@@ -82,7 +91,7 @@ export interface Engine {
 }
 
 export async function engineFor(url: string): Promise<Engine> {
-  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
+  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, lane: SCENARIO_LANE.name });
   const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   return {
     client,
