@@ -53,10 +53,7 @@ const SLOW = [
 // one. Their harnesses read the lane from TAKOFORM_TEST_LANE (test/support/lane.ts), so every
 // test is written once. Left out of the second run: the suites that name their lanes themselves,
 // or test what only the preferred lane has (the v1beta1 files Forms).
-const LANE_SUITES = [
-  "test/provider/*.test.ts",
-  "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply}.test.ts",
-];
+const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply}.test.ts"];
 const LANE_OWN = ["test/provider/{lanes,artifact-files,revision-names}.test.ts"];
 
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
@@ -76,7 +73,10 @@ export default defineConfig({
       { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
       { extends: true, test: { ...shared, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
       { extends: true, test: { ...shared, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
-      { extends: true, test: { ...shared, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } } },
+      {
+        extends: true,
+        test: { ...shared, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } },
+      },
     ],
   },
 });

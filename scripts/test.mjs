@@ -21,13 +21,14 @@ mkdirSync(".ci-out", { recursive: true });
 const report = ".ci-out/vitest.json";
 // A report left by an earlier run must not be counted as this run's.
 rmSync(report, { force: true });
-const vitest = spawnSync(
-  "npx",
-  ["vitest", "run", ...projects, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra],
-  { stdio: "inherit", env },
-);
+const vitest = spawnSync("npx", ["vitest", "run", ...projects, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra], {
+  stdio: "inherit",
+  env,
+});
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 if (existsSync(report)) {
   const r = JSON.parse(readFileSync(report, "utf8"));
   passed = r.numPassedTests;

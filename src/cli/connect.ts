@@ -86,11 +86,22 @@ function setting(expr: Expression | undefined, name: string, variables: Resolved
     value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
   } catch (error) {
     if (!(error instanceof EvaluationError)) throw error;
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} cannot be evaluated`, detail: error.message, repair: `Set ${name} in the TakoformProvider to a literal or a variable.` });
+    throw new ConnectError({
+      severity: "error",
+      code: "takoform.provider/not-configured",
+      summary: `The provider's ${name} cannot be evaluated`,
+      detail: error.message,
+      repair: `Set ${name} in the TakoformProvider to a literal or a variable.`,
+    });
   }
   if (value === null) return undefined;
   if (typeof value !== "string" || isUnknown(value)) {
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The provider's ${name} must be a known string`, repair: `Set ${name} in the TakoformProvider to a string.` });
+    throw new ConnectError({
+      severity: "error",
+      code: "takoform.provider/not-configured",
+      summary: `The provider's ${name} must be a known string`,
+      repair: `Set ${name} in the TakoformProvider to a string.`,
+    });
   }
   return value;
 }
@@ -143,7 +154,13 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     project = readGeneratedRegistry(file);
   } catch (error) {
     if (!(error instanceof RegistryError)) throw error;
-    throw new ConnectError({ severity: "error", code: "takoform.provider/not-configured", summary: `The project's generated registry cannot be used`, detail: error.message, repair: regenerate });
+    throw new ConnectError({
+      severity: "error",
+      code: "takoform.provider/not-configured",
+      summary: `The project's generated registry cannot be used`,
+      detail: error.message,
+      repair: regenerate,
+    });
   }
   const combined = combineGenerated(bundledRegistry, project);
   const notices = combined.shadowed.length > 0 ? [`The project's registry (.gen/takoform) replaces the bundled types ${combined.shadowed.join(", ")}.`] : [];
@@ -224,7 +241,9 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
           return client;
         }
         if (Date.now() >= deadline) {
-          throw new Error(`the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`);
+          throw new Error(
+            `the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`,
+          );
         }
         await delay(50);
       }
@@ -266,12 +285,18 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
           summary: "Takoform Host API lane unavailable",
           detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),
-          repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
+          repair:
+            "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
         });
       }
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
       return hostBindingOf(
-        { origin, lane: lane.hostApiVersion, ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}), ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}) },
+        {
+          origin,
+          lane: lane.hostApiVersion,
+          ...(lane.hostId !== undefined ? { hostId: lane.hostId } : {}),
+          ...(lane.tenant !== undefined ? { tenant: lane.tenant } : {}),
+        },
         settings.space,
         presentedToken,
         lineage,

@@ -10,8 +10,14 @@ interface CommandEntry {
 /** Every subcommand, in the order `--help` lists them. Later work adds rows here. */
 export const COMMANDS: Record<string, CommandEntry> = {
   forms: { summary: "Inspect and check Form packages (forms inspect | forms check)", load: async () => (await import("./commands/forms.ts")).command },
-  get: { summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)", load: async () => (await import("./commands/get.ts")).command },
-  host: { summary: "Serve the embedded local host over HTTP, or move a space to a Host API lane (host serve | upgrade-lane)", load: async () => (await import("./commands/host.ts")).command },
+  get: {
+    summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)",
+    load: async () => (await import("./commands/get.ts")).command,
+  },
+  host: {
+    summary: "Serve the embedded local host over HTTP, or move a space to a Host API lane (host serve | upgrade-lane)",
+    load: async () => (await import("./commands/host.ts")).command,
+  },
   dev: { summary: "Serve the project's embedded host and run its workers (-C DIR)", load: async () => (await import("./commands/dev.ts")).command },
   synth: { summary: "Run the app and write the synthesized stacks", load: async () => (await import("./commands/synth.ts")).command },
   plan: { summary: "Show what apply would change (writes nothing; --out FILE saves it)", load: async () => (await import("./commands/plan.ts")).command },
@@ -19,7 +25,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   destroy: { summary: "Delete every resource this state manages", load: async () => (await import("./commands/destroy.ts")).command },
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
-  state: { summary: "Inspect or edit state (state list | show | pull | mv | rm | rebind | upgrade-lane)", load: async () => (await import("./commands/state.ts")).command },
+  state: {
+    summary: "Inspect or edit state (state list | show | pull | mv | rm | rebind | upgrade-lane)",
+    load: async () => (await import("./commands/state.ts")).command,
+  },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },
   show: { summary: "Show the current state or a saved plan (show [PLAN-FILE])", load: async () => (await import("./commands/show.ts")).command },
   init: { summary: "Create a new project from the bundled template (init [DIR])", load: async () => (await import("./commands/init.ts")).command },

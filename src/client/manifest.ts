@@ -107,7 +107,8 @@ export interface BuiltFilesManifest {
 export function buildFilesManifest(kind: Exclude<ManifestKind, "WorkerBundle">, files: readonly ArtifactFile[]): BuiltFilesManifest {
   const policy = MANIFEST_POLICIES[kind];
   if (!Array.isArray(files) || files.length === 0) throw new ClientInputError(`takoform: a ${kind} manifest needs at least one file`);
-  if (files.length > policy.maximumEntries) throw new ClientInputError(`takoform: a ${kind} manifest lists at most ${policy.maximumEntries} files, not ${files.length}`);
+  if (files.length > policy.maximumEntries)
+    throw new ClientInputError(`takoform: a ${kind} manifest lists at most ${policy.maximumEntries} files, not ${files.length}`);
   const paths = new Set<string>();
   const blobs = new Map<string, Uint8Array>();
   const entries: FilesManifest["files"] = [];
@@ -118,7 +119,8 @@ export function buildFilesManifest(kind: Exclude<ManifestKind, "WorkerBundle">, 
     if (paths.has(file.path)) throw new ClientInputError(`takoform: file path ${JSON.stringify(file.path)} is declared twice`);
     paths.add(file.path);
     const mediaProblem = typeof file.mediaType === "string" ? mediaTypeProblem(policy, file.mediaType) : "is not a string";
-    if (mediaProblem !== undefined) throw new ClientInputError(`takoform: file ${file.path} has media type ${JSON.stringify(file.mediaType)}, which ${mediaProblem}`);
+    if (mediaProblem !== undefined)
+      throw new ClientInputError(`takoform: file ${file.path} has media type ${JSON.stringify(file.mediaType)}, which ${mediaProblem}`);
     if (!(file.bytes instanceof Uint8Array)) throw new ClientInputError(`takoform: file ${file.path} has no bytes`);
     if (file.bytes.byteLength > MAX_BLOB_BYTES) throw new ClientInputError(`takoform: file ${file.path} exceeds ${MAX_BLOB_BYTES} bytes`);
     const digest = digestBytes(file.bytes);

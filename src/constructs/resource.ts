@@ -65,11 +65,7 @@ export interface UpdateTimeoutConfig {
 }
 
 export type BundleModuleContentType =
-  | "application/javascript+module"
-  | "application/octet-stream"
-  | "application/wasm"
-  | "text/plain"
-  | "application/source-map+json";
+  "application/javascript+module" | "application/octet-stream" | "application/wasm" | "text/plain" | "application/source-map+json";
 
 export interface BundleModule {
   /** Module path inside the bundle (relative, `/`-separated). */
@@ -169,7 +165,8 @@ export abstract class TakoformResource extends TerraformResource {
       // The two authoring modes (reference §5.6); the provider checks the rest at plan time.
       const local = [raw.mainModule, raw.modules].filter((v) => v !== undefined).length;
       if (local === 1) report("set mainModule and modules together (local bundle authoring), or neither.");
-      if (local === 0 && raw.manifestDigest === undefined) report("author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.");
+      if (local === 0 && raw.manifestDigest === undefined)
+        report("author the bundle with mainModule + modules, or name a committed manifest with manifestDigest.");
     }
     if (!spec.traits.revision && (raw.name !== undefined) === (raw.namePrefix !== undefined)) report("set exactly one of name and namePrefix.");
     const synthesized: Record<string, unknown> = {};
@@ -245,7 +242,14 @@ export abstract class TakoformResource extends TerraformResource {
    */
   contribute(values: ContributionValues, options: ContributeOptions = {}): this {
     const call = ++this.#contributeCalls;
-    const target = { resource: this, kind: this.#spec.kind, fields: this.#spec.fields, config: this.#config, previous: this.#contributions, synthesize: synthField };
+    const target = {
+      resource: this,
+      kind: this.#spec.kind,
+      fields: this.#spec.fields,
+      config: this.#config,
+      previous: this.#contributions,
+      synthesize: synthField,
+    };
     const contribution = buildContribution(target, values, options, (message) => reportProblem(this, `contribute() #${call}: ${message}`));
     if (contribution !== undefined) this.recordContribution(contribution);
     return this;
@@ -294,7 +298,10 @@ export abstract class TakoformResource extends TerraformResource {
     const attributes = out.resource?.[this.terraformResourceType]?.[this.friendlyUniqueId];
     if (attributes !== undefined && hasProblemsInScope(this)) attributes["//"] = { ...(attributes["//"] ?? {}), takoformProblems: refusal(this) };
     if (this.#contributions.length > 0 && attributes !== undefined) {
-      attributes["//"] = { ...(attributes["//"] ?? {}), takoform: { contributions: this.#contributions.map((c) => ({ from: c.from, values: { ...c.values } })) } };
+      attributes["//"] = {
+        ...(attributes["//"] ?? {}),
+        takoform: { contributions: this.#contributions.map((c) => ({ from: c.from, values: { ...c.values } })) },
+      };
     }
     if (this.#importId !== undefined) {
       out.import = [...(out.import ?? []), { to: `${this.terraformResourceType}.${this.friendlyUniqueId}`, id: this.#importId }];
@@ -364,7 +371,11 @@ function jsonText(value: unknown, key: string, report: ReportProblem): string {
     }
     if (Array.isArray(v)) return v.map((x, i) => sort(x, `${path}[${i}]`));
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k], `${path}.${k}`)]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k], `${path}.${k}`)]),
+      );
     }
     return v;
   };

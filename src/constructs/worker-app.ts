@@ -211,7 +211,9 @@ export class WorkerApp extends Construct {
     const handlers = config.handlers ?? ["fetch"];
     const handlersKnown = !Token.isUnresolved(handlers) && Array.isArray(handlers) && !handlers.some((h) => Token.isUnresolved(h));
     if (config.cron !== undefined && handlersKnown && !handlers.includes("scheduled")) {
-      report(`cron needs the "scheduled" handler, and handlers are ${JSON.stringify(handlers)}; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`);
+      report(
+        `cron needs the "scheduled" handler, and handlers are ${JSON.stringify(handlers)}; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
+      );
     }
     const mediaTypes = { ...DEFAULT_MODULE_MEDIA_TYPES, ...config.moduleMediaTypes };
     // Paths are written relative to the project directory (where the app runs), so the synthesized
@@ -242,7 +244,9 @@ export class WorkerApp extends Construct {
     if (config.assets !== undefined) {
       const files = artifactDirectory(config.assets, "assets", (dir) => staticAssetFiles(dir, { mediaTypes: config.assets!.mediaTypes }), report);
       if (files !== undefined && config.assets.spa === true && !files.some((f) => f.path === "index.html")) {
-        report(`assets.spa needs an index.html directly in ${JSON.stringify(config.assets.directory)} (the host refuses a single-page application bundle without one).`);
+        report(
+          `assets.spa needs an index.html directly in ${JSON.stringify(config.assets.directory)} (the host refuses a single-page application bundle without one).`,
+        );
       }
       this.assetBundle = new StaticAssetBundle(this, "assets", {
         ...common,
@@ -281,7 +285,9 @@ export class WorkerApp extends Construct {
     if (config.migrations !== undefined) {
       // The application's names are `<name>-migrations-<8 hex>`, inside the 63-character grammar.
       if (typeof config.name === "string" && !Token.isUnresolved(config.name) && config.name.length > MIGRATING_NAME_MAX) {
-        report(`name ${JSON.stringify(config.name)} is too long for migrations: the migration application is named <name>-migrations-<8 hex>, so a WorkerApp with migrations takes a name of at most ${MIGRATING_NAME_MAX} characters.`);
+        report(
+          `name ${JSON.stringify(config.name)} is too long for migrations: the migration application is named <name>-migrations-<8 hex>, so a WorkerApp with migrations takes a name of at most ${MIGRATING_NAME_MAX} characters.`,
+        );
       }
       const database = migrationDatabase(config, report);
       const files = artifactDirectory(config.migrations, "migrations", migrationFiles, report);
@@ -397,7 +403,9 @@ function artifactDirectory(
   }
   const bad = files.filter((f) => !isArtifactPath(f.path)).map((f) => JSON.stringify(f.path));
   if (bad.length > 0) {
-    report(`${key}.directory ${JSON.stringify(option.directory)} holds ${bad.join(", ")}, which an artifact manifest cannot name (letters, digits, "_", "." and "-" per segment, not starting with "." or "-").`);
+    report(
+      `${key}.directory ${JSON.stringify(option.directory)} holds ${bad.join(", ")}, which an artifact manifest cannot name (letters, digits, "_", "." and "-" per segment, not starting with "." or "-").`,
+    );
   }
   return files;
 }
@@ -415,7 +423,9 @@ function migrationDatabase(config: WorkerAppConfig, report: (message: string) =>
     return bindings[binding];
   }
   if (names.length !== 1) {
-    report(`migrations needs a binding: the database is one of sqliteBindings, and there ${names.length === 0 ? "are none" : `are ${names.length} (${names.join(", ")}); name one with migrations.binding`}.`);
+    report(
+      `migrations needs a binding: the database is one of sqliteBindings, and there ${names.length === 0 ? "are none" : `are ${names.length} (${names.join(", ")}); name one with migrations.binding`}.`,
+    );
     return undefined;
   }
   return bindings[names[0]!];

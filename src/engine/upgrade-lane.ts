@@ -73,9 +73,23 @@ function listed(unverified: readonly UnverifiedRecord[]): string {
 }
 
 /** What the verifying read decides, for the record rewritten under the new identity. */
-const FROM_READ = ["form_api_version", "form_kind", "form_definition_version", "form_schema_digest", "form_package_digest", "revision", "generation", "conditions", "ready"];
+const FROM_READ = [
+  "form_api_version",
+  "form_kind",
+  "form_definition_version",
+  "form_schema_digest",
+  "form_package_digest",
+  "revision",
+  "generation",
+  "conditions",
+  "ready",
+];
 
-export async function runUpgradeLane(setup: { provider: Provider; host: HostBinding }, store: StateStore, options: UpgradeLaneOptions): Promise<UpgradeLaneResult> {
+export async function runUpgradeLane(
+  setup: { provider: Provider; host: HostBinding },
+  store: StateStore,
+  options: UpgradeLaneOptions,
+): Promise<UpgradeLaneResult> {
   const lane = laneNamed(options.lane);
   const refused = (previous: StoredHostBinding | null, diagnostics: Diagnostic[], unverified: UnverifiedRecord[] = []): UpgradeLaneResult => ({
     status: "refused",
@@ -89,7 +103,8 @@ export async function runUpgradeLane(setup: { provider: Provider; host: HostBind
   try {
     session = await LockSession.acquire(store, options.lock);
   } catch (error) {
-    if (error instanceof StateLockedError) return { status: "locked", previous: null, rebound: [], verified: [], unverified: [], diagnostics: [lockedDiagnostic(error, options.lock)] };
+    if (error instanceof StateLockedError)
+      return { status: "locked", previous: null, rebound: [], verified: [], unverified: [], diagnostics: [lockedDiagnostic(error, options.lock)] };
     throw error;
   }
   const notes = session.notes;
@@ -148,7 +163,12 @@ export async function runUpgradeLane(setup: { provider: Provider; host: HostBind
       try {
         return await setup.provider.read(c.state);
       } catch (error) {
-        const failed: Diagnostic = { severity: "error", code: engineCode("refresh-failed"), summary: `Reading ${c.record.address} failed`, cause: error instanceof Error ? error.message : String(error) };
+        const failed: Diagnostic = {
+          severity: "error",
+          code: engineCode("refresh-failed"),
+          summary: `Reading ${c.record.address} failed`,
+          cause: error instanceof Error ? error.message : String(error),
+        };
         return { state: c.state, diagnostics: [failed] };
       }
     });
@@ -170,7 +190,10 @@ export async function runUpgradeLane(setup: { provider: Provider; host: HostBind
     });
     unverified.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
     if (unverified.length > 0) {
-      const hostStep = setup.host.origin === "embedded" ? "takoform host upgrade-lane" : "the host's own lane upgrade (`takoform host upgrade-lane --endpoint URL` on a takoform-cdk host)";
+      const hostStep =
+        setup.host.origin === "embedded"
+          ? "takoform host upgrade-lane"
+          : "the host's own lane upgrade (`takoform host upgrade-lane --endpoint URL` on a takoform-cdk host)";
       return refused(
         previous,
         [

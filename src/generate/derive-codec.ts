@@ -22,16 +22,7 @@ import type { FormModel } from "../forms/definition-types.ts";
 import { compareUtf8, escapePointerToken } from "../forms/pointer.ts";
 import { BINDING_ANNOTATION, isReferenceNode } from "../forms/relations.ts";
 import { child, hasOwn, isJsonObject, type JsonObject } from "../forms/shape.ts";
-import type {
-  CodecField,
-  CodecFieldType,
-  CodecMember,
-  CodecOutput,
-  CodecScalarType,
-  FormCodec,
-  FormRole,
-  StringConstraints,
-} from "../registry/codec-types.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec, FormRole, StringConstraints } from "../registry/codec-types.ts";
 import { GenerateError } from "./errors.ts";
 import { ATTRIBUTE_NAME, kindSlug, snakeCase } from "./naming.ts";
 
@@ -219,7 +210,8 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
   if (!isReferenceNode(node) && typeof node.type !== "string") fail(pointer, "a field must declare its type");
   const simple = scalar(node, pointer, fail);
   if (simple !== null) return simple;
-  if (!topLevel) return fail(pointer, `a list element member or nested object member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
+  if (!topLevel)
+    return fail(pointer, `a list element member or nested object member may be a boolean, integer, string or reference, not ${JSON.stringify(node.type)}`);
 
   if (node.type === "array") {
     const items = node.items;
@@ -231,7 +223,8 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
       return { kind: "string-set", ...counts(node), item: stringConstraints(items, itemsAt, fail) };
     }
     if (items.type === "object" && !isReferenceNode(items)) {
-      if (items.additionalProperties !== false) return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
+      if (items.additionalProperties !== false)
+        return fail(child(itemsAt, "additionalProperties"), "list elements must be closed objects (additionalProperties: false)");
       return { kind: "object-list", ...counts(node), members: objectMembers(items, itemsAt, fail) };
     }
     return fail(itemsAt, "array items must be strings, closed objects, or binding elements");
@@ -239,10 +232,12 @@ function classify(node: JsonObject, pointer: string, fail: Fail, topLevel: boole
 
   if (node.type === "object") {
     if (isJsonObject(node.properties) && Object.keys(node.properties).length > 0) {
-      if (node.additionalProperties !== false) return fail(child(pointer, "additionalProperties"), "a nested object with named members must be closed (additionalProperties: false)");
+      if (node.additionalProperties !== false)
+        return fail(child(pointer, "additionalProperties"), "a nested object with named members must be closed (additionalProperties: false)");
       return { kind: "object", members: objectMembers(node, pointer, fail) };
     }
-    if (node.additionalProperties === false) return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
+    if (node.additionalProperties === false)
+      return fail(child(pointer, "additionalProperties"), "a closed object without members is not a supported field kind");
     const out: CodecFieldType = { kind: "json-map" };
     const maxProperties = numberMember(node, "maxProperties");
     if (maxProperties !== undefined) out.maxProperties = maxProperties;

@@ -21,9 +21,23 @@ export function constructFileName(type: string): string {
 /** Every member name a generated getter may not take: the base classes' own members. */
 function baseMemberNames(): Set<string> {
   const names = new Set<string>([
-    "node", "terraformResourceType", "terraformGeneratorMetadata", "dependsOn", "count", "provider", "lifecycle",
-    "forEach", "connection", "provisioners", "rawOverrides", "cdktfStack", "fqn", "friendlyUniqueId", "formLine",
-    "constructor", "toString",
+    "node",
+    "terraformResourceType",
+    "terraformGeneratorMetadata",
+    "dependsOn",
+    "count",
+    "provider",
+    "lifecycle",
+    "forEach",
+    "connection",
+    "provisioners",
+    "rawOverrides",
+    "cdktfStack",
+    "fqn",
+    "friendlyUniqueId",
+    "formLine",
+    "constructor",
+    "toString",
   ]);
   for (let proto: object | null = TakoformResource.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
@@ -52,7 +66,10 @@ interface RenderContext {
   imports: Map<string, string>;
 }
 
-function refTarget(ctx: RenderContext, type: { kind: "ref"; target: { apiVersion: string; kind: string } } | { kind: "binding-list"; target: { apiVersion: string; kind: string } }): { tsType: string; targetType?: string } {
+function refTarget(
+  ctx: RenderContext,
+  type: { kind: "ref"; target: { apiVersion: string; kind: string } } | { kind: "binding-list"; target: { apiVersion: string; kind: string } },
+): { tsType: string; targetType?: string } {
   const target = ctx.lines.get(groupKindKey(type.target));
   if (target === undefined) return { tsType: "string | TakoformResource" };
   if (target !== ctx.line) ctx.imports.set(target.className, specifier(ctx.layout, ctx.path, `${ctx.layout.constructsDir}/${constructFileName(target.type)}`));
@@ -79,7 +96,13 @@ function renderMembers(ctx: RenderContext, list: readonly CodecMember[]): { memb
   for (const member of list) {
     const memberKey = camelFromSnake(member.attribute);
     const ts = scalarTs(ctx, member.type);
-    members.push(member.type.kind === "ref" ? (ts.targetType !== undefined ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType } : { key: memberKey, attribute: member.attribute, kind: "ref" }) : { key: memberKey, attribute: member.attribute, kind: "value" });
+    members.push(
+      member.type.kind === "ref"
+        ? ts.targetType !== undefined
+          ? { key: memberKey, attribute: member.attribute, kind: "ref", targetType: ts.targetType }
+          : { key: memberKey, attribute: member.attribute, kind: "ref" }
+        : { key: memberKey, attribute: member.attribute, kind: "value" },
+    );
     lines.push(...doc([member.description, member.type.kind === "ref" ? `A ${member.type.target.kind} name, or the construct.` : undefined], "  "));
     lines.push(`  readonly ${memberKey}${member.required ? "" : "?"}: ${ts.tsType};`);
   }
@@ -121,7 +144,9 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
       tsType = `readonly ${elementName}[]`;
       const members: SynthMember[] = [
         { key: "name", attribute: "name", kind: "value" },
-        target.targetType !== undefined ? { key: "targetName", attribute: "target_name", kind: "ref", targetType: target.targetType } : { key: "targetName", attribute: "target_name", kind: "ref" },
+        target.targetType !== undefined
+          ? { key: "targetName", attribute: "target_name", kind: "ref", targetType: target.targetType }
+          : { key: "targetName", attribute: "target_name", kind: "ref" },
       ];
       synth = { key, attribute: field.attribute, kind: "list", members };
       elementInterface.push(
@@ -152,7 +177,12 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
     default: {
       const ts = scalarTs(ctx, type);
       tsType = ts.tsType;
-      synth = type.kind === "ref" ? (ts.targetType !== undefined ? { key, attribute: field.attribute, kind: "ref", targetType: ts.targetType } : { key, attribute: field.attribute, kind: "ref" }) : { key, attribute: field.attribute, kind: "value" };
+      synth =
+        type.kind === "ref"
+          ? ts.targetType !== undefined
+            ? { key, attribute: field.attribute, kind: "ref", targetType: ts.targetType }
+            : { key, attribute: field.attribute, kind: "ref" }
+          : { key, attribute: field.attribute, kind: "value" };
       if (type.kind === "ref") notes.push(`A ${type.target.kind} name, or the construct (its name is used).`);
     }
   }
@@ -163,13 +193,27 @@ function renderField(ctx: RenderContext, field: CodecField): RenderedField {
   };
 }
 
-function outputGetter(output: { attribute: string; type: { kind: string }; description?: string }, reserved: ReadonlySet<string>, taken: Set<string>): string[] {
+function outputGetter(
+  output: { attribute: string; type: { kind: string }; description?: string },
+  reserved: ReadonlySet<string>,
+  taken: Set<string>,
+): string[] {
   let name = camelFromSnake(output.attribute);
   // A getter may not shadow a base-class member; such an output is read as `<name>Output`.
   if (reserved.has(name) || taken.has(name)) name = `${name}Output`;
   taken.add(name);
-  const [ret, getter] = output.type.kind === "integer" ? ["number", "getNumberAttribute"] : output.type.kind === "bool" ? ["IResolvable", "getBooleanAttribute"] : ["string", "getStringAttribute"];
-  return [...doc([output.description, `Output \`${output.attribute}\`, known after apply.`], "  "), `  get ${name}(): ${ret} {`, `    return this.${getter}(${JSON.stringify(output.attribute)});`, "  }"];
+  const [ret, getter] =
+    output.type.kind === "integer"
+      ? ["number", "getNumberAttribute"]
+      : output.type.kind === "bool"
+        ? ["IResolvable", "getBooleanAttribute"]
+        : ["string", "getStringAttribute"];
+  return [
+    ...doc([output.description, `Output \`${output.attribute}\`, known after apply.`], "  "),
+    `  get ${name}(): ${ret} {`,
+    `    return this.${getter}(${JSON.stringify(output.attribute)});`,
+    "  }",
+  ];
 }
 
 export function renderConstruct(layout: Layout, line: GenerationLine, lines: ReadonlyMap<string, GenerationLine>): string {
@@ -255,5 +299,10 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
 export function renderConstructIndex(layout: Layout, model: GenerationModel): string {
   const path = `${layout.constructsDir}/index.gen.ts`;
   const files = model.lines.map((l) => constructFileName(l.type)).sort();
-  return [GENERATED_HEADER, "// One construct class per resource type of this generation set.", ...files.map((f) => `export * from "${specifier(layout, path, `${layout.constructsDir}/${f}`)}";`), ""].join("\n");
+  return [
+    GENERATED_HEADER,
+    "// One construct class per resource type of this generation set.",
+    ...files.map((f) => `export * from "${specifier(layout, path, `${layout.constructsDir}/${f}`)}";`),
+    "",
+  ].join("\n");
 }

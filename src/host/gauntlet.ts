@@ -203,7 +203,10 @@ function checkFences(
     throw new HostError("uid_mismatch", `expectedUid ${input.expectedUid} does not match ${label}, whose uid is ${existing.uid}`);
   }
   if (input.generationFence !== String(existing.generation)) {
-    throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; the request was fenced on generation ${input.generationFence}`);
+    throw new HostError(
+      "generation_conflict",
+      `${label} is at generation ${existing.generation}; the request was fenced on generation ${input.generationFence}`,
+    );
   }
   if (input.revisionFence !== null && input.revisionFence !== String(existing.revision)) {
     throw new HostError("revision_conflict", `${label} is at revision ${existing.revision}; If-Match named revision ${input.revisionFence}`);
@@ -238,9 +241,12 @@ function checkCapability(input: WriteInput, form: CatalogForm, existing: StoredR
   }
   if (!specChanged) return;
   if (!form.declaresUpdate) {
-    throw invalidArgument(`${form.ref.kind}@${form.ref.definitionVersion} does not declare update, so the spec of ${label} cannot change; replace the resource instead`, {
-      hostCode: "update_not_declared",
-    });
+    throw invalidArgument(
+      `${form.ref.kind}@${form.ref.definitionVersion} does not declare update, so the spec of ${label} cannot change; replace the resource instead`,
+      {
+        hostCode: "update_not_declared",
+      },
+    );
   }
   const before = JSON.parse(existing.spec) as JsonObject;
   for (const pointer of form.definition.immutableFields ?? []) {

@@ -95,9 +95,12 @@ export function moveSpaceToLane(contexts: ReadonlyMap<string, HostContext>, requ
   const target = contexts.get(request.lane);
   const lane = laneNamed(request.lane);
   if (target === undefined) {
-    throw invalidArgument(`this host does not serve the Host API lane ${lane.hostApiVersion}; serve it (--lane ${lane.name} or --lane both) to move objects to it`, {
-      hostCode: "lane_not_served",
-    });
+    throw invalidArgument(
+      `this host does not serve the Host API lane ${lane.hostApiVersion}; serve it (--lane ${lane.name} or --lane both) to move objects to it`,
+      {
+        hostCode: "lane_not_served",
+      },
+    );
   }
   const { store } = target;
   const { tenant, space } = request;
@@ -140,9 +143,12 @@ export function moveSpaceToLane(contexts: ReadonlyMap<string, HostContext>, requ
       }
       const taken = store.resources.byAddress({ tenant, space, apiVersion: group, kind: resource.kind, name: resource.name });
       if (taken !== undefined) {
-        throw invalidArgument(`${resource.kind} "${resource.name}" cannot move to ${group}: another incarnation (uid ${taken.uid}) already holds that name there`, {
-          hostCode: "lane_move_name_taken",
-        });
+        throw invalidArgument(
+          `${resource.kind} "${resource.name}" cannot move to ${group}: another incarnation (uid ${taken.uid}) already holds that name there`,
+          {
+            hostCode: "lane_move_name_taken",
+          },
+        );
       }
       // The references are the target definition's relation pointers; each gets the group its
       // schema demands. The schema then decides: a spec the target definition refuses does not move.
@@ -150,8 +156,13 @@ export function moveSpaceToLane(contexts: ReadonlyMap<string, HostContext>, requ
       for (const instance of relationInstances(form.relations, spec)) respell(spec, instance.pointer, instance.relation.target.apiVersion);
       const materialized = materializeSpec(form, spec);
       if (materialized.problems.length > 0) {
-        const shown = materialized.problems.slice(0, 4).map((p) => `/spec${p.pointer}: ${p.message}`).join("; ");
-        throw invalidArgument(`${resource.kind} "${resource.name}" does not satisfy ${formatFormRef(form.ref)} once moved: ${shown}`, { hostCode: "lane_move_invalid_spec" });
+        const shown = materialized.problems
+          .slice(0, 4)
+          .map((p) => `/spec${p.pointer}: ${p.message}`)
+          .join("; ");
+        throw invalidArgument(`${resource.kind} "${resource.name}" does not satisfy ${formatFormRef(form.ref)} once moved: ${shown}`, {
+          hostCode: "lane_move_invalid_spec",
+        });
       }
       return { resource, form, spec: materialized.spec, canonical: materialized.canonical, digest: materialized.digest };
     });
@@ -176,7 +187,10 @@ export function moveSpaceToLane(contexts: ReadonlyMap<string, HostContext>, requ
     for (const p of planned) {
       const self = store.resources.byUid(p.resource.uid)!;
       const { pins } = resolveRelations(store, target.catalog, { tenant, space, form: p.form, name: self.name, uid: self.uid, spec: p.spec }, self);
-      store.relations.replacePins(self.uid, pins.map((pin) => ({ ...pin, holderUid: self.uid })));
+      store.relations.replacePins(
+        self.uid,
+        pins.map((pin) => ({ ...pin, holderUid: self.uid })),
+      );
     }
     rerender(renderEnv(target, tenant), uids, new Set());
     return {

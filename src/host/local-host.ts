@@ -204,7 +204,8 @@ export class LocalHost {
     host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
     host.devToken = (options.tokens ?? []).length === 0;
     try {
-      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
+      if (options.runtime !== undefined)
+        host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();
@@ -248,12 +249,18 @@ export class LocalHost {
   async listen(host = "127.0.0.1", port = 0): Promise<{ url: string; host: string; port: number }> {
     if (this.server !== undefined) throw new Error("the local host is already listening");
     const runtime = this.runtime;
-    this.server = await startServer((request) => this.handle(request), host, port, runtime === undefined ? undefined : (req, res) => runtime.intercept(req, res));
+    this.server = await startServer(
+      (request) => this.handle(request),
+      host,
+      port,
+      runtime === undefined ? undefined : (req, res) => runtime.intercept(req, res),
+    );
     this.origin = this.server.url;
     runtime?.start({ origin: this.server.url, port: this.server.port, listenHost: host.replace(/^\[|\]$/g, "") });
     // Another takoform process finding this data directory locked reaches the host here instead
     // (src/cli/connect.ts); only a host that accepts the development token says so.
-    if (this.dataDir !== null) writeFileSync(join(this.dataDir, SERVED_FILE), `${JSON.stringify({ url: this.server.url, pid: process.pid, devToken: this.devToken })}\n`);
+    if (this.dataDir !== null)
+      writeFileSync(join(this.dataDir, SERVED_FILE), `${JSON.stringify({ url: this.server.url, pid: process.pid, devToken: this.devToken })}\n`);
     return { url: this.server.url, host: this.server.host, port: this.server.port };
   }
 

@@ -45,7 +45,8 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
       );
     }
   } else if (current === undefined || !formRefsEqual(recordedRef(current), input.formRef)) {
-    if (current === undefined) refuseMovedAway(ctx, { tenant: input.tenant, space: input.space, apiVersion: input.formRef.apiVersion, kind: input.formRef.kind, name: input.name });
+    if (current === undefined)
+      refuseMovedAway(ctx, { tenant: input.tenant, space: input.space, apiVersion: input.formRef.apiVersion, kind: input.formRef.kind, name: input.name });
     throw new HostError("resource_not_found", `${label} does not exist in space "${input.space}" under ${formatFormRef(input.formRef)}`);
   }
   if (input.generationFence !== String(current.generation)) {
@@ -59,11 +60,9 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
     if (holder !== undefined) {
       const holderResource = ctx.store.resources.byUid(holder.holderUid);
       const who = holderResource === undefined ? `uid ${holder.holderUid}` : `${holderResource.kind} "${holderResource.name}"`;
-      throw new HostError(
-        "dependency_in_use",
-        `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`,
-        { hostCode: "relation_holder" },
-      );
+      throw new HostError("dependency_in_use", `${label} is referenced by ${who} through relation ${holder.pointer}; delete or re-point the holder first`, {
+        hostCode: "relation_holder",
+      });
     }
     if (form.rules.checkDelete !== undefined) {
       form.rules.checkDelete({ view: ruleView(ctx.store, ctx.catalog, input.tenant), phase, form, resource: current });

@@ -14,7 +14,11 @@ function generateError(doc: Doc): GenerateError {
 
 describe("deriveCodec", () => {
   it("row 55: the environment namespace is declared once — vars (map keys), requiredSensitiveVars (items), the five binding lists (binding names)", () => {
-    const roles = Object.fromEntries(codec("WorkerVersion").fields.filter((f) => f.environment).map((f) => [f.wire, f.environment]));
+    const roles = Object.fromEntries(
+      codec("WorkerVersion")
+        .fields.filter((f) => f.environment)
+        .map((f) => [f.wire, f.environment]),
+    );
     expect(roles).toEqual({
       vars: "map-keys",
       requiredSensitiveVars: "items",
@@ -31,12 +35,16 @@ describe("deriveCodec", () => {
   it("derives kinds, wire and attribute names, requiredness, defaults, replacement and absence semantics", () => {
     const consumer = codec("QueueConsumer");
     const byWire = Object.fromEntries(consumer.fields.map((f) => [f.wire, f]));
-    expect(byWire.maxBatchTimeoutSeconds).toEqual(expect.objectContaining({ attribute: "max_batch_timeout_seconds", required: true, immutable: false, type: { kind: "integer", minimum: 0, maximum: 60 } }));
+    expect(byWire.maxBatchTimeoutSeconds).toEqual(
+      expect.objectContaining({ attribute: "max_batch_timeout_seconds", required: true, immutable: false, type: { kind: "integer", minimum: 0, maximum: 60 } }),
+    );
     expect(byWire.queue).toEqual(expect.objectContaining({ immutable: true, type: { kind: "ref", target: { apiVersion: EDGE, kind: "AtLeastOnceQueue" } } }));
     expect(byWire.deadLetterQueue).toEqual(expect.objectContaining({ required: false, absenceIsSemantic: true, immutable: false }));
     expect(byWire.deadLetterQueue!.default).toBeUndefined();
     const version = codec("WorkerVersion");
-    expect(version.fields.find((f) => f.wire === "vars")).toEqual(expect.objectContaining({ attribute: "vars_json", default: "{}", absenceIsSemantic: false, immutable: true }));
+    expect(version.fields.find((f) => f.wire === "vars")).toEqual(
+      expect.objectContaining({ attribute: "vars_json", default: "{}", absenceIsSemantic: false, immutable: true }),
+    );
     expect(version.fields.every((f) => f.immutable)).toBe(true);
     expect(version.fields.find((f) => f.wire === "kvBindings")!.type).toEqual(
       expect.objectContaining({ kind: "binding-list", binding: "module-worker.edge-kv", target: { apiVersion: EDGE, kind: "EdgeKVNamespace" }, maxItems: 64 }),
@@ -61,9 +69,19 @@ describe("deriveCodec", () => {
         type: {
           kind: "object",
           members: [
-            expect.objectContaining({ wire: "bundle", attribute: "bundle", required: true, type: { kind: "ref", target: { apiVersion: beta, kind: "StaticAssetBundle" } } }),
+            expect.objectContaining({
+              wire: "bundle",
+              attribute: "bundle",
+              required: true,
+              type: { kind: "ref", target: { apiVersion: beta, kind: "StaticAssetBundle" } },
+            }),
             expect.objectContaining({ wire: "runWorkerFirst", attribute: "run_worker_first", required: true, type: { kind: "bool" } }),
-            expect.objectContaining({ wire: "notFoundHandling", attribute: "not_found_handling", required: true, type: { kind: "string", enum: ["none", "single_page_application"] } }),
+            expect.objectContaining({
+              wire: "notFoundHandling",
+              attribute: "not_found_handling",
+              required: true,
+              type: { kind: "string", enum: ["none", "single_page_application"] },
+            }),
           ],
         },
       }),
@@ -95,7 +113,12 @@ describe("deriveCodec", () => {
         "Widget",
         {
           tags: { type: "array", uniqueItems: true, items: { type: "string" }, default: ["b", "a"] },
-          labels: { type: "object", additionalProperties: { type: "string" }, propertyNames: { type: "string", "x-takoform-fieldPolicy": "portable-data-only-v1" }, default: { z: "1", a: "<" } },
+          labels: {
+            type: "object",
+            additionalProperties: { type: "string" },
+            propertyNames: { type: "string", "x-takoform-fieldPolicy": "portable-data-only-v1" },
+            default: { z: "1", a: "<" },
+          },
           mode: { type: "string", enum: ["x", "y"], default: "y" },
           peers: {
             type: "array",
@@ -110,7 +133,9 @@ describe("deriveCodec", () => {
                   additionalProperties: false,
                   properties: { apiVersion: { type: "string", const: EDGE }, kind: { type: "string", const: "ModuleWorker" }, name: { type: "string" } },
                   required: ["apiVersion", "kind", "name"],
-                  "x-takoform-target-formrefs": [{ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` }],
+                  "x-takoform-target-formrefs": [
+                    { apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` },
+                  ],
                 },
               },
               required: ["label", "peer"],
@@ -132,7 +157,13 @@ describe("deriveCodec", () => {
         {
           size: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 },
           label: { type: "string", minLength: 1, maxLength: 8, pattern: "^[a-z]+$" },
-          owner: { type: "object", additionalProperties: false, properties: { apiVersion: { type: "string", const: EDGE }, kind: { type: "string", const: "ModuleWorker" }, name: { type: "string" } }, required: ["apiVersion", "kind", "name"], "x-takoform-target-formrefs": [{ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` }] },
+          owner: {
+            type: "object",
+            additionalProperties: false,
+            properties: { apiVersion: { type: "string", const: EDGE }, kind: { type: "string", const: "ModuleWorker" }, name: { type: "string" } },
+            required: ["apiVersion", "kind", "name"],
+            "x-takoform-target-formrefs": [{ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` }],
+          },
         },
         { update: true, required: ["size", "label", "owner"], immutable: ["/owner/name"] },
       ),
@@ -148,17 +179,34 @@ describe("deriveCodec", () => {
       [syntheticDoc("Widget", { ratio: { type: "number", description: "x" } }), "/desiredSchema/properties/ratio", /integer/],
       [syntheticDoc("Widget", { tags: { type: "array", items: { type: "string" }, description: "x" } }), "/desiredSchema/properties/tags", /uniqueItems/],
       [
-        syntheticDoc("Widget", { nested: { type: "object", additionalProperties: false, properties: { deeper: { type: "object", additionalProperties: false, properties: { a: { type: "string" } } } }, description: "x" } }),
+        syntheticDoc("Widget", {
+          nested: {
+            type: "object",
+            additionalProperties: false,
+            properties: { deeper: { type: "object", additionalProperties: false, properties: { a: { type: "string" } } } },
+            description: "x",
+          },
+        }),
         "/desiredSchema/properties/nested/properties/deeper",
         /nested object member/,
       ],
       [syntheticDoc("Widget", { either: { type: ["string", "integer"], description: "x" } }), "/desiredSchema/properties/either/type", /exactly one type/],
       [
-        syntheticDoc("Widget", { rows: { type: "array", description: "x", items: { type: "object", additionalProperties: false, properties: { deep: { type: "array", items: { type: "string" } } } } } }),
+        syntheticDoc("Widget", {
+          rows: {
+            type: "array",
+            description: "x",
+            items: { type: "object", additionalProperties: false, properties: { deep: { type: "array", items: { type: "string" } } } },
+          },
+        }),
         "/desiredSchema/properties/rows/items/properties/deep",
         /list element member/,
       ],
-      [syntheticDoc("Widget", { rows: { type: "array", description: "x", items: { type: "integer" } } }), "/desiredSchema/properties/rows/items", /array items/],
+      [
+        syntheticDoc("Widget", { rows: { type: "array", description: "x", items: { type: "integer" } } }),
+        "/desiredSchema/properties/rows/items",
+        /array items/,
+      ],
       [syntheticDoc("Widget", {}, { outputs: { info: { type: "array", items: { type: "string" } } } }), "/outputSchema/properties/info/type", /output must be/],
     ];
     for (const [doc, pointer, detail] of cases) {

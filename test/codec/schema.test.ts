@@ -88,8 +88,19 @@ describe("resource type schemas", () => {
   });
 
   it("row 43: update_timeout exists iff the Form declares update; no-update Forms replace on every desired attribute", () => {
-    const updatable = lines().filter((l) => l.schema.declaresUpdate).map((l) => l.type).sort();
-    expect(updatable).toEqual(["takoform_at_least_once_queue", "takoform_mesh_container", "takoform_mesh_service", "takoform_mesh_worker", "takoform_queue_consumer", "takoform_worker_cron_trigger", "takoform_worker_deployment"]);
+    const updatable = lines()
+      .filter((l) => l.schema.declaresUpdate)
+      .map((l) => l.type)
+      .sort();
+    expect(updatable).toEqual([
+      "takoform_at_least_once_queue",
+      "takoform_mesh_container",
+      "takoform_mesh_service",
+      "takoform_mesh_worker",
+      "takoform_queue_consumer",
+      "takoform_worker_cron_trigger",
+      "takoform_worker_deployment",
+    ]);
     for (const l of lines()) {
       expect(Object.hasOwn(l.schema.attributes, "update_timeout"), l.type).toBe(l.schema.declaresUpdate);
       expect(l.schema.attributes.create_timeout!.mode).toBe("optional");
@@ -181,7 +192,13 @@ describe("resource type schemas", () => {
     expect(identity.outputs_json!.type).toEqual({ kind: "json" });
     const conditions = identity.conditions!.type;
     expect(conditions.kind === "list" && conditions.element.kind === "object" && Object.keys(conditions.element.attributes)).toEqual([
-      "type", "status", "reason", "message", "host_reason", "observed_generation", "last_transition_time",
+      "type",
+      "status",
+      "reason",
+      "message",
+      "host_reason",
+      "observed_generation",
+      "last_transition_time",
     ]);
     const revision = line("WorkerVersion").schema.attributes;
     expect(revision.name).toEqual(expect.objectContaining({ mode: "optional-computed", forceNew: true }));
@@ -201,10 +218,19 @@ describe("resource type schemas", () => {
     expect(a.modules!.type.kind === "list" && a.modules!.type.minItems).toBe(1);
     const element = a.modules!.type.kind === "list" ? a.modules!.type.element : null;
     expect(element?.kind === "object" && Object.fromEntries(Object.entries(element.attributes).map(([k, v]) => [k, v.mode]))).toEqual({
-      name: "required", content_type: "required", content_file: "optional", size: "computed", digest: "computed",
+      name: "required",
+      content_type: "required",
+      content_file: "optional",
+      size: "computed",
+      digest: "computed",
     });
     expect(a.files).toBeUndefined();
-    expect(lines().filter((l) => l.defaultCodec.artifactBacked).map((l) => l.type).sort()).toEqual(["takoform_sqlite_migration_set", "takoform_static_asset_bundle", "takoform_worker_bundle"]);
+    expect(
+      lines()
+        .filter((l) => l.defaultCodec.artifactBacked)
+        .map((l) => l.type)
+        .sort(),
+    ).toEqual(["takoform_sqlite_migration_set", "takoform_static_asset_bundle", "takoform_worker_bundle"]);
   });
 
   it("StaticAssetBundle and SQLiteMigrationSet carry the files authoring surface (manifest_digest Optional+Computed, files)", () => {
@@ -217,7 +243,11 @@ describe("resource type schemas", () => {
       expect(files.kind === "list" && [files.minItems, files.maxItems], kind).toEqual([1, 16384]);
       const element = files.kind === "list" ? files.element : null;
       expect(element?.kind === "object" && Object.fromEntries(Object.entries(element.attributes).map(([k, v]) => [k, v.mode])), kind).toEqual({
-        path: "required", media_type: "required", content_file: "required", size: "computed", digest: "computed",
+        path: "required",
+        media_type: "required",
+        content_file: "required",
+        size: "computed",
+        digest: "computed",
       });
     }
   });
@@ -226,12 +256,20 @@ describe("resource type schemas", () => {
     const v = line("WorkerVersion").schema.attributes;
     expect(v.handlers!.type).toEqual({ kind: "set", element: { kind: "string", enum: ["fetch", "scheduled", "queue"] }, minItems: 1 });
     expect(v.vars_json).toEqual(expect.objectContaining({ mode: "optional-computed", default: "{}", type: { kind: "json" } }));
-    expect(v.kv_bindings!.type.kind === "list" && v.kv_bindings!.type.element.kind === "object" && Object.keys(v.kv_bindings!.type.element.attributes)).toEqual(["name", "target_name"]);
+    expect(v.kv_bindings!.type.kind === "list" && v.kv_bindings!.type.element.kind === "object" && Object.keys(v.kv_bindings!.type.element.attributes)).toEqual(
+      ["name", "target_name"],
+    );
     expect(v.kv_bindings!.default).toEqual([]);
     const d = line("WorkerDeployment").schema.attributes.versions!.type;
-    expect(d.kind === "list" && [d.minItems, d.maxItems, d.element.kind === "object" && Object.keys(d.element.attributes)]).toEqual([1, 8, ["worker_version", "weight"]]);
+    expect(d.kind === "list" && [d.minItems, d.maxItems, d.element.kind === "object" && Object.keys(d.element.attributes)]).toEqual([
+      1,
+      8,
+      ["worker_version", "weight"],
+    ]);
     const q = line("AtLeastOnceQueue").schema.attributes;
-    expect(q.message_retention_seconds).toEqual(expect.objectContaining({ mode: "required", type: { kind: "number", integer: true, minimum: 60, maximum: 1209600 } }));
+    expect(q.message_retention_seconds).toEqual(
+      expect.objectContaining({ mode: "required", type: { kind: "number", integer: true, minimum: 60, maximum: 1209600 } }),
+    );
     expect(q.delivery_delay_seconds).toEqual(expect.objectContaining({ mode: "optional-computed", default: 0 }));
     expect(line("QueueConsumer").schema.attributes.dead_letter_queue!.mode).toBe("optional");
     expect(line("Service", MESH).schema.attributes.tier!.type).toEqual({ kind: "string", enum: ["standard", "edge"] });

@@ -15,7 +15,12 @@ describe("deploying a cycle", () => {
   const w = useWorld();
 
   it("two services that bind to each other: placeholder, peer, finalize, then three settle passes", async () => {
-    const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    const stack = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["a"] },
+      ]),
+    );
     const planned = await plan(w.engine, stack, w.store);
     expect(planned.ok).toBe(true);
     expect(stepSequence(planned.plan)).toEqual([
@@ -30,7 +35,9 @@ describe("deploying a cycle", () => {
     expect(a.actions).toEqual(["create"]);
     expect(a.placeholder).toBe(true);
     expect(a.actionReason).toBe("cycle_placeholder");
-    const json = planToJson(planned.plan) as { resource_changes: { address: string; change: { after: Record<string, unknown>; after_unknown: Record<string, unknown> } }[] };
+    const json = planToJson(planned.plan) as {
+      resource_changes: { address: string; change: { after: Record<string, unknown>; after_unknown: Record<string, unknown> } }[];
+    };
     const aJson = json.resource_changes.find((c) => c.address === `${SVC}.a`)!;
     expect(aJson.change.after_unknown["service_bindings"]).toEqual([{ service: true }]);
     expect(aJson.change.after["service_bindings"]).toEqual([{ name: "B", version: null }]);
@@ -39,7 +46,13 @@ describe("deploying a cycle", () => {
       { id: `create-placeholder:${SVC}.a`, address: `${SVC}.a`, action: "create-placeholder", depends_on: [] },
       { id: `create:${SVC}.b`, address: `${SVC}.b`, action: "create", depends_on: [`create-placeholder:${SVC}.a`] },
       { id: `finalize:${SVC}.a`, address: `${SVC}.a`, action: "finalize", depends_on: [`create-placeholder:${SVC}.a`, `create:${SVC}.b`] },
-      { id: `settle:1:${SVC}.a`, address: `${SVC}.a`, action: "settle", depends_on: [`create-placeholder:${SVC}.a`, `create:${SVC}.b`, `finalize:${SVC}.a`], pass: 1 },
+      {
+        id: `settle:1:${SVC}.a`,
+        address: `${SVC}.a`,
+        action: "settle",
+        depends_on: [`create-placeholder:${SVC}.a`, `create:${SVC}.b`, `finalize:${SVC}.a`],
+        pass: 1,
+      },
     ]);
     const text = renderPlan(planned.plan, { color: false });
     expect(text).toContain("# takoform_mesh_service.a will be created (as a cycle placeholder first)");
@@ -56,7 +69,11 @@ describe("deploying a cycle", () => {
     });
     expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
     expect(mutationsSince(w.host, 0)).toEqual(["PUT Service a 201", "PUT Service b 201", "PUT Service a 200"]);
-    expect(seen).toEqual([{ a: [], b: undefined }, { a: [], b: ["a"] }, { a: ["b"], b: ["a"] }]);
+    expect(seen).toEqual([
+      { a: [], b: undefined },
+      { a: [], b: ["a"] },
+      { a: ["b"], b: ["a"] },
+    ]);
     expect(run.result!.outcomes.map((o) => `${o.id} ${o.status}`)).toEqual([
       `create-placeholder:${SVC}.a ok`,
       `create:${SVC}.b ok`,
@@ -74,7 +91,13 @@ describe("deploying a cycle", () => {
 
   it("three services in a ring: one placeholder, the others in dependency order, four passes", async () => {
     // a binds b, b binds c, c binds a.
-    const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["c"] }, { id: "c", binds: ["a"] }]));
+    const stack = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["c"] },
+        { id: "c", binds: ["a"] },
+      ]),
+    );
     const planned = await plan(w.engine, stack, w.store);
     expect(stepSequence(planned.plan)).toEqual([
       `create-placeholder ${SVC}.a`,
@@ -106,13 +129,18 @@ describe("deploying a cycle", () => {
     const namespace = (await w.store.get(`${WORKER}.worker`))!.attributes["namespace_id"];
     expect(namespace).toMatch(/^ns-[0-9a-f]{16}$/);
     expect(hostSpec(w.host, "Container", "sandbox")!["namespaceId"]).toBe(namespace);
-    expect(hostSpec(w.host, "Worker", "worker")!["containers"]).toEqual([{ className: "Sandbox", container: { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "Container", name: "sandbox" } }]);
+    expect(hostSpec(w.host, "Worker", "worker")!["containers"]).toEqual([
+      { className: "Sandbox", container: { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "Container", name: "sandbox" } },
+    ]);
     expect((await plan(w.engine, stack, w.store)).plan.steps).toEqual([]);
   });
 
   it("resources outside the cycle wait for its last settle step and see final values", async () => {
     const stack = await synth(w, (s) => {
-      const built = services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]);
+      const built = services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["a"] },
+      ]);
       new MeshService(s, "edge", { name: "edge", entrypoint: "edge.js", serviceBindings: [{ name: "A", service: built.get("a")! }] });
     });
     const planned = await plan(w.engine, stack, w.store);
@@ -127,7 +155,10 @@ describe("deploying a cycle", () => {
 
   it("--target on one member plans its whole cycle", async () => {
     const stack = await synth(w, (s) => {
-      services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]);
+      services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["a"] },
+      ]);
       new MeshService(s, "other", { name: "other", entrypoint: "other.js" });
     });
     for (const target of [`${SVC}.a`, `${SVC}.b`]) {
@@ -138,7 +169,12 @@ describe("deploying a cycle", () => {
   });
 
   it("a cycle whose members pin each other's version never settles, and the deploy names the output", async () => {
-    const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"], pin: true }, { id: "b", binds: ["a"], pin: true }]));
+    const stack = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"], pin: true },
+        { id: "b", binds: ["a"], pin: true },
+      ]),
+    );
     // Every write of the loop has its own idempotency scope (…:settle:<n>), so none is replayed.
     const setup = w.engine.setup(stack);
     const scopes: string[] = [];
@@ -151,7 +187,10 @@ describe("deploying a cycle", () => {
       validate: (type, config) => base.validate(type, config),
       plan: (request) => base.plan(request),
       create: (type, planned, context) => (scopes.push(`create ${scope(context)}`), base.create(type, planned, context)),
-      update: (type, prior, planned, context) => (scopes.push(`update ${prior.attributes["name"]} ${scope(context)}`), base.update(type, prior, planned, context)),
+      update: (type, prior, planned, context) => (
+        scopes.push(`update ${prior.attributes["name"]} ${scope(context)}`),
+        base.update(type, prior, planned, context)
+      ),
       delete: (type, prior, context) => base.delete(type, prior, context),
       read: (prior) => base.read(prior),
       relationTargets: (state) => base.relationTargets(state),
@@ -160,7 +199,14 @@ describe("deploying a cycle", () => {
       resumeWrite: (intent, prior) => base.resumeWrite(intent, prior),
     };
     const run = await runApply({ ...setup, provider }, w.store, { lock: { holder: "test" } });
-    expect(scopes).toEqual(["create run:placeholder", "create run", "update a run:finalize", "update b run:settle:1", "update a run:settle:2", "update b run:settle:2"]);
+    expect(scopes).toEqual([
+      "create run:placeholder",
+      "create run",
+      "update a run:finalize",
+      "update b run:settle:1",
+      "update a run:settle:2",
+      "update b run:settle:2",
+    ]);
     expect(run.status).toBe("applied");
     expect(run.result!.ok).toBe(false);
     // a pins b's version: finalize; then every pass moves both versions again.
@@ -176,14 +222,22 @@ describe("deploying a cycle", () => {
     expect(failure.summary).toBe("The cycle does not settle: takoform_mesh_service.b.version_id changes on every update");
     expect(failure.address).toBe(`${SVC}.a`);
     expect(failure.detail).toContain("After 3 settle passes");
-    expect(run.result!.outcomes.filter((o) => o.status !== "ok").map((o) => `${o.id} ${o.status}`)).toEqual([`settle:3:${SVC}.a failed`, `settle:3:${SVC}.b skipped`]);
+    expect(run.result!.outcomes.filter((o) => o.status !== "ok").map((o) => `${o.id} ${o.status}`)).toEqual([
+      `settle:3:${SVC}.a failed`,
+      `settle:3:${SVC}.b skipped`,
+    ]);
     // Each settle write had its own idempotency key: no write was answered from a replay.
     expect(w.host.mutations.every((m) => m.status === 200 || m.status === 201)).toBe(true);
   });
 
   it("a ring of 20 services settles in passes that stop re-planning once a pass writes nothing", async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `s${String(i).padStart(2, "0")}`);
-    const stack = await synth(w, (s) => services(s, ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] }))));
+    const stack = await synth(w, (s) =>
+      services(
+        s,
+        ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] })),
+      ),
+    );
     const setup = w.engine.setup(stack);
     // Counts the provider's plan calls (the real provider answers each one).
     const provider = setup.provider;
@@ -204,7 +258,12 @@ describe("deploying a cycle", () => {
 
   it("one strongly connected group of 400 services plans without exhausting the stack", async () => {
     const ids = Array.from({ length: 400 }, (_, i) => `r${i}`);
-    const stack = await synth(w, (s) => services(s, ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] }))));
+    const stack = await synth(w, (s) =>
+      services(
+        s,
+        ids.map((id, i) => ({ id, binds: [ids[(i + 1) % ids.length]!] })),
+      ),
+    );
     const planned = await plan(w.engine, stack, w.store);
     expect(planned.ok, planned.plan.diagnostics.map((d) => d.summary).join("; ")).toBe(true);
     expect(planned.plan.steps.filter((s) => s.action === "settle").length).toBe(400 * 401);
@@ -215,7 +274,12 @@ describe("deploying a cycle", () => {
     const first = await synth(w, (s) => services(s, [{ id: "b" }]));
     expect((await apply(w.engine, first, w.store)).status).toBe("applied");
     const from = w.host.mutations.length;
-    const second = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    const second = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["a"] },
+      ]),
+    );
     const planned = await plan(w.engine, second, w.store);
     expect(planned.ok).toBe(true);
     expect(stepSequence(planned.plan)).toEqual([`create ${SVC}.a`, `update ${SVC}.b`, ...settles(3, [`${SVC}.b`, `${SVC}.a`])]);
@@ -224,6 +288,9 @@ describe("deploying a cycle", () => {
     expect(run.status, run.diagnostics.map((d) => d.summary).join("; ")).toBe("applied");
     // a is created complete (b exists, so its binding is known); b is then updated onto it.
     expect(mutationsSince(w.host, from)).toEqual(["PUT Service a 201", "PUT Service b 200"]);
-    expect(seen).toEqual([[["b"], []], [["b"], ["a"]]]);
+    expect(seen).toEqual([
+      [["b"], []],
+      [["b"], ["a"]],
+    ]);
   });
 });

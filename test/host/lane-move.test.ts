@@ -92,7 +92,12 @@ describe("lane upgrade of a space", () => {
 
       // The pins were re-made under v1beta1: the bundle is held (dependency_in_use), by its holder's uid.
       const bundle = before.bundle.attributes;
-      const held = await refusal(beta.deleteResource("default", betaRef("WorkerBundle"), bundle["name"] as string, { uid: bundle["uid"] as string, generation: bundle["generation"] as string }));
+      const held = await refusal(
+        beta.deleteResource("default", betaRef("WorkerBundle"), bundle["name"] as string, {
+          uid: bundle["uid"] as string,
+          generation: bundle["generation"] as string,
+        }),
+      );
       expect(held.code).toBe("dependency_in_use");
 
       // A second move finds nothing left to move.
@@ -105,7 +110,8 @@ describe("lane upgrade of a space", () => {
   it("moves nothing unless it can move everything: a name already taken under v1beta1 refuses the whole space", async () => {
     const before = await aggregate(r);
     const revisions = new Map<string, string>();
-    for (const o of [before.worker, before.version, before.kv]) revisions.set(o.attributes["uid"] as string, (await r.client.getResource("default", refOf(o), o.attributes["name"] as string)).metadata.revision);
+    for (const o of [before.worker, before.version, before.kv])
+      revisions.set(o.attributes["uid"] as string, (await r.client.getResource("default", refOf(o), o.attributes["name"] as string)).metadata.revision);
     const beta = await HostClient.connect({ endpoint: r.url, token: DEV_TOKEN.token, lane: "v1beta1" });
     try {
       await beta.applyResource({ ref: betaRef("EdgeKVNamespace"), name: "counter-state", space: "default", spec: {} }, {}, {});
@@ -148,17 +154,25 @@ describe("lane upgrade of a space", () => {
   it("is served at POST /_takoform/host/lane-upgrade for the caller's own tenant; another tenant's space is untouched", async () => {
     await mustCreate(r, "takoform_edge_kv_namespace", { name: "cache" });
     const post = (body: unknown, token: string | null = DEV_TOKEN.token) =>
-      fetch(`${r.url}${LANE_UPGRADE_PATH}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token !== null ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      fetch(`${r.url}${LANE_UPGRADE_PATH}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(token !== null ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
     const anonymous = await post({ space: "default", lane: "v1beta1" }, null);
     expect(anonymous.status).toBe(401);
     const bad = await post({ space: "default", lane: "v9" });
     expect(bad.status).toBe(400);
-    expect(r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: ALPHA.edgeGroups.bundled, kind: "EdgeKVNamespace", name: "cache" })).toBeDefined();
+    expect(
+      r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: ALPHA.edgeGroups.bundled, kind: "EdgeKVNamespace", name: "cache" }),
+    ).toBeDefined();
     const ok = await post({ space: "default", lane: "v1beta1" });
     expect(ok.status).toBe(200);
     const body = (await ok.json()) as { lane: string; space: string; moved: { kind: string; name: string }[] };
     expect(body).toMatchObject({ lane: BETA.hostApiVersion, space: "default", moved: [{ kind: "EdgeKVNamespace", name: "cache" }] });
-    expect(r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: BETA.edgeGroups.bundled, kind: "EdgeKVNamespace", name: "cache" })).toBeDefined();
+    expect(
+      r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: BETA.edgeGroups.bundled, kind: "EdgeKVNamespace", name: "cache" }),
+    ).toBeDefined();
   });
 });
 
@@ -167,7 +181,9 @@ describe("lane upgrade on a host that does not serve the target lane", () => {
 
   it("is refused, naming the lane to serve", async () => {
     const kv = await mustCreate(r, "takoform_edge_kv_namespace", { name: "cache" });
-    expect(() => r.host.upgradeLane({ tenant: "dev", space: "default", lane: "v1beta1" })).toThrow(/does not serve the Host API lane forms\.takoform\.com\/v1beta1/);
+    expect(() => r.host.upgradeLane({ tenant: "dev", space: "default", lane: "v1beta1" })).toThrow(
+      /does not serve the Host API lane forms\.takoform\.com\/v1beta1/,
+    );
     const read = await r.provider.read(kv);
     expect(errorsOf(read.diagnostics), show(read.diagnostics)).toEqual([]);
   });

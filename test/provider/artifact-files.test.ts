@@ -25,7 +25,10 @@ const sha256 = (bytes: string | Buffer): string => createHash("sha256").update(b
 
 /** RFC 8785 text of a files manifest, written by hand: keys sorted, the files in the given order. */
 function manifestDigest(kind: string, files: { path: string; mediaType: string; content: string }[]): string {
-  const entries = files.map((f) => `{"digest":"sha256:${sha256(f.content)}","mediaType":${JSON.stringify(f.mediaType)},"path":${JSON.stringify(f.path)},"size":${Buffer.byteLength(f.content)}}`);
+  const entries = files.map(
+    (f) =>
+      `{"digest":"sha256:${sha256(f.content)}","mediaType":${JSON.stringify(f.mediaType)},"path":${JSON.stringify(f.path)},"size":${Buffer.byteLength(f.content)}}`,
+  );
   return `sha256:${sha256(`{"apiVersion":"artifacts.takoform.com/v1alpha1","files":[${entries.join(",")}],"kind":${JSON.stringify(kind)}}`)}`;
 }
 
@@ -53,7 +56,10 @@ for (const mode of MODES) {
       const dir = scratch(SITE);
       const planned = await r.provider.plan({ type: ASSETS, address: "a", prior: null, config: filesConfig(dir, SITE_FILES) });
       expect(errorsOf(planned.diagnostics), show(planned.diagnostics)).toEqual([]);
-      const digest = manifestDigest("StaticAssetBundle", SITE_FILES.map((f) => ({ ...f, content: SITE[f.path as keyof typeof SITE] })));
+      const digest = manifestDigest(
+        "StaticAssetBundle",
+        SITE_FILES.map((f) => ({ ...f, content: SITE[f.path as keyof typeof SITE] })),
+      );
       // The plan knows the digest and the derived name before anything is uploaded.
       expect(planned.planned!["manifest_digest"]).toBe(digest);
       const name = `static-asset-bundle-${digest.slice(7, 19)}-${OWNER_HEX}`;
@@ -63,7 +69,9 @@ for (const mode of MODES) {
 
       const state = await mustCreate(r, ASSETS, filesConfig(dir, SITE_FILES));
       const steps = r.log.filter((e) => e.path.includes("/artifacts/") || (e.method === "PUT" && e.path.includes("/StaticAssetBundle/")));
-      const kinds = steps.map((e) => (e.path.endsWith("/uploads") ? "start" : e.path.includes("/blobs/") ? "blob" : e.path.endsWith("/commit") ? "commit" : "apply"));
+      const kinds = steps.map((e) =>
+        e.path.endsWith("/uploads") ? "start" : e.path.includes("/blobs/") ? "blob" : e.path.endsWith("/commit") ? "commit" : "apply",
+      );
       expect(kinds.filter((k, i) => k !== kinds[i - 1])).toEqual(["start", "blob", "commit", "apply"]);
       const started = JSON.parse(steps[0]!.requestBody).manifest;
       expect(started.kind).toBe("StaticAssetBundle");
@@ -74,7 +82,13 @@ for (const mode of MODES) {
       expect(JSON.parse(put.requestBody).spec).toEqual({ manifestDigest: digest });
       expect(state.attributes).toMatchObject({ name, manifest_digest: digest, form_api_version: BETA.edgeGroups.bundled });
       expect(state.attributes["files"]).toEqual(
-        SITE_FILES.map((f) => ({ path: f.path, media_type: f.mediaType, content_file: join(dir, f.path), size: Buffer.byteLength(SITE[f.path as keyof typeof SITE]), digest: `sha256:${sha256(SITE[f.path as keyof typeof SITE])}` })),
+        SITE_FILES.map((f) => ({
+          path: f.path,
+          media_type: f.mediaType,
+          content_file: join(dir, f.path),
+          size: Buffer.byteLength(SITE[f.path as keyof typeof SITE]),
+          digest: `sha256:${sha256(SITE[f.path as keyof typeof SITE])}`,
+        })),
       );
       expect(JSON.stringify(state)).not.toContain("hello");
       const read = await mustRead(r, state);
@@ -86,12 +100,20 @@ for (const mode of MODES) {
     it("a SQLiteMigrationSet's files become a MigrationBundle manifest whose order is the migration order: another order is another set", async () => {
       const dir = scratch(SQL);
       const state = await mustCreate(r, MIGRATIONS, filesConfig(dir, SQL_FILES));
-      const digest = manifestDigest("MigrationBundle", SQL_FILES.map((f) => ({ ...f, content: SQL[f.path as keyof typeof SQL] })));
+      const digest = manifestDigest(
+        "MigrationBundle",
+        SQL_FILES.map((f) => ({ ...f, content: SQL[f.path as keyof typeof SQL] })),
+      );
       expect(state.attributes["manifest_digest"]).toBe(digest);
       const name = `sqlite-migration-set-${digest.slice(7, 19)}-${OWNER_HEX}`;
       expect(state.attributes["name"]).toBe(name);
       expect(name).toHaveLength(46);
-      const started = JSON.parse(r.calls("POST", "/artifacts/uploads").filter((e) => e.path.endsWith("/uploads")).at(-1)!.requestBody).manifest;
+      const started = JSON.parse(
+        r
+          .calls("POST", "/artifacts/uploads")
+          .filter((e) => e.path.endsWith("/uploads"))
+          .at(-1)!.requestBody,
+      ).manifest;
       expect(started.kind).toBe("MigrationBundle");
       expect(started.files.map((f: { path: string }) => f.path)).toEqual(["0001_init.sql", "0002_seed.sql"]);
 
@@ -99,7 +121,10 @@ for (const mode of MODES) {
       const reversed = [...SQL_FILES].reverse();
       const plan = await r.provider.plan({ type: MIGRATIONS, address: "m", prior: state, config: filesConfig(dir, reversed) });
       expect(errorsOf(plan.diagnostics)).toEqual([]);
-      const other = manifestDigest("MigrationBundle", reversed.map((f) => ({ ...f, content: SQL[f.path as keyof typeof SQL] })));
+      const other = manifestDigest(
+        "MigrationBundle",
+        reversed.map((f) => ({ ...f, content: SQL[f.path as keyof typeof SQL] })),
+      );
       expect(plan.planned!["manifest_digest"]).toBe(other);
       expect(other).not.toBe(digest);
       expect(plan.planned!["name"]).toBe(`sqlite-migration-set-${other.slice(7, 19)}-${OWNER_HEX}`);
@@ -125,7 +150,12 @@ for (const mode of MODES) {
       const digestOnly = await mustCreate(r, ASSETS, { revision_owner: "someone-else", manifest_digest: first.attributes["manifest_digest"] });
       expect(r.log.filter((e) => e.path.includes("/artifacts/")).length).toBe(artifactCalls);
       expect(digestOnly.attributes).toMatchObject({ files: null, manifest_digest: first.attributes["manifest_digest"] });
-      const conflicting = await converge(r, ASSETS, filesConfig(dir, SITE_FILES, { revision_owner: "third", manifest_digest: `sha256:${"ab".repeat(32)}` }), null);
+      const conflicting = await converge(
+        r,
+        ASSETS,
+        filesConfig(dir, SITE_FILES, { revision_owner: "third", manifest_digest: `sha256:${"ab".repeat(32)}` }),
+        null,
+      );
       expect(conflicting.action).toBe("refused");
       expect(errorsOf(conflicting.diagnostics).map((d) => d.summary)).toEqual(["Conflicting static asset bundle authoring"]);
     });
@@ -151,7 +181,15 @@ describe("files authoring is checked before anything is sent", () => {
     );
     expect(problems(MIGRATIONS, [entry("0001.sql", "application/sql")])).toEqual([]);
     expect(problems(MIGRATIONS, [entry("0001.sql", "text/plain")])).toEqual(expect.arrayContaining([["Invalid file media type", "files[0].media_type"]]));
-    expect(problems(ASSETS, [entry(".well-known/x", "text/plain"), entry("a/../b", "text/plain"), entry("/abs", "text/plain"), entry("ok", "text/plain"), entry("ok", "text/plain")])).toEqual(
+    expect(
+      problems(ASSETS, [
+        entry(".well-known/x", "text/plain"),
+        entry("a/../b", "text/plain"),
+        entry("/abs", "text/plain"),
+        entry("ok", "text/plain"),
+        entry("ok", "text/plain"),
+      ]),
+    ).toEqual(
       expect.arrayContaining([
         ["Invalid file path", "files[0].path"],
         ["Invalid file path", "files[1].path"],
@@ -201,7 +239,9 @@ describe("plan-time ceilings from the support profile (maximumBundleFiles, maxim
     expect(errorsOf(tooMany.diagnostics)[0]!.detail).toContain("maximumBundleFiles to 2");
     const big = scratch({ "0001.sql": `-- ${"x".repeat(300)}\n` });
     const tooBig = await converge(r, MIGRATIONS, filesConfig(big, [{ path: "0001.sql", mediaType: "application/sql" }]), null);
-    expect(errorsOf(tooBig.diagnostics)).toEqual([expect.objectContaining({ summary: "This migration set is larger than the host accepts", code: providerCode("host-limit-exceeded") })]);
+    expect(errorsOf(tooBig.diagnostics)).toEqual([
+      expect.objectContaining({ summary: "This migration set is larger than the host accepts", code: providerCode("host-limit-exceeded") }),
+    ]);
     expect(r.log.filter((e) => e.path.includes("/artifacts/") || e.method === "PUT")).toEqual([]);
     // Within both ceilings the same host takes it.
     const fits = await converge(r, ASSETS, filesConfig(dir, SITE_FILES.slice(0, 2)), null);

@@ -17,7 +17,9 @@ import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, RIG_LANE, rig, s
 /** An older AtLeastOnceQueue definition (0.0.9) that declared only messageRetentionSeconds. */
 function olderQueue() {
   // The rig's lane's own family (its first bundled package folder).
-  const doc = JSON.parse(readFileSync(new URL(`../../registry/packages/${RIG_LANE.bundledPackages[0]}/at-least-once-queue/definition.json`, import.meta.url), "utf8"));
+  const doc = JSON.parse(
+    readFileSync(new URL(`../../registry/packages/${RIG_LANE.bundledPackages[0]}/at-least-once-queue/definition.json`, import.meta.url), "utf8"),
+  );
   doc.definitionVersion = "0.0.9";
   delete doc.desiredSchema.properties.deliveryDelaySeconds;
   delete doc.conformanceFixtures;
@@ -64,7 +66,11 @@ for (const mode of MODES) {
       }
       expect(plan.diagnostics[0]!.code).toBe(providerCode("state-form-ref-unsupported"));
       const missing = await r.provider.read({ type: QUEUE, attributes: { name: "queue" } });
-      expect(missing.diagnostics[0]).toMatchObject({ summary: "State has no exact Form identity", code: providerCode("state-form-ref-missing"), pointer: "/form" });
+      expect(missing.diagnostics[0]).toMatchObject({
+        summary: "State has no exact Form identity",
+        code: providerCode("state-form-ref-missing"),
+        pointer: "/form",
+      });
       expect(r.log.length).toBe(before);
     });
 
@@ -98,10 +104,15 @@ for (const mode of MODES) {
     it("TestV3PerRefCodecEncodesTheStateRefFieldSet: an update of old state sends the old field set under the old ref", async () => {
       const oldRef = older.codec.ref;
       await r.client.applyResource({ ref: oldRef, name: "legacy", space: SPACE, spec: { messageRetentionSeconds: 600 } });
-      const imported = (await r.provider.importState(QUEUE, JSON.stringify({ ...oldRef, name: "legacy" })));
+      const imported = await r.provider.importState(QUEUE, JSON.stringify({ ...oldRef, name: "legacy" }));
       expect(imported.diagnostics).toEqual([]);
       const read = await mustRead(r, imported.state!);
-      expect(read.attributes).toMatchObject({ form_definition_version: "0.0.9", message_retention_seconds: 600, delivery_delay_seconds: null, form_package_digest: null });
+      expect(read.attributes).toMatchObject({
+        form_definition_version: "0.0.9",
+        message_retention_seconds: 600,
+        delivery_delay_seconds: null,
+        form_package_digest: null,
+      });
       const out = await converge(r, QUEUE, { name: "legacy", message_retention_seconds: 900 }, read);
       expect(out.action).toBe("update");
       expect(errorsOf(out.diagnostics), show(out.diagnostics)).toEqual([]);
@@ -123,12 +134,20 @@ for (const mode of MODES) {
 
       // NAME resolves to the default ref: the host answers for no resource under it, and the
       // read drops the import instead of rebinding the 0.2.0 resource to 0.1.0.
-      const byName = (await r.provider.importState("takoform_module_worker", "legacy"));
+      const byName = await r.provider.importState("takoform_module_worker", "legacy");
       expect(await r.provider.read(byName.state!)).toEqual({ state: null, diagnostics: [] });
 
-      const exact = (await r.provider.importState("takoform_module_worker", JSON.stringify({ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.2.0", schemaDigest: v2.schemaDigest, name: "legacy", space: SPACE })));
+      const exact = await r.provider.importState(
+        "takoform_module_worker",
+        JSON.stringify({ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.2.0", schemaDigest: v2.schemaDigest, name: "legacy", space: SPACE }),
+      );
       const read = await mustRead(r, exact.state!);
-      expect(read.attributes).toMatchObject({ form_definition_version: "0.2.0", form_schema_digest: v2.schemaDigest, form_package_digest: v2.packageDigest, name: "legacy" });
+      expect(read.attributes).toMatchObject({
+        form_definition_version: "0.2.0",
+        form_schema_digest: v2.schemaDigest,
+        form_package_digest: v2.packageDigest,
+        name: "legacy",
+      });
       const get = r.calls("GET", "/ModuleWorker/legacy").at(-1)!;
       expect(new URLSearchParams(get.query).get("definitionVersion")).toBe("0.2.0");
       expect(new URLSearchParams(get.query).get("schemaDigest")).toBe(v2.schemaDigest);
@@ -158,10 +177,17 @@ for (const mode of MODES) {
         "default/cache",
         '{"name":"cache"}',
         '{"name":"cache","space":"default"}',
-        JSON.stringify({ space: "default", apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: def.schemaDigest, name: "cache" }),
+        JSON.stringify({
+          space: "default",
+          apiVersion: def.apiVersion,
+          kind: def.kind,
+          definitionVersion: def.definitionVersion,
+          schemaDigest: def.schemaDigest,
+          name: "cache",
+        }),
       ];
       for (const id of ids) {
-        const imported = (await r.provider.importState("takoform_edge_kv_namespace", id));
+        const imported = await r.provider.importState("takoform_edge_kv_namespace", id);
         expect(imported.state!.attributes["uid"], id).toBeUndefined();
         const read = await mustRead(r, imported.state!);
         expect(read.attributes, id).toMatchObject({ uid: created.attributes["uid"], space: "default", generation: "1", form_schema_digest: def.schemaDigest });
@@ -171,14 +197,38 @@ for (const mode of MODES) {
 
     it("import then plan of matching config shows no changes: WorkerVersion and WorkerEndpoint", async () => {
       await mustCreate(r, "takoform_edge_kv_namespace", { name: "cache" });
-      const stack = await workerStack(r, "counter", { vars_json: '{"GREETING":"hi","RETRIES":3}', kv_bindings: [{ name: "CACHE", target_name: "cache" }], required_sensitive_vars: ["API_KEY"] });
-      await mustCreate(r, "takoform_worker_deployment", { name: "live", worker: "counter", versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+      const stack = await workerStack(r, "counter", {
+        vars_json: '{"GREETING":"hi","RETRIES":3}',
+        kv_bindings: [{ name: "CACHE", target_name: "cache" }],
+        required_sensitive_vars: ["API_KEY"],
+      });
+      await mustCreate(r, "takoform_worker_deployment", {
+        name: "live",
+        worker: "counter",
+        versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+      });
       await mustCreate(r, "takoform_worker_endpoint", { name: "counter-endpoint", worker: "counter" });
 
       const versionName = stack.version.attributes["name"] as string;
       const version = await mustRead(r, (await r.provider.importState("takoform_worker_version", versionName)).state!);
-      expect(version.attributes).toMatchObject({ worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: '{"GREETING":"hi","RETRIES":3}', kv_bindings: [{ name: "CACHE", target_name: "cache" }], required_sensitive_vars: ["API_KEY"], bucket_bindings: [] });
-      const versionConfig = { name: versionName, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: '{"GREETING":"hi","RETRIES":3}', kv_bindings: [{ name: "CACHE", target_name: "cache" }], required_sensitive_vars: ["API_KEY"] };
+      expect(version.attributes).toMatchObject({
+        worker: "counter",
+        bundle: stack.bundle.attributes["name"],
+        handlers: ["fetch"],
+        vars_json: '{"GREETING":"hi","RETRIES":3}',
+        kv_bindings: [{ name: "CACHE", target_name: "cache" }],
+        required_sensitive_vars: ["API_KEY"],
+        bucket_bindings: [],
+      });
+      const versionConfig = {
+        name: versionName,
+        worker: "counter",
+        bundle: stack.bundle.attributes["name"],
+        handlers: ["fetch"],
+        vars_json: '{"GREETING":"hi","RETRIES":3}',
+        kv_bindings: [{ name: "CACHE", target_name: "cache" }],
+        required_sensitive_vars: ["API_KEY"],
+      };
       const vplan = await converge(r, "takoform_worker_version", versionConfig, version);
       expect(vplan.action, show(vplan.diagnostics)).toBe("no-op");
 

@@ -96,10 +96,24 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     const u = new URL(request.url);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
-    log.push({ method: request.method, path: u.pathname, query: u.search, status: response.status, requestBody: text(request.body), responseBody: text(response.body), headers });
+    log.push({
+      method: request.method,
+      path: u.pathname,
+      query: u.search,
+      status: response.status,
+      requestBody: text(request.body),
+      responseBody: text(response.body),
+      headers,
+    });
     return response;
   };
-  const client = await HostClient.connect({ endpoint: url, token: TOKEN, transport, random: () => 0, ...(clientLane !== undefined ? { lane: clientLane } : {}) });
+  const client = await HostClient.connect({
+    endpoint: url,
+    token: TOKEN,
+    transport,
+    random: () => 0,
+    ...(clientLane !== undefined ? { lane: clientLane } : {}),
+  });
   const provider = new TakoformProvider({
     client,
     registry: registry ?? bundledRegistry,
@@ -132,7 +146,13 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
       return log.filter((e) => e.method === method && (pathPart === undefined || e.path.includes(pathPart)));
     },
     mutations() {
-      return log.filter((e) => (e.method === "PUT" || e.method === "DELETE" || e.method === "POST") && e.path.includes("/resources/") && !e.path.endsWith("/prepare") && !e.path.endsWith("/validate"));
+      return log.filter(
+        (e) =>
+          (e.method === "PUT" || e.method === "DELETE" || e.method === "POST") &&
+          e.path.includes("/resources/") &&
+          !e.path.endsWith("/prepare") &&
+          !e.path.endsWith("/validate"),
+      );
     },
     async close() {
       client.close();
@@ -278,12 +298,23 @@ export async function mustRead(r: Rig, state: ResourceState): Promise<ResourceSt
 /** The exact ref recorded in state. */
 export function refOf(state: ResourceState): FormRef {
   const a = state.attributes;
-  return { apiVersion: a["form_api_version"] as string, kind: a["form_kind"] as string, definitionVersion: a["form_definition_version"] as string, schemaDigest: a["form_schema_digest"] as string };
+  return {
+    apiVersion: a["form_api_version"] as string,
+    kind: a["form_kind"] as string,
+    definitionVersion: a["form_definition_version"] as string,
+    schemaDigest: a["form_schema_digest"] as string,
+  };
 }
 
 /** The host address of a resource in state (for the host's test controls). */
 export function addressOf(state: ResourceState) {
-  return { tenant: CALLER.tenant, space: state.attributes["space"] as string, apiVersion: state.attributes["form_api_version"] as string, kind: state.attributes["form_kind"] as string, name: state.attributes["name"] as string };
+  return {
+    tenant: CALLER.tenant,
+    space: state.attributes["space"] as string,
+    apiVersion: state.attributes["form_api_version"] as string,
+    kind: state.attributes["form_kind"] as string,
+    name: state.attributes["name"] as string,
+  };
 }
 
 /** `moduleSource(n)` of the upstream harness: a 90-byte module for n = 1. */
@@ -349,6 +380,10 @@ export async function workerStack(r: Rig, name = "counter", versionExtra: Attrib
 export async function servingStack(r: Rig, handlers: string[] = ["fetch"], name = "counter"): Promise<WorkerStack & { deployment: ResourceState }> {
   const members = handlers.map((h) => (h === "fetch" ? `  async fetch() {\n    return new Response("ok");\n  },` : `  async ${h}() {},`));
   const stack = await workerStack(r, name, { handlers }, `export default {\n${members.join("\n")}\n};\n`);
-  const deployment = await mustCreate(r, "takoform_worker_deployment", { name: `${name}-live`, worker: name, versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+  const deployment = await mustCreate(r, "takoform_worker_deployment", {
+    name: `${name}-live`,
+    worker: name,
+    versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+  });
   return { ...stack, deployment };
 }

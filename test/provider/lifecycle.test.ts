@@ -14,7 +14,18 @@ for (const mode of MODES) {
       const created = await mustCreate(r, "takoform_module_worker", { name: "counter" });
       const a = created.attributes;
       expect(typeof a["uid"]).toBe("string");
-      expect(a).toMatchObject({ name: "counter", space: "default", generation: "1", revision: "1", form_api_version: EDGE, form_kind: "ModuleWorker", form_definition_version: "0.1.0", outputs_json: "{}", pending_operation_id: null, relation_drift_reason: null });
+      expect(a).toMatchObject({
+        name: "counter",
+        space: "default",
+        generation: "1",
+        revision: "1",
+        form_api_version: EDGE,
+        form_kind: "ModuleWorker",
+        form_definition_version: "0.1.0",
+        outputs_json: "{}",
+        pending_operation_id: null,
+        relation_drift_reason: null,
+      });
       // ready is the first Ready condition's status (a ModuleWorker serves only once deployed).
       const ready = (a["conditions"] as Record<string, unknown>[]).find((c) => c["type"] === "Ready");
       expect(a["ready"]).toBe(ready?.["status"] === "True");
@@ -48,7 +59,11 @@ for (const mode of MODES) {
       const put = r.calls("PUT", "/AtLeastOnceQueue/queue").at(-1)!;
       expect(put.headers["takoform-expected-generation"]).toBe("1");
       expect(put.headers["if-none-match"]).toBeUndefined();
-      expect(JSON.parse(put.requestBody)).toMatchObject({ expectedUid: created.attributes["uid"], expectedGeneration: "1", spec: { messageRetentionSeconds: 900, deliveryDelaySeconds: 0 } });
+      expect(JSON.parse(put.requestBody)).toMatchObject({
+        expectedUid: created.attributes["uid"],
+        expectedGeneration: "1",
+        spec: { messageRetentionSeconds: 900, deliveryDelaySeconds: 0 },
+      });
       expect(out.state!.attributes).toMatchObject({ generation: "2", revision: "2", message_retention_seconds: 900, uid: created.attributes["uid"] });
     });
 
@@ -80,7 +95,12 @@ for (const mode of MODES) {
       const intent = r.intents[0]!;
       expect(seen).toEqual([0]); // recorded while no PUT had been sent yet
       expect(intent).toMatchObject({ operation: "create", type: "takoform_module_worker", space: "default", name: "counter", uid: "" });
-      expect(intent.ref).toEqual({ apiVersion: EDGE, kind: "ModuleWorker", definitionVersion: "0.1.0", schemaDigest: out.state!.attributes["form_schema_digest"] });
+      expect(intent.ref).toEqual({
+        apiVersion: EDGE,
+        kind: "ModuleWorker",
+        definitionVersion: "0.1.0",
+        schemaDigest: out.state!.attributes["form_schema_digest"],
+      });
       const put = r.calls("PUT", "/ModuleWorker/counter")[0]!;
       expect(intent.request.body).toBe(put.requestBody);
       expect(intent.idempotencyKey).toBe(put.headers["idempotency-key"]);
@@ -107,7 +127,11 @@ for (const mode of MODES) {
       expect(JSON.stringify(spec)).not.toContain('"target"');
       expect(spec.worker).toEqual({ apiVersion: EDGE, kind: "ModuleWorker", name: "counter" });
       expect(spec.bundle).toEqual({ apiVersion: EDGE, kind: "WorkerBundle", name: stack.bundle.attributes["name"] });
-      await mustCreate(r, "takoform_worker_deployment", { name: "live", worker: "counter", versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+      await mustCreate(r, "takoform_worker_deployment", {
+        name: "live",
+        worker: "counter",
+        versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+      });
       const dep = JSON.parse(r.calls("PUT", "/WorkerDeployment/live").at(-1)!.requestBody).spec;
       expect(dep.versions).toEqual([{ workerVersion: { apiVersion: EDGE, kind: "WorkerVersion", name: stack.version.attributes["name"] }, weight: 10000 }]);
       expect(dep.worker.apiVersion).toBe(EDGE);
@@ -116,9 +140,25 @@ for (const mode of MODES) {
     it("TestV3WorkerVersionOmittedDefaultsTravelAndReturn + TestV3EmptyCollectionDefaultsAreEmitted", async () => {
       const stack = await workerStack(r);
       const spec = JSON.parse(r.calls("PUT", "/WorkerVersion/").at(-1)!.requestBody).spec;
-      expect(spec).toMatchObject({ vars: {}, kvBindings: [], bucketBindings: [], sqliteBindings: [], queueProducerBindings: [], serviceBindings: [], requiredSensitiveVars: [] });
+      expect(spec).toMatchObject({
+        vars: {},
+        kvBindings: [],
+        bucketBindings: [],
+        sqliteBindings: [],
+        queueProducerBindings: [],
+        serviceBindings: [],
+        requiredSensitiveVars: [],
+      });
       const read = await mustRead(r, stack.version);
-      expect(read.attributes).toMatchObject({ vars_json: "{}", kv_bindings: [], bucket_bindings: [], sqlite_bindings: [], queue_producer_bindings: [], service_bindings: [], required_sensitive_vars: [] });
+      expect(read.attributes).toMatchObject({
+        vars_json: "{}",
+        kv_bindings: [],
+        bucket_bindings: [],
+        sqlite_bindings: [],
+        queue_producer_bindings: [],
+        service_bindings: [],
+        required_sensitive_vars: [],
+      });
       const config = { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"] };
       const again = await converge(r, "takoform_worker_version", config, read);
       expect(again.action, show(again.diagnostics)).toBe("no-op");
@@ -135,7 +175,11 @@ for (const mode of MODES) {
 
     it("TestV3TypedOutputsSurviveCreateReadAndDrift: typed outputs and the whole outputs_json", async () => {
       const stack = await workerStack(r);
-      await mustCreate(r, "takoform_worker_deployment", { name: "live", worker: "counter", versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+      await mustCreate(r, "takoform_worker_deployment", {
+        name: "live",
+        worker: "counter",
+        versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+      });
       const endpoint = await mustCreate(r, "takoform_worker_endpoint", { name: "counter-endpoint", worker: "counter" });
       const a = endpoint.attributes;
       expect(typeof a["hostname"]).toBe("string");
@@ -163,7 +207,16 @@ for (const mode of MODES) {
 
     it("TestV3JSONObjectAttributesRejectTheLiteralNull (apply): refused before the host", async () => {
       // Every attribute of the type (assets: only the v1beta1 definition declares it).
-      const planned = { name: "version-x", revision_owner: null, worker: "w", bundle: "b", handlers: ["fetch"], vars_json: "null", assets: null, space: "default" };
+      const planned = {
+        name: "version-x",
+        revision_owner: null,
+        worker: "w",
+        bundle: "b",
+        handlers: ["fetch"],
+        vars_json: "null",
+        assets: null,
+        space: "default",
+      };
       const out = await r.provider.create("takoform_worker_version", planned, r.context());
       expect(out.state).toBeNull();
       expect(out.diagnostics[0]).toMatchObject({ summary: "Invalid JSON object", attribute: "vars_json" });
@@ -172,7 +225,12 @@ for (const mode of MODES) {
     });
 
     it("name_prefix: the create mints <prefix><8 hex>; an update keeps it", async () => {
-      const plan = await r.provider.plan({ type: "takoform_at_least_once_queue", address: "q", prior: null, config: { name_prefix: "jobs-", message_retention_seconds: 600 } });
+      const plan = await r.provider.plan({
+        type: "takoform_at_least_once_queue",
+        address: "q",
+        prior: null,
+        config: { name_prefix: "jobs-", message_retention_seconds: 600 },
+      });
       expect(isUnknown(plan.planned!["name"])).toBe(true);
       const created = (await r.provider.create("takoform_at_least_once_queue", plan.planned!, r.context())).state!;
       expect(created.attributes["name"]).toMatch(/^jobs-[0-9a-f]{8}$/);

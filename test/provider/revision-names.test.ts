@@ -33,7 +33,9 @@ describe("revision names: the worked examples of §3.8", () => {
 
   it("example 3: the minimal version spec, then with two handlers", () => {
     expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch"], worker })).toBe("version-9217066e908d-efe899c74558");
-    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe("version-352f58ae2c93-efe899c74558");
+    expect(deriveRevisionName(versionCodec, "counter", { bundle: bundleRef, handlers: ["fetch", "scheduled"], worker })).toBe(
+      "version-352f58ae2c93-efe899c74558",
+    );
   });
 
   it("example 4: the version as a real plan produces it, defaults materialized", () => {
@@ -165,10 +167,18 @@ describe("v1beta1 revision names (reference v1beta1 §10.3, §13 item 17)", () =
       service_bindings: [],
       assets: null,
     };
-    const withAssets = { ...attributes, assets: { bundle: "static-asset-bundle-abababababab-efe899c74558", run_worker_first: false, not_found_handling: "single_page_application" } };
+    const withAssets = {
+      ...attributes,
+      assets: { bundle: "static-asset-bundle-abababababab-efe899c74558", run_worker_first: false, not_found_handling: "single_page_application" },
+    };
     const plain = encodeSpec(codec, attributes, { mode: "plan" });
     const attached = encodeSpec(codec, withAssets, { mode: "plan" });
-    expect([plain.errors, attached.errors, plain.unresolved, attached.unresolved], JSON.stringify([plain.errors, attached.errors])).toEqual([[], [], false, false]);
+    expect([plain.errors, attached.errors, plain.unresolved, attached.unresolved], JSON.stringify([plain.errors, attached.errors])).toEqual([
+      [],
+      [],
+      false,
+      false,
+    ]);
     // Typed out as Go writes the map: every key sorted, nested ones too, the bool bare.
     const ref = (kind: string, name: string) => `{"apiVersion":"${group}","kind":"${kind}","name":"${name}"}`;
     const goBytes =

@@ -52,7 +52,10 @@ describe("resource-type schemas", () => {
     for (const s of p.schemas()) {
       expect(s.attributes["conditions"]!.mode).toBe("computed");
       expect(s.attributes["ready"]!.mode).toBe("computed");
-      expect(Object.values(s.attributes).some((a) => a.sensitive === true), s.type).toBe(false);
+      expect(
+        Object.values(s.attributes).some((a) => a.sensitive === true),
+        s.type,
+      ).toBe(false);
     }
   });
 
@@ -88,7 +91,10 @@ describe("resource-type schemas", () => {
   });
 
   it("TestLifecycleCapabilityTable: update only for WorkerDeployment, WorkerCronTrigger, AtLeastOnceQueue, QueueConsumer; revisions never update", () => {
-    const updating = edgeSchemas().filter((s) => s.declaresUpdate).map((s) => s.kind).sort();
+    const updating = edgeSchemas()
+      .filter((s) => s.declaresUpdate)
+      .map((s) => s.kind)
+      .sort();
     expect(updating).toEqual(["AtLeastOnceQueue", "QueueConsumer", "WorkerCronTrigger", "WorkerDeployment"]);
     for (const s of p.schemas()) if (s.role === "revision") expect(s.declaresUpdate).toBe(false);
   });

@@ -26,7 +26,21 @@ import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
 import { HttpClient } from "../host/harness.ts";
-import { apply, EDGE_GROUP, formRefOf, moduleSource, plan, ReadySampler, runCli, SCENARIO_LANE, Scratch, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
+import {
+  apply,
+  EDGE_GROUP,
+  formRefOf,
+  moduleSource,
+  plan,
+  ReadySampler,
+  runCli,
+  SCENARIO_LANE,
+  Scratch,
+  synthStack,
+  timeline,
+  useEngine,
+  withScratch,
+} from "./harness.ts";
 
 /** The scenario hosts serve the run's lane only (harness.ts). */
 const API = SCENARIO_LANE.apiRoot;
@@ -57,14 +71,26 @@ describe("relation drift under a held revision", () => {
     const http = new HttpClient(ctx.host.url, DEV_TOKEN.token);
     const other = await HostClient.connect({ endpoint: ctx.host.url, token: DEV_TOKEN.token });
     try {
-      const query = new URLSearchParams({ space: "default", group: KV_REF.apiVersion, kind: KV_REF.kind, definitionVersion: KV_REF.definitionVersion, schemaDigest: KV_REF.schemaDigest });
+      const query = new URLSearchParams({
+        space: "default",
+        group: KV_REF.apiVersion,
+        kind: KV_REF.kind,
+        definitionVersion: KV_REF.definitionVersion,
+        schemaDigest: KV_REF.schemaDigest,
+      });
       const path = `${API}/resources/${KV_REF.apiVersion}/${KV_REF.kind}/${name}?${query}`;
       const current = await http.request("GET", path);
       expect(current.status).toBe(200);
-      const plain = await http.request("DELETE", path, { headers: { "Idempotency-Key": randomUUID(), "Takoform-Expected-Generation": current.json.metadata.generation } });
+      const plain = await http.request("DELETE", path, {
+        headers: { "Idempotency-Key": randomUUID(), "Takoform-Expected-Generation": current.json.metadata.generation },
+      });
       expect(plain.json.error.code).toBe("dependency_in_use");
       const gone = await http.request("DELETE", path, {
-        headers: { "Idempotency-Key": randomUUID(), "Takoform-Expected-Generation": current.json.metadata.generation, "Takoform-Conformance-Probe": "external-change" },
+        headers: {
+          "Idempotency-Key": randomUUID(),
+          "Takoform-Expected-Generation": current.json.metadata.generation,
+          "Takoform-Conformance-Probe": "external-change",
+        },
       });
       expect(gone.status, gone.text).toBe(204);
       const created = await other.applyResource({ ref: KV_REF, name, space: "default", spec: {} });
@@ -95,7 +121,10 @@ describe("relation drift under a held revision", () => {
     try {
       await foreignNamespace("drift-cache");
       scratch.write("dist/index.js", moduleSource(1));
-      const { file } = await synthStack(scratch, (s) => void new WorkerApp(s, "app", { name: "drift", contentDir: scratch.path("dist"), kvBindings: { CACHE: "drift-cache" }, endpoint: true }));
+      const { file } = await synthStack(
+        scratch,
+        (s) => void new WorkerApp(s, "app", { name: "drift", contentDir: scratch.path("dist"), kvBindings: { CACHE: "drift-cache" }, endpoint: true }),
+      );
       const first = await runCli(["apply", "--config", file, "--auto-approve"], { cwd: scratch.dir, env: env() });
       expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
       const deployed = await records(scratch);
@@ -119,7 +148,9 @@ describe("relation drift under a held revision", () => {
         expect(shown.stdout).toContain(`"${held.name}" -> "${successor}"`);
         expect(shown.stdout).toContain("Plan: 1 to add, 1 to change, 1 to destroy.");
         expect(shown.stdout).not.toContain("revision-replacement-blocked");
-        expect(shown.stdout).toContain("# name: the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds");
+        expect(shown.stdout).toContain(
+          "# name: the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds",
+        );
 
         ctx.host.mutations.length = 0;
         const repair = await runCli(["apply", "--config", file, "--auto-approve"], { cwd: scratch.dir, env: env() });
@@ -141,9 +172,16 @@ describe("relation drift under a held revision", () => {
         expect(current.uid).not.toBe(held.uid);
         expect(repaired.map((r) => r.address).filter((a) => a.includes("#deposed"))).toEqual([]);
         // Everything else kept its incarnation: the endpoint its address, the worker its uid.
-        expect(one(repaired, "takoform_worker_endpoint")).toMatchObject({ uid: endpoint.uid, attributes: expect.objectContaining({ url: endpoint.attributes["url"] }) });
+        expect(one(repaired, "takoform_worker_endpoint")).toMatchObject({
+          uid: endpoint.uid,
+          attributes: expect.objectContaining({ url: endpoint.attributes["url"] }),
+        });
         expect(one(repaired, "takoform_module_worker").uid).toBe(worker.uid);
-        const deployment = await ctx.engine.client.getResource("default", formRefOf(one(repaired, "takoform_worker_deployment").attributes), "drift-deployment");
+        const deployment = await ctx.engine.client.getResource(
+          "default",
+          formRefOf(one(repaired, "takoform_worker_deployment").attributes),
+          "drift-deployment",
+        );
         expect((deployment.spec as { versions: { workerVersion: { name: string } }[] }).versions.map((v) => v.workerVersion.name)).toEqual([successor]);
         // The successor is pinned to the namespace that exists now: no drift left on the host.
         const served = await ctx.engine.client.getResource("default", formRefOf(current.attributes), successor);
@@ -192,7 +230,11 @@ describe("relation drift under a held revision", () => {
         const repair = await run(["apply", "--auto-approve"]);
         expect(repair.code, `${repair.stdout}\n${repair.stderr}`).toBe(0);
         const successor = `${held.name}-${hex12(held.uid!)}`;
-        expect(timeline(ctx.host.mutations)).toEqual([`PUT WorkerVersion ${successor} 201`, "PUT WorkerDeployment owned-deployment 200", `DELETE WorkerVersion ${held.name} 204`]);
+        expect(timeline(ctx.host.mutations)).toEqual([
+          `PUT WorkerVersion ${successor} 201`,
+          "PUT WorkerDeployment owned-deployment 200",
+          `DELETE WorkerVersion ${held.name} 204`,
+        ]);
         const after = await run(["plan", "--detailed-exitcode"]);
         expect(after.code, after.stdout).toBe(0);
       } finally {
@@ -229,7 +271,8 @@ describe("relation drift under a held revision", () => {
     withScratch(async (scratch, store) => {
       await foreignNamespace("pinned-kv");
       scratch.write("dist/index.js", moduleSource(1));
-      const build = (version: { name?: string; createBeforeDestroy?: boolean }) => synthStack(scratch, (s) => rawStack(s, scratch.path("dist"), "pinned", version));
+      const build = (version: { name?: string; createBeforeDestroy?: boolean }) =>
+        synthStack(scratch, (s) => rawStack(s, scratch.path("dist"), "pinned", version));
       const first = await apply(ctx.engine, (await build({ name: "pinned-v1" })).stack, store);
       expect(first.result?.ok, JSON.stringify(first.diagnostics)).toBe(true);
       const held = (await store.get("takoform_worker_version.version"))!;
@@ -241,7 +284,9 @@ describe("relation drift under a held revision", () => {
       const blocked = refused.plan.diagnostics.filter((d) => d.severity === "error");
       expect(blocked.map((d) => d.code)).toEqual(["takoform.engine/revision-replacement-blocked"]);
       const d = blocked[0]!;
-      expect(d.summary).toBe('takoform_worker_version.version cannot be replaced under the same name "pinned-v1" while takoform_worker_deployment.deployment holds it');
+      expect(d.summary).toBe(
+        'takoform_worker_version.version cannot be replaced under the same name "pinned-v1" while takoform_worker_deployment.deployment holds it',
+      );
       expect(d.detail).toContain("dependency_in_use (409)");
       expect(d.detail).toContain("invalid_argument (400)");
       expect(d.detail).toContain("a relation target was re-created out of band");
@@ -258,7 +303,11 @@ describe("relation drift under a held revision", () => {
       const repaired = (await build({ name: "pinned-v2", createBeforeDestroy: true })).stack;
       const run = await apply(ctx.engine, repaired, store);
       expect(run.result?.ok, JSON.stringify(run.diagnostics)).toBe(true);
-      expect(timeline(ctx.host.mutations)).toEqual(["PUT WorkerVersion pinned-v2 201", "PUT WorkerDeployment pinned-deployment 200", `DELETE WorkerVersion ${held.name} 204`]);
+      expect(timeline(ctx.host.mutations)).toEqual([
+        "PUT WorkerVersion pinned-v2 201",
+        "PUT WorkerDeployment pinned-deployment 200",
+        `DELETE WorkerVersion ${held.name} 204`,
+      ]);
       const next = await plan(ctx.engine, repaired, store);
       expect(next.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address)).toEqual([]);
     }));
@@ -290,7 +339,11 @@ describe("relation drift under a held revision", () => {
       const repaired = (await build(true)).stack;
       const run = await apply(ctx.engine, repaired, store);
       expect(run.result?.ok, JSON.stringify(run.diagnostics)).toBe(true);
-      expect(timeline(ctx.host.mutations)).toEqual([`PUT WorkerVersion ${successor} 201`, "PUT WorkerDeployment derived-deployment 200", `DELETE WorkerVersion ${held.name} 204`]);
+      expect(timeline(ctx.host.mutations)).toEqual([
+        `PUT WorkerVersion ${successor} 201`,
+        "PUT WorkerDeployment derived-deployment 200",
+        `DELETE WorkerVersion ${held.name} 204`,
+      ]);
       const next = await plan(ctx.engine, repaired, store);
       expect(next.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address)).toEqual([]);
     }));
@@ -307,7 +360,13 @@ describe("relation drift under a held revision", () => {
             modules: [{ name: "index.js", contentType: "application/javascript+module", contentFile: `${scratch.path("dist")}/index.js` }],
             lifecycle: { createBeforeDestroy: true },
           });
-          const version = new WorkerVersion(s, "version", { revisionOwner: "trig", worker, bundle, handlers: ["fetch"], lifecycle: { createBeforeDestroy: true, replaceTriggeredBy: [queue] } });
+          const version = new WorkerVersion(s, "version", {
+            revisionOwner: "trig",
+            worker,
+            bundle,
+            handlers: ["fetch"],
+            lifecycle: { createBeforeDestroy: true, replaceTriggeredBy: [queue] },
+          });
           new WorkerDeployment(s, "deployment", { name: "trig-deployment", worker, versions: [{ workerVersion: version, weight: 10000 }] });
         });
       const first = await apply(ctx.engine, (await build(600)).stack, store);

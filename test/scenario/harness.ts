@@ -61,7 +61,12 @@ export const SCENARIO_LANE = testLane();
 export const EDGE_GROUP = SCENARIO_LANE.edgeGroups.bundled;
 
 export async function startHost(options: TestHostOptions = {}): Promise<TestHost> {
-  const host = await LocalHost.open({ data: ":memory:", lanes: [SCENARIO_LANE.name], log: () => undefined, ...(options.conformanceProbes ? { conformanceProbes: true } : {}) });
+  const host = await LocalHost.open({
+    data: ":memory:",
+    lanes: [SCENARIO_LANE.name],
+    log: () => undefined,
+    ...(options.conformanceProbes ? { conformanceProbes: true } : {}),
+  });
   const mutations: Mutation[] = [];
   const handle = host.handle.bind(host);
   const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
@@ -262,7 +267,10 @@ export interface CliResult {
 const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
 
 /** Spawns `takoform ARGS` without waiting for it. */
-export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): { done: Promise<CliResult>; pid: number | undefined } {
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): { done: Promise<CliResult>; pid: number | undefined } {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });

@@ -47,7 +47,10 @@ function linkNodeModules(): void {
 async function startDev(): Promise<{ child: ChildProcess; url: string; path: string; output: () => string }> {
   const env: Record<string, string | undefined> = { ...process.env, ...bare };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const child = spawn(process.execPath, [BIN, "dev", "-C", project, "--listen", "127.0.0.1:0"], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "dev", "-C", project, "--listen", "127.0.0.1:0"], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
@@ -135,7 +138,8 @@ describe("a v1alpha3 stack walked forward to v1beta1", () => {
     cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "lane-upgrade", private: true, type: "module" }));
     linkNodeModules();
-    const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli([...args, "-C", project], { cwd: project, env: { ...bare, ...env }, timeoutMs: 120_000 });
+    const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+      runCli([...args, "-C", project], { cwd: project, env: { ...bare, ...env }, timeoutMs: 120_000 });
 
     const applied = await cli(["apply", "--auto-approve"], { TAKOFORM_LANE: ALPHA.name });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);

@@ -115,7 +115,9 @@ describe("a create whose reply is lost is not forgotten (issue 11, item 1)", () 
     expect(r.host.host.controls.resourceCount()).toBe(1);
     const { records, inFlight } = await stateRecords(r.scratch);
     expect(inFlight).toEqual([]);
-    expect(records.map((x) => [x.address, x.uid])).toEqual([[`${KV}.kv1`, r.host.host.controls.resource({ tenant: "dev", space: "default", ...KV_REF, name: "kv1" })!.uid]]);
+    expect(records.map((x) => [x.address, x.uid])).toEqual([
+      [`${KV}.kv1`, r.host.host.controls.resource({ tenant: "dev", space: "default", ...KV_REF, name: "kv1" })!.uid],
+    ]);
   }, 60_000);
 
   it("lost on every attempt: state keeps the intent; the next apply re-sends it under the first run's key and adopts it; destroy empties the host", async () => {

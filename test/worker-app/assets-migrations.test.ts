@@ -31,8 +31,23 @@ const only = (json: any, type: string): any => {
 describe("WorkerApp assets and migrations", () => {
   it("assets: a StaticAssetBundle of every file (sorted, dotfiles left out), owned by the app, create_before_destroy, attached to the version", () => {
     const code = tree({ "index.js": "export default {};\n" });
-    const site = tree({ "index.html": "<p>hi</p>", "app/main.js": "1", "app/style.css": "p{}", "img/logo.SVG": "<svg/>", "data.bin": "x", ".DS_Store": "junk", ".well-known/a": "b" });
-    const json = synth((stack) => void new WorkerApp(stack, "app", { name: "shop", contentDir: code, assets: { directory: site, spa: true, runWorkerFirst: true, mediaTypes: { bin: "application/x-shop" } } }));
+    const site = tree({
+      "index.html": "<p>hi</p>",
+      "app/main.js": "1",
+      "app/style.css": "p{}",
+      "img/logo.SVG": "<svg/>",
+      "data.bin": "x",
+      ".DS_Store": "junk",
+      ".well-known/a": "b",
+    });
+    const json = synth(
+      (stack) =>
+        void new WorkerApp(stack, "app", {
+          name: "shop",
+          contentDir: code,
+          assets: { directory: site, spa: true, runWorkerFirst: true, mediaTypes: { bin: "application/x-shop" } },
+        }),
+    );
     const bundle = only(json, "takoform_static_asset_bundle");
     expect(bundle.revision_owner).toBe("shop");
     expect(bundle.lifecycle).toEqual({ create_before_destroy: true });
@@ -108,7 +123,12 @@ describe("WorkerApp assets and migrations", () => {
       new WorkerApp(stack, "nosql", { name: "nosql", contentDir: code, sqliteBindings: { DB: db }, migrations: { directory: empty } });
       new WorkerApp(stack, "nobinding", { name: "nobinding", contentDir: code, migrations: { directory: empty } });
       new WorkerApp(stack, "two", { name: "two", contentDir: code, sqliteBindings: { A: db, B: other }, migrations: { directory: empty, binding: "C" } });
-      new WorkerApp(stack, "long", { name: `l${"o".repeat(43)}`, contentDir: code, sqliteBindings: { DB: db }, migrations: { directory: tree({ "1.sql": "" }) } });
+      new WorkerApp(stack, "long", {
+        name: `l${"o".repeat(43)}`,
+        contentDir: code,
+        sqliteBindings: { DB: db },
+        migrations: { directory: tree({ "1.sql": "" }) },
+      });
     });
     expect(problems).toEqual(
       expect.arrayContaining([

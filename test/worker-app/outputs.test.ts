@@ -120,9 +120,9 @@ describe("every module variable has an equivalent", () => {
     const long = `a${"b".repeat(63)}`;
     expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: long, contentDir: dir }))).toEqual([`[demo/app] name "${long}" ${rule}`]);
     expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: `a${"b".repeat(62)}`, contentDir: dir }))).toEqual([]);
-    expect(synthProblems((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> }))).toEqual([
-      "[demo/app] vars must be an object of plain configuration values.",
-    ]);
+    expect(
+      synthProblems((stack) => new WorkerApp(stack, "app", { name: "counter", contentDir: dir, vars: ["x"] as unknown as Record<string, unknown> })),
+    ).toEqual(["[demo/app] vars must be an object of plain configuration values."]);
     // Validation skipped: the WorkerApp's problem still keeps its members from being written.
     expect(() => synth((stack) => new WorkerApp(stack, "app", { name: "Counter", contentDir: dir }))).toThrow(TakoformConstructError);
   });
@@ -175,7 +175,9 @@ describe("every module output has a getter", () => {
 
   it("after an apply against the local host, the outputs carry the module's values", async () => {
     const dir = contentDir();
-    const json = synth((stack) => outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })));
+    const json = synth((stack) =>
+      outputsOf(stack, new WorkerApp(stack, "app", { name: "counter", contentDir: dir, endpoint: true, handlers: ["fetch", "scheduled"] })),
+    );
     const host = await LocalHost.open({ data: ":memory:" });
     const { url } = await host.listen("127.0.0.1", 0);
     const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });

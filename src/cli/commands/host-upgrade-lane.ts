@@ -57,9 +57,11 @@ async function overHttp(url: string, token: string | undefined, space: string, l
     headers: { "Content-Type": "application/json", ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ space, lane }),
   });
-  const body = (await response.json().catch(() => undefined)) as { lane?: string; space?: string; moved?: Moved[]; error?: { code: string; hostCode?: string; message: string } } | undefined;
+  const body = (await response.json().catch(() => undefined)) as
+    { lane?: string; space?: string; moved?: Moved[]; error?: { code: string; hostCode?: string; message: string } } | undefined;
   if (response.status === 200 && body?.moved !== undefined) return { ok: true, lane: body.lane!, space: body.space!, moved: body.moved };
-  if (body?.error !== undefined) return { ok: false, code: body.error.code, ...(body.error.hostCode !== undefined ? { hostCode: body.error.hostCode } : {}), message: body.error.message };
+  if (body?.error !== undefined)
+    return { ok: false, code: body.error.code, ...(body.error.hostCode !== undefined ? { hostCode: body.error.hostCode } : {}), message: body.error.message };
   return { ok: false, code: `HTTP ${response.status}`, message: `${url} answered ${response.status} without the error envelope; is it a takoform-cdk host?` };
 }
 
@@ -71,7 +73,8 @@ async function inProcess(data: string, tenant: string, space: string, lane: Lane
     const result = host.upgradeLane({ tenant, space, lane });
     return { ok: true, lane: result.lane.hostApiVersion, space: result.space, moved: result.moved };
   } catch (error) {
-    if (error instanceof HostError) return { ok: false, code: error.code, ...(error.hostCode !== undefined ? { hostCode: error.hostCode } : {}), message: error.message };
+    if (error instanceof HostError)
+      return { ok: false, code: error.code, ...(error.hostCode !== undefined ? { hostCode: error.hostCode } : {}), message: error.message };
     throw error;
   } finally {
     await host.close();
@@ -121,7 +124,9 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
     return outcome.ok ? 0 : 1;
   }
   if (!outcome.ok) {
-    io.err(`takoform host upgrade-lane: ${where} refused the move (${outcome.code}${outcome.hostCode !== undefined ? `, ${outcome.hostCode}` : ""}): ${outcome.message}`);
+    io.err(
+      `takoform host upgrade-lane: ${where} refused the move (${outcome.code}${outcome.hostCode !== undefined ? `, ${outcome.hostCode}` : ""}): ${outcome.message}`,
+    );
     io.err("Nothing was moved.");
     return 1;
   }
@@ -129,7 +134,9 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
     io.out(`Space "${outcome.space}" on ${where} holds no object of another lane: nothing to move to ${outcome.lane}.`);
     return 0;
   }
-  io.out(`Moved ${outcome.moved.length} object${outcome.moved.length === 1 ? "" : "s"} of space "${outcome.space}" on ${where} to ${outcome.lane} (same uids):`);
+  io.out(
+    `Moved ${outcome.moved.length} object${outcome.moved.length === 1 ? "" : "s"} of space "${outcome.space}" on ${where} to ${outcome.lane} (same uids):`,
+  );
   for (const m of outcome.moved) io.out(`  ${m.kind} ${m.name} [uid=${m.uid}]: ${formatFormRef(m.from)} -> ${formatFormRef(m.to)}`);
   io.out(`Re-bind the project's state to them with \`takoform state upgrade-lane\` (lane ${laneNamed(laneText).name}).`);
   return 0;

@@ -12,13 +12,31 @@ import { runUpgradeLane } from "../../engine/upgrade-lane.ts";
 import { openLocalState } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import {
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  enterProject,
+  flagSpec,
+  intFlag,
+  leaseMs,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  loadWorkspace,
+  PROJECT_FLAGS,
+  PROJECT_HELP,
+  projectDir,
+  statePathOf,
+  usage,
+} from "../workspace.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
 
 Move this project's state to the identities of a Host API lane (default ${PREFERRED_LANE.name}).
 State keeps the exact Form identities it was written under (decision 0017), so a state written
-under ${LANES.filter((l) => l !== PREFERRED_LANE).map((l) => l.name).join(", ")} stays there until this command moves it.
+under ${LANES.filter((l) => l !== PREFERRED_LANE)
+  .map((l) => l.name)
+  .join(", ")} stays there until this command moves it.
 
 Each recorded object is read on the host under its identity of the new lane (the same Form at the
 same definitionVersion) and must be found with the uid state records; only then is every record
@@ -86,11 +104,14 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
       return ok ? 0 : 1;
     }
     io.diagnostics(result.diagnostics);
-    if (result.status === "unchanged") io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
+    if (result.status === "unchanged")
+      io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
     if (result.status === "upgraded") {
       for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
       const was = result.previous !== null ? laneOfBinding(result.previous) : "the lane it was written under";
-      io.out(`Re-bound ${result.rebound.length} record${result.rebound.length === 1 ? "" : "s"} (each read under its new identity with its recorded uid); ${result.verified.length} other${result.verified.length === 1 ? "" : "s"} verified unchanged.`);
+      io.out(
+        `Re-bound ${result.rebound.length} record${result.rebound.length === 1 ? "" : "s"} (each read under its new identity with its recorded uid); ${result.verified.length} other${result.verified.length === 1 ? "" : "s"} verified unchanged.`,
+      );
       io.out(`State is now on ${host.lane} (was ${was}), bound to ${describeBinding(host)}.`);
     }
     return ok ? 0 : 1;

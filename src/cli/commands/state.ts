@@ -14,7 +14,19 @@ import { formatValue } from "../../engine/render/values.ts";
 import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
 import type { ResourceRecord, StateReader } from "../../state/types.ts";
 import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import {
+  enterProject,
+  leaseMs,
+  Console,
+  diagnosticsJson,
+  durationFlag,
+  flagSpec,
+  LOCK_FLAGS,
+  LOCK_HELP,
+  projectDir,
+  statePathOf,
+  usage,
+} from "../workspace.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -62,13 +74,17 @@ function notInState(address: string): Diagnostic {
 export function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
   const dot = address.indexOf(".");
-  const lines = [`# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`, `resource "${record.type}" "${address.slice(dot + 1)}" {`];
+  const lines = [
+    `# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`,
+    `resource "${record.type}" "${address.slice(dot + 1)}" {`,
+  ];
   const names = Object.keys(record.attributes).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
   // formatValue shows a sealed value as Terraform shows a secret: `(sensitive value)`, unquoted.
   for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(record.attributes[name]!, "    ")}`);
   lines.push("}");
-  if (record.intent !== null) lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
+  if (record.intent !== null)
+    lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
   return lines.join("\n");
 }
 

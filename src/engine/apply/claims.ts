@@ -26,7 +26,10 @@ export class ObjectClaims {
   ) {
     for (const record of records) {
       if (record.name === null || record.space === null || record.ref === null) continue;
-      this.#holders.set(objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }), parseStateAddress(record.address).address);
+      this.#holders.set(
+        objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }),
+        parseStateAddress(record.address).address,
+      );
     }
   }
 

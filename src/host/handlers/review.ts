@@ -60,7 +60,9 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   const label = `${form.ref.kind} "${core.name}"`;
   if (existing !== undefined) {
     if (fence === undefined) {
-      throw invalidArgument(`prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`);
+      throw invalidArgument(
+        `prepare on an existing resource requires the ${HEADER.expectedGeneration} fence (${label} is at generation ${existing.generation})`,
+      );
     }
     if (fence !== String(existing.generation)) {
       throw new HostError("generation_conflict", `${label} is at generation ${existing.generation}; prepare was fenced on generation ${fence}`);

@@ -99,9 +99,7 @@ export class ResourceStore {
   private readonly bySpecValueStmts = new Map<string, { all(...params: string[]): unknown[] }>();
 
   constructor(private readonly db: Db) {
-    this.byAddressStmt = db.prepare(
-      "SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?",
-    );
+    this.byAddressStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?");
     this.byUidStmt = db.prepare("SELECT * FROM resources WHERE uid = ?");
     this.byNativeIdStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND native_id = ?");
     this.insertStmt = db.prepare(
@@ -115,9 +113,7 @@ export class ResourceStore {
          native_id = @nativeId, conditions = @conditions, outputs = @outputs WHERE uid = @uid`,
     );
     this.renderingStmt = db.prepare("UPDATE resources SET conditions = ?, revision = ? WHERE uid = ?");
-    this.recontractStmt = db.prepare(
-      "UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?",
-    );
+    this.recontractStmt = db.prepare("UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?");
     this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
     this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
     this.inSpaceStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? ORDER BY api_version, kind, name");
@@ -169,9 +165,7 @@ export class ResourceStore {
   }
 
   byAddress(address: ResourceAddress): StoredResource | undefined {
-    return fromRow(
-      this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined,
-    );
+    return fromRow(this.byAddressStmt.get(address.tenant, address.space, address.apiVersion, address.kind, address.name) as Row | undefined);
   }
 
   byUid(uid: string): StoredResource | undefined {

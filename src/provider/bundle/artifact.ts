@@ -69,7 +69,8 @@ export async function resolveArtifactAuthoring(
     const { authoring, diagnostics } = await resolveBundleAuthoring(attributes, mode);
     if (authoring === undefined) return { diagnostics };
     if (authoring.mode === "digest") return { authoring, diagnostics };
-    if (authoring.mode === "unresolved") return { authoring: { mode: "unresolved", ...(authoring.modules !== undefined ? { list: authoring.modules } : {}) }, diagnostics };
+    if (authoring.mode === "unresolved")
+      return { authoring: { mode: "unresolved", ...(authoring.modules !== undefined ? { list: authoring.modules } : {}) }, diagnostics };
     const entries = authoring.built.manifest.modules;
     return {
       authoring: {
@@ -87,7 +88,8 @@ export async function resolveArtifactAuthoring(
   const { authoring, diagnostics } = await resolveFilesAuthoring(surface.policy, attributes, mode);
   if (authoring === undefined) return { diagnostics };
   if (authoring.mode === "digest") return { authoring, diagnostics };
-  if (authoring.mode === "unresolved") return { authoring: { mode: "unresolved", ...(authoring.files !== undefined ? { list: authoring.files } : {}) }, diagnostics };
+  if (authoring.mode === "unresolved")
+    return { authoring: { mode: "unresolved", ...(authoring.files !== undefined ? { list: authoring.files } : {}) }, diagnostics };
   const entries = authoring.built.manifest.files;
   return {
     authoring: {

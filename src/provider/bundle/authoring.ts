@@ -81,13 +81,23 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     const name = element["name"];
     const type = element["content_type"];
     if (typeof name === "string") {
-      if (!MODULE_PATH.test(name)) out.push(problem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
+      if (!MODULE_PATH.test(name))
+        out.push(problem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
       const first = seen.get(name);
-      if (first !== undefined) out.push(problem("Duplicate module name", `modules[${i}].name ${JSON.stringify(name)} is already declared by modules[${first}].`, `modules[${i}].name`));
+      if (first !== undefined)
+        out.push(
+          problem("Duplicate module name", `modules[${i}].name ${JSON.stringify(name)} is already declared by modules[${first}].`, `modules[${i}].name`),
+        );
       else seen.set(name, i);
     }
     if (typeof type === "string" && !(BUNDLE_MEDIA_TYPES as readonly string[]).includes(type)) {
-      out.push(problem("Invalid module content type", `modules[${i}].content_type ${JSON.stringify(type)} is not one of ${BUNDLE_MEDIA_TYPES.join(", ")}.`, `modules[${i}].content_type`));
+      out.push(
+        problem(
+          "Invalid module content type",
+          `modules[${i}].content_type ${JSON.stringify(type)} is not one of ${BUNDLE_MEDIA_TYPES.join(", ")}.`,
+          `modules[${i}].content_type`,
+        ),
+      );
     }
   });
   if (typeof main === "string") {
@@ -99,7 +109,13 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     } else if (index !== undefined) {
       const type = elements[index]!["content_type"];
       if (typeof type === "string" && !LOADABLE.includes(type)) {
-        out.push(problem("Main module is not loadable", `main_module ${JSON.stringify(main)} has content type ${type}, which the runtime cannot load as a main module; a source map may be carried but never be main.`, "main_module"));
+        out.push(
+          problem(
+            "Main module is not loadable",
+            `main_module ${JSON.stringify(main)} has content type ${type}, which the runtime cannot load as a main module; a source map may be carried but never be main.`,
+            "main_module",
+          ),
+        );
       }
     }
   }
@@ -144,7 +160,15 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
 
   if (isUnknown(main) || isUnknown(modules)) {
     if (mode === "plan") return { authoring: { mode: "unresolved", modules: UNKNOWN }, diagnostics: [] };
-    return { diagnostics: [problem("Unknown bundle authoring", "main_module and modules must be wholly known before the provider can apply this bundle.", isUnknown(main) ? "main_module" : "modules")] };
+    return {
+      diagnostics: [
+        problem(
+          "Unknown bundle authoring",
+          "main_module and modules must be wholly known before the provider can apply this bundle.",
+          isUnknown(main) ? "main_module" : "modules",
+        ),
+      ],
+    };
   }
   const elements = moduleElements(modules)!;
   const upload: BundleModule[] = [];
@@ -182,7 +206,15 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
     } catch (err) {
       // At plan too: a known file that cannot be read would fail the apply midway, after the
       // resources before this one were created (validate's files.ts reports it first).
-      return { diagnostics: [problem("Unreadable module file", `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`, `modules[${i}].content_file`)] };
+      return {
+        diagnostics: [
+          problem(
+            "Unreadable module file",
+            `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`,
+            `modules[${i}].content_file`,
+          ),
+        ],
+      };
     }
     resolved.push({ name, content_type: type, content_file: file, size: 0, digest: "" });
   }

@@ -76,7 +76,8 @@ export function staticFilesProblems(policy: ManifestPolicy, attributes: Attribut
         );
       }
       const first = seen.get(path);
-      if (first !== undefined) out.push(problem("Duplicate file path", `files[${i}].path ${JSON.stringify(path)} is already declared by files[${first}].`, `files[${i}].path`));
+      if (first !== undefined)
+        out.push(problem("Duplicate file path", `files[${i}].path ${JSON.stringify(path)} is already declared by files[${first}].`, `files[${i}].path`));
       else seen.set(path, i);
     }
     if (typeof type === "string" && !isUnknown(type)) {
@@ -99,7 +100,11 @@ async function readLocalFile(path: string): Promise<Uint8Array> {
  * Resolves the authoring. In "plan" mode an unknown input leaves the result unresolved without an
  * error; in "apply" mode it is an error. A known file that cannot be read is an error in both.
  */
-export async function resolveFilesAuthoring(policy: ManifestPolicy, attributes: Attributes, mode: "plan" | "apply"): Promise<{ authoring?: FilesAuthoring; diagnostics: Diagnostic[] }> {
+export async function resolveFilesAuthoring(
+  policy: ManifestPolicy,
+  attributes: Attributes,
+  mode: "plan" | "apply",
+): Promise<{ authoring?: FilesAuthoring; diagnostics: Diagnostic[] }> {
   const staticProblems = staticFilesProblems(policy, attributes);
   if (staticProblems.length > 0) return mode === "plan" ? { authoring: { mode: "unresolved" }, diagnostics: [] } : { diagnostics: staticProblems };
   const files = attributes["files"] ?? null;
@@ -142,7 +147,9 @@ export async function resolveFilesAuthoring(policy: ManifestPolicy, attributes: 
           diagnostics: [
             problem(
               missing ? `Missing ${noun(policy)} content_file` : `Unknown ${form} authoring`,
-              missing ? `files[${i}] has no content_file, so the provider has no bytes to upload; name the local file.` : `files[${i}] must be wholly known before the provider can apply it.`,
+              missing
+                ? `files[${i}] has no content_file, so the provider has no bytes to upload; name the local file.`
+                : `files[${i}] must be wholly known before the provider can apply it.`,
               `files[${i}]`,
             ),
           ],
@@ -157,7 +164,15 @@ export async function resolveFilesAuthoring(policy: ManifestPolicy, attributes: 
       upload.push({ path, mediaType: type, bytes });
       partial.push({ ...element, size: bytes.byteLength, digest: "" });
     } catch (err) {
-      return { diagnostics: [problem(`Unreadable ${noun(policy)}`, `files[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`, `files[${i}].content_file`)] };
+      return {
+        diagnostics: [
+          problem(
+            `Unreadable ${noun(policy)}`,
+            `files[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`,
+            `files[${i}].content_file`,
+          ),
+        ],
+      };
     }
     resolved.push({ path, media_type: type, content_file: file, size: 0, digest: "" });
   }

@@ -135,10 +135,16 @@ export function artifactAttributes(codec: Pick<FormCodec, "manifestKind">): Reco
         digest: attr("computed", str),
       },
     };
-    const order = policy.orderIsMeaning ? " Their order is the migration order and part of the digest." : " Their order is kept as written and is part of the digest.";
+    const order = policy.orderIsMeaning
+      ? " Their order is the migration order and part of the digest."
+      : " Their order is kept as written and is part of the digest.";
     return {
       manifest_digest: manifestDigest,
-      files: attr("optional", { kind: "list", element: fileElement, minItems: 1, maxItems: policy.maximumEntries }, { forceNew: true, description: `Local files uploaded as the ${policy.kind} manifest.${order}` }),
+      files: attr(
+        "optional",
+        { kind: "list", element: fileElement, minItems: 1, maxItems: policy.maximumEntries },
+        { forceNew: true, description: `Local files uploaded as the ${policy.kind} manifest.${order}` },
+      ),
     };
   }
   const moduleElement: AttributeType = {
@@ -154,7 +160,11 @@ export function artifactAttributes(codec: Pick<FormCodec, "manifestKind">): Reco
   return {
     manifest_digest: manifestDigest,
     main_module: attr("optional", str, { forceNew: true, description: "The module the host loads first; names one of modules." }),
-    modules: attr("optional", { kind: "list", element: moduleElement, minItems: 1, maxItems: policy.maximumEntries }, { forceNew: true, description: "Local module files uploaded as the bundle." }),
+    modules: attr(
+      "optional",
+      { kind: "list", element: moduleElement, minItems: 1, maxItems: policy.maximumEntries },
+      { forceNew: true, description: "Local module files uploaded as the bundle." },
+    ),
   };
 }
 

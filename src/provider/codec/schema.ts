@@ -33,7 +33,12 @@ function scalarType(type: CodecScalarType): AttributeType {
     case "bool":
       return { kind: "bool" };
     case "integer":
-      return { kind: "number", integer: true, ...(type.minimum !== undefined ? { minimum: type.minimum } : {}), ...(type.maximum !== undefined ? { maximum: type.maximum } : {}) };
+      return {
+        kind: "number",
+        integer: true,
+        ...(type.minimum !== undefined ? { minimum: type.minimum } : {}),
+        ...(type.maximum !== undefined ? { maximum: type.maximum } : {}),
+      };
     case "string":
       return type.enum !== undefined ? { kind: "string", enum: [...type.enum] } : { kind: "string" };
     case "ref":
@@ -50,7 +55,15 @@ function memberObject(members: readonly CodecMember[], forceNew: boolean): Attri
   return {
     kind: "object",
     attributes: Object.fromEntries(
-      members.map((m) => [m.attribute, { mode: m.required ? "required" : "optional", type: scalarType(m.type), forceNew, ...(m.description ? { description: m.description } : {}) } satisfies AttributeSchema]),
+      members.map((m) => [
+        m.attribute,
+        {
+          mode: m.required ? "required" : "optional",
+          type: scalarType(m.type),
+          forceNew,
+          ...(m.description ? { description: m.description } : {}),
+        } satisfies AttributeSchema,
+      ]),
     ),
   };
 }
@@ -95,7 +108,8 @@ export function fieldAttribute(field: CodecField): AttributeSchema {
 }
 
 export function outputAttribute(output: CodecOutput): AttributeSchema {
-  const type: AttributeType = output.type.kind === "integer" ? { kind: "number", integer: true } : output.type.kind === "bool" ? { kind: "bool" } : { kind: "string" };
+  const type: AttributeType =
+    output.type.kind === "integer" ? { kind: "number", integer: true } : output.type.kind === "bool" ? { kind: "bool" } : { kind: "string" };
   return { mode: "computed", type, forceNew: false, ...(output.description !== undefined ? { description: output.description } : {}) };
 }
 
@@ -139,7 +153,12 @@ function desiredAttributes(codec: FormCodec): Map<string, { field: CodecField; s
  * `undeclaredFieldProblems` refuses a value for it on a resource bound to a definition that
  * does not declare it.
  */
-export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[], defaultCodec: FormCodec, lines: readonly GroupKind[] = [defaultCodec.ref]): ResourceTypeSchema {
+export function resourceTypeSchema(
+  typeName: string,
+  codecs: readonly FormCodec[],
+  defaultCodec: FormCodec,
+  lines: readonly GroupKind[] = [defaultCodec.ref],
+): ResourceTypeSchema {
   const attributes: Record<string, AttributeSchema> = envelopeAttributes(defaultCodec);
   if (defaultCodec.artifactBacked) Object.assign(attributes, artifactAttributes(defaultCodec));
   const reserved = new Set<string>([...RESERVED_ATTRIBUTES, ...(defaultCodec.artifactBacked ? ARTIFACT_ATTRIBUTES : [])]);
@@ -151,13 +170,23 @@ export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[
   for (const codec of desiredSources) {
     for (const [name, { field, schema }] of desiredAttributes(codec)) {
       if (reserved.has(name)) {
-        throw new CodecSurfaceError("reserved-attribute", typeName, name, `Form field takes the reserved attribute name "${name}" (${formatFormRef(codec.ref)})`);
+        throw new CodecSurfaceError(
+          "reserved-attribute",
+          typeName,
+          name,
+          `Form field takes the reserved attribute name "${name}" (${formatFormRef(codec.ref)})`,
+        );
       }
       const carried = attributes[name];
       if (carried === undefined) {
         attributes[name] = codec === defaultCodec ? schema : extraFieldAttribute(field, codec);
       } else if (typeSignature(carried.type) !== typeSignature(schema.type)) {
-        throw new CodecSurfaceError("codec-not-carried", typeName, name, `Form codec declares a field this provider build cannot carry: ${formatFormRef(codec.ref)} declares ${name} as ${typeSignature(schema.type)}, the type carries ${typeSignature(carried.type)}`);
+        throw new CodecSurfaceError(
+          "codec-not-carried",
+          typeName,
+          name,
+          `Form codec declares a field this provider build cannot carry: ${formatFormRef(codec.ref)} declares ${name} as ${typeSignature(schema.type)}, the type carries ${typeSignature(carried.type)}`,
+        );
       }
     }
   }
@@ -166,18 +195,26 @@ export function resourceTypeSchema(typeName: string, codecs: readonly FormCodec[
     for (const output of codec.outputs) {
       const carried = attributes[output.attribute];
       if (reserved.has(output.attribute) || (carried !== undefined && desiredNames.has(output.attribute))) {
-        throw new CodecSurfaceError("output-collision", typeName, output.attribute, `Form output collides with an existing attribute (${formatFormRef(codec.ref)})`);
+        throw new CodecSurfaceError(
+          "output-collision",
+          typeName,
+          output.attribute,
+          `Form output collides with an existing attribute (${formatFormRef(codec.ref)})`,
+        );
       }
       if (carried === undefined) attributes[output.attribute] = outputAttribute(output);
       else if (typeSignature(carried.type) !== typeSignature(outputAttribute(output).type)) {
-        throw new CodecSurfaceError("codec-not-carried", typeName, output.attribute, `Form codec declares an output this provider build cannot carry: ${formatFormRef(codec.ref)} declares ${output.attribute} as ${typeSignature(outputAttribute(output).type)}`);
+        throw new CodecSurfaceError(
+          "codec-not-carried",
+          typeName,
+          output.attribute,
+          `Form codec declares an output this provider build cannot carry: ${formatFormRef(codec.ref)} declares ${output.attribute} as ${typeSignature(outputAttribute(output).type)}`,
+        );
       }
     }
   }
 
-  const placeholderEligible = defaultCodec.declaresUpdate
-    ? defaultCodec.fields.filter((f) => !f.required && !f.immutable).map((f) => f.attribute)
-    : [];
+  const placeholderEligible = defaultCodec.declaresUpdate ? defaultCodec.fields.filter((f) => !f.required && !f.immutable).map((f) => f.attribute) : [];
   return {
     type: typeName,
     apiVersion: defaultCodec.ref.apiVersion,
@@ -217,7 +254,12 @@ function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCod
     codec.artifactBacked !== defaultCodec.artifactBacked ||
     (codec.artifactBacked && (codec.manifestKind ?? "WorkerBundle") !== (defaultCodec.manifestKind ?? "WorkerBundle"))
   ) {
-    throw new CodecSurfaceError("line-mismatch", typeName, "form_kind", `${ref} changes the role or update capability of the line; that needs a new resource type`);
+    throw new CodecSurfaceError(
+      "line-mismatch",
+      typeName,
+      "form_kind",
+      `${ref} changes the role or update capability of the line; that needs a new resource type`,
+    );
   }
 }
 
@@ -229,7 +271,11 @@ function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCod
 export function undeclaredFieldProblems(codec: FormCodec, schema: ResourceTypeSchema, attributes: Attributes): Diagnostic[] {
   const declared = new Set(codec.fields.map((f) => f.attribute));
   const envelope = new Set<string>([...RESERVED_ATTRIBUTES, ...ARTIFACT_ATTRIBUTES]);
-  const outputs = new Set(Object.entries(schema.attributes).filter(([, a]) => a.mode === "computed").map(([n]) => n));
+  const outputs = new Set(
+    Object.entries(schema.attributes)
+      .filter(([, a]) => a.mode === "computed")
+      .map(([n]) => n),
+  );
   const problems: Diagnostic[] = [];
   for (const [name, attribute] of Object.entries(schema.attributes)) {
     if (envelope.has(name) || outputs.has(name) || declared.has(name)) continue;

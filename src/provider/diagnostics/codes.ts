@@ -48,54 +48,36 @@ export function providerCode(name: ProviderCodeName): `takoform.provider/${Provi
 export const HOST_CODE_REPAIRS: Record<ErrorCode, string> = {
   invalid_argument:
     "The host refused the request as malformed or untrue about the resource it names; correct the configuration the message points at and run the plan again.",
-  unauthenticated:
-    "The host did not accept the credential; set a valid token in the provider block or TAKOFORM_TOKEN.",
-  permission_denied:
-    "The credential is valid but not allowed to do this; ask the host operator for the permission, or use a credential that has it.",
+  unauthenticated: "The host did not accept the credential; set a valid token in the provider block or TAKOFORM_TOKEN.",
+  permission_denied: "The credential is valid but not allowed to do this; ask the host operator for the permission, or use a credential that has it.",
   form_unknown:
     "The host has no Form installed under this exact identity; install that definition on the host, or pin a provider build whose Form identity the host serves.",
-  form_not_installed:
-    "The host knows this Form but has not installed it; ask the host operator to install it before applying.",
-  form_unavailable:
-    "The host has this Form installed but is not offering it right now; ask the host operator to make it available, then re-run.",
-  form_identity_conflict:
-    "The host holds a conflicting definition for this Form identity; ask the host operator to resolve the conflicting installation.",
+  form_not_installed: "The host knows this Form but has not installed it; ask the host operator to install it before applying.",
+  form_unavailable: "The host has this Form installed but is not offering it right now; ask the host operator to make it available, then re-run.",
+  form_identity_conflict: "The host holds a conflicting definition for this Form identity; ask the host operator to resolve the conflicting installation.",
   resource_not_found:
     "The resource, or a resource it references, does not exist under this exact identity; create the missing resource first or correct the reference.",
-  resource_busy:
-    "The host is busy with this resource and marked the answer retryable: wait and re-run the same apply.",
+  resource_busy: "The host is busy with this resource and marked the answer retryable: wait and re-run the same apply.",
   import_conflict:
     "Another resource in this tenant already claims that native identity, or this resource was adopted under a different one; import a different native identity or delete the current holder.",
-  policy_denied:
-    "A host policy forbids this change; change the configuration to comply with the policy, or ask the host operator for an exception.",
-  backend_unavailable:
-    "The host's backend is unavailable and marked the answer retryable: wait and re-run the same apply.",
-  internal_error:
-    "The host failed internally; re-run later, and report the request id to the host operator if it persists.",
-  rate_limited:
-    "The host is throttling requests and marked the answer retryable: wait and re-run the same apply, or lower --parallelism.",
-  deadline_exceeded:
-    "The host ran out of time and marked the answer retryable: re-run the same apply, or raise the resource timeout.",
-  operation_cancelled:
-    "The host operation was cancelled and committed nothing; re-run the apply to perform the change again.",
-  operation_not_found:
-    "The host no longer knows this operation (records expire); run a refresh, which reads the resource itself.",
-  dependency_in_use:
-    "Another resource still references this one; remove or repoint the referencing resource first, then delete this one.",
-  deletion_protected:
-    "A host policy protects this resource from deletion; lift the protection on the host before destroying it.",
-  artifact_missing:
-    "The host does not hold the artifact this resource names; upload the artifact (author the bundle from local files) and re-run.",
-  artifact_invalid:
-    "The host refused the artifact's contents; fix the manifest or module files the message names and re-run.",
+  policy_denied: "A host policy forbids this change; change the configuration to comply with the policy, or ask the host operator for an exception.",
+  backend_unavailable: "The host's backend is unavailable and marked the answer retryable: wait and re-run the same apply.",
+  internal_error: "The host failed internally; re-run later, and report the request id to the host operator if it persists.",
+  rate_limited: "The host is throttling requests and marked the answer retryable: wait and re-run the same apply, or lower --parallelism.",
+  deadline_exceeded: "The host ran out of time and marked the answer retryable: re-run the same apply, or raise the resource timeout.",
+  operation_cancelled: "The host operation was cancelled and committed nothing; re-run the apply to perform the change again.",
+  operation_not_found: "The host no longer knows this operation (records expire); run a refresh, which reads the resource itself.",
+  dependency_in_use: "Another resource still references this one; remove or repoint the referencing resource first, then delete this one.",
+  deletion_protected: "A host policy protects this resource from deletion; lift the protection on the host before destroying it.",
+  artifact_missing: "The host does not hold the artifact this resource names; upload the artifact (author the bundle from local files) and re-run.",
+  artifact_invalid: "The host refused the artifact's contents; fix the manifest or module files the message names and re-run.",
   unsupported_capability:
     "The host cannot provide what this configuration needs; change the configuration to what the host supports, or use a host that offers the capability.",
   migration_required:
     "The host needs a migration before this change; apply the migration the message names (for an object moved to another Host API lane: `takoform state upgrade-lane`), then re-run.",
   uid_mismatch:
     "The resource was replaced by a different incarnation since it was read; refresh, then decide whether to import the new incarnation or delete it.",
-  revision_conflict:
-    "The resource's representation changed since it was read; refresh and re-run the plan.",
+  revision_conflict: "The resource's representation changed since it was read; refresh and re-run the plan.",
   generation_conflict:
     "The resource's desired state changed since it was read, or the name is already taken; refresh and re-run the plan, or choose another name.",
 };

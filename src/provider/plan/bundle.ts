@@ -13,7 +13,9 @@ import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.
 
 function unresolvedEntries(list: Value): Value {
   if (!Array.isArray(list)) return UNKNOWN;
-  return list.map((m) => (m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m));
+  return list.map((m) =>
+    m !== null && typeof m === "object" && !Array.isArray(m) && !isUnknown(m) ? { ...(m as Record<string, Value>), size: UNKNOWN, digest: UNKNOWN } : m,
+  );
 }
 
 export async function planWorkerBundle(p: PlanPass): Promise<void> {

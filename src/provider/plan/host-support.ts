@@ -31,7 +31,14 @@ function bindingVersion(codec: FormCodec, binding: string): string {
 }
 
 /** The host implements a contract of this name@version, but not the one the Form names (another lane's bytes). */
-function otherContract(what: "Interface" | "Binding", label: string, kind: string, expected: string, answered: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+function otherContract(
+  what: "Interface" | "Binding",
+  label: string,
+  kind: string,
+  expected: string,
+  answered: string,
+  identity: Omit<Diagnostic, "severity" | "summary">,
+): Diagnostic {
   return {
     severity: "error",
     summary: `This host implements another ${label} than ${kind} needs`,
@@ -120,7 +127,8 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           // One name@version may name different contracts (one per Host API lane): the host
           // implements this one only at the exact digest the Form provides (decision 0022).
           const answered = answer.profile.interfaceRef?.schemaDigest;
-          if (answered !== undefined && answered !== contract.schemaDigest) p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
+          if (answered !== undefined && answered !== contract.schemaDigest)
+            p.diagnostics.push(otherContract("Interface", label, kind, contract.schemaDigest, answered, identity));
         }
       }),
     );
@@ -151,7 +159,13 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
           const expected = codec.acceptedBindings.find((b) => b.name === binding)?.schemaDigest;
           const answered = answer.profile.bindingRef?.schemaDigest;
           if (expected !== undefined && answered !== undefined && answered !== expected) {
-            p.diagnostics.push(otherContract("Binding", `${binding}@${version}`, kind, expected, answered, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+            p.diagnostics.push(
+              otherContract("Binding", `${binding}@${version}`, kind, expected, answered, {
+                ...identity,
+                attribute: field.attribute,
+                pointer: `/${field.wire}`,
+              }),
+            );
           }
         }
       }),

@@ -40,7 +40,8 @@ export function respelledSpec(codec: Pick<FormCodec, "fields">, spec: JsonObject
     const value = out[field.wire];
     const type = field.type;
     if (type.kind === "ref") out[field.wire] = respellRef(value, from, to);
-    else if (type.kind === "binding-list" && Array.isArray(value)) out[field.wire] = value.map((b) => respellMembers(b, [{ wire: "resource", type: { kind: "ref", target: type.target } }], from, to));
+    else if (type.kind === "binding-list" && Array.isArray(value))
+      out[field.wire] = value.map((b) => respellMembers(b, [{ wire: "resource", type: { kind: "ref", target: type.target } }], from, to));
     else if (type.kind === "object-list" && Array.isArray(value)) out[field.wire] = value.map((o) => respellMembers(o, type.members, from, to));
     else if (type.kind === "object") out[field.wire] = respellMembers(value, type.members, from, to);
   }

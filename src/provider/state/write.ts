@@ -146,6 +146,7 @@ export function acceptedState(ctx: StateContext, name: string, accepted: { opera
   for (const output of ctx.served.codec.outputs) out[output.attribute] = null;
   out["pending_operation_id"] = accepted.operationId ?? null;
   out["relation_drift_reason"] = null;
-  for (const field of ctx.served.codec.fields) out[field.attribute] = shaped(ctx, field.attribute, unknownToNull(cloneValue(ctx.values[field.attribute] ?? null)));
+  for (const field of ctx.served.codec.fields)
+    out[field.attribute] = shaped(ctx, field.attribute, unknownToNull(cloneValue(ctx.values[field.attribute] ?? null)));
   return out;
 }

@@ -59,9 +59,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: hasName ? "Conflicting name and name_prefix" : "Missing name",
-      detail: hasName
-        ? "name and name_prefix both choose the host name; set exactly one of them."
-        : "A resource needs exactly one of name and name_prefix.",
+      detail: hasName ? "name and name_prefix both choose the host name; set exactly one of them." : "A resource needs exactly one of name and name_prefix.",
       attribute: hasName ? "name_prefix" : "name",
       pointer: "/metadata/name",
       repair: hasName
@@ -125,7 +123,8 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
   const out: Diagnostic[] = [...conformance.diagnostics];
   if (conformance.nonconforming.size > 0) {
     const conforming: Attributes = {};
-    for (const [name, value] of Object.entries(config)) if (Object.hasOwn(schema.attributes, name)) conforming[name] = conformance.nonconforming.has(name) ? UNKNOWN : value;
+    for (const [name, value] of Object.entries(config))
+      if (Object.hasOwn(schema.attributes, name)) conforming[name] = conformance.nonconforming.has(name) ? UNKNOWN : value;
     config = conforming;
   }
 
@@ -154,12 +153,25 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
       if (field.wire === "cron") {
         const problem = cronProblem(value);
         if (problem !== undefined) {
-          out.push({ severity: "error", summary: "Invalid cron expression", detail: `${field.attribute} ${JSON.stringify(value)}: ${problem}.`, attribute: field.attribute, pointer: `/${field.wire}`, repair: "Write five fields (minute hour day-of-month month day-of-week) in UTC, such as \"*/5 * * * *\"." });
+          out.push({
+            severity: "error",
+            summary: "Invalid cron expression",
+            detail: `${field.attribute} ${JSON.stringify(value)}: ${problem}.`,
+            attribute: field.attribute,
+            pointer: `/${field.wire}`,
+            repair: 'Write five fields (minute hour day-of-month month day-of-week) in UTC, such as "*/5 * * * *".',
+          });
         }
       }
       if (hostname !== undefined) {
         const problem = hostname;
-        out.push({ severity: "error", ...problem, attribute: field.attribute, pointer: `/${field.wire}`, repair: "Write the hostname in lowercase ASCII (A-labels for internationalized names), without a trailing dot." });
+        out.push({
+          severity: "error",
+          ...problem,
+          attribute: field.attribute,
+          pointer: `/${field.wire}`,
+          repair: "Write the hostname in lowercase ASCII (A-labels for internationalized names), without a trailing dot.",
+        });
       }
     }
   }
@@ -170,7 +182,12 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
     out.push(...localFileProblems(config));
     const digest = config["manifest_digest"];
     if (typeof digest === "string" && !/^sha256:[0-9a-f]{64}$/.test(digest)) {
-      out.push({ severity: "error", summary: "Invalid manifest digest", detail: `manifest_digest ${JSON.stringify(digest)} must be sha256: followed by 64 lowercase hex digits.`, attribute: "manifest_digest" });
+      out.push({
+        severity: "error",
+        summary: "Invalid manifest digest",
+        detail: `manifest_digest ${JSON.stringify(digest)} must be sha256: followed by 64 lowercase hex digits.`,
+        attribute: "manifest_digest",
+      });
     }
   }
   return out.map((d) => ({ resourceType: type, ...d }));

@@ -11,10 +11,7 @@ import { artifactSurface, resolveArtifactAuthoring, type ArtifactAuthoring } fro
 import { encodeSpec } from "../codec/encode.ts";
 
 /** The spec a write sends, and the artifact authoring behind it. */
-export async function buildSpec(
-  codec: FormCodec,
-  values: Attributes,
-): Promise<{ spec: JsonObject; authoring?: ArtifactAuthoring; diagnostics: Diagnostic[] }> {
+export async function buildSpec(codec: FormCodec, values: Attributes): Promise<{ spec: JsonObject; authoring?: ArtifactAuthoring; diagnostics: Diagnostic[] }> {
   if (codec.artifactBacked) {
     const { authoring, diagnostics } = await resolveArtifactAuthoring(codec, values, "apply");
     if (authoring === undefined || authoring.mode === "unresolved") return { spec: {}, diagnostics };

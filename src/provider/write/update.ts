@@ -29,7 +29,13 @@ import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 const PROVIDER_SIDE = ["create_timeout", "update_timeout", "delete_timeout", "revision_owner", "name_prefix"];
 
-export async function updateResource(rt: ProviderRuntime, type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
+export async function updateResource(
+  rt: ProviderRuntime,
+  type: string,
+  prior: ResourceState,
+  planned: Attributes,
+  context: WriteContext,
+): Promise<WriteResult> {
   const keep = (diagnostics: Diagnostic[]): WriteResult => ({ state: prior, diagnostics });
   const dispatch = await servePrior(rt, type, prior.attributes);
   if (dispatch.diagnostic) return keep([dispatch.diagnostic]);
@@ -117,7 +123,12 @@ async function providerSideUpdate(
     const values = cloneAttributes(planned);
     const built = await buildSpec(served.codec, values);
     if (built.diagnostics.length > 0) return { state: prior, diagnostics: built.diagnostics.map((d) => ({ ...identity, ...d })) };
-    if (built.authoring === undefined || built.authoring.mode === "unresolved" || built.authoring.manifestDigest !== knownString(prior.attributes, "manifest_digest")) return refuse("the artifact's manifest digest");
+    if (
+      built.authoring === undefined ||
+      built.authoring.mode === "unresolved" ||
+      built.authoring.manifestDigest !== knownString(prior.attributes, "manifest_digest")
+    )
+      return refuse("the artifact's manifest digest");
     for (const name of artifactSurface(served.codec).authoring) next[name] = unknownToNull(cloneValue(values[name] ?? null));
   } else {
     const before = specText(served, prior.attributes);
