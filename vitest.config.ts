@@ -23,6 +23,7 @@ const alias = [
 const UNIT = [
   "test/client/{go-json,keys,pure,transport,fuzz}.test.ts",
   "test/core/*.test.ts",
+  "test/architecture/*.test.ts",
   "test/codec/*.test.ts",
   "test/engine/{dag,exports,values,recover}.test.ts",
   "test/engine/config/{expression,refusals,variables,synth}.test.ts",
@@ -37,6 +38,7 @@ const UNIT = [
   "test/registry/*.test.ts",
   "test/registry-class/*.test.ts",
   "test/state/{store,sensitive}.test.ts",
+  "test/secrets/*.test.ts",
   "test/worker-app/synth.test.ts",
 ];
 const SLOW = [

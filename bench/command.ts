@@ -55,7 +55,9 @@ async function takoform(args: string[], cwd: string, expect: number[] = [0]): Pr
   });
   const ms = performance.now() - started;
   if (code === null || !expect.includes(code)) {
-    throw new CommandFailed(`takoform ${args.join(" ")} (in ${cwd}) exited ${code}, expected ${expect.join(" or ")}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`);
+    throw new CommandFailed(
+      `takoform ${args.join(" ")} (in ${cwd}) exited ${code}, expected ${expect.join(" or ")}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`,
+    );
   }
   const probe = JSON.parse(readFileSync(probeFile, "utf8")) as { peakRssMb: number; cpuMs: number };
   rmSync(probeFile, { force: true });
@@ -87,7 +89,8 @@ async function size(n: number): Promise<SizeResult> {
     writeFileSync(join(dir, "stack.json"), JSON.stringify(stack(n)));
     const config = ["--config", "stack.json"];
     const create = await takoform(["apply", ...config, "--auto-approve"], dir);
-    if (!create.stdout.includes(`Apply complete! Resources: ${n} added, 0 changed, 0 destroyed.`)) throw new CommandFailed(`create-all of ${n} did not add ${n}:\n${create.stdout.slice(-2000)}`);
+    if (!create.stdout.includes(`Apply complete! Resources: ${n} added, 0 changed, 0 destroyed.`))
+      throw new CommandFailed(`create-all of ${n} did not add ${n}:\n${create.stdout.slice(-2000)}`);
     // --detailed-exitcode: 0 is "no changes"; a 2 here would be a failed bench, not a slow one.
     const plan = await takoform(["plan", ...config, "--detailed-exitcode"], dir);
     const destroy = await takoform(["destroy", ...config, "--auto-approve"], dir);
@@ -129,7 +132,13 @@ async function main(): Promise<void> {
   const versions: number[] = [];
   for (let i = 0; i < versionRuns; i++) versions.push((await takoform(["--version"], ROOT)).ms);
   const versionMs = median(versions);
-  rows.push({ what: "takoform --version", value: `${versionMs.toFixed(0)} ms`, target: `≤ ${TARGETS.versionMs} ms`, verdict: verdict(versionMs, TARGETS.versionMs), detail: `median of ${versionRuns}; bare node -e 0 ≈ ${(await bareNodeMs()).toFixed(0)} ms` });
+  rows.push({
+    what: "takoform --version",
+    value: `${versionMs.toFixed(0)} ms`,
+    target: `≤ ${TARGETS.versionMs} ms`,
+    verdict: verdict(versionMs, TARGETS.versionMs),
+    detail: `median of ${versionRuns}; bare node -e 0 ≈ ${(await bareNodeMs()).toFixed(0)} ms`,
+  });
   json["versionMs"] = Math.round(versionMs);
 
   if (!process.argv.includes("--skip-synth")) {
@@ -142,7 +151,13 @@ async function main(): Promise<void> {
     const wall = median(runs.map((r) => r.wallMs));
     const app = median(runs.map((r) => r.appMs));
     const own = median(runs.map((r) => r.takoformMs));
-    rows.push({ what: "synth -C examples/worker-app", value: s(wall), target: `≤ ${s(TARGETS.synthMs)}`, verdict: verdict(wall, TARGETS.synthMs), detail: `median of ${synthRuns}: the app ${s(app)}, takoform ${s(own)}` });
+    rows.push({
+      what: "synth -C examples/worker-app",
+      value: s(wall),
+      target: `≤ ${s(TARGETS.synthMs)}`,
+      verdict: verdict(wall, TARGETS.synthMs),
+      detail: `median of ${synthRuns}: the app ${s(app)}, takoform ${s(own)}`,
+    });
     json["synth"] = { wallMs: Math.round(wall), appMs: Math.round(app), takoformMs: Math.round(own) };
   }
 
@@ -157,9 +172,21 @@ async function main(): Promise<void> {
       ["no-op plan", result.plan, t?.planMs],
       ["destroy", result.destroy, t?.destroyMs],
     ] as const) {
-      rows.push({ what: `${label}: ${op}`, value: s(m.ms), target: target === undefined ? "" : `≤ ${s(target)}`, verdict: verdict(m.ms, target), detail: `CPU ${s(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB` });
+      rows.push({
+        what: `${label}: ${op}`,
+        value: s(m.ms),
+        target: target === undefined ? "" : `≤ ${s(target)}`,
+        verdict: verdict(m.ms, target),
+        detail: `CPU ${s(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
+      });
     }
-    rows.push({ what: `${label}: peak RSS`, value: `${result.peakRssMb.toFixed(0)} MB`, target: t?.peakRssMb === undefined ? "" : `≤ ${t.peakRssMb} MB`, verdict: verdict(result.peakRssMb, t?.peakRssMb), detail: "largest of the three commands" });
+    rows.push({
+      what: `${label}: peak RSS`,
+      value: `${result.peakRssMb.toFixed(0)} MB`,
+      target: t?.peakRssMb === undefined ? "" : `≤ ${t.peakRssMb} MB`,
+      verdict: verdict(result.peakRssMb, t?.peakRssMb),
+      detail: "largest of the three commands",
+    });
     bySizeJson[String(n)] = {
       createMs: Math.round(result.create.ms),
       planMs: Math.round(result.plan.ms),
@@ -191,7 +218,9 @@ async function main(): Promise<void> {
 
   const widths = ["what", "value", "target", "verdict"].map((k) => Math.max(k.length, ...rows.map((r) => r[k as keyof Row].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  console.log(`takoform command bench — node ${process.version}, ${availableParallelism()} cores, load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`);
+  console.log(
+    `takoform command bench — node ${process.version}, ${availableParallelism()} cores, load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`,
+  );
   console.log(`${line(["what", "value", "target", "verdict"])} detail`);
   console.log(`${line(widths.map((w) => "-".repeat(w)))} ---`);
   for (const r of rows) console.log(`${line([r.what, r.value, r.target, r.verdict])} ${r.detail}`);
@@ -203,7 +232,11 @@ async function bareNodeMs(): Promise<number> {
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
     const started = performance.now();
-    await new Promise<void>((resolve, reject) => spawn(process.execPath, ["-e", "0"]).on("close", () => resolve()).on("error", reject));
+    await new Promise<void>((resolve, reject) =>
+      spawn(process.execPath, ["-e", "0"])
+        .on("close", () => resolve())
+        .on("error", reject),
+    );
     runs.push(performance.now() - started);
   }
   return median(runs);

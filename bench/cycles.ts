@@ -85,7 +85,9 @@ async function main(): Promise<void> {
     const members = ((generated) => (writeFileSync(file, JSON.stringify(generated.document)), generated.members))(generate(loops, plain));
     const total = members + plain;
     const stack = (await loadConfigFile(file)).config!;
-    console.log(`takoform cycles bench: ${total} resources (${loops} loops, ${members} members, ${plain} plain), host ${url}, parallelism ${parallelism}, node ${process.version}`);
+    console.log(
+      `takoform cycles bench: ${total} resources (${loops} loops, ${members} members, ${plain} plain), host ${url}, parallelism ${parallelism}, node ${process.version}`,
+    );
 
     const engine = await openEngine(url, stack, join(dir, "state.db"));
     const { provider, setup, store } = engine;
@@ -102,11 +104,19 @@ async function main(): Promise<void> {
         return { cyclic: cyclic.length, placeholders: resolution.placeholders.size };
       });
       if (resolve.value.cyclic !== loops || resolve.value.placeholders !== loops) throw new Error("unexpected resolution");
-      console.log(`  resolve (graph + SCC + placeholders): ${resolve.ms.toFixed(0)} ms for ${resolve.value.cyclic} loops, ${resolve.value.placeholders} placeholders`);
+      console.log(
+        `  resolve (graph + SCC + placeholders): ${resolve.ms.toFixed(0)} ms for ${resolve.value.cyclic} loops, ${resolve.value.placeholders} placeholders`,
+      );
 
       const first = await timed(async () => {
         const { plan, ok } = await runPlan(setup, store, { parallelism });
-        if (!ok) throw new Error(`first plan failed: ${plan.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        if (!ok)
+          throw new Error(
+            `first plan failed: ${plan.diagnostics
+              .slice(0, 3)
+              .map((d) => d.summary)
+              .join("; ")}`,
+          );
         const count = (action: string) => plan.steps.filter((s) => s.action === action).length;
         return `${plan.steps.length} steps — ${count("create-placeholder")} create-placeholder, ${count("create")} create, ${count("finalize")} finalize, ${count("settle")} settle`;
       });
@@ -114,7 +124,13 @@ async function main(): Promise<void> {
 
       const create = await timed(async () => {
         const run = await runApply(setup, store, { lock, parallelism });
-        if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => `${d.summary} (${d.address}: ${d.detail ?? ""} ${d.cause ?? ""})`).join("; ")}`);
+        if (!run.result?.ok)
+          throw new Error(
+            `create-all failed: ${run.diagnostics
+              .slice(0, 3)
+              .map((d) => `${d.summary} (${d.address}: ${d.detail ?? ""} ${d.cause ?? ""})`)
+              .join("; ")}`,
+          );
       });
       console.log(`  create-all apply: ${seconds(create.ms)} (CPU ${seconds(create.cpuMs)}); ${create.heap}; ${peak()}`);
 
@@ -123,15 +139,25 @@ async function main(): Promise<void> {
         const changed = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").length;
         if (!ok || changed !== 0 || plan.steps.length !== 0) throw new Error(`the no-op plan is not empty (${changed} changes)`);
       });
-      console.log(`  no-op plan (refresh included): ${seconds(noop.ms)} (CPU ${seconds(noop.cpuMs)}) — target < ${seconds(TARGET_NOOP_PLAN_MS)}: ${noop.ms < TARGET_NOOP_PLAN_MS ? "ok" : "OVER"}; ${noop.heap}; ${peak()}`);
+      console.log(
+        `  no-op plan (refresh included): ${seconds(noop.ms)} (CPU ${seconds(noop.cpuMs)}) — target < ${seconds(TARGET_NOOP_PLAN_MS)}: ${noop.ms < TARGET_NOOP_PLAN_MS ? "ok" : "OVER"}; ${noop.heap}; ${peak()}`,
+      );
 
       const destroy = await timed(async () => {
         const run = await runApply(setup, store, { lock, parallelism, plan: { mode: "destroy" } });
-        if (!run.result?.ok) throw new Error(`destroy failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        if (!run.result?.ok)
+          throw new Error(
+            `destroy failed: ${run.diagnostics
+              .slice(0, 3)
+              .map((d) => d.summary)
+              .join("; ")}`,
+          );
         return run.plan!.steps.filter((s) => s.action === "revert").length;
       });
       console.log(`  destroy: ${seconds(destroy.ms)} (CPU ${seconds(destroy.cpuMs)}), ${destroy.value} reverts before the deletes; ${destroy.heap}; ${peak()}`);
-      console.log(`  peak RSS ${peakRssMb().toFixed(0)} MB (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`);
+      console.log(
+        `  peak RSS ${peakRssMb().toFixed(0)} MB (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; the host runs in its own process)`,
+      );
     } finally {
       await engine.close();
     }

@@ -72,7 +72,13 @@ async function run(size: number, url: string, parallelism: number, profile: bool
       const baseMb = memory.heapMb();
       const create = await timed(`create-${size}`, profile, memory, async () => {
         const run = await runApply(setup, store, { lock, parallelism });
-        if (!run.result?.ok) throw new Error(`create-all failed: ${run.diagnostics.slice(0, 3).map((d) => d.summary).join("; ")}`);
+        if (!run.result?.ok)
+          throw new Error(
+            `create-all failed: ${run.diagnostics
+              .slice(0, 3)
+              .map((d) => d.summary)
+              .join("; ")}`,
+          );
         return run.result.outcomes.length;
       });
       const noop = await timed(`plan-${size}`, profile, memory, async () => {

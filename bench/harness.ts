@@ -8,7 +8,7 @@ import { HostClient } from "../src/client/client.ts";
 import type { StackConfig } from "../src/engine/config/types.ts";
 import { resolveVariables } from "../src/engine/config/variables/resolve.ts";
 import type { EngineSetup } from "../src/engine/run.ts";
-import { TakoformProvider } from "../src/provider/provider.ts";
+import { HostProvider } from "../src/provider/provider.ts";
 import { bundledRegistry } from "../src/registry/bundled.ts";
 import { openLocalState } from "../src/state/index.ts";
 import type { StateStore } from "../src/state/types.ts";
@@ -32,7 +32,7 @@ export async function startHostProcess(): Promise<{ url: string; child: ChildPro
 
 export interface BenchEngine {
   client: HostClient;
-  provider: TakoformProvider;
+  provider: HostProvider;
   setup: EngineSetup;
   store: StateStore;
   /** Closes the state store and the client. */
@@ -42,7 +42,7 @@ export interface BenchEngine {
 /** The provider connected to the host at `url` with the development token, and a state store at `stateFile`. */
 export async function openEngine(url: string, stack: StackConfig, stateFile: string): Promise<BenchEngine> {
   const client = await HostClient.connect({ endpoint: url, token: "takoform-dev-token" });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   const setup: EngineSetup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
   const store = openLocalState(stateFile);
   return {

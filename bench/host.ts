@@ -89,10 +89,22 @@ async function load(job: Job): Promise<void> {
   const ref = support.profiles.find((p) => p.formRef.kind === job.kind && p.formRef.apiVersion === PREFERRED_LANE.edgeGroups.bundled)?.formRef;
   if (ref === undefined) throw new Error(`no bundled ${job.kind} installed`);
   const space = "bench";
-  const query = new URLSearchParams({ space, group: ref.apiVersion!, kind: ref.kind!, definitionVersion: ref.definitionVersion!, schemaDigest: ref.schemaDigest! }).toString();
+  const query = new URLSearchParams({
+    space,
+    group: ref.apiVersion!,
+    kind: ref.kind!,
+    definitionVersion: ref.definitionVersion!,
+    schemaDigest: ref.schemaDigest!,
+  }).toString();
   const name = (i: number): string => `r-${i}`;
   const path = (i: number): string => `${API}/resources/${ref.apiVersion}/${ref.kind}/${name(i)}`;
-  const body = (i: number): Record<string, unknown> => ({ apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name: name(i), space }, spec: {} });
+  const body = (i: number): Record<string, unknown> => ({
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    form: { formRef: ref },
+    metadata: { name: name(i), space },
+    spec: {},
+  });
 
   async function phase(label: string, op: (i: number) => Promise<void>): Promise<void> {
     let next = 0;
@@ -110,7 +122,12 @@ async function load(job: Job): Promise<void> {
     const prepared = await call("POST", `${API}/resources/prepare`, {}, JSON.stringify(body(i)));
     expect(prepared, 200, "prepare");
     const digest = (JSON.parse(prepared.body) as { review: { prepareDigest: string } }).review.prepareDigest;
-    const applied = await call("PUT", path(i), { "Idempotency-Key": `bench-create-${i}`, "If-None-Match": "*" }, JSON.stringify({ ...body(i), review: { prepareDigest: digest } }));
+    const applied = await call(
+      "PUT",
+      path(i),
+      { "Idempotency-Key": `bench-create-${i}`, "If-None-Match": "*" },
+      JSON.stringify({ ...body(i), review: { prepareDigest: digest } }),
+    );
     expect(applied, 201, "apply");
   });
   await phase("reads", async (i) => expect(await call("GET", `${path(i)}?${query}`), 200, "read"));

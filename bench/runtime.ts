@@ -68,7 +68,9 @@ async function host(): Promise<void> {
       rounds: Number(flag("--rounds", "5")),
       warmup: Number(flag("--warmup", "500")),
     };
-    console.log(`takoform runtime bench: ${job.rounds} rounds × ${job.requests} sequential keep-alive GETs per target (after ${job.warmup} warm-up), node ${process.version}`);
+    console.log(
+      `takoform runtime bench: ${job.rounds} rounds × ${job.requests} sequential keep-alive GETs per target (after ${job.warmup} warm-up), node ${process.version}`,
+    );
     const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--load-generator", JSON.stringify(job)], { stdio: "inherit" });
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     if (code !== 0) throw new Error(`the load generator exited ${code}`);
@@ -108,7 +110,9 @@ async function loadGenerator(job: Job): Promise<void> {
   for (const [i, target] of job.targets.entries()) {
     const sorted = [...samples[i]!].sort((a, b) => a - b);
     medians.push(percentile(sorted, 50));
-    console.log(`  ${target.name.padEnd(16)} median ${percentile(sorted, 50).toFixed(3)} ms   p90 ${percentile(sorted, 90).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   (${sorted.length} requests)`);
+    console.log(
+      `  ${target.name.padEnd(16)} median ${percentile(sorted, 50).toFixed(3)} ms   p90 ${percentile(sorted, 90).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   (${sorted.length} requests)`,
+    );
   }
   console.log(`  added median latency of the warm worker: ${(medians[1]! - medians[0]!).toFixed(3)} ms (target ≤ 1 ms)`);
   for (const agent of agents) agent.destroy();

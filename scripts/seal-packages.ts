@@ -111,8 +111,7 @@ export function forEachRef(node: JsonValue, visit: (kind: RefKind, ref: JsonObje
 }
 
 export const interfaceKey = (name: string, version: string): string => `${name}@${version}`;
-export const formKey = (apiVersion: string, kind: string, definitionVersion: string): string =>
-  `${apiVersion} ${kind} ${definitionVersion}`;
+export const formKey = (apiVersion: string, kind: string, definitionVersion: string): string => `${apiVersion} ${kind} ${definitionVersion}`;
 
 function keyOf(kind: RefKind, ref: JsonObject): string {
   return kind === "form"
@@ -210,13 +209,7 @@ function loadForms(root: string): FormPackage[] {
 /** Digests by kind and key, per scope (forms live only in the neutral one: FormRefs are global). */
 type ScopedDigests = Map<string, Record<RefKind, Map<string, string>>>;
 
-function fillRefs(
-  path: string,
-  doc: JsonValue,
-  digests: ScopedDigests,
-  scope: string,
-  allowed: ReadonlySet<RefKind>,
-): void {
+function fillRefs(path: string, doc: JsonValue, digests: ScopedDigests, scope: string, allowed: ReadonlySet<RefKind>): void {
   forEachRef(doc, (kind, ref) => {
     if (!allowed.has(kind)) throw new SealError(`${path}: a ${kind} ref is not expected here`);
     const key = keyOf(kind, ref);
@@ -288,7 +281,12 @@ function formRefOf(doc: JsonObject, schemaDigest: string): JsonObject {
   };
 }
 
-function candidateSet(root: string, family: string, forms: FormPackage[], sealed: Map<FormPackage, { formRef: JsonObject; packageDigest: string }>): JsonObject {
+function candidateSet(
+  root: string,
+  family: string,
+  forms: FormPackage[],
+  sealed: Map<FormPackage, { formRef: JsonObject; packageDigest: string }>,
+): JsonObject {
   const path = `${family}/candidate-set.json`;
   if (!existsSync(join(root, path))) throw new SealError(`${path}: every form family needs a candidate set`);
   const doc = readJson(root, path);

@@ -1,22 +1,291 @@
-// The flow `apply`, `destroy` and `refresh` share: load the stack (or a saved plan), open and
-// lock state, connect, finish interrupted writes, plan, show, ask, apply with progress, report.
+// The flow `apply`, `destroy` and `refresh` share, as named phases: read the options, load the
+// saved plan (if any) and the stack, open state and connect, run the engine — which locks, finishes
+// interrupted writes, plans, asks, applies and reports as it goes — then report. The engine
+// decides and counts; this file only renders what it reports (engine/render).
 
 import { hostname } from "node:os";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { ProgressPrinter } from "../engine/apply/progress.ts";
-import type { ApplyHooks } from "../engine/apply/step.ts";
-import type { PlanMode } from "../engine/plan/build.ts";
-import { checkSensitiveVariables, PlanFileError, readPlanFile, type SavedPlan } from "../engine/plan/file.ts";
-import type { Plan } from "../engine/plan/types.ts";
-import { renderPlan } from "../engine/render/human.ts";
-import { planToJson } from "../engine/render/json.ts";
-import { runApply, type ApplyRun } from "../engine/run.ts";
-import { diagnosticToJson } from "../provider/diagnostics/render.ts";
-import { CliUsageError, parseArgs, type FlagSpec, type ParsedArgs } from "./command.ts";
+import type { Diagnostic } from "../core/index.ts";
+import {
+  type ApplyHooks,
+  type ApplyRun,
+  checkSensitiveVariables,
+  DEFAULT_PARALLELISM,
+  type EngineEvent,
+  PlanFileError,
+  type PlanMode,
+  ProgressPrinter,
+  readPlanFile,
+  renderPlan,
+  runApply,
+  runClosingLines,
+  type RunKind,
+  runToJson,
+  type SavedPlan,
+} from "../engine/index.ts";
+import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
+import { Console } from "./console.ts";
 import { openSession } from "./session.ts";
-import { enterProject, leaseMs, boolFlag, confirm, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, LOCK_FLAGS, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 
-export type ApplyKind = "apply" | "destroy" | "refresh";
+export type ApplyKind = RunKind;
+
+interface FlowOptions {
+  kind: ApplyKind;
+  args: ParsedArgs;
+  planFile: string | undefined;
+  mode: PlanMode;
+  parallelism: number;
+  lockTimeout: number;
+  targets: string[];
+  /** `-replace`: addresses replaced even where nothing changed (apply only, a normal plan). */
+  replace: string[];
+  refresh: boolean;
+  /** `-input=false`: never ask; without --auto-approve a plan with changes is then refused. */
+  input: boolean;
+}
+
+export async function applyFlow(kind: ApplyKind, argv: string[], usageText: string): Promise<number> {
+  const options = readOptions(kind, argv);
+  if (options === "help") {
+    process.stdout.write(`${usageText}\n`);
+    return 0;
+  }
+  const io = new Console(options.args);
+  const saved = await loadSavedPlan(options.planFile);
+  if (saved instanceof PlanFileError) return io.fail(kind, saved.diagnostics);
+  const ws = await loadWorkspace(
+    options.args,
+    saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
+  );
+  if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
+  if (!io.json) io.diagnostics(ws.diagnostics);
+  if (saved !== undefined) {
+    const mismatch = checkSensitiveVariables(saved, ws.variables);
+    if (mismatch.length > 0) return io.fail(kind, mismatch);
+  }
+  const session = await openSession(ws);
+  if (!("store" in session)) return io.fail(kind, session.diagnostics);
+  const { store, connection, host } = session;
+  for (const notice of connection.notices) if (!io.json) io.err(notice);
+
+  const display = new RunDisplay(io);
+  const interrupts = new Interrupts(io);
+  const approval = new Approval(kind, io, interrupts, options.input);
+  try {
+    const run = await runApply({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, {
+      plan: {
+        mode: options.mode,
+        refresh: options.refresh,
+        parallelism: options.parallelism,
+        ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+        ...(options.replace.length > 0 ? { replace: options.replace } : {}),
+      },
+      ...(saved !== undefined ? { saved } : {}),
+      lock: {
+        holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(process.env),
+        timeoutMs: options.lockTimeout,
+        forceUnlock: options.args.switches.has("--force-unlock"),
+      },
+      parallelism: options.parallelism,
+      events: (event) => display.show(event),
+      hooks: crashHooks(process.env),
+      stopped: () => interrupts.count > 0,
+      ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
+    });
+    return report(kind, run, io, display, approval);
+  } finally {
+    interrupts.close();
+    display.close();
+    await connection.close();
+    await store.close();
+  }
+}
+
+/** The flags of `apply`, `destroy` and `refresh`. */
+export function applyFlags(kind: ApplyKind): FlagSpec {
+  return flagSpec(PROJECT_FLAGS, LOCK_FLAGS, {
+    values: ["--target", "--parallelism", ...(kind === "apply" ? ["--replace"] : [])],
+    switches: ["--auto-approve", "--refresh", ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])],
+  });
+}
+
+/** The command line: the mode, the plan options, and a saved plan file (apply only, and then nothing else). */
+function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
+  const args: ParsedArgs = parseArgs(argv, applyFlags(kind));
+  if (args.switches.has("--help")) return "help";
+  enterProject(args);
+  if (args.positionals.length > (kind === "apply" ? 1 : 0)) throw new CliUsageError(`unexpected argument ${args.positionals[kind === "apply" ? 1 : 0]}`);
+  const planFile = kind === "apply" ? args.positionals[0] : undefined;
+  let mode: PlanMode = kind === "destroy" ? "destroy" : kind === "refresh" ? "refresh-only" : "normal";
+  if (kind === "apply") {
+    if (args.switches.has("--destroy") && args.switches.has("--refresh-only")) throw new CliUsageError("--destroy and --refresh-only cannot be combined");
+    if (args.switches.has("--destroy")) mode = "destroy";
+    if (args.switches.has("--refresh-only")) mode = "refresh-only";
+  }
+  const options: FlowOptions = {
+    kind,
+    args,
+    planFile,
+    mode,
+    parallelism: intFlag(args, "--parallelism", DEFAULT_PARALLELISM),
+    lockTimeout: durationFlag(args, "--lock-timeout", 0),
+    targets: args.values.get("--target") ?? [],
+    replace: args.values.get("--replace") ?? [],
+    refresh: boolFlag(args, "--refresh", true),
+    // -input=false: never ask. Without --auto-approve, a plan with changes is then refused as
+    // Terraform refuses one it cannot ask about (docs/cli.md).
+    input: boolFlag(args, "--input", true),
+  };
+  if (mode !== "normal" && options.replace.length > 0)
+    throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
+  if (planFile !== undefined && (options.targets.length > 0 || options.replace.length > 0 || args.settings.has("--refresh") || mode !== "normal")) {
+    throw new CliUsageError(
+      "a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`",
+    );
+  }
+  return options;
+}
+
+async function loadSavedPlan(file: string | undefined): Promise<SavedPlan | PlanFileError | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await readPlanFile(file);
+  } catch (error) {
+    if (error instanceof PlanFileError) return error;
+    throw error;
+  }
+}
+
+/** What the engine reports as it runs, shown to a person (nothing with --json: the document says it all). */
+class RunDisplay {
+  private readonly printer: ProgressPrinter | null;
+  /** The notes shown as they came (not again at the end). */
+  readonly noted = new Set<Diagnostic>();
+
+  constructor(private readonly io: Console) {
+    this.printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
+  }
+
+  show(event: EngineEvent): void {
+    if (this.io.json) return;
+    if (event.kind === "plan") this.io.out(renderPlan(event.plan, { color: this.io.color }));
+    else if (event.kind === "note") {
+      this.io.diagnostics([event.diagnostic]);
+      this.noted.add(event.diagnostic);
+    } else this.printer?.sink(event);
+  }
+
+  close(): void {
+    this.printer?.close();
+  }
+}
+
+/** Ctrl-C: the first stops new steps (the running ones finish and are recorded), the second exits. */
+class Interrupts {
+  count = 0;
+  /** While the approval prompt waits, Ctrl-C is its answer (a no), not an interrupt of the run. */
+  prompting = false;
+  private readonly onInterrupt = (): void => {
+    if (this.prompting) return;
+    this.count++;
+    if (this.count === 1) {
+      this.io.err(
+        "\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).",
+      );
+    } else {
+      process.exit(130);
+    }
+  };
+
+  constructor(private readonly io: Console) {
+    process.on("SIGINT", this.onInterrupt);
+  }
+
+  close(): void {
+    process.off("SIGINT", this.onInterrupt);
+  }
+}
+
+/**
+ * Terraform's approval prompt; with -input=false, without a terminal (or with --json) the answer
+ * is no, and the command says why.
+ */
+class Approval {
+  /** Asked, but -input=false forbade asking, or there was no terminal to ask on. */
+  refused: "no-tty" | "input-disabled" | null = null;
+
+  constructor(
+    private readonly kind: ApplyKind,
+    private readonly io: Console,
+    private readonly interrupts: Interrupts,
+    private readonly input: boolean,
+  ) {}
+
+  async ask(): Promise<boolean> {
+    if (!this.input) {
+      this.refused = "input-disabled";
+      return false;
+    }
+    if (this.io.json) {
+      this.refused = "no-tty";
+      return false;
+    }
+    this.interrupts.prompting = true;
+    let answer: boolean | "no-tty";
+    try {
+      const destroy = this.kind === "destroy";
+      answer = await confirm(
+        destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
+        destroy
+          ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo."
+          : "Takoform will perform the actions described above.",
+      );
+    } finally {
+      this.interrupts.prompting = false;
+    }
+    if (answer === "no-tty") {
+      this.refused = "no-tty";
+      return false;
+    }
+    return answer;
+  }
+
+  refusal(): Diagnostic {
+    return {
+      severity: "error",
+      summary:
+        this.refused === "input-disabled"
+          ? `${this.kind} needs approval, and -input=false forbids asking for it`
+          : `${this.kind} needs approval, and there is no terminal to ask on`,
+      detail: "The plan above was not applied.",
+      repair: `Review the plan, then run \`takoform ${this.kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
+    };
+  }
+}
+
+/** The run's outcome: one JSON document, or what the display has not shown yet and the closing lines. */
+function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay, approval: Approval): number {
+  if (approval.refused !== null) {
+    if (io.json) io.emitJson(runToJson(kind, run, [approval.refusal()]));
+    else io.diagnostics([approval.refusal()]);
+    return 1;
+  }
+  if (io.json) {
+    io.emitJson(runToJson(kind, run));
+    return run.ok ? 0 : 1;
+  }
+  // Plan diagnostics were shown with the plan, notes as they came; show what came after.
+  const shown = new Set([...(run.plan?.diagnostics ?? []), ...display.noted]);
+  io.diagnostics(run.diagnostics.filter((d) => !shown.has(d)));
+  if (run.status === "cancelled") {
+    io.err(`${kind === "destroy" ? "Destroy" : "Apply"} cancelled.`);
+    return 1;
+  }
+  for (const line of runClosingLines(kind, run)) io.out(line);
+  return run.ok ? 0 : 1;
+}
 
 /** Test hooks, off unless the variables are set: SIGKILL this process after the N-th intent / write. */
 function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
@@ -30,219 +299,4 @@ function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
   if (intents !== undefined) hooks.afterIntent = (n) => void (n >= intents && process.kill(process.pid, "SIGKILL"));
   if (writes !== undefined) hooks.afterWrite = (n) => void (n >= writes && process.kill(process.pid, "SIGKILL"));
   return hooks;
-}
-
-function counts(run: ApplyRun): { added: number; changed: number; destroyed: number; imported: number } {
-  let added = 0, changed = 0, destroyed = 0, imported = 0;
-  for (const o of run.result?.outcomes ?? []) {
-    // Only steps that wrote count: a settle pass that found nothing to change, or a delete of an
-    // object already gone, changed nothing.
-    if (o.status !== "ok" || o.noop === true) continue;
-    if (o.action === "create" || o.action === "create-placeholder") added++;
-    else if (o.action === "update" || o.action === "finalize" || o.action === "settle" || o.action === "revert") changed++;
-    else if (o.action === "delete") destroyed++;
-    else if (o.action === "import") imported++;
-  }
-  return { added, changed, destroyed, imported };
-}
-
-function summaryJson(kind: ApplyKind, run: ApplyRun, ok: boolean): Record<string, unknown> {
-  const outputs: Record<string, unknown> = {};
-  for (const [name, o] of Object.entries(run.result?.outputs ?? {})) outputs[name] = o.sensitive ? { sensitive: true } : { sensitive: false, value: o.value };
-  return {
-    command: kind,
-    status: run.status,
-    ok,
-    recovered: run.recovered,
-    ...counts(run),
-    ...(run.plan !== undefined ? { plan: planToJson(run.plan) } : {}),
-    steps: (run.result?.outcomes ?? []).map((o) => ({
-      id: o.id,
-      address: o.address,
-      action: o.action,
-      status: o.status,
-      ...(o.elapsedMs !== undefined ? { elapsed_ms: o.elapsedMs } : {}),
-      ...(o.uid !== undefined ? { uid: o.uid } : {}),
-      ...(o.blockedBy !== undefined ? { blocked_by: o.blockedBy } : {}),
-      ...(o.noop === true ? { noop: true } : {}),
-      diagnostics: o.diagnostics.map(diagnosticToJson),
-    })),
-    diagnostics: diagnosticsJson(run.diagnostics),
-    outputs,
-  };
-}
-
-/** The flags of `apply`, `destroy` and `refresh`. */
-export function applyFlags(kind: ApplyKind): FlagSpec {
-  return flagSpec(PROJECT_FLAGS, LOCK_FLAGS, {
-    values: ["--target", "--parallelism", ...(kind === "apply" ? ["--replace"] : [])],
-    switches: ["--auto-approve", "--refresh", ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])],
-  });
-}
-
-export async function applyFlow(kind: ApplyKind, argv: string[], usageText: string): Promise<number> {
-  const args: ParsedArgs = parseArgs(argv, applyFlags(kind));
-  if (args.switches.has("--help")) {
-    process.stdout.write(`${usageText}\n`);
-    return 0;
-  }
-  enterProject(args);
-  const io = new Console(args);
-  if (args.positionals.length > (kind === "apply" ? 1 : 0)) throw new CliUsageError(`unexpected argument ${args.positionals[kind === "apply" ? 1 : 0]}`);
-  const planFile = kind === "apply" ? args.positionals[0] : undefined;
-  let mode: PlanMode = kind === "destroy" ? "destroy" : kind === "refresh" ? "refresh-only" : "normal";
-  if (kind === "apply") {
-    if (args.switches.has("--destroy") && args.switches.has("--refresh-only")) throw new CliUsageError("--destroy and --refresh-only cannot be combined");
-    if (args.switches.has("--destroy")) mode = "destroy";
-    if (args.switches.has("--refresh-only")) mode = "refresh-only";
-  }
-  const parallelism = intFlag(args, "--parallelism", 10);
-  const lockTimeout = durationFlag(args, "--lock-timeout", 0);
-  const targets = args.values.get("--target") ?? [];
-  const replace = args.values.get("--replace") ?? [];
-  if (mode !== "normal" && replace.length > 0) throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
-  const refresh = boolFlag(args, "--refresh", true);
-  // -input=false: never ask. Without --auto-approve, a plan with changes is then refused as
-  // Terraform refuses one it cannot ask about (docs/cli.md).
-  const input = boolFlag(args, "--input", true);
-  if (planFile !== undefined && (targets.length > 0 || replace.length > 0 || args.settings.has("--refresh") || mode !== "normal")) {
-    throw new CliUsageError("a saved plan is applied exactly as it was made; --target, --replace, --refresh, --destroy and --refresh-only belong to `takoform plan`");
-  }
-
-  let saved: SavedPlan | undefined;
-  if (planFile !== undefined) {
-    try {
-      saved = await readPlanFile(planFile);
-    } catch (error) {
-      if (error instanceof PlanFileError) return io.fail(kind, [error.diagnostic]);
-      throw error;
-    }
-  }
-  const ws = await loadWorkspace(args, saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined);
-  if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
-  if (!io.json) io.diagnostics(ws.diagnostics);
-  if (saved !== undefined) {
-    const mismatch = checkSensitiveVariables(saved, ws.variables);
-    if (mismatch.length > 0) return io.fail(kind, mismatch);
-  }
-
-  const session = await openSession(ws);
-  if (!("store" in session)) return io.fail(kind, session.diagnostics);
-  const { store, connection, host } = session;
-  for (const notice of connection.notices) if (!io.json) io.err(notice);
-
-  const printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
-  let interrupts = 0;
-  // While the approval prompt waits, Ctrl-C is its answer (a no: the apply is cancelled).
-  let prompting = false;
-  const onInterrupt = (): void => {
-    if (prompting) return;
-    interrupts++;
-    if (interrupts === 1) {
-      io.err("\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).");
-    } else {
-      process.exit(130);
-    }
-  };
-  process.on("SIGINT", onInterrupt);
-  let refused: "no-tty" | "input-disabled" | null = null;
-  const noted = new Set<Diagnostic>();
-  try {
-    const autoApprove = args.switches.has("--auto-approve");
-    const run = await runApply(
-      { provider: connection.provider, stack: ws.stack, variables: ws.variables, host },
-      store,
-      {
-        plan: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
-        ...(saved !== undefined ? { saved } : {}),
-        lock: { holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: lockTimeout, forceUnlock: args.switches.has("--force-unlock") },
-        parallelism,
-        ...(printer ? { progress: printer.sink } : {}),
-        hooks: crashHooks(process.env),
-        stopped: () => interrupts > 0,
-        onPlan: (plan: Plan) => {
-          if (!io.json) io.out(renderPlan(plan, { color: io.color }));
-        },
-        onNote: (note: Diagnostic) => {
-          if (io.json) return;
-          io.diagnostics([note]);
-          noted.add(note);
-        },
-        ...(autoApprove || kind === "refresh"
-          ? {}
-          : {
-              confirm: async () => {
-                if (!input) {
-                  refused = "input-disabled";
-                  return false;
-                }
-                if (io.json) {
-                  refused = "no-tty";
-                  return false;
-                }
-                prompting = true;
-                let answer: boolean | "no-tty";
-                try {
-                  answer = await confirm(
-                    kind === "destroy" ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
-                    kind === "destroy" ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo." : "Takoform will perform the actions described above.",
-                  );
-                } finally {
-                  prompting = false;
-                }
-                if (answer === "no-tty") {
-                  refused = "no-tty";
-                  return false;
-                }
-                return answer;
-              },
-            }),
-      },
-    );
-    const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
-    if (refused !== null) {
-      const refusal: Diagnostic = {
-        severity: "error",
-        summary: refused === "input-disabled" ? `${kind} needs approval, and -input=false forbids asking for it` : `${kind} needs approval, and there is no terminal to ask on`,
-        detail: "The plan above was not applied.",
-        repair: `Review the plan, then run \`takoform ${kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
-      };
-      if (io.json) io.emitJson({ ...summaryJson(kind, run, false), diagnostics: diagnosticsJson([...run.diagnostics, refusal]) });
-      else io.diagnostics([refusal]);
-      return 1;
-    }
-    if (io.json) {
-      io.emitJson(summaryJson(kind, run, ok));
-      return ok ? 0 : 1;
-    }
-    // Plan diagnostics were shown with the plan; show what came after it.
-    const shown = new Set([...(run.plan?.diagnostics ?? []), ...noted]);
-    io.diagnostics(run.diagnostics.filter((d) => !shown.has(d)));
-    if (run.status === "cancelled") {
-      io.err(`${kind === "destroy" ? "Destroy" : "Apply"} cancelled.`);
-      return 1;
-    }
-    if (run.status === "applied" || run.status === "no-changes") {
-      const c = counts(run);
-      const word = kind === "destroy" ? "Destroy" : kind === "refresh" ? "Refresh" : "Apply";
-      if (kind === "refresh") io.out(`\nRefresh ${ok ? "complete" : "failed"}! ${run.plan?.resourceDrift?.length ?? 0} change(s) found on the host were recorded in state.`);
-      else if (run.status === "applied" || run.recovered > 0) {
-        const resources =
-          kind === "destroy" ? `${c.destroyed} destroyed` : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
-        io.out(`\n${word} ${ok ? "complete" : "failed"}! Resources: ${resources}.`);
-      }
-      if (run.recovered > 0) io.out(`${run.recovered} write(s) an interrupted apply had left unfinished were resolved first.`);
-      const outputs = Object.entries(run.result?.outputs ?? {});
-      if (kind !== "destroy" && outputs.length > 0) {
-        io.out("\nOutputs:\n");
-        for (const [name, o] of outputs) io.out(`${name} = ${o.sensitive ? "<sensitive>" : JSON.stringify(o.value)}`);
-      }
-    }
-    return ok ? 0 : 1;
-  } finally {
-    process.off("SIGINT", onInterrupt);
-    printer?.close();
-    await connection.close();
-    await store.close();
-  }
 }

@@ -2,9 +2,10 @@
 // registry. The engine receives the provider; only this file knows about the embedded host.
 //
 // Provider configuration: the stack's `takoform` provider block (endpoint, space, token, lane;
-// literals or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN / TAKOFORM_LANE.
-// `lane` pins the Host API lane (docs/client.md §1); without it the lane the state was written
-// under is tried first, then the newest (docs/state.md §4). Without an endpoint the
+// literals or variables), else TAKOFORM_ENDPOINT / TAKOFORM_SPACE / TAKOFORM_TOKEN / TAKOFORM_LANE
+// — evaluated by the engine's config loader (engine/config/provider-settings.ts). `lane` pins the
+// Host API lane (docs/client.md §1); without it the lane the state was written under is tried
+// first, then the newest (docs/state.md §4). Without an endpoint the
 // embedded local host is started IN-PROCESS on first use, with its data under
 // `<project>/.takoform/host` (the host locks that directory: one process at a time), reached
 // through the in-process transport, space `default`, development token. When another process
@@ -23,42 +24,23 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HostClient } from "../client/client.ts";
-import { inProcessTransport } from "../client/transport.ts";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { isUnknown, type Value } from "../core/values.ts";
-import { evaluate, EvaluationError, valueAtPath } from "../engine/config/expression/evaluate.ts";
-import type { Expression, StackConfig } from "../engine/config/types.ts";
-import type { ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/host-binding.ts";
-import type { HostBinding } from "../state/types.ts";
-import { LANES, laneNamesText, parseLane, type LaneName } from "../core/lanes.ts";
+import { HostClient, inProcessTransport } from "../client/index.ts";
+import { DiagnosticError, type LaneName, laneNamesText } from "../core/index.ts";
+import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
+import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
+import type { HostBinding } from "../state/index.ts";
 import type { LocalHost } from "../host/index.ts";
-import { TakoformProvider } from "../provider/provider.ts";
-import type { Provider } from "../provider/types.ts";
+import { HostProvider, type Provider, providerCode } from "../provider/index.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
-import { combineGenerated } from "../registry/combine.ts";
-import { RegistryError } from "../registry/errors.ts";
-import type { GeneratedRegistry } from "../registry/generated-types.ts";
-import { readGeneratedRegistry } from "../registry/read-generated.ts";
+import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, RegistryError } from "../registry/index.ts";
 
-export const DEFAULT_SPACE = "default";
 /** The URL the in-process client is given; no socket ever opens on it. */
 const IN_PROCESS_URL = "http://localhost";
 
-export interface ConnectionSettings {
-  /** null: the embedded local host. */
-  endpoint: string | null;
-  space: string;
-  /** Never printed. */
-  token: string | undefined;
-  /** The pinned Host API lane, or null: negotiate. */
-  lane: LaneName | null;
-}
-
 export interface Connection {
   provider: Provider;
-  settings: ConnectionSettings;
+  /** Where the host is, which space, which token, which lane: the provider block, evaluated (engine/config). */
+  settings: ProviderSettings;
   /** Where the host is, for messages (never includes the token). */
   describe: string;
   /** Notices worth printing (a project registry shadowing bundled types). */
@@ -72,61 +54,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export class ConnectError extends Error {
+/** A provider that cannot be connected for a reason the user can act on. */
+export class ConnectError extends DiagnosticError {
   override name = "ConnectError";
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.summary);
-  }
-}
-
-function setting(expr: Expression | undefined, name: string, variables: ResolvedVariables | null): string | undefined {
-  if (expr === undefined) return undefined;
-  let value: Value;
-  try {
-    value = evaluate(expr, (ref) => (ref.kind === "variable" && variables !== null ? valueAtPath(variables.values.get(ref.name), ref.path) : undefined));
-  } catch (error) {
-    if (!(error instanceof EvaluationError)) throw error;
-    throw new ConnectError({
-      severity: "error",
-      code: "takoform.provider/not-configured",
-      summary: `The provider's ${name} cannot be evaluated`,
-      detail: error.message,
-      repair: `Set ${name} in the TakoformProvider to a literal or a variable.`,
-    });
-  }
-  if (value === null) return undefined;
-  if (typeof value !== "string" || isUnknown(value)) {
-    throw new ConnectError({
-      severity: "error",
-      code: "takoform.provider/not-configured",
-      summary: `The provider's ${name} must be a known string`,
-      repair: `Set ${name} in the TakoformProvider to a string.`,
-    });
-  }
-  return value;
-}
-
-export function connectionSettings(stack: StackConfig | null, variables: ResolvedVariables | null, env: NodeJS.ProcessEnv): ConnectionSettings {
-  const block = stack?.provider ?? null;
-  const endpoint = setting(block?.endpoint, "endpoint", variables) ?? (env["TAKOFORM_ENDPOINT"] || undefined);
-  const space = setting(block?.space, "space", variables) ?? (env["TAKOFORM_SPACE"] || undefined) ?? DEFAULT_SPACE;
-  const token = setting(block?.token, "token", variables) ?? (env["TAKOFORM_TOKEN"] || undefined);
-  const laneText = setting(block?.lane, "lane", variables) ?? (env["TAKOFORM_LANE"] || undefined);
-  let lane: LaneName | null = null;
-  if (laneText !== undefined) {
-    const parsed = parseLane(laneText);
-    if (parsed === undefined) {
-      throw new ConnectError({
-        severity: "error",
-        code: "takoform.provider/not-configured",
-        summary: `The provider's lane ${JSON.stringify(laneText)} is not a Host API lane this build speaks`,
-        detail: `A lane is named ${laneNamesText()}, or by its Host API group version (${LANES.map((l) => l.hostApiVersion).join(", ")}).`,
-        repair: `Set lane in the TakoformProvider (or TAKOFORM_LANE) to ${laneNamesText()}, or leave it out to negotiate.`,
-      });
-    }
-    lane = parsed.name;
-  }
-  return { endpoint: endpoint ?? null, space, token, lane };
 }
 
 /** The bundled registry, plus the project's generated one when `takoform get` wrote it. */
@@ -141,7 +71,7 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     if (existsSync(older)) {
       throw new ConnectError({
         severity: "error",
-        code: "takoform.provider/not-configured",
+        code: providerCode("not-configured"),
         summary: `The project's generated registry ${older} was written by an older takoform-cdk`,
         detail: `This version reads ${file} instead.`,
         repair: regenerate,
@@ -156,7 +86,7 @@ export async function projectRegistry(projectDir: string): Promise<{ registry: G
     if (!(error instanceof RegistryError)) throw error;
     throw new ConnectError({
       severity: "error",
-      code: "takoform.provider/not-configured",
+      code: providerCode("not-configured"),
       summary: `The project's generated registry cannot be used`,
       detail: error.message,
       repair: regenerate,
@@ -189,12 +119,18 @@ const HOST_LOCK_GRACE_MS = 3_000;
 
 export async function connectProvider(options: ConnectOptions): Promise<Connection> {
   const env = options.env ?? process.env;
-  const settings = connectionSettings(options.stack, options.variables, env);
+  const evaluated = providerSettings(options.stack, options.variables, env);
+  if (evaluated.settings === undefined) {
+    throw new ConnectError(
+      evaluated.problems.map(({ setting: _, ...problem }) => ({ severity: "error" as const, code: providerCode("not-configured"), ...problem })),
+    );
+  }
+  const settings = evaluated.settings;
   if (options.lane !== undefined) {
     if (settings.lane !== null && settings.lane !== options.lane) {
       throw new ConnectError({
         severity: "error",
-        code: "takoform.provider/not-configured",
+        code: providerCode("not-configured"),
         summary: `The provider's lane is pinned to ${settings.lane}, not ${options.lane}`,
         detail: `This command speaks the Host API lane ${options.lane}; the provider block's lane (or TAKOFORM_LANE) pins ${settings.lane}.`,
         repair: `Set the provider's lane to ${options.lane}, or remove the pin, and run again.`,
@@ -262,7 +198,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // One connection for the provider and the identity: whichever asks first makes it.
   let connecting: Promise<HostClient> | undefined;
   const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
-  const provider = new TakoformProvider({ client: connectOnce, registry, defaultSpace: settings.space });
+  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space });
   const describeHost = (): string => {
     if (settings.endpoint !== null) return settings.endpoint;
     return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
@@ -281,7 +217,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       } catch (error) {
         throw new ConnectError({
           severity: "error",
-          code: "takoform.provider/lane-unavailable",
+          code: providerCode("lane-unavailable"),
           summary: "Takoform Host API lane unavailable",
           detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
           cause: error instanceof Error ? error.message : String(error),

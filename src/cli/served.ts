@@ -1,8 +1,10 @@
-// What `takoform host serve` and `takoform dev` print about the workers they run, and the runtime
-// settings both take (secrets for requiredSensitiveVars).
+// What `takoform host serve` and `takoform dev` print about the workers they run, the runtime
+// settings both take (secrets for requiredSensitiveVars), and how both stop.
 
-import type { ServedWorker } from "../host/runtime/runtime.ts";
+import type { ServedWorker } from "../host/index.ts";
+import { errorText } from "../core/index.ts";
 import { CliUsageError } from "./command.ts";
+import type { Console } from "./console.ts";
 
 /** One block per served worker: its name, then both forms of each address. */
 export function servedLines(served: readonly ServedWorker[]): string[] {
@@ -43,4 +45,33 @@ export function secretValues(flags: readonly string[], env: NodeJS.ProcessEnv): 
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
+}
+
+/** Serves until SIGINT or SIGTERM, then closes the host; resolves to the exit status. */
+export function serveUntilStopped(local: { close(): Promise<void> }, io: Console): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      local.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          io.diagnostics([
+            {
+              severity: "error",
+              summary: "Shutting the host down failed",
+              cause: errorText(error),
+              repair: "Its data directory may still be locked; stop any process left holding it.",
+            },
+          ]);
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
 }

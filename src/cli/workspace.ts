@@ -1,21 +1,21 @@
 // What the plan/apply family of commands share: the common flags, loading the stack (running the
-// app, or `--config FILE`), resolving variables, where state lives, printing diagnostics and
-// JSON, and asking for approval.
+// app, or `--config FILE`), resolving variables, where state lives, and asking for approval.
+// Printing goes through console.ts.
 
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
-import type { KnownValue } from "../core/values.ts";
-import { loadConfigFile, loadStackConfig } from "../engine/config/load.ts";
-import { loadProjectConfig } from "../engine/config/project.ts";
-import type { StackConfig } from "../engine/config/types.ts";
-import { resolveVariables, type ResolvedVariables } from "../engine/config/variables/resolve.ts";
-import { readVarFile, type VarFile } from "../engine/config/variables/var-file.ts";
-import { parseGoDuration } from "../provider/timeouts.ts";
-import { DEFAULT_LEASE_MS } from "../engine/apply/session.ts";
-import { diagnosticToJson, renderDiagnostic } from "../provider/diagnostics/render.ts";
+import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "../core/index.ts";
+import {
+  loadConfigFile,
+  loadProjectConfig,
+  loadStackConfig,
+  readVarFile,
+  type ResolvedVariables,
+  resolveVariables,
+  type StackConfig,
+  type VarFile,
+} from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 /**
@@ -26,7 +26,6 @@ export const PROJECT_FLAGS = {
   values: ["--chdir", "--config", "--stack", "--var", "--var-file"],
   switches: ["--help", "--json", "--no-color", "--no-typecheck", "--input"],
 } as const;
-export const LOCK_FLAGS = { values: ["--lock-timeout"], switches: ["--force-unlock"] } as const;
 
 export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default: the current directory)
   --config FILE          A synthesized stack (Terraform JSON) to use instead of running the app
@@ -41,50 +40,14 @@ export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default
 Every flag may be written with one dash or two, and its value after = or a space
 (-var-file=x.json, --var-file x.json); on/off flags take =true or =false.`;
 
-export const LOCK_HELP = `  --lock-timeout DUR     Wait this long for another run's state lock (e.g. 30s; default 0: fail at once)
-  --force-unlock         Take over a STALE state lock (one whose holder stopped renewing it)`;
-
 /** Short spellings every command takes. */
 export const FLAG_ALIASES: Readonly<Record<string, string>> = { "-C": "--chdir", "-h": "--help" };
-
 export function flagSpec(...parts: { values?: readonly string[]; switches?: readonly string[] }[]): FlagSpec {
   return {
     values: parts.flatMap((p) => p.values ?? []),
     switches: parts.flatMap((p) => p.switches ?? []),
     aliases: FLAG_ALIASES,
   };
-}
-
-export class Console {
-  readonly color: boolean;
-  readonly json: boolean;
-  constructor(args: ParsedArgs) {
-    this.json = args.switches.has("--json");
-    this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
-  }
-  out(text: string): void {
-    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  err(text: string): void {
-    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
-  diagnostics(list: readonly Diagnostic[]): void {
-    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
-  }
-  emitJson(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  }
-  /** Reports why `command` stopped before its work (as JSON with --json) and returns exit status 1. */
-  fail(command: string, list: readonly Diagnostic[]): number {
-    if (this.json) this.emitJson({ command, ok: false, diagnostics: diagnosticsJson(list) });
-    else this.diagnostics(list);
-    return 1;
-  }
-}
-
-export function diagnosticsJson(list: readonly Diagnostic[]): Record<string, unknown>[] {
-  return list.map(diagnosticToJson);
 }
 
 export interface Workspace {
@@ -141,15 +104,6 @@ export function durationFlag(args: ParsedArgs, flag: string, fallbackMs: number)
   return ms;
 }
 
-/** The state lock's lease length: TAKOFORM_LOCK_LEASE (a duration), default 60 s. */
-export function leaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env["TAKOFORM_LOCK_LEASE"];
-  if (text === undefined || text === "") return DEFAULT_LEASE_MS;
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new CliUsageError(`TAKOFORM_LOCK_LEASE must be a positive duration such as 60s, got ${JSON.stringify(text)}`);
-  return ms;
-}
-
 export function intFlag(args: ParsedArgs, flag: string, fallback: number): number {
   const text = lastValue(args, flag);
   if (text === undefined) return fallback;
@@ -163,7 +117,10 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
 }
 
 /** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
-export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> }): Promise<Workspace | { diagnostics: Diagnostic[] }> {
+export async function loadWorkspace(
+  args: ParsedArgs,
+  fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
+): Promise<Workspace | { diagnostics: Diagnostic[] }> {
   const dir = projectDir(args);
   const diagnostics: Diagnostic[] = [];
   let stack: StackConfig | null;
@@ -185,7 +142,10 @@ export async function loadWorkspace(args: ParsedArgs, fromDocument?: { text: str
       stackFile = file;
     } else {
       const stackName = lastValue(args, "--stack");
-      const loaded = await loadProjectConfig(dir, { ...(stackName !== undefined ? { stack: stackName } : {}), typecheck: !args.switches.has("--no-typecheck") });
+      const loaded = await loadProjectConfig(dir, {
+        ...(stackName !== undefined ? { stack: stackName } : {}),
+        typecheck: !args.switches.has("--no-typecheck"),
+      });
       diagnostics.push(...loaded.diagnostics);
       // A note is one line on stderr for people; --json output stays data only.
       if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);

@@ -2,11 +2,10 @@
 // upload session for a manifest, PUT only the blobs the host reports missing (each verified
 // locally before anything is sent), commit, and require the committed digest to be ours.
 
-import { digestBytes, digestCanonical, type JsonValue } from "../forms/digest.ts";
-import { UPLOAD_ID, isDigest } from "../core/grammar.ts";
+import { digestBytes, digestCanonical, type JsonValue } from "../forms/index.ts";
+import { goJson, goStruct, isDigest, UPLOAD_ID } from "../core/index.ts";
 import { type CallOptions, expectEmptyBody, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError } from "./errors.ts";
-import { goJson, goStruct } from "./go-json.ts";
 import { abandonKey, commitKey, uploadStartKey } from "./keys.ts";
 import { buildWorkerBundleManifest, type BundleModule, type WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";
@@ -50,7 +49,13 @@ function declaredBlobs(manifest: JsonObject): Map<string, DeclaredBlob> {
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw new ClientInputError(`takoform: manifest ${listName} must be an array`);
     for (const entry of list) {
-      if (!isJsonObject(entry) || !isDigest(entry["digest"]) || typeof entry["size"] !== "number" || !Number.isSafeInteger(entry["size"]) || entry["size"] < 0) {
+      if (
+        !isJsonObject(entry) ||
+        !isDigest(entry["digest"]) ||
+        typeof entry["size"] !== "number" ||
+        !Number.isSafeInteger(entry["size"]) ||
+        entry["size"] < 0
+      ) {
         throw new ClientInputError(`takoform: every manifest ${listName} entry needs a sha256 digest and a byte size`);
       }
       const prior = out.get(entry["digest"]);
@@ -81,7 +86,11 @@ async function inBatches<T>(items: readonly T[], limit: number, work: (item: T) 
 }
 
 /** `POST {api}/artifacts/uploads`, keyed freshly per invocation. */
-export async function startUpload(conn: HostConnection, manifest: JsonObject, opts: ArtifactOptions = {}): Promise<{ uploadId: string; missingBlobs: string[] }> {
+export async function startUpload(
+  conn: HostConnection,
+  manifest: JsonObject,
+  opts: ArtifactOptions = {},
+): Promise<{ uploadId: string; missingBlobs: string[] }> {
   const manifestDigest = manifestDigestOf(manifest);
   const declared = declaredBlobs(manifest);
   const call: WireCall = {
@@ -125,12 +134,7 @@ export async function putBlob(conn: HostConnection, uploadId: string, digest: st
 }
 
 /** `POST …/{uploadId}/commit`; a 202 is polled. The committed digest must equal the local one. */
-export async function commitUpload(
-  conn: HostConnection,
-  uploadId: string,
-  manifestDigest: string,
-  opts: ArtifactOptions = {},
-): Promise<string> {
+export async function commitUpload(conn: HostConnection, uploadId: string, manifestDigest: string, opts: ArtifactOptions = {}): Promise<string> {
   if (!UPLOAD_ID.test(uploadId)) throw new ClientInputError(`takoform: ${JSON.stringify(uploadId)} is not an upload id (up_…)`);
   const call: WireCall = {
     call: `commit upload ${uploadId}`,

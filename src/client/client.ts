@@ -2,8 +2,7 @@
 // `connect` validates the endpoint and negotiates a lane by discovery before any other call is
 // possible, so a client object always speaks to a verified origin on one lane (src/core/lanes.ts).
 
-import { type LifecycleOperation, type WireFormRef, type WireOperation, type WireResource } from "../core/protocol.ts";
-import { PREFERRED_LANE, type LaneName } from "../core/lanes.ts";
+import { type FormRef, type LaneName, type LifecycleOperation, PREFERRED_LANE, type WireOperation, type WireResource } from "../core/index.ts";
 import * as artifacts from "./artifacts.ts";
 import { type CallOptions, HostConnection, type RequestEvent } from "./connection.ts";
 import { type NegotiatedLane } from "./discovery.ts";
@@ -85,7 +84,10 @@ export class HostClient {
       ...(options.random !== undefined ? { random: options.random } : {}),
     };
     // Discovery paths are absolute; the probe's lane only names where its calls would go.
-    const probe = new HostConnection({ ...settings, lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} } });
+    const probe = new HostConnection({
+      ...settings,
+      lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} },
+    });
     try {
       const lane = await negotiateLane(probe, origin, {
         ...(options.lane !== undefined ? { pinned: options.lane } : {}),
@@ -133,15 +135,15 @@ export class HostClient {
 
   // ---- Forms ----
 
-  getFormAvailability(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormAvailability> {
+  getFormAvailability(space: string, ref: FormRef, opts?: CallOptions): Promise<FormAvailability> {
     return this.guard(reads.getFormAvailability(this.conn, space, ref, opts));
   }
 
-  ensureFormAvailable(space: string, ref: WireFormRef, operation: Extract<LifecycleOperation, "create" | "update">, opts?: CallOptions): Promise<FormAvailability> {
+  ensureFormAvailable(space: string, ref: FormRef, operation: Extract<LifecycleOperation, "create" | "update">, opts?: CallOptions): Promise<FormAvailability> {
     return this.guard(reads.ensureFormAvailable(this.conn, space, ref, operation, opts));
   }
 
-  getFormDefinition(space: string, ref: WireFormRef, opts?: CallOptions): Promise<FormDefinitionDocument> {
+  getFormDefinition(space: string, ref: FormRef, opts?: CallOptions): Promise<FormDefinitionDocument> {
     return this.guard(reads.getFormDefinition(this.conn, space, ref, opts));
   }
 
@@ -160,16 +162,16 @@ export class HostClient {
   }
 
   /** A 404 `resource_not_found` is thrown as a HostApiError; test it with isResourceNotFound. */
-  getResource(space: string, ref: WireFormRef, name: string, opts?: CallOptions): Promise<WireResource> {
+  getResource(space: string, ref: FormRef, name: string, opts?: CallOptions): Promise<WireResource> {
     return this.guard(reads.getResource(this.conn, space, ref, name, opts));
   }
 
-  observeResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
+  observeResource(space: string, ref: FormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.ResourceResult> {
     return this.guard(writes.observeResource(this.conn, space, ref, name, fence, opts));
   }
 
   /** Absence (direct 404 or a terminal `resource_not_found`) is thrown; isResourceNotFound tells it apart. */
-  deleteResource(space: string, ref: WireFormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.DeleteResult> {
+  deleteResource(space: string, ref: FormRef, name: string, fence: writes.IncarnationFence, opts?: writes.MutationOptions): Promise<writes.DeleteResult> {
     return this.guard(writes.deleteResource(this.conn, space, ref, name, fence, opts));
   }
 
@@ -254,7 +256,7 @@ export class HostClient {
     return this.guard(support.listFormSupport(this.conn, opts));
   }
 
-  getFormSupport(ref: WireFormRef, opts?: CallOptions) {
+  getFormSupport(ref: FormRef, opts?: CallOptions) {
     return this.guard(support.getFormSupport(this.conn, ref, opts));
   }
 
@@ -266,4 +268,3 @@ export class HostClient {
     return this.guard(support.getBindingSupport(this.conn, name, version, opts));
   }
 }
-

@@ -4,7 +4,7 @@
 // text it builds into an error is redacted, while the bodies it decodes are left exactly as the
 // host sent them (docs/client.md §2.12).
 
-import type { JsonValue } from "../forms/digest.ts";
+import type { JsonValue } from "../forms/index.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";
@@ -207,7 +207,9 @@ export class HostConnection {
       return new TransportError(reason, this.redact(`takoform: ${call.call}: ${err.message.replace(/^takoform: /, "")}`), err.status, { cause: err });
     }
     const message = err instanceof Error ? err.message : String(err);
-    return new TransportError(timedOut ? "deadline" : "network", this.redact(`takoform: ${call.call}: transport failed: ${message}`), undefined, { cause: err });
+    return new TransportError(timedOut ? "deadline" : "network", this.redact(`takoform: ${call.call}: transport failed: ${message}`), undefined, {
+      cause: err,
+    });
   }
 
   /** A reader for the body of `response` to `call`. */

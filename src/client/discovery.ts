@@ -2,9 +2,8 @@
 // is only ever sent to the configured origin, so every advertised endpoint must be that origin,
 // with exactly the lane's paths written without any percent-encoding.
 
-import type { Lane, LaneName } from "../core/lanes.ts";
-import { IDENTITY_HEADER, REQUIRED_FEATURES } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { IDENTITY_HEADER, type Lane, type LaneName, REQUIRED_FEATURES } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { DiscoveryError } from "./errors.ts";
 
 /** A configured endpoint reduced to the origin every call goes to. */
@@ -60,7 +59,8 @@ export function publishedIdentity(headers: Record<string, string | string[]>): {
   const out: { hostId?: string; tenant?: string } = {};
   const hostId = singleHeader(headers, IDENTITY_HEADER.hostId);
   if (hostId !== undefined) {
-    if (!HOST_ID.test(hostId)) throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
+    if (!HOST_ID.test(hostId))
+      throw new DiscoveryError(`takoform: versioned discovery ${IDENTITY_HEADER.hostId} is not an opaque identifier (1–128 letters, digits, ".", "_" or "-")`);
     out.hostId = hostId;
   }
   const tenant = singleHeader(headers, IDENTITY_HEADER.tenant);
@@ -197,7 +197,13 @@ export function validateDiscovery(doc: JsonValue, configured: HostOrigin, lane: 
   if (endpoints["api"] === undefined) throw new DiscoveryError("takoform: versioned discovery omits endpoints.api");
 
   const root = lane.apiRoot;
-  const negotiated: NegotiatedLane = { origin: configured, name: lane.name, hostApiVersion: lane.hostApiVersion, apiPath: root, features: features as Record<string, boolean> };
+  const negotiated: NegotiatedLane = {
+    origin: configured,
+    name: lane.name,
+    hostApiVersion: lane.hostApiVersion,
+    apiPath: root,
+    features: features as Record<string, boolean>,
+  };
   const expectedPaths: Record<string, string> = {
     api: root,
     artifacts: `${root}/artifacts`,

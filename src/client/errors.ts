@@ -2,7 +2,7 @@
 // when its error envelope is stable by every rule of the lane; anything else a host sends is a
 // ProtocolInvalidError, which carries no semantics: it is never retried and never read as absence.
 
-import { ERROR_CODES, type ErrorCode } from "../core/protocol.ts";
+import { ERROR_CODES, type ErrorCode } from "../core/index.ts";
 
 /** Base of every error the client throws. */
 export class TakoformClientError extends Error {
@@ -142,9 +142,7 @@ export function statusForCode(code: string): number {
  */
 export function isResourceNotFound(err: unknown): boolean {
   return (
-    err instanceof HostApiError &&
-    err.code === "resource_not_found" &&
-    (err.origin === "delete-operation" || (err.origin === "response" && err.status === 404))
+    err instanceof HostApiError && err.code === "resource_not_found" && (err.origin === "delete-operation" || (err.origin === "response" && err.status === 404))
   );
 }
 

@@ -17,9 +17,18 @@ export {
   isResourceNotFound,
   statusForCode,
 } from "./errors.ts";
-export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "./go-json.ts";
+// Go-compatible JSON is core's (the provider and the generator use it too); re-exported for embedders.
+export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "../core/index.ts";
 export { mutationKey, incarnationKey, bodyDigestHex, uploadStartKey, commitKey, cancelKey, abandonKey } from "./keys.ts";
-export { buildWorkerBundleManifest, type BundleModule, type BuiltManifest, type WorkerBundleManifest } from "./manifest.ts";
+export {
+  buildFilesManifest,
+  buildWorkerBundleManifest,
+  type ArtifactFile,
+  type BuiltFilesManifest,
+  type BundleModule,
+  type BuiltManifest,
+  type WorkerBundleManifest,
+} from "./manifest.ts";
 export type { ResourceRequest } from "./resource-reads.ts";
 export type {
   ApplyFence,
@@ -36,5 +45,17 @@ export type {
 export type { ResendExpectation } from "./resend.ts";
 export type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
 export type { UploadResult, ArtifactOptions } from "./artifacts.ts";
-export { createNodeTransport, inProcessTransport, type InProcessHandler, type HostTransport, type HostTransportRequest, type HostTransportResponse, type NodeTransport } from "./transport.ts";
+export {
+  createNodeTransport,
+  inProcessTransport,
+  type InProcessHandler,
+  type HostTransport,
+  type HostTransportRequest,
+  type HostTransportResponse,
+  type NodeTransport,
+} from "./transport.ts";
 export type { NegotiatedLane } from "./discovery.ts";
+// Used by other modules.
+export { isOutcomeUnknown } from "./errors.ts";
+export { verifyResourceEnvelope } from "./resource-shape.ts";
+export { WireReader } from "./wire-reader.ts";

@@ -8,9 +8,8 @@
 // create, then `settle:1`, `settle:2` …). Without a scope the key is exactly the Go client's.
 
 import { randomBytes } from "node:crypto";
-import { sha256Hex } from "../forms/digest.ts";
-import type { WireFormRef } from "../core/protocol.ts";
-import { goJson } from "./go-json.ts";
+import { sha256Hex } from "../forms/index.ts";
+import { type FormRef, goJson } from "../core/index.ts";
 
 /** `"takoform-" + hex(SHA-256(goJSON(values)))`. */
 export function mutationKey(...values: string[]): string {
@@ -31,7 +30,7 @@ export type IncarnationOperation = "apply" | "import" | "observe" | "delete";
  */
 export function incarnationKey(
   operation: IncarnationOperation,
-  ref: Pick<WireFormRef, "apiVersion" | "kind">,
+  ref: Pick<FormRef, "apiVersion" | "kind">,
   name: string,
   space: string,
   uid: string,

@@ -4,9 +4,17 @@
 // each entry's digest is SHA-256 over its raw bytes. Entries keep the author's order: for a
 // MigrationBundle it is the migration order, and for every kind it is part of the digest.
 
-import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES } from "../core/protocol.ts";
-import { ARTIFACT_PATH_MAX, isArtifactPath, MANIFEST_POLICIES, MAX_BLOB_BYTES, mediaTypeProblem, type ManifestKind } from "../core/artifact-kinds.ts";
-import { digestBytes, digestCanonical, type JsonValue } from "../forms/digest.ts";
+import {
+  ARTIFACT_API_VERSION,
+  ARTIFACT_MEDIA_TYPES,
+  ARTIFACT_PATH_MAX,
+  isArtifactPath,
+  MANIFEST_POLICIES,
+  MAX_BLOB_BYTES,
+  mediaTypeProblem,
+  type ManifestKind,
+} from "../core/index.ts";
+import { digestBytes, digestCanonical, type JsonValue } from "../forms/index.ts";
 import { ClientInputError } from "./errors.ts";
 
 export interface BundleModule {

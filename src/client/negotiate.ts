@@ -13,7 +13,7 @@
 // broken host (429, 5xx, a transport failure) and a malformed document on a lane the host does
 // serve are never papered over by falling back to an older lane.
 
-import { LANES, laneNamed, type Lane, type LaneName } from "../core/lanes.ts";
+import { LANES, laneNamed, type Lane, type LaneName } from "../core/index.ts";
 import { expectStatus, type CallOptions, type HostConnection, type WireCall } from "./connection.ts";
 import { publishedIdentity, validateDiscovery, type HostOrigin, type NegotiatedLane } from "./discovery.ts";
 import { DiscoveryError, HostApiError, ProtocolInvalidError } from "./errors.ts";

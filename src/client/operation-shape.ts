@@ -1,10 +1,8 @@
 // Operation documents and error envelopes (reference provider §7.5, §7.6; host API §3.2, §4).
 
 import { STATUS_CODES } from "node:http";
-import { OPERATION_API_VERSION, isErrorCode, type WireOperation } from "../core/protocol.ts";
-import { OPERATION_ID, isDigest, isUid } from "../core/grammar.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import { parseStrictJson } from "../forms/strict-json.ts";
+import { isDigest, isErrorCode, isUid, OPERATION_API_VERSION, OPERATION_ID, type WireOperation } from "../core/index.ts";
+import { type JsonValue, parseStrictJson } from "../forms/index.ts";
 import { AUTO_RETRYABLE, HostApiError, ProtocolInvalidError, statusForCode } from "./errors.ts";
 import { child, isJsonObject, MAX_RESPONSE_BYTES, MAX_RESPONSE_DEPTH, type WireReader } from "./wire-reader.ts";
 
@@ -107,7 +105,9 @@ export function decodeErrorResponse(
     if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
     return new HostApiError(init);
   }
-  let text = Buffer.from(body.subarray(0, BODY_IN_MESSAGE * 4)).toString("utf8").trim();
+  let text = Buffer.from(body.subarray(0, BODY_IN_MESSAGE * 4))
+    .toString("utf8")
+    .trim();
   if (text.length > BODY_IN_MESSAGE) text = `${text.slice(0, BODY_IN_MESSAGE)}…`;
   if (text === "") text = STATUS_CODES[status] ?? "no status text";
   return new ProtocolInvalidError(`takoform: ${call}: protocol-invalid host response (HTTP ${status}): ${redact(text)}`, status, retryAfterMs);

@@ -2,7 +2,7 @@
 // (reference provider §7.5, host API §3). Polling honours the host's Retry-After in full and
 // otherwise backs off with full jitter, always under one deadline.
 
-import type { WireOperation } from "../core/protocol.ts";
+import type { WireOperation } from "../core/index.ts";
 import { type CallOptions, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError, OperationDeadlineError, TransportError, type TakoformClientError } from "./errors.ts";
 import { cancelKey } from "./keys.ts";
@@ -38,11 +38,7 @@ export async function getOperation(conn: HostConnection, id: string, opts: CallO
 }
 
 /** `POST {api}/operations/{id}/cancel` with its own Idempotency-Key. */
-export async function cancelOperation(
-  conn: HostConnection,
-  id: string,
-  opts: CallOptions & { idempotencyScope?: string } = {},
-): Promise<WireOperation> {
+export async function cancelOperation(conn: HostConnection, id: string, opts: CallOptions & { idempotencyScope?: string } = {}): Promise<WireOperation> {
   requireOperationId(id);
   const call: WireCall = {
     call: `cancel operation ${id}`,
@@ -131,4 +127,3 @@ export async function settleAccepted(
     throw new AcceptedError(asError(err), accepted.id, uid);
   }
 }
-

@@ -4,19 +4,14 @@
 // FormRef under the keys space, group, kind, definitionVersion, schemaDigest — never apiVersion,
 // never packageDigest — sorted by key and escaped as Go's url.Values.Encode does.
 
-import type { WireFormRef } from "../core/protocol.ts";
+import type { FormRef } from "../core/index.ts";
 import { ClientInputError } from "./errors.ts";
 
 const UTF8 = new TextEncoder();
 const HEX = "0123456789ABCDEF";
 
 function isUnreserved(b: number): boolean {
-  return (
-    (b >= 0x61 && b <= 0x7a) ||
-    (b >= 0x41 && b <= 0x5a) ||
-    (b >= 0x30 && b <= 0x39) ||
-    b === 0x2d || b === 0x5f || b === 0x2e || b === 0x7e
-  );
+  return (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x5f || b === 0x2e || b === 0x7e;
 }
 
 // Reserved characters a path segment may carry raw (Go's url.PathEscape): $ & + : = @
@@ -66,7 +61,7 @@ export function groupSegments(apiVersion: string): [string, string] {
 }
 
 /** `?definitionVersion=…&group=…&kind=…&schemaDigest=…&space=…` (keys in sorted order). */
-export function exactQuery(space: string, ref: WireFormRef): string {
+export function exactQuery(space: string, ref: FormRef): string {
   const pairs: [string, string][] = [
     ["definitionVersion", ref.definitionVersion],
     ["group", ref.apiVersion],
@@ -78,17 +73,17 @@ export function exactQuery(space: string, ref: WireFormRef): string {
 }
 
 /** `{api}/resources/{G}/{V}/{Kind}/{name}` (no query). */
-export function resourcePath(apiPath: string, ref: WireFormRef, name: string): string {
+export function resourcePath(apiPath: string, ref: FormRef, name: string): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/resources/${segments(group, version, ref.kind, name)}`;
 }
 
-export function formDefinitionPath(apiPath: string, space: string, ref: WireFormRef): string {
+export function formDefinitionPath(apiPath: string, space: string, ref: FormRef): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/form-definitions/${segments(group, version, ref.kind)}${exactQuery(space, ref)}`;
 }
 
-export function formSupportPath(apiPath: string, ref: Pick<WireFormRef, "apiVersion" | "kind" | "definitionVersion">): string {
+export function formSupportPath(apiPath: string, ref: Pick<FormRef, "apiVersion" | "kind" | "definitionVersion">): string {
   const [group, version] = groupSegments(ref.apiVersion);
   return `${apiPath}/support/forms/${segments(group, version, ref.kind, ref.definitionVersion)}`;
 }

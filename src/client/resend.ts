@@ -3,24 +3,16 @@
 // first send committed, or executes the write when it never arrived, and the answer is finished
 // exactly like the original call's.
 
-import type { WireFormRef } from "../core/protocol.ts";
-import type { CallOptions, HostConnection, WireCall } from "./connection.ts";
-import { utf8 } from "./connection.ts";
+import type { FormRef } from "../core/index.ts";
+import { type CallOptions, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { ClientInputError } from "./errors.ts";
 import { exactQuery, resourcePath } from "./paths.ts";
 import { checkName, checkRef, checkSpace, label } from "./resource-reads.ts";
-import {
-  type DeleteResult,
-  finishDelete,
-  finishResourceMutation,
-  type IntentRequest,
-  type ResourceResult,
-  sendWrite,
-} from "./resource-writes.ts";
+import { type DeleteResult, finishDelete, finishResourceMutation, type IntentRequest, type ResourceResult, sendWrite } from "./resource-writes.ts";
 
 export interface ResendExpectation {
   kind: "apply" | "delete" | "import";
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
 }
@@ -55,9 +47,19 @@ function checkIntent(conn: HostConnection, request: IntentRequest, expect: Resen
 }
 
 export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation & { kind: "delete" }, opts?: CallOptions): Promise<DeleteResult>;
-export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation & { kind: "apply" | "import" }, opts?: CallOptions): Promise<ResourceResult>;
+export function resend(
+  conn: HostConnection,
+  request: IntentRequest,
+  expect: ResendExpectation & { kind: "apply" | "import" },
+  opts?: CallOptions,
+): Promise<ResourceResult>;
 export function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation, opts?: CallOptions): Promise<ResourceResult | DeleteResult>;
-export async function resend(conn: HostConnection, request: IntentRequest, expect: ResendExpectation, opts: CallOptions = {}): Promise<ResourceResult | DeleteResult> {
+export async function resend(
+  conn: HostConnection,
+  request: IntentRequest,
+  expect: ResendExpectation,
+  opts: CallOptions = {},
+): Promise<ResourceResult | DeleteResult> {
   checkIntent(conn, request, expect);
   const call: WireCall = {
     call: `${label(`resend ${expect.kind}`, expect.ref, expect.space, expect.name)}`,

@@ -1,13 +1,27 @@
 // Calls that change nothing: availability, the Form Definition, validate, prepare and read
 // (reference provider §7.4). Each is safe to send twice, so a transient failure is retried.
 
-import type { LifecycleOperation, WireFormRef, WireResource } from "../core/protocol.ts";
-import { HOST_API_GROUP, isApexGroup } from "../core/lanes.ts";
-import { isCanonicalDecimal, isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId, isUid } from "../core/grammar.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import {
+  type FormRef,
+  goJson,
+  type GoJsonFragment,
+  goStruct,
+  HOST_API_GROUP,
+  isApexGroup,
+  isCanonicalDecimal,
+  isDigest,
+  isFormApiVersion,
+  isKind,
+  isResourceName,
+  isSemver,
+  isSpaceId,
+  isUid,
+  type LifecycleOperation,
+  type WireResource,
+} from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectETag, expectStatus, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { ClientInputError, FormUnavailableError } from "./errors.ts";
-import { goJson, goStruct, type GoJsonFragment } from "./go-json.ts";
 import { exactQuery, formDefinitionPath, resourcePath } from "./paths.ts";
 import {
   type FormAvailability,
@@ -24,7 +38,7 @@ import { isJsonObject, type JsonObject } from "./wire-reader.ts";
 
 /** A desired resource as the caller states it. The request never carries a packageDigest. */
 export interface ResourceRequest {
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
   /** Desired spec; `{}` when omitted. May be unmaterialized (defaults left out). */
@@ -32,18 +46,20 @@ export interface ResourceRequest {
 }
 
 /** The label messages use for a call on one resource. */
-export function label(verb: string, ref: WireFormRef, space: string, name: string): string {
+export function label(verb: string, ref: FormRef, space: string, name: string): string {
   return `${verb} ${ref.apiVersion} ${ref.kind} ${JSON.stringify(space)}/${name}`;
 }
 
 /** The exact FormRef is complete and well formed. */
-export function checkRef(ref: WireFormRef): void {
+export function checkRef(ref: FormRef): void {
   if (typeof ref !== "object" || ref === null) throw new ClientInputError("takoform: request has no FormRef");
   if (!isFormApiVersion(ref.apiVersion)) throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is not a valid Form group`);
   // Stricter than the FormRef schema, as the Go client (reference v1beta1 §8.1): the apex Host API
   // group names the protocol, never a Form family, on every lane.
   if (isApexGroup(ref.apiVersion)) {
-    throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is the apex Host API group ${HOST_API_GROUP}, not a Form family`);
+    throw new ClientInputError(
+      `takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is the apex Host API group ${HOST_API_GROUP}, not a Form family`,
+    );
   }
   if (!isKind(ref.kind)) throw new ClientInputError(`takoform: FormRef kind ${JSON.stringify(ref.kind)} is not a valid kind`);
   if (!isSemver(ref.definitionVersion)) {
@@ -81,7 +97,7 @@ export function checkRequest(request: ResourceRequest): JsonObject {
 }
 
 /** The request core `{apiVersion, kind, form:{formRef}, metadata, spec}` in the Go client's field order. */
-export function formFragment(ref: WireFormRef): GoJsonFragment {
+export function formFragment(ref: FormRef): GoJsonFragment {
   return goStruct([
     [
       "formRef",
@@ -130,7 +146,7 @@ export function resourceBody(
 }
 
 /** `GET {api}/forms?Q`: the one availability entry for the exact FormRef. */
-export async function getFormAvailability(conn: HostConnection, space: string, ref: WireFormRef, opts: CallOptions = {}): Promise<FormAvailability> {
+export async function getFormAvailability(conn: HostConnection, space: string, ref: FormRef, opts: CallOptions = {}): Promise<FormAvailability> {
   checkRef(ref);
   checkSpace(space);
   const call: WireCall = {
@@ -147,7 +163,7 @@ export async function getFormAvailability(conn: HostConnection, space: string, r
 export async function ensureFormAvailable(
   conn: HostConnection,
   space: string,
-  ref: WireFormRef,
+  ref: FormRef,
   operation: Extract<LifecycleOperation, "create" | "update">,
   opts: CallOptions = {},
 ): Promise<FormAvailability> {
@@ -164,7 +180,7 @@ export async function ensureFormAvailable(
 }
 
 /** `GET {api}/form-definitions/{G}/{V}/{Kind}?Q`. */
-export async function getFormDefinition(conn: HostConnection, space: string, ref: WireFormRef, opts: CallOptions = {}): Promise<FormDefinitionDocument> {
+export async function getFormDefinition(conn: HostConnection, space: string, ref: FormRef, opts: CallOptions = {}): Promise<FormDefinitionDocument> {
   checkRef(ref);
   checkSpace(space);
   const call: WireCall = {
@@ -218,7 +234,7 @@ export async function prepareResource(
 }
 
 /** `GET …/{name}?Q`: a verified representation with exactly one ETag `"<revision>"`. */
-export async function getResource(conn: HostConnection, space: string, ref: WireFormRef, name: string, opts: CallOptions = {}): Promise<WireResource> {
+export async function getResource(conn: HostConnection, space: string, ref: FormRef, name: string, opts: CallOptions = {}): Promise<WireResource> {
   checkRef(ref);
   checkSpace(space);
   checkName(name);

@@ -6,20 +6,22 @@ import {
   CONDITION_REASONS,
   CONDITION_STATUSES,
   CONDITION_TYPES,
+  type FormRef,
+  isCanonicalDecimal,
+  isDigest,
+  isUid,
   LIFECYCLE_OPERATIONS,
   type WireFormAvailability,
-  type WireFormRef,
   type WireFormReference,
   type WireResource,
   type WireResourceRequest,
-} from "../core/protocol.ts";
-import { isCanonicalDecimal, isDigest, isUid } from "../core/grammar.ts";
-import { digestCanonical, type JsonValue } from "../forms/digest.ts";
+} from "../core/index.ts";
+import { digestCanonical, type JsonValue } from "../forms/index.ts";
 import { child, type JsonObject, type WireReader } from "./wire-reader.ts";
 
 /** What a representation must name: the exact FormRef it was asked under, and the name and space. */
 export interface ResourceExpectation {
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
 }
@@ -28,7 +30,7 @@ const FORM_REF_KEYS = ["apiVersion", "kind", "definitionVersion", "schemaDigest"
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 /** `form` = {formRef (the four members, equal to the request), packageDigest?}. */
-function readForm(r: WireReader, value: JsonValue | undefined, pointer: string, ref: WireFormRef): void {
+function readForm(r: WireReader, value: JsonValue | undefined, pointer: string, ref: FormRef): void {
   const form = r.object(value, pointer, ["formRef"], ["packageDigest"]);
   const formRef = r.object(form["formRef"], child(pointer, "formRef"), FORM_REF_KEYS);
   for (const key of FORM_REF_KEYS) {
@@ -131,7 +133,7 @@ export type FormAvailability = WireFormAvailability;
 const AVAILABILITY_FLAGS = ["definitionKnown", "installed", "executable", "activated", "availableToPrincipal"] as const;
 
 /** `{forms:[…]}` for an exact query: exactly one entry, naming exactly the requested FormRef. */
-export function verifyAvailability(r: WireReader, value: JsonValue, ref: WireFormRef): FormAvailability {
+export function verifyAvailability(r: WireReader, value: JsonValue, ref: FormRef): FormAvailability {
   const doc = r.object(value, "", ["forms"]);
   const forms = r.array(doc["forms"], "/forms");
   if (forms.length !== 1) r.refuse("host did not return the requested exact FormRef");
@@ -157,7 +159,7 @@ export interface FormDefinitionDocument {
   desiredSchema: JsonObject;
 }
 
-export function verifyFormDefinition(r: WireReader, value: JsonValue, ref: WireFormRef): FormDefinitionDocument {
+export function verifyFormDefinition(r: WireReader, value: JsonValue, ref: FormRef): FormDefinitionDocument {
   const doc = r.object(value, "", ["identity", "desiredSchema"], ["displayName", "description"]);
   readForm(r, doc["identity"], "/identity", ref);
   if (doc["displayName"] !== undefined) r.nonEmptyString(doc["displayName"], "/displayName");

@@ -3,11 +3,10 @@
 // before it is sent, so a crashed run can re-send exactly the same bytes under the same key and
 // the host answers with its recorded outcome instead of executing twice.
 
-import type { WireFormRef, WireResource } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { type FormRef, goStruct, type WireResource } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectEmptyBody, expectETag, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
 import { AcceptedError, ClientInputError, hostErrorOf, ProtocolInvalidError, TransportError } from "./errors.ts";
-import { goStruct } from "./go-json.ts";
 import { bodyDigestHex, incarnationKey } from "./keys.ts";
 import { operationError } from "./operation-shape.ts";
 import { settleAccepted } from "./operations.ts";
@@ -136,7 +135,12 @@ export async function finishResourceMutation(
     const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
     if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
     try {
-      const resource = verifyResourceEnvelope(conn.reader(`${call.call} (operation ${id} result)`, 200), terminal.result as JsonValue | undefined, "/result", expect);
+      const resource = verifyResourceEnvelope(
+        conn.reader(`${call.call} (operation ${id} result)`, 200),
+        terminal.result as JsonValue | undefined,
+        "/result",
+        expect,
+      );
       return { resource, status: 202, operationId: id };
     } catch (err) {
       throw new AcceptedError(asError(err), id, uid);
@@ -183,12 +187,7 @@ export async function finishDelete(conn: HostConnection, call: WireCall, respons
  * (expectedGeneration set) sends the generation fence as a header and in the body, plus the
  * optional expectedUid.
  */
-export async function applyResource(
-  conn: HostConnection,
-  request: ResourceRequest,
-  fence: ApplyFence = {},
-  opts: ApplyOptions = {},
-): Promise<ResourceResult> {
+export async function applyResource(conn: HostConnection, request: ResourceRequest, fence: ApplyFence = {}, opts: ApplyOptions = {}): Promise<ResourceResult> {
   const spec = checkRequest(request);
   const update = fence.expectedGeneration !== undefined;
   if (update) checkGeneration(fence.expectedGeneration!);
@@ -213,7 +212,14 @@ export async function applyResource(
   }
 }
 
-async function prepareAndPut(conn: HostConnection, request: ResourceRequest, spec: JsonObject, fence: ApplyFence, update: boolean, opts: MutationOptions): Promise<ResourceResult> {
+async function prepareAndPut(
+  conn: HostConnection,
+  request: ResourceRequest,
+  spec: JsonObject,
+  fence: ApplyFence,
+  update: boolean,
+  opts: MutationOptions,
+): Promise<ResourceResult> {
   const { ref, name, space } = request;
   const prepared = await prepareResource(conn, request, fence.expectedGeneration, opts);
   const body = resourceBody(request, spec, [
@@ -246,7 +252,7 @@ function checkIncarnation(fence: IncarnationFence | undefined, verb: string): In
 export async function deleteResource(
   conn: HostConnection,
   space: string,
-  ref: WireFormRef,
+  ref: FormRef,
   name: string,
   fence: IncarnationFence,
   opts: MutationOptions = {},
@@ -259,7 +265,7 @@ export async function deleteResource(
 export async function observeResource(
   conn: HostConnection,
   space: string,
-  ref: WireFormRef,
+  ref: FormRef,
   name: string,
   fence: IncarnationFence,
   opts: MutationOptions = {},
@@ -284,7 +290,7 @@ async function sendFencedMutation(
   verb: "delete" | "observe",
   method: "DELETE" | "POST",
   suffix: string,
-  target: { space: string; ref: WireFormRef; name: string },
+  target: { space: string; ref: FormRef; name: string },
   fence: IncarnationFence,
   opts: MutationOptions,
 ): Promise<{ call: WireCall; response: HostTransportResponse; generation: string }> {

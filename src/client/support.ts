@@ -2,8 +2,8 @@
 // documents beyond their identity; the client checks the identity and leaves the contents to the
 // provider, which reads only what the host published.
 
-import { SUPPORT_API_VERSION, type WireFormRef, type WireSupportProfile } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { SUPPORT_API_VERSION, type FormRef, type WireSupportProfile } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
 import { ClientInputError } from "./errors.ts";
 import { formSupportPath, segments } from "./paths.ts";
@@ -35,7 +35,7 @@ export async function listFormSupport(conn: HostConnection, opts: CallOptions = 
  * `GET {api}/support/forms/{G}/{V}/{Kind}/{definitionVersion}`. A profile naming a formRef must
  * name the requested line and definition version, and its schemaDigest (when given) the requested one.
  */
-export async function getFormSupport(conn: HostConnection, ref: WireFormRef, opts: CallOptions = {}): Promise<WireSupportProfile> {
+export async function getFormSupport(conn: HostConnection, ref: FormRef, opts: CallOptions = {}): Promise<WireSupportProfile> {
   checkRef(ref);
   const call: WireCall = {
     call: `form support ${ref.apiVersion} ${ref.kind}@${ref.definitionVersion}`,

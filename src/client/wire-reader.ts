@@ -2,11 +2,11 @@
 // closed-shape reader refuses unknown members, missing members and wrong types, naming the JSON
 // pointer of the fault. Every refusal is a ProtocolInvalidError tied to the call and status.
 
-import type { JsonValue } from "../forms/digest.ts";
-import { parseStrictJson, StrictJsonError } from "../forms/strict-json.ts";
+import type { JsonObject, JsonValue } from "../core/index.ts";
+import { parseStrictJson, StrictJsonError } from "../forms/index.ts";
 import { ProtocolInvalidError } from "./errors.ts";
 
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject };
 
 /** Response body cap (8 MiB), checked by the transport and again on every decoded body. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

@@ -13,7 +13,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { MIGRATION_MEDIA_TYPE } from "../core/artifact-kinds.ts";
+import { MIGRATION_MEDIA_TYPE } from "../core/index.ts";
 import type { ArtifactFile } from "./resource.ts";
 
 /** File extension (lowercase, without the dot) → static asset media type; anything else is application/octet-stream. */

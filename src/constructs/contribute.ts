@@ -85,7 +85,9 @@ export function buildContribution(
   for (const [key, value] of Object.entries(values)) {
     const field = target.fields.find((f) => f.key === key);
     if (field === undefined) {
-      problem(`${key} is not a field of ${target.kind} that can be contributed; contributions fill fields of the Form's desired state (${target.fields.map((f) => f.key).join(", ") || "none"}).`);
+      problem(
+        `${key} is not a field of ${target.kind} that can be contributed; contributions fill fields of the Form's desired state (${target.fields.map((f) => f.key).join(", ") || "none"}).`,
+      );
       continue;
     }
     if (value === undefined) continue;
@@ -107,7 +109,9 @@ export function buildContribution(
   if (from === self) {
     problem("a resource cannot contribute to itself; set the value in its constructor.");
   } else if (from === undefined && !valuesFailed) {
-    problem("the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.");
+    problem(
+      "the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.",
+    );
   }
   return failed || from === undefined ? undefined : { from, values: out };
 }

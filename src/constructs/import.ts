@@ -4,7 +4,9 @@
 //   NAME, SPACE/NAME                         resolved to the line's default create ref;
 //   {"space","apiVersion","kind","definitionVersion","schemaDigest","name"}  the exact identity
 // with space optional and the four FormRef members all or none. Objects are written as compact
-// JSON in that member order.
+// JSON in that member order. The grammar is the one the provider parses (core/import-id.ts).
+
+import { formatImportId, importIdentityMembers, ImportIdError } from "../core/index.ts";
 
 export interface HostImportIdentity {
   readonly space?: string;
@@ -15,14 +17,9 @@ export interface HostImportIdentity {
   readonly name: string;
 }
 
-const MEMBERS = ["space", "apiVersion", "kind", "definitionVersion", "schemaDigest", "name"] as const;
-const REF_MEMBERS = ["apiVersion", "kind", "definitionVersion", "schemaDigest"] as const;
+export { ImportIdError };
 
-export class ImportIdError extends Error {
-  override name = "ImportIdError";
-}
-
-/** The import ID text for `id`, checked for shape. `kind` is the importing resource's Form kind. */
+/** The import ID text for `id`, checked for shape (core/import-id.ts). `kind` is the importing resource's Form kind. */
 export function hostImportId(id: string | HostImportIdentity, kind: string): string {
   if (typeof id === "string") {
     if (id.trim() === "") throw new ImportIdError("an import ID must not be empty");
@@ -31,25 +28,9 @@ export function hostImportId(id: string | HostImportIdentity, kind: string): str
   if (id === null || typeof id !== "object" || Array.isArray(id)) {
     throw new ImportIdError("an import ID is NAME, SPACE/NAME, or an identity object");
   }
-  const raw = id as unknown as Record<string, unknown>;
-  for (const key of Object.keys(raw)) {
-    if (!(MEMBERS as readonly string[]).includes(key)) throw new ImportIdError(`an import identity has no member "${key}" (members: ${MEMBERS.join(", ")})`);
+  const members = importIdentityMembers(id as unknown as Record<string, unknown>);
+  if (members.kind !== undefined && members.kind !== kind) {
+    throw new ImportIdError(`Import ID names another Form kind: ${members.kind}, but this resource is a ${kind}`);
   }
-  for (const key of MEMBERS) {
-    if (raw[key] !== undefined && typeof raw[key] !== "string") throw new ImportIdError(`import identity member ${key} must be a string`);
-  }
-  if (typeof raw.name !== "string" || raw.name === "") throw new ImportIdError("an import identity needs a name");
-  const present = REF_MEMBERS.filter((m) => raw[m] !== undefined);
-  if (present.length !== 0 && present.length !== REF_MEMBERS.length) {
-    throw new ImportIdError("import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them");
-  }
-  if (raw.kind !== undefined && raw.kind !== kind) {
-    throw new ImportIdError(`Import ID names another Form kind: ${String(raw.kind)}, but this resource is a ${kind}`);
-  }
-  const out: Record<string, string> = {};
-  for (const key of MEMBERS) {
-    const value = raw[key];
-    if (typeof value === "string" && !(key === "space" && value === "")) out[key] = value;
-  }
-  return JSON.stringify(out);
+  return formatImportId(members);
 }

@@ -44,7 +44,7 @@ import { SQLiteMigrationApplication } from "./generated/sqlite-migration-applica
 import { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
 import { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
 import { migrationFiles, staticAssetFiles } from "./artifact-files.ts";
-import { isArtifactPath } from "../core/artifact-kinds.ts";
+import { isArtifactPath } from "../core/index.ts";
 import type { ArtifactFile } from "./resource.ts";
 
 /** File extension (lowercase, without the dot) → module media type; anything else is octet-stream. */

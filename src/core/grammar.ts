@@ -6,8 +6,7 @@
 export const RESOURCE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 /** Form group + version (a FormRef `apiVersion`), at most 320 characters. */
-export const FORM_API_VERSION =
-  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
+export const FORM_API_VERSION = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
 export const FORM_API_VERSION_MAX = 320;
 /** Retained epochs that are never valid FormRef groups (the FormRef schema's own refusal; the client also refuses the whole apex group: lanes.ts isApexGroup). */
 export const RETAINED_FORM_GROUPS: readonly string[] = ["forms.takoform.com/v1alpha1", "forms.takoform.com/v1alpha2"];
@@ -36,12 +35,7 @@ export function isResourceName(value: unknown): value is string {
 }
 
 export function isFormApiVersion(value: unknown): value is string {
-  return (
-    typeof value === "string" &&
-    value.length <= FORM_API_VERSION_MAX &&
-    FORM_API_VERSION.test(value) &&
-    !RETAINED_FORM_GROUPS.includes(value)
-  );
+  return typeof value === "string" && value.length <= FORM_API_VERSION_MAX && FORM_API_VERSION.test(value) && !RETAINED_FORM_GROUPS.includes(value);
 }
 
 export function isKind(value: unknown): value is string {
@@ -61,7 +55,8 @@ export function isUid(value: unknown): value is string {
 }
 
 // White_Space code points (plus U+FEFF) that may not lead or trail a SpaceID.
-const SPACE_EDGE = /^[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]|[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]$/u;
+const SPACE_EDGE =
+  /^[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]|[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]$/u;
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 

@@ -68,7 +68,11 @@ export const LANES: readonly Lane[] = [
     schemaIds: schemaIds("v1beta1"),
     edgeGroups: { upstream: "edge.forms.takoform.com/v1beta1", bundled: "edge.takoform-cdk.dev/v1beta1" },
     bundledPackages: ["forms/edge/v1beta1", "lanes/v1beta1"],
-    corpus: { folder: "takoform-v1beta1", conformanceDir: "conformance/portable-host-v1beta1", conformanceFormat: "takoform.portable-host-conformance@v1beta1" },
+    corpus: {
+      folder: "takoform-v1beta1",
+      conformanceDir: "conformance/portable-host-v1beta1",
+      conformanceFormat: "takoform.portable-host-conformance@v1beta1",
+    },
     supportLimits: {
       maximumBundleBytes: BUNDLE_BYTES,
       // The portable reference profile: modules of a WorkerBundle, files of the other two kinds.

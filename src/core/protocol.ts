@@ -123,7 +123,8 @@ export const ARTIFACT_MEDIA_TYPES = {
 
 // ---- wire document shapes (types only) ----
 
-export interface WireFormRef {
+/** An exact Form identity: the whole of it names one definition (decision 0022). */
+export interface FormRef {
   apiVersion: string;
   kind: string;
   definitionVersion: string;
@@ -131,7 +132,7 @@ export interface WireFormRef {
 }
 
 export interface WireFormReference {
-  formRef: WireFormRef;
+  formRef: FormRef;
   packageDigest?: string;
 }
 
@@ -247,7 +248,7 @@ export interface WireArtifactManifest {
 export interface WireSupportProfile {
   apiVersion: typeof SUPPORT_API_VERSION;
   kind: "FormSupport" | "InterfaceSupport" | "BindingSupport";
-  formRef?: WireFormRef;
+  formRef?: FormRef;
   interfaceRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   bindingRef?: { apiVersion: string; name: string; version: string; schemaDigest: string };
   operations?: LifecycleOperation[];

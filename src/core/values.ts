@@ -23,6 +23,9 @@ export type KnownValue = null | boolean | number | string | KnownValue[] | { [ke
 
 export type Attributes = Record<string, Value>;
 
+/** Path of an attribute inside a resource's attributes, Terraform style: `["versions", 0, "weight"]`. */
+export type AttributePath = (string | number)[];
+
 export function isUnknown(value: unknown): value is Unknown {
   return value === UNKNOWN;
 }
@@ -50,4 +53,40 @@ export function valuesEqual(a: Value, b: Value): boolean {
   const keys = Object.keys(ao);
   if (keys.length !== Object.keys(bo).length) return false;
   return keys.every((key) => Object.hasOwn(bo, key) && valuesEqual(ao[key]!, bo[key]!));
+}
+
+/** The value at `path`: undefined where a step does not exist, UNKNOWN inside an unknown. */
+export function getPath(value: Value | undefined, path: AttributePath): Value | undefined {
+  let current = value;
+  for (const step of path) {
+    if (current === undefined || current === null) return undefined;
+    if (isUnknown(current)) return current;
+    if (Array.isArray(current)) current = typeof step === "number" ? current[step] : undefined;
+    else if (typeof current === "object") current = Object.hasOwn(current, String(step)) ? (current as Record<string, Value>)[String(step)] : undefined;
+    else return undefined;
+  }
+  return current;
+}
+
+/** A copy of `target` with `value` written at `path` (creating objects on the way). */
+export function setPath(target: Attributes, path: AttributePath, value: Value): Attributes {
+  if (path.length === 0) return target;
+  const copy: Attributes = { ...target };
+  let node: Record<string, Value> | Value[] = copy;
+  for (let i = 0; i < path.length - 1; i++) {
+    const step = path[i]!;
+    const existing: Value | undefined = Array.isArray(node) ? node[step as number] : node[String(step)];
+    let next: Record<string, Value> | Value[];
+    if (Array.isArray(existing)) next = [...existing];
+    else if (existing !== null && existing !== undefined && typeof existing === "object" && !isUnknown(existing))
+      next = { ...(existing as Record<string, Value>) };
+    else next = typeof path[i + 1] === "number" ? [] : {};
+    if (Array.isArray(node)) node[step as number] = next;
+    else node[String(step)] = next;
+    node = next;
+  }
+  const last = path[path.length - 1]!;
+  if (Array.isArray(node)) node[last as number] = value;
+  else node[String(last)] = value;
+  return copy;
 }

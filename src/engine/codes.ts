@@ -1,12 +1,17 @@
-// The plan engine's own diagnostic codes, `takoform.engine/<name>`. Provider and configuration
-// problems keep their own codes (`takoform.provider/…`, `takoform.config/…`).
+// The plan engine's part of the one table of diagnostic codes (core/diagnostics/codes.ts),
+// `takoform.engine/<name>`. Provider and configuration problems keep their own codes
+// (`takoform.provider/…`, `takoform.config/…`).
 
-export const ENGINE_CODES = [
+import { defineCodes } from "../core/index.ts";
+
+const engineCodes = defineCodes("engine", [
   "unknown-resource-type",
   "evaluation-failed",
   "invalid-reference",
   "contribution-conflict",
   "cycle",
+  "cycle-unsettled",
+  "cycle-member-unavailable",
   "prevent-destroy",
   "revision-replacement-blocked",
   "inconsistent-final-plan",
@@ -41,10 +46,8 @@ export const ENGINE_CODES = [
   "duplicate-host-object",
   "object-already-managed",
   "internal",
-] as const;
+]);
 
+export const ENGINE_CODES = engineCodes.names;
 export type EngineCodeName = (typeof ENGINE_CODES)[number];
-
-export function engineCode(name: EngineCodeName): `takoform.engine/${EngineCodeName}` {
-  return `takoform.engine/${name}`;
-}
+export const engineCode = engineCodes.code;

@@ -8,6 +8,9 @@
 
 import { MinHeap } from "./graph/heap.ts";
 
+/** Provider calls in flight at once unless told otherwise (ARCHITECTURE §7): plan, apply, recovery, rebind. */
+export const DEFAULT_PARALLELISM = 10;
+
 export interface DagTask {
   id: string;
   dependsOn: readonly string[];

@@ -6,12 +6,11 @@
 // list (in contribution order), a contributed value fills an attribute the resource left unset,
 // and anything else is a conflict. The resource's own attributes alone are its placeholder.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { isUnknown, UNKNOWN, type Attributes, type Value } from "../core/values.ts";
+import { type Attributes, type Diagnostic, isUnknown, UNKNOWN, type Value } from "../core/index.ts";
 import { evaluate, EvaluationError, valueAtPath, variablesOf, type Resolver } from "./config/expression/evaluate.ts";
 import type { Expression, ResourceConfig, StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
-import type { AttributePath } from "../provider/types.ts";
+import type { AttributePath } from "../provider/index.ts";
 import { engineCode } from "./codes.ts";
 import { IDENTITY_ATTRIBUTES, SensitiveFlow } from "./sensitivity.ts";
 
@@ -68,7 +67,13 @@ function usesSensitive(expr: Expression, variables: ResolvedVariables): boolean 
  * contributions. Given (as the plan does), a second value for any other attribute is a conflict
  * even while both values are unknown; without it, only values known not to be lists conflict.
  */
-export function evaluateResource(resource: ResourceConfig, variables: ResolvedVariables, values: ResourceValues, flow?: SensitiveFlow, collects?: (attribute: string) => boolean): EvaluatedConfig {
+export function evaluateResource(
+  resource: ResourceConfig,
+  variables: ResolvedVariables,
+  values: ResourceValues,
+  flow?: SensitiveFlow,
+  collects?: (attribute: string) => boolean,
+): EvaluatedConfig {
   const resolve = resolverFor(variables, values);
   const diagnostics: Diagnostic[] = [];
   const sensitive = new Set<string>();
@@ -105,7 +110,8 @@ export function evaluateResource(resource: ResourceConfig, variables: ResolvedVa
           severity: "error",
           code: engineCode("contribution-conflict"),
           summary: `${contribution.from} contributes ${attribute} to ${resource.address}, which already sets it`,
-          detail: "Only list attributes collect contributions; any other attribute takes one value, from the resource's own configuration or from one contribution.",
+          detail:
+            "Only list attributes collect contributions; any other attribute takes one value, from the resource's own configuration or from one contribution.",
           address: resource.address,
           resourceType: resource.type,
           attribute,
@@ -132,7 +138,11 @@ export function sensitiveAttributes(resource: ResourceConfig, variables: Resolve
 }
 
 /** Output values, evaluated against the known values (UNKNOWN where not known yet). */
-export function evaluateOutputs(stack: StackConfig, variables: ResolvedVariables, values: ResourceValues): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
+export function evaluateOutputs(
+  stack: StackConfig,
+  variables: ResolvedVariables,
+  values: ResourceValues,
+): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
   const resolve = resolverFor(variables, values);
   const out = new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>();
   const flow = SensitiveFlow.of(stack, variables);

@@ -19,10 +19,9 @@
 // What does not decide it is refreshed in the binding by the next command that writes state
 // (a new origin of the same host id, a new credential of the same known tenant).
 
-import { createHmac } from "node:crypto";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { laneOfApiVersion, ORIGINAL_LANE, type LaneName } from "../core/lanes.ts";
-import type { HostBinding, ResourceRecord, StateStore, StoredHostBinding } from "../state/types.ts";
+import { type Diagnostic, laneOfApiVersion, type LaneName, ORIGINAL_LANE } from "../core/index.ts";
+import type { HostBinding, ResourceRecord, StateStore, StoredHostBinding } from "../state/index.ts";
+import { credentialDigest } from "../secrets/index.ts";
 import { engineCode } from "./codes.ts";
 
 /** The origin recorded for the embedded local host reached in process (it has no URL). */
@@ -36,11 +35,6 @@ export interface DiscoveredHost {
   tenant?: string;
   /** The negotiated lane's Host API group version. */
   lane: string;
-}
-
-/** The digest of a credential kept while the tenant is unknown: HMAC-SHA256 keyed by the lineage. */
-export function credentialDigest(token: string, lineage: string): string {
-  return `hmac-sha256:${createHmac("sha256", lineage).update("takoform credential\0").update(token, "utf8").digest("hex")}`;
 }
 
 /** The binding of the host a command runs against. `token` is only digested, never kept. */
@@ -94,7 +88,11 @@ export function compareBindings(recorded: HostBinding, current: HostBinding): Co
   if (laneOfBinding(recorded) !== laneOfBinding(current)) differences.push("lane");
   const refresh =
     differences.length === 0 &&
-    (recorded.origin !== current.origin || recorded.hostId !== current.hostId || recorded.tenant !== current.tenant || recorded.credential !== current.credential || recorded.lane !== current.lane);
+    (recorded.origin !== current.origin ||
+      recorded.hostId !== current.hostId ||
+      recorded.tenant !== current.tenant ||
+      recorded.credential !== current.credential ||
+      recorded.lane !== current.lane);
   return { differences, refresh };
 }
 
@@ -102,7 +100,12 @@ export function compareBindings(recorded: HostBinding, current: HostBinding): Co
 export function describeBinding(binding: HostBinding): string {
   const where = binding.origin === EMBEDDED_ORIGIN ? "the embedded local host" : binding.origin;
   const id = binding.hostId !== null ? ` (host id ${binding.hostId})` : "";
-  const tenant = binding.tenant !== null ? `tenant "${binding.tenant}"` : binding.credential !== null ? "tenant not told by the host (known by its credential)" : "tenant not told by the host";
+  const tenant =
+    binding.tenant !== null
+      ? `tenant "${binding.tenant}"`
+      : binding.credential !== null
+        ? "tenant not told by the host (known by its credential)"
+        : "tenant not told by the host";
   return `${where}${id}, space "${binding.space}", ${tenant}`;
 }
 
@@ -150,8 +153,13 @@ const NAMED_IDENTITIES = 8;
 export function laneMismatch(recorded: StoredHostBinding, current: HostBinding, records: readonly ResourceRecord[], command = "This command"): Diagnostic {
   const was = laneOfBinding(recorded);
   const now = laneOfBinding(current);
-  const refs = [...new Set(records.flatMap((r) => (r.ref === null ? [] : [`${r.ref.apiVersion} ${r.ref.kind}@${r.ref.definitionVersion} schema=${r.ref.schemaDigest}`])))].sort();
-  const shown = refs.slice(0, NAMED_IDENTITIES).map((r) => `  ${r}`).join("\n");
+  const refs = [
+    ...new Set(records.flatMap((r) => (r.ref === null ? [] : [`${r.ref.apiVersion} ${r.ref.kind}@${r.ref.definitionVersion} schema=${r.ref.schemaDigest}`]))),
+  ].sort();
+  const shown = refs
+    .slice(0, NAMED_IDENTITIES)
+    .map((r) => `  ${r}`)
+    .join("\n");
   const more = refs.length > NAMED_IDENTITIES ? `\n  … and ${refs.length - NAMED_IDENTITIES} more` : "";
   const wasLane = laneOfApiVersion(was);
   return {
@@ -169,8 +177,16 @@ export function laneMismatch(recorded: StoredHostBinding, current: HostBinding, 
 }
 
 /** The refusal of another binding: the lane's own when only the lane differs, else the host's. */
-export function bindingRefusal(recorded: StoredHostBinding, current: HostBinding, differences: readonly Difference[], records: readonly ResourceRecord[], command?: string): Diagnostic {
-  return differences.length === 1 && differences[0] === "lane" ? laneMismatch(recorded, current, records, command) : hostMismatch(recorded, current, differences, command);
+export function bindingRefusal(
+  recorded: StoredHostBinding,
+  current: HostBinding,
+  differences: readonly Difference[],
+  records: readonly ResourceRecord[],
+  command?: string,
+): Diagnostic {
+  return differences.length === 1 && differences[0] === "lane"
+    ? laneMismatch(recorded, current, records, command)
+    : hostMismatch(recorded, current, differences, command);
 }
 
 export type BindingOutcome = { ok: true; notes: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
@@ -189,13 +205,16 @@ export async function bindOrRefuse(store: StateStore, current: HostBinding, comm
     if (!legacy) return { ok: true, notes: [] };
     return {
       ok: true,
-      notes: [{
-        severity: "warning",
-        code: engineCode("host-bound"),
-        summary: "State had no host binding; it is now bound to this host",
-        detail: `State written before takoform recorded hosts binds on first use: it now belongs to ${describeBinding(current)}. Its resources are read here from now on.`,
-        repair: "If this is not the host the resources were created on, run `takoform state rebind` against the right host (it verifies every recorded object there).",
-      }],
+      notes: [
+        {
+          severity: "warning",
+          code: engineCode("host-bound"),
+          summary: "State had no host binding; it is now bound to this host",
+          detail: `State written before takoform recorded hosts binds on first use: it now belongs to ${describeBinding(current)}. Its resources are read here from now on.`,
+          repair:
+            "If this is not the host the resources were created on, run `takoform state rebind` against the right host (it verifies every recorded object there).",
+        },
+      ],
     };
   }
   const { differences, refresh } = compareBindings(recorded, current);
@@ -208,12 +227,14 @@ export async function bindOrRefuse(store: StateStore, current: HostBinding, comm
     await store.bindHost(current);
     return {
       ok: true,
-      notes: [{
-        severity: "warning",
-        code: engineCode("host-bound"),
-        summary: "State holds no resources; it is re-bound to this host",
-        detail: `It was bound to ${describeBinding(recorded)}; it now belongs to ${describeBinding(current)}.`,
-      }],
+      notes: [
+        {
+          severity: "warning",
+          code: engineCode("host-bound"),
+          summary: "State holds no resources; it is re-bound to this host",
+          detail: `It was bound to ${describeBinding(recorded)}; it now belongs to ${describeBinding(current)}.`,
+        },
+      ],
     };
   }
   return { ok: false, diagnostics: [bindingRefusal(recorded, current, differences, await store.list(), command)] };

@@ -4,16 +4,25 @@
 //   const variables = resolveVariables(loaded.config!.variables, { env: process.env });
 //   const setup = { provider, stack: loaded.config!, variables };       // provider: src/provider
 //   const { plan, ok } = await runPlan(setup, store);                    // writes nothing
-//   const run = await runApply(setup, store, { lock: { holder: "apply" }, progress });
+//   const run = await runApply(setup, store, { lock: { holder: "apply" }, events });      // events: EngineEvent sink
+//   console.log(run.status, run.ok, run.counts);                         // what the apply did, counted
 //
 // The engine receives a provider (and through it a host client); it never imports the host.
 // docs/engine.md describes the rules: step ordering, locking, intents, recovery, plan files.
 
-export { importObject, readImportBlocks } from "./plan/imports.ts";
-export { createPlan, DEFAULT_PARALLELISM, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+export { importObject, readImportBlocks } from "./imports.ts";
+export { createPlan, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 export { buildStepGraph, type StepGraph, type StepGraphInput } from "./plan/steps.ts";
-export { refuseCycles, cycleDiagnostic, type CycleRequest, type CycleResolution, type CycleResolver, type CycleSteps } from "./plan/cycles.ts";
-export { placeholderCycles, SettleTracker, CYCLE_UNSETTLED, CYCLE_MEMBER_UNAVAILABLE } from "./cycles/index.ts";
+export {
+  placeholderCycles,
+  refuseCycles,
+  cycleDiagnostic,
+  SettleTracker,
+  type CycleRequest,
+  type CycleResolution,
+  type CycleResolver,
+  type CycleSteps,
+} from "./cycles/index.ts";
 export {
   checkSensitiveVariables,
   decodePlanFile,
@@ -24,18 +33,19 @@ export {
   PLAN_FILE_FORMAT,
   type SavedPlan,
 } from "./plan/file.ts";
-export type * from "./plan/types.ts";
-export { planHasChanges } from "./plan/types.ts";
-export { applyPlan, type ApplyInput, type ApplyResult, type StepOutcome } from "./apply/execute.ts";
-export { progressLine, ProgressPrinter, type ProgressEvent, type ProgressSink } from "./apply/progress.ts";
+export type * from "./plan-data.ts";
+export { planHasChanges } from "./plan-data.ts";
+export { applyPlan } from "./apply/execute.ts";
+export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
+export { progressLine, ProgressPrinter } from "./render/progress.ts";
+export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
 export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
-export { LockSession, DEFAULT_LEASE_MS, type LockOptions } from "./apply/session.ts";
-export type { ApplyHooks } from "./apply/step.ts";
+export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
+export type { ApplyHooks } from "./apply/types.ts";
 export { refreshRecords, type RefreshResult } from "./refresh.ts";
-export { walkDag, topologicalOrder, mapBounded, type DagTask, type TaskOutcome } from "./dag.ts";
+export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask, type TaskOutcome } from "./dag.ts";
 export { ENGINE_CODES, engineCode, type EngineCodeName } from "./codes.ts";
 export {
-  lockedDiagnostic,
   planChangesSomething,
   readSnapshot,
   runApply,
@@ -50,3 +60,11 @@ export {
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
+export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";
+export { runToJson, runClosingLines } from "./render/run.ts";
+export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
+// Used by other modules.
+export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, laneOfBinding, recordedLane } from "./host-binding.ts";
+export { runRebind } from "./rebind.ts";
+export { runUpgradeLane, type UpgradeLaneResult } from "./upgrade-lane.ts";
+export { formatValue } from "./render/values.ts";

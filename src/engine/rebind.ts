@@ -10,15 +10,14 @@
 // - when any record is missing here, or found with another uid — unless `force`, which re-binds
 //   anyway and says which records will then read as gone.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { Provider } from "../provider/types.ts";
-import { StateLockedError } from "../state/errors.ts";
-import type { HostBinding, StateStore, StoredHostBinding } from "../state/types.ts";
+import type { Diagnostic } from "../core/index.ts";
+import type { Provider } from "../provider/index.ts";
+import type { HostBinding, StateStore, StoredHostBinding } from "../state/index.ts";
 import { engineCode } from "./codes.ts";
-import { LockSession, type LockOptions } from "./apply/session.ts";
+import { withLock, type LockOptions } from "./apply/session.ts";
 import { compareBindings, describeBinding } from "./host-binding.ts";
+import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { refreshRecords } from "./refresh.ts";
-import { lockedDiagnostic } from "./run.ts";
 
 export interface RebindOptions {
   lock: LockOptions;
@@ -52,15 +51,9 @@ function listed(unverified: readonly UnverifiedRecord[]): string {
 }
 
 export async function runRebind(setup: { provider: Provider; host: HostBinding }, store: StateStore, options: RebindOptions): Promise<RebindResult> {
-  let session: LockSession;
-  try {
-    session = await LockSession.acquire(store, options.lock);
-  } catch (error) {
-    if (error instanceof StateLockedError) return { status: "locked", previous: null, verified: [], unverified: [], diagnostics: [lockedDiagnostic(error, options.lock)] };
-    throw error;
-  }
-  const notes = session.notes;
-  try {
+  const locked = (diagnostic: Diagnostic): RebindResult => ({ status: "locked", previous: null, verified: [], unverified: [], diagnostics: [diagnostic] });
+  return withLock(store, options.lock, locked, async (session) => {
+    const notes = session.notes;
     const previous = await store.hostBinding();
     const current = setup.host;
     if (previous !== null && compareBindings(previous, current).differences.length === 0) {
@@ -96,7 +89,7 @@ export async function runRebind(setup: { provider: Provider; host: HostBinding }
       unverified.push({ address: r.address, reason: "state records no uid for it, so nothing here can be proven to be it" });
       return false;
     });
-    const read = await refreshRecords(setup.provider, readable, options.parallelism ?? 10);
+    const read = await refreshRecords(setup.provider, readable, options.parallelism ?? DEFAULT_PARALLELISM);
     const verified: string[] = [];
     for (const record of readable) {
       const found = read.states.get(record.address);
@@ -143,7 +136,5 @@ export async function runRebind(setup: { provider: Provider; host: HostBinding }
       });
     }
     return { status: "rebound", previous, verified, unverified, diagnostics };
-  } finally {
-    await session.release();
-  }
+  });
 }

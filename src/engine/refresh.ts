@@ -2,15 +2,12 @@
 // table, the UID rule and relation-drift warnings live in provider.read), with bounded
 // parallelism. The result lives in memory; only `takoform refresh` and apply persist it.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
-import type { KnownValue } from "../core/values.ts";
-import type { Provider, ResourceState } from "../provider/types.ts";
-import type { ResourceRecord } from "../state/types.ts";
-import { isSealedSensitive, sealedMatches } from "../state/sensitive.ts";
+import { type Diagnostic, hasErrors, type KnownValue, located } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import type { ResourceRecord } from "../state/index.ts";
+import { sameAsStored } from "../secrets/index.ts";
 import { mapBounded } from "./dag.ts";
 import { engineCode } from "./codes.ts";
-import { located } from "./plan/resource.ts";
 
 export interface RefreshResult {
   /** State address → refreshed state; null when the host says the resource is gone. */
@@ -67,30 +64,9 @@ export async function refreshRecords(provider: Provider, records: readonly Resou
  */
 export function sameAsRecorded(recorded: Record<string, KnownValue>, refreshed: Record<string, unknown>, lineage: string): boolean {
   for (const name in recorded) {
-    const a = recorded[name] ?? null;
-    const b = (refreshed[name] ?? null) as KnownValue;
-    if (isSealedSensitive(a) && !isSealedSensitive(b)) {
-      if (b === null || !sealedMatches(a, b, lineage)) return false;
-      continue;
-    }
-    if (!jsonEqual(a, b)) return false;
+    if (!sameAsStored(recorded[name] ?? null, (refreshed[name] ?? null) as KnownValue, lineage)) return false;
   }
   // Names only the refreshed side has: equal only when null (absent and null are the same).
   for (const name in refreshed) if (!Object.hasOwn(recorded, name) && (refreshed[name] ?? null) !== null) return false;
   return true;
-}
-
-function jsonEqual(a: KnownValue, b: KnownValue): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as KnownValue[];
-    return a.length === bb.length && a.every((item, i) => jsonEqual(item, bb[i]!));
-  }
-  const ao = a as Record<string, KnownValue>;
-  const bo = b as Record<string, KnownValue>;
-  const keys = Object.keys(ao);
-  if (keys.length !== Object.keys(bo).length) return false;
-  return keys.every((key) => Object.hasOwn(bo, key) && jsonEqual(ao[key]!, bo[key]!));
 }

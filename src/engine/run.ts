@@ -2,31 +2,31 @@
 // writes nothing), apply / destroy / refresh (lock, finish interrupted writes, plan or load the
 // saved plan, apply), import, and state removal.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
-import type { Provider } from "../provider/types.ts";
-import { StateConflictError, StateLockedError } from "../state/errors.ts";
-import type { HostBinding, StateReader, StateStore } from "../state/types.ts";
+import { type Diagnostic, hasErrors } from "../core/index.ts";
+import type { Provider } from "../provider/index.ts";
+import { type HostBinding, StateConflictError, type StateReader, type StateStore } from "../state/index.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
 import { engineCode } from "./codes.ts";
 import { sensitiveAttributes } from "./evaluate.ts";
 import { SensitiveFlow } from "./sensitivity.ts";
-import { applyPlan, type ApplyResult } from "./apply/execute.ts";
-import type { ProgressSink } from "./apply/progress.ts";
+import { applyPlan } from "./apply/execute.ts";
+import type { ApplyResult } from "./apply/types.ts";
+import type { EngineEventSink } from "./events.ts";
 import { stateInput } from "./apply/records.ts";
 import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
-import { LockSession, type LockOptions } from "./apply/session.ts";
-import type { ApplyHooks } from "./apply/step.ts";
-import { importObject } from "./plan/imports.ts";
-import { conflictDiagnostic } from "./plan/host-objects.ts";
+import { withLock, type LockOptions, type LockSession } from "./apply/session.ts";
+import type { ApplyHooks } from "./apply/types.ts";
+import { importObject } from "./imports.ts";
+import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
-import { contributionEdgesOf, dependencyMap } from "./plan/dependencies.ts";
+import { runCounts, type RunCounts } from "./summary.ts";
+import { DEFAULT_PARALLELISM } from "./dag.ts";
+import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
-import { planHasChanges, type Plan } from "./plan/types.ts";
+import { planHasChanges, type Plan } from "./plan-data.ts";
 import { bindOrRefuse, compareBindings, hostMismatch } from "./host-binding.ts";
-import { alreadyManaged } from "./plan/host-objects.ts";
 
 export interface EngineSetup {
   provider: Provider;
@@ -55,44 +55,20 @@ export async function runPlan(setup: EngineSetup, reader: StateReader, options: 
   return createPlan({ ...setup, state: await readSnapshot(reader), options });
 }
 
-function durationText(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-/**
- * The diagnostic for a state lock held by another run. `lock` is how this run asked for it, so the
- * repair does not suggest what it already tried (waiting with --lock-timeout, --force-unlock).
- */
-export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions, "timeoutMs" | "forceUnlock"> = {}): Diagnostic {
-  const waited = lock.timeoutMs ?? 0;
-  let repair: string;
-  if (error.stale) repair = "If no other takoform process works on this state, take the stale lock over with --force-unlock.";
-  else if (waited > 0) {
-    repair =
-      `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
-      "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
-  } else if (lock.forceUnlock === true) {
-    repair = "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
-  } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
-  return {
-    severity: "error",
-    code: engineCode("state-locked"),
-    summary: error.stale ? "The state is locked by a run that stopped renewing its lease" : "The state is locked by another run",
-    detail: error.message,
-    repair,
-  };
-}
-
 export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "wrong-host" | "recovery-failed" | "stale-plan";
 
 export interface ApplyRun {
   status: ApplyStatus;
+  /** Applied (or nothing to change) and every step succeeded. */
+  ok: boolean;
   plan?: Plan;
   result?: ApplyResult;
   /** Everything worth showing: interrupted-write resolution, plan and apply diagnostics. */
   diagnostics: Diagnostic[];
   /** How many interrupted writes were resolved first. */
   recovered: number;
+  /** What the apply wrote: resources added, changed, destroyed, imported (steps that wrote only). */
+  counts: RunCounts;
 }
 
 export interface ApplyRunOptions {
@@ -102,53 +78,106 @@ export interface ApplyRunOptions {
   saved?: SavedPlan;
   lock: LockOptions;
   parallelism?: number;
-  progress?: ProgressSink;
-  hooks?: ApplyHooks;
-  /** Called with the plan before anything is applied (to show it). */
-  onPlan?: (plan: Plan) => void;
   /**
-   * Called with each note found before the plan (a lock taken over, a state bound to this host),
-   * as it is found; the notes are in the run's diagnostics too.
+   * What happens as it happens: each note found before the plan (a lock taken over, a state bound
+   * to this host), the plan before anything is applied, and each step of the apply. The notes are
+   * in the run's diagnostics too.
    */
-  onNote?: (note: Diagnostic) => void;
+  events?: EngineEventSink;
+  hooks?: ApplyHooks;
   /** Asked when the plan changes something (not for a saved plan); false cancels. */
   confirm?: (plan: Plan) => Promise<boolean>;
   stopped?: () => boolean;
 }
 
+type Unfinished = Omit<ApplyRun, "ok" | "counts">;
+
 /**
- * Lock → check the host → finish interrupted writes → plan (or check the saved plan) → confirm →
- * apply → unlock.
+ * Lock → check the saved plan → check the host → finish interrupted writes and plan (or take the
+ * saved plan) → confirm → apply → unlock. The run comes back with its outcome, counts and every
+ * diagnostic; what happened along the way went to `events`.
  */
 export async function runApply(setup: EngineSetup, store: StateStore, options: ApplyRunOptions): Promise<ApplyRun> {
-  let session: LockSession;
-  try {
-    session = await LockSession.acquire(store, options.lock);
-  } catch (error) {
-    if (error instanceof StateLockedError) return { status: "locked", diagnostics: [lockedDiagnostic(error, options.lock)], recovered: 0 };
-    throw error;
+  const run = await withLock(
+    store,
+    options.lock,
+    (locked): Unfinished => ({ status: "locked", diagnostics: [locked], recovered: 0 }),
+    (session) => applyLocked(setup, store, options, session),
+  );
+  const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
+  return { ...run, ok, counts: runCounts(run.result) };
+}
+
+async function applyLocked(setup: EngineSetup, store: StateStore, options: ApplyRunOptions, session: LockSession): Promise<Unfinished> {
+  const events = options.events;
+  const diagnostics: Diagnostic[] = [];
+  const note = (found: readonly Diagnostic[]): void => {
+    for (const d of found) {
+      diagnostics.push(d);
+      events?.({ kind: "note", diagnostic: d });
+    }
+  };
+  note(session.notes);
+  // A saved plan is checked against state before anything is written, the host binding included
+  // (a first binding bumps the serial the plan was made at).
+  if (options.saved !== undefined) {
+    const refused = await checkSavedPlan(setup, store, options.saved.plan);
+    if (refused !== null) return { ...refused, plan: options.saved.plan, diagnostics: [...diagnostics, ...refused.diagnostics], recovered: 0 };
   }
-  const stopped = () => session.lost !== null || (options.stopped?.() ?? false);
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const note = (found: readonly Diagnostic[]): void => {
-      for (const d of found) {
-        diagnostics.push(d);
-        options.onNote?.(d);
-      }
-    };
-    note(session.notes);
-    let plan: Plan;
-    let recovered = 0;
-    let snapshot: StateSnapshot | undefined;
-    // A saved plan is checked against state before anything is written, the host binding included
-    // (a first binding bumps the serial the plan was made at).
-    if (options.saved !== undefined) {
-      plan = options.saved.plan;
-      const serial = await store.serial();
-      const inFlight = await store.inFlight();
-      if (store.lineage !== plan.stateLineage || serial !== plan.stateSerial || inFlight.length > 0) {
-        diagnostics.push({
+  // The host check comes before the first host call, the resumption of interrupted writes included.
+  if (setup.host !== undefined) {
+    const bound = await bindOrRefuse(store, setup.host);
+    if (!bound.ok) return { status: "wrong-host", diagnostics: [...diagnostics, ...bound.diagnostics], recovered: 0 };
+    note(bound.notes);
+  }
+  let plan: Plan;
+  let recovered = 0;
+  let snapshot: StateSnapshot | undefined;
+  if (options.saved !== undefined) {
+    plan = options.saved.plan;
+    events?.({ kind: "plan", plan });
+  } else {
+    const recovery = await resumeInterrupted(setup, store, options);
+    recovered = recovery.resolved;
+    diagnostics.push(...recovery.diagnostics);
+    if (!recovery.ok) return { status: "recovery-failed", diagnostics, recovered };
+    // One listing of state serves the duplicate check, the plan and the apply.
+    snapshot = await readSnapshot(store);
+    const dropped = await dropDuplicateDeposed(store, snapshot.records);
+    if (dropped.length > 0) snapshot = await readSnapshot(store);
+    const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? DEFAULT_PARALLELISM, ...options.plan } });
+    plan = outcome.plan;
+    diagnostics.push(...plan.diagnostics);
+    events?.({ kind: "plan", plan });
+    if (!outcome.ok) return { status: "plan-failed", plan, diagnostics, recovered };
+    const changes = planChangesSomething(plan);
+    if (changes && options.confirm !== undefined && !(await options.confirm(plan))) return { status: "cancelled", plan, diagnostics, recovered };
+    if (!changes && (plan.resourceDrift?.length ?? 0) === 0) return { status: "no-changes", plan, diagnostics, recovered };
+  }
+  const result = await applyPlan({
+    ...setup,
+    store,
+    plan,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    stopped: () => session.lost !== null || (options.stopped?.() ?? false),
+    ...(snapshot !== undefined ? { records: snapshot.records } : {}),
+    ...(events !== undefined ? { progress: events } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
+  diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
+  const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";
+  return { status, plan, result, diagnostics, recovered };
+}
+
+/** A saved plan applies only to the state and host it was made against. */
+async function checkSavedPlan(setup: EngineSetup, store: StateStore, plan: Plan): Promise<{ status: ApplyStatus; diagnostics: Diagnostic[] } | null> {
+  const serial = await store.serial();
+  const inFlight = await store.inFlight();
+  if (store.lineage !== plan.stateLineage || serial !== plan.stateSerial || inFlight.length > 0) {
+    return {
+      status: "stale-plan",
+      diagnostics: [
+        {
           severity: "error",
           code: engineCode("plan-file-stale"),
           summary: "The saved plan is stale: state changed since it was made",
@@ -159,167 +188,136 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
                 ? `State holds ${inFlight.length} interrupted write(s) that must be resolved by a plain apply first.`
                 : `The plan was made at state serial ${plan.stateSerial}; state is now at serial ${serial}.`,
           repair: "Run `takoform plan --out FILE` again and apply the new file.",
-        });
-        return { status: "stale-plan", plan, diagnostics, recovered };
-      }
-      const made = plan.host;
-      const differences = made !== undefined && setup.host !== undefined ? compareBindings(made, setup.host).differences : [];
-      if (made !== undefined && differences.length > 0) {
-        diagnostics.push({
-          ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
-          summary: "The saved plan was made against another host",
-          repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
-        });
-        return { status: "wrong-host", plan, diagnostics, recovered };
-      }
-    }
-    // The host check comes before the first host call, the resumption of interrupted writes included.
-    if (setup.host !== undefined) {
-      const bound = await bindOrRefuse(store, setup.host);
-      if (!bound.ok) return { status: "wrong-host", diagnostics: [...diagnostics, ...bound.diagnostics], recovered: 0 };
-      note(bound.notes);
-    }
-    if (options.saved !== undefined) {
-      plan = options.saved.plan;
-      options.onPlan?.(plan);
-    } else {
-      const edges = configEdges(setup.stack);
-      const dependencies = dependencyMap(setup.stack, edges);
-      const recovery = await resolveInFlight({
-        provider: setup.provider,
-        store,
-        parallelism: options.parallelism ?? 10,
-        dependenciesOf: (address) => {
-          const resource = setup.stack.resources.get(address);
-          return {
-            dependencies: dependencies.get(address) ?? [],
-            contributions: contributionEdgesOf(setup.stack, address),
-            sensitivePaths: resource === undefined ? [] : sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
-          };
         },
-        ...(options.progress ? { progress: options.progress } : {}),
-        variables: setup.variables,
-      });
-      recovered = recovery.resolved;
-      diagnostics.push(...recovery.diagnostics);
-      if (!recovery.ok) return { status: "recovery-failed", diagnostics, recovered };
-      // One listing of state serves the duplicate check, the plan and the apply.
-      snapshot = await readSnapshot(store);
-      const dropped = await dropDuplicateDeposed(store, snapshot.records);
-      if (dropped.length > 0) snapshot = await readSnapshot(store);
-      const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? 10, ...options.plan } });
-      plan = outcome.plan;
-      diagnostics.push(...plan.diagnostics);
-      options.onPlan?.(plan);
-      if (!outcome.ok) return { status: "plan-failed", plan, diagnostics, recovered };
-      const changes = planChangesSomething(plan);
-      if (changes && options.confirm !== undefined && !(await options.confirm(plan))) return { status: "cancelled", plan, diagnostics, recovered };
-      if (!changes && (plan.resourceDrift?.length ?? 0) === 0) {
-        return { status: "no-changes", plan, diagnostics, recovered };
-      }
-    }
-    const result = await applyPlan({
-      ...setup,
-      store,
-      plan,
-      parallelism: options.parallelism ?? 10,
-      stopped,
-      ...(snapshot !== undefined ? { records: snapshot.records } : {}),
-      ...(options.progress ? { progress: options.progress } : {}),
-      ...(options.hooks ? { hooks: options.hooks } : {}),
-    });
-    diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
-    const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";
-    return { status, plan, result, diagnostics, recovered };
-  } finally {
-    await session.release();
+      ],
+    };
   }
+  const made = plan.host;
+  const differences = made !== undefined && setup.host !== undefined ? compareBindings(made, setup.host).differences : [];
+  if (made === undefined || differences.length === 0) return null;
+  return {
+    status: "wrong-host",
+    diagnostics: [
+      {
+        ...hostMismatch({ ...made, boundAt: "when the plan was made" }, setup.host!, differences, "This apply"),
+        summary: "The saved plan was made against another host",
+        repair: "Apply the file against the host it was planned against, or run `takoform plan --out FILE` against this host and apply that file.",
+      },
+    ],
+  };
+}
+
+/** Finishes the writes an interrupted apply left in flight, recording each with what the configuration says now. */
+function resumeInterrupted(setup: EngineSetup, store: StateStore, options: ApplyRunOptions) {
+  const dependencies = dependencyMap(setup.stack, configEdges(setup.stack));
+  return resolveInFlight({
+    provider: setup.provider,
+    store,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    dependenciesOf: (address) => {
+      const resource = setup.stack.resources.get(address);
+      return {
+        dependencies: dependencies.get(address) ?? [],
+        contributions: contributionEdgesOf(setup.stack, address),
+        sensitivePaths: resource === undefined ? [] : sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
+      };
+    },
+    ...(options.events ? { progress: options.events } : {}),
+    variables: setup.variables,
+  });
 }
 
 /** `takoform import ADDRESS ID`: bind state to an existing host object (config must declare it). */
-export async function runImport(setup: EngineSetup, store: StateStore, address: string, id: string, lock: LockOptions): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
+export async function runImport(
+  setup: EngineSetup,
+  store: StateStore,
+  address: string,
+  id: string,
+  lock: LockOptions,
+): Promise<{ ok: boolean; diagnostics: Diagnostic[]; uid?: string }> {
   const resource = setup.stack.resources.get(address);
   if (resource === undefined) {
     return {
       ok: false,
-      diagnostics: [{
-        severity: "error",
-        code: engineCode("import-target-undeclared"),
-        summary: `${address} is not declared in the configuration`,
-        detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
-        repair: "Add the resource to the app first (its type and construct id give the address), then import.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: engineCode("import-target-undeclared"),
+          summary: `${address} is not declared in the configuration`,
+          detail: "An import binds state to a resource the configuration declares, so the next plan can compare the two.",
+          repair: "Add the resource to the app first (its type and construct id give the address), then import.",
+        },
+      ],
     };
   }
-  let session: LockSession;
-  try {
-    session = await LockSession.acquire(store, lock);
-  } catch (error) {
-    if (error instanceof StateLockedError) return { ok: false, diagnostics: [lockedDiagnostic(error, lock)] };
-    throw error;
-  }
-  try {
-    const notes: Diagnostic[] = [...session.notes];
-    if (setup.host !== undefined) {
-      const bound = await bindOrRefuse(store, setup.host, "This import");
-      if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
-      notes.push(...bound.notes);
-    }
-    if ((await store.get(address)) !== undefined) {
-      return {
-        ok: false,
-        diagnostics: [...notes, {
-          severity: "error",
-          code: engineCode("import-already-managed"),
-          summary: `${address} is already managed`,
-          detail: "State already binds this address to a host object.",
-          repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
-        }],
-      };
-    }
-    const imported = await importObject(setup.provider, resource.type, address, id);
-    if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
-    // One host object, one record: an object another address manages is refused, by uid or name.
-    const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
-    if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
-    const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
-    try {
-      await store.putResource(
-        address,
-        stateInput(imported.state, "ready", {
-          dependencies,
-          contributions: contributionEdgesOf(setup.stack, address),
-          sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
-          lineage: store.lineage,
-        }),
-      );
-    } catch (error) {
-      // The store's own guard, should another run have recorded the object meanwhile.
-      if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
-      throw error;
-    }
-    const uid = imported.state.attributes["uid"];
-    return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
-  } finally {
-    await session.release();
-  }
+  return withLock(
+    store,
+    lock,
+    (locked) => ({ ok: false, diagnostics: [locked] }),
+    async (session) => {
+      const notes: Diagnostic[] = [...session.notes];
+      if (setup.host !== undefined) {
+        const bound = await bindOrRefuse(store, setup.host, "This import");
+        if (!bound.ok) return { ok: false, diagnostics: [...notes, ...bound.diagnostics] };
+        notes.push(...bound.notes);
+      }
+      if ((await store.get(address)) !== undefined) {
+        return {
+          ok: false,
+          diagnostics: [
+            ...notes,
+            {
+              severity: "error",
+              code: engineCode("import-already-managed"),
+              summary: `${address} is already managed`,
+              detail: "State already binds this address to a host object.",
+              repair: `To bind it to another object, first forget the current one with \`takoform state rm ${address}\` (the host object is untouched).`,
+            },
+          ],
+        };
+      }
+      const imported = await importObject(setup.provider, resource.type, address, id);
+      if (imported.state === null || hasErrors(imported.diagnostics)) return { ok: false, diagnostics: [...notes, ...imported.diagnostics] };
+      // One host object, one record: an object another address manages is refused, by uid or name.
+      const managed = alreadyManaged(setup.provider, address, imported.state, await store.list());
+      if (managed !== null) return { ok: false, diagnostics: [...notes, managed] };
+      const dependencies = dependencyMap(setup.stack, configEdges(setup.stack)).get(address) ?? [];
+      try {
+        await store.putResource(
+          address,
+          stateInput(imported.state, "ready", {
+            dependencies,
+            contributions: contributionEdgesOf(setup.stack, address),
+            sensitivePaths: sensitiveAttributes(resource, setup.variables, SensitiveFlow.of(setup.stack, setup.variables)),
+            lineage: store.lineage,
+          }),
+        );
+      } catch (error) {
+        // The store's own guard, should another run have recorded the object meanwhile.
+        if (error instanceof StateConflictError) return { ok: false, diagnostics: [...notes, conflictDiagnostic(error)] };
+        throw error;
+      }
+      const uid = imported.state.attributes["uid"];
+      return { ok: true, diagnostics: [...notes, ...imported.diagnostics], ...(typeof uid === "string" ? { uid } : {}) };
+    },
+  );
 }
 
 /** `takoform state rm ADDRESS`: forget a record; the host object is untouched. */
-export async function runStateRemove(store: StateStore, addresses: readonly string[], lock: LockOptions): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
-  let session: LockSession;
-  try {
-    session = await LockSession.acquire(store, lock);
-  } catch (error) {
-    if (error instanceof StateLockedError) return { removed: [], missing: [], diagnostics: [lockedDiagnostic(error, lock)] };
-    throw error;
-  }
-  try {
-    const removed: string[] = [];
-    const missing: string[] = [];
-    for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
-    return { removed, missing, diagnostics: session.notes };
-  } finally {
-    await session.release();
-  }
+export async function runStateRemove(
+  store: StateStore,
+  addresses: readonly string[],
+  lock: LockOptions,
+): Promise<{ removed: string[]; missing: string[]; diagnostics: Diagnostic[] }> {
+  return withLock(
+    store,
+    lock,
+    (locked) => ({ removed: [], missing: [], diagnostics: [locked] }),
+    async (session) => {
+      const removed: string[] = [];
+      const missing: string[] = [];
+      for (const address of addresses) ((await store.removeResource(address)) ? removed : missing).push(address);
+      return { removed, missing, diagnostics: session.notes };
+    },
+  );
 }

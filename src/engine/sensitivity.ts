@@ -2,13 +2,13 @@
 // (`${var.secret}`), or through a reference to another resource's attribute that carries one
 // (`${takoform_x.a.password}` where a.password = var.secret). An attribute that carries a secret
 // is hidden in plans, sealed in state and in plan files, and a write whose request carries one
-// has its stored intent encrypted (apply/intent-seal.ts) under a key derived from those values.
+// has its stored intent encrypted (src/secrets/intent.ts) under a key derived from those values.
 //
 // One worklist pass over the attribute-level reference graph: a set only ever grows, and it is
 // bounded by the number of sensitive variables, so the cost is linear in the references times
 // that (small) number. A stack without sensitive variables costs nothing.
 
-import type { AttributePath } from "../provider/types.ts";
+import type { AttributePath } from "../provider/index.ts";
 import { referencesOf, variablesOf } from "./config/expression/evaluate.ts";
 import type { Expression, StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";

@@ -3,14 +3,10 @@
 // destroying and re-creating what it manages. The host is not contacted: the object stays what it
 // is, only the address state keeps it under changes.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { StateLockedError, StateMoveError } from "../state/errors.ts";
-import type { StateMove } from "../state/move.ts";
-import { parseStateAddress } from "../state/records.ts";
-import type { StateStore } from "../state/types.ts";
-import { LockSession, type LockOptions } from "./apply/session.ts";
+import type { Diagnostic } from "../core/index.ts";
+import { parseStateAddress, type StateMove, StateMoveError, type StateStore } from "../state/index.ts";
+import { type LockOptions, withLock } from "./apply/session.ts";
 import { engineCode } from "./codes.ts";
-import { lockedDiagnostic } from "./run.ts";
 
 /** A managed resource's address: `TYPE.NAME` (no module path, no instance key, no deposed key). */
 const RESOURCE_ADDRESS = /^([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)$/;
@@ -22,28 +18,44 @@ export interface StateMoveResult {
 }
 
 function invalid(summary: string, detail: string): Diagnostic {
-  return { severity: "error", code: engineCode("move-invalid"), summary, detail, repair: "Give two resource addresses of one type, e.g. `takoform state mv takoform_edge_kv_namespace.old takoform_edge_kv_namespace.new`." };
+  return {
+    severity: "error",
+    code: engineCode("move-invalid"),
+    summary,
+    detail,
+    repair: "Give two resource addresses of one type, e.g. `takoform state mv takoform_edge_kv_namespace.old takoform_edge_kv_namespace.new`.",
+  };
 }
 
 /** The checks that need no state: both are resource addresses, of one type, and not the same. */
 export function checkMove(from: string, to: string): Diagnostic | null {
   for (const address of [from, to]) {
     if (parseStateAddress(address).deposed !== null) {
-      return invalid(`Cannot move ${address}: it names a deposed object`, "A deposed object moves with its resource: move the resource's own address and its deposed objects come along.");
+      return invalid(
+        `Cannot move ${address}: it names a deposed object`,
+        "A deposed object moves with its resource: move the resource's own address and its deposed objects come along.",
+      );
     }
-    if (!RESOURCE_ADDRESS.test(address)) return invalid(`Invalid resource address ${JSON.stringify(address)}`, "A resource address is TYPE.NAME, as `takoform state list` prints it.");
+    if (!RESOURCE_ADDRESS.test(address))
+      return invalid(`Invalid resource address ${JSON.stringify(address)}`, "A resource address is TYPE.NAME, as `takoform state list` prints it.");
   }
   if (from === to) return invalid(`Cannot move ${from} to itself`, "The source and destination are the same address.");
   const fromType = RESOURCE_ADDRESS.exec(from)![1]!;
   const toType = RESOURCE_ADDRESS.exec(to)![1]!;
   // As Terraform: the record's attributes are in its type's shape, so it cannot become another type.
-  if (fromType !== toType) return invalid(`Cannot move ${from} to ${to}: resource types don't match`, `A record keeps its resource type; ${fromType} and ${toType} differ.`);
+  if (fromType !== toType)
+    return invalid(`Cannot move ${from} to ${to}: resource types don't match`, `A record keeps its resource type; ${fromType} and ${toType} differ.`);
   return null;
 }
 
 function refused(error: StateMoveError): Diagnostic {
   if (error.reason === "source-missing") {
-    return { severity: "error", code: engineCode("move-source-missing"), summary: `${error.from} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
+    return {
+      severity: "error",
+      code: engineCode("move-source-missing"),
+      summary: `${error.from} is not in state`,
+      repair: "`takoform state list` shows the addresses state holds.",
+    };
   }
   if (error.reason === "target-exists") {
     return {
@@ -66,20 +78,18 @@ function refused(error: StateMoveError): Diagnostic {
 export async function runStateMove(store: StateStore, from: string, to: string, lock: LockOptions): Promise<StateMoveResult> {
   const bad = checkMove(from, to);
   if (bad !== null) return { ok: false, diagnostics: [bad] };
-  let session: LockSession;
-  try {
-    session = await LockSession.acquire(store, lock);
-  } catch (error) {
-    if (error instanceof StateLockedError) return { ok: false, diagnostics: [lockedDiagnostic(error, lock)] };
-    throw error;
-  }
-  try {
-    const move = await store.moveResource(from, to);
-    return { ok: true, move, diagnostics: [...session.notes] };
-  } catch (error) {
-    if (error instanceof StateMoveError) return { ok: false, diagnostics: [...session.notes, refused(error)] };
-    throw error;
-  } finally {
-    await session.release();
-  }
+  return withLock(
+    store,
+    lock,
+    (locked): StateMoveResult => ({ ok: false, diagnostics: [locked] }),
+    async (session) => {
+      try {
+        const move = await store.moveResource(from, to);
+        return { ok: true, move, diagnostics: [...session.notes] };
+      } catch (error) {
+        if (error instanceof StateMoveError) return { ok: false, diagnostics: [...session.notes, refused(error)] };
+        throw error;
+      }
+    },
+  );
 }

@@ -18,21 +18,14 @@
 // (state-lane-mismatch) until `state upgrade-lane` runs again, which finds those already moved and
 // only verifies them.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { hasErrors } from "../core/diagnostic.ts";
-import { laneNamed, type LaneName } from "../core/lanes.ts";
-import type { KnownValue } from "../core/values.ts";
-import type { FormRef } from "../forms/refs.ts";
-import type { Provider, ResourceState } from "../provider/types.ts";
-import { StateLockedError } from "../state/errors.ts";
-import type { HostBinding, ResourceRecord, StateStore, StoredHostBinding } from "../state/types.ts";
-import { LockSession, type LockOptions } from "./apply/session.ts";
+import { type Diagnostic, type FormRef, hasErrors, type KnownValue, laneNamed, type LaneName, located } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import { type HostBinding, type ResourceRecord, StateLockedError, type StateStore, type StoredHostBinding } from "../state/index.ts";
+import { LockSession, lockedDiagnostic, type LockOptions } from "./apply/session.ts";
 import { engineCode } from "./codes.ts";
-import { mapBounded } from "./dag.ts";
+import { DEFAULT_PARALLELISM, mapBounded } from "./dag.ts";
 import { compareBindings, hostMismatch, laneOfBinding } from "./host-binding.ts";
-import { located } from "./plan/resource.ts";
 import { recordState } from "./refresh.ts";
-import { lockedDiagnostic } from "./run.ts";
 
 export interface UpgradeLaneOptions {
   lock: LockOptions;
@@ -159,7 +152,7 @@ export async function runUpgradeLane(
       }
     }
     // Proof by reading: under the new identity, with the uid state records (the provider's UID rule).
-    const reads = await mapBounded(candidates, options.parallelism ?? 10, async (c) => {
+    const reads = await mapBounded(candidates, options.parallelism ?? DEFAULT_PARALLELISM, async (c) => {
       try {
         return await setup.provider.read(c.state);
       } catch (error) {

@@ -3,8 +3,7 @@
 // value the shown plan already knew, ignore_changes, and a lossless JSON encoding of values
 // that may contain UNKNOWN (for plan files).
 
-import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type KnownValue, type Value } from "../core/values.ts";
-import type { AttributePath } from "../provider/types.ts";
+import { getPath, isUnknown, setPath, UNKNOWN, valuesEqual, type AttributePath, type Attributes, type KnownValue, type Value } from "../core/index.ts";
 
 /** Two attribute documents are equal when every attribute is; absent and null are the same. */
 export function attributesEqual(a: Attributes, b: Attributes): boolean {
@@ -55,41 +54,6 @@ function contradiction(shown: Value, actual: Value): AttributePath | null {
     return null;
   }
   return valuesEqual(shown, actual) ? null : [];
-}
-
-/** The value at `path`: undefined where a step does not exist, UNKNOWN inside an unknown. */
-export function getPath(value: Value | undefined, path: AttributePath): Value | undefined {
-  let current = value;
-  for (const step of path) {
-    if (current === undefined || current === null) return undefined;
-    if (isUnknown(current)) return current;
-    if (Array.isArray(current)) current = typeof step === "number" ? current[step] : undefined;
-    else if (typeof current === "object") current = Object.hasOwn(current, String(step)) ? (current as Record<string, Value>)[String(step)] : undefined;
-    else return undefined;
-  }
-  return current;
-}
-
-/** A copy of `target` with `value` written at `path` (creating objects on the way). */
-export function setPath(target: Attributes, path: AttributePath, value: Value): Attributes {
-  if (path.length === 0) return target;
-  const copy: Attributes = { ...target };
-  let node: Record<string, Value> | Value[] = copy;
-  for (let i = 0; i < path.length - 1; i++) {
-    const step = path[i]!;
-    const existing: Value | undefined = Array.isArray(node) ? node[step as number] : node[String(step)];
-    let next: Record<string, Value> | Value[];
-    if (Array.isArray(existing)) next = [...existing];
-    else if (existing !== null && existing !== undefined && typeof existing === "object" && !isUnknown(existing)) next = { ...(existing as Record<string, Value>) };
-    else next = typeof path[i + 1] === "number" ? [] : {};
-    if (Array.isArray(node)) node[step as number] = next;
-    else node[String(step)] = next;
-    node = next;
-  }
-  const last = path[path.length - 1]!;
-  if (Array.isArray(node)) node[last as number] = value;
-  else node[String(last)] = value;
-  return copy;
 }
 
 /**

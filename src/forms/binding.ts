@@ -2,20 +2,20 @@
 // authority on which Interface its targets must provide; a Form's binding-list reference only
 // projects that (decision 0022 rule 6).
 
-import { BINDING_API_VERSION } from "../core/protocol.ts";
-import { digestCanonical, type JsonValue } from "./digest.ts";
-import { ROLES, type Role } from "./definition-types.ts";
 import {
+  BINDING_API_VERSION,
   BINDING_NAME,
+  type BindingRef,
   CONTRACT_NAME_MAX,
   CONTRACT_VERSION,
+  type GroupKind,
+  type InterfaceRef,
   isGroupKind,
   isInterfaceRef,
   toInterfaceRef,
-  type BindingRef,
-  type GroupKind,
-  type InterfaceRef,
-} from "./refs.ts";
+} from "../core/index.ts";
+import { digestCanonical, type JsonValue } from "./digest.ts";
+import { ROLES, type Role } from "./definition-types.ts";
 import { child, hasOwn, ShapeReader } from "./shape.ts";
 
 export const BINDING_KIND = "BindingDefinition";
@@ -48,7 +48,18 @@ export interface BindingModel {
 export function readBindingDefinition(document: JsonValue, origin: { file?: string } = {}): BindingModel {
   const r: ShapeReader = new ShapeReader(origin.file);
   const doc = r.object(document, "", "a Binding Definition");
-  const required = ["apiVersion", "kind", "name", "version", "sourceRole", "targetInterface", "allowedTargetForms", "bindingNameGrammar", "runtimeProjection", "lifecycle"];
+  const required = [
+    "apiVersion",
+    "kind",
+    "name",
+    "version",
+    "sourceRole",
+    "targetInterface",
+    "allowedTargetForms",
+    "bindingNameGrammar",
+    "runtimeProjection",
+    "lifecycle",
+  ];
   r.closed(doc, "", [...required, "title", "description"], required);
   r.string(doc.apiVersion, "/apiVersion", { oneOf: [BINDING_API_VERSION] });
   r.string(doc.kind, "/kind", { oneOf: [BINDING_KIND] });

@@ -22,8 +22,7 @@ import { DefinitionError } from "./errors.ts";
 import { readInterfaceDefinition, type InterfaceModel } from "./interface.ts";
 import { listFiles } from "./list-files.ts";
 import { PACKAGE_INDEX_FILE, readPackageIndex, verifyPackageFiles, type PackageIndex } from "./package-index.ts";
-import { compareUtf8 } from "./pointer.ts";
-import { bindingRefKey, formatFormRef, formRefsEqual, groupKindKey, interfaceRefsEqual } from "./refs.ts";
+import { bindingRefKey, compareUtf8, formatFormRef, formRefsEqual, groupKindKey, interfaceRefsEqual } from "../core/index.ts";
 import { relationSchemaPointer, REQUIRED_INTERFACE, TARGET_FORMREFS } from "./relations.ts";
 import { child } from "./shape.ts";
 import { parseStrictJson, StrictJsonError } from "./strict-json.ts";
@@ -148,12 +147,18 @@ function attachPackages(
     if (form === undefined) {
       // A definition refused on its own has already been reported; say nothing more about it.
       if (!accountedFor.has(definitionPath)) {
-        problems.push(new DefinitionError("package-definition-missing", "/definitionPath", `${definitionPath} is not a Form Definition`, { file: pending.path }));
+        problems.push(
+          new DefinitionError("package-definition-missing", "/definitionPath", `${definitionPath} is not a Form Definition`, { file: pending.path }),
+        );
       }
       continue;
     }
     if (form.packageIndex !== null) {
-      problems.push(new DefinitionError("package-definition-missing", "/definitionPath", `${definitionPath} already belongs to another package index`, { file: pending.path }));
+      problems.push(
+        new DefinitionError("package-definition-missing", "/definitionPath", `${definitionPath} already belongs to another package index`, {
+          file: pending.path,
+        }),
+      );
       continue;
     }
     form.packageIndex = index;
@@ -161,18 +166,25 @@ function attachPackages(
     form.directory = join(root, directory);
     if (!formRefsEqual(index.formRef, form.ref)) {
       problems.push(
-        new DefinitionError("package-formref-mismatch", "/formRef", `the index names ${formatFormRef(index.formRef)}, the definition is ${formatFormRef(form.ref)}`, { file: pending.path }),
+        new DefinitionError(
+          "package-formref-mismatch",
+          "/formRef",
+          `the index names ${formatFormRef(index.formRef)}, the definition is ${formatFormRef(form.ref)}`,
+          { file: pending.path },
+        ),
       );
     }
     const prefix = directory === "." ? "" : `${directory}/`;
-    const present = files
-      .filter((f) => f.startsWith(prefix) && f !== pending.path)
-      .map((f) => f.slice(prefix.length));
+    const present = files.filter((f) => f.startsWith(prefix) && f !== pending.path).map((f) => f.slice(prefix.length));
     problems.push(...verifyPackageFiles(index, join(root, directory), present, pending.path));
     const listed = new Set(index.files.map((f) => f.path));
     for (const fixturePath of fixturePaths(form)) {
       if (!listed.has(fixturePath.path)) {
-        problems.push(new DefinitionError("package-fixture-unlisted", fixturePath.pointer, `${fixturePath.path} is not listed in ${PACKAGE_INDEX_FILE}`, { file: form.path }));
+        problems.push(
+          new DefinitionError("package-fixture-unlisted", fixturePath.pointer, `${fixturePath.path} is not listed in ${PACKAGE_INDEX_FILE}`, {
+            file: form.path,
+          }),
+        );
       }
     }
   }
@@ -218,11 +230,7 @@ function checkIdentities(forms: readonly LoadedForm[], problems: DefinitionError
 }
 
 /** Binding-list relations against the Form's acceptedBindings and the Binding Definitions held. */
-export function checkBindingRelations(
-  form: FormModel,
-  bindings: ReadonlyMap<string, BindingModel>,
-  file?: string,
-): DefinitionError[] {
+export function checkBindingRelations(form: FormModel, bindings: ReadonlyMap<string, BindingModel>, file?: string): DefinitionError[] {
   const problems: DefinitionError[] = [];
   const accepted = form.definition.acceptedBindings ?? [];
   for (const relation of form.relations) {
@@ -230,7 +238,11 @@ export function checkBindingRelations(
     const at = "/desiredSchema" + relationSchemaPointer(relation.pointer);
     const acceptedAt = accepted.findIndex((b) => b.name === relation.binding);
     if (acceptedAt < 0) {
-      problems.push(new DefinitionError("binding-not-accepted", at, `relation ${relation.pointer} is bound by ${relation.binding}, which acceptedBindings does not list`, { file }));
+      problems.push(
+        new DefinitionError("binding-not-accepted", at, `relation ${relation.pointer} is bound by ${relation.binding}, which acceptedBindings does not list`, {
+          file,
+        }),
+      );
       continue;
     }
     const binding = bindings.get(bindingRefKey(accepted[acceptedAt]!));
@@ -247,10 +259,24 @@ export function checkBindingRelations(
       );
     }
     if (!binding.definition.allowedTargetForms.some((gk) => groupKindKey(gk) === groupKindKey(relation.target))) {
-      problems.push(new DefinitionError("binding-target-form-not-allowed", at, `${relation.target.apiVersion} ${relation.target.kind} is not among the allowedTargetForms of ${binding.ref.name}`, { file }));
+      problems.push(
+        new DefinitionError(
+          "binding-target-form-not-allowed",
+          at,
+          `${relation.target.apiVersion} ${relation.target.kind} is not among the allowedTargetForms of ${binding.ref.name}`,
+          { file },
+        ),
+      );
     }
     if (binding.definition.sourceRole !== form.definition.role) {
-      problems.push(new DefinitionError("binding-source-role-mismatch", `/acceptedBindings/${acceptedAt}`, `${binding.ref.name} may be held only by a ${binding.definition.sourceRole}-role Form`, { file }));
+      problems.push(
+        new DefinitionError(
+          "binding-source-role-mismatch",
+          `/acceptedBindings/${acceptedAt}`,
+          `${binding.ref.name} may be held only by a ${binding.definition.sourceRole}-role Form`,
+          { file },
+        ),
+      );
     }
   }
   return problems;

@@ -3,7 +3,7 @@
 
 import type { JsonValue } from "./digest.ts";
 import type { Relation } from "./relations.ts";
-import type { BindingRef, FormRef, InterfaceRef } from "./refs.ts";
+import type { BindingRef, FormRef, InterfaceRef } from "../core/index.ts";
 import type { JsonObject } from "./shape.ts";
 
 export const ROLES = ["identity", "revision", "deployment", "attachment", "policy"] as const;
@@ -31,15 +31,7 @@ export const FORM_DEFINITION_MEMBERS = [
   "negativeConformanceFixtures",
 ] as const;
 
-export const FORM_DEFINITION_REQUIRED = [
-  "apiVersion",
-  "kind",
-  "definitionVersion",
-  "title",
-  "role",
-  "desiredSchema",
-  "lifecycleCapabilities",
-] as const;
+export const FORM_DEFINITION_REQUIRED = ["apiVersion", "kind", "definitionVersion", "title", "role", "desiredSchema", "lifecycleCapabilities"] as const;
 
 export interface ConformanceFixture {
   name: string;

@@ -11,7 +11,7 @@
 // - `refresh` is refused: no Host API lane has a refresh operation.
 // - Fixture names are unique across the positive and negative lists of one Form.
 
-import { isFormApiVersion, isKind, isSemver } from "../core/grammar.ts";
+import { type FormRef, isBindingRef, isFormApiVersion, isInterfaceRef, isKind, isSemver } from "../core/index.ts";
 import { digestCanonical, type JsonValue } from "./digest.ts";
 import {
   ALL_CAPABILITIES,
@@ -24,7 +24,6 @@ import {
 } from "./definition-types.ts";
 import { DefinitionError } from "./errors.ts";
 import { parsePointer } from "./pointer.ts";
-import { isBindingRef, isInterfaceRef, type FormRef } from "./refs.ts";
 import { deriveRelations, relationSchemaPointer, type Relation } from "./relations.ts";
 import { checkPortableSchema, readSchemaHeader } from "./schema-rules.ts";
 import { child, hasOwn, isJsonObject, ShapeReader, type JsonObject } from "./shape.ts";
@@ -72,9 +71,9 @@ export function readFormDefinition(document: JsonValue, origin: { file?: string 
   checkTopLevelProperties(r, desiredSchema);
 
   const immutable = hasOwn(doc, "immutableFields")
-    ? r.array(doc.immutableFields, "/immutableFields", { unique: true }).map((p, i) =>
-        r.string(p, child("/immutableFields", i), { pattern: POINTER, grammar: "JSON pointer" }),
-      )
+    ? r
+        .array(doc.immutableFields, "/immutableFields", { unique: true })
+        .map((p, i) => r.string(p, child("/immutableFields", i), { pattern: POINTER, grammar: "JSON pointer" }))
     : [];
   immutable.forEach((pointer, i) => {
     if (!resolvesThroughProperties(desiredSchema, pointer)) {
@@ -89,14 +88,16 @@ export function readFormDefinition(document: JsonValue, origin: { file?: string 
 
   if (hasOwn(doc, "providedInterfaces")) {
     r.array(doc.providedInterfaces, "/providedInterfaces", { maxItems: 64, unique: true }).forEach((ref, i) => {
-      if (!isInterfaceRef(ref)) r.fail("member-invalid", child("/providedInterfaces", i), "must be a complete InterfaceRef {apiVersion, name, version, schemaDigest}");
+      if (!isInterfaceRef(ref))
+        r.fail("member-invalid", child("/providedInterfaces", i), "must be a complete InterfaceRef {apiVersion, name, version, schemaDigest}");
     });
   }
   if (hasOwn(doc, "acceptedBindings")) {
     const bindings = r.array(doc.acceptedBindings, "/acceptedBindings", { maxItems: 64, unique: true });
     const names = new Set<string>();
     bindings.forEach((ref, i) => {
-      if (!isBindingRef(ref)) r.fail("member-invalid", child("/acceptedBindings", i), "must be a complete BindingRef {apiVersion, name, version, schemaDigest}");
+      if (!isBindingRef(ref))
+        r.fail("member-invalid", child("/acceptedBindings", i), "must be a complete BindingRef {apiVersion, name, version, schemaDigest}");
       // One entry per contract name: the relation annotation names a contract, not a version.
       if (names.has(ref.name)) r.fail("member-invalid", child("/acceptedBindings", i), `a second entry for binding ${ref.name}`);
       names.add(ref.name);
@@ -110,7 +111,11 @@ export function readFormDefinition(document: JsonValue, origin: { file?: string 
   const relations = deriveRelations(desiredSchema, { file, schemaPointer: "/desiredSchema" });
   for (const relation of relations) {
     if (relation.binding !== null && role !== "revision") {
-      r.fail("binding-list-not-revision", "/desiredSchema" + relationSchemaPointer(relation.pointer), `binding list ${relation.binding} on a ${role}-role Form; only revision Forms hold bindings`);
+      r.fail(
+        "binding-list-not-revision",
+        "/desiredSchema" + relationSchemaPointer(relation.pointer),
+        `binding list ${relation.binding} on a ${role}-role Form; only revision Forms hold bindings`,
+      );
     }
   }
   checkDefaults(r, desiredSchema);
@@ -141,7 +146,11 @@ function checkCapabilities(r: ShapeReader, role: string, capabilities: string[],
     r.fail("lifecycle-update-mismatch", child("/lifecycleCapabilities", updateAt), "update is declared but no desired field is mutable");
   }
   if (updateAt < 0 && role !== "revision" && mutable.length > 0) {
-    r.fail("lifecycle-update-mismatch", "/lifecycleCapabilities", `mutable field(s) ${mutable.map((m) => `/${m}`).join(", ")} but no update capability; list them in immutableFields or declare update`);
+    r.fail(
+      "lifecycle-update-mismatch",
+      "/lifecycleCapabilities",
+      `mutable field(s) ${mutable.map((m) => `/${m}`).join(", ")} but no update capability; list them in immutableFields or declare update`,
+    );
   }
 }
 
@@ -186,7 +195,10 @@ function readFixtures(r: ShapeReader, doc: JsonObject): void {
       r.closed(fixture, at, ["name", "desiredPath", "observedPath", "outputPath"], ["name", "desiredPath"]);
       nameOnce(fixture.name, child(at, "name"));
       path(fixture.desiredPath, child(at, "desiredPath"));
-      for (const [key, schema] of [["observedPath", "observedSchema"], ["outputPath", "outputSchema"]] as const) {
+      for (const [key, schema] of [
+        ["observedPath", "observedSchema"],
+        ["outputPath", "outputSchema"],
+      ] as const) {
         if (!hasOwn(fixture, key)) continue;
         path(fixture[key], child(at, key));
         if (!hasOwn(doc, schema)) r.fail("fixture-path-invalid", child(at, key), `the Form declares no ${schema} to check it against`);

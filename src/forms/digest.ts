@@ -5,7 +5,9 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from "../core/index.ts";
+
+export type { JsonValue };
 
 /** `sha256:<lowercase hex>` of raw bytes (a UTF-8 string is hashed as its bytes). */
 export function digestBytes(bytes: Uint8Array | string): string {

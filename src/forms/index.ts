@@ -3,9 +3,9 @@
 
 export { digestBytes, digestCanonical, canonicalJson, sha256Hex, type JsonValue } from "./digest.ts";
 export { parseStrictJson, StrictJsonError, type StrictJsonOptions, type StrictJsonReason } from "./strict-json.ts";
-export { escapePointerToken, unescapePointerToken, formatPointer, parsePointer, compareUtf8 } from "./pointer.ts";
-export * from "./refs.ts";
-export { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
+export { escapePointerToken, unescapePointerToken, formatPointer, parsePointer } from "./pointer.ts";
+export { DefinitionError, DEFINITION_ERROR_CODES, type DefinitionErrorCode } from "./errors.ts";
+export { definitionDiagnostic, formsCode } from "./diagnostics.ts";
 export {
   deriveRelations,
   relationInstances,
@@ -38,14 +38,12 @@ export {
   ROLES,
   BASE_CAPABILITIES,
 } from "./definition.ts";
-export {
-  compileDesiredSchema,
-  materializeDefaults,
-  SchemaCompileError,
-  TAKOFORM_KEYWORDS,
-  type SpecViolation,
-  type DesiredSpecValidator,
-} from "./validate.ts";
+export { compileDesiredSchema, materializeDefaults, SchemaCompileError, TAKOFORM_KEYWORDS, type SpecViolation, type DesiredSpecValidator } from "./validate.ts";
 export { checkPortableSchema, SCHEMA_DIALECT, PORTABLE_FIELD_POLICY } from "./schema-rules.ts";
 export { cloneJson, isJsonObject, type JsonObject } from "./shape.ts";
 export * from "./package.ts";
+// Used by other modules.
+export { listFiles } from "./list-files.ts";
+export { precompiledFileName } from "./precompiled.ts";
+export { child, hasOwn } from "./shape.ts";
+export { newSchemaCompiler } from "./validate.ts";

@@ -1,9 +1,8 @@
 // Interface Definitions: the behaviour contract a Form may provide and a relation may
 // require. Identity is name@version plus the canonical digest of the whole document.
 
-import { INTERFACE_API_VERSION } from "../core/protocol.ts";
+import { CONTRACT_NAME_MAX, CONTRACT_VERSION, INTERFACE_API_VERSION, INTERFACE_NAME, type InterfaceRef } from "../core/index.ts";
 import { digestCanonical, type JsonValue } from "./digest.ts";
-import { CONTRACT_NAME_MAX, CONTRACT_VERSION, INTERFACE_NAME, type InterfaceRef } from "./refs.ts";
 import { readSchemaHeader } from "./schema-rules.ts";
 import { child, hasOwn, ShapeReader, type JsonObject } from "./shape.ts";
 

@@ -92,14 +92,30 @@ export abstract class JsonTokenReader {
     };
     const e = text.charCodeAt(pos + 1);
     switch (e) {
-      case 0x22: emit('"'); return pos + 2;
-      case 0x5c: emit("\\"); return pos + 2;
-      case 0x2f: emit("/"); return pos + 2;
-      case 0x62: emit("\b"); return pos + 2;
-      case 0x66: emit("\f"); return pos + 2;
-      case 0x6e: emit("\n"); return pos + 2;
-      case 0x72: emit("\r"); return pos + 2;
-      case 0x74: emit("\t"); return pos + 2;
+      case 0x22:
+        emit('"');
+        return pos + 2;
+      case 0x5c:
+        emit("\\");
+        return pos + 2;
+      case 0x2f:
+        emit("/");
+        return pos + 2;
+      case 0x62:
+        emit("\b");
+        return pos + 2;
+      case 0x66:
+        emit("\f");
+        return pos + 2;
+      case 0x6e:
+        emit("\n");
+        return pos + 2;
+      case 0x72:
+        emit("\r");
+        return pos + 2;
+      case 0x74:
+        emit("\t");
+        return pos + 2;
       case 0x75: {
         const unit = this.hexUnit(pos);
         if (unit >= 0xdc00 && unit <= 0xdfff) {
@@ -228,7 +244,6 @@ export abstract class JsonTokenReader {
     const { line, column } = lineColumn(this.text, at);
     throw new StrictJsonError(reason, detail, at, line, column, this.pointer());
   }
-
 }
 
 export function lineColumn(text: string, offset: number): { line: number; column: number } {

@@ -5,7 +5,7 @@
 
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { compareUtf8 } from "./pointer.ts";
+import { compareUtf8 } from "../core/index.ts";
 
 /** Every regular file under `root`, relative and sorted; `keep` filters by file name. */
 export function listFiles(root: string, keep: (name: string) => boolean = () => true): string[] {

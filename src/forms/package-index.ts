@@ -5,26 +5,17 @@
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PACKAGE_API_VERSION } from "../core/protocol.ts";
-import { isDigest } from "../core/grammar.ts";
+import { compareUtf8, type FormRef, isDigest, isFormRef, PACKAGE_API_VERSION, toFormRef } from "../core/index.ts";
 import type { FormModel } from "./definition-types.ts";
 import { isPackagePath } from "./definition.ts";
 import { digestBytes, digestCanonical, type JsonValue } from "./digest.ts";
 import { DefinitionError } from "./errors.ts";
-import { compareUtf8 } from "./pointer.ts";
-import { isFormRef, toFormRef, type FormRef } from "./refs.ts";
 import { child, ShapeReader } from "./shape.ts";
 import { parseStrictJson, StrictJsonError } from "./strict-json.ts";
 
 export const PACKAGE_INDEX_FILE = "package-index.json";
 export const DEFINITION_MEDIA_TYPE = "application/vnd.takoform.form-definition.v1+json";
-export const PACKAGE_MEDIA_TYPES = [
-  DEFINITION_MEDIA_TYPE,
-  "application/schema+json",
-  "application/json",
-  "text/markdown",
-  "text/plain",
-] as const;
+export const PACKAGE_MEDIA_TYPES = [DEFINITION_MEDIA_TYPE, "application/schema+json", "application/json", "text/markdown", "text/plain"] as const;
 export const MAX_PACKAGE_FILE_SIZE = 67108864;
 
 export interface PackageFile {
@@ -79,12 +70,7 @@ export function readPackageIndex(document: JsonValue, origin: { file?: string } 
  * size and raw digest, and nothing unlisted beside it. `present` is every file in the
  * directory (relative, `/`-separated) except the index itself.
  */
-export function verifyPackageFiles(
-  index: PackageIndex,
-  directory: string,
-  present: readonly string[],
-  indexFile: string,
-): DefinitionError[] {
+export function verifyPackageFiles(index: PackageIndex, directory: string, present: readonly string[], indexFile: string): DefinitionError[] {
   const problems: DefinitionError[] = [];
   const listed = new Set<string>();
   index.files.forEach((entry, i) => {
@@ -98,11 +84,19 @@ export function verifyPackageFiles(
       return;
     }
     if (bytes.length !== entry.size) {
-      problems.push(new DefinitionError("package-file-mismatch", child(at, "size"), `${entry.path} is ${bytes.length} bytes, the index says ${entry.size}`, { file: indexFile }));
+      problems.push(
+        new DefinitionError("package-file-mismatch", child(at, "size"), `${entry.path} is ${bytes.length} bytes, the index says ${entry.size}`, {
+          file: indexFile,
+        }),
+      );
     }
     const digest = digestBytes(bytes);
     if (digest !== entry.digest) {
-      problems.push(new DefinitionError("package-file-mismatch", child(at, "digest"), `${entry.path} hashes to ${digest}, the index says ${entry.digest}`, { file: indexFile }));
+      problems.push(
+        new DefinitionError("package-file-mismatch", child(at, "digest"), `${entry.path} hashes to ${digest}, the index says ${entry.digest}`, {
+          file: indexFile,
+        }),
+      );
     }
   });
   for (const path of present) {
@@ -134,11 +128,7 @@ export function packageMediaType(path: string, definitionPath: string): string {
  * size and digest, sorted by path; the index never lists itself. The definition file must hold
  * exactly the definition given (its canonical digest is checked).
  */
-export function buildPackageIndex(
-  formDirectory: string,
-  definition: FormModel,
-  options: { definitionPath?: string } = {},
-): PackageIndex {
+export function buildPackageIndex(formDirectory: string, definition: FormModel, options: { definitionPath?: string } = {}): PackageIndex {
   const definitionPath = options.definitionPath ?? "definition.json";
   const paths = listPackageFiles(formDirectory).filter((p) => p !== PACKAGE_INDEX_FILE);
   if (!paths.includes(definitionPath)) {
@@ -157,7 +147,12 @@ export function buildPackageIndex(
         throw new DefinitionError("json-invalid", error.pointer, error.message, { file: join(formDirectory, path), cause: error });
       }
       if (digest !== definition.ref.schemaDigest) {
-        throw new DefinitionError("package-formref-mismatch", "", `${path} on disk has schemaDigest ${digest}, not the definition's ${definition.ref.schemaDigest}`, { file: join(formDirectory, path) });
+        throw new DefinitionError(
+          "package-formref-mismatch",
+          "",
+          `${path} on disk has schemaDigest ${digest}, not the definition's ${definition.ref.schemaDigest}`,
+          { file: join(formDirectory, path) },
+        );
       }
     }
     return { path, mediaType: packageMediaType(path, definitionPath), size: bytes.length, digest: digestBytes(bytes) };

@@ -20,19 +20,21 @@
 
 import type { JsonValue } from "./digest.ts";
 import { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
-import { compareUtf8, escapePointerToken, parsePointer } from "./pointer.ts";
+import { escapePointerToken, parsePointer } from "./pointer.ts";
 import {
   BINDING_NAME,
-  isFormRef,
-  isInterfaceRef,
-  toFormRef,
-  toInterfaceRef,
+  compareUtf8,
   type FormRef,
   type GroupKind,
   type InterfaceRef,
-} from "./refs.ts";
+  isFormApiVersion,
+  isFormRef,
+  isInterfaceRef,
+  isKind,
+  toFormRef,
+  toInterfaceRef,
+} from "../core/index.ts";
 import { child, hasOwn, isJsonObject, type JsonObject } from "./shape.ts";
-import { isFormApiVersion, isKind } from "../core/grammar.ts";
 
 export interface Relation {
   /** Relation id: JSON pointer into the desired spec, `*` standing for any array element. */
@@ -87,13 +89,7 @@ export function deriveRelations(desiredSchema: JsonValue, origin: DerivationOrig
   if (!isJsonObject(desiredSchema)) return out;
   if (isReferenceNode(desiredSchema)) fail("relation-at-root", "", "the desired schema root is itself a reference");
 
-  const visit = (
-    node: JsonObject,
-    path: Step[],
-    schemaPointer: string,
-    required: boolean,
-    inherited: BindingScope | null,
-  ): void => {
+  const visit = (node: JsonObject, path: Step[], schemaPointer: string, required: boolean, inherited: BindingScope | null): void => {
     if (path.length > MAX_RELATION_DEPTH) {
       fail("relation-too-deep", schemaPointer, `schema nesting deeper than ${MAX_RELATION_DEPTH} steps`);
     }
@@ -129,13 +125,7 @@ export function deriveRelations(desiredSchema: JsonValue, origin: DerivationOrig
       for (const name of Object.keys(properties).sort(compareUtf8)) {
         const sub = properties[name];
         if (!isJsonObject(sub)) continue;
-        visit(
-          sub,
-          [...path, { name }],
-          child(child(schemaPointer, "properties"), name),
-          required && requiredNames.includes(name),
-          scope,
-        );
+        visit(sub, [...path, { name }], child(child(schemaPointer, "properties"), name), required && requiredNames.includes(name), scope);
       }
     }
     if (isJsonObject(node.items)) {
@@ -176,10 +166,18 @@ function readReference(
   const hasFormRefs = hasOwn(node, TARGET_FORMREFS);
   const hasInterface = hasOwn(node, REQUIRED_INTERFACE);
   if (hasFormRefs && hasInterface) {
-    fail("relation-annotation-conflict", schemaPointer, `reference ${relationPointer} carries both ${TARGET_FORMREFS} and ${REQUIRED_INTERFACE}; exactly one is allowed`);
+    fail(
+      "relation-annotation-conflict",
+      schemaPointer,
+      `reference ${relationPointer} carries both ${TARGET_FORMREFS} and ${REQUIRED_INTERFACE}; exactly one is allowed`,
+    );
   }
   if (!hasFormRefs && !hasInterface) {
-    fail("relation-annotation-missing", schemaPointer, `reference ${relationPointer} carries neither ${TARGET_FORMREFS} nor ${REQUIRED_INTERFACE}; exactly one is required`);
+    fail(
+      "relation-annotation-missing",
+      schemaPointer,
+      `reference ${relationPointer} carries neither ${TARGET_FORMREFS} nor ${REQUIRED_INTERFACE}; exactly one is required`,
+    );
   }
 
   let targetFormRefs: FormRef[] | null = null;

@@ -95,10 +95,12 @@ export function checkPortableSchema(schema: JsonValue, pointer: string, file?: s
     if (admitsObject) {
       const additional = obj.additionalProperties;
       const names = obj.propertyNames;
-      const typedMap =
-        isJsonObject(additional) && isJsonObject(names) && names["x-takoform-fieldPolicy"] === PORTABLE_FIELD_POLICY;
+      const typedMap = isJsonObject(additional) && isJsonObject(names) && names["x-takoform-fieldPolicy"] === PORTABLE_FIELD_POLICY;
       if (additional !== false && !typedMap) {
-        fail(at, `an object schema must set additionalProperties: false, or be a typed map whose propertyNames carry x-takoform-fieldPolicy "${PORTABLE_FIELD_POLICY}"`);
+        fail(
+          at,
+          `an object schema must set additionalProperties: false, or be a typed map whose propertyNames carry x-takoform-fieldPolicy "${PORTABLE_FIELD_POLICY}"`,
+        );
       }
     } else {
       for (const keyword of OBJECT_KEYWORDS) {

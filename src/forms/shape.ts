@@ -2,11 +2,12 @@
 // objects, required members, grammars, lengths, unique arrays. Each refusal is a
 // DefinitionError that names the JSON pointer of the offending value.
 
-import { canonicalJson, type JsonValue } from "./digest.ts";
+import type { JsonObject, JsonValue } from "../core/index.ts";
+import { canonicalJson } from "./digest.ts";
 import { DefinitionError, type DefinitionErrorCode } from "./errors.ts";
 import { escapePointerToken } from "./pointer.ts";
 
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject };
 
 export function isJsonObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -6,11 +6,8 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JsonValue } from "../forms/digest.ts";
-import { listFiles } from "../forms/list-files.ts";
-import { isFormRef, type FormRef } from "../forms/refs.ts";
-import { child, isJsonObject } from "../forms/shape.ts";
-import { parseStrictJson } from "../forms/strict-json.ts";
+import { child, isJsonObject, type JsonValue, listFiles, parseStrictJson } from "../forms/index.ts";
+import { type FormRef, isFormRef } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 
 export const UPSTREAM_CANDIDATE_FORMAT = "takoform.form-family-candidates@v1";
@@ -53,7 +50,14 @@ export function scanCandidateSets(root: string, display: (path: string) => strin
       const pointer = child(`/${found.member}`, i);
       const ref = isJsonObject(entry) ? entry.formRef : undefined;
       if (!isFormRef(ref)) {
-        problems.push(new GenerateError("candidate-set", display(path), child(pointer, "formRef"), "must be a complete FormRef {apiVersion, kind, definitionVersion, schemaDigest}"));
+        problems.push(
+          new GenerateError(
+            "candidate-set",
+            display(path),
+            child(pointer, "formRef"),
+            "must be a complete FormRef {apiVersion, kind, definitionVersion, schemaDigest}",
+          ),
+        );
         return;
       }
       const digest = isJsonObject(entry) && typeof entry.packageDigest === "string" ? entry.packageDigest : null;

@@ -14,15 +14,19 @@
 // names are every binding's name, the keys of every JSON map, and the items of every string set
 // whose items are free-form names (a `pattern`, not an `enum` vocabulary).
 
-import type { KnownValue } from "../core/values.ts";
-import { manifestKindOfForm } from "../core/artifact-kinds.ts";
-import { goJson } from "../client/go-json.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormModel } from "../forms/definition-types.ts";
-import { compareUtf8, escapePointerToken } from "../forms/pointer.ts";
-import { BINDING_ANNOTATION, isReferenceNode } from "../forms/relations.ts";
-import { child, hasOwn, isJsonObject, type JsonObject } from "../forms/shape.ts";
-import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec, FormRole, StringConstraints } from "../registry/codec-types.ts";
+import { compareUtf8, goJson, type KnownValue, manifestKindOfForm } from "../core/index.ts";
+import {
+  BINDING_ANNOTATION,
+  child,
+  escapePointerToken,
+  type FormModel,
+  hasOwn,
+  isJsonObject,
+  isReferenceNode,
+  type JsonObject,
+  type JsonValue,
+} from "../forms/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec, FormRole, StringConstraints } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { ATTRIBUTE_NAME, kindSlug, snakeCase } from "./naming.ts";
 

@@ -1,23 +1,26 @@
 // A definition the generator cannot turn into a codec, type or construct: which file, which
 // JSON pointer inside it, and what is wrong. Nothing is written when any is raised.
 
-export type GenerateErrorCode =
+export const GENERATE_ERROR_CODES = [
   /** The definition was refused by the definition model (loadDefinitions problems). */
-  | "definition-refused"
+  "definition-refused",
   /** A desired or output schema shape outside the supported field kinds. */
-  | "unsupported-shape"
+  "unsupported-shape",
   /** A field or output takes an attribute name the envelope or Terraform reserves, or two fields map to one name. */
-  | "attribute-name"
+  "attribute-name",
   /** Resource type names that collide, or an override that cannot be applied. */
-  | "type-name"
+  "type-name",
   /** Generated class names that collide with each other or with the runtime's own exports. */
-  | "class-name"
+  "class-name",
   /** A candidate set naming a definition that is not there, or two defaults for one line. */
-  | "candidate-set"
+  "candidate-set",
   /** Two definitions of one exact identity across --forms directories. */
-  | "duplicate-definition"
+  "duplicate-definition",
   /** A line's definitions cannot share one resource type (a breaking change). */
-  | "line-surface";
+  "line-surface",
+] as const;
+
+export type GenerateErrorCode = (typeof GENERATE_ERROR_CODES)[number];
 
 export class GenerateError extends Error {
   override name = "GenerateError";

@@ -2,7 +2,7 @@
 // layout-relative path → content). Nothing is rendered when any definition is refused or any
 // naming rule fails.
 
-import { formRefKey, groupKindKey } from "../forms/refs.ts";
+import { formRefKey, groupKindKey } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, layoutFor, specifier, type Layout, type LayoutKind } from "./layout.ts";
 import { buildModel, type GenerationLine, type GenerationModel } from "./model.ts";

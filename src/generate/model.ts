@@ -3,21 +3,14 @@
 // Problems from any step are collected; a model with problems is never rendered.
 
 import { basename, dirname, join, relative, resolve } from "node:path";
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormRef } from "../forms/refs.ts";
-import { formatFormRef, formRefKey, groupKindKey } from "../forms/refs.ts";
-import { loadDefinitions, type LoadedForm } from "../forms/catalog.ts";
-import { compareUtf8 } from "../forms/pointer.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import type { SupportedRef } from "../registry/registry.ts";
-import { CodecSurfaceError, resourceTypeSchema } from "../provider/codec/schema.ts";
-import type { ResourceTypeSchema } from "../provider/types.ts";
+import { type JsonValue, loadDefinitions, type LoadedForm } from "../forms/index.ts";
+import { compareUtf8, formatFormRef, type FormRef, formRefKey, groupKindKey, laneOfGroup, LANES } from "../core/index.ts";
+import { CodecSurfaceError, type FormCodec, resourceTypeSchema, type ResourceTypeSchema, type SupportedRef } from "../registry/index.ts";
 import { scanCandidateSets, type CandidateEntry } from "./candidates.ts";
 import { deriveCodec } from "./derive-codec.ts";
 import { GenerateError } from "./errors.ts";
 import { compareSemver } from "./semver.ts";
 import { nameLines, TypeNameErrors } from "./type-names.ts";
-import { LANES, laneOfGroup } from "../core/lanes.ts";
 
 /** A lane-owned line sorts by its lane's preference; a lane-neutral one first. */
 function lanePreference(apiVersion: string): number {
@@ -140,17 +133,33 @@ export function buildModel(options: ModelOptions): ModelResult {
     if (codec === undefined) {
       // A definition that loaded but could not become a codec has already been reported.
       if (loadedKeys.has(formRefKey(entry.formRef))) continue;
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`));
+      problems.push(
+        new GenerateError("candidate-set", entry.file, `${entry.pointer}/formRef`, `names ${formatFormRef(entry.formRef)}, which no loaded definition is`),
+      );
       continue;
     }
     if (entry.packageDigest !== null && entry.packageDigest !== codec.packageDigest) {
-      problems.push(new GenerateError("candidate-set", entry.file, `${entry.pointer}/packageDigest`, `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          `${entry.pointer}/packageDigest`,
+          `is ${entry.packageDigest}, but the package of ${formatFormRef(codec.ref)} digests to ${codec.packageDigest ?? "nothing (no package index)"}`,
+        ),
+      );
       continue;
     }
     const key = groupKindKey(codec.ref);
     const earlier = defaults.get(key);
     if (earlier !== undefined && earlier.codec !== codec) {
-      problems.push(new GenerateError("candidate-set", entry.file, entry.pointer, `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`));
+      problems.push(
+        new GenerateError(
+          "candidate-set",
+          entry.file,
+          entry.pointer,
+          `a second default create for ${codec.ref.apiVersion} ${codec.ref.kind}: ${formatFormRef(earlier.codec.ref)} (${earlier.entry.file}) and ${formatFormRef(codec.ref)}`,
+        ),
+      );
       continue;
     }
     defaults.set(key, { codec, entry });
@@ -198,9 +207,18 @@ export function buildModel(options: ModelOptions): ModelResult {
       });
     } catch (error) {
       if (!(error instanceof CodecSurfaceError)) throw error;
-      const offender = codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ?? lead.defaultCodec;
+      const offender =
+        codecs.find((c) => c.fields.some((f) => f.attribute === error.attribute) || c.outputs.some((o) => o.attribute === error.attribute)) ??
+        lead.defaultCodec;
       const file = byIdentity.get(`${groupKindKey(offender.ref)} ${offender.ref.definitionVersion}`)?.file;
-      problems.push(new GenerateError(error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface", file, "", error.message));
+      problems.push(
+        new GenerateError(
+          error.code === "reserved-attribute" || error.code === "output-collision" ? "attribute-name" : "line-surface",
+          file,
+          "",
+          error.message,
+        ),
+      );
     }
   }
   lines.sort((a, b) => compareUtf8(a.type, b.type));

@@ -3,11 +3,9 @@
 // small table telling the base class (src/constructs/resource.ts) how each key becomes a
 // Terraform attribute. Declared outputs become typed getters.
 
-import { TakoformResource } from "../constructs/resource.ts";
-import { MANIFEST_POLICIES } from "../core/artifact-kinds.ts";
-import { groupKindKey } from "../forms/refs.ts";
-import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/codec-types.ts";
-import type { SynthField, SynthMember } from "../constructs/resource.ts";
+import { type SynthField, type SynthMember, TakoformResource } from "../constructs/resource.ts";
+import { groupKindKey, MANIFEST_POLICIES } from "../core/index.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, runtimeImport, specifier, type Layout } from "./layout.ts";
 import type { GenerationLine, GenerationModel } from "./model.ts";

@@ -3,9 +3,8 @@
 // document holding the whole registry, which the `takoform` command reads as data. Output is deterministic: inputs are sorted, JSON is printed with two-space indentation, and
 // nothing depends on time or on the machine.
 
-import { formatFormRef, formRefKey } from "../forms/refs.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import { GENERATED_REGISTRY_FORMAT, type ResourceTypeEntry } from "../registry/generated-types.ts";
+import { formatFormRef, formRefKey } from "../core/index.ts";
+import { type FormCodec, GENERATED_REGISTRY_FORMAT, type ResourceTypeEntry } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, runtimeImport, type Layout } from "./layout.ts";
 import type { GenerationModel } from "./model.ts";

@@ -7,11 +7,8 @@
 // which other schemas were compiled before it.
 
 import { createRequire } from "node:module";
-import { digestCanonical, type JsonValue } from "../forms/digest.ts";
-import { precompiledFileName } from "../forms/precompiled.ts";
-import { formatFormRef } from "../forms/refs.ts";
-import { isJsonObject } from "../forms/shape.ts";
-import { newSchemaCompiler } from "../forms/validate.ts";
+import { digestCanonical, isJsonObject, type JsonValue, newSchemaCompiler, precompiledFileName } from "../forms/index.ts";
+import { formatFormRef } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, type Layout } from "./layout.ts";
 import type { GenerationModel } from "./model.ts";

@@ -1,7 +1,7 @@
 // SemVer 2.0.0 precedence (semver.org §11), for choosing a line's default create when no
 // candidate set names one. Build metadata is ignored, as precedence requires.
 
-import { SEMVER } from "../core/grammar.ts";
+import { SEMVER } from "../core/index.ts";
 
 function parts(version: string): { core: number[]; pre: string[] } {
   const match = SEMVER.exec(version);

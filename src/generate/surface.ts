@@ -4,8 +4,7 @@
 // Required, never stops being Computed or Sensitive, and an existing type never gains a Required
 // attribute. The baseline is a floor: additions need no edit to it.
 
-import { typeSignature } from "../provider/codec/schema.ts";
-import type { AttributeSchema, ResourceTypeSchema } from "../provider/types.ts";
+import { type AttributeSchema, type ResourceTypeSchema, typeSignature } from "../registry/index.ts";
 
 export interface SurfaceAttribute {
   mode: AttributeSchema["mode"];
@@ -20,7 +19,12 @@ export type SchemaSurface = Record<string, Record<string, SurfaceAttribute>>;
 function flatten(prefix: string, attribute: AttributeSchema, out: Record<string, SurfaceAttribute>): void {
   out[prefix] = { mode: attribute.mode, type: typeSignature(attribute.type), sensitive: attribute.sensitive ?? false };
   const t = attribute.type;
-  const nested = t.kind === "object" ? { path: ".", attributes: t.attributes } : (t.kind === "list" || t.kind === "set") && t.element.kind === "object" ? { path: "[].", attributes: t.element.attributes } : null;
+  const nested =
+    t.kind === "object"
+      ? { path: ".", attributes: t.attributes }
+      : (t.kind === "list" || t.kind === "set") && t.element.kind === "object"
+        ? { path: "[].", attributes: t.element.attributes }
+        : null;
   if (nested === null) return;
   for (const name of Object.keys(nested.attributes).sort()) flatten(`${prefix}${nested.path}${name}`, nested.attributes[name]!, out);
 }

@@ -16,8 +16,7 @@
 //   stay upstream's whatever lane a stack is deployed on.
 // - Any name still shared by two lines is refused, asking for an override.
 
-import { EDGE_FAMILY_GROUPS, laneOfGroup } from "../core/lanes.ts";
-import { groupKindKey, type GroupKind } from "../forms/refs.ts";
+import { EDGE_FAMILY_GROUPS, groupKindKey, type GroupKind, laneOfGroup } from "../core/index.ts";
 import { GenerateError } from "./errors.ts";
 import { groupLabel, pascalFromWords, words } from "./naming.ts";
 
@@ -76,7 +75,12 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
     let name: LineName;
     if (override !== undefined) {
       if (!TYPE_NAME.test(override)) {
-        throw new GenerateError("type-name", undefined, "", `--type-name ${line.apiVersion}/${line.kind}=${override}: a type name is takoform_ followed by lowercase words joined by _`);
+        throw new GenerateError(
+          "type-name",
+          undefined,
+          "",
+          `--type-name ${line.apiVersion}/${line.kind}=${override}: a type name is takoform_ followed by lowercase words joined by _`,
+        );
       }
       name = { type: override, className: pascalFromWords(override.slice("takoform_".length)) };
     } else {
@@ -95,7 +99,10 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
 
   const problems: GenerateError[] = [];
   const hint = "Name the line explicitly with --type-name <apiVersion>/<Kind>=takoform_<name>.";
-  for (const [what, pick] of [["type", (n: LineName) => n.type], ["class", (n: LineName) => n.className]] as const) {
+  for (const [what, pick] of [
+    ["type", (n: LineName) => n.type],
+    ["class", (n: LineName) => n.className],
+  ] as const) {
     const owners = new Map<string, string[]>();
     const sharers = new Map<string, LineToName[]>();
     for (const line of lines) {
@@ -106,7 +113,8 @@ export function nameLines(lines: readonly LineToName[], overrides: ReadonlyMap<s
     for (const [value, who] of owners) {
       if (who.length > 1 && oneKindAcrossLanes(sharers.get(value)!)) continue;
       // A shared class name always comes with a shared type name; report the type once.
-      if (who.length > 1 && what === "type") problems.push(new GenerateError("type-name", undefined, "", `type name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
+      if (who.length > 1 && what === "type")
+        problems.push(new GenerateError("type-name", undefined, "", `type name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
       if (who.length > 1 && what === "class" && !problems.some((p) => who.every((w) => p.detail.includes(w)))) {
         problems.push(new GenerateError("class-name", undefined, "", `class name ${value} is claimed by ${who.join(" and ")}. ${hint}`));
       }

@@ -2,7 +2,7 @@
 // embedded host's test control can withdraw one exact Form from one principal, which availability
 // then reports (`availableToPrincipal: false`) and mutations refuse with `form_unavailable`.
 
-import { formatFormRef, formRefKey, type FormRef } from "../forms/refs.ts";
+import { formatFormRef, formRefKey, type FormRef } from "../core/index.ts";
 import type { Caller } from "./auth.ts";
 import { HostError } from "./errors.ts";
 

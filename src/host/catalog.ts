@@ -4,24 +4,18 @@
 // name@version plus digest, because one name@version differs between lanes (each lane's catalog
 // holds the contracts its own Forms name: src/host/lane-catalogs.ts).
 
-import type { JsonValue } from "../forms/digest.ts";
-import type { FormDefinition, Role } from "../forms/definition-types.ts";
-import type { Relation } from "../forms/relations.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import type { BindingDefinition } from "../forms/binding.ts";
-import type { InterfaceDefinition } from "../forms/interface.ts";
-import { compileDesiredSchema, type DesiredSpecValidator } from "../forms/validate.ts";
 import {
-  bindingRefKey,
-  formatFormRef,
-  formRefKey,
-  interfaceRefKey,
-  type BindingRef,
-  type FormRef,
-  type InterfaceRef,
-} from "../forms/refs.ts";
+  type BindingDefinition,
+  compileDesiredSchema,
+  type FormDefinition,
+  type InterfaceDefinition,
+  type JsonObject,
+  type JsonValue,
+  type Relation,
+} from "../forms/index.ts";
+import { type BindingRef, bindingRefKey, formatFormRef, type FormRef, formRefKey, type InterfaceRef, interfaceRefKey } from "../core/index.ts";
 import type { RulesRegistry } from "./rules/registry.ts";
-import type { FormRules } from "./rules/types.ts";
+import type { CatalogBinding, CatalogForm, CatalogInterface } from "./rules/types.ts";
 
 /** What the definition loader hands the host, one entry per definition. */
 export interface CatalogInput {
@@ -38,30 +32,9 @@ export interface CatalogInput {
   bindings: readonly { ref: BindingRef; definition: BindingDefinition; path?: string | undefined }[];
 }
 
-export interface CatalogForm {
-  ref: FormRef;
-  packageDigest: string | undefined;
-  definition: FormDefinition;
-  /** The installed Definition's own desiredSchema, exactly as its document carries it. */
-  desiredSchema: JsonObject;
-  role: Role;
-  declaresUpdate: boolean;
-  relations: readonly Relation[];
-  validator: DesiredSpecValidator;
-  outputValidator: DesiredSpecValidator | undefined;
-  rules: FormRules;
-  path: string | undefined;
-}
-
-export interface CatalogInterface {
-  ref: InterfaceRef;
-  definition: InterfaceDefinition;
-}
-
-export interface CatalogBinding {
-  ref: BindingRef;
-  definition: BindingDefinition;
-}
+// A catalog entry names the rules that run on it, and the rules take entries: the entry types are
+// declared beside the rules (rules/types.ts), so neither file imports the other.
+export type { CatalogBinding, CatalogForm, CatalogInterface } from "./rules/types.ts";
 
 /** Two definitions claim one group/kind/definitionVersion with different bytes. */
 export class CatalogConflictError extends Error {

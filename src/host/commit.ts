@@ -8,7 +8,7 @@
 
 import type { HostContext } from "./context.ts";
 import { affectedBy, dependentsOf, rerender } from "./derive.ts";
-import type { WritePlan } from "./gauntlet.ts";
+import { plannedResource, type WritePlan } from "./gauntlet.ts";
 import { mergeReady, renderReady, type RenderEnv } from "./render.ts";
 import { pinsEqual, type StoredResource } from "./store/index.ts";
 import { ruleView } from "./view.ts";
@@ -26,24 +26,23 @@ export function commitWrite(ctx: HostContext, plan: WritePlan): StoredResource {
   const pinsChanged = existing === undefined || !pinsEqual(store.relations.pinsOf(uid), pins);
   if (pinsChanged) store.relations.replacePins(uid, pins);
 
+  const carried =
+    existing === undefined
+      ? { createdAt: new Date(ctx.now()).toISOString() }
+      : {
+          definitionVersion: existing.definitionVersion,
+          schemaDigest: existing.schemaDigest,
+          revision: existing.revision,
+          conditions: existing.conditions,
+          createdAt: existing.createdAt,
+        };
   const candidate: StoredResource = {
-    uid,
-    tenant: input.tenant,
-    space: input.space,
-    apiVersion: form.ref.apiVersion,
-    kind: form.ref.kind,
-    name: input.name,
-    definitionVersion: existing?.definitionVersion ?? form.ref.definitionVersion,
-    schemaDigest: existing?.schemaDigest ?? form.ref.schemaDigest,
-    spec: spec.canonical,
-    specDigest: spec.digest,
+    ...plannedResource(input, form, spec, uid),
+    ...carried,
     generation: plan.generation,
-    revision: existing?.revision ?? 1,
     // A claim is recorded by the first import and carried forward by every later mutation.
     nativeId: existing?.nativeId ?? input.nativeId,
-    conditions: existing?.conditions ?? "[]",
     outputs: plan.outputs,
-    createdAt: existing?.createdAt ?? new Date(ctx.now()).toISOString(),
   };
   const rendering = renderReady(env, candidate, pins, spec.spec, form);
   const merged = mergeReady(existing === undefined ? null : existing.conditions, rendering, ctx.now());

@@ -1,6 +1,6 @@
 // What every handler receives: the host's shared state and the one request being answered.
 
-import type { Lane } from "../core/lanes.ts";
+import type { Lane } from "../core/index.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Caller } from "./auth.ts";
 import type { HeaderBag } from "./http.ts";

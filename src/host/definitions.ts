@@ -2,7 +2,7 @@
 // loader (found by shape, package digests from package indexes). Refused definitions are
 // reported and not installed.
 
-import { loadDefinitions } from "../forms/package.ts";
+import { loadDefinitions } from "../forms/index.ts";
 import type { CatalogInput } from "./catalog.ts";
 
 export interface LoadedDefinitions extends CatalogInput {

@@ -10,7 +10,14 @@ import { recordedRef, type ResourceAddress, type StoredResource, type Store } fr
 import type { RuleView } from "./rules/types.ts";
 
 /** Uids whose rendering may read the resource at `address` (incarnation `uid`). */
-export function affectedBy(store: Store, catalog: Catalog, view: RuleView, address: ResourceAddress, uid: string, resource: StoredResource | undefined): Set<string> {
+export function affectedBy(
+  store: Store,
+  catalog: Catalog,
+  view: RuleView,
+  address: ResourceAddress,
+  uid: string,
+  resource: StoredResource | undefined,
+): Set<string> {
   const out = new Set<string>(store.relations.holdersOfUid(uid));
   for (const holder of store.relations.holdersOfName(address.tenant, address.space, address.apiVersion, address.kind, address.name)) {
     out.add(holder);

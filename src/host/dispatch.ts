@@ -2,7 +2,7 @@
 // escaped path, honour a conformance probe when enabled, run the surface's handler, and turn
 // any refusal into the closed error envelope with its taxonomy status.
 
-import { HEADER } from "../core/protocol.ts";
+import { HEADER } from "../core/index.ts";
 import type { Authenticator } from "./auth.ts";
 import type { HostContext, HostSettings, RequestContext } from "./context.ts";
 import { errorEnvelope, HostError } from "./errors.ts";

@@ -2,11 +2,8 @@
 // trailing data are refused before any typed decoding), then the closed envelopes of the wire
 // schema. Every refusal is invalid_argument and names the JSON pointer of what was wrong.
 
-import { isCanonicalDecimal, isDigest, isFormApiVersion, isKind, isResourceName, isSpaceId, isUid } from "../core/grammar.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import { isFormRef, type FormRef } from "../forms/refs.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { parseStrictJson, StrictJsonError } from "../forms/strict-json.ts";
+import { type FormRef, isCanonicalDecimal, isDigest, isFormApiVersion, isFormRef, isKind, isResourceName, isSpaceId, isUid } from "../core/index.ts";
+import { type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from "../forms/index.ts";
 import { invalidArgument } from "./errors.ts";
 
 const MAX_DEPTH = 128;
@@ -18,8 +15,10 @@ export function decodeJsonBody(body: Uint8Array): JsonValue {
     return parseStrictJson(body, { maxDepth: MAX_DEPTH });
   } catch (error) {
     if (error instanceof StrictJsonError) {
-      throw invalidArgument(`the request body is not strict I-JSON: ${error.detail} at ${error.line}:${error.column}` +
-        (error.pointer === "" ? "" : ` (at ${error.pointer})`), { hostCode: `json_${error.reason.replace(/-/g, "_")}` });
+      throw invalidArgument(
+        `the request body is not strict I-JSON: ${error.detail} at ${error.line}:${error.column}` + (error.pointer === "" ? "" : ` (at ${error.pointer})`),
+        { hostCode: `json_${error.reason.replace(/-/g, "_")}` },
+      );
     }
     throw error;
   }

@@ -2,8 +2,8 @@
 // (src/core/protocol.ts owns the code → status table); the HTTP status and `retryable` are
 // derived from that table, never written by hand at a throw site.
 
-import { ERROR_CODES, type ErrorCode, type WireErrorEnvelope } from "../core/protocol.ts";
-import type { JsonValue } from "../forms/digest.ts";
+import { ERROR_CODES, type ErrorCode, type WireErrorEnvelope } from "../core/index.ts";
+import type { JsonValue } from "../forms/index.ts";
 
 export interface HostErrorOptions {
   /** Non-portable detail for the envelope's `hostCode`. */

@@ -1,8 +1,7 @@
 // Precondition headers. Fences stay canonical decimal strings and are compared as strings, so a
 // fence beyond 2^53 can never round into a match.
 
-import { isCanonicalDecimal } from "../core/grammar.ts";
-import { HEADER } from "../core/protocol.ts";
+import { HEADER, isCanonicalDecimal } from "../core/index.ts";
 import { invalidArgument } from "./errors.ts";
 import type { HeaderBag } from "./http.ts";
 

@@ -16,12 +16,9 @@
 //   8. declared outputs can be assigned                        unsupported_capability
 //   9. (apply) the prepare binding matches the post-fence state  invalid_argument
 
-import { refuseMovedAway } from "./lane-move.ts";
-import { canonicalJson } from "../forms/digest.ts";
-import type { JsonValue } from "../forms/digest.ts";
-import { formatFormRef, formRefsEqual, type FormRef } from "../forms/refs.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { parsePointer } from "../forms/pointer.ts";
+import { refuseMovedAway } from "./moved-away.ts";
+import { canonicalJson, type JsonObject, type JsonValue, parsePointer } from "../forms/index.ts";
+import { formatFormRef, type FormRef, formRefsEqual } from "../core/index.ts";
 import type { CatalogForm } from "./catalog.ts";
 import type { HostContext } from "./context.ts";
 import { HostError, invalidArgument } from "./errors.ts";
@@ -151,7 +148,8 @@ export function checkWrite(
   return { input, form, spec, existing, uid, pins, targets, specChanged, generation, outputs };
 }
 
-function plannedResource(input: WriteInput, form: CatalogForm, spec: MaterializedSpec, uid: string): StoredResource {
+/** The row a write of `input` records for a new resource; a mutation of an existing one carries some of its values forward (commit.ts). */
+export function plannedResource(input: WriteInput, form: CatalogForm, spec: MaterializedSpec, uid: string): StoredResource {
   return {
     uid,
     tenant: input.tenant,

@@ -6,7 +6,7 @@
 // client keys a recorded refusal would replay forever after its cause went away.
 
 import { createHash } from "node:crypto";
-import { HEADER } from "../core/protocol.ts";
+import { HEADER } from "../core/index.ts";
 import type { HostContext, RequestContext } from "./context.ts";
 import { invalidArgument } from "./errors.ts";
 import type { HostResponse } from "./http.ts";

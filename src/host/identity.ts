@@ -5,7 +5,7 @@
 // client can tell this host from any other before it reads or writes anything.
 
 import { createHash } from "node:crypto";
-import { IDENTITY_HEADER } from "../core/protocol.ts";
+import { IDENTITY_HEADER } from "../core/index.ts";
 import type { Caller } from "./auth.ts";
 
 export function hostIdOf(secret: Buffer): string {

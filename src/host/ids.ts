@@ -2,7 +2,7 @@
 // re-created resource always gets a new uid).
 
 import { randomBytes } from "node:crypto";
-import { OPERATION_ID, UPLOAD_ID } from "../core/grammar.ts";
+import { OPERATION_ID, UPLOAD_ID } from "../core/index.ts";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 

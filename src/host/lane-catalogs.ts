@@ -11,8 +11,7 @@
 // A Form whose lane the host does not serve is not installed, and is reported as a problem, so
 // `host serve` says why `--forms` of the other lane installed nothing.
 
-import { laneOfGroup, type Lane } from "../core/lanes.ts";
-import { bindingRefKey, formatFormRef, interfaceRefKey } from "../forms/refs.ts";
+import { bindingRefKey, formatFormRef, interfaceRefKey, type Lane, laneOfGroup } from "../core/index.ts";
 import type { CatalogInput } from "./catalog.ts";
 
 type FormInput = CatalogInput["forms"][number];

@@ -21,11 +21,8 @@
 // - Refused while an accepted operation of the space is still pending (resource_busy): it
 //   commits under the lane that accepted it.
 
-import type { JsonObject } from "../forms/shape.ts";
-import { formatFormRef, type FormRef } from "../forms/refs.ts";
-import { parsePointer } from "../forms/pointer.ts";
-import { relationInstances } from "../forms/relations.ts";
-import { laneNamed, laneOfGroup, type Lane, type LaneName } from "../core/lanes.ts";
+import { type JsonObject, parsePointer, relationInstances } from "../forms/index.ts";
+import { formatFormRef, type FormRef, laneNamed, laneOfGroup, type Lane, type LaneName } from "../core/index.ts";
 import type { CatalogForm } from "./catalog.ts";
 import { renderEnv } from "./commit.ts";
 import type { HostContext } from "./context.ts";
@@ -199,21 +196,4 @@ export function moveSpaceToLane(contexts: ReadonlyMap<string, HostContext>, requ
       moved: planned.map((p) => ({ kind: p.resource.kind, name: p.resource.name, uid: p.resource.uid, from: recordedRef(p.resource), to: p.form.ref })),
     };
   });
-}
-
-/**
- * Refuses a request at an address a lane upgrade moved away from, while the moved incarnation
- * lives (migration_required, hostCode `moved_to_lane`, the identity it answers under now in
- * `details`). Called where an address lookup finds nothing; returns when nothing moved from there.
- */
-export function refuseMovedAway(ctx: HostContext, address: ResourceAddress): void {
-  const move = ctx.store.laneMoves.byAddress(address);
-  if (move === undefined || ctx.store.resources.byUid(move.uid) === undefined) return;
-  const lane = laneOfGroup(move.to.apiVersion);
-  throw new HostError(
-    "migration_required",
-    `${address.kind} "${address.name}" was moved to the Host API lane ${lane?.hostApiVersion ?? "?"} (uid ${move.uid}); it answers there as ${formatFormRef(move.to)}. ` +
-      "A client whose state records the old identity re-binds it to the new one (takoform state upgrade-lane); nothing was changed.",
-    { hostCode: "moved_to_lane", details: { uid: move.uid, formRef: { ...move.to }, lane: lane?.hostApiVersion ?? null } },
-  );
 }

@@ -13,7 +13,7 @@
 // Every pending commit is atomic and has not started, so every pending operation can be
 // cancelled (§11 Q4).
 
-import { OPERATION_API_VERSION } from "../core/protocol.ts";
+import { OPERATION_API_VERSION } from "../core/index.ts";
 import type { Caller } from "./auth.ts";
 import { HostError } from "./errors.ts";
 import type { OperationAction, OperationRecord, Store } from "./store/index.ts";

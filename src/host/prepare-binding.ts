@@ -5,7 +5,7 @@
 // storing reviews, and a client cannot mint one without asking the host.
 
 import { createHmac } from "node:crypto";
-import type { FormRef } from "../forms/refs.ts";
+import type { FormRef } from "../core/index.ts";
 
 export interface PrepareBinding {
   specDigest: string;

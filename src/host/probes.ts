@@ -2,14 +2,10 @@
 // --conformance-probes; otherwise the header is ignored like any unknown header, because a
 // production endpoint must not implement it.
 
-import { isErrorCode, type ErrorCode } from "../core/protocol.ts";
+import { isErrorCode, type ErrorCode } from "../core/index.ts";
 import { invalidArgument } from "./errors.ts";
 
-export type Probe =
-  | { kind: "async" }
-  | { kind: "touch-status" }
-  | { kind: "external-change" }
-  | { kind: "error"; code: ErrorCode };
+export type Probe = { kind: "async" } | { kind: "touch-status" } | { kind: "external-change" } | { kind: "error"; code: ErrorCode };
 
 export function parseProbe(value: string | undefined, enabled: boolean): Probe | undefined {
   if (!enabled || value === undefined) return undefined;

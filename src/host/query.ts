@@ -7,9 +7,8 @@
 // installed Definition, so it answers form_unknown; a missing or invalid space, an unknown key or
 // a repeated key is a malformed request, invalid_argument.
 
-import { isSpaceId } from "../core/grammar.ts";
+import { type FormRef, isSpaceId } from "../core/index.ts";
 import { HostError, invalidArgument } from "./errors.ts";
-import type { FormRef } from "../forms/refs.ts";
 
 function decodeComponent(raw: string): string {
   const plus = raw.replace(/\+/g, " ");
@@ -56,9 +55,7 @@ export function parseExactFormQuery(raw: string | null): ExactFormQuery {
   const params = parseQuery(raw);
   for (const [key, values] of params) {
     if (!(EXACT_QUERY_KEYS as readonly string[]).includes(key)) {
-      throw invalidArgument(
-        `unknown query parameter ${JSON.stringify(key)}; the exact-form query takes only ${EXACT_QUERY_KEYS.join(", ")}`,
-      );
+      throw invalidArgument(`unknown query parameter ${JSON.stringify(key)}; the exact-form query takes only ${EXACT_QUERY_KEYS.join(", ")}`);
     }
     if (values.length > 1) throw invalidArgument(`query parameter ${key} was given ${values.length} times; give it exactly once`);
   }
@@ -83,7 +80,11 @@ export function parseExactFormQuery(raw: string | null): ExactFormQuery {
  * The refusal for an exact identity the lane's catalog does not hold: `form_not_installed` when
  * another lane of this host installs exactly it (docs/host.md, "Lanes"), else `form_unknown`.
  */
-export function formMissing(catalog: { installedElsewhere(ref: Partial<FormRef>): boolean }, lane: { hostApiVersion: string }, ref: Partial<FormRef>): HostError {
+export function formMissing(
+  catalog: { installedElsewhere(ref: Partial<FormRef>): boolean },
+  lane: { hostApiVersion: string },
+  ref: Partial<FormRef>,
+): HostError {
   if (catalog.installedElsewhere(ref)) {
     return new HostError(
       "form_not_installed",

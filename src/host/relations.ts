@@ -10,9 +10,8 @@
 //      what was required;
 //   5. the pin records the target's uid AND exact FormRef.
 
-import { formatContractRef, formatFormRef, formRefsEqual, interfaceRefsEqual, type FormRef } from "../forms/refs.ts";
-import { relationInstances, type RelationInstance } from "../forms/relations.ts";
-import type { JsonObject } from "../forms/shape.ts";
+import { type JsonObject, type RelationInstance, relationInstances } from "../forms/index.ts";
+import { formatContractRef, formatFormRef, type FormRef, formRefsEqual, interfaceRefsEqual } from "../core/index.ts";
 import type { Catalog, CatalogForm } from "./catalog.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 import { recordedRef, type RelationPin, type StoredResource, type Store } from "./store/index.ts";
@@ -52,7 +51,9 @@ export function resolveRelations(store: Store, catalog: Catalog, source: Relatio
       );
     }
     if (resource.apiVersion !== t.apiVersion || resource.kind !== t.kind) {
-      throw invalidArgument(`relation ${instance.pointer} requires a ${t.apiVersion} ${t.kind}; the resolved resource is a ${resource.apiVersion} ${resource.kind}`);
+      throw invalidArgument(
+        `relation ${instance.pointer} requires a ${t.apiVersion} ${t.kind}; the resolved resource is a ${resource.apiVersion} ${resource.kind}`,
+      );
     }
     const targetRef = recordedRef(resource);
     const targetForm = catalog.form(targetRef);
@@ -99,15 +100,21 @@ function verifyBinding(catalog: Catalog, form: CatalogForm, instance: RelationIn
   }
   const contract = installed.definition;
   if (form.role !== contract.sourceRole) {
-    throw invalidArgument(`relation ${p}: Binding ${formatContractRef(accepted)} binds from a ${contract.sourceRole}-role Form; ${form.ref.kind} has role ${form.role}`, {
-      hostCode: "binding_source_role",
-    });
+    throw invalidArgument(
+      `relation ${p}: Binding ${formatContractRef(accepted)} binds from a ${contract.sourceRole}-role Form; ${form.ref.kind} has role ${form.role}`,
+      {
+        hostCode: "binding_source_role",
+      },
+    );
   }
   if (!contract.allowedTargetForms.some((f) => f.apiVersion === targetRef.apiVersion && f.kind === targetRef.kind)) {
     const allowed = contract.allowedTargetForms.map((f) => `${f.apiVersion} ${f.kind}`).join(", ");
-    throw invalidArgument(`relation ${p}: Binding ${formatContractRef(accepted)} allows targets of ${allowed}; the target is a ${targetRef.apiVersion} ${targetRef.kind}`, {
-      hostCode: "binding_target_form",
-    });
+    throw invalidArgument(
+      `relation ${p}: Binding ${formatContractRef(accepted)} allows targets of ${allowed}; the target is a ${targetRef.apiVersion} ${targetRef.kind}`,
+      {
+        hostCode: "binding_target_form",
+      },
+    );
   }
   const provided = targetForm?.definition.providedInterfaces ?? [];
   if (!provided.some((i) => interfaceRefsEqual(i, contract.targetInterface))) {

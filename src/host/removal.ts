@@ -3,8 +3,8 @@
 // then the fences, then the dependency scan (reference §3.6): a resource that merely took the
 // deleted one's name is never touched, and one that acquired a holder meanwhile survives.
 
-import { refuseMovedAway } from "./lane-move.ts";
-import { formatFormRef, formRefsEqual, type FormRef } from "../forms/refs.ts";
+import { refuseMovedAway } from "./moved-away.ts";
+import { formatFormRef, formRefsEqual, type FormRef } from "../core/index.ts";
 import type { HostContext } from "./context.ts";
 import { HostError } from "./errors.ts";
 import type { AcceptedIdentity } from "./gauntlet.ts";

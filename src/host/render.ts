@@ -8,13 +8,11 @@
 // uids: the group and kind are implied by the pointer, so only definitionVersion and
 // schemaDigest are written; the full prose, with group, kind and name, is in `message`.
 
-import type { WireCondition } from "../core/protocol.ts";
-import type { CatalogForm } from "./catalog.ts";
-import type { Catalog } from "./catalog.ts";
+import { formatFormRef, type WireCondition } from "../core/index.ts";
+import type { Catalog, CatalogForm } from "./catalog.ts";
 import { recordedRef, type RelationPin, type StoredResource, type Store } from "./store/index.ts";
 import type { ReadyRendering, RuleView } from "./rules/types.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { formatFormRef } from "../forms/refs.ts";
+import { type JsonObject } from "../forms/index.ts";
 
 const HOST_REASON_MAX = 256;
 
@@ -26,7 +24,13 @@ export interface RenderEnv {
 }
 
 /** The Ready rendering of one resource given its current pins. */
-export function renderReady(env: RenderEnv, resource: StoredResource, pins: readonly RelationPin[], spec: JsonObject, form: CatalogForm | undefined): ReadyRendering {
+export function renderReady(
+  env: RenderEnv,
+  resource: StoredResource,
+  pins: readonly RelationPin[],
+  spec: JsonObject,
+  form: CatalogForm | undefined,
+): ReadyRendering {
   for (const pin of pins) {
     // A self-reference pins the holder itself, which cannot drift away from itself.
     if (pin.targetUid === resource.uid) continue;
@@ -49,7 +53,12 @@ export function pinDrift(store: Store, pin: RelationPin): ReadyRendering | undef
     kind: pin.targetKind,
     name: pin.targetName,
   });
-  const pinnedRef = { apiVersion: pin.targetApiVersion, kind: pin.targetKind, definitionVersion: pin.targetDefinitionVersion, schemaDigest: pin.targetSchemaDigest };
+  const pinnedRef = {
+    apiVersion: pin.targetApiVersion,
+    kind: pin.targetKind,
+    definitionVersion: pin.targetDefinitionVersion,
+    schemaDigest: pin.targetSchemaDigest,
+  };
   const target = `${pin.targetApiVersion} ${pin.targetKind} "${pin.targetName}"`;
   if (current === undefined) {
     return {

@@ -12,7 +12,7 @@
 // rest is parsed by position, so a Form group whose version segment spells the same word as the
 // lane (`…/v1beta1/resources/edge.forms.takoform.com/v1beta1/Kind/name`) is never confused with it.
 
-import { LANES, type Lane } from "../core/lanes.ts";
+import { type Lane, LANES } from "../core/index.ts";
 import { HostError, invalidArgument } from "./errors.ts";
 
 export type RouteName =
@@ -78,7 +78,13 @@ export function splitTarget(target: string): { path: string; query: string | nul
 type LaneFreeMatch = Omit<RouteMatch, "lane">;
 
 /** Picks the route for `method` among those a path serves, or refuses the method. */
-function allowed(method: string, _path: RouteName, params: Record<string, string>, query: string | null, methods: Partial<Record<string, RouteName>>): LaneFreeMatch {
+function allowed(
+  method: string,
+  _path: RouteName,
+  params: Record<string, string>,
+  query: string | null,
+  methods: Partial<Record<string, RouteName>>,
+): LaneFreeMatch {
   const hit = Object.hasOwn(methods, method) ? methods[method] : undefined;
   if (hit === undefined) {
     throw invalidArgument(`method ${method} is not allowed on this route (allowed: ${Object.keys(methods).join(", ")})`, {

@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { LANES } from "../core/lanes.ts";
+import { LANES } from "../core/index.ts";
 import { errorEnvelope, HostError } from "./errors.ts";
 import { jsonBytes, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";
@@ -94,28 +94,34 @@ export function startServer(
   const server = createServer({ keepAlive: true, requestTimeout: 300_000 }, (req, res) => {
     if (intercept?.(req, res) === true) return;
     const limit = bodyLimit(req);
-    readBody(req, limit).then(
-      async (body) => {
-        const response = await handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: rawHeaders(req.rawHeaders), body });
-        send(res, response);
-      },
-      (error: unknown) => {
-        const requestId = newRequestId();
-        const refusal =
-          error instanceof BodyTooLarge
-            ? new HostError("invalid_argument", `the request body exceeds this route's limit of ${limit} bytes`)
-            : new HostError("invalid_argument", "the request body could not be read");
-        send(
-          res,
-          { status: refusal.status, headers: { "Content-Type": "application/json", "X-Request-Id": requestId }, body: jsonBytes(errorEnvelope(refusal, requestId)) },
-          true,
-        );
-        res.on("finish", () => req.destroy());
-      },
-    ).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    readBody(req, limit)
+      .then(
+        async (body) => {
+          const response = await handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: rawHeaders(req.rawHeaders), body });
+          send(res, response);
+        },
+        (error: unknown) => {
+          const requestId = newRequestId();
+          const refusal =
+            error instanceof BodyTooLarge
+              ? new HostError("invalid_argument", `the request body exceeds this route's limit of ${limit} bytes`)
+              : new HostError("invalid_argument", "the request body could not be read");
+          send(
+            res,
+            {
+              status: refusal.status,
+              headers: { "Content-Type": "application/json", "X-Request-Id": requestId },
+              body: jsonBytes(errorEnvelope(refusal, requestId)),
+            },
+            true,
+          );
+          res.on("finish", () => req.destroy());
+        },
+      )
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
   });
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {

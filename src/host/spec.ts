@@ -9,9 +9,7 @@
 // upstream's reference host does (§11 Q20, checks `deployment-weight-sum-enforced` and
 // `binding-name-collision-rejected`).
 
-import { canonicalJson, digestBytes } from "../forms/digest.ts";
-import type { JsonObject } from "../forms/shape.ts";
-import { materializeDefaults } from "../forms/validate.ts";
+import { canonicalJson, digestBytes, type JsonObject, materializeDefaults } from "../forms/index.ts";
 import type { CatalogForm } from "./catalog.ts";
 import { invalidArgument } from "./errors.ts";
 import type { SpecProblem } from "./rules/types.ts";

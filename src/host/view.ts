@@ -1,7 +1,7 @@
 // The read-only, tenant-scoped view of the store that Form rules and renderings use.
 
-import type { FormRef } from "../forms/refs.ts";
-import type { JsonObject } from "../forms/shape.ts";
+import type { JsonObject } from "../forms/index.ts";
+import type { FormRef } from "../core/index.ts";
 import type { Catalog } from "./catalog.ts";
 import type { RuleView } from "./rules/types.ts";
 import type { RelationPin, StoredResource, Store } from "./store/index.ts";

@@ -1,7 +1,7 @@
 // Small readers over attribute values. State and plans hold Values that may be null, unknown or
 // of an unexpected type (state written by another build); these readers never throw.
 
-import { isUnknown, type Attributes, type KnownValue, type Value } from "../core/values.ts";
+import { isUnknown, type Attributes, type KnownValue, type Value } from "../core/index.ts";
 
 /** A known, non-empty string, else undefined. */
 export function knownString(attributes: Attributes | null | undefined, name: string): string | undefined {

@@ -12,14 +12,8 @@
 //    item 14), and it is never re-read under the other lane's line.
 // Every failure here happens before any host call.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { groupServedUnder, laneOfGroup, type Lane } from "../core/lanes.ts";
-import type { Attributes } from "../core/values.ts";
-import { formatFormRef, type FormRef } from "../forms/refs.ts";
-import type { FormCodec } from "../registry/codec-types.ts";
-import { listRefs } from "../registry/errors.ts";
-import type { ResourceTypeEntry } from "../registry/generated-types.ts";
-import type { SupportedRef } from "../registry/registry.ts";
+import { type Attributes, type Diagnostic, formatFormRef, type FormRef, groupServedUnder, type Lane, laneOfGroup } from "../core/index.ts";
+import { type FormCodec, listRefs, type ResourceTypeEntry, type SupportedRef } from "../registry/index.ts";
 import { knownString } from "./attributes.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import { missingCreateTarget, type ProviderRuntime } from "./runtime.ts";
@@ -106,7 +100,8 @@ export function serveState(rt: ProviderRuntime, type: string, attributes: Attrib
       pointer: "/form",
       ...identity,
       ref,
-      repair: "Pin the provider build (or project registry) that wrote this state, or migrate the resource explicitly: remove it from state and import it under a Form identity this build supports.",
+      repair:
+        "Pin the provider build (or project registry) that wrote this state, or migrate the resource explicitly: remove it from state and import it under a Form identity this build supports.",
     },
   };
 }
@@ -128,7 +123,11 @@ export interface PriorDispatch {
  * the fail-closed diagnostic (unserved type, missing or unsupported ref, a ref of another lane
  * than the negotiated one) before any host call.
  */
-export async function servePrior(rt: ProviderRuntime, type: string, attributes: Attributes): Promise<{ prior: PriorDispatch; diagnostic?: undefined } | { prior?: undefined; diagnostic: Diagnostic }> {
+export async function servePrior(
+  rt: ProviderRuntime,
+  type: string,
+  attributes: Attributes,
+): Promise<{ prior: PriorDispatch; diagnostic?: undefined } | { prior?: undefined; diagnostic: Diagnostic }> {
   if (rt.line(type) === undefined) return { diagnostic: rt.unserved(type) };
   const name = knownString(attributes, "name");
   const space = knownString(attributes, "space") ?? rt.defaultSpace;
@@ -145,7 +144,12 @@ export async function servePrior(rt: ProviderRuntime, type: string, attributes: 
  * A recorded ref whose Edge family group belongs to another lane than the negotiated one
  * (undefined while no lane is known: the host call that follows reports why).
  */
-export function laneMismatch(type: string, ref: FormRef, lane: Lane | undefined, identity: Omit<Diagnostic, "severity" | "summary"> = {}): Diagnostic | undefined {
+export function laneMismatch(
+  type: string,
+  ref: FormRef,
+  lane: Lane | undefined,
+  identity: Omit<Diagnostic, "severity" | "summary"> = {},
+): Diagnostic | undefined {
   if (lane === undefined || groupServedUnder(ref.apiVersion, lane)) return undefined;
   const owner = laneOfGroup(ref.apiVersion)!;
   return {
@@ -186,7 +190,8 @@ function notServedUnderLane(rt: ProviderRuntime, type: string, lane: Lane): Diag
     detail: `Its Form exists only under ${[...new Set(lanes)].join(" and ")}; the host was negotiated on ${lane.hostApiVersion}, whose Form family has no such Form.`,
     code: providerCode("host-does-not-support-form"),
     resourceType: type,
-    repair: "Deploy it against a host lane that serves it (unpin the provider's lane, or point the endpoint at a host offering that lane), or remove the resource.",
+    repair:
+      "Deploy it against a host lane that serves it (unpin the provider's lane, or point the endpoint at a host offering that lane), or remove the resource.",
   };
 }
 

@@ -1,15 +1,20 @@
 // The Takoform provider: resource lifecycle per exact FormRef.
 
-export { TakoformProvider, type TakoformProviderOptions } from "./provider.ts";
+export { HostProvider, type HostProviderOptions } from "./provider.ts";
 // The bundled registry, so an embedder can build a provider from this entry alone.
 export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
-export { renderDiagnostic, renderDetail, diagnosticToJson } from "./diagnostics/render.ts";
-export { HOST_CODE_REPAIRS, PROVIDER_CODES, providerCode } from "./diagnostics/codes.ts";
-export { parseImportId, IMPORT_ID_SYNTAX, ImportIdError, type ImportIdentity } from "./import/import-id.ts";
+export { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
+// The renderers live in core (the one diagnostics path); `takoform-cdk/provider` is their public entry.
+export { renderDiagnostic, renderDetail, diagnosticToJson, diagnosticsToJson, Diagnostics, type Diagnostic } from "../core/index.ts";
+export { parseImportId } from "./import/import-id.ts";
+export { IMPORT_ID_SYNTAX, ImportIdError, type ImportIdentity } from "../core/index.ts";
 export { deriveName, deriveRevisionName, contentDigest, specDigest, ownerDigestHex } from "./revision/names.ts";
 export { parseRelationHostReason } from "./relation/drift.ts";
-export { parseGoDuration } from "./timeouts.ts";
+// Go durations are core's; re-exported for embedders.
+export { parseGoDuration } from "../core/index.ts";
 export { cronProblem } from "./validate/cron.ts";
 export { canonicalHostname } from "./validate/hostname.ts";
+// Used by other modules.
+export { suggestName } from "./validate/suggest.ts";

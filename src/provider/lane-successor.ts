@@ -4,9 +4,7 @@
 // by (src/host/lane-move.ts). Pure: no host call. Whether the host really holds the object under
 // that identity is for a read to prove (by uid), never assumed from this mapping.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { laneOfGroup, type Lane } from "../core/lanes.ts";
-import { formatFormRef } from "../forms/refs.ts";
+import { type Diagnostic, formatFormRef, laneOfGroup, type Lane } from "../core/index.ts";
 import { cloneAttributes } from "./attributes.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import { formAttributes, recordedRef } from "./dispatch.ts";

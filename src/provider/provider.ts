@@ -1,13 +1,12 @@
-// TakoformProvider: the Provider the engine drives (src/provider/types.ts), keeping state bound to
+// HostProvider: the Provider the engine drives (src/provider/types.ts), keeping state bound to
 // one exact Form identity and one host incarnation. Each operation lives in its own module; this
 // class only wires them to one shared runtime (codec table, default space, client, caches).
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { Attributes } from "../core/values.ts";
+import { type Attributes, type Diagnostic, laneNamed, type LaneName } from "../core/index.ts";
 import { importState } from "./import/import.ts";
 import { planResource } from "./plan/plan.ts";
 import { readResource } from "./read/read.ts";
-import { ProviderRuntime, type TakoformProviderOptions } from "./runtime.ts";
+import { ProviderRuntime, type HostProviderOptions } from "./runtime.ts";
 import type {
   ImportResult,
   PlanRequest,
@@ -31,12 +30,11 @@ import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
 import { updateResource } from "./write/update.ts";
 import { laneSuccessor } from "./lane-successor.ts";
-import { laneNamed, type LaneName } from "../core/lanes.ts";
 
-export class TakoformProvider implements Provider {
+export class HostProvider implements Provider {
   readonly #rt: ProviderRuntime;
 
-  constructor(options: TakoformProviderOptions) {
+  constructor(options: HostProviderOptions) {
     this.#rt = new ProviderRuntime(options);
   }
 
@@ -110,4 +108,4 @@ export class TakoformProvider implements Provider {
   }
 }
 
-export type { TakoformProviderOptions };
+export type { HostProviderOptions };

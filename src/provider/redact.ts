@@ -9,8 +9,7 @@
 // spec and outputs): they are data the engine and the host match on, and a uid or a name that
 // merely contains the token — likely with a short one — must stay exactly what the host said.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { Attributes } from "../core/values.ts";
+import type { Attributes, Diagnostic } from "../core/index.ts";
 import type { ResourceState } from "./types.ts";
 
 type Redact = (text: string) => string;

@@ -2,20 +2,15 @@
 // resource types), the default space, the host client (connected lazily, once), and the
 // resource-type schemas derived from the codecs.
 
-import type { HostClient } from "../client/client.ts";
-import { laneNamed, laneNamesText, type Lane } from "../core/lanes.ts";
-import type { Diagnostic } from "../core/diagnostic.ts";
-import { CodecTable } from "../registry/codec-table.ts";
-import { RegistryError } from "../registry/errors.ts";
-import type { GeneratedRegistry, ResourceTypeEntry } from "../registry/generated-types.ts";
-import { CodecSurfaceError, lineSchema } from "./codec/schema.ts";
-import { errorText } from "./diagnostics/host-fault.ts";
+import type { HostClient } from "../client/index.ts";
+import { type Diagnostic, errorText, type Lane, laneNamed, laneNamesText } from "../core/index.ts";
+import { CodecSurfaceError, CodecTable, type GeneratedRegistry, lineSchema, RegistryError, type ResourceTypeEntry } from "../registry/index.ts";
 import { SupportCache } from "./plan/support-cache.ts";
 import { AvailabilityMemo } from "./write/availability-memo.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import type { ResourceTypeSchema } from "./types.ts";
 
-export interface TakoformProviderOptions {
+export interface HostProviderOptions {
   /** A connected client, or a function that connects one on first use (called at most once). */
   client: HostClient | (() => Promise<HostClient>);
   /** The combined generated registry (bundled plus an optional project one), or a CodecTable built from it. */
@@ -49,7 +44,7 @@ export class ProviderRuntime {
   /** The client once connected: its token is what `redact` removes. */
   #connected: HostClient | undefined;
 
-  constructor(options: TakoformProviderOptions) {
+  constructor(options: HostProviderOptions) {
     this.table = options.registry instanceof CodecTable ? options.registry : CodecTable.fromGenerated(options.registry);
     this.defaultSpace = options.defaultSpace;
     this.planPreviewTimeoutMs = options.planPreviewTimeoutMs ?? 30_000;
@@ -173,7 +168,8 @@ export function laneUnavailable(type: string, error: LaneUnavailableError): Diag
     code: providerCode("lane-unavailable"),
     resourceType: type,
     cause: error.message,
-    repair: "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token (and the provider's lane pin, if any), and run again.",
+    repair:
+      "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token (and the provider's lane pin, if any), and run again.",
   };
 }
 

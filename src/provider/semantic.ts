@@ -7,10 +7,8 @@
 // A plan that finds the configured value semantically equal to prior keeps prior's spelling, and
 // a refresh keeps state's spelling when the host's is the same value, so neither shows a change.
 
-import { goJson } from "../client/go-json.ts";
-import { isWhollyKnown, valuesEqual, type Value } from "../core/values.ts";
-import { canonicalJson, type JsonValue } from "../forms/digest.ts";
-import { parseStrictJson } from "../forms/strict-json.ts";
+import { goJson, isWhollyKnown, type Value, valuesEqual } from "../core/index.ts";
+import { canonicalJson, type JsonValue, parseStrictJson } from "../forms/index.ts";
 import type { AttributeType } from "./types.ts";
 
 /** Go's encoding of the JSON document a text holds, or undefined when it holds none. */

@@ -3,56 +3,16 @@
 // here), create, read, update, delete, importState — plus resumeWrite, which re-sends a write
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
-import type { Diagnostic } from "../core/diagnostic.ts";
-import type { Attributes, KnownValue } from "../core/values.ts";
-import type { WireFormRef } from "../core/protocol.ts";
-import type { LaneName } from "../core/lanes.ts";
-import type { FormRef } from "../forms/refs.ts";
+import type { AttributePath, Attributes, Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
 
-/** Path of an attribute inside a resource's attributes, Terraform style: `["versions", 0, "weight"]`. */
-export type AttributePath = (string | number)[];
+// A path into a value is the Value model's (core); the provider's interface names it too.
+export type { AttributePath } from "../core/index.ts";
 
-export type AttributeMode = "required" | "optional" | "computed" | "optional-computed";
+// A resource type's schema is derived from its Form line's codecs, in the registry
+// (registry/type-schema.ts); the provider's interface names it.
+import type { AttributeMode, AttributeSchema, AttributeType, ResourceTypeSchema } from "../registry/index.ts";
 
-export type AttributeType =
-  | { kind: "string"; enum?: readonly string[] }
-  | { kind: "number"; integer: boolean; minimum?: number; maximum?: number }
-  | { kind: "bool" }
-  | { kind: "json" } // a string holding one JSON document (`vars_json`, `outputs_json`)
-  | { kind: "list"; element: AttributeType; minItems?: number; maxItems?: number }
-  | { kind: "set"; element: AttributeType; minItems?: number; maxItems?: number }
-  | { kind: "object"; attributes: Record<string, AttributeSchema> };
-
-export interface AttributeSchema {
-  mode: AttributeMode;
-  type: AttributeType;
-  /** A change to this attribute plans a replacement (RequiresReplace). */
-  forceNew: boolean;
-  /** Never shown in plan output or logs. Only the provider `token` is sensitive today. */
-  sensitive?: boolean;
-  /** Static default applied when configuration leaves an optional attribute null. */
-  default?: KnownValue;
-  /** A computed value keeps its prior value across plans instead of becoming unknown. */
-  useStateForUnknown?: boolean;
-  description?: string;
-}
-
-/** One Terraform resource type the provider serves — one Form line (group + kind). */
-export interface ResourceTypeSchema {
-  /** `takoform_worker_bundle` */
-  type: string;
-  /** The Form line: FormRef apiVersion + kind. */
-  apiVersion: string;
-  kind: string;
-  role: "identity" | "revision" | "deployment" | "attachment" | "policy";
-  declaresUpdate: boolean;
-  attributes: Record<string, AttributeSchema>;
-  /**
-   * Optional attributes whose contributed values may be dropped to start the resource as a
-   * placeholder (RFC 0011 rule 3): optional in the desiredSchema and the Form declares update.
-   */
-  placeholderEligible: readonly string[];
-}
+export type { AttributeMode, AttributeSchema, AttributeType, ResourceTypeSchema };
 
 /** What the engine stores for one resource and hands back to the provider. */
 export interface ResourceState {
@@ -91,7 +51,7 @@ export interface WriteIntent {
   type: string;
   space: string;
   name: string;
-  ref: WireFormRef;
+  ref: FormRef;
   /** Incarnation the write addresses (empty for a create). */
   uid: string;
   idempotencyKey: string;

@@ -12,8 +12,7 @@
 // preferred lane, which decides the type's surface — and `lineFor(type, lane)` names the line a
 // create under that lane uses.
 
-import { LANES, laneOfGroup, type Lane } from "../core/lanes.ts";
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
+import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind, LANES, laneOfGroup, type Lane } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
@@ -74,7 +73,11 @@ export class CodecTable {
     const ref = this.registry.defaultCreate(line);
     const codec = this.#codecs.get(formRefKey(ref))?.();
     if (codec === undefined) {
-      throw new RegistryError("no-codec", `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`, this.renderedCodecRefsForKind(ref.kind));
+      throw new RegistryError(
+        "no-codec",
+        `takoform: no codec is compiled for the create target ${formatFormRef(ref)}`,
+        this.renderedCodecRefsForKind(ref.kind),
+      );
     }
     return { ref, codec };
   }

@@ -3,8 +3,7 @@
 // src/provider/codec. The types sit here, in the registry layer, so generated data can name them
 // without importing anything above it.
 
-import type { KnownValue } from "../core/values.ts";
-import type { FormRef, GroupKind } from "../forms/refs.ts";
+import type { FormRef, GroupKind, KnownValue } from "../core/index.ts";
 
 export type FormRole = "identity" | "revision" | "deployment" | "attachment" | "policy";
 

@@ -8,7 +8,7 @@
 // - Codecs: the union; for the same exact ref the project's codec is used. No codec is read
 //   while merging (the bundled ones are read lazily, see lazy-codecs.ts).
 
-import { groupKindKey } from "../forms/refs.ts";
+import { groupKindKey } from "../core/index.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
 import { FormRegistry } from "./registry.ts";
 import { mergeCodecRecords } from "./lazy-codecs.ts";
@@ -34,7 +34,9 @@ export function combineGenerated(bundled: GeneratedRegistry, project: GeneratedR
     data: {
       format: GENERATED_REGISTRY_FORMAT,
       supported: registry.supportedRefs(),
-      defaultCreates: registry.defaultCreates().map(({ apiVersion, kind, definitionVersion, schemaDigest }) => ({ apiVersion, kind, definitionVersion, schemaDigest })),
+      defaultCreates: registry
+        .defaultCreates()
+        .map(({ apiVersion, kind, definitionVersion, schemaDigest }) => ({ apiVersion, kind, definitionVersion, schemaDigest })),
       types,
       codecs,
     },

@@ -3,7 +3,7 @@
 // in registry/generated/index.gen.ts (one exported value, `takoformRegistry: GeneratedRegistry`);
 // a project's is the JSON document <project>/.gen/takoform/registry.gen.json (readGeneratedRegistry).
 
-import type { FormRef } from "../forms/refs.ts";
+import type { FormRef } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import type { SupportedRef } from "./registry.ts";
 

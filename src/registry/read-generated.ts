@@ -20,7 +20,12 @@ function isRef(value: unknown): boolean {
 
 /** The first thing wrong with the document's shape, or null. */
 function shapeProblem(doc: Record<string, unknown>): string | null {
-  if (!Array.isArray(doc.supported) || !doc.supported.every((r) => isRef(r) && (typeof (r as Record<string, unknown>).packageDigest === "string" || (r as Record<string, unknown>).packageDigest === null))) {
+  if (
+    !Array.isArray(doc.supported) ||
+    !doc.supported.every(
+      (r) => isRef(r) && (typeof (r as Record<string, unknown>).packageDigest === "string" || (r as Record<string, unknown>).packageDigest === null),
+    )
+  ) {
     return "supported must be a list of exact FormRefs with their package digests";
   }
   if (!Array.isArray(doc.defaultCreates) || !doc.defaultCreates.every(isRef)) return "defaultCreates must be a list of exact FormRefs";
@@ -43,7 +48,10 @@ export function readGeneratedRegistry(file: string): GeneratedRegistry {
   }
   if (!isObject(doc)) throw new RegistryError("unreadable", `takoform: ${file} is not a generated registry (not a JSON object)`);
   if (doc.format !== GENERATED_REGISTRY_FORMAT) {
-    throw new RegistryError("format-mismatch", `takoform: ${file} has generated registry format ${JSON.stringify(doc.format)}, not ${GENERATED_REGISTRY_FORMAT}; run \`takoform get\` again with this version`);
+    throw new RegistryError(
+      "format-mismatch",
+      `takoform: ${file} has generated registry format ${JSON.stringify(doc.format)}, not ${GENERATED_REGISTRY_FORMAT}; run \`takoform get\` again with this version`,
+    );
   }
   const problem = shapeProblem(doc);
   if (problem !== null) throw new RegistryError("unreadable", `takoform: ${file} is not a generated registry: ${problem}`);

@@ -6,8 +6,7 @@
 // The package digest is provenance carried in the value, never part of a key. A registry is an
 // immutable snapshot: register and merge return a new registry and leave the receiver as it was.
 
-import { compareUtf8 } from "../forms/pointer.ts";
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind } from "../forms/refs.ts";
+import { compareUtf8, formatFormRef, type FormRef, formRefKey, type GroupKind, groupKindKey } from "../core/index.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 
 /** A supported exact identity with the package digest it was distributed under. */
@@ -88,10 +87,7 @@ export class FormRegistry {
    */
   register(ref: SupportedRef, options: RegisterOptions = {}): FormRegistry {
     if (!isComplete(ref)) {
-      throw new RegistryError(
-        "incomplete-ref",
-        "takoform: a registered FormRef must carry apiVersion, kind, definitionVersion and schemaDigest",
-      );
+      throw new RegistryError("incomplete-ref", "takoform: a registered FormRef must carry apiVersion, kind, definitionVersion and schemaDigest");
     }
     const key = formRefKey(ref);
     const held = this.#supported.get(key);

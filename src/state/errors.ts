@@ -47,7 +47,10 @@ export class StateNotFoundError extends StateError {
 /** The file is not a takoform state, or was written by a newer takoform. */
 export class StateFormatError extends StateError {
   override name = "StateFormatError";
-  constructor(readonly path: string, detail: string) {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
     super(`${path} is not a state file this takoform can open: ${detail}`);
   }
 }
@@ -55,7 +58,10 @@ export class StateFormatError extends StateError {
 /** A write that would break a state invariant (an unknown value, an intent on a missing record, …). */
 export class StateWriteError extends StateError {
   override name = "StateWriteError";
-  constructor(readonly address: string, detail: string) {
+  constructor(
+    readonly address: string,
+    detail: string,
+  ) {
     super(`cannot write state for ${address}: ${detail}`);
   }
 }

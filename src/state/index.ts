@@ -22,7 +22,8 @@
 //   clearInterval(timer); await store.release(); await store.close();
 //
 // where `toInput(state)` is `{ type: state.type, status: "ready" | "placeholder", attributes,
-// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`.
+// dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`
+// (src/secrets, the one owner of sealing).
 //
 // Guarantees
 // - Each write is one transaction on one record; the whole state is never rewritten.
@@ -41,7 +42,7 @@
 // - Identity columns (ref, space, name, uid, generation, revision, pending_operation_id,
 //   relation_drift_reason) are derived from the provider's envelope attributes on every write.
 // - Values are known JSON only (an unknown is a StateWriteError); credentials are stripped from
-//   stored intents; sensitive values are stored sealed (see sensitive.ts).
+//   stored intents; sensitive values are stored sealed (src/secrets/seal.ts).
 //
 // `openLocalStateReadOnly` serves `state list/show/pull` without touching the lock.
 // A PostgreSQL store for teams is planned behind the same StateStore interface (docs/state.md).
@@ -60,6 +61,7 @@ export type {
   ResourceStatus,
   SettledStatus,
   StateDocument,
+  StateMove,
   StateReader,
   StateStore,
   StoredHostBinding,
@@ -77,7 +79,8 @@ export {
   StateUsageError,
   StateWriteError,
 } from "./errors.ts";
-export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "./sensitive.ts";
+// Sealed values are what a reader of state meets; sealing itself is src/secrets's.
+export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
-export { movedAddress, renameInEdges, type StateMove } from "./move.ts";
+export { movedAddress, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";

@@ -1,17 +1,11 @@
 // Moving a record to another address (`takoform state mv`), as rules every store applies the same
 // way: which records move (the resource and its deposed objects), and how the dependency and
 // contribution edges of other records that name them are rewritten. Storage-neutral: the SQLite
-// store and any other one call these inside their single move transaction.
+// store and any other one call these inside their single move transaction. What a move changed
+// (StateMove) is declared with the store interface that returns it (types.ts).
 
 import { deposedAddress, parseStateAddress } from "./records.ts";
 import type { ContributionEdge } from "./types.ts";
-
-/** What one move changed: each record moved (`from` → `to`), and the records whose edges were rewritten. */
-export interface StateMove {
-  moved: { from: string; to: string }[];
-  /** Records (other than the moved ones) whose dependencies or contribution edges named a moved address. */
-  edges: string[];
-}
 
 /**
  * Where `address` goes when `from` moves to `to`: the resource itself, or one of its deposed

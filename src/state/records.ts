@@ -2,9 +2,8 @@
 // attributes, proving an attribute document holds known JSON only, and keeping credentials out
 // of a stored write intent.
 
-import type { KnownValue } from "../core/values.ts";
-import { Unknown } from "../core/values.ts";
-import type { WriteIntent } from "../provider/types.ts";
+import { type KnownValue, Unknown } from "../core/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 import { StateWriteError } from "./errors.ts";
 import type { ResourceRecord } from "./types.ts";
 

@@ -3,10 +3,8 @@
 // The interfaces are storage-neutral (every call returns a Promise) so a PostgreSQL store can
 // sit behind them later; the local SQLite store is the only implementation today.
 
-import type { KnownValue } from "../core/values.ts";
-import type { WireFormRef } from "../core/protocol.ts";
-import type { WriteIntent } from "../provider/types.ts";
-import type { StateMove } from "./move.ts";
+import type { FormRef, KnownValue } from "../core/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 
 /**
  * Where a record is in its lifecycle.
@@ -68,7 +66,7 @@ export interface ResourceRecord {
   type: string;
   status: ResourceStatus;
   /** The exact FormRef recorded (`form_api_version`, `form_kind`, `form_definition_version`, `form_schema_digest`). */
-  ref: WireFormRef | null;
+  ref: FormRef | null;
   packageDigest: string | null;
   space: string | null;
   name: string | null;
@@ -211,6 +209,13 @@ export interface StateReader {
   hostBinding(): Promise<StoredHostBinding | null>;
   pull(): Promise<StateDocument>;
   close(): Promise<void>;
+}
+
+/** What one move changed (`moveResource`): each record moved (`from` → `to`), and the records whose edges were rewritten. */
+export interface StateMove {
+  moved: { from: string; to: string }[];
+  /** Records (other than the moved ones) whose dependencies or contribution edges named a moved address. */
+  edges: string[];
 }
 
 /**

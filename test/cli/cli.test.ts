@@ -75,7 +75,9 @@ describe("takoform CLI", () => {
     const rm = await runCli(["state", "rm", `${Q}.q`], { cwd: p.dir });
     expect(rm.code).toBe(0);
     expect(rm.stdout).toContain("The host resource is untouched");
-    expect(host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "AtLeastOnceQueue", name: "cli-q" })).toBeDefined();
+    expect(
+      host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "AtLeastOnceQueue", name: "cli-q" }),
+    ).toBeDefined();
 
     p.write("bad.json", JSON.stringify({ data: { x: {} }, resource: { [KV]: { a: { name: "cli-a" } } } }));
     const bad = await runCli(["plan", "--config", "bad.json", "--detailed-exitcode"], { cwd: p.dir, env: env() });
@@ -180,7 +182,13 @@ describe("takoform CLI", () => {
   it("records what changed on the host with `refresh`, and --refresh-only plans show it first", async () => {
     const p = project({ resource: { [KV]: { r: { name: "cli-refresh" } } } });
     expect((await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: p.dir, env: env() })).code).toBe(0);
-    host.host.controls.deleteOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "cli-refresh" });
+    host.host.controls.deleteOutOfBand({
+      tenant: "dev",
+      space: "default",
+      apiVersion: "edge.takoform-cdk.dev/v1beta1",
+      kind: "EdgeKVNamespace",
+      name: "cli-refresh",
+    });
     const shown = await runCli(["plan", "--config", "stack.json", "--refresh-only", "--detailed-exitcode"], { cwd: p.dir, env: env() });
     expect(shown.code).toBe(2);
     expect(shown.stdout).toContain(`# ${KV}.r has been deleted`);
@@ -202,7 +210,9 @@ describe("takoform CLI", () => {
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr).toContain("The project's registry (.gen/takoform) replaces the bundled types takoform_other_edge_kv_namespace.");
     expect(applied.stdout).toContain("takoform_other_kv.o: Creation complete");
-    expect(host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "other.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "cli-gen" })).toBeDefined();
+    expect(
+      host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "other.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace", name: "cli-gen" }),
+    ).toBeDefined();
   }, 60_000);
 
   it("deploys with nothing else running: the embedded local host keeps its data under .takoform/host", async () => {

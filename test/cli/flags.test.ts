@@ -136,7 +136,19 @@ describe("Terraform's spellings through the command", () => {
   const run = (args: string[]) => runCli(args, { cwd: scratch.dir, env: env() });
 
   it("plans with -var, -var-file=, -parallelism=, -refresh=false, -lock-timeout=, -no-color, -detailed-exitcode and -out=", async () => {
-    const planned = await run(["plan", "-config=stack.json", "-var", "prefix=tf", "-var-file=vars.json", "-parallelism=2", "-refresh=false", "-lock-timeout=1s", "-no-color", "-detailed-exitcode", "-out=tfplan"]);
+    const planned = await run([
+      "plan",
+      "-config=stack.json",
+      "-var",
+      "prefix=tf",
+      "-var-file=vars.json",
+      "-parallelism=2",
+      "-refresh=false",
+      "-lock-timeout=1s",
+      "-no-color",
+      "-detailed-exitcode",
+      "-out=tfplan",
+    ]);
     expect(planned.code, planned.stderr).toBe(2);
     expect(planned.stdout).toMatch(/\+ name +\= "tf-a-one"/);
     expect(planned.stdout).toContain("Plan: 2 to add, 0 to change, 0 to destroy.");
@@ -166,7 +178,8 @@ describe("Terraform's spellings through the command", () => {
     const before = await uids();
     const planned = await run(["plan", "-config=stack.json", "-var=prefix=tf", `-replace=${KV}.b`, "-json"]);
     expect(planned.code, planned.stderr).toBe(0);
-    const changes = (JSON.parse(planned.stdout) as { resource_changes: { address: string; action_reason?: string; change: { actions: string[] } }[] }).resource_changes;
+    const changes = (JSON.parse(planned.stdout) as { resource_changes: { address: string; action_reason?: string; change: { actions: string[] } }[] })
+      .resource_changes;
     expect(changes.map((c) => [c.address, c.change.actions.join(","), c.action_reason ?? null])).toEqual([
       [`${KV}.a`, "no-op", null],
       [`${KV}.b`, "delete,create", "replace_by_request"],
@@ -190,7 +203,10 @@ describe("Terraform's spellings through the command", () => {
   }, 90_000);
 
   it("plans a destroy with -destroy, a refresh with -refresh-only, and runs from -chdir=DIR", async () => {
-    const destroy = await runCli(["-chdir=" + scratch.dir, "plan", "-destroy", "-config=stack.json", "-var=prefix=tf", "-detailed-exitcode"], { cwd: process.cwd(), env: env() });
+    const destroy = await runCli(["-chdir=" + scratch.dir, "plan", "-destroy", "-config=stack.json", "-var=prefix=tf", "-detailed-exitcode"], {
+      cwd: process.cwd(),
+      env: env(),
+    });
     expect(destroy.code, destroy.stderr).toBe(2);
     expect(destroy.stdout).toContain("Plan: 0 to add, 0 to change, 2 to destroy.");
     const refreshOnly = await run(["plan", "-refresh-only", "-config=stack.json", "-var=prefix=tf", "-detailed-exitcode"]);

@@ -20,7 +20,8 @@ const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM
 function linkNodeModules(dir: string, without: readonly string[] = []): void {
   const modules = join(dir, "node_modules");
   mkdirSync(modules, { recursive: true });
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) if (!without.includes(entry)) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
+  for (const entry of readdirSync(join(ROOT, "node_modules")))
+    if (!without.includes(entry)) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
   symlinkSync(ROOT, join(modules, "takoform-cdk"));
 }
 
@@ -35,13 +36,17 @@ describe("takoform init", () => {
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.parse(made.stdout)).toEqual({ ok: true, directory: project, name: "hello-app", files: FILES });
     const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as Record<string, Record<string, string>>;
-    const own = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const own = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect(pkg["dependencies"]).toEqual({ cdktf: own.dependencies["cdktf"], constructs: own.dependencies["constructs"], "takoform-cdk": `^${own.version}` });
     expect(Object.keys(pkg["devDependencies"]!)).toEqual(["@types/node", "tsx", "typescript", "vitest"]);
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toMatch(/^\.takoform\/$/m);
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toMatch(/^cdktf\.out\/$/m);
     expect(readFileSync(join(project, "tsconfig.json"), "utf8")).toMatch(/"module": "NodeNext"[\s\S]*"strict": true/);
-    expect(readFileSync(join(project, "stack.ts"), "utf8")).toContain("new WorkerApp(this, \"worker\"");
+    expect(readFileSync(join(project, "stack.ts"), "utf8")).toContain('new WorkerApp(this, "worker"');
 
     const again = await runCli(["init", project], { cwd: scratch.dir });
     expect(again.code).toBe(1);
@@ -50,7 +55,9 @@ describe("takoform init", () => {
     const forced = await runCli(["init", project, "--force", "--package", "file:../takoform-cdk.tgz"], { cwd: scratch.dir });
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(join(project, "notes.txt"), "utf8")).toBe("mine");
-    expect((JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as Record<string, Record<string, string>>)["dependencies"]!["takoform-cdk"]).toBe("file:../takoform-cdk.tgz");
+    expect((JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as Record<string, Record<string, string>>)["dependencies"]!["takoform-cdk"]).toBe(
+      "file:../takoform-cdk.tgz",
+    );
   }, 60_000);
 
   it("the project typechecks before synth: a misspelled attribute and a wrong type stop it with file:line", async () => {
@@ -61,7 +68,9 @@ describe("takoform init", () => {
     try {
       const synth = await run(["synth"]);
       expect(synth.code).toBe(1);
-      expect(synth.stderr).toContain("Error: stack.ts:17:60: Object literal may only specify known properties, and 'nmae' does not exist in type 'EdgeKVNamespaceConfig'.");
+      expect(synth.stderr).toContain(
+        "Error: stack.ts:17:60: Object literal may only specify known properties, and 'nmae' does not exist in type 'EdgeKVNamespaceConfig'.",
+      );
       expect(synth.stderr).toContain("Error: stack.ts:19:7: Type 'number' is not assignable to type 'string'.");
       expect(synth.stderr).toContain("Code: takoform.config/type-error");
       // apply goes through the same synthesis, and stops before the app runs or anything is written.
@@ -96,7 +105,12 @@ describe("takoform init", () => {
     expect(applied.stdout).toMatch(/url = "https:\/\/hello-app-endpoint-[0-9a-f]+\.workers\.localhost\/"/);
     const plan = await run(["plan", "-detailed-exitcode"]);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    const test = spawnSync(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run"], { cwd: project, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
+    const test = spawnSync(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 120_000,
+    });
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/Tests\s+1 passed/);
   }, 180_000);

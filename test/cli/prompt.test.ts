@@ -124,15 +124,23 @@ describe("takoform apply at the approval prompt", () => {
     expect(next.stderr).not.toContain("locked");
   }
 
-  it.skipIf(!hasScript)("Ctrl-D (end of input) cancels: exit 1, nothing written, the lock released", async () => {
-    const p = project("prompt-eof");
-    await expectCancelled(p, await applyOnTerminal(p.dir, "\x04"));
-  }, 90_000);
+  it.skipIf(!hasScript)(
+    "Ctrl-D (end of input) cancels: exit 1, nothing written, the lock released",
+    async () => {
+      const p = project("prompt-eof");
+      await expectCancelled(p, await applyOnTerminal(p.dir, "\x04"));
+    },
+    90_000,
+  );
 
-  it.skipIf(!hasScript)("Ctrl-C at the prompt cancels the same way", async () => {
-    const p = project("prompt-int");
-    await expectCancelled(p, await applyOnTerminal(p.dir, "\x03"));
-  }, 90_000);
+  it.skipIf(!hasScript)(
+    "Ctrl-C at the prompt cancels the same way",
+    async () => {
+      const p = project("prompt-int");
+      await expectCancelled(p, await applyOnTerminal(p.dir, "\x03"));
+    },
+    90_000,
+  );
 
   it("without a terminal (stdin closed at once) it refuses: exit 1, nothing written, the lock released", async () => {
     const p = project("prompt-notty");
@@ -146,7 +154,10 @@ describe("takoform apply at the approval prompt", () => {
   it("a plan that fails prints its errors and no summary line", async () => {
     const p = project("plan-fails");
     // One resource plans fine, the other lacks a required argument.
-    p.write("stack.json", JSON.stringify({ resource: { [KV]: { ok: { name: "plan-fails" } }, takoform_at_least_once_queue: { q: { name: "plan-fails-q" } } } }));
+    p.write(
+      "stack.json",
+      JSON.stringify({ resource: { [KV]: { ok: { name: "plan-fails" } }, takoform_at_least_once_queue: { q: { name: "plan-fails-q" } } } }),
+    );
     const planned = await runCli(["plan", "--config", "stack.json"], { cwd: p.dir, env: env() });
     expect(planned.code).toBe(1);
     expect(planned.stdout + planned.stderr).toContain("Error: Missing required argument");
@@ -156,7 +167,10 @@ describe("takoform apply at the approval prompt", () => {
 
   it("state list without a state exits 1, with --json too", async () => {
     const p = project("no-state");
-    for (const args of [["state", "list"], ["state", "list", "--json"]]) {
+    for (const args of [
+      ["state", "list"],
+      ["state", "list", "--json"],
+    ]) {
       const listed = await runCli(args, { cwd: p.dir });
       expect(listed.code, args.join(" ")).toBe(1);
       expect(listed.stderr).toContain("No state");

@@ -55,7 +55,11 @@ describe("state mv, output -json and show", () => {
     expect(all.code, all.stderr).toBe(0);
     const outputs = JSON.parse(all.stdout) as Record<string, Record<string, unknown>>;
     expect(outputs["retention"]).toEqual({ sensitive: false, type: "number", value: 60 });
-    expect(outputs["pair"]).toEqual({ sensitive: false, type: ["object", { name: "string", tags: ["tuple", ["string", "number", "bool"]] }], value: { name: "mv-kv", tags: ["a", 1, true] } });
+    expect(outputs["pair"]).toEqual({
+      sensitive: false,
+      type: ["object", { name: "string", tags: ["tuple", ["string", "number", "bool"]] }],
+      value: { name: "mv-kv", tags: ["a", 1, true] },
+    });
     expect(outputs["token"]).toEqual({ sensitive: true, type: "dynamic" });
     expect(outputs["kv_uid"]).toMatchObject({ sensitive: false, type: "string" });
     expect(all.stdout).not.toContain("s3cr3t-value");
@@ -80,12 +84,21 @@ describe("state mv, output -json and show", () => {
     expect(human.stdout).toContain(`resource "${Q}" "q" {`);
     expect(human.stdout).toContain("Outputs:\n\nkv_uid = ");
     expect(human.stdout).toContain("token = (sensitive value)");
-    const json = JSON.parse((await run(["show", "-json"])).stdout) as { format_version: string; values: { outputs: Record<string, unknown>; root_module: { resources: Record<string, unknown>[] } } };
+    const json = JSON.parse((await run(["show", "-json"])).stdout) as {
+      format_version: string;
+      values: { outputs: Record<string, unknown>; root_module: { resources: Record<string, unknown>[] } };
+    };
     expect(json.format_version).toBe("1.0");
     expect(json.values.outputs["token"]).toEqual({ sensitive: true, type: "dynamic" });
     const resources = json.values.root_module.resources;
     expect(resources.map((r) => r["address"])).toEqual([`${Q}.q`, `${KV}.old`]);
-    expect(resources[0]).toMatchObject({ mode: "managed", type: Q, name: "q", depends_on: [`${KV}.old`], values: { name: "mv-q", message_retention_seconds: 60 } });
+    expect(resources[0]).toMatchObject({
+      mode: "managed",
+      type: Q,
+      name: "q",
+      depends_on: [`${KV}.old`],
+      values: { name: "mv-q", message_retention_seconds: 60 },
+    });
     // With no state at all: Terraform's "No state." and a JSON document of the format version only.
     const empty = new Scratch();
     try {
@@ -97,7 +110,13 @@ describe("state mv, output -json and show", () => {
   }, 60_000);
 
   it("show PLAN-FILE prints the saved plan, and -json exactly what plan -json printed", async () => {
-    p.write("changed.json", JSON.stringify({ ...stack("old"), resource: { ...stack("old").resource, [Q]: { q: { name: "mv-q", message_retention_seconds: 120, depends_on: [`${KV}.old`] } } } }));
+    p.write(
+      "changed.json",
+      JSON.stringify({
+        ...stack("old"),
+        resource: { ...stack("old").resource, [Q]: { q: { name: "mv-q", message_retention_seconds: 120, depends_on: [`${KV}.old`] } } },
+      }),
+    );
     const planned = await run(["plan", "-config=changed.json", "-out=tfplan", "-json"]);
     expect(planned.code, planned.stderr).toBe(0);
     const shown = await run(["show", "-json", "tfplan"]);
@@ -157,7 +176,10 @@ describe("state mv, output -json and show", () => {
     expect(middle).toBe(start + 2); // the put and the rm; no refused move wrote anything
 
     // A write in flight: an apply killed right after it recorded its first intent.
-    p.write("stack.json", JSON.stringify({ ...stack("new"), resource: { ...stack("new").resource, [KV]: { new: { name: "mv-kv" }, extra: { name: "mv-extra" } } } }));
+    p.write(
+      "stack.json",
+      JSON.stringify({ ...stack("new"), resource: { ...stack("new").resource, [KV]: { new: { name: "mv-kv" }, extra: { name: "mv-extra" } } } }),
+    );
     const crashed = await run(["apply", "-auto-approve", "-config=stack.json"], { TAKOFORM_TEST_CRASH_AFTER_INTENTS: "1" });
     expect(crashed.signal ?? crashed.code).toBe("SIGKILL");
     const busy = await run(["state", "mv", `${Q}.q`, `${Q}.renamed`]);
@@ -173,13 +195,34 @@ describe("the store's move", () => {
     const scratch = new Scratch();
     const store = scratch.state();
     try {
-      const attributes = (uid: string, name: string) => ({ uid, name, space: "default", form_api_version: "edge.takoform-cdk.dev/v1alpha1", form_kind: "EdgeKVNamespace" });
+      const attributes = (uid: string, name: string) => ({
+        uid,
+        name,
+        space: "default",
+        form_api_version: "edge.takoform-cdk.dev/v1alpha1",
+        form_kind: "EdgeKVNamespace",
+      });
       await store.putResource(`${KV}.a`, { type: KV, status: "ready", attributes: attributes("u1", "one") });
       await store.putResource(`${KV}.a#deposed:k1`, { type: KV, status: "ready", attributes: attributes("u0", "zero") });
-      await store.putResource(`${KV}.ab`, { type: KV, status: "ready", attributes: attributes("u2", "two"), contributions: [{ from: `${KV}.a`, fields: ["x"] }, { from: `${KV}.b`, fields: ["y"] }], dependencies: [`${KV}.a`] });
+      await store.putResource(`${KV}.ab`, {
+        type: KV,
+        status: "ready",
+        attributes: attributes("u2", "two"),
+        contributions: [
+          { from: `${KV}.a`, fields: ["x"] },
+          { from: `${KV}.b`, fields: ["y"] },
+        ],
+        dependencies: [`${KV}.a`],
+      });
       const serial = await store.serial();
       const move = await store.moveResource(`${KV}.a`, `${KV}.b`);
-      expect(move).toEqual({ moved: [{ from: `${KV}.a`, to: `${KV}.b` }, { from: `${KV}.a#deposed:k1`, to: `${KV}.b#deposed:k1` }], edges: [`${KV}.ab`] });
+      expect(move).toEqual({
+        moved: [
+          { from: `${KV}.a`, to: `${KV}.b` },
+          { from: `${KV}.a#deposed:k1`, to: `${KV}.b#deposed:k1` },
+        ],
+        edges: [`${KV}.ab`],
+      });
       expect(await store.serial()).toBe(serial + 1);
       expect((await store.list()).map((r) => r.address)).toEqual([`${KV}.ab`, `${KV}.b`, `${KV}.b#deposed:k1`]);
       // An edge that already named the new address merges with the renamed one.

@@ -10,10 +10,9 @@ import { decodeErrorResponse, verifyOperation } from "../../src/client/operation
 import { verifyAvailability, verifyPrepareResponse, verifyResourceResponse } from "../../src/client/resource-shape.ts";
 import { WireReader } from "../../src/client/wire-reader.ts";
 import { parseStrictJson } from "../../src/forms/strict-json.ts";
-import type { JsonValue } from "../../src/forms/digest.ts";
+import { digestCanonical, type JsonValue } from "../../src/forms/digest.ts";
 import { availabilityDoc, NAME, operationDoc, REF, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope } from "./fixtures/hostile-host.ts";
-import { digestCanonical } from "../../src/forms/digest.ts";
 
 /** Small deterministic PRNG (mulberry32) so a failure is reproducible from its seed. */
 function prng(seed: number): () => number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareUtf8, goJson, goNumber, goString, goStruct, GoJsonError } from "../../src/client/go-json.ts";
+import { goJson, goNumber, goString, goStruct, GoJsonError } from "../../src/core/go-json.ts";
+import { compareUtf8 } from "../../src/core/index.ts";
 import { canonicalJson } from "../../src/forms/digest.ts";
 
 // Expected bytes are what Go 1.22+ `json.Marshal` writes for the same map/slice/float64 values.

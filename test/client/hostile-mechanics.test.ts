@@ -63,13 +63,17 @@ describe("retries (§7.3)", () => {
 
   it("retries a GET and a prepare after a stable retryable envelope, with Retry-After 0", async () => {
     host.on("GET", RESOURCE_PATH, (_req, n): Reply =>
-      n === 0 ? { status: 503, headers: { "Retry-After": "0" }, body: envelope("backend_unavailable", "down", { retryable: true }) } : { status: 200, headers: { ETag: '"1"' }, body: resourceDoc() },
+      n === 0
+        ? { status: 503, headers: { "Retry-After": "0" }, body: envelope("backend_unavailable", "down", { retryable: true }) }
+        : { status: 200, headers: { ETag: '"1"' }, body: resourceDoc() },
     );
     expect((await client.getResource(SPACE, REF, NAME)).metadata.name).toBe(NAME);
     expect(host.calls).toHaveLength(2);
 
     host.on("POST", `${API_ROOT}/resources/prepare`, (req, n) =>
-      n === 0 ? { status: 429, headers: { "Retry-After": "0" }, body: envelope("rate_limited", "slow", { retryable: true }) } : { status: 200, body: prepareDoc(req) },
+      n === 0
+        ? { status: 429, headers: { "Retry-After": "0" }, body: envelope("rate_limited", "slow", { retryable: true }) }
+        : { status: 200, body: prepareDoc(req) },
     );
     await client.prepareResource(request);
     expect(host.calls).toHaveLength(4);
@@ -112,7 +116,11 @@ describe("retries (§7.3)", () => {
     await client.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 5000 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(990);
 
-    host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "3600" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
+    host.on("DELETE", RESOURCE_PATH, () => ({
+      status: 503,
+      headers: { "Retry-After": "3600" },
+      body: envelope("backend_unavailable", "down", { retryable: true }),
+    }));
     const before = host.calls.length;
     // "At once": an hour's Retry-After cannot fit a 20-minute deadline. A client that slept towards
     // either would never finish within the test's timeout; no clock is read here.
@@ -122,7 +130,11 @@ describe("retries (§7.3)", () => {
   });
 
   it("an abort during the retry wait stops the call", async () => {
-    host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "20" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
+    host.on("DELETE", RESOURCE_PATH, () => ({
+      status: 503,
+      headers: { "Retry-After": "20" },
+      body: envelope("backend_unavailable", "down", { retryable: true }),
+    }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence, { signal: controller.signal }));
@@ -207,13 +219,17 @@ describe("write intents", () => {
     host.on("PUT", RESOURCE_PATH, () => ({ status: 201, headers: { ETag: '"1"' }, body: resourceDoc() }));
     const intents: WriteIntentRecord[] = [];
     let putsWhenRecorded = -1;
-    await client.applyResource(request, {}, {
-      onIntent: async (intent) => {
-        await new Promise((r) => setTimeout(r, 20));
-        putsWhenRecorded = host.calls.filter((c) => c.method === "PUT").length;
-        intents.push(intent);
+    await client.applyResource(
+      request,
+      {},
+      {
+        onIntent: async (intent) => {
+          await new Promise((r) => setTimeout(r, 20));
+          putsWhenRecorded = host.calls.filter((c) => c.method === "PUT").length;
+          intents.push(intent);
+        },
       },
-    });
+    );
     expect(putsWhenRecorded).toBe(0);
     const [intent] = intents;
     const put = host.calls.find((c) => c.method === "PUT")!;
@@ -242,11 +258,14 @@ describe("write intents", () => {
     await expect(client.resend(base, { kind: "delete", ref: REF, name: NAME, space: SPACE })).rejects.toThrow(/targets/);
     await expect(client.resend({ ...base, method: "PUT" }, { kind: "delete", ref: REF, name: NAME, space: SPACE })).rejects.toThrow(/method PUT/);
     await expect(
-      client.resend({ method: "PUT", path: RESOURCE_PATH, headers: { Authorization: "Bearer x", "Idempotency-Key": "k" }, body: "{}" }, { kind: "apply", ref: REF, name: NAME, space: SPACE }),
+      client.resend(
+        { method: "PUT", path: RESOURCE_PATH, headers: { Authorization: "Bearer x", "Idempotency-Key": "k" }, body: "{}" },
+        { kind: "apply", ref: REF, name: NAME, space: SPACE },
+      ),
     ).rejects.toThrow(/must not carry credentials/);
-    await expect(client.resend({ method: "PUT", path: RESOURCE_PATH, headers: {}, body: "{}" }, { kind: "apply", ref: REF, name: NAME, space: SPACE })).rejects.toThrow(
-      /no Idempotency-Key/,
-    );
+    await expect(
+      client.resend({ method: "PUT", path: RESOURCE_PATH, headers: {}, body: "{}" }, { kind: "apply", ref: REF, name: NAME, space: SPACE }),
+    ).rejects.toThrow(/no Idempotency-Key/);
     expect(host.calls).toHaveLength(0);
   });
 });

@@ -129,7 +129,10 @@ describe("202 apply", () => {
     expect((unreadable as AcceptedError).operationId).toBeUndefined();
 
     host.on("PUT", RESOURCE_PATH, () => pending("op_sub"));
-    host.on("GET", opPath("op_sub"), () => ({ status: 200, body: operationDoc("op_sub", { done: true, result: { resource: resourceDoc({ name: "other" }) } }) }));
+    host.on("GET", opPath("op_sub"), () => ({
+      status: 200,
+      body: operationDoc("op_sub", { done: true, result: { resource: resourceDoc({ name: "other" }) } }),
+    }));
     const substituted = await rejectionOf(client.applyResource(request));
     expect((substituted as AcceptedError).operationId).toBe("op_sub");
     expect(substituted.message).toContain("changed the requested resource name");

@@ -247,7 +247,9 @@ describe("observe", () => {
     const call = host.calls[0]!;
     expect(call.headers["takoform-expected-generation"]).toBe("3");
     expect(call.headers["idempotency-key"]).toBe(incarnationKey("observe", REF, NAME, SPACE, "uid-1", "3", ""));
-    expect(call.query).toBe(`definitionVersion=0.1.0&group=edge.takoform-cdk.dev%2Fv1alpha1&kind=AtLeastOnceQueue&schemaDigest=sha256%3A${"a".repeat(64)}&space=prod`);
+    expect(call.query).toBe(
+      `definitionVersion=0.1.0&group=edge.takoform-cdk.dev%2Fv1alpha1&kind=AtLeastOnceQueue&schemaDigest=sha256%3A${"a".repeat(64)}&space=prod`,
+    );
     expect(call.body.byteLength).toBe(0);
     host.on("POST", observePath, () => ({ status: 200, headers: { ETag: '"4"' }, body: { resource: resourceDoc({ generation: "3", revision: "5" }) } }));
     expect((await rejectionOf(client.observeResource(SPACE, REF, NAME, { uid: "uid-1", generation: "3" }))).message).toContain("exactly one ETag");

@@ -5,14 +5,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
-import {
-  AcceptedError,
-  DiscoveryError,
-  HostApiError,
-  OperationDeadlineError,
-  hostErrorOf,
-  isResourceNotFound,
-} from "../../src/client/errors.ts";
+import { AcceptedError, DiscoveryError, HostApiError, OperationDeadlineError, hostErrorOf, isResourceNotFound } from "../../src/client/errors.ts";
 import { incarnationKey } from "../../src/client/keys.ts";
 import type { WriteIntentRecord } from "../../src/client/resource-writes.ts";
 import {
@@ -22,7 +15,7 @@ import {
   type HostTransportRequest,
   type HostTransportResponse,
 } from "../../src/client/transport.ts";
-import { type WireFormRef } from "../../src/core/protocol.ts";
+import { type FormRef } from "../../src/core/protocol.ts";
 import { API_ROOT } from "./fixtures/lane.ts";
 import { digestCanonical, sha256Hex } from "../../src/forms/digest.ts";
 import { LocalHost } from "../../src/host/local-host.ts";
@@ -30,7 +23,7 @@ import { LocalHost } from "../../src/host/local-host.ts";
 const TOKEN = "takoform-dev-token";
 const SPACE = "default";
 
-function formRef(dir: string): WireFormRef {
+function formRef(dir: string): FormRef {
   const def = JSON.parse(readFileSync(new URL(`../../registry/packages/forms/${dir}/definition.json`, import.meta.url), "utf8"));
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }
@@ -120,9 +113,7 @@ describe("against the local host (synchronous answers)", () => {
     expect(body.expectedGeneration).toBeUndefined();
     expect(body.expectedUid).toBeUndefined();
     expect(body.form).toEqual({ formRef: QUEUE });
-    expect(put!.request.headers["Idempotency-Key"]).toBe(
-      incarnationKey("apply", QUEUE, "create-happy", SPACE, "", "", sha256Hex(put!.request.body!)),
-    );
+    expect(put!.request.headers["Idempotency-Key"]).toBe(incarnationKey("apply", QUEUE, "create-happy", SPACE, "", "", sha256Hex(put!.request.body!)));
   });
 
   it("accepts the host's materialized defaults: an omitted default comes back filled in", async () => {
@@ -199,7 +190,13 @@ describe("against the local host (synchronous answers)", () => {
   });
 
   it("import: a new adoption is created under the exact ref", async () => {
-    const adopted = await r.client.importResource({ ref: QUEUE, name: "adopted", space: SPACE, spec: { messageRetentionSeconds: 600 }, nativeId: "native-queue-1" });
+    const adopted = await r.client.importResource({
+      ref: QUEUE,
+      name: "adopted",
+      space: SPACE,
+      spec: { messageRetentionSeconds: 600 },
+      nativeId: "native-queue-1",
+    });
     expect(adopted.status).toBe(201);
     expect(adopted.resource.metadata.generation).toBe("1");
   });
@@ -280,12 +277,18 @@ describe("against the local host (synchronous answers)", () => {
     // A crash after recording the intent and before sending: the resend performs the delete.
     const lost: WriteIntentRecord[] = [];
     const crashed = await r.client
-      .deleteResource(SPACE, QUEUE, "resent", { uid: created.resource.metadata.uid, generation: "1" }, {
-        onIntent: (i) => {
-          lost.push(i);
-          throw new Error("simulated crash");
+      .deleteResource(
+        SPACE,
+        QUEUE,
+        "resent",
+        { uid: created.resource.metadata.uid, generation: "1" },
+        {
+          onIntent: (i) => {
+            lost.push(i);
+            throw new Error("simulated crash");
+          },
         },
-      })
+      )
       .catch((e: unknown) => e);
     expect((crashed as Error).message).toBe("simulated crash");
     expect((await r.client.getResource(SPACE, QUEUE, "resent")).metadata.uid).toBe(created.resource.metadata.uid);

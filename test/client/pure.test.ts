@@ -55,13 +55,21 @@ describe("buildWorkerBundleManifest", () => {
     const js = "application/javascript+module";
     expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [] })).toThrow(/at least one module/);
     expect(() =>
-      buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: js, bytes }, { name: "a.js", mediaType: js, bytes }] }),
+      buildWorkerBundleManifest({
+        mainModule: "a.js",
+        modules: [
+          { name: "a.js", mediaType: js, bytes },
+          { name: "a.js", mediaType: js, bytes },
+        ],
+      }),
     ).toThrow(/declared twice/);
     expect(() => buildWorkerBundleManifest({ mainModule: "b.js", modules: [{ name: "a.js", mediaType: js, bytes }] })).toThrow(/names no declared module/);
-    expect(() =>
-      buildWorkerBundleManifest({ mainModule: "a.map", modules: [{ name: "a.map", mediaType: "application/source-map+json", bytes }] }),
-    ).toThrow(/not loadable/);
-    expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: "application/json", bytes }] })).toThrow(ClientInputError);
+    expect(() => buildWorkerBundleManifest({ mainModule: "a.map", modules: [{ name: "a.map", mediaType: "application/source-map+json", bytes }] })).toThrow(
+      /not loadable/,
+    );
+    expect(() => buildWorkerBundleManifest({ mainModule: "a.js", modules: [{ name: "a.js", mediaType: "application/json", bytes }] })).toThrow(
+      ClientInputError,
+    );
     expect(() => buildWorkerBundleManifest({ mainModule: "../a.js", modules: [{ name: "../a.js", mediaType: js, bytes }] })).toThrow(/relative module path/);
   });
 });
@@ -121,24 +129,39 @@ describe("discovery validation (§7.1)", () => {
     for (const lane of LANES) {
       const other = LANES.find((l) => l !== lane)!;
       for (const versions of [["forms.takoform.com/v1alpha2"], [other.hostApiVersion], [lane.hostApiVersion, other.hostApiVersion], []]) {
-        expect(() => validateDiscovery(doc({ api_versions: versions }), origin, lane)).toThrow(`takoform: versioned discovery must advertise only API version ${lane.hostApiVersion}`);
+        expect(() => validateDiscovery(doc({ api_versions: versions }), origin, lane)).toThrow(
+          `takoform: versioned discovery must advertise only API version ${lane.hostApiVersion}`,
+        );
       }
       // Each lane's document is judged against its own paths: the other lane's API root is refused.
-      expect(() => validateDiscovery(doc({ api_versions: [lane.hostApiVersion], endpoints: { api: `https://host.example${other.apiRoot}` } }), origin, lane)).toThrow(/must have the path/);
+      expect(() =>
+        validateDiscovery(doc({ api_versions: [lane.hostApiVersion], endpoints: { api: `https://host.example${other.apiRoot}` } }), origin, lane),
+      ).toThrow(/must have the path/);
     }
   });
 
   it("TestDiscoverRejectsMissingRequiredFeature: each of the seven, and a false value", () => {
-    for (const feature of ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"]) {
+    for (const feature of [
+      "service_forms",
+      "exact_form_ref",
+      "optimistic_concurrency",
+      "idempotent_lifecycle",
+      "operations",
+      "artifact_upload",
+      "support_profiles",
+    ]) {
       const features = Object.fromEntries(
-        ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"].map((f) => [f, true]),
+        ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"].map((f) => [
+          f,
+          true,
+        ]),
       );
       delete features[feature];
       expect(() => validateDiscovery(doc({ features }), origin, LANE)).toThrow(`does not advertise features.${feature}`);
       expect(() => validateDiscovery(doc({ features: { ...features, [feature]: false } }), origin, LANE)).toThrow(`features.${feature}`);
     }
     // Extra boolean features are fine; a non-boolean is not.
-    const all = (validateDiscovery(doc(), origin, LANE).features);
+    const all = validateDiscovery(doc(), origin, LANE).features;
     expect(() => validateDiscovery(doc({ features: { ...all, future_thing: false } }), origin, LANE)).not.toThrow();
     expect(() => validateDiscovery(doc({ features: { ...all, future_thing: "yes" } }), origin, LANE)).toThrow(/must be a boolean/);
   });
@@ -153,12 +176,10 @@ describe("discovery validation (§7.1)", () => {
   });
 
   it("TestDiscoverRejectsCrossOriginAPIEndpoint: scheme, host and effective port all count", () => {
-    for (const api of [
-      `https://evil.example${API_ROOT}`,
-      `http://host.example${API_ROOT}`,
-      `https://host.example:8443${API_ROOT}`,
-    ]) {
-      expect(() => validateDiscovery(doc({ endpoints: { api } }), origin, LANE)).toThrow("cross-origin discovery endpoints are rejected to protect bearer credentials");
+    for (const api of [`https://evil.example${API_ROOT}`, `http://host.example${API_ROOT}`, `https://host.example:8443${API_ROOT}`]) {
+      expect(() => validateDiscovery(doc({ endpoints: { api } }), origin, LANE)).toThrow(
+        "cross-origin discovery endpoints are rejected to protect bearer credentials",
+      );
     }
   });
 
@@ -189,7 +210,9 @@ describe("paths and exact queries (§7.4)", () => {
     expect(resourcePath(API_ROOT, REF, "queue")).toBe(`${API_ROOT}/resources/edge.takoform-cdk.dev/v1alpha1/AtLeastOnceQueue/queue`);
     // The v1beta1 lane and the v1beta1 family: the word twice, each where it belongs (reference v1beta1 §3.1).
     const beta = { ...REF, apiVersion: "edge.forms.takoform.com/v1beta1", kind: "WorkerVersion" };
-    expect(resourcePath("/apis/forms.takoform.com/v1beta1", beta, "app")).toBe("/apis/forms.takoform.com/v1beta1/resources/edge.forms.takoform.com/v1beta1/WorkerVersion/app");
+    expect(resourcePath("/apis/forms.takoform.com/v1beta1", beta, "app")).toBe(
+      "/apis/forms.takoform.com/v1beta1/resources/edge.forms.takoform.com/v1beta1/WorkerVersion/app",
+    );
   });
 
   it("uses the key group (never apiVersion), sorted keys, no packageDigest, Go query escaping", () => {
@@ -238,12 +261,27 @@ describe("operation validation (§7.5)", () => {
   });
 
   it("TestAwaitOperationTerminalError: maps the code to the taxonomy status; retryable only for auto-retryable codes", () => {
-    const denied = operationError(verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""), "apply", "operation", same);
+    const denied = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "policy_denied", message: "no", retryable: true } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect(denied).toBeInstanceOf(HostApiError);
     expect([denied.status, denied.code, denied.retryable, denied.operationId]).toEqual([403, "policy_denied", false, "op_1"]);
-    const busy = operationError(verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""), "apply", "operation", same);
+    const busy = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "backend_unavailable", message: "x", retryable: true } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect([busy.status, busy.retryable]).toEqual([503, true]);
-    const unknown = operationError(verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""), "apply", "operation", same);
+    const unknown = operationError(
+      verifyOperation(r, op({ done: true, error: { code: "weird_code", message: "x", retryable: false } }), ""),
+      "apply",
+      "operation",
+      same,
+    );
     expect(unknown.status).toBe(0);
     // Only a delete's terminal resource_not_found means absence.
     const gone = verifyOperation(r, op({ done: true, error: { code: "resource_not_found", message: "gone", retryable: false } }), "");

@@ -12,7 +12,7 @@ import { sleep } from "../../src/client/timing.ts";
 import { API_ROOT } from "./fixtures/lane.ts";
 import type { JsonValue } from "../../src/forms/digest.ts";
 import { hostCallDiagnostic } from "../../src/provider/diagnostics/host-fault.ts";
-import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
+import { renderDiagnostic } from "../../src/core/index.ts";
 import { NAME, operationDoc, REF, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { envelope, type HostileHost } from "./fixtures/hostile-host.ts";
 import { connectTo, rejectionOf, scriptedHostPerTest, TOKEN } from "./fixtures/scripts.ts";
@@ -33,7 +33,10 @@ describe("the token is redacted from what leaves the client, never from what it 
     host.on("DELETE", RESOURCE_PATH, () => ({ status: 202, body: { operation: operationDoc("op_del1") } }));
     host.on("GET", opPath("op_del1"), (req) => ({
       status: 200,
-      body: operationDoc("op_del1", { done: true, error: { code: "internal_error", message: `boom ${echo(req)}`, hostCode: `E-${echo(req)}`, retryable: false } }),
+      body: operationDoc("op_del1", {
+        done: true,
+        error: { code: "internal_error", message: `boom ${echo(req)}`, hostCode: `E-${echo(req)}`, retryable: false },
+      }),
     }));
     const err = await rejectionOf(client.deleteResource(SPACE, REF, NAME, fence));
     const host_ = (err instanceof HostApiError ? err : (err as { cause?: unknown }).cause) as HostApiError;
@@ -59,7 +62,14 @@ describe("the token is redacted from what leaves the client, never from what it 
     host.on("GET", `${RESOURCE_PATH.slice(0, RESOURCE_PATH.lastIndexOf("/"))}/${name}`, (req) => {
       const doc = resourceDoc({ name, uid, spec: { deliveryDelaySeconds: 0, note: `n ${echo(req)}`, [`k-${TOKEN}`]: [TOKEN] } });
       (doc["status"] as { conditions: JsonValue[] }).conditions = [
-        { type: "Ready", status: "False", reason: "ExternalChange", hostReason: `relation echoed ${echo(req)}`, message: `m ${echo(req)}`, lastTransitionTime: "2026-01-01T00:00:00Z" },
+        {
+          type: "Ready",
+          status: "False",
+          reason: "ExternalChange",
+          hostReason: `relation echoed ${echo(req)}`,
+          message: `m ${echo(req)}`,
+          lastTransitionTime: "2026-01-01T00:00:00Z",
+        },
       ];
       return { status: 200, headers: { ETag: '"1"' }, body: doc };
     });
@@ -93,7 +103,10 @@ describe("waits past the 32-bit timer limit", () => {
     let fired = false;
     const timer = setLongTimeout(() => (fired = true), MAX_TIMER_MS + 1);
     const controller = new AbortController();
-    const slept = sleep(1000 * 3_600_000, controller.signal).then(() => "slept", () => "aborted");
+    const slept = sleep(1000 * 3_600_000, controller.signal).then(
+      () => "slept",
+      () => "aborted",
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fired).toBe(false);
     timer.clear();
@@ -116,7 +129,11 @@ describe("waits past the 32-bit timer limit", () => {
 
   it("a Retry-After past 2^31 ms under a long caller deadline (and retry window) is waited, not retried after 1 ms", async () => {
     const patient = await connectTo(host, { retry: { windowMs: 1000 * 3_600_000 } });
-    host.on("DELETE", RESOURCE_PATH, () => ({ status: 503, headers: { "Retry-After": "3000000" }, body: envelope("backend_unavailable", "down", { retryable: true }) }));
+    host.on("DELETE", RESOURCE_PATH, () => ({
+      status: 503,
+      headers: { "Retry-After": "3000000" },
+      body: envelope("backend_unavailable", "down", { retryable: true }),
+    }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 150);
     const err = await rejectionOf(patient.deleteResource(SPACE, REF, NAME, fence, { deadline: Date.now() + 1000 * 3_600_000, signal: controller.signal }));

@@ -13,14 +13,14 @@ import { HostConnection } from "../../src/client/connection.ts";
 import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
-import { type WireFormRef } from "../../src/core/protocol.ts";
+import { type FormRef } from "../../src/core/protocol.ts";
 import { API_ROOT, DISCOVERY_PATH, LANE } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import { FaultProxy, isResourceMutation, type FaultKind, type ProxiedRequest } from "../support/fault-proxy.ts";
 import { discoveryDocument } from "./fixtures/hostile-host.ts";
 
-function formRef(dir: string): WireFormRef {
+function formRef(dir: string): FormRef {
   const def = JSON.parse(readFileSync(new URL(`../../registry/packages/forms/${dir}/definition.json`, import.meta.url), "utf8"));
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }
@@ -47,7 +47,11 @@ describe("retries against the local host behind the fault proxy", () => {
   });
 
   /** A proxy whose script faults the first occurrence of each matching request once. */
-  async function through(faults: ReadonlyArray<[(r: ProxiedRequest) => boolean, FaultKind]>, options: Partial<HostClientOptions> = {}, retryAfter?: string): Promise<FaultProxy> {
+  async function through(
+    faults: ReadonlyArray<[(r: ProxiedRequest) => boolean, FaultKind]>,
+    options: Partial<HostClientOptions> = {},
+    retryAfter?: string,
+  ): Promise<FaultProxy> {
     const used = new Set<number>();
     proxy = await FaultProxy.start({
       upstream: hostUrl,
@@ -64,7 +68,8 @@ describe("retries against the local host behind the fault proxy", () => {
   }
 
   const isPut = (r: ProxiedRequest) => r.method === "PUT" && isResourceMutation(r);
-  const actions = (p: FaultProxy, pick: (e: { method: string; target: string }) => boolean) => p.log.filter(pick).map((e) => `${e.method} ${e.action} ${e.upstreamStatus ?? "-"}`);
+  const actions = (p: FaultProxy, pick: (e: { method: string; target: string }) => boolean) =>
+    p.log.filter(pick).map((e) => `${e.method} ${e.action} ${e.upstreamStatus ?? "-"}`);
 
   it("a create whose reply was lost is re-sent under its key, and the host's replayed 201 is the answer: one object", async () => {
     const p = await through([[isPut, "reset-after"]]);
@@ -72,7 +77,9 @@ describe("retries against the local host behind the fault proxy", () => {
     const { resource, status } = await client!.applyResource({ ref: QUEUE, name: "retry-lost", space: SPACE, spec });
     expect(status).toBe(201);
     expect(host.controls.resourceCount()).toBe(before + 1);
-    expect(host.controls.resource({ tenant: "dev", space: SPACE, apiVersion: QUEUE.apiVersion, kind: QUEUE.kind, name: "retry-lost" })!.uid).toBe(resource.metadata.uid);
+    expect(host.controls.resource({ tenant: "dev", space: SPACE, apiVersion: QUEUE.apiVersion, kind: QUEUE.kind, name: "retry-lost" })!.uid).toBe(
+      resource.metadata.uid,
+    );
     expect(actions(p, isResourceMutation)).toEqual(["PUT reset-after 201", "PUT pass 201"]);
     const keys = p.log.filter(isResourceMutation).map((e) => e.idempotencyKey);
     expect(new Set(keys).size).toBe(1);
@@ -172,7 +179,11 @@ describe("budgets against a host that drops every connection", () => {
     dropped = [];
     const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, random: () => 0, retry: { budget: 8 } });
     try {
-      const fail = () => client.getFormAvailability(SPACE, QUEUE).then(() => undefined, (e: unknown) => e as TransportError);
+      const fail = () =>
+        client.getFormAvailability(SPACE, QUEUE).then(
+          () => undefined,
+          (e: unknown) => e as TransportError,
+        );
       const first = await fail();
       expect([first!.retries, dropped.length]).toEqual([5, 6]);
       expect(first!.message).toMatch(/\(gave up after 5 retries over [\d.]+ s: every attempt failed\)$/);
@@ -194,7 +205,13 @@ describe("budgets against a host that drops every connection", () => {
     dropped = [];
     const policy = retryPolicy();
     const conn = new HostConnection({
-      lane: { origin: { origin: url, scheme: "http", hostname: "127.0.0.1", port: Number(new URL(url).port) }, name: LANE.name, hostApiVersion: LANE.hostApiVersion, apiPath: API_ROOT, features: {} },
+      lane: {
+        origin: { origin: url, scheme: "http", hostname: "127.0.0.1", port: Number(new URL(url).port) },
+        name: LANE.name,
+        hostApiVersion: LANE.hostApiVersion,
+        apiPath: API_ROOT,
+        features: {},
+      },
       transport: createNodeTransport(),
       userAgent: "test",
       retry: policy,
@@ -202,10 +219,18 @@ describe("budgets against a host that drops every connection", () => {
       overallDeadlineMs: 60_000,
       random: () => 0,
     });
-    const unsafe = await conn.send({ call: "unkeyed post", method: "POST", path: `${API_ROOT}/x`, body: new Uint8Array([1]) }).then(() => undefined, (e: unknown) => e as TransportError);
+    const unsafe = await conn.send({ call: "unkeyed post", method: "POST", path: `${API_ROOT}/x`, body: new Uint8Array([1]) }).then(
+      () => undefined,
+      (e: unknown) => e as TransportError,
+    );
     expect(unsafe!.message).toMatch(/\(not retried: sending it again could do it twice\)$/);
     expect(dropped).toHaveLength(1);
-    const keyed = await conn.send({ call: "keyed post", method: "POST", path: `${API_ROOT}/x`, headers: { "Idempotency-Key": "k-1" }, body: new Uint8Array([1]) }).then(() => undefined, (e: unknown) => e as TransportError);
+    const keyed = await conn
+      .send({ call: "keyed post", method: "POST", path: `${API_ROOT}/x`, headers: { "Idempotency-Key": "k-1" }, body: new Uint8Array([1]) })
+      .then(
+        () => undefined,
+        (e: unknown) => e as TransportError,
+      );
     expect(keyed!.retries).toBe(5);
     expect(dropped.slice(1).map((d) => d.key)).toEqual(Array.from({ length: 6 }, () => "k-1"));
     (conn.transport as unknown as { close(): void }).close();

@@ -101,7 +101,13 @@ describe("node transport", () => {
       req.on("data", (c: Buffer) => (seen += c.toString()));
       req.on("end", () => res.end());
     };
-    await transport({ method: "PUT", url: `${base}/x`, headers: { "Content-Type": "application/json" }, body: new TextEncoder().encode('{"a":1}'), maxResponseBytes: 10 });
+    await transport({
+      method: "PUT",
+      url: `${base}/x`,
+      headers: { "Content-Type": "application/json" },
+      body: new TextEncoder().encode('{"a":1}'),
+      maxResponseBytes: 10,
+    });
     expect([seen, length]).toEqual(['{"a":1}', "7"]);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { UNKNOWN, type Attributes } from "../../src/core/values.ts";
-import { formRefKey } from "../../src/forms/refs.ts";
-import { decodeOutputs, decodeSpec, encodeSpec, jsonObjectProblems, resourceTypeSchema } from "../../src/provider/codec/index.ts";
+import { formRefKey } from "../../src/core/index.ts";
+import { decodeOutputs, decodeSpec, encodeSpec, jsonObjectProblems } from "../../src/provider/codec/index.ts";
+import { resourceTypeSchema } from "../../src/registry/index.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import type { FormCodec } from "../../src/registry/codec-types.ts";
 import { loadDefinitions } from "../../src/forms/catalog.ts";
@@ -71,7 +72,10 @@ describe("encodeSpec", () => {
       worker: { apiVersion: EDGE, kind: "ModuleWorker", name: "counter" },
       versions: [{ workerVersion: { apiVersion: EDGE, kind: "WorkerVersion", name: "version-1" }, weight: 10000 }],
     });
-    const mesh = encodeSpec(codec("Service", MESH), values(codec("Service", MESH), { entrypoint: "x", service_bindings: [{ name: "PEER", service: "peer", version: null }] }));
+    const mesh = encodeSpec(
+      codec("Service", MESH),
+      values(codec("Service", MESH), { entrypoint: "x", service_bindings: [{ name: "PEER", service: "peer", version: null }] }),
+    );
     expect(mesh.spec.serviceBindings).toEqual([{ name: "PEER", service: { apiVersion: MESH, kind: "Service", name: "peer" } }]);
   });
 
@@ -85,9 +89,15 @@ describe("encodeSpec", () => {
 
   it("rows 42, 44: WorkerVersion's seven defaulted attributes are sent (empty collections included) and read back unchanged", () => {
     const defaulted = version.fields.filter((f) => f.default !== undefined);
-    expect(defaulted.map((f) => f.attribute).sort()).toEqual(
-      ["bucket_bindings", "kv_bindings", "queue_producer_bindings", "required_sensitive_vars", "service_bindings", "sqlite_bindings", "vars_json"],
-    );
+    expect(defaulted.map((f) => f.attribute).sort()).toEqual([
+      "bucket_bindings",
+      "kv_bindings",
+      "queue_producer_bindings",
+      "required_sensitive_vars",
+      "service_bindings",
+      "sqlite_bindings",
+      "vars_json",
+    ]);
     // Planned values as the plan carries them: the static defaults materialized.
     const planned = versionBase(Object.fromEntries(defaulted.map((f) => [f.attribute, f.default!])));
     const { spec, errors } = encodeSpec(version, planned);
@@ -168,7 +178,10 @@ describe("encodeSpec", () => {
 
   it("refuses wrongly typed values with the attribute path", () => {
     const queue = codec("AtLeastOnceQueue");
-    expect(encodeSpec(queue, { message_retention_seconds: "60", delivery_delay_seconds: 0 }).spec).toEqual({ messageRetentionSeconds: 60, deliveryDelaySeconds: 0 });
+    expect(encodeSpec(queue, { message_retention_seconds: "60", delivery_delay_seconds: 0 }).spec).toEqual({
+      messageRetentionSeconds: 60,
+      deliveryDelaySeconds: 0,
+    });
     const bad = encodeSpec(queue, { message_retention_seconds: 1.5, delivery_delay_seconds: null });
     expect(bad.errors[0]!.summary).toBe("Invalid AtLeastOnceQueue field");
     expect(bad.errors[0]!.attribute).toBe("message_retention_seconds");
@@ -191,7 +204,10 @@ describe("decodeSpec", () => {
     expect(decoded.kv_bindings).toEqual([{ name: "KV", target_name: "cache" }]);
     // Absent fields with a declared default decode to it.
     expect(decoded.service_bindings).toEqual([]);
-    const deployment = decodeSpec(codec("WorkerDeployment"), { worker: { apiVersion: EDGE, kind: "ModuleWorker", name: "w" }, versions: [{ workerVersion: { apiVersion: EDGE, kind: "WorkerVersion", name: "v" }, weight: 1 }] });
+    const deployment = decodeSpec(codec("WorkerDeployment"), {
+      worker: { apiVersion: EDGE, kind: "ModuleWorker", name: "w" },
+      versions: [{ workerVersion: { apiVersion: EDGE, kind: "WorkerVersion", name: "v" }, weight: 1 }],
+    });
     expect(deployment.versions).toEqual([{ worker_version: "v", weight: 1 }]);
     expect(decodeSpec(codec("WorkerCustomDomain"), { hostname: "" }).hostname).toBeNull();
     expect(() => decodeSpec(codec("AtLeastOnceQueue"), { messageRetentionSeconds: "60" })).toThrow(/messageRetentionSeconds: expected a whole number/);
@@ -199,8 +215,14 @@ describe("decodeSpec", () => {
 
   it("decodeOutputs types declared outputs and names each one the response fails", () => {
     const endpoint = codec("WorkerEndpoint");
-    expect(decodeOutputs(endpoint, { hostname: "a.example.com", url: "https://a.example.com/" })).toEqual({ attributes: { hostname: "a.example.com", url: "https://a.example.com/" }, problems: [] });
-    expect(decodeOutputs(endpoint, undefined).problems[0]).toEqual({ output: "hostname", detail: "the response carries no status.outputs document, so it carries no outputs" });
+    expect(decodeOutputs(endpoint, { hostname: "a.example.com", url: "https://a.example.com/" })).toEqual({
+      attributes: { hostname: "a.example.com", url: "https://a.example.com/" },
+      problems: [],
+    });
+    expect(decodeOutputs(endpoint, undefined).problems[0]).toEqual({
+      output: "hostname",
+      detail: "the response carries no status.outputs document, so it carries no outputs",
+    });
     expect(decodeOutputs(endpoint, { url: "https://a.example.com/" }).problems).toEqual([{ output: "hostname", detail: "status.outputs omits it" }]);
     expect(decodeOutputs(endpoint, { hostname: null, url: "x" }).problems[0]!.detail).toBe("status.outputs carries it as null");
     expect(decodeOutputs(endpoint, { hostname: 8443, url: "x" }).problems[0]!.detail).toBe("it is declared string and the host returned the number 8443");

@@ -7,7 +7,7 @@ import {
   revisionNamePrefix,
   schemasFor,
   undeclaredFieldProblems,
-} from "../../src/provider/codec/index.ts";
+} from "../../src/registry/index.ts";
 import type { AttributeSchema } from "../../src/provider/types.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import { bundledDoc, bundledModel, codec, codecOf, EDGE, line, MESH, OTHER, syntheticDoc } from "./support.ts";

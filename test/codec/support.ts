@@ -62,7 +62,11 @@ export function codec(kind: string, group = EDGE): FormCodec {
 }
 
 /** A minimal identity/attachment Form document with the given desired properties. */
-export function syntheticDoc(kind: string, properties: Doc, options: { required?: string[]; update?: boolean; role?: string; immutable?: string[]; outputs?: Doc; group?: string; version?: string } = {}): Doc {
+export function syntheticDoc(
+  kind: string,
+  properties: Doc,
+  options: { required?: string[]; update?: boolean; role?: string; immutable?: string[]; outputs?: Doc; group?: string; version?: string } = {},
+): Doc {
   const doc: Doc = {
     apiVersion: options.group ?? "test.takoform-cdk.dev/v1alpha1",
     kind,
@@ -73,7 +77,8 @@ export function syntheticDoc(kind: string, properties: Doc, options: { required?
     lifecycleCapabilities: options.update ? ["create", "read", "update", "delete", "import", "observe"] : ["create", "read", "delete", "import", "observe"],
   };
   if (options.immutable) doc.immutableFields = options.immutable;
-  else if (!options.update && options.role !== "revision" && Object.keys(properties).length > 0) doc.immutableFields = Object.keys(properties).map((p) => `/${p}`);
+  else if (!options.update && options.role !== "revision" && Object.keys(properties).length > 0)
+    doc.immutableFields = Object.keys(properties).map((p) => `/${p}`);
   if (options.outputs) {
     doc.outputSchema = { $schema: DIALECT, type: "object", additionalProperties: false, properties: options.outputs, required: Object.keys(options.outputs) };
   }

@@ -43,7 +43,20 @@ describe("constructs collect their problems", () => {
     const fixed = new Set<MistakeId>();
     expect(synthMistakes(fixed).problems).toEqual(MISTAKE_IDS.map((id) => LINES[id]));
     // Fix them in an order unlike the listing's, so each step proves that one line goes.
-    const order: MistakeId[] = ["no-source", "app-main", "import-kind", "jobs-url", "already-set", "app-name", "field-typo", "jobs-vars", "name-and-prefix", "app-cron", "not-a-list", "jobs-dir"];
+    const order: MistakeId[] = [
+      "no-source",
+      "app-main",
+      "import-kind",
+      "jobs-url",
+      "already-set",
+      "app-name",
+      "field-typo",
+      "jobs-vars",
+      "name-and-prefix",
+      "app-cron",
+      "not-a-list",
+      "jobs-dir",
+    ];
     expect([...order].sort()).toEqual([...MISTAKE_IDS].sort());
     for (const id of order) {
       fixed.add(id);
@@ -86,7 +99,9 @@ describe("constructs collect their problems", () => {
     const testStack = new TerraformStack(Testing.app({ outdir: join(root, "testing") }), "demo");
     new TakoformProvider(testStack, "takoform");
     new MeshService(testStack, "spare", { name: "spare", namePrefix: "spare-", entrypoint: "spare.js" });
-    expect(() => Testing.synth(testStack)).toThrow("Takoform constructs reported a problem, refused even with validation skipped:\n  [demo/spare] set exactly one of name and namePrefix.\nFix them");
+    expect(() => Testing.synth(testStack)).toThrow(
+      "Takoform constructs reported a problem, refused even with validation skipped:\n  [demo/spare] set exactly one of name and namePrefix.\nFix them",
+    );
   });
 
   it("still throws at once for a call TypeScript rejects: nothing can be built from it", () => {
@@ -99,13 +114,23 @@ describe("constructs collect their problems", () => {
     };
     thrown(() => new WorkerApp(stack, "w", null as unknown as { name: string; contentDir: string }), 'WorkerApp "w": the configuration must be an object.');
     thrown(() => new ModuleWorker(stack, "m", undefined as unknown as { name: string }), 'takoform_module_worker "m": the configuration must be an object.');
-    thrown(() => a.contribute(null as unknown as Record<string, unknown>), 'takoform_mesh_service "demo/a": contribute() takes an object of fields to contribute, not null.');
-    thrown(() => a.contribute([] as unknown as Record<string, unknown>), 'takoform_mesh_service "demo/a": contribute() takes an object of fields to contribute, not a list.');
+    thrown(
+      () => a.contribute(null as unknown as Record<string, unknown>),
+      'takoform_mesh_service "demo/a": contribute() takes an object of fields to contribute, not null.',
+    );
+    thrown(
+      () => a.contribute([] as unknown as Record<string, unknown>),
+      'takoform_mesh_service "demo/a": contribute() takes an object of fields to contribute, not a list.',
+    );
     thrown(
       () => a.contribute({ serviceBindings: [] }, { from: "b" as unknown as MeshService }),
       `takoform_mesh_service "demo/a": contribute()'s options.from must be the resource construct that contributes the values.`,
     );
-    thrown(() => a.importFromHost(42 as unknown as string), 'takoform_mesh_service "demo/a": an import ID is NAME, SPACE/NAME, or an identity object', ImportIdError);
+    thrown(
+      () => a.importFromHost(42 as unknown as string),
+      'takoform_mesh_service "demo/a": an import ID is NAME, SPACE/NAME, or an identity object',
+      ImportIdError,
+    );
     // None of these left a problem behind: the stack still synthesizes.
     expect(() => Testing.synth(stack, true)).not.toThrow();
   });

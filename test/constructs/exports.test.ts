@@ -100,7 +100,7 @@ describe("embedding subpaths", () => {
       ["takoform-cdk/engine", "../../src/engine/index.ts", "runPlan"],
       ["takoform-cdk/host", "../../src/host/index.ts", "LocalHost"],
       ["takoform-cdk/client", "../../src/client/index.ts", "HostClient"],
-      ["takoform-cdk/provider", "../../src/provider/index.ts", "TakoformProvider"],
+      ["takoform-cdk/provider", "../../src/provider/index.ts", "HostProvider"],
       ["takoform-cdk/state", "../../src/state/index.ts", "openLocalState"],
       ["takoform-cdk/engine/config", "../../src/engine/config/index.ts", "loadStackConfig"],
     ];
@@ -115,7 +115,7 @@ describe("embedding subpaths", () => {
   it("a host, a client, a provider, a state store and the engine from the subpaths alone plan and apply a stack", async () => {
     const { LocalHost, DEV_TOKEN } = await import("takoform-cdk/host");
     const { HostClient } = await import("takoform-cdk/client");
-    const { TakoformProvider, bundledRegistry } = await import("takoform-cdk/provider");
+    const { HostProvider, bundledRegistry } = await import("takoform-cdk/provider");
     const { openLocalState } = await import("takoform-cdk/state");
     const { runPlan, runApply } = await import("takoform-cdk/engine");
     const { loadStackConfig, resolveVariables } = await import("takoform-cdk/engine/config");
@@ -127,7 +127,7 @@ describe("embedding subpaths", () => {
     cleanup.push(dir);
     const store = openLocalState(join(dir, "state.db"));
     try {
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const loaded = loadStackConfig({ resource: { takoform_module_worker: { api: { name: "api" } } } });
       expect(loaded.diagnostics).toEqual([]);
       const variables = resolveVariables(loaded.config!.variables);

@@ -88,7 +88,11 @@ describe("generated construct classes", () => {
         new Class(stack, line.className, config);
       }
     });
-    expect(Object.keys(json.resource).sort()).toEqual(bundledModel().lines.map((l) => l.type).sort());
+    expect(Object.keys(json.resource).sort()).toEqual(
+      bundledModel()
+        .lines.map((l) => l.type)
+        .sort(),
+    );
     for (const line of bundledModel().lines) {
       const synthesized = json.resource[line.type][line.className] as Doc;
       for (const [name, value] of Object.entries(synthesized)) {
@@ -97,11 +101,13 @@ describe("generated construct classes", () => {
         expect(attribute!.mode, `${line.type}.${name}`).not.toBe("computed");
         if (Array.isArray(value) && value.length > 0 && typeof value[0] === "object") {
           const element = attribute!.type.kind === "list" ? attribute!.type.element : null;
-          for (const member of Object.keys(value[0] as Doc)) expect(element?.kind === "object" && Object.hasOwn(element.attributes, member), `${line.type}.${name}[].${member}`).toBe(true);
+          for (const member of Object.keys(value[0] as Doc))
+            expect(element?.kind === "object" && Object.hasOwn(element.attributes, member), `${line.type}.${name}[].${member}`).toBe(true);
         }
       }
       for (const field of line.defaultCodec.fields) {
-        if (!(line.defaultCodec.artifactBacked && field.wire === "manifestDigest")) expect(synthesized, `${line.type}.${field.attribute}`).toHaveProperty(field.attribute);
+        if (!(line.defaultCodec.artifactBacked && field.wire === "manifestDigest"))
+          expect(synthesized, `${line.type}.${field.attribute}`).toHaveProperty(field.attribute);
       }
     }
   });
@@ -128,7 +134,15 @@ describe("generated construct classes", () => {
       });
       new WorkerDeployment(stack, "live", { name: "live", worker, versions: [{ workerVersion: version, weight: 10000 }], updateTimeout: "5m" });
       new takoform.QueueConsumer(stack, "consumer", {
-        name: "consumer", queue, worker, maxBatchSize: 10, maxBatchTimeoutSeconds: 5, maxRetries: 3, retryDelaySeconds: 0, maxConcurrency: 1, deadLetterQueue: "dlq",
+        name: "consumer",
+        queue,
+        worker,
+        maxBatchSize: 10,
+        maxBatchTimeoutSeconds: 5,
+        maxRetries: 3,
+        retryDelaySeconds: 0,
+        maxConcurrency: 1,
+        deadLetterQueue: "dlq",
       });
       new takoform.WorkerCronTrigger(stack, "cron", { name: "nightly", worker, cron: "0 3 * * *" });
       new takoform.WorkerCustomDomain(stack, "domain", { name: "domain", worker, hostname: "api.example.com", space: "prod", createTimeout: "1m" });
@@ -157,10 +171,22 @@ describe("generated construct classes", () => {
     });
     expect(r.takoform_at_least_once_queue.jobs).toEqual({ name: "jobs", message_retention_seconds: 3600 });
     expect(r.takoform_queue_consumer.consumer).toEqual(
-      expect.objectContaining({ queue: "${takoform_at_least_once_queue.jobs.name}", max_batch_size: 10, max_batch_timeout_seconds: 5, dead_letter_queue: "dlq", max_concurrency: 1 }),
+      expect.objectContaining({
+        queue: "${takoform_at_least_once_queue.jobs.name}",
+        max_batch_size: 10,
+        max_batch_timeout_seconds: 5,
+        dead_letter_queue: "dlq",
+        max_concurrency: 1,
+      }),
     );
     expect(r.takoform_worker_cron_trigger.cron).toEqual({ name: "nightly", worker: "${takoform_module_worker.api.name}", cron: "0 3 * * *" });
-    expect(r.takoform_worker_custom_domain.domain).toEqual({ name: "domain", space: "prod", create_timeout: "1m", worker: "${takoform_module_worker.api.name}", hostname: "api.example.com" });
+    expect(r.takoform_worker_custom_domain.domain).toEqual({
+      name: "domain",
+      space: "prod",
+      create_timeout: "1m",
+      worker: "${takoform_module_worker.api.name}",
+      hostname: "api.example.com",
+    });
     expect(json.provider).toEqual({ takoform: [{}] });
     expect(json.terraform.required_providers.takoform.source).toBe("tako0614/takoform");
   });
@@ -172,13 +198,19 @@ describe("generated construct classes", () => {
       const service = new takoform.MeshService(stack, "svc", { name: "svc", entrypoint: "main.js" });
       new takoform.MeshContainer(stack, "ctr", { name: "ctr", image: endpoint.hostname, namespaceId: service.url });
       new takoform.MeshContainer(stack, "ctr2", { name: `${worker.uid}-${worker.generation}-${worker.revision}`, image: worker.outputsJson });
-      new takoform.MeshService(stack, "svc2", { name: "svc2", entrypoint: service.versionId, serviceBindings: [{ name: "PEER", service, version: service.versionId }] });
+      new takoform.MeshService(stack, "svc2", {
+        name: "svc2",
+        entrypoint: service.versionId,
+        serviceBindings: [{ name: "PEER", service, version: service.versionId }],
+      });
     });
     const c = json.resource.takoform_mesh_container;
     expect(c.ctr).toEqual({ name: "ctr", image: "${takoform_worker_endpoint.ep.hostname}", namespace_id: "${takoform_mesh_service.svc.url}" });
     expect(c.ctr2.name).toBe("${takoform_module_worker.api.uid}-${takoform_module_worker.api.generation}-${takoform_module_worker.api.revision}");
     expect(c.ctr2.image).toBe("${takoform_module_worker.api.outputs_json}");
-    expect(json.resource.takoform_mesh_service.svc2.service_bindings).toEqual([{ name: "PEER", service: "${takoform_mesh_service.svc.name}", version: "${takoform_mesh_service.svc.version_id}" }]);
+    expect(json.resource.takoform_mesh_service.svc2.service_bindings).toEqual([
+      { name: "PEER", service: "${takoform_mesh_service.svc.name}", version: "${takoform_mesh_service.svc.version_id}" },
+    ]);
   });
 
   it("meta-arguments pass through; count, forEach and provisioners are refused (listed at synth)", () => {
@@ -213,7 +245,12 @@ describe("generated construct classes", () => {
         const worker = new ModuleWorker(stack, "w", { namePrefix: "w-" });
         new WorkerVersion(stack, "v", { worker: "x", bundle: worker as unknown as WorkerBundle, handlers: ["fetch"], revisionOwner: 7 as unknown as string });
         new WorkerDeployment(stack, "dep", { name: "dep", worker: "x", versions: [null, { workerVersion: 3, weight: 1 }] as unknown as [] });
-        new WorkerVersion(stack, "j", { worker: "x", bundle: "b", handlers: ["fetch"], varsJson: { N: Token.asNumber("${var.n}") } as Record<string, unknown> });
+        new WorkerVersion(stack, "j", {
+          worker: "x",
+          bundle: "b",
+          handlers: ["fetch"],
+          varsJson: { N: Token.asNumber("${var.n}") } as Record<string, unknown>,
+        });
       }),
     ).toEqual([
       "[demo/a] set exactly one of name and namePrefix.",
@@ -267,7 +304,7 @@ describe("generated construct classes", () => {
     ).toEqual([
       "[demo/w] importFromHost: import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them.",
       "[demo/w] importFromHost: Import ID names another Form kind: WorkerVersion, but this resource is a ModuleWorker.",
-      '[demo/w] importFromHost: an import identity has no member "unknown" (members: space, apiVersion, kind, definitionVersion, schemaDigest, name).',
+      '[demo/w] importFromHost: import identity carries the unknown member "unknown" (members: space, apiVersion, kind, definitionVersion, schemaDigest, name).',
       "[demo/w] importFromHost: an import ID must not be empty.",
       "[demo/w] importFromHost was called more than once; a resource is imported from one ID.",
     ]);
@@ -289,7 +326,9 @@ describe("generated construct classes", () => {
       new ModuleWorker(stack, "plain", { name: "plain" });
     });
     const container = json.resource.takoform_mesh_container.container;
-    expect(container["//"].takoform).toEqual({ contributions: [{ from: "takoform_mesh_worker.worker", values: { namespace_id: "${takoform_mesh_worker.worker.namespace_id}" } }] });
+    expect(container["//"].takoform).toEqual({
+      contributions: [{ from: "takoform_mesh_worker.worker", values: { namespace_id: "${takoform_mesh_worker.worker.namespace_id}" } }],
+    });
     expect(container["//"].metadata.path).toBe("demo/container");
     expect(container).not.toHaveProperty("namespace_id");
     expect(json.resource.takoform_module_worker.plain["//"]).not.toHaveProperty("takoform");

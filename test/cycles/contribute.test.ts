@@ -67,7 +67,8 @@ describe("contribute()", () => {
     });
     const a = stack.resources.get(`${SVC}.a`)!;
     expect(a.contributions.map((c) => c.from)).toEqual([`${SVC}.c`, `${SVC}.d`]);
-    const names = (address: string) => (address === `${SVC}.own` ? { name: "own" } : address === `${SVC}.c` ? { name: "c" } : address === `${SVC}.d` ? { name: "d" } : undefined);
+    const names = (address: string) =>
+      address === `${SVC}.own` ? { name: "own" } : address === `${SVC}.c` ? { name: "c" } : address === `${SVC}.d` ? { name: "d" } : undefined;
     const evaluated = evaluateResource(a, resolveVariables(stack.variables, {}), names);
     const services = (v: unknown) => (v as { service: unknown }[]).map((b) => b.service);
     expect(services(evaluated.attributes["service_bindings"])).toEqual(["own", "c", "d"]);
@@ -116,7 +117,8 @@ describe("contribute()", () => {
       d.contribute({ namespaceId: w2.namespaceId });
     });
     const fields = "contributions fill fields of the Form's desired state (entrypoint, tier, serviceBindings).";
-    const noSource = "the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.";
+    const noSource =
+      "the contribution names no other resource, so it has no source. Set the value in the constructor, or pass { from } to say which resource contributes it.";
     expect(problems).toEqual([
       `[demo/a] contribute() #1: nope is not a field of Service that can be contributed; ${fields}`,
       `[demo/a] contribute() #2: name is not a field of Service that can be contributed; ${fields}`,

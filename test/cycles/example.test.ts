@@ -31,7 +31,10 @@ describe("examples/cycles", () => {
         "create takoform_mesh_service.auth",
         "create takoform_mesh_worker.worker",
       ]);
-      expect(sequence.filter((s) => s.startsWith("finalize")).sort()).toEqual(["finalize takoform_mesh_container.sandbox", "finalize takoform_mesh_service.api"]);
+      expect(sequence.filter((s) => s.startsWith("finalize")).sort()).toEqual([
+        "finalize takoform_mesh_container.sandbox",
+        "finalize takoform_mesh_service.api",
+      ]);
       expect(sequence.filter((s) => s.startsWith("settle")).length).toBe(12);
       const run = await apply(w.engine, stack, w.store);
       expect(run.result!.ok, run.diagnostics.map((d) => d.summary).join("; ")).toBe(true);

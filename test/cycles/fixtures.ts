@@ -8,7 +8,7 @@ import { MeshContainer } from "../../src/constructs/generated/mesh-container.gen
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { MeshWorker } from "../../src/constructs/generated/mesh-worker.gen.ts";
 import type { StackConfig } from "../../src/engine/config/types.ts";
-import type { Plan } from "../../src/engine/plan/types.ts";
+import type { Plan } from "../../src/engine/plan-data.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { engineFor, Scratch, startHost, synthStack, timeline, type Engine, type TestHost } from "../scenario/harness.ts";
 

@@ -13,9 +13,9 @@ import type { StackConfig } from "../../src/engine/config/types.ts";
 import { placeholderCycles } from "../../src/engine/cycles/resolver.ts";
 import { buildDependencyGraph } from "../../src/engine/graph/build.ts";
 import { stronglyConnectedComponents } from "../../src/engine/graph/scc.ts";
-import { dependencyMap } from "../../src/engine/plan/dependencies.ts";
+import { dependencyMap } from "../../src/engine/dependencies.ts";
 import { buildStepGraph } from "../../src/engine/plan/steps.ts";
-import type { ResourceChange } from "../../src/engine/plan/types.ts";
+import type { ResourceChange } from "../../src/engine/plan-data.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
 import { Scratch } from "../scenario/harness.ts";
 import { SVC } from "./fixtures.ts";
@@ -43,7 +43,11 @@ function document(loops: number, plain: number): unknown {
       services[`l${l}m${i}`] = {
         name: `c-l${l}m${i}`,
         entrypoint: "x.js",
-        "//": { takoform: { contributions: [{ from: `${SVC}.${peer}`, values: { service_bindings: [{ name: "P", service: `\${${SVC}.${peer}.name}`, version: null }] } }] } },
+        "//": {
+          takoform: {
+            contributions: [{ from: `${SVC}.${peer}`, values: { service_bindings: [{ name: "P", service: `\${${SVC}.${peer}.name}`, version: null }] } }],
+          },
+        },
       };
     }
   }
@@ -61,7 +65,18 @@ function cpu<T>(body: () => T): { ms: number; value: T } {
 
 function change(address: string, actions: ResourceChange["actions"], placeholder: boolean): ResourceChange {
   const [type, name] = address.split(".") as [string, string];
-  return { address, type, name, actions, before: actions[0] === "create" ? null : {}, after: actions[0] === "delete" ? null : {}, replacePaths: [], replaceReasons: [], sensitivePaths: [], ...(placeholder ? { placeholder: true } : {}) };
+  return {
+    address,
+    type,
+    name,
+    actions,
+    before: actions[0] === "create" ? null : {},
+    after: actions[0] === "delete" ? null : {},
+    replacePaths: [],
+    replaceReasons: [],
+    sensitivePaths: [],
+    ...(placeholder ? { placeholder: true } : {}),
+  };
 }
 
 describe("cycle resolution cost", () => {
@@ -90,7 +105,10 @@ describe("cycle resolution cost", () => {
       const extra = resolution.extraSteps!(changes, first.steps);
       const drop = new Set((extra.dropConfigDependencies ?? []).map((p) => `${p.from} ${p.to}`));
       const kept = new Map([...configDependencies].map(([a, ds]) => [a, ds.filter((d) => !drop.has(`${a} ${d}`))]));
-      return { resolution, graph: buildStepGraph({ changes, configDependencies: kept, stateDependencies: new Map(), extraSteps: extra.steps, extraEdges: extra.edges ?? [] }) };
+      return {
+        resolution,
+        graph: buildStepGraph({ changes, configDependencies: kept, stateDependencies: new Map(), extraSteps: extra.steps, extraEdges: extra.edges ?? [] }),
+      };
     });
     expect(deploy.value.resolution.diagnostics).toEqual([]);
     expect(deploy.value.resolution.placeholders.size).toBe(2_000);
@@ -120,7 +138,15 @@ describe("cycle resolution cost", () => {
     const empty: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [] };
     const destroy = cpu(() => {
       const graph = buildDependencyGraph([], []);
-      const resolution = placeholderCycles.resolve({ stack: empty, graph, components: stronglyConnectedComponents(graph), cyclic: [], mode: "destroy", records, schema: (t) => schemas[t] });
+      const resolution = placeholderCycles.resolve({
+        stack: empty,
+        graph,
+        components: stronglyConnectedComponents(graph),
+        cyclic: [],
+        mode: "destroy",
+        records,
+        schema: (t) => schemas[t],
+      });
       const changes = records.map((r) => change(r.address, ["delete"], false));
       const stateDependencies = new Map(records.map((r) => [r.address, r.dependencies]));
       const extra = resolution.extraSteps!(changes, []);

@@ -108,7 +108,14 @@ describe("choosing placeholders", () => {
           b: {
             name: "b",
             entrypoint: "b.js",
-            "//": { takoform: { contributions: [{ from: `${SVC}.a`, values: { service_bindings: [binding("A", `${SVC}.a`)] } }, { from: `${SVC}.c`, values: { service_bindings: [binding("C", `${SVC}.c`)] } }] } },
+            "//": {
+              takoform: {
+                contributions: [
+                  { from: `${SVC}.a`, values: { service_bindings: [binding("A", `${SVC}.a`)] } },
+                  { from: `${SVC}.c`, values: { service_bindings: [binding("C", `${SVC}.c`)] } },
+                ],
+              },
+            },
           },
           c: { name: "c", entrypoint: "c.js", ...contribution(`${SVC}.b`, { service_bindings: [binding("B", `${SVC}.b`)] }) },
         },
@@ -137,7 +144,15 @@ describe("choosing placeholders", () => {
       await stackOf(w.scratch, {
         resource: {
           [WORKER]: {
-            w: { name: "w", entrypoint: "w.js", "//": { takoform: { contributions: [{ from: `${CONTAINER}.c`, values: { containers: [{ class_name: "Sandbox", container: `\${${CONTAINER}.c.name}` }] } }] } } },
+            w: {
+              name: "w",
+              entrypoint: "w.js",
+              "//": {
+                takoform: {
+                  contributions: [{ from: `${CONTAINER}.c`, values: { containers: [{ class_name: "Sandbox", container: `\${${CONTAINER}.c.name}` }] } }],
+                },
+              },
+            },
             w2: { name: "w2", entrypoint: "w.js" },
           },
           [CONTAINER]: {

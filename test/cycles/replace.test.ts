@@ -93,12 +93,16 @@ describe("replacing a cycle member", () => {
             name_prefix: "a-",
             entrypoint: "a.js",
             lifecycle: { replace_triggered_by: [`${KV}.kv`] },
-            "//": { takoform: { contributions: [{ from: `${SVC}.b`, values: { service_bindings: [{ name: "B", service: `\${${SVC}.b.name}`, version: null }] } }] } },
+            "//": {
+              takoform: { contributions: [{ from: `${SVC}.b`, values: { service_bindings: [{ name: "B", service: `\${${SVC}.b.name}`, version: null }] } }] },
+            },
           },
           b: {
             name: "b",
             entrypoint: "b.js",
-            "//": { takoform: { contributions: [{ from: `${SVC}.a`, values: { service_bindings: [{ name: "A", service: `\${${SVC}.a.name}`, version: null }] } }] } },
+            "//": {
+              takoform: { contributions: [{ from: `${SVC}.a`, values: { service_bindings: [{ name: "A", service: `\${${SVC}.a.name}`, version: null }] } }] },
+            },
           },
         },
       },

@@ -19,10 +19,19 @@ describe("resuming a cycle deploy", () => {
       expect((await apply(w.engine, squatter.stack, otherStore)).status).toBe("applied");
       const from = w.host.mutations.length;
 
-      const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+      const stack = await synth(w, (s) =>
+        services(s, [
+          { id: "a", binds: ["b"] },
+          { id: "b", binds: ["a"] },
+        ]),
+      );
       const failed = await apply(w.engine, stack, w.store);
       expect(failed.result!.ok).toBe(false);
-      expect(failed.result!.outcomes.map((o) => `${o.id} ${o.status}`).slice(0, 3)).toEqual([`create-placeholder:${SVC}.a ok`, `create:${SVC}.b failed`, `finalize:${SVC}.a skipped`]);
+      expect(failed.result!.outcomes.map((o) => `${o.id} ${o.status}`).slice(0, 3)).toEqual([
+        `create-placeholder:${SVC}.a ok`,
+        `create:${SVC}.b failed`,
+        `finalize:${SVC}.a skipped`,
+      ]);
       expect(mutationsSince(w.host, from)).toEqual(["PUT Service a 201"]);
       const placeholder = (await w.store.get(`${SVC}.a`))!;
       expect(placeholder.status).toBe("placeholder");
@@ -50,7 +59,12 @@ describe("resuming a cycle deploy", () => {
     withScratch(async (other, otherStore) => {
       const squatter = await synthStack(other, (s) => void new MeshService(s, "b", { name: "b", entrypoint: "other.js" }));
       await apply(w.engine, squatter.stack, otherStore);
-      const stack = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+      const stack = await synth(w, (s) =>
+        services(s, [
+          { id: "a", binds: ["b"] },
+          { id: "b", binds: ["a"] },
+        ]),
+      );
       await apply(w.engine, stack, w.store);
       expect((await w.store.get(`${SVC}.a`))!.status).toBe("placeholder");
       const from = w.host.mutations.length;
@@ -69,11 +83,19 @@ describe("a killed cycle deploy", () => {
     it(`killed after host write ${n}: the next apply resolves the write, then finishes the cycle`, async () => {
       const w = await world();
       try {
-        const { file } = await synthStack(w.scratch, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+        const { file } = await synthStack(w.scratch, (s) =>
+          services(s, [
+            { id: "a", binds: ["b"] },
+            { id: "b", binds: ["a"] },
+          ]),
+        );
         copyFileSync(file, w.scratch.path("stack.json"));
         const env = { TAKOFORM_ENDPOINT: w.host.url, TAKOFORM_TOKEN: "takoform-dev-token", TAKOFORM_LOCK_LEASE: LEASE };
         await w.store.close();
-        const crashed = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: w.scratch.dir, env: { ...env, TAKOFORM_TEST_CRASH_AFTER_WRITES: String(n) } });
+        const crashed = await runCli(["apply", "--config", "stack.json", "--auto-approve"], {
+          cwd: w.scratch.dir,
+          env: { ...env, TAKOFORM_TEST_CRASH_AFTER_WRITES: String(n) },
+        });
         expect(crashed.signal).toBe("SIGKILL");
         expect(mutationsSince(w.host, 0).map((m) => m.replace(/ \d+$/, ""))).toEqual(["PUT Service a", "PUT Service b"].slice(0, n));
 
@@ -95,7 +117,9 @@ describe("a killed cycle deploy", () => {
         expect(after).toEqual(n === 1 ? ["PUT Service a 201", "PUT Service b 201", "PUT Service a 200"] : ["PUT Service b 201", "PUT Service a 200"]);
         // The plan after recovery updates the placeholder to its full configuration.
         expect(recovered.stdout).toContain("# takoform_mesh_service.a will be updated in-place");
-        expect(recovered.stdout).toContain(n === 1 ? "1. create takoform_mesh_service.b\n    2. update takoform_mesh_service.a" : "1. update takoform_mesh_service.a");
+        expect(recovered.stdout).toContain(
+          n === 1 ? "1. create takoform_mesh_service.b\n    2. update takoform_mesh_service.a" : "1. update takoform_mesh_service.a",
+        );
         expect([boundTo(w.host, "a"), boundTo(w.host, "b")]).toEqual([["b"], ["a"]]);
 
         const final = openLocalStateReadOnly(w.scratch.path(".takoform", "state.db"));

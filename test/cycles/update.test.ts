@@ -12,10 +12,20 @@ describe("updating a deployed cycle", () => {
   const w = useWorld();
 
   it("both services change: update a, update b, then settle without further writes", async () => {
-    const v1 = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"] }, { id: "b", binds: ["a"] }]));
+    const v1 = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"] },
+        { id: "b", binds: ["a"] },
+      ]),
+    );
     await apply(w.engine, v1, w.store);
     const from = w.host.mutations.length;
-    const v2 = await synth(w, (s) => services(s, [{ id: "a", binds: ["b"], entrypoint: "a2.js" }, { id: "b", binds: ["a"], entrypoint: "b2.js" }]));
+    const v2 = await synth(w, (s) =>
+      services(s, [
+        { id: "a", binds: ["b"], entrypoint: "a2.js" },
+        { id: "b", binds: ["a"], entrypoint: "b2.js" },
+      ]),
+    );
     const planned = await plan(w.engine, v2, w.store);
     expect(planned.plan.resourceChanges.map((c) => c.actions[0])).toEqual(["update", "update"]);
     expect(stepSequence(planned.plan).slice(0, 2)).toEqual([`update ${SVC}.a`, `update ${SVC}.b`]);

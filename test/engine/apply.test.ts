@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { UNKNOWN } from "../../src/core/values.ts";
 import { applyPlan } from "../../src/engine/apply/execute.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
 import { decodePlanFile, encodePlanFile } from "../../src/engine/plan/file.ts";
-import type { Plan } from "../../src/engine/plan/types.ts";
+import type { Plan } from "../../src/engine/plan-data.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
@@ -21,7 +21,7 @@ import { apply, moduleSource, plan, stackOf, synthStack, timeline, useEngine, wi
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
 
-function defaultRef(kind: string): WireFormRef {
+function defaultRef(kind: string): FormRef {
   const ref = bundledRegistry.defaultCreates.find((r) => r.kind === kind && r.apiVersion === "edge.takoform-cdk.dev/v1beta1")!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 }
@@ -51,7 +51,10 @@ describe("apply", () => {
       const stack = await stackOf(local, { resource: { [KV]: { a: { name: "incons-a" } } } });
       const setup = ctx.engine.setup(stack);
       const { plan: shown } = await createPlan({ ...setup, state: await readSnapshot(store) });
-      const doctored: Plan = { ...shown, resourceChanges: shown.resourceChanges.map((c) => ({ ...c, after: { ...c.after, name: "something-else", uid: UNKNOWN } })) };
+      const doctored: Plan = {
+        ...shown,
+        resourceChanges: shown.resourceChanges.map((c) => ({ ...c, after: { ...c.after, name: "something-else", uid: UNKNOWN } })),
+      };
       ctx.host.mutations.length = 0;
       const result = await applyPlan({ ...setup, store, plan: doctored });
       expect(result.ok).toBe(false);
@@ -79,7 +82,15 @@ describe("apply", () => {
       // A plan made now, then state moves (another apply), then the saved plan is stale.
       const stackTwo = await stackOf(local, { resource: { [KV]: { a: { name: "pf-one" }, b: { name: "pf-two" } } } });
       const setupTwo = ctx.engine.setup(stackTwo);
-      const second = decodePlanFile(encodePlanFile({ plan: (await createPlan({ ...setupTwo, state: await readSnapshot(store) })).plan, stackDocument: "{}", variables: setupTwo.variables, mode: "normal", refresh: true }));
+      const second = decodePlanFile(
+        encodePlanFile({
+          plan: (await createPlan({ ...setupTwo, state: await readSnapshot(store) })).plan,
+          stackDocument: "{}",
+          variables: setupTwo.variables,
+          mode: "normal",
+          refresh: true,
+        }),
+      );
       const third = await createPlan({ ...setupTwo, state: await readSnapshot(store) });
       expect((await apply(ctx.engine, stackTwo, store, { saved: { ...second, plan: third.plan } })).status).toBe("applied");
       ctx.host.mutations.length = 0;
@@ -137,11 +148,20 @@ describe("apply", () => {
     withScratch(async (local, store) => {
       await ctx.engine.client.applyResource({ ref: defaultRef("EdgeKVNamespace"), name: "held-kv", space: "default", spec: {} });
       local.write("dist/index.js", moduleSource(1));
-      const { stack, file } = await synthStack(local, (s) => void new WorkerApp(s, "app", { name: "held", contentDir: local.path("dist"), kvBindings: { CACHE: "held-kv" } }));
+      const { stack, file } = await synthStack(
+        local,
+        (s) => void new WorkerApp(s, "app", { name: "held", contentDir: local.path("dist"), kvBindings: { CACHE: "held-kv" } }),
+      );
       expect((await apply(ctx.engine, stack, store)).result?.ok).toBe(true);
       const held = (await store.list()).find((r) => r.type === "takoform_worker_version")!;
       // The bound namespace is re-created out of band: the version now holds a stale relation.
-      ctx.host.host.controls.recreateOutOfBand({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "held-kv" });
+      ctx.host.host.controls.recreateOutOfBand({
+        tenant: "dev",
+        space: "default",
+        apiVersion: "edge.takoform-cdk.dev/v1beta1",
+        kind: "EdgeKVNamespace",
+        name: "held-kv",
+      });
       const setup = ctx.engine.setup(stack);
       const made = await createPlan({ ...setup, state: await readSnapshot(store) });
       expect(made.plan.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -150,12 +170,18 @@ describe("apply", () => {
       expect(change.actionReason).toBe("relation_drift_recovery");
       const successor = change.after!["name"] as string;
       expect(successor).toMatch(new RegExp(`^${held.name}-[0-9a-f]{12}$`));
-      const saved = decodePlanFile(encodePlanFile({ plan: made.plan, stackDocument: readFileSync(file, "utf8"), variables: setup.variables, mode: "normal", refresh: true }));
+      const saved = decodePlanFile(
+        encodePlanFile({ plan: made.plan, stackDocument: readFileSync(file, "utf8"), variables: setup.variables, mode: "normal", refresh: true }),
+      );
       ctx.host.mutations.length = 0;
       const run = await runApply(setup, store, { lock: { holder: "test" }, saved });
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(run.result?.ok).toBe(true);
-      expect(timeline(ctx.host.mutations)).toEqual([`PUT WorkerVersion ${successor} 201`, "PUT WorkerDeployment held-deployment 200", `DELETE WorkerVersion ${held.name} 204`]);
+      expect(timeline(ctx.host.mutations)).toEqual([
+        `PUT WorkerVersion ${successor} 201`,
+        "PUT WorkerDeployment held-deployment 200",
+        `DELETE WorkerVersion ${held.name} 204`,
+      ]);
       const again = await plan(ctx.engine, stack, store);
       expect(again.plan.resourceChanges.filter((c) => c.actions[0] !== "no-op").map((c) => c.address)).toEqual([]);
     }));

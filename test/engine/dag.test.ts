@@ -42,7 +42,10 @@ describe("walkDag", () => {
   });
 
   it("counts a rejected run as a failure", async () => {
-    const tasks = [{ id: "a", dependsOn: [] }, { id: "b", dependsOn: ["a"] }];
+    const tasks = [
+      { id: "a", dependsOn: [] },
+      { id: "b", dependsOn: ["a"] },
+    ];
     const crashed: string[] = [];
     const outcome = await walkDag(tasks, {
       parallelism: 1,
@@ -57,7 +60,11 @@ describe("walkDag", () => {
 
   it("starts nothing more once stopped, and reports what never started as skipped", async () => {
     let stop = false;
-    const tasks = [{ id: "a", dependsOn: [] }, { id: "b", dependsOn: ["a"] }, { id: "c", dependsOn: ["b"] }];
+    const tasks = [
+      { id: "a", dependsOn: [] },
+      { id: "b", dependsOn: ["a"] },
+      { id: "c", dependsOn: ["b"] },
+    ];
     const ran: string[] = [];
     const outcome = await walkDag(tasks, {
       parallelism: 1,

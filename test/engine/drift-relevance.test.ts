@@ -7,7 +7,7 @@ import { TerraformOutput } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import { relevantAttributes } from "../../src/engine/plan/relevance.ts";
-import type { ResourceChange } from "../../src/engine/plan/types.ts";
+import type { ResourceChange } from "../../src/engine/plan-data.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { planToJson } from "../../src/engine/render/json.ts";
@@ -88,7 +88,9 @@ describe("drift a plan reports", () => {
         [`${Q}.q`, ["update"]],
         [`${KV}.k`, ["delete", "create"]],
       ]);
-      expect(p.plan.resourceDrift!.map((d) => [d.address, changed(d)])).toEqual([[`${Q}.q`, ["conditions", "generation", "message_retention_seconds", "revision"]]]);
+      expect(p.plan.resourceDrift!.map((d) => [d.address, changed(d)])).toEqual([
+        [`${Q}.q`, ["conditions", "generation", "message_retention_seconds", "revision"]],
+      ]);
       // q's own configured attributes, and the generation k's name reads.
       expect(p.plan.relevantAttributes).toEqual([
         { resource: `${Q}.q`, attribute: ["generation"] },
@@ -106,12 +108,16 @@ describe("drift a plan reports", () => {
 
   it("an edit to an attribute ignore_changes leaves to the host is kept as drift but not reported", () =>
     withScratch(async (scratch, store) => {
-      const document = { resource: { [Q]: { q: { name: "ign-rel-q", message_retention_seconds: 3600, lifecycle: { ignore_changes: ["message_retention_seconds"] } } } } };
+      const document = {
+        resource: { [Q]: { q: { name: "ign-rel-q", message_retention_seconds: 3600, lifecycle: { ignore_changes: ["message_retention_seconds"] } } } },
+      };
       expect((await apply(ctx.engine, await stackOf(scratch, document), store)).result?.ok).toBe(true);
       await retainOutOfBand("ign-rel-q", 7200, store);
       const p = await plan(ctx.engine, await stackOf(scratch, document), store);
       expect(p.plan.resourceChanges.map((c) => [c.address, c.actions])).toEqual([[`${Q}.q`, ["no-op"]]]);
-      expect(p.plan.resourceDrift!.map((d) => [d.address, changed(d)])).toEqual([[`${Q}.q`, ["conditions", "generation", "message_retention_seconds", "revision"]]]);
+      expect(p.plan.resourceDrift!.map((d) => [d.address, changed(d)])).toEqual([
+        [`${Q}.q`, ["conditions", "generation", "message_retention_seconds", "revision"]],
+      ]);
       expect(p.plan.relevantAttributes).toEqual([{ resource: `${Q}.q`, attribute: ["name"] }]);
       expect(renderPlan(p.plan, { color: false })).not.toContain(NOTE);
       const everything = await plan(ctx.engine, await stackOf(scratch, document), store, { mode: "refresh-only" });
@@ -131,7 +137,17 @@ describe("drift a plan reports", () => {
           [Q]: { a: { name: `\${${KV}.b.uid}`, lifecycle: { replace_triggered_by: [`\${${KV}.d}`] } } },
         },
       });
-      const change = (address: string, actions: ResourceChange["actions"]): ResourceChange => ({ address, type: address.split(".")[0]!, name: address.split(".")[1]!, actions, before: null, after: null, replacePaths: [], replaceReasons: [], sensitivePaths: [] });
+      const change = (address: string, actions: ResourceChange["actions"]): ResourceChange => ({
+        address,
+        type: address.split(".")[0]!,
+        name: address.split(".")[1]!,
+        actions,
+        before: null,
+        after: null,
+        replacePaths: [],
+        replaceReasons: [],
+        sensitivePaths: [],
+      });
       const drift = [`${KV}.b`, `${KV}.c`, `${KV}.d`, `${KV}.untouched`].map((a) => change(a, ["update"]));
       // a reads b.uid, which b does not configure: a computed value reads all b reads, so c.uid;
       // replace_triggered_by reads the whole of d; nothing reads `untouched` beyond its own name.

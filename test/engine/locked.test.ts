@@ -2,12 +2,22 @@
 // --lock-timeout to a run that already waited with it.
 
 import { describe, expect, it } from "vitest";
-import { lockedDiagnostic, runApply } from "../../src/engine/run.ts";
+import { lockedDiagnostic } from "../../src/engine/apply/session.ts";
+import { runApply } from "../../src/engine/run.ts";
 import { StateLockedError } from "../../src/state/errors.ts";
 import type { LockInfo } from "../../src/state/types.ts";
 import { withScratch } from "../scenario/harness.ts";
 
-const lock: LockInfo = { holder: "takoform apply (pid 1 on h)", pid: 1, hostname: "h", pidNamespace: null, acquiredAt: 0, renewedAt: 0, expiresAt: 60_000, token: 3 };
+const lock: LockInfo = {
+  holder: "takoform apply (pid 1 on h)",
+  pid: 1,
+  hostname: "h",
+  pidNamespace: null,
+  acquiredAt: 0,
+  renewedAt: 0,
+  expiresAt: 60_000,
+  token: 3,
+};
 
 describe("lockedDiagnostic", () => {
   it("without --lock-timeout suggests waiting with it", () => {
@@ -30,7 +40,9 @@ describe("lockedDiagnostic", () => {
   });
 
   it("a stale lock still points at --force-unlock", () => {
-    expect(lockedDiagnostic(new StateLockedError(lock, true, true, "expired"), { timeoutMs: 5000 }).repair).toContain("take the stale lock over with --force-unlock");
+    expect(lockedDiagnostic(new StateLockedError(lock, true, true, "expired"), { timeoutMs: 5000 }).repair).toContain(
+      "take the stale lock over with --force-unlock",
+    );
   });
 
   it("runApply words it from its lock options", () =>

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { runApply } from "../../src/engine/run.ts";
@@ -29,7 +29,7 @@ describe("apply runs scope their idempotency keys", () => {
 
   it("a create whose accepted operation was cancelled succeeds on the next apply", () =>
     withScratch(async (scratch, store) => {
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const stack = await stackOf(scratch, { resource: { [KV]: { cache: { name: "scoped-cache", create_timeout: "2s" } } } });
       const setup = { provider, stack, variables: resolveVariables(stack.variables, {}) };
 

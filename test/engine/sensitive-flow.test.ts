@@ -6,7 +6,8 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { intentSecrets, isSealedIntent, openIntent, sealIntent } from "../../src/engine/apply/intent-seal.ts";
+import { intentSecrets, isSealedIntent, openIntent, sealIntent } from "../../src/secrets/index.ts";
+import { sealedIntentDiagnostic, sensitiveLookup } from "../../src/engine/apply/sealed-intent.ts";
 import { engineCode } from "../../src/engine/codes.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
@@ -41,7 +42,11 @@ describe("SensitiveFlow", () => {
             service_bindings: [{ name: "${var.secret}", service: "x", version: null }],
             "//": { takoform: { contributions: [{ from: `${SVC}.l2`, values: { service_bindings: `\${${SVC}.l2.service_bindings}` } }] } },
           },
-          l2: { name: "l2", entrypoint: "f.js", "//": { takoform: { contributions: [{ from: `${SVC}.l1`, values: { service_bindings: `\${${SVC}.l1.service_bindings}` } }] } } },
+          l2: {
+            name: "l2",
+            entrypoint: "f.js",
+            "//": { takoform: { contributions: [{ from: `${SVC}.l1`, values: { service_bindings: `\${${SVC}.l1.service_bindings}` } }] } },
+          },
         },
       },
       output: { leak: { value: `\${${SVC}.c.entrypoint}` }, fine: { value: `\${${SVC}.e.entrypoint}` } },
@@ -64,7 +69,15 @@ describe("SensitiveFlow", () => {
 
 describe("sealed write intents", () => {
   const variables = (value: string | undefined) =>
-    resolveVariables(new Map([["secret", { name: "secret", type: { kind: "string" }, typeText: "string", sensitive: true, nullable: true, ...(value === undefined ? { default: null } : {}) }]]), value === undefined ? {} : { values: { secret: value } });
+    resolveVariables(
+      new Map([
+        [
+          "secret",
+          { name: "secret", type: { kind: "string" }, typeText: "string", sensitive: true, nullable: true, ...(value === undefined ? { default: null } : {}) },
+        ],
+      ]),
+      value === undefined ? {} : { values: { secret: value } },
+    );
   const write: WriteIntent = {
     operation: "create",
     type: SVC,
@@ -73,13 +86,18 @@ describe("sealed write intents", () => {
     ref: { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "MeshService", definitionVersion: "0.1.0", schemaDigest: `sha256:${"a".repeat(64)}` },
     uid: "",
     idempotencyKey: "takoform-0123",
-    request: { method: "PUT", path: "/apis/x/svc", headers: { "Idempotency-Key": "takoform-0123", "Content-Type": "application/json" }, body: JSON.stringify({ spec: { entrypoint: SECRET } }) },
+    request: {
+      method: "PUT",
+      path: "/apis/x/svc",
+      headers: { "Idempotency-Key": "takoform-0123", "Content-Type": "application/json" },
+      body: JSON.stringify({ spec: { entrypoint: SECRET } }),
+    },
     attributes: { entrypoint: SECRET, revision_owner: "o" },
   };
   const address = `${SVC}.svc`;
 
   it("store no secret and open only with the same values, at the same address, unaltered", () => {
-    const right = variables(SECRET);
+    const right = sensitiveLookup(variables(SECRET));
     const { secrets } = intentSecrets(["secret"], right);
     const stored = sealIntent(write, address, "lineage-1", secrets);
     expect(isSealedIntent(stored)).toBe(true);
@@ -89,21 +107,22 @@ describe("sealed write intents", () => {
     expect(stored.request).toEqual({ method: "PUT", path: "/apis/x/svc", headers: {} });
     expect(openIntent(stored, address, "lineage-1", right)).toEqual({ write });
 
-    const refused = (result: ReturnType<typeof openIntent>) => ("diagnostic" in result ? result.diagnostic : null);
-    const wrong = refused(openIntent(stored, address, "lineage-1", variables("other")));
+    // What the engine makes of a refusal: the diagnostic naming the variables to supply.
+    const refused = (result: ReturnType<typeof openIntent>, at = address) => ("refused" in result ? sealedIntentDiagnostic(result.refused, stored, at) : null);
+    const wrong = refused(openIntent(stored, address, "lineage-1", sensitiveLookup(variables("other"))));
     expect(wrong).toMatchObject({ severity: "error", code: engineCode("in-flight-sealed"), address });
     expect(wrong!.summary).toContain('The values of "secret" differ');
     expect(wrong!.repair).toContain("TAKOFORM_VAR_secret");
     expect(JSON.stringify(wrong)).not.toContain("other");
-    const missing = refused(openIntent(stored, address, "lineage-1", resolveVariables(new Map(), {})));
+    const missing = refused(openIntent(stored, address, "lineage-1", sensitiveLookup(resolveVariables(new Map(), {}))));
     expect(missing!.summary).toBe(`Resuming the interrupted write of ${address} needs the sensitive variable "secret"`);
-    expect(refused(openIntent(stored, `${SVC}.elsewhere`, "lineage-1", right))!.summary).toContain("differ");
+    expect(refused(openIntent(stored, `${SVC}.elsewhere`, "lineage-1", right), `${SVC}.elsewhere`)!.summary).toContain("differ");
     expect(refused(openIntent(stored, address, "lineage-2", right))!.summary).toContain("differ");
     expect(refused(openIntent({ ...stored, uid: "u-other" } as WriteIntent, address, "lineage-1", right))!.summary).toContain("differ");
 
     // No secret inputs: stored as it is, and opened as it is.
     expect(sealIntent(write, address, "lineage-1", [])).toBe(write);
-    expect(openIntent(write, address, "lineage-1", resolveVariables(new Map(), {}))).toEqual({ write });
+    expect(openIntent(write, address, "lineage-1", sensitiveLookup(resolveVariables(new Map(), {})))).toEqual({ write });
   });
 });
 
@@ -122,7 +141,11 @@ describe("secrets through references, end to end", () => {
         },
       });
       const first = await stackOf(local, document([]));
-      const setup = (stack: typeof first) => ({ provider: ctx.engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { entry: SECRET } }) });
+      const setup = (stack: typeof first) => ({
+        provider: ctx.engine.setup(stack).provider,
+        stack,
+        variables: resolveVariables(stack.variables, { values: { entry: SECRET } }),
+      });
       const made = await createPlan({ ...setup(first), state: await readSnapshot(store) });
       expect(made.ok).toBe(true);
       expect(made.plan.resourceChanges.find((c) => c.address === `${SVC}.dst`)!.sensitivePaths).toContainEqual(["entrypoint"]);
@@ -135,12 +158,21 @@ describe("secrets through references, end to end", () => {
       // Only dst changes; src is untouched, so its secret exists only sealed in state.
       const second = await stackOf(local, document([{ name: "SRC", service: "flow-src", version: null }]));
       const changed = await createPlan({ ...setup(second), state: await readSnapshot(store) });
-      expect(changed.plan.resourceChanges.map((c) => [c.address, c.actions[0]])).toEqual([[`${SVC}.dst`, "update"], [`${SVC}.src`, "no-op"]]);
+      expect(changed.plan.resourceChanges.map((c) => [c.address, c.actions[0]])).toEqual([
+        [`${SVC}.dst`, "update"],
+        [`${SVC}.src`, "no-op"],
+      ]);
       const run = await runApply(setup(second), store, { lock: { holder: "t" } });
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(run.result?.ok).toBe(true);
       const record = (await store.get(`${SVC}.dst`))!;
-      const stored = ctx.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: "flow-dst" });
+      const stored = ctx.host.host.controls.resource({
+        tenant: "dev",
+        space: "default",
+        apiVersion: record.ref!.apiVersion,
+        kind: record.ref!.kind,
+        name: "flow-dst",
+      });
       expect(stored).toBeDefined();
       expect(JSON.stringify(stored)).toContain(SECRET); // the host got the value, not a seal
       expect(JSON.stringify(stored)).not.toContain("$sensitive");
@@ -150,7 +182,10 @@ describe("secrets through references, end to end", () => {
 
       // Changed out of band elsewhere: the drift shown keeps the secret the host echoes hidden.
       const spec = JSON.parse(stored!.spec) as Record<string, unknown>;
-      await ctx.engine.client.applyResource({ ref: record.ref!, name: "flow-dst", space: "default", spec: { ...spec, serviceBindings: [] } }, { expectedUid: stored!.uid, expectedGeneration: String(stored!.generation) });
+      await ctx.engine.client.applyResource(
+        { ref: record.ref!, name: "flow-dst", space: "default", spec: { ...spec, serviceBindings: [] } },
+        { expectedUid: stored!.uid, expectedGeneration: String(stored!.generation) },
+      );
       const drifted = await createPlan({ ...setup(second), state: await readSnapshot(store) });
       expect(drifted.plan.resourceDrift!.map((c) => c.address)).toEqual([`${SVC}.dst`]);
       expect(drifted.plan.resourceDrift![0]!.sensitivePaths).toContainEqual(["entrypoint"]);

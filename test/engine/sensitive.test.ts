@@ -23,7 +23,11 @@ describe("sensitive variables", () => {
         variable: { retention: { type: "number", sensitive: true } },
         resource: { [Q]: { s: { name: "sens-q", message_retention_seconds: "${var.retention}" } } },
       });
-      const setupFor = (value: number) => ({ provider: ctx.engine.setup(stack).provider, stack, variables: resolveVariables(stack.variables, { values: { retention: value } }) });
+      const setupFor = (value: number) => ({
+        provider: ctx.engine.setup(stack).provider,
+        stack,
+        variables: resolveVariables(stack.variables, { values: { retention: value } }),
+      });
       const setup = setupFor(SECRET);
       const made = await createPlan({ ...setup, state: await readSnapshot(store) });
       expect(made.ok).toBe(true);
@@ -40,7 +44,8 @@ describe("sensitive variables", () => {
       const run = await runApply(setup, store, { lock: { holder: "t" }, saved });
       expect(run.result?.ok).toBe(true);
       // Neither the database nor its WAL (which held the write's intent before it settled).
-      for (const file of ["state.db", "state.db-wal"]) expect(readFileSync(local.path(".takoform", file)).toString("latin1"), file).not.toContain(String(SECRET));
+      for (const file of ["state.db", "state.db-wal"])
+        expect(readFileSync(local.path(".takoform", file)).toString("latin1"), file).not.toContain(String(SECRET));
       const record = (await store.get(`${Q}.s`))!;
       expect(record.attributes["message_retention_seconds"]).toMatchObject({ $sensitive: expect.stringMatching(/^sha256:/) });
 
@@ -65,10 +70,17 @@ describe("sensitive variables", () => {
       const destroyJson = planToJson(destroying.plan);
       expect(JSON.stringify(destroyJson)).not.toContain(String(SECRET));
       expect((destroyJson["resource_changes"] as Record<string, any>[])[0]!["change"].before_sensitive).toMatchObject({ message_retention_seconds: true });
-      expect(encodePlanFile({ plan: destroying.plan, stackDocument: "{}", variables: setup.variables, mode: "destroy", refresh: true })).not.toContain(String(SECRET));
+      expect(encodePlanFile({ plan: destroying.plan, stackDocument: "{}", variables: setup.variables, mode: "destroy", refresh: true })).not.toContain(
+        String(SECRET),
+      );
       // And a resource removed from the configuration (an orphan) the same way.
       const empty = await stackOf(local, { variable: { retention: { type: "number", sensitive: true } } });
-      const orphaned = await createPlan({ provider: setup.provider, stack: empty, variables: resolveVariables(empty.variables, { values: { retention: SECRET } }), state: await readSnapshot(store) });
+      const orphaned = await createPlan({
+        provider: setup.provider,
+        stack: empty,
+        variables: resolveVariables(empty.variables, { values: { retention: SECRET } }),
+        state: await readSnapshot(store),
+      });
       expect(orphaned.plan.resourceChanges.map((c) => c.actions)).toEqual([["delete"]]);
       expect(renderPlan(orphaned.plan, { color: false })).not.toContain(String(SECRET));
       expect(JSON.stringify(planToJson(orphaned.plan))).not.toContain(String(SECRET));

@@ -57,7 +57,8 @@ describe("takoform forms inspect", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Doc;
-    expect(Object.keys(result)).toEqual(["definitions", "interfaces", "bindings"]);
+    expect(Object.keys(result)).toEqual(["definitions", "interfaces", "bindings", "diagnostics"]);
+    expect(result.diagnostics).toEqual([]);
     expect(result.definitions.map((d: Doc) => d.path)).toEqual(["forms/app/definition.json", "forms/link/definition.json", "forms/store/definition.json"]);
     const app = result.definitions[0];
     expect(Object.keys(app)).toEqual(["path", "formRef", "packageDigest", "role", "lifecycleCapabilities", "relations"]);
@@ -91,14 +92,38 @@ describe("takoform forms inspect", () => {
     expect(stdout).toContain("Interface Definitions (1)");
   });
 
-  it("reports problems on stderr, still lists what loaded, and exits 1", async () => {
+  it("with --json, reports a problem only as a JSON diagnostic, still lists what loaded, and exits 1", async () => {
     const root = family();
     writeFileSync(join(root, "forms/broken.json"), '{"a":1,"a":2}');
     const { code, stdout, stderr } = await run("forms", "inspect", root, "--json");
     expect(code).toBe(1);
-    expect(stderr).toContain("problem: forms/broken.json#/a: duplicate member name");
-    expect(stderr).toContain("[json-invalid]");
-    expect(JSON.parse(stdout).definitions).toHaveLength(3);
+    expect(stderr).toBe("");
+    const result = JSON.parse(stdout) as Doc;
+    expect(result.definitions).toHaveLength(3);
+    expect(result.diagnostics).toEqual([
+      {
+        severity: "error",
+        summary: 'duplicate member name "a" at 1:8 (pointer "/a")',
+        code: "takoform.forms/json-invalid",
+        file: "forms/broken.json",
+        pointer: "/a",
+        codeText: "takoform.forms/json-invalid",
+        repair: "Correct the definition at this location and run the command again; nothing is loaded from a refused definition.",
+        retryable: false,
+      },
+    ]);
+  });
+
+  it("without --json, reports a problem as a rendered diagnostic on stderr", async () => {
+    const root = family();
+    writeFileSync(join(root, "forms/broken.json"), '{"a":1,"a":2}');
+    const { code, stdout, stderr } = await run("forms", "inspect", root);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      'Error: duplicate member name "a" at 1:8 (pointer "/a")\n\n  File: forms/broken.json#/a\n  Code: takoform.forms/json-invalid\n  Retryable: no\n\n' +
+        "  Correct the definition at this location and run the command again; nothing is loaded from a refused definition.\n",
+    );
+    expect(stdout).toContain("1 problem(s); see the diagnostics on stderr");
   });
 
   it("refuses a missing DIR and unknown options", async () => {
@@ -124,7 +149,7 @@ describe("takoform forms check", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Doc;
-    expect(Object.keys(result)).toEqual(["fixtures", "passed", "failed"]);
+    expect(Object.keys(result)).toEqual(["fixtures", "passed", "failed", "diagnostics"]);
     expect(result.passed).toBe(5);
     expect(result.failed).toBe(0);
     expect(result.fixtures[0]).toEqual({ form: "forms/app/definition.json", fixture: "canonical", expected: "valid", actual: "valid", ok: true });
@@ -137,9 +162,16 @@ describe("takoform forms check", () => {
     expect(json.code).toBe(1);
     const result = JSON.parse(json.stdout) as Doc;
     expect([result.passed, result.failed]).toEqual([4, 1]);
-    expect(result.fixtures.find((f: Doc) => !f.ok)).toEqual({ form: "forms/store/definition.json", fixture: "reject-extra", expected: "invalid", actual: "valid", ok: false });
-    // The raw bytes changed too, so the package index reports it.
-    expect(json.stderr).toContain("package-file-mismatch");
+    expect(result.fixtures.find((f: Doc) => !f.ok)).toEqual({
+      form: "forms/store/definition.json",
+      fixture: "reject-extra",
+      expected: "invalid",
+      actual: "valid",
+      ok: false,
+    });
+    // The raw bytes changed too, so the package index reports it: in the JSON, and nowhere else.
+    expect(json.stderr).toBe("");
+    expect(result.diagnostics.map((d: Doc) => d.code)).toContain("takoform.forms/package-file-mismatch");
     const text = await run("forms", "check", root);
     expect(text.stdout).toContain("FAIL  forms/store/definition.json  reject-extra  expected invalid, got valid");
     expect(text.stdout).toContain("5 fixture(s) in 3 Form(s): 4 passed, 1 failed");
@@ -151,8 +183,17 @@ describe("takoform forms check", () => {
     writeJsonFile(path, { apiVersion: "test.takoform-cdk.dev/v1alpha1", kind: "Extra", desiredSchema: {} });
     const { code, stdout, stderr } = await run("forms", "check", root, "--json");
     expect(code).toBe(1);
-    expect(JSON.parse(stdout).failed).toBe(0);
-    expect(stderr).toContain("forms/extra/definition.json#/definitionVersion: required member");
+    expect(stderr).toBe("");
+    const result = JSON.parse(stdout) as Doc;
+    expect(result.failed).toBe(0);
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        file: "forms/extra/definition.json",
+        pointer: "/definitionVersion",
+        summary: expect.stringContaining("required member"),
+      }),
+    );
   });
 });
 

@@ -102,20 +102,35 @@ describe.skipIf(!CORPUS)("upstream corpus lanes", () => {
         const expectedInterfaces = interfaceSet().interfaces as Doc[];
         expect(result.interfaces).toHaveLength(expectedInterfaces.length);
         for (const entry of expectedInterfaces) {
-          expect(interfaces[entry.name]).toEqual({ apiVersion: "interfaces.takoform.com/v1alpha1", name: entry.name, version: entry.version, schemaDigest: entry.schemaDigest });
+          expect(interfaces[entry.name]).toEqual({
+            apiVersion: "interfaces.takoform.com/v1alpha1",
+            name: entry.name,
+            version: entry.version,
+            schemaDigest: entry.schemaDigest,
+          });
         }
         const bindings = byName(result.bindings);
         const expectedBindings = bindingSet().bindings as Doc[];
         expect(result.bindings).toHaveLength(expectedBindings.length);
         for (const entry of expectedBindings) {
-          expect(bindings[entry.name]).toEqual({ apiVersion: "bindings.takoform.com/v1alpha1", name: entry.name, version: entry.version, schemaDigest: entry.schemaDigest });
+          expect(bindings[entry.name]).toEqual({
+            apiVersion: "bindings.takoform.com/v1alpha1",
+            name: entry.name,
+            version: entry.version,
+            schemaDigest: entry.schemaDigest,
+          });
         }
       });
 
       it(`derives exactly ${spec.relations.length} relations, matching the reference table`, async () => {
         const { result } = await runJson("forms", "inspect", root, "--json");
         const formRefs = Object.fromEntries((formSet().forms as Doc[]).map((f) => [f.kind, f.formRef]));
-        const interfaces = Object.fromEntries((interfaceSet().interfaces as Doc[]).map((i) => [i.name, { apiVersion: "interfaces.takoform.com/v1alpha1", name: i.name, version: i.version, schemaDigest: i.schemaDigest }]));
+        const interfaces = Object.fromEntries(
+          (interfaceSet().interfaces as Doc[]).map((i) => [
+            i.name,
+            { apiVersion: "interfaces.takoform.com/v1alpha1", name: i.name, version: i.version, schemaDigest: i.schemaDigest },
+          ]),
+        );
         const group = `edge.forms.takoform.com/${spec.group}`;
         const derived = (result.definitions as Doc[])
           .flatMap((d) => d.relations.map((r: Doc) => ({ kind: d.formRef.kind, ...r })))

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { digestCanonical, type JsonValue } from "../../src/forms/digest.ts";
 import { buildPackageIndex, writeJsonFile } from "../../src/forms/package.ts";
 import { readFormDefinition } from "../../src/forms/definition.ts";
-import type { FormRef, InterfaceRef, BindingRef } from "../../src/forms/refs.ts";
+import type { FormRef, InterfaceRef, BindingRef } from "../../src/core/index.ts";
 
 export const GROUP = "test.takoform-cdk.dev/v1alpha1";
 export const DIALECT = "https://json-schema.org/draft/2020-12/schema";

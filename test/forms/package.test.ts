@@ -40,7 +40,12 @@ describe("loadDefinitions", () => {
   it("finds a definition by shape under any name and skips JSON Schema and other JSON", () => {
     const root = writeFamily();
     try {
-      writeJsonFile(join(root, "misc/second-store.json"), { ...storeDoc(), definitionVersion: "0.2.0", conformanceFixtures: undefined, negativeConformanceFixtures: undefined } as unknown as JsonValue);
+      writeJsonFile(join(root, "misc/second-store.json"), {
+        ...storeDoc(),
+        definitionVersion: "0.2.0",
+        conformanceFixtures: undefined,
+        negativeConformanceFixtures: undefined,
+      } as unknown as JsonValue);
       writeJsonFile(join(root, "schemas/thing.schema.json"), { $schema: DIALECT, type: "object", kind: "FormPackage" });
       writeJsonFile(join(root, "misc/data.json"), { hello: "world" });
       writeFileSync(join(root, "misc/README.md"), "not json\n");
@@ -78,7 +83,9 @@ describe("loadDefinitions", () => {
       expect(text).toContain(label);
       writeFileSync(path, text.replace(label, `${label}\n        "type": "integer",`));
       const catalog = loadDefinitions(root);
-      expect(catalog.problems.map((p) => `${p.code} ${p.file}#${p.pointer}`)).toEqual(["json-invalid forms/app/definition.json#/desiredSchema/properties/label/type"]);
+      expect(catalog.problems.map((p) => `${p.code} ${p.file}#${p.pointer}`)).toEqual([
+        "json-invalid forms/app/definition.json#/desiredSchema/properties/label/type",
+      ]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -92,7 +99,9 @@ describe("loadDefinitions", () => {
       writeJsonFile(join(root, "forms/store/definition.json"), doc as JsonValue);
       const catalog = loadDefinitions(root);
       // The stale index is not reported again: the definition's own refusal says what is wrong.
-      expect(catalog.problems.map((p) => `${p.code} ${p.file}#${p.pointer}`)).toEqual(["lifecycle-update-mismatch forms/store/definition.json#/lifecycleCapabilities/5"]);
+      expect(catalog.problems.map((p) => `${p.code} ${p.file}#${p.pointer}`)).toEqual([
+        "lifecycle-update-mismatch forms/store/definition.json#/lifecycleCapabilities/5",
+      ]);
       expect(catalog.forms.map((f) => f.path)).not.toContain("forms/store/definition.json");
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -169,7 +178,12 @@ describe("package indexes", () => {
     try {
       const dir = join(root, "forms/store");
       const doc = storeDoc();
-      doc.negativeConformanceFixtures.push({ name: "reject-more", stage: "desired", inputPath: "fixtures/negative-more.json", expectedFailure: "schema_validation_failed" });
+      doc.negativeConformanceFixtures.push({
+        name: "reject-more",
+        stage: "desired",
+        inputPath: "fixtures/negative-more.json",
+        expectedFailure: "schema_validation_failed",
+      });
       writeJsonFile(join(dir, "definition.json"), doc as JsonValue);
       const index = readJson(join(dir, "package-index.json"));
       const model = readFormDefinition(doc as JsonValue);

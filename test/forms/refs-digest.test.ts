@@ -11,7 +11,7 @@ import {
   isFormRef,
   isInterfaceRef,
   type FormRef,
-} from "../../src/forms/refs.ts";
+} from "../../src/core/index.ts";
 
 const D1 = `sha256:${"a".repeat(64)}`;
 const D2 = `sha256:${"b".repeat(64)}`;
@@ -60,9 +60,7 @@ describe("digests", () => {
   it("hashes raw bytes and RFC 8785 canonical JSON", () => {
     expect(digestBytes("")).toBe("sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(canonicalJson(parseStrictJson('{"b":1,"a":[1.0,"x"]}'))).toBe('{"a":[1,"x"],"b":1}');
-    expect(digestCanonical(parseStrictJson('{"b":1,"a":[1.0,"x"]}'))).toBe(
-      "sha256:a88dede55f330dbae7d6c99cb78c43213f114625ed11c8fd0b769d117c06bb50",
-    );
+    expect(digestCanonical(parseStrictJson('{"b":1,"a":[1.0,"x"]}'))).toBe("sha256:a88dede55f330dbae7d6c99cb78c43213f114625ed11c8fd0b769d117c06bb50");
   });
   it("keeps a canonical identity across reformatting while the raw digest changes", () => {
     const pretty = '{\n  "kind": "X",\n  "n": 1e2,\n  "s": "\\u00e9"\n}\n';

@@ -30,7 +30,14 @@ describe("deriveRelations", () => {
     const app = readFormDefinition(appDoc() as JsonValue);
     expect(app.relations).toEqual([
       { pointer: "/store", target: { apiVersion: GROUP, kind: "Store" }, required: true, binding: null, targetFormRefs: null, requiredInterface: iface },
-      { pointer: "/stores/*/resource", target: { apiVersion: GROUP, kind: "Store" }, required: false, binding: "app.store", targetFormRefs: null, requiredInterface: iface },
+      {
+        pointer: "/stores/*/resource",
+        target: { apiVersion: GROUP, kind: "Store" },
+        required: false,
+        binding: "app.store",
+        targetFormRefs: null,
+        requiredInterface: iface,
+      },
     ]);
     const link = readFormDefinition(linkDoc(app.ref) as JsonValue);
     expect(link.relations).toEqual([
@@ -40,11 +47,14 @@ describe("deriveRelations", () => {
 
   it("sorts member names, escapes pointer tokens and walks nested arrays", () => {
     const relations = deriveRelations(
-      schema({
-        "z~/b": reference("Store", viaInterface),
-        a: { type: "array", items: { type: "array", items: reference("Store", viaInterface) } },
-        m: { type: "object", additionalProperties: false, required: ["inner"], properties: { inner: reference("Store", pin("Store")) } },
-      }, { required: ["m", "z~/b"] }),
+      schema(
+        {
+          "z~/b": reference("Store", viaInterface),
+          a: { type: "array", items: { type: "array", items: reference("Store", viaInterface) } },
+          m: { type: "object", additionalProperties: false, required: ["inner"], properties: { inner: reference("Store", pin("Store")) } },
+        },
+        { required: ["m", "z~/b"] },
+      ),
     );
     expect(relations.map((r) => [r.pointer, r.required])).toEqual([
       ["/a/*/*", false],
@@ -107,7 +117,13 @@ describe("deriveRelations", () => {
       ["required subset", (r) => (r.required = ["apiVersion", "kind"])],
       ["empty const", (r) => (r.properties.kind.const = "")],
       ["no const", (r) => delete r.properties.apiVersion.const],
-      ["no name", (r) => { delete r.properties.name; r.properties.other = {}; }],
+      [
+        "no name",
+        (r) => {
+          delete r.properties.name;
+          r.properties.other = {};
+        },
+      ],
     ];
     for (const [label, change] of variants) {
       const node = reference("Store", {});

@@ -15,13 +15,22 @@ const schema: JsonValue = {
       additionalProperties: false,
       required: ["apiVersion", "kind", "name"],
       properties: { apiVersion: { const: "g.example.dev/v1" }, kind: { const: "K" }, name: { type: "string", maxLength: 3 } },
-      "x-takoform-required-interface": { apiVersion: "interfaces.takoform.com/v1alpha1", name: "a", version: "1.0.0", schemaDigest: `sha256:${"0".repeat(64)}` },
+      "x-takoform-required-interface": {
+        apiVersion: "interfaces.takoform.com/v1alpha1",
+        name: "a",
+        version: "1.0.0",
+        schemaDigest: `sha256:${"0".repeat(64)}`,
+      },
     },
     items: {
       type: "array",
       uniqueItems: true,
       "x-takoform-binding": "b",
-      items: { type: "object", additionalProperties: false, properties: { n: { type: "integer" }, o: { type: "object", additionalProperties: false, properties: { x: { type: "string" } } } } },
+      items: {
+        type: "object",
+        additionalProperties: false,
+        properties: { n: { type: "integer" }, o: { type: "object", additionalProperties: false, properties: { x: { type: "string" } } } },
+      },
     },
     tags: {
       type: "object",
@@ -45,7 +54,11 @@ describe("compileDesiredSchema", () => {
     expect(validator.validate(valid)).toEqual([]);
   });
   it("points violations at the offending member", () => {
-    const pointers = (spec: JsonValue) => validator.validate(spec).map((v) => `${v.keyword} ${v.pointer}`).sort();
+    const pointers = (spec: JsonValue) =>
+      validator
+        .validate(spec)
+        .map((v) => `${v.keyword} ${v.pointer}`)
+        .sort();
     expect(pointers({ items: [] })).toEqual(["required /ref"]);
     expect(pointers({ ...valid, extra: 1, "we/ird~": 2 })).toEqual(["additionalProperties /extra", "type /we~1ird~0"]);
     expect(pointers({ ...valid, ref: { ...valid.ref, kind: "L", zone: "x" } })).toEqual(["additionalProperties /ref/zone", "const /ref/kind"]);
@@ -63,7 +76,11 @@ describe("compileDesiredSchema", () => {
   });
   it("caches validators by canonical digest", () => {
     const source = schema as Record<string, JsonValue>;
-    const reordered = Object.fromEntries(Object.keys(source).reverse().map((k) => [k, source[k]!]));
+    const reordered = Object.fromEntries(
+      Object.keys(source)
+        .reverse()
+        .map((k) => [k, source[k]!]),
+    );
     expect(Object.keys(reordered)[0]).not.toBe(Object.keys(source)[0]);
     expect(compileDesiredSchema(reordered)).toBe(validator);
     expect(compileDesiredSchema({ ...source, title: "t" })).not.toBe(validator);

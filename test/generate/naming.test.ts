@@ -47,7 +47,12 @@ describe("resource type and class names", () => {
 
   it("one Edge kind in each lane's group is one type serving both lines; two groups of one lane are refused", () => {
     const beta = "edge.takoform-cdk.dev/v1beta1";
-    const named = nameLines([l(EDGE, "WorkerVersion"), l(beta, "WorkerVersion"), l(UPSTREAM, "ObjectBucket"), l("edge.forms.takoform.com/v1beta1", "ObjectBucket")]);
+    const named = nameLines([
+      l(EDGE, "WorkerVersion"),
+      l(beta, "WorkerVersion"),
+      l(UPSTREAM, "ObjectBucket"),
+      l("edge.forms.takoform.com/v1beta1", "ObjectBucket"),
+    ]);
     expect([...named.values()]).toEqual([
       { type: "takoform_worker_version", className: "WorkerVersion" },
       { type: "takoform_worker_version", className: "WorkerVersion" },
@@ -55,7 +60,9 @@ describe("resource type and class names", () => {
       { type: "takoform_edge_object_bucket", className: "ObjectBucket" },
     ]);
     // Our family and upstream's in ONE lane still claim one name twice.
-    expect(() => nameLines([l(beta, "WorkerVersion"), l("edge.forms.takoform.com/v1beta1", "WorkerVersion")])).toThrow(/type name takoform_worker_version is claimed by/);
+    expect(() => nameLines([l(beta, "WorkerVersion"), l("edge.forms.takoform.com/v1beta1", "WorkerVersion")])).toThrow(
+      /type name takoform_worker_version is claimed by/,
+    );
   });
 
   it("two groups sharing a kind: the edge family keeps the plain name, the other is labelled", () => {
@@ -99,13 +106,20 @@ describe("resource type and class names", () => {
       nameLines([l(EDGE, "ModuleWorker"), l(UPSTREAM, "ModuleWorker"), l(EDGE, "WorkerBundle"), l(UPSTREAM, "WorkerBundle")]);
       expect.unreachable();
     } catch (error) {
-      expect(error instanceof TypeNameErrors && error.problems.map((p) => p.detail.split(" is claimed")[0])).toEqual(["type name takoform_module_worker", "type name takoform_worker_bundle"]);
+      expect(error instanceof TypeNameErrors && error.problems.map((p) => p.detail.split(" is claimed")[0])).toEqual([
+        "type name takoform_module_worker",
+        "type name takoform_worker_bundle",
+      ]);
     }
   });
 
   it("word breaks: mechanical for fields, the package directory's for a kind that it spells", () => {
     expect(["kvBindings", "requiredSensitiveVars", "maxTTLSeconds", "namespaceId", "workerVersion"].map(snakeCase)).toEqual([
-      "kv_bindings", "required_sensitive_vars", "max_ttl_seconds", "namespace_id", "worker_version",
+      "kv_bindings",
+      "required_sensitive_vars",
+      "max_ttl_seconds",
+      "namespace_id",
+      "worker_version",
     ]);
     expect(kindSlug("SQLiteDatabase", undefined, "0.1.0")).toBe("sq-lite-database");
     expect(kindSlug("SQLiteDatabase", "sqlite-database", "0.1.0")).toBe("sqlite-database");

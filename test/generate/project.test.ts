@@ -46,7 +46,11 @@ beforeAll(() => {
         type: "object",
         additionalProperties: false,
         description: "The widget this gadget attaches to.",
-        properties: { apiVersion: { type: "string", const: GROUP }, kind: { type: "string", const: "Widget" }, name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,62}$" } },
+        properties: {
+          apiVersion: { type: "string", const: GROUP },
+          kind: { type: "string", const: "Widget" },
+          name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,62}$" },
+        },
         required: ["apiVersion", "kind", "name"],
         "x-takoform-target-formrefs": [w1Ref],
       },
@@ -58,7 +62,10 @@ beforeAll(() => {
   write("forms/acme/v1alpha1/gadget/definition.json", gadget);
   write("forms/acme/v1alpha1/edge-kv-namespace/definition.json", syntheticDoc("EdgeKVNamespace", {}, { group: GROUP }));
   // The candidate set keeps 0.1.0 the default create although 0.2.0 exists.
-  write("forms/acme/v1alpha1/candidate-set.json", { formGroup: GROUP, defaultCreates: [{ slug: "widget", path: "forms/acme/v1alpha1/widget", formRef: w1Ref }] });
+  write("forms/acme/v1alpha1/candidate-set.json", {
+    formGroup: GROUP,
+    defaultCreates: [{ slug: "widget", path: "forms/acme/v1alpha1/widget", formRef: w1Ref }],
+  });
 });
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -106,7 +113,10 @@ describe("takoform get --forms DIR in a project", () => {
     expect(table.types().map((t) => t.type)).toEqual(["takoform_edge_kv_namespace", "takoform_gadget", "takoform_widget"]);
     const gadget = table.defaultCreate({ apiVersion: GROUP, kind: "Gadget" }).codec;
     expect(encodeSpec(gadget, { widget: "w" }).spec).toEqual({ widget: { apiVersion: GROUP, kind: "Widget", name: "w" } });
-    expect(table.forStateRef(table.registry.supportedRefsFor({ apiVersion: GROUP, kind: "Widget" })[1]!).codec.fields.map((f) => f.attribute)).toEqual(["size", "color"]);
+    expect(table.forStateRef(table.registry.supportedRefsFor({ apiVersion: GROUP, kind: "Widget" })[1]!).codec.fields.map((f) => f.attribute)).toEqual([
+      "size",
+      "color",
+    ]);
 
     // Beside the bundled registry, the project's takoform_edge_kv_namespace shadows the bundled one.
     const combined = combineGenerated(bundledRegistry, takoformRegistry);
@@ -140,7 +150,16 @@ describe("takoform get --forms DIR in a project", () => {
 
   it("the generated project typechecks against the compiled package with a standard NodeNext tsconfig (no allowImportingTsExtensions)", () => {
     write("tsconfig.json", {
-      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, verbatimModuleSyntax: true, skipLibCheck: true, types: [] },
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true,
+        types: [],
+      },
       include: [".gen/takoform/**/*.ts"],
     });
     // An ES module project, as the package itself is one.
@@ -152,13 +171,30 @@ describe("takoform get --forms DIR in a project", () => {
 
   it("a refused definition is reported with file and pointer, and nothing is written", () => {
     const before = readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8");
-    write("forms/acme/v1alpha1/broken/definition.json", syntheticDoc("Broken", { ratio: { type: "number", description: "x" } }, { group: GROUP, update: true }));
+    write(
+      "forms/acme/v1alpha1/broken/definition.json",
+      syntheticDoc("Broken", { ratio: { type: "number", description: "x" } }, { group: GROUP, update: true }),
+    );
     write("forms/acme/v1alpha1/refused/definition.json", { ...syntheticDoc("Refused", {}, { group: GROUP }), role: "nonsense" });
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("forms/acme/v1alpha1/broken/definition.json#/desiredSchema/properties/ratio");
     expect(run.stderr).toContain("forms/acme/v1alpha1/refused/definition.json#/role");
+    expect(run.stderr).toContain("Code: takoform.generate/unsupported-shape");
     expect(run.stderr).toContain("nothing was written");
+    expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
+    // --json: one JSON document on stdout, each problem a diagnostic in it, and nothing on stderr.
+    const json = takoform(["get", "--forms", "forms", "--json"]);
+    expect(json.status).toBe(1);
+    expect(json.stderr).toBe("");
+    const result = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: Doc[] };
+    expect(result).toMatchObject({ command: "get", ok: false });
+    expect(result.diagnostics.map((d) => [d["severity"], d["code"], d["file"], d["pointer"]])).toEqual(
+      expect.arrayContaining([
+        ["error", "takoform.generate/unsupported-shape", "forms/acme/v1alpha1/broken/definition.json", "/desiredSchema/properties/ratio"],
+        ["error", "takoform.generate/definition-refused", "forms/acme/v1alpha1/refused/definition.json", "/role"],
+      ]),
+    );
     expect(readFileSync(join(project, ".gen/takoform/registry.gen.json"), "utf8")).toBe(before);
     rmSync(join(project, "forms/acme/v1alpha1/broken"), { recursive: true });
     rmSync(join(project, "forms/acme/v1alpha1/refused"), { recursive: true });
@@ -169,6 +205,16 @@ describe("takoform get --forms DIR in a project", () => {
     const check = takoform(["get", "--forms", "forms", "--check"]);
     expect(check.status).toBe(1);
     expect(check.stderr).toContain("extra: constructs/gadget.gen.ts");
+    expect(check.stderr).toContain("Code: takoform.generate/stale-output");
+    const checkJson = takoform(["get", "--forms", "forms", "--check", "--json"]);
+    expect(checkJson.status).toBe(1);
+    expect(checkJson.stderr).toBe("");
+    expect(JSON.parse(checkJson.stdout)).toMatchObject({
+      command: "get",
+      ok: false,
+      extra: ["constructs/gadget.gen.ts"],
+      diagnostics: [{ severity: "error", code: "takoform.generate/stale-output", detail: expect.stringContaining("extra: constructs/gadget.gen.ts") }],
+    });
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/[1-9]\d* removed/);
@@ -194,7 +240,13 @@ describe("takoform get --forms DIR in a project", () => {
 
     const run = takoform(["get", "--forms", "forms"]);
     expect(run.status, run.stderr).toBe(0);
-    expect(generatedFiles(gen)).toEqual(["constructs/edge-kv-namespace.gen.ts", "constructs/index.gen.ts", "constructs/widget.gen.ts", "index.gen.ts", "registry.gen.json"]);
+    expect(generatedFiles(gen)).toEqual([
+      "constructs/edge-kv-namespace.gen.ts",
+      "constructs/index.gen.ts",
+      "constructs/widget.gen.ts",
+      "index.gen.ts",
+      "registry.gen.json",
+    ]);
   });
 
   it("a registry document that is not one is refused with the file and what is wrong", () => {

@@ -15,7 +15,11 @@ function takoform(args: string[], cwd = ROOT) {
 describe("the checked-in generated output", () => {
   it("names only generated files that exist, each under the layout's own directories", () => {
     const { files, layout } = bundled();
-    for (const path of files.keys()) expect(layout.ownedDirs.some((dir) => path.startsWith(`${dir}/`)), path).toBe(true);
+    for (const path of files.keys())
+      expect(
+        layout.ownedDirs.some((dir) => path.startsWith(`${dir}/`)),
+        path,
+      ).toBe(true);
   });
 
   it("is exactly what `takoform get` writes (regenerate with `npm run gen` when this fails)", () => {

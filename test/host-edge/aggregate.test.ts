@@ -19,7 +19,17 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     const a = await edge.aggregate("wsum", { deploy: false });
     const second = await edge.revision("wsum", "2", FULL_MODULE, ["fetch"]);
     expect(readyOf(await edge.read("ModuleWorker", "wsum"))).toMatchObject({ status: "False", reason: "Provisioning" });
-    for (const weights of [[[a.names.version, 9999]], [[a.names.version, 5000], [second.names.version, 4000]], [[a.names.version, 6000], [second.names.version, 6000]]] as [string, number][][]) {
+    for (const weights of [
+      [[a.names.version, 9999]],
+      [
+        [a.names.version, 5000],
+        [second.names.version, 4000],
+      ],
+      [
+        [a.names.version, 6000],
+        [second.names.version, 6000],
+      ],
+    ] as [string, number][][]) {
       const spec = edge.deploymentSpec("wsum", weights);
       const sum = weights.reduce((s, [, w]) => s + w, 0);
       const refusal = [/\/spec\/versions/, new RegExp(`sum to ${sum}`), /exactly 10000/];
@@ -38,11 +48,21 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
       expect(v.json.valid).toBe(true);
       expect(v.json.diagnostics).toEqual([{ severity: "warning", field: "/spec/versions", message: expect.stringMatching(new RegExp(`sum to ${sum}`)) }]);
     }
-    const created = await edge.create("WorkerDeployment", "wsum-deployment", edge.deploymentSpec("wsum", [[a.names.version, 2500], [second.names.version, 7500]]));
+    const created = await edge.create(
+      "WorkerDeployment",
+      "wsum-deployment",
+      edge.deploymentSpec("wsum", [
+        [a.names.version, 2500],
+        [second.names.version, 7500],
+      ]),
+    );
     // Creating the deployment makes the worker Ready.
     expect(readyOf(await edge.read("ModuleWorker", "wsum"))).toMatchObject({ status: "True", reason: "Available" });
     // An update is held to the same sum: prepared under its fence, refused at apply, nothing moves.
-    const short = edge.deploymentSpec("wsum", [[a.names.version, 2500], [second.names.version, 7499]]);
+    const short = edge.deploymentSpec("wsum", [
+      [a.names.version, 2500],
+      [second.names.version, 7499],
+    ]);
     expect((await edge.wire.prepare(edge.ref("WorkerDeployment"), "wsum-deployment", short, { generation: created.metadata.generation })).status).toBe(200);
     await edge.refuses(() => edge.updateRaw("WorkerDeployment", "wsum-deployment", short, created.metadata.generation), "invalid_argument", [/sum to 9999/]);
     expect((await edge.read("WorkerDeployment", "wsum-deployment")).metadata.generation).toBe(created.metadata.generation);
@@ -51,7 +71,10 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
   it("deployment-single-active-per-worker", async () => {
     const a = await edge.aggregate("single");
     const spec = edge.deploymentSpec("single", [[a.names.version, 10000]]);
-    await edge.refuses(() => edge.createRaw("WorkerDeployment", "single-other", spec), "invalid_argument", [/ModuleWorker "single"/, /already has the active WorkerDeployment "single-deployment"/]);
+    await edge.refuses(() => edge.createRaw("WorkerDeployment", "single-other", spec), "invalid_argument", [
+      /ModuleWorker "single"/,
+      /already has the active WorkerDeployment "single-deployment"/,
+    ]);
     // Re-applying the worker's own deployment is fine; so is another worker's first deployment.
     const again = await edge.update("WorkerDeployment", a.names.deployment, spec, "1");
     expect(again.metadata.generation).toBe("1");
@@ -61,13 +84,18 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     await edge.remove("WorkerDeployment", a.names.deployment, "1");
     await edge.create("WorkerDeployment", "single-third", spec);
     // Import is decided the same way.
-    await edge.refuses(() => edge.importRaw("WorkerDeployment", "single-fourth", spec, "native-single-fourth"), "invalid_argument", [/already has the active WorkerDeployment "single-third"/]);
+    await edge.refuses(() => edge.importRaw("WorkerDeployment", "single-fourth", spec, "native-single-fourth"), "invalid_argument", [
+      /already has the active WorkerDeployment "single-third"/,
+    ]);
   });
 
   it("deployment-version-ownership", async () => {
     const mine = await edge.aggregate("own-a", { deploy: false });
     const theirs = await edge.aggregate("own-b", { deploy: false });
-    const spec = edge.deploymentSpec("own-a", [[mine.names.version, 5000], [theirs.names.version, 5000]]);
+    const spec = edge.deploymentSpec("own-a", [
+      [mine.names.version, 5000],
+      [theirs.names.version, 5000],
+    ]);
     await edge.refuses(() => edge.createRaw("WorkerDeployment", "own-a-deployment", spec), "invalid_argument", [
       /\/versions\/1\/workerVersion/,
       new RegExp(`"${theirs.names.version}"`),
@@ -78,8 +106,15 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
 
   it("deployment-version-duplicate-rejected", async () => {
     const a = await edge.aggregate("dup", { deploy: false });
-    const spec = edge.deploymentSpec("dup", [[a.names.version, 4000], [a.names.version, 6000]]);
-    await edge.refuses(() => edge.createRaw("WorkerDeployment", "dup-deployment", spec), "invalid_argument", [/\/versions\/1\/workerVersion/, /a second time/, /\/versions\/0\/workerVersion already weights it/]);
+    const spec = edge.deploymentSpec("dup", [
+      [a.names.version, 4000],
+      [a.names.version, 6000],
+    ]);
+    await edge.refuses(() => edge.createRaw("WorkerDeployment", "dup-deployment", spec), "invalid_argument", [
+      /\/versions\/1\/workerVersion/,
+      /a second time/,
+      /\/versions\/0\/workerVersion already weights it/,
+    ]);
   });
 
   it("a deployment refuses a version that is not Ready or is being deleted (deployment integrity)", async () => {
@@ -91,16 +126,27 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     edge.host.controls.recreateOutOfBand({ tenant, space, apiVersion: edge.group, kind: "WorkerBundle", name: drifted.names.bundle });
     expect(readyOf(await edge.read("WorkerVersion", drifted.names.version))).toMatchObject({ status: "False", reason: "ExternalChange" });
     const onDrifted = edge.deploymentSpec("integ", [[drifted.names.version, 10000]]);
-    await edge.refuses(() => edge.createRaw("WorkerDeployment", "integ-deployment", onDrifted), "invalid_argument", [new RegExp(`"${drifted.names.version}"`), /not Ready/, /\/bundle/]);
+    await edge.refuses(() => edge.createRaw("WorkerDeployment", "integ-deployment", onDrifted), "invalid_argument", [
+      new RegExp(`"${drifted.names.version}"`),
+      /not Ready/,
+      /\/bundle/,
+    ]);
     // Being removed by an accepted (pending) delete.
     const doomed = await edge.revision("integ", "doomed", FULL_MODULE, ["fetch"]);
     const pendingName = doomed.names.version;
-    const pending = await edge.client.request("DELETE", `${edge.wire.path(edge.ref("WorkerVersion"), pendingName)}?${edge.wire.query(edge.ref("WorkerVersion"))}`, {
-      headers: { "Idempotency-Key": `k-${pendingName}`, "Takoform-Expected-Generation": "1", ...PROBE_ASYNC },
-    });
+    const pending = await edge.client.request(
+      "DELETE",
+      `${edge.wire.path(edge.ref("WorkerVersion"), pendingName)}?${edge.wire.query(edge.ref("WorkerVersion"))}`,
+      {
+        headers: { "Idempotency-Key": `k-${pendingName}`, "Takoform-Expected-Generation": "1", ...PROBE_ASYNC },
+      },
+    );
     expect(pending.status).toBe(202);
     const onPending = edge.deploymentSpec("integ", [[pendingName, 10000]]);
-    await edge.refuses(() => edge.createRaw("WorkerDeployment", "integ-deployment", onPending), "invalid_argument", [new RegExp(`"${pendingName}"`), /accepted delete/]);
+    await edge.refuses(() => edge.createRaw("WorkerDeployment", "integ-deployment", onPending), "invalid_argument", [
+      new RegExp(`"${pendingName}"`),
+      /accepted delete/,
+    ]);
     // The probe commits the delete at its second poll.
     const done = await edge.wire.poll(pending.json.operation.id as string);
     expect(done.error).toBeUndefined();
@@ -141,13 +187,26 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     await edge.create("WorkerDeployment", "rend-deployment", edge.deploymentSpec("rend", [[a.names.version, 10000]]));
     expect(await at()).toEqual(["1", "2", "Available"]);
     // Re-weighting between serving versions leaves the rendering, so nothing moves.
-    let d = await edge.update("WorkerDeployment", "rend-deployment", edge.deploymentSpec("rend", [[a.names.version, 5000], [fetchOnly.names.version, 5000]]), "1");
+    let d = await edge.update(
+      "WorkerDeployment",
+      "rend-deployment",
+      edge.deploymentSpec("rend", [
+        [a.names.version, 5000],
+        [fetchOnly.names.version, 5000],
+      ]),
+      "1",
+    );
     expect(await at()).toEqual(["1", "2", "Available"]);
     // Re-weighting to a version without fetch: UnsupportedCapability, revision + 1.
     d = await edge.update("WorkerDeployment", "rend-deployment", edge.deploymentSpec("rend", [[scheduledOnly.names.version, 10000]]), d.metadata.generation);
     expect(await at()).toEqual(["1", "3", "UnsupportedCapability"]);
     // An idempotent re-apply moves nothing anywhere.
-    const idle = await edge.update("WorkerDeployment", "rend-deployment", edge.deploymentSpec("rend", [[scheduledOnly.names.version, 10000]]), d.metadata.generation);
+    const idle = await edge.update(
+      "WorkerDeployment",
+      "rend-deployment",
+      edge.deploymentSpec("rend", [[scheduledOnly.names.version, 10000]]),
+      d.metadata.generation,
+    );
     expect(idle.metadata.revision).toBe(d.metadata.revision);
     expect(await at()).toEqual(["1", "3", "UnsupportedCapability"]);
     // Delete: Provisioning again, revision + 1, generation never moved.
@@ -175,7 +234,10 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     await edge.create("WorkerCronTrigger", "keep-cron", { cron: "*/5 * * * *", worker: edge.to("ModuleWorker", "keep") });
     const fetchOnly = await edge.revision("keep", "f", FETCH_ONLY, ["fetch"]);
     // Weighting a fetch-only version next to the full one would leave the cron trigger unserved.
-    const spec = edge.deploymentSpec("keep", [[a.names.version, 5000], [fetchOnly.names.version, 5000]]);
+    const spec = edge.deploymentSpec("keep", [
+      [a.names.version, 5000],
+      [fetchOnly.names.version, 5000],
+    ]);
     await edge.refuses(() => edge.updateRaw("WorkerDeployment", a.names.deployment, spec, "1"), "unsupported_capability", [
       /scheduled/,
       /WorkerCronTrigger "keep-cron"/,
@@ -186,23 +248,38 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     await edge.create(
       "WorkerVersion",
       "keep-caller-v-bound",
-      edge.versionSpec({ bundle: caller.names.bundle, worker: "keep-caller", extra: { serviceBindings: [{ name: "KEEP", resource: edge.to("ModuleWorker", "keep") }] } }),
+      edge.versionSpec({
+        bundle: caller.names.bundle,
+        worker: "keep-caller",
+        extra: { serviceBindings: [{ name: "KEEP", resource: edge.to("ModuleWorker", "keep") }] },
+      }),
     );
     await edge.remove("WorkerCronTrigger", "keep-cron", "1");
     const scheduled = await edge.revision("keep", "s", SCHEDULED_ONLY, ["scheduled"]);
-    await edge.refuses(() => edge.updateRaw("WorkerDeployment", a.names.deployment, edge.deploymentSpec("keep", [[scheduled.names.version, 10000]]), "1"), "unsupported_capability", [
-      /fetch/,
-      /WorkerVersion "keep-caller-v-bound"/,
-      /service binding \/serviceBindings\/0\/resource/,
-    ]);
+    await edge.refuses(
+      () => edge.updateRaw("WorkerDeployment", a.names.deployment, edge.deploymentSpec("keep", [[scheduled.names.version, 10000]]), "1"),
+      "unsupported_capability",
+      [/fetch/, /WorkerVersion "keep-caller-v-bound"/, /service binding \/serviceBindings\/0\/resource/],
+    );
     // A change that keeps serving every dependent is accepted.
-    await edge.update("WorkerDeployment", a.names.deployment, edge.deploymentSpec("keep", [[a.names.version, 9000], [fetchOnly.names.version, 1000]]), "1");
+    await edge.update(
+      "WorkerDeployment",
+      a.names.deployment,
+      edge.deploymentSpec("keep", [
+        [a.names.version, 9000],
+        [fetchOnly.names.version, 1000],
+      ]),
+      "1",
+    );
   });
 
   it("deployment-delete-blocked-by-dependent", async () => {
     const a = await edge.aggregate("guard");
     await edge.create("WorkerEndpoint", "guard-endpoint", { worker: edge.to("ModuleWorker", "guard") });
-    await edge.refuses(() => edge.removeRaw("WorkerDeployment", a.names.deployment, "1"), "dependency_in_use", [/WorkerEndpoint "guard-endpoint"/, /needs fetch/]);
+    await edge.refuses(() => edge.removeRaw("WorkerDeployment", a.names.deployment, "1"), "dependency_in_use", [
+      /WorkerEndpoint "guard-endpoint"/,
+      /needs fetch/,
+    ]);
     await edge.remove("WorkerEndpoint", "guard-endpoint", "1");
     await edge.remove("WorkerDeployment", a.names.deployment, "1");
   });
@@ -210,9 +287,16 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
   it("deployment-delete-blocked-by-inbound-binding", async () => {
     const a = await edge.aggregate("callee");
     const caller = await edge.aggregate("caller", { deploy: false });
-    const bound = edge.versionSpec({ bundle: caller.names.bundle, worker: "caller", extra: { serviceBindings: [{ name: "CALLEE", resource: edge.to("ModuleWorker", "callee") }] } });
+    const bound = edge.versionSpec({
+      bundle: caller.names.bundle,
+      worker: "caller",
+      extra: { serviceBindings: [{ name: "CALLEE", resource: edge.to("ModuleWorker", "callee") }] },
+    });
     await edge.create("WorkerVersion", "caller-v-bound", bound);
-    await edge.refuses(() => edge.removeRaw("WorkerDeployment", a.names.deployment, "1"), "dependency_in_use", [/WorkerVersion "caller-v-bound"/, /service binding \/serviceBindings\/0\/resource/]);
+    await edge.refuses(() => edge.removeRaw("WorkerDeployment", a.names.deployment, "1"), "dependency_in_use", [
+      /WorkerVersion "caller-v-bound"/,
+      /service binding \/serviceBindings\/0\/resource/,
+    ]);
     await edge.remove("WorkerVersion", "caller-v-bound", "1");
     await edge.remove("WorkerDeployment", a.names.deployment, "1");
   });
@@ -221,10 +305,21 @@ describe.each(modes())("Worker aggregate — $label", (mode) => {
     const caller = await edge.aggregate("svc-caller", { deploy: false });
     await edge.aggregate("svc-idle", { deploy: false });
     const bindTo = (target: string) =>
-      edge.versionSpec({ bundle: caller.names.bundle, worker: "svc-caller", extra: { serviceBindings: [{ name: "TARGET", resource: edge.to("ModuleWorker", target) }] } });
-    await edge.refuses(() => edge.createRaw("WorkerVersion", "svc-caller-v-idle", bindTo("svc-idle")), "unsupported_capability", [/\/serviceBindings\/0\/resource/, /ModuleWorker "svc-idle"/, /no active WorkerDeployment/]);
+      edge.versionSpec({
+        bundle: caller.names.bundle,
+        worker: "svc-caller",
+        extra: { serviceBindings: [{ name: "TARGET", resource: edge.to("ModuleWorker", target) }] },
+      });
+    await edge.refuses(() => edge.createRaw("WorkerVersion", "svc-caller-v-idle", bindTo("svc-idle")), "unsupported_capability", [
+      /\/serviceBindings\/0\/resource/,
+      /ModuleWorker "svc-idle"/,
+      /no active WorkerDeployment/,
+    ]);
     await edge.aggregate("svc-cron", { source: SCHEDULED_ONLY, handlers: ["scheduled"] });
-    await edge.refuses(() => edge.createRaw("WorkerVersion", "svc-caller-v-cron", bindTo("svc-cron")), "unsupported_capability", [/ModuleWorker "svc-cron"/, /does not export fetch/]);
+    await edge.refuses(() => edge.createRaw("WorkerVersion", "svc-caller-v-cron", bindTo("svc-cron")), "unsupported_capability", [
+      /ModuleWorker "svc-cron"/,
+      /does not export fetch/,
+    ]);
     await edge.aggregate("svc-live");
     await edge.create("WorkerVersion", "svc-caller-v-live", bindTo("svc-live"));
   });

@@ -30,7 +30,12 @@ describe.each(modes())("attachments — $label", (mode) => {
     ];
     for (const [kind, spec, handler] of cases) {
       const name = `nodep-${kind.toLowerCase()}`;
-      await edge.refuses(() => edge.createRaw(kind, name, spec), "unsupported_capability", [new RegExp(`${kind} "${name}"`), new RegExp(handler), /ModuleWorker "nodep"/, /no active WorkerDeployment/]);
+      await edge.refuses(() => edge.createRaw(kind, name, spec), "unsupported_capability", [
+        new RegExp(`${kind} "${name}"`),
+        new RegExp(handler),
+        /ModuleWorker "nodep"/,
+        /no active WorkerDeployment/,
+      ]);
       await edge.refuses(() => edge.importRaw(kind, name, spec, `native-${name}`), "unsupported_capability", [/no active WorkerDeployment/]);
     }
   });
@@ -42,13 +47,30 @@ describe.each(modes())("attachments — $label", (mode) => {
     await edge.create("AtLeastOnceQueue", "gate-queue", { messageRetentionSeconds: 3600 });
     const cron = { cron: "*/5 * * * *", worker: worker("gate") };
     const consumer = edge.consumerSpec("gate-queue", "gate");
-    await edge.refuses(() => edge.createRaw("WorkerCronTrigger", "gate-cron", cron), "unsupported_capability", [/scheduled/, /"gate-deployment"/, new RegExp(`"${a.names.version}" does not export scheduled`)]);
-    await edge.refuses(() => edge.createRaw("QueueConsumer", "gate-consumer", consumer), "unsupported_capability", [/queue/, new RegExp(`"${a.names.version}" does not export queue`)]);
+    await edge.refuses(() => edge.createRaw("WorkerCronTrigger", "gate-cron", cron), "unsupported_capability", [
+      /scheduled/,
+      /"gate-deployment"/,
+      new RegExp(`"${a.names.version}" does not export scheduled`),
+    ]);
+    await edge.refuses(() => edge.createRaw("QueueConsumer", "gate-consumer", consumer), "unsupported_capability", [
+      /queue/,
+      new RegExp(`"${a.names.version}" does not export queue`),
+    ]);
     await edge.create("WorkerCustomDomain", "gate-domain", { hostname: "gate.example.test", worker: worker("gate") });
     await edge.create("WorkerEndpoint", "gate-endpoint", { worker: worker("gate") });
     // EVERY weighted version must export the handler: one of two is not enough.
-    const d = await edge.update("WorkerDeployment", a.names.deployment, edge.deploymentSpec("gate", [[a.names.version, 5000], [full.names.version, 5000]]), "1");
-    await edge.refuses(() => edge.createRaw("WorkerCronTrigger", "gate-cron", cron), "unsupported_capability", [new RegExp(`"${a.names.version}" does not export scheduled`)]);
+    const d = await edge.update(
+      "WorkerDeployment",
+      a.names.deployment,
+      edge.deploymentSpec("gate", [
+        [a.names.version, 5000],
+        [full.names.version, 5000],
+      ]),
+      "1",
+    );
+    await edge.refuses(() => edge.createRaw("WorkerCronTrigger", "gate-cron", cron), "unsupported_capability", [
+      new RegExp(`"${a.names.version}" does not export scheduled`),
+    ]);
     await edge.update("WorkerDeployment", a.names.deployment, edge.deploymentSpec("gate", [[full.names.version, 10000]]), d.metadata.generation);
     await edge.create("WorkerCronTrigger", "gate-cron", cron);
     await edge.create("QueueConsumer", "gate-consumer", consumer);
@@ -87,7 +109,12 @@ describe.each(modes())("attachments — $label", (mode) => {
     const ref = edge.ref("WorkerCronTrigger");
     await edge.refuses(
       () =>
-        edge.wire.put(ref, "cron-trigger", { ...edge.wire.body(ref, "cron-trigger", spec("0 24 * * *")), review: { prepareDigest: review.json.review.prepareDigest } }, { headers: { "If-None-Match": "*" } }),
+        edge.wire.put(
+          ref,
+          "cron-trigger",
+          { ...edge.wire.body(ref, "cron-trigger", spec("0 24 * * *")), review: { prepareDigest: review.json.review.prepareDigest } },
+          { headers: { "If-None-Match": "*" } },
+        ),
       "invalid_argument",
       [/hour value 24/],
     );
@@ -116,11 +143,18 @@ describe.each(modes())("attachments — $label", (mode) => {
     await edge.aggregate("dlq");
     for (const q of ["q1", "q2", "q3", "q4", "q5"]) await edge.create("AtLeastOnceQueue", `dlq-${q}`, { messageRetentionSeconds: 3600 });
     // Its own queue as dead-letter queue is a cycle of length one.
-    await edge.refuses(() => edge.createRaw("QueueConsumer", "dlq-c1", edge.consumerSpec("dlq-q1", "dlq", "dlq-q1")), "invalid_argument", [/QueueConsumer "dlq-c1"/, /its own queue/, /acyclic/]);
+    await edge.refuses(() => edge.createRaw("QueueConsumer", "dlq-c1", edge.consumerSpec("dlq-q1", "dlq", "dlq-q1")), "invalid_argument", [
+      /QueueConsumer "dlq-c1"/,
+      /its own queue/,
+      /acyclic/,
+    ]);
     // A chain q1 → q2 → q3 is fine; closing it back to q1 is not.
     await edge.create("QueueConsumer", "dlq-c1", edge.consumerSpec("dlq-q1", "dlq", "dlq-q2"));
     await edge.create("QueueConsumer", "dlq-c2", edge.consumerSpec("dlq-q2", "dlq", "dlq-q3"));
-    await edge.refuses(() => edge.createRaw("QueueConsumer", "dlq-c3", edge.consumerSpec("dlq-q3", "dlq", "dlq-q1")), "invalid_argument", [/dead letters lead back/, /AtLeastOnceQueue "dlq-q3"/]);
+    await edge.refuses(() => edge.createRaw("QueueConsumer", "dlq-c3", edge.consumerSpec("dlq-q3", "dlq", "dlq-q1")), "invalid_argument", [
+      /dead letters lead back/,
+      /AtLeastOnceQueue "dlq-q3"/,
+    ]);
     // An update may close a cycle too (q2 → q1 → q2).
     await edge.refuses(() => edge.updateRaw("QueueConsumer", "dlq-c2", edge.consumerSpec("dlq-q2", "dlq", "dlq-q1"), "1"), "invalid_argument", [/acyclic/]);
     // A diamond (two queues dead-lettering into one) is accepted.
@@ -158,12 +192,16 @@ describe.each(modes())("attachments — $label", (mode) => {
     await edge.aggregate("claim", { space: ALT_SPACE });
     await edge.create("WorkerCustomDomain", "claim-domain", { hostname: "claim.example.test", worker: worker("claim") });
     // Any space of the tenant, any spelling of the name.
-    await edge.refuses(() => edge.createRaw("WorkerCustomDomain", "claim-other", { hostname: "CLAIM.example.test.", worker: worker("claim") }, { space: ALT_SPACE }), "invalid_argument", [
-      /hostname "claim.example.test"/,
-      /WorkerCustomDomain "claim-domain"/,
-      /space "conformance"/,
-    ]);
-    await edge.refuses(() => edge.createRaw("WorkerCustomDomain", "claim-same-space", { hostname: "claim.example.test", worker: worker("claim") }), "invalid_argument", [/already claimed/]);
+    await edge.refuses(
+      () => edge.createRaw("WorkerCustomDomain", "claim-other", { hostname: "CLAIM.example.test.", worker: worker("claim") }, { space: ALT_SPACE }),
+      "invalid_argument",
+      [/hostname "claim.example.test"/, /WorkerCustomDomain "claim-domain"/, /space "conformance"/],
+    );
+    await edge.refuses(
+      () => edge.createRaw("WorkerCustomDomain", "claim-same-space", { hostname: "claim.example.test", worker: worker("claim") }),
+      "invalid_argument",
+      [/already claimed/],
+    );
     // Releasing the claim re-enables it.
     await edge.remove("WorkerCustomDomain", "claim-domain", "1");
     const moved = await edge.create("WorkerCustomDomain", "claim-other", { hostname: "claim.example.test", worker: worker("claim") }, { space: ALT_SPACE });
@@ -176,7 +214,12 @@ describe.each(modes())("attachments — $label", (mode) => {
     await edge.aggregate("tenant-claim", { client: foreign });
     await edge.create("WorkerCustomDomain", "a-holder", { hostname: "shared.example.test", worker: worker("tenant-claim") });
     // Another tenant may claim the same hostname.
-    const theirs = await edge.create("WorkerCustomDomain", "b-holder", { hostname: "shared.example.test", worker: worker("tenant-claim") }, { client: foreign });
+    const theirs = await edge.create(
+      "WorkerCustomDomain",
+      "b-holder",
+      { hostname: "shared.example.test", worker: worker("tenant-claim") },
+      { client: foreign },
+    );
     expect(theirs.spec.hostname).toBe("shared.example.test");
     // Inside a tenant, the refusal names only that tenant's holder.
     const b = await edge.refuses(
@@ -186,7 +229,11 @@ describe.each(modes())("attachments — $label", (mode) => {
       foreign,
     );
     expect(b.message).not.toContain("a-holder");
-    const a = await edge.refuses(() => edge.createRaw("WorkerCustomDomain", "a-second", { hostname: "shared.example.test", worker: worker("tenant-claim") }), "invalid_argument", [/"a-holder"/]);
+    const a = await edge.refuses(
+      () => edge.createRaw("WorkerCustomDomain", "a-second", { hostname: "shared.example.test", worker: worker("tenant-claim") }),
+      "invalid_argument",
+      [/"a-holder"/],
+    );
     expect(a.message).not.toContain("b-holder");
   });
 
@@ -195,16 +242,24 @@ describe.each(modes())("attachments — $label", (mode) => {
     for (const q of ["q1", "q2"]) await edge.create("AtLeastOnceQueue", `imp-${q}`, { messageRetentionSeconds: 3600 });
     // Hostname claim: refused while held, accepted once free.
     await edge.create("WorkerCustomDomain", "imp-domain", { hostname: "imp.example.test", worker: worker("imp") });
-    await edge.refuses(() => edge.importRaw("WorkerCustomDomain", "imp-adopted", { hostname: "Imp.Example.Test", worker: worker("imp") }, "native-imp-domain"), "invalid_argument", [/already claimed/]);
+    await edge.refuses(
+      () => edge.importRaw("WorkerCustomDomain", "imp-adopted", { hostname: "Imp.Example.Test", worker: worker("imp") }, "native-imp-domain"),
+      "invalid_argument",
+      [/already claimed/],
+    );
     await edge.remove("WorkerCustomDomain", "imp-domain", "1");
     const adopted = await edge.importOk("WorkerCustomDomain", "imp-adopted", { hostname: "Imp.Example.Test", worker: worker("imp") }, "native-imp-domain");
     expect(adopted.spec.hostname).toBe("imp.example.test");
     // Dead-letter claim: a cycle refused, a chain accepted.
     await edge.create("QueueConsumer", "imp-c1", edge.consumerSpec("imp-q1", "imp", "imp-q2"));
-    await edge.refuses(() => edge.importRaw("QueueConsumer", "imp-c2", edge.consumerSpec("imp-q2", "imp", "imp-q1"), "native-imp-c2"), "invalid_argument", [/acyclic/]);
+    await edge.refuses(() => edge.importRaw("QueueConsumer", "imp-c2", edge.consumerSpec("imp-q2", "imp", "imp-q1"), "native-imp-c2"), "invalid_argument", [
+      /acyclic/,
+    ]);
     await edge.importOk("QueueConsumer", "imp-c2", edge.consumerSpec("imp-q2", "imp"), "native-imp-c2");
     // A second consumer of one queue is refused on import as well.
-    await edge.refuses(() => edge.importRaw("QueueConsumer", "imp-c3", edge.consumerSpec("imp-q2", "imp"), "native-imp-c3"), "invalid_argument", [/at most one consumer/]);
+    await edge.refuses(() => edge.importRaw("QueueConsumer", "imp-c3", edge.consumerSpec("imp-q2", "imp"), "native-imp-c3"), "invalid_argument", [
+      /at most one consumer/,
+    ]);
   });
 
   it("custom-domain-u-label-refused", async () => {
@@ -213,8 +268,14 @@ describe.each(modes())("attachments — $label", (mode) => {
     expect(v.status).toBe(200);
     expect(v.json.valid).toBe(false);
     expect(v.json.diagnostics[0].field).toBe("/spec/hostname");
-    await edge.refuses(() => edge.prepare("WorkerCustomDomain", "idn-domain", { hostname: "bücher.example", worker: worker("idn") }), "invalid_argument", [/\/spec\/hostname/]);
-    await edge.refuses(() => edge.importRaw("WorkerCustomDomain", "idn-domain", { hostname: "BÜCHER.example", worker: worker("idn") }, "native-idn"), "invalid_argument", [/\/spec\/hostname/]);
+    await edge.refuses(() => edge.prepare("WorkerCustomDomain", "idn-domain", { hostname: "bücher.example", worker: worker("idn") }), "invalid_argument", [
+      /\/spec\/hostname/,
+    ]);
+    await edge.refuses(
+      () => edge.importRaw("WorkerCustomDomain", "idn-domain", { hostname: "BÜCHER.example", worker: worker("idn") }, "native-idn"),
+      "invalid_argument",
+      [/\/spec\/hostname/],
+    );
     // The A-label is stored byte for byte.
     const stored = await edge.create("WorkerCustomDomain", "idn-domain", { hostname: "xn--bcher-kva.example", worker: worker("idn") });
     expect(stored.spec.hostname).toBe("xn--bcher-kva.example");
@@ -241,8 +302,14 @@ describe.each(modes())("attachments — $label", (mode) => {
     await edge.aggregate("one-ep");
     await edge.aggregate("one-ep-b");
     const first = await edge.create("WorkerEndpoint", "one-ep-first", { worker: worker("one-ep") });
-    await edge.refuses(() => edge.createRaw("WorkerEndpoint", "one-ep-second", { worker: worker("one-ep") }), "invalid_argument", [/ModuleWorker "one-ep"/, /WorkerEndpoint "one-ep-first"/, /at most one endpoint/]);
-    await edge.refuses(() => edge.importRaw("WorkerEndpoint", "one-ep-second", { worker: worker("one-ep") }, "native-one-ep"), "invalid_argument", [/at most one endpoint/]);
+    await edge.refuses(() => edge.createRaw("WorkerEndpoint", "one-ep-second", { worker: worker("one-ep") }), "invalid_argument", [
+      /ModuleWorker "one-ep"/,
+      /WorkerEndpoint "one-ep-first"/,
+      /at most one endpoint/,
+    ]);
+    await edge.refuses(() => edge.importRaw("WorkerEndpoint", "one-ep-second", { worker: worker("one-ep") }, "native-one-ep"), "invalid_argument", [
+      /at most one endpoint/,
+    ]);
     // Another worker's endpoint has another address.
     const other = await edge.create("WorkerEndpoint", "one-ep-second", { worker: worker("one-ep-b") });
     expect(other.status.outputs.hostname).not.toBe(first.status.outputs.hostname);
@@ -287,7 +354,12 @@ describe.each(modes())("attachments — $label", (mode) => {
     try {
       await edge.aggregate("bob");
       await edge.create("WorkerEndpoint", "bob-endpoint", { worker: worker("bob") });
-      await edge.refuses(() => edge.createRaw("WorkerEndpoint", "bob-endpoint-2", { worker: worker("bob") }, { client: bob }), "invalid_argument", [/at most one endpoint/], bob);
+      await edge.refuses(
+        () => edge.createRaw("WorkerEndpoint", "bob-endpoint-2", { worker: worker("bob") }, { client: bob }),
+        "invalid_argument",
+        [/at most one endpoint/],
+        bob,
+      );
       const res = await bob.request("GET", `${edge.mode.family.api}/support/forms`);
       expect(res.status).toBe(200);
     } finally {

@@ -35,7 +35,15 @@ const CAPS = ["create", "read", "update", "delete", "import", "observe"];
 
 describe("the rules attach by exact group and kind", () => {
   const root = join(dir, "lab");
-  write("lab/worker", { apiVersion: LAB, kind: "ModuleWorker", definitionVersion: "0.1.0", title: "Lab worker", role: "identity", desiredSchema: schema({}), lifecycleCapabilities: ["create", "read", "delete", "import", "observe"] });
+  write("lab/worker", {
+    apiVersion: LAB,
+    kind: "ModuleWorker",
+    definitionVersion: "0.1.0",
+    title: "Lab worker",
+    role: "identity",
+    desiredSchema: schema({}),
+    lifecycleCapabilities: ["create", "read", "delete", "import", "observe"],
+  });
   write("lab/deployment", {
     apiVersion: LAB,
     kind: "WorkerDeployment",
@@ -43,7 +51,12 @@ describe("the rules attach by exact group and kind", () => {
     title: "Lab deployment",
     role: "deployment",
     desiredSchema: schema(
-      { versions: { type: "array", items: { type: "object", additionalProperties: false, properties: { weight: { type: "integer", minimum: 1 } }, required: ["weight"] } } },
+      {
+        versions: {
+          type: "array",
+          items: { type: "object", additionalProperties: false, properties: { weight: { type: "integer", minimum: 1 } }, required: ["weight"] },
+        },
+      },
       ["versions"],
     ),
     lifecycleCapabilities: CAPS,

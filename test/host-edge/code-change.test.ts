@@ -95,7 +95,10 @@ describe.each(modes())("code change without a Ready=False window — $label", (m
     const version = revisionName("version", digestCanonical(spec as never), owner);
     await step(await edge.createRaw("WorkerVersion", version, spec), "PUT WorkerVersion");
     const current = await edge.read("WorkerDeployment", old.deployment);
-    await step(await edge.updateRaw("WorkerDeployment", old.deployment, edge.deploymentSpec(owner, [[version, 10000]]), current.metadata.generation), "PUT WorkerDeployment");
+    await step(
+      await edge.updateRaw("WorkerDeployment", old.deployment, edge.deploymentSpec(owner, [[version, 10000]]), current.metadata.generation),
+      "PUT WorkerDeployment",
+    );
     await step(await edge.removeRaw("WorkerVersion", old.version, "1"), "DELETE WorkerVersion");
     await step(await edge.removeRaw("WorkerBundle", old.bundle, "1"), "DELETE WorkerBundle");
     return statuses;

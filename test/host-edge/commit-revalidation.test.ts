@@ -108,7 +108,9 @@ describe.each(families())("commit-time re-validation, async always — $label", 
   it("declared handlers are re-checked against the bundle resolved at commit", async () => {
     await edge.create("ModuleWorker", "rv-exp", {});
     await edge.create("WorkerBundle", "rv-exp-bundle", { manifestDigest: await edge.bundleDigest("export default { fetch() {}, queue() {} };\n") });
-    const id = await held(() => edge.createRaw("WorkerVersion", "rv-exp-version", edge.versionSpec({ bundle: "rv-exp-bundle", worker: "rv-exp", handlers: ["fetch", "queue"] })));
+    const id = await held(() =>
+      edge.createRaw("WorkerVersion", "rv-exp-version", edge.versionSpec({ bundle: "rv-exp-bundle", worker: "rv-exp", handlers: ["fetch", "queue"] })),
+    );
     // Nothing holds the bundle yet (the version is not committed): it is replaced by fetch-only code.
     await edge.remove("WorkerBundle", "rv-exp-bundle", "1");
     await edge.create("WorkerBundle", "rv-exp-bundle", { manifestDigest: await edge.bundleDigest(FETCH_ONLY) });

@@ -20,7 +20,8 @@ export { FULL_MODULE, readyOf, SPACE, TOKENS };
 export const FETCH_ONLY = 'export default {\n  async fetch() { return new Response("fetch only"); },\n};\n';
 export const SCHEDULED_ONLY = "const app = { async scheduled() {} };\nexport default app;\n";
 export const QUEUE_ONLY = "const base = { async queue() {} };\nexport default { ...base };\n";
-export const FETCH_AND_SCHEDULED = "const app = {\n  fetch(request) { return new Response('hi'); },\n  scheduled: async () => {},\n};\nexport { app as default };\n";
+export const FETCH_AND_SCHEDULED =
+  "const app = {\n  fetch(request) { return new Response('hi'); },\n  scheduled: async () => {},\n};\nexport { app as default };\n";
 
 export interface Mode {
   label: string;
@@ -258,7 +259,13 @@ export class Edge {
   }
 
   /** A bundle and a version of `worker` running `source`, declaring `handlers`. */
-  async revision(worker: string, tag: string, source: string, handlers: string[], o: CallOptions = {}): Promise<{ bundle: any; version: any; names: { bundle: string; version: string } }> {
+  async revision(
+    worker: string,
+    tag: string,
+    source: string,
+    handlers: string[],
+    o: CallOptions = {},
+  ): Promise<{ bundle: any; version: any; names: { bundle: string; version: string } }> {
     const names = { bundle: `${worker}-b-${tag}`, version: `${worker}-v-${tag}` };
     const manifestDigest = await this.bundleDigest(source, o.client);
     const bundle = await this.create("WorkerBundle", names.bundle, { manifestDigest }, o);
@@ -277,7 +284,8 @@ export class Edge {
     const w = await this.create("ModuleWorker", worker, {}, o);
     const rev = await this.revision(worker, "1", o.source ?? FULL_MODULE, o.handlers ?? ["fetch", "scheduled", "queue"], o);
     const names = { worker, ...rev.names, deployment: `${worker}-deployment` };
-    const deployment = o.deploy === false ? undefined : await this.create("WorkerDeployment", names.deployment, this.deploymentSpec(worker, [[names.version, 10000]]), o);
+    const deployment =
+      o.deploy === false ? undefined : await this.create("WorkerDeployment", names.deployment, this.deploymentSpec(worker, [[names.version, 10000]]), o);
     return { worker: w, bundle: rev.bundle, version: rev.version, deployment, names };
   }
 

@@ -26,7 +26,8 @@ describe("cron parser", () => {
   });
 
   it("accepts the portable forms", () => {
-    for (const ok of ["*/5 * * * *", "0 * * * *", "0 9-17 * * 1-5", "0-59/59 0-23/23 1-31/30 1-12/11 0-6/6", "05 07 * * *"]) expect(cronProblem(ok), ok).toBeUndefined();
+    for (const ok of ["*/5 * * * *", "0 * * * *", "0 9-17 * * 1-5", "0-59/59 0-23/23 1-31/30 1-12/11 0-6/6", "05 07 * * *"])
+      expect(cronProblem(ok), ok).toBeUndefined();
   });
 });
 
@@ -40,7 +41,10 @@ describe("hostname canonicalization", () => {
 
 describe("default-export resolution", () => {
   it("a later member overrides an earlier one; __proto__ defines no member", () => {
-    expect(handlers("export default { fetch() {}, fetch: null, queue: undefined, __proto__: { scheduled() {} } };")).toMatchObject({ resolved: true, handlers: [] });
+    expect(handlers("export default { fetch() {}, fetch: null, queue: undefined, __proto__: { scheduled() {} } };")).toMatchObject({
+      resolved: true,
+      handlers: [],
+    });
     expect(handlers("const a = { fetch: 1 };\nexport default { ...a, fetch() {} };")).toMatchObject({ handlers: ["fetch"] });
   });
 
@@ -54,8 +58,12 @@ describe("default-export resolution", () => {
   it("a member value counts only when it statically resolves to something callable", () => {
     expect(handlers("export default { fetch: 'x', scheduled: [], queue: {} };")).toMatchObject({ resolved: true, handlers: [] });
     // A member of an object the host cannot resolve is unknown, not "maybe a function".
-    expect(handlers("const h = {};\nexport default { fetch: h.fetch, scheduled: async function () {}, queue: (b) => b };")).toMatchObject({ handlers: ["queue", "scheduled"] });
-    expect(handlers("const h = { fetch() {} };\nexport default { fetch: h.fetch, scheduled: h['fetch'], queue: h.queue };")).toMatchObject({ handlers: ["fetch", "scheduled"] });
+    expect(handlers("const h = {};\nexport default { fetch: h.fetch, scheduled: async function () {}, queue: (b) => b };")).toMatchObject({
+      handlers: ["queue", "scheduled"],
+    });
+    expect(handlers("const h = { fetch() {} };\nexport default { fetch: h.fetch, scheduled: h['fetch'], queue: h.queue };")).toMatchObject({
+      handlers: ["fetch", "scheduled"],
+    });
     expect(handlers("export default { fetch: make(), scheduled: new Handler() };")).toMatchObject({ resolved: true, handlers: [] });
     expect(handlers("export default { fetch: function () {}.bind(null), queue: class {}, scheduled: undefined };")).toMatchObject({ handlers: ["queue"] });
     // Getters and setters are unknown: the host does not run a getter to see what it returns.
@@ -91,16 +99,27 @@ describe("default-export resolution", () => {
   });
 
   it("bundler output: esbuild's `var src_default = { … }; export { src_default as default }` is read like a const", () => {
-    expect(handlers("var src_default = {\n  async fetch(request, env) { return new Response('ok'); },\n  scheduled() {}\n};\nexport {\n  src_default as default\n};")).toMatchObject({ resolved: true, handlers: ["fetch", "scheduled"] });
-    expect(handlers("async function handle(r) { return r; }\nvar src_default = { fetch: handle };\nexport { src_default as default };")).toMatchObject({ resolved: true, handlers: ["fetch"] });
+    expect(
+      handlers(
+        "var src_default = {\n  async fetch(request, env) { return new Response('ok'); },\n  scheduled() {}\n};\nexport {\n  src_default as default\n};",
+      ),
+    ).toMatchObject({ resolved: true, handlers: ["fetch", "scheduled"] });
+    expect(handlers("async function handle(r) { return r; }\nvar src_default = { fetch: handle };\nexport { src_default as default };")).toMatchObject({
+      resolved: true,
+      handlers: ["fetch"],
+    });
     expect(handlers("var app = { fetch() {} };\ndelete app.fetch;\nexport default app;")).toMatchObject({ handlers: [] });
     expect(handlers("var app = { fetch() {} };\nconst b = app;\napp = {};\nexport default b;")).toMatchObject({ resolved: false, handlers: [] });
-    expect(handlers("const app = { fetch() {} };\nlet other = app;\nother = {};\nconst b = other;\nexport default b;")).toMatchObject({ resolved: false, handlers: [] });
+    expect(handlers("const app = { fetch() {} };\nlet other = app;\nother = {};\nconst b = other;\nexport default b;")).toMatchObject({
+      resolved: false,
+      handlers: [],
+    });
     expect(handlers("const app = { fetch() {} };\nvar other = app;\nexport default other;")).toMatchObject({ resolved: true, handlers: ["fetch"] });
   });
 
   it("a const alias chain is followed up to 64 steps", () => {
-    const chain = (n: number) => `const a0 = () => {};\n${Array.from({ length: n }, (_, i) => `const a${i + 1} = a${i};`).join("\n")}\nexport default { fetch: a${n} };`;
+    const chain = (n: number) =>
+      `const a0 = () => {};\n${Array.from({ length: n }, (_, i) => `const a${i + 1} = a${i};`).join("\n")}\nexport default { fetch: a${n} };`;
     expect(handlers(chain(64)).handlers).toEqual(["fetch"]);
     expect(handlers(chain(65)).handlers).toEqual([]);
     const objects = (n: number) => `const a0 = { fetch() {} };\n${Array.from({ length: n }, (_, i) => `const a${i + 1} = a${i};`).join("\n")}\n`;
@@ -173,8 +192,14 @@ describe("default-export resolution", () => {
   });
 
   it("a default export read before its declaration, or in a module that calls eval, is unreadable", () => {
-    expect(handlers("export default app;\nconst app = { fetch() {} };")).toMatchObject({ resolved: false, reason: expect.stringMatching(/read before its declaration/) });
-    expect(handlers("const app = { fetch() {} };\nfunction f(s) { return eval(s); }\nexport default app;")).toMatchObject({ resolved: false, reason: expect.stringMatching(/eval/) });
+    expect(handlers("export default app;\nconst app = { fetch() {} };")).toMatchObject({
+      resolved: false,
+      reason: expect.stringMatching(/read before its declaration/),
+    });
+    expect(handlers("const app = { fetch() {} };\nfunction f(s) { return eval(s); }\nexport default app;")).toMatchObject({
+      resolved: false,
+      reason: expect.stringMatching(/eval/),
+    });
     expect(handlers("const app = { fetch() {} };\nexport default app;")).toMatchObject({ resolved: true, handlers: ["fetch"] });
   });
 
@@ -195,7 +220,10 @@ describe("parsing cost", () => {
     expect((used.user + used.system) / 1000).toBeLessThan(8000);
     expect(result).toMatchObject({ resolved: true });
     expect([...result.handlers].sort()).toEqual(["fetch", "queue"]);
-    expect(handlers("const a = 1;\nlet a = 2;\nexport default { fetch() {} };")).toMatchObject({ resolved: false, reason: expect.stringMatching(/already been declared/) });
+    expect(handlers("const a = 1;\nlet a = 2;\nexport default { fetch() {} };")).toMatchObject({
+      resolved: false,
+      reason: expect.stringMatching(/already been declared/),
+    });
     expect(handlers("export { missing as default };")).toMatchObject({ resolved: false, reason: expect.stringMatching(/not defined/) });
   });
 });

@@ -23,12 +23,22 @@ describe.each(modes())("removal order — $label", (mode) => {
     await edge.create("WorkerCronTrigger", "order-cron", { cron: "0 0 * * *", worker: w("order") });
     await edge.create("QueueConsumer", "order-consumer", edge.consumerSpec("order-queue", "order"));
     const caller = await edge.aggregate("order-caller", { deploy: false });
-    await edge.create("WorkerVersion", "order-caller-bound", edge.versionSpec({ bundle: caller.names.bundle, worker: "order-caller", extra: { serviceBindings: [{ name: "ORDER", resource: w("order") }] } }));
+    await edge.create(
+      "WorkerVersion",
+      "order-caller-bound",
+      edge.versionSpec({ bundle: caller.names.bundle, worker: "order-caller", extra: { serviceBindings: [{ name: "ORDER", resource: w("order") }] } }),
+    );
 
     // Out of order: each is refused and nothing changes.
     await edge.refuses(() => edge.removeRaw("ModuleWorker", "order", "1"), "dependency_in_use", [/ModuleWorker "order"/]);
-    await edge.refuses(() => edge.removeRaw("WorkerBundle", a.names.bundle, "1"), "dependency_in_use", [new RegExp(`WorkerVersion "${a.names.version}"`), /\/bundle/]);
-    await edge.refuses(() => edge.removeRaw("WorkerVersion", a.names.version, "1"), "dependency_in_use", [/WorkerDeployment "order-deployment"/, /\/versions\/0\/workerVersion/]);
+    await edge.refuses(() => edge.removeRaw("WorkerBundle", a.names.bundle, "1"), "dependency_in_use", [
+      new RegExp(`WorkerVersion "${a.names.version}"`),
+      /\/bundle/,
+    ]);
+    await edge.refuses(() => edge.removeRaw("WorkerVersion", a.names.version, "1"), "dependency_in_use", [
+      /WorkerDeployment "order-deployment"/,
+      /\/versions\/0\/workerVersion/,
+    ]);
     const blocked = await edge.refuses(() => edge.removeRaw("WorkerDeployment", a.names.deployment, "1"), "dependency_in_use", [/5 live dependent/]);
     for (const who of ["order-domain", "order-endpoint", "order-cron", "order-consumer", "order-caller-bound"]) expect(blocked.message).toContain(`"${who}"`);
 

@@ -26,7 +26,11 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     const collisions: [Record<string, unknown>, string, RegExp][] = [
       [{ vars: { CACHE: "on" }, kvBindings: kv("CACHE") }, "/spec/kvBindings/0/name", /"CACHE" is already declared at \/vars\/CACHE/],
       [{ vars: { TOKEN: 1 }, requiredSensitiveVars: ["TOKEN"] }, "/spec/requiredSensitiveVars/0", /"TOKEN" is already declared at \/vars\/TOKEN/],
-      [{ kvBindings: kv("SHARED"), queueProducerBindings: [{ name: "SHARED", resource: edge.to("AtLeastOnceQueue", "vw-queue") }] }, "/spec/queueProducerBindings/0/name", /"SHARED" is already declared at \/kvBindings\/0\/name/],
+      [
+        { kvBindings: kv("SHARED"), queueProducerBindings: [{ name: "SHARED", resource: edge.to("AtLeastOnceQueue", "vw-queue") }] },
+        "/spec/queueProducerBindings/0/name",
+        /"SHARED" is already declared at \/kvBindings\/0\/name/,
+      ],
     ];
     for (const [extra, field, message] of collisions) {
       const spec = base(extra);
@@ -45,7 +49,17 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
       // apply refuses it even when it carries a review minted for a valid spec.
       const ref = edge.ref("WorkerVersion");
       const review = (await edge.prepare("WorkerVersion", "vw-collide", base())).json.review.prepareDigest;
-      await edge.refuses(() => edge.wire.put(ref, "vw-collide", { ...edge.wire.body(ref, "vw-collide", spec), review: { prepareDigest: review } }, { headers: { "If-None-Match": "*" } }), "invalid_argument", [message]);
+      await edge.refuses(
+        () =>
+          edge.wire.put(
+            ref,
+            "vw-collide",
+            { ...edge.wire.body(ref, "vw-collide", spec), review: { prepareDigest: review } },
+            { headers: { "If-None-Match": "*" } },
+          ),
+        "invalid_argument",
+        [message],
+      );
     }
     const ok = await edge.create("WorkerVersion", "vw-distinct", base({ vars: { MODE: "x" }, requiredSensitiveVars: ["TOKEN"], kvBindings: kv("CACHE") }));
     expect(ok.spec.kvBindings[0].name).toBe("CACHE");
@@ -67,7 +81,12 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     const fetchOnly = 'export default { async fetch() { return new Response("x"); } };\n';
     await edge.create("WorkerBundle", "vw-fetch-only", { manifestDigest: await edge.bundleDigest(fetchOnly) });
     const spec = edge.versionSpec({ bundle: "vw-fetch-only", worker: "vw", handlers: ["fetch", "queue"] });
-    await edge.refuses(() => edge.createRaw("WorkerVersion", "vw-missing", spec), "invalid_argument", [/declares handler "queue"/, /main module "index.js"/, /WorkerBundle "vw-fetch-only"/, /exposes fetch/]);
+    await edge.refuses(() => edge.createRaw("WorkerVersion", "vw-missing", spec), "invalid_argument", [
+      /declares handler "queue"/,
+      /main module "index.js"/,
+      /WorkerBundle "vw-fetch-only"/,
+      /exposes fetch/,
+    ]);
     await edge.refuses(() => edge.importRaw("WorkerVersion", "vw-missing", spec, "native-vw-missing"), "invalid_argument", [/"queue"/]);
     await edge.create("WorkerVersion", "vw-missing", edge.versionSpec({ bundle: "vw-fetch-only", worker: "vw", handlers: ["fetch"] }));
   });
@@ -78,10 +97,22 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     ["named values", "const handler = async () => new Response('v');\nexport default { fetch: handler, queue: function () {} };\n", ["fetch", "queue"]],
     ["a const bound to a literal", "const app = { async queue(batch) {}, fetch: (r) => new Response('a') };\nexport default app;\n", ["fetch", "queue"]],
     ["an export specifier", "const app = { scheduled() {} };\nexport { app as default };\n", ["scheduled"]],
-    ["a spread of another literal", "const base = { async queue() {} };\nconst more = { ...base, fetch() {} };\nexport default { ...more, scheduled: more.fetch };\n", ["fetch", "queue", "scheduled"]],
+    [
+      "a spread of another literal",
+      "const base = { async queue() {} };\nconst more = { ...base, fetch() {} };\nexport default { ...more, scheduled: more.fetch };\n",
+      ["fetch", "queue", "scheduled"],
+    ],
     ["computed string keys", "const h = () => {};\nexport default { ['fetch']: h, [`scheduled`]: h };\n", ["fetch", "scheduled"]],
-    ["declarations and const aliases", "function handle() {}\nclass Consumer {}\nconst a = () => {};\nconst b = a;\nconst KEY = 'scheduled';\nexport default { fetch: handle, queue: Consumer, [KEY]: b };\n", ["fetch", "queue", "scheduled"]],
-    ["a method call that cannot reach the object", "const app = { fetch(r) { return app.route(r); }, route(r) { return this.name; }, name: 'x' };\nexport default app;\n", ["fetch"]],
+    [
+      "declarations and const aliases",
+      "function handle() {}\nclass Consumer {}\nconst a = () => {};\nconst b = a;\nconst KEY = 'scheduled';\nexport default { fetch: handle, queue: Consumer, [KEY]: b };\n",
+      ["fetch", "queue", "scheduled"],
+    ],
+    [
+      "a method call that cannot reach the object",
+      "const app = { fetch(r) { return app.route(r); }, route(r) { return this.name; }, name: 'x' };\nexport default app;\n",
+      ["fetch"],
+    ],
   ];
   for (const [label, source, exported] of resolvable) {
     it(`declared handlers are read from the default export: ${label}`, async () => {
@@ -91,10 +122,11 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
       expect(created.spec.handlers).toEqual(exported);
       const absent = ["fetch", "scheduled", "queue"].find((h) => !exported.includes(h));
       if (absent !== undefined) {
-        await edge.refuses(() => edge.createRaw("WorkerVersion", `vw-r-${slug}-x`, edge.versionSpec({ bundle: `vw-r-${slug}`, worker: "vw", handlers: [absent] })), "invalid_argument", [
-          new RegExp(`"${absent}"`),
-          new RegExp(`exposes ${[...exported].sort().join(", ")}`),
-        ]);
+        await edge.refuses(
+          () => edge.createRaw("WorkerVersion", `vw-r-${slug}-x`, edge.versionSpec({ bundle: `vw-r-${slug}`, worker: "vw", handlers: [absent] })),
+          "invalid_argument",
+          [new RegExp(`"${absent}"`), new RegExp(`exposes ${[...exported].sort().join(", ")}`)],
+        );
       }
     });
   }
@@ -116,7 +148,11 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     it(`a default export the parser cannot resolve exports nothing: ${label}`, async () => {
       const slug = label.replace(/[^a-z]+/g, "-");
       await edge.create("WorkerBundle", `vw-u-${slug}`, { manifestDigest: await edge.bundleDigest(source) });
-      await edge.refuses(() => edge.createRaw("WorkerVersion", `vw-u-${slug}`, edge.versionSpec({ bundle: `vw-u-${slug}`, worker: "vw", handlers: ["fetch"] })), "invalid_argument", [/"fetch"/, why]);
+      await edge.refuses(
+        () => edge.createRaw("WorkerVersion", `vw-u-${slug}`, edge.versionSpec({ bundle: `vw-u-${slug}`, worker: "vw", handlers: ["fetch"] })),
+        "invalid_argument",
+        [/"fetch"/, why],
+      );
     });
   }
 
@@ -137,7 +173,11 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     ["a deleted member beside another", "const app = { fetch() {}, queue() {} };\ndelete app.fetch;\nexport default app;\n", ["queue"]],
     ["a member assigned beside another", "const app = { fetch() {}, queue() {} };\napp.fetch = 42;\nexport default app;\n", ["queue"]],
     ["a member assigned by a string key", "const app = { fetch() {}, queue() {} };\napp['fetch'] = 42;\nexport default app;\n", ["queue"]],
-    ["a member assigned through a const alias", "const app = { fetch() {}, queue() {} };\nconst same = app;\nsame.fetch = 42;\nexport { app as default };\n", ["queue"]],
+    [
+      "a member assigned through a const alias",
+      "const app = { fetch() {}, queue() {} };\nconst same = app;\nsame.fetch = 42;\nexport { app as default };\n",
+      ["queue"],
+    ],
     ["an object passed to Object.assign", "const app = { fetch() {}, queue() {} };\nObject.assign(app, { fetch: 1 });\nexport default app;\n", []],
     ["an object passed to any call", "const app = { fetch() {}, queue() {} };\nregister(app);\nexport default app;\n", []],
     ["a method that writes through this", "const app = { fetch() {}, queue() {}, init() { this.fetch = 1; } };\napp.init();\nexport default app;\n", []],
@@ -168,28 +208,50 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
 
   it("WorkerBundle: the manifest resolves in the caller's tenant, is decodable, and is a WorkerBundle manifest (artifact-then-bundle-apply)", async () => {
     const never = `sha256:${createHash("sha256").update("never committed").digest("hex")}`;
-    await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-missing", { manifestDigest: never }), "artifact_missing", [new RegExp(never), /not committed in this tenant/]);
+    await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-missing", { manifestDigest: never }), "artifact_missing", [
+      new RegExp(never),
+      /not committed in this tenant/,
+    ]);
     await edge.refuses(() => edge.importRaw("WorkerBundle", "vb-missing", { manifestDigest: never }, "native-vb-missing"), "artifact_missing");
     // A manifest only another tenant holds is missing here, indistinguishably.
     const foreign = edge.client.as(TOKENS.foreign);
     const theirs = await edge.bundleDigest("export default { fetch() {} }; // theirs only\n", foreign);
-    const refusal = await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-foreign", { manifestDigest: theirs }), "artifact_missing", [/not committed in this tenant/]);
-    expect(refusal.message.replace(theirs, "D")).toBe(`WorkerBundle "vb-foreign": manifest D is not committed in this tenant; upload and commit it, then apply`);
+    const refusal = await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-foreign", { manifestDigest: theirs }), "artifact_missing", [
+      /not committed in this tenant/,
+    ]);
+    expect(refusal.message.replace(theirs, "D")).toBe(
+      `WorkerBundle "vb-foreign": manifest D is not committed in this tenant; upload and commit it, then apply`,
+    );
     // A committed manifest of another kind is not a WorkerBundle.
     const bytes = Buffer.from("<h1>hi</h1>");
     const blob = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-    const manifest = { apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [{ path: "index.html", mediaType: "text/html", size: bytes.byteLength, digest: blob }] };
-    const start = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": idempotencyKey() } });
+    const manifest = {
+      apiVersion: "artifacts.takoform.com/v1alpha1",
+      kind: "StaticAssetBundle",
+      files: [{ path: "index.html", mediaType: "text/html", size: bytes.byteLength, digest: blob }],
+    };
+    const start = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads`, {
+      body: { manifest },
+      headers: { "Idempotency-Key": idempotencyKey() },
+    });
     expect([200, 201]).toContain(start.status);
     if ((start.json.missingBlobs as string[]).includes(blob)) {
-      const put = await edge.client.request("PUT", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/blobs/${blob}`, { body: bytes, headers: { "Content-Type": "application/octet-stream" } });
+      const put = await edge.client.request("PUT", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/blobs/${blob}`, {
+        body: bytes,
+        headers: { "Content-Type": "application/octet-stream" },
+      });
       expect([201, 204]).toContain(put.status);
     }
-    const commit = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/commit`, { headers: { "Idempotency-Key": idempotencyKey() } });
+    const commit = await edge.client.request("POST", `${edge.mode.family.api}/artifacts/uploads/${start.json.uploadId}/commit`, {
+      headers: { "Idempotency-Key": idempotencyKey() },
+    });
     const assets = await edge.wire.settled(commit, "commit").catch(() => commit.json);
     const digest = (assets?.manifestDigest ?? commit.json?.manifestDigest) as string;
     expect(digest).toMatch(/^sha256:/);
-    await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-assets", { manifestDigest: digest }), "artifact_invalid", [/StaticAssetBundle manifest/, /needs a WorkerBundle manifest/]);
+    await edge.refuses(() => edge.createRaw("WorkerBundle", "vb-assets", { manifestDigest: digest }), "artifact_invalid", [
+      /StaticAssetBundle manifest/,
+      /needs a WorkerBundle manifest/,
+    ]);
     await edge.refuses(() => edge.importRaw("WorkerBundle", "vb-assets", { manifestDigest: digest }, "native-vb-assets"), "artifact_invalid");
     // The committed WorkerBundle manifest applies.
     const ok = await edge.create("WorkerBundle", "vb-ok", { manifestDigest: await edge.bundleDigest(FULL_MODULE) });

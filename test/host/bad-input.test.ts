@@ -22,7 +22,11 @@ describe("bad input", () => {
   afterAll(async () => served.close());
 
   /** Asserts the refusal and that the store did not change. */
-  async function refused(res: Promise<import("./harness.ts").RawResponse>, code: "invalid_argument" | "form_unknown" | "unauthenticated", message?: RegExp): Promise<void> {
+  async function refused(
+    res: Promise<import("./harness.ts").RawResponse>,
+    code: "invalid_argument" | "form_unknown" | "unauthenticated",
+    message?: RegExp,
+  ): Promise<void> {
     const before = served.host.controls.resourceCount();
     expectError(await res, code, message);
     expect(served.host.controls.resourceCount()).toBe(before);
@@ -30,7 +34,10 @@ describe("bad input", () => {
 
   const put = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     served.client.request("PUT", path, { body, headers: { "Idempotency-Key": key(), "If-None-Match": "*", ...headers } });
-  const validBody = async (name: string): Promise<Record<string, any>> => ({ ...wire.body(kv, name, {}), review: { prepareDigest: await wire.digest(kv, name, {}) } });
+  const validBody = async (name: string): Promise<Record<string, any>> => ({
+    ...wire.body(kv, name, {}),
+    review: { prepareDigest: await wire.digest(kv, name, {}) },
+  });
 
   it("request bodies that are not strict I-JSON", async () => {
     const path = wire.path(kv, "json-kv");
@@ -71,7 +78,11 @@ describe("bad input", () => {
       ["kind ≠ formRef", { ...b, kind: "ObjectBucket" }, /must equal \/form\/formRef\/kind|path kind/],
       ["bad name", { ...b, metadata: { name: "Env_KV", space: SPACE } }, /\/metadata\/name/],
       ["name ≠ path", { ...b, metadata: { name: "other-kv", space: SPACE } }, /path name/],
-      ["retained group", { ...b, apiVersion: "forms.takoform.com/v1alpha2", form: { formRef: { ...kv, apiVersion: "forms.takoform.com/v1alpha2" } } }, /apiVersion/],
+      [
+        "retained group",
+        { ...b, apiVersion: "forms.takoform.com/v1alpha2", form: { formRef: { ...kv, apiVersion: "forms.takoform.com/v1alpha2" } } },
+        /apiVersion/,
+      ],
       ["bad uid", { ...b, metadata: { name: "env-kv", space: SPACE, uid: "-bad" } }, /\/metadata\/uid/],
       ["non-canonical generation", { ...b, metadata: { name: "env-kv", space: SPACE, generation: "01" } }, /\/metadata\/generation/],
       ["bad expectedUid", { ...b, expectedUid: "" }, /\/expectedUid/],
@@ -101,25 +112,46 @@ describe("bad input", () => {
     // Header and body generation fences must agree.
     const digest = await wire.digest(q, "existing-q", wire.queueSpec(60), { generation: "1" });
     const upd = { ...wire.body(q, "existing-q", wire.queueSpec(60)), review: { prepareDigest: digest }, expectedGeneration: "2" };
-    await refused(served.client.request("PUT", wire.path(q, "existing-q"), { body: upd, headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "1" } }), "invalid_argument", /disagree/);
+    await refused(
+      served.client.request("PUT", wire.path(q, "existing-q"), { body: upd, headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "1" } }),
+      "invalid_argument",
+      /disagree/,
+    );
     // The body fence alone is a fence.
-    expectStatus(await served.client.request("PUT", wire.path(q, "existing-q"), { body: { ...upd, expectedGeneration: "1" }, headers: { "Idempotency-Key": key() } }), 200);
+    expectStatus(
+      await served.client.request("PUT", wire.path(q, "existing-q"), { body: { ...upd, expectedGeneration: "1" }, headers: { "Idempotency-Key": key() } }),
+      200,
+    );
     // Malformed If-Match on delete.
-    await refused(wire.remove(q, "existing-q", "1", { headers: { "If-Match": "W/\"1\"" } }), "invalid_argument", /If-Match/);
+    await refused(wire.remove(q, "existing-q", "1", { headers: { "If-Match": 'W/"1"' } }), "invalid_argument", /If-Match/);
   });
 
   it("exact-form queries", async () => {
     const base = `${wire.path(q, "existing-q")}`;
     const full = wire.query(q);
-    await refused(served.client.request("GET", `${base}?${full}&packageDigest=sha256:${"0".repeat(64)}`), "invalid_argument", /unknown query parameter "packageDigest"/);
+    await refused(
+      served.client.request("GET", `${base}?${full}&packageDigest=sha256:${"0".repeat(64)}`),
+      "invalid_argument",
+      /unknown query parameter "packageDigest"/,
+    );
     await refused(served.client.request("GET", `${base}?${full}&space=${SPACE}`), "invalid_argument", /given 2 times/);
     await refused(served.client.request("GET", `${base}?${full.replace(`space=${SPACE}&`, "")}`), "invalid_argument", /space is required/);
     await refused(served.client.request("GET", `${base}?${full}&&x`), "invalid_argument", /empty parameter/);
     await refused(served.client.request("GET", `${base}?${full.replace("space=conformance", "space=%ZZ")}`), "invalid_argument", /percent-encoding/);
-    const wrongKind = new URLSearchParams({ space: SPACE, group: q.apiVersion, kind: "EdgeKVNamespace", definitionVersion: q.definitionVersion, schemaDigest: q.schemaDigest });
+    const wrongKind = new URLSearchParams({
+      space: SPACE,
+      group: q.apiVersion,
+      kind: "EdgeKVNamespace",
+      definitionVersion: q.definitionVersion,
+      schemaDigest: q.schemaDigest,
+    });
     await refused(served.client.request("GET", `${base}?${wrongKind}`), "invalid_argument", /does not match the path kind/);
     // Routes without a query refuse one.
-    await refused(served.client.request("POST", `${API}/resources/validate?space=x`, { body: wire.body(q, "x", wire.queueSpec()) }), "invalid_argument", /takes no query/);
+    await refused(
+      served.client.request("POST", `${API}/resources/validate?space=x`, { body: wire.body(q, "x", wire.queueSpec()) }),
+      "invalid_argument",
+      /takes no query/,
+    );
     await refused(put(`${wire.path(kv, "q-kv")}?${wire.query(kv)}`, await validBody("q-kv")), "invalid_argument", /takes no query/);
     // "+" decodes to a space, as form encoding writes it.
     await wire.created(kv, "plus-kv", {}, { space: "a b" });
@@ -127,15 +159,35 @@ describe("bad input", () => {
   });
 
   it("bodies on body-less routes, and body rules of each surface", async () => {
-    await refused(served.client.request("DELETE", `${wire.path(q, "existing-q")}?${wire.query(q)}`, { body: {}, headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "2" } }), "invalid_argument", /no request body/);
-    await refused(served.client.request("POST", `${wire.path(q, "existing-q")}/observe?${wire.query(q)}`, { body: "{}", headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "2" } }), "invalid_argument", /no request body/);
+    await refused(
+      served.client.request("DELETE", `${wire.path(q, "existing-q")}?${wire.query(q)}`, {
+        body: {},
+        headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "2" },
+      }),
+      "invalid_argument",
+      /no request body/,
+    );
+    await refused(
+      served.client.request("POST", `${wire.path(q, "existing-q")}/observe?${wire.query(q)}`, {
+        body: "{}",
+        headers: { "Idempotency-Key": key(), "Takoform-Expected-Generation": "2" },
+      }),
+      "invalid_argument",
+      /no request body/,
+    );
     await refused(wire.observe(q, "existing-q", "2", { key: "" }), "invalid_argument", /Idempotency-Key/);
     // prepare and validate take the closed resource request only.
     const prep = { ...wire.body(q, "p-q", wire.queueSpec()), review: { prepareDigest: `sha256:${"0".repeat(64)}` } };
     await refused(served.client.request("POST", `${API}/resources/prepare`, { body: prep }), "invalid_argument", /unknown member \/review/);
-    await refused(served.client.request("POST", `${API}/resources/validate`, { body: { ...wire.body(q, "v-q", wire.queueSpec()), nativeId: "n" } }), "invalid_argument", /unknown member/);
+    await refused(
+      served.client.request("POST", `${API}/resources/validate`, { body: { ...wire.body(q, "v-q", wire.queueSpec()), nativeId: "n" } }),
+      "invalid_argument",
+      /unknown member/,
+    );
     // Spec faults on validate are an answer, not an error.
-    const invalid = await served.client.request("POST", `${API}/resources/validate`, { body: wire.body(q, "v-q", { messageRetentionSeconds: 1, bogus: true }) });
+    const invalid = await served.client.request("POST", `${API}/resources/validate`, {
+      body: wire.body(q, "v-q", { messageRetentionSeconds: 1, bogus: true }),
+    });
     expectStatus(invalid, 200);
     expect(invalid.json.valid).toBe(false);
     expect(invalid.json.diagnostics.map((d: any) => d.field).sort()).toEqual(["/spec/bogus", "/spec/messageRetentionSeconds"]);
@@ -147,11 +199,26 @@ describe("bad input", () => {
       headers: { "Idempotency-Key": key(), "If-None-Match": "*" },
     });
     await refused(importWithReview, "invalid_argument", /unknown member \/review/);
-    await refused(served.client.request("POST", `${wire.path(kv, "imp-kv")}/import`, { body: { ...wire.body(kv, "imp-kv", {}), nativeId: "n" }, headers: { "Idempotency-Key": key() } }), "invalid_argument", /precondition/);
+    await refused(
+      served.client.request("POST", `${wire.path(kv, "imp-kv")}/import`, {
+        body: { ...wire.body(kv, "imp-kv", {}), nativeId: "n" },
+        headers: { "Idempotency-Key": key() },
+      }),
+      "invalid_argument",
+      /precondition/,
+    );
     // operations and artifacts.
     await refused(served.client.request("POST", `${API}/operations/op_abc/cancel`), "invalid_argument", /Idempotency-Key/);
-    await refused(served.client.request("POST", `${API}/artifacts/uploads`, { body: { manifest: {}, extra: 1 }, headers: { "Idempotency-Key": key() } }), "invalid_argument", /unknown member \/extra/);
-    await refused(served.client.request("POST", `${API}/artifacts/uploads/up_x/commit`, { body: "{}", headers: { "Idempotency-Key": key() } }), "invalid_argument", /no request body/);
+    await refused(
+      served.client.request("POST", `${API}/artifacts/uploads`, { body: { manifest: {}, extra: 1 }, headers: { "Idempotency-Key": key() } }),
+      "invalid_argument",
+      /unknown member \/extra/,
+    );
+    await refused(
+      served.client.request("POST", `${API}/artifacts/uploads/up_x/commit`, { body: "{}", headers: { "Idempotency-Key": key() } }),
+      "invalid_argument",
+      /no request body/,
+    );
     await refused(served.client.request("GET", `${API}/artifacts/not-a-digest`), "invalid_argument", /manifest digest/);
   });
 
@@ -169,7 +236,8 @@ describe("bad input", () => {
     ];
     for (const [method, path, message] of cases) {
       const res = await served.client.request(method, path);
-      if (res.json?.error?.code !== "invalid_argument" || !message.test(res.json.error.message)) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+      if (res.json?.error?.code !== "invalid_argument" || !message.test(res.json.error.message))
+        throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
     }
     // Authentication comes first, on every route.
     expectError(await served.client.request("GET", `${API}/nothing`, { token: null }), "unauthenticated");

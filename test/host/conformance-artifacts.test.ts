@@ -126,8 +126,14 @@ describe("conformance artifacts", () => {
     const ok = moduleEntry("index.js", "export default {};\n");
     const file = { path: "index.html", mediaType: "text/html", size: 1, digest: sha("x") };
     expectError(await start({ ...(bundleManifest([ok], "index.js") as object), files: [file] }), "artifact_invalid", /never files/);
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file], mainModule: "index.js" }), "artifact_invalid");
-    expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "MigrationBundle", files: [file], modules: [ok.entry] }), "artifact_invalid");
+    expectError(
+      await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file], mainModule: "index.js" }),
+      "artifact_invalid",
+    );
+    expectError(
+      await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "MigrationBundle", files: [file], modules: [ok.entry] }),
+      "artifact_invalid",
+    );
     expectStatus(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file] }), 201);
     expectError(await start({ apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file, file] }), "artifact_invalid", /twice/);
   });
@@ -191,7 +197,13 @@ describe("conformance artifacts", () => {
     const digest = (await commit(started.json.uploadId)).json.manifestDigest;
     const support = await client.request("GET", `${API}/support/forms`);
     const ref = support.json.profiles.find((p: any) => p.formRef.kind === "WorkerBundle" && p.formRef.apiVersion === BUNDLED.group).formRef;
-    const body = { apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name: "applied-bundle", space: "conformance" }, spec: { manifestDigest: digest } };
+    const body = {
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      form: { formRef: ref },
+      metadata: { name: "applied-bundle", space: "conformance" },
+      spec: { manifestDigest: digest },
+    };
     const prep = await client.request("POST", `${API}/resources/prepare`, { body });
     const res = await client.request("PUT", `${API}/resources/${ref.apiVersion}/${ref.kind}/applied-bundle`, {
       body: { ...body, review: { prepareDigest: prep.json.review.prepareDigest } },

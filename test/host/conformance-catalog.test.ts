@@ -78,9 +78,20 @@ describe.each(families())("conformance catalog — $label", (family) => {
     // An update naming the other installed contract finds nothing, at prepare and at apply.
     expectError(await wire.prepare(a, "recorded-mw", {}, { generation: "1" }), "resource_not_found");
     const digest = await wire.digest(a, "recorded-mw", {});
-    expectError(await wire.put(a, "recorded-mw", { ...wire.body(a, "recorded-mw", {}), review: { prepareDigest: digest } }, { headers: { "Takoform-Expected-Generation": "1" } }), "resource_not_found");
+    expectError(
+      await wire.put(
+        a,
+        "recorded-mw",
+        { ...wire.body(a, "recorded-mw", {}), review: { prepareDigest: digest } },
+        { headers: { "Takoform-Expected-Generation": "1" } },
+      ),
+      "resource_not_found",
+    );
     // The name stays taken under the other contract: a create under the first conflicts (§11 Q22).
-    expectError(await wire.put(a, "recorded-mw", { ...wire.body(a, "recorded-mw", {}), review: { prepareDigest: digest } }, { headers: { "If-None-Match": "*" } }), "generation_conflict");
+    expectError(
+      await wire.put(a, "recorded-mw", { ...wire.body(a, "recorded-mw", {}), review: { prepareDigest: digest } }, { headers: { "If-None-Match": "*" } }),
+      "generation_conflict",
+    );
     const read = await wire.read(b, "recorded-mw");
     expect(read.json.form.formRef).toEqual(b);
     expect(read.json.metadata.uid).toBe(created.metadata.uid);
@@ -95,11 +106,16 @@ describe.each(families())("conformance catalog — $label", (family) => {
       expect(p.kind).toBe("FormSupport");
       expect(p.interfaceRef).toBeUndefined();
       expect(Array.isArray(p.operations)).toBe(true);
-      for (const k of Object.keys(p)) expect(["apiVersion", "kind", "formRef", "operations", "supportedEnums", "supportedRanges", "supportedBindings", "limits"]).toContain(k);
+      for (const k of Object.keys(p))
+        expect(["apiVersion", "kind", "formRef", "operations", "supportedEnums", "supportedRanges", "supportedBindings", "limits"]).toContain(k);
     }
     const iface = await served.client.request("GET", `${API}/support/interfaces/edge.kv/1.0.0`);
     expectStatus(iface, 200);
-    expect(iface.json).toMatchObject({ apiVersion: "support.takoform.com/v1alpha1", kind: "InterfaceSupport", interfaceRef: { name: "edge.kv", version: "1.0.0" } });
+    expect(iface.json).toMatchObject({
+      apiVersion: "support.takoform.com/v1alpha1",
+      kind: "InterfaceSupport",
+      interfaceRef: { name: "edge.kv", version: "1.0.0" },
+    });
     const binding = await served.client.request("GET", `${API}/support/bindings/module-worker.edge-kv/1.0.0`);
     expectStatus(binding, 200);
     expect(binding.json).toMatchObject({ kind: "BindingSupport", bindingRef: { name: "module-worker.edge-kv", version: "1.0.0" } });
@@ -142,7 +158,10 @@ describe("catalog installation", () => {
         desiredSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, properties: {} },
         lifecycleCapabilities: ["create", "read", "delete", "import", "observe"],
       });
-      for (const [sub, title] of [["a", "Thing A"], ["b", "Thing B"]] as const) {
+      for (const [sub, title] of [
+        ["a", "Thing A"],
+        ["b", "Thing B"],
+      ] as const) {
         mkdirSync(join(dir, sub));
         writeFileSync(join(dir, sub, "definition.json"), JSON.stringify(doc(title), null, 2));
       }

@@ -34,8 +34,16 @@ describe.each(families())("conformance identity and fences — $label", (family)
     const ref = wire.ref("EdgeKVNamespace");
     const digest = await wire.digest(ref, "hdr-kv", {});
     const body = { ...wire.body(ref, "hdr-kv", {}), review: { prepareDigest: digest } };
-    expectError(await served.client.request("PUT", wire.path(ref, "hdr-kv"), { body, headers: { "If-None-Match": "*" } }), "invalid_argument", /Idempotency-Key/);
-    expectError(await served.client.request("PUT", wire.path(ref, "hdr-kv"), { body, headers: { "Idempotency-Key": key() } }), "invalid_argument", /precondition/);
+    expectError(
+      await served.client.request("PUT", wire.path(ref, "hdr-kv"), { body, headers: { "If-None-Match": "*" } }),
+      "invalid_argument",
+      /Idempotency-Key/,
+    );
+    expectError(
+      await served.client.request("PUT", wire.path(ref, "hdr-kv"), { body, headers: { "Idempotency-Key": key() } }),
+      "invalid_argument",
+      /precondition/,
+    );
     expectError(await wire.read(ref, "hdr-kv"), "resource_not_found");
   });
 
@@ -109,7 +117,10 @@ describe.each(families())("conformance identity and fences — $label", (family)
     expectStatus(await wire.put(ref, "conflict-kv", body, { headers: { "If-None-Match": "*" } }), 201);
     expectError(await wire.prepare(ref, "conflict-kv", {}), "invalid_argument");
     expectError(await wire.put(ref, "conflict-kv", body, { headers: { "If-None-Match": "*" } }), "generation_conflict");
-    expectError(await wire.put(ref, "conflict-kv", body, { client: served.client.as(TOKENS.alternate), headers: { "If-None-Match": "*" } }), "generation_conflict");
+    expectError(
+      await wire.put(ref, "conflict-kv", body, { client: served.client.as(TOKENS.alternate), headers: { "If-None-Match": "*" } }),
+      "generation_conflict",
+    );
   });
 
   it("update-generation-fence", async () => {
@@ -125,7 +136,12 @@ describe.each(families())("conformance identity and fences — $label", (family)
     expectStatus(await wire.create(ref, "stale-q", wire.queueSpec(60)), 201);
     expectStatus(await wire.update(ref, "stale-q", wire.queueSpec(120), "1"), 200);
     const digest = await wire.digest(ref, "stale-q", wire.queueSpec(180), { generation: "2" });
-    const res = await wire.put(ref, "stale-q", { ...wire.body(ref, "stale-q", wire.queueSpec(180)), review: { prepareDigest: digest } }, { headers: { "Takoform-Expected-Generation": "1" } });
+    const res = await wire.put(
+      ref,
+      "stale-q",
+      { ...wire.body(ref, "stale-q", wire.queueSpec(180)), review: { prepareDigest: digest } },
+      { headers: { "Takoform-Expected-Generation": "1" } },
+    );
     expectError(res, "generation_conflict");
     expect((await wire.read(ref, "stale-q")).json.spec.messageRetentionSeconds).toBe(120);
   });
@@ -133,7 +149,10 @@ describe.each(families())("conformance identity and fences — $label", (family)
   it("revision-etag-exact", async () => {
     const ref = wire.ref("AtLeastOnceQueue");
     expectStatus(await wire.create(ref, "etag-q", wire.queueSpec(60)), 201);
-    for (const [spec, gen] of [[wire.queueSpec(61), "1"], [wire.queueSpec(62), "2"]] as const) {
+    for (const [spec, gen] of [
+      [wire.queueSpec(61), "1"],
+      [wire.queueSpec(62), "2"],
+    ] as const) {
       expectStatus(await wire.update(ref, "etag-q", spec, gen), 200);
       const read = await wire.read(ref, "etag-q");
       expectStatus(read, 200);
@@ -292,9 +311,15 @@ describe.each(families())("conformance identity and fences — $label", (family)
     const k = key();
     expectStatus(await wire.put(ref, "xprin-kv", body, { key: k, headers: { "If-None-Match": "*" } }), 201);
     // Same tenant, other principal, same key: executed independently → the name is taken.
-    expectError(await wire.put(ref, "xprin-kv", body, { key: k, client: served.client.as(TOKENS.alternate), headers: { "If-None-Match": "*" } }), "generation_conflict");
+    expectError(
+      await wire.put(ref, "xprin-kv", body, { key: k, client: served.client.as(TOKENS.alternate), headers: { "If-None-Match": "*" } }),
+      "generation_conflict",
+    );
     // Another tenant: its foreign review stops it.
-    expectError(await wire.put(ref, "xprin-kv", body, { key: k, client: served.client.as(TOKENS.foreign), headers: { "If-None-Match": "*" } }), "invalid_argument");
+    expectError(
+      await wire.put(ref, "xprin-kv", body, { key: k, client: served.client.as(TOKENS.foreign), headers: { "If-None-Match": "*" } }),
+      "invalid_argument",
+    );
   });
 
   it("concurrent-unrelated-mutation", async () => {

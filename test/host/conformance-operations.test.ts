@@ -99,9 +99,14 @@ describe.each(families())("conformance operations — $label", (family) => {
     const kref = wire.ref("EdgeKVNamespace");
     await wire.created(kref, "acr-kv", {});
     const chain = await wire.workerChain("acr");
-    const accepted = await wire.create(wire.ref("WorkerVersion"), "acr-bound", wire.versionSpec({ bundle: chain.names.bundle, worker: chain.names.worker, kv: ["acr-kv"] }), {
-      headers: ASYNC,
-    });
+    const accepted = await wire.create(
+      wire.ref("WorkerVersion"),
+      "acr-bound",
+      wire.versionSpec({ bundle: chain.names.bundle, worker: chain.names.worker, kv: ["acr-kv"] }),
+      {
+        headers: ASYNC,
+      },
+    );
     expectStatus(accepted, 202);
     // The binding target is deleted meanwhile (nothing holds it yet: the version is not committed).
     expectStatus(await wire.remove(kref, "acr-kv", "1"), 204);

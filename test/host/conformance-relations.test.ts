@@ -130,7 +130,12 @@ describe.each(families())("conformance relations — $label", (family) => {
     // Neither prepare nor an apply carrying some other review accepts it.
     expectError(await wire.prepare(vref, "bcv-bound", spec), "invalid_argument", /kvBindings\/0\/resource/);
     const digest = await wire.digest(vref, "bcv-bound", valid);
-    const res = await wire.put(vref, "bcv-bound", { ...wire.body(vref, "bcv-bound", spec), review: { prepareDigest: digest } }, { headers: { "If-None-Match": "*" } });
+    const res = await wire.put(
+      vref,
+      "bcv-bound",
+      { ...wire.body(vref, "bcv-bound", spec), review: { prepareDigest: digest } },
+      { headers: { "If-None-Match": "*" } },
+    );
     expectError(res, "invalid_argument", /kvBindings\/0\/resource/);
     expectError(await wire.read(wire.ref("WorkerVersion"), "bcv-bound"), "resource_not_found");
     // The other-group namespace is not held by anything: it deletes freely.
@@ -170,7 +175,15 @@ describe.each(families())("conformance relations — $label", (family) => {
     const read = (await wire.read(wire.ref("WorkerVersion"), chain.names.version)).json;
     const ready = readyOf(read);
     expect(ready).toMatchObject({ status: "False", reason: "ExternalChange" });
-    for (const part of ["/worker", chain.worker.metadata.uid, reborn.metadata.uid, oldRef.definitionVersion, newRef.definitionVersion, oldRef.schemaDigest, newRef.schemaDigest]) {
+    for (const part of [
+      "/worker",
+      chain.worker.metadata.uid,
+      reborn.metadata.uid,
+      oldRef.definitionVersion,
+      newRef.definitionVersion,
+      oldRef.schemaDigest,
+      newRef.schemaDigest,
+    ]) {
       expect(ready.hostReason).toContain(part);
     }
     expect(ready.hostReason.length).toBeLessThanOrEqual(256);
@@ -198,9 +211,13 @@ describe.each(families())("conformance relations — $label", (family) => {
   it("binding contract not installed is unsupported_capability", async () => {
     // A host that installed the Forms and Interfaces but none of the Binding Definitions.
     const roots = family.options.bundled === false ? (family.options.forms ?? []) : [];
-    const formsOnly = family.options.bundled === false
-      ? { bundled: false, forms: roots.flatMap((r) => (r.endsWith("takoform-v1alpha3") ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])) }
-      : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", "v1alpha3", "interfaces")] };
+    const formsOnly =
+      family.options.bundled === false
+        ? {
+            bundled: false,
+            forms: roots.flatMap((r) => (r.endsWith("takoform-v1alpha3") ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])),
+          }
+        : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", "v1alpha3", "interfaces")] };
     const bare = await serve({ ...formsOnly, lanes: family.options.lanes, conformanceProbes: true });
     try {
       const w = await Wire.connect(bare.client, family);

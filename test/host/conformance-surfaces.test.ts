@@ -11,7 +11,20 @@ import { diskForms } from "./fixtures.ts";
 import { conformanceHost, readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 
-const REASONS = ["Available", "Provisioning", "Reconciling", "Failed", "BackendUnavailable", "SpecDrift", "ExternalChange", "DependencyMissing", "DependencyInUse", "PolicyDenied", "UnsupportedCapability", "Deleting"];
+const REASONS = [
+  "Available",
+  "Provisioning",
+  "Reconciling",
+  "Failed",
+  "BackendUnavailable",
+  "SpecDrift",
+  "ExternalChange",
+  "DependencyMissing",
+  "DependencyInUse",
+  "PolicyDenied",
+  "UnsupportedCapability",
+  "Deleting",
+];
 
 describe.each(families())("conformance surfaces — $label", (family) => {
   let served: Served;
@@ -25,7 +38,15 @@ describe.each(families())("conformance surfaces — $label", (family) => {
     const res = await served.client.request("GET", "/.well-known/takoform/v1alpha3");
     expectStatus(res, 200);
     expect(res.json.api_versions).toEqual(["forms.takoform.com/v1alpha3"]);
-    for (const f of ["service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"]) {
+    for (const f of [
+      "service_forms",
+      "exact_form_ref",
+      "optimistic_concurrency",
+      "idempotent_lifecycle",
+      "operations",
+      "artifact_upload",
+      "support_profiles",
+    ]) {
       expect(res.json.features[f]).toBe(true);
     }
     const api = `${served.url}${API}`;
@@ -122,11 +143,21 @@ describe.each(families())("conformance surfaces — $label", (family) => {
   it("prepare-substitution-rejected", async () => {
     const ref = wire.ref("AtLeastOnceQueue");
     const digest = await wire.digest(ref, "subst-q", wire.queueSpec(60));
-    const res = await wire.put(ref, "subst-q", { ...wire.body(ref, "subst-q", wire.queueSpec(120)), review: { prepareDigest: digest } }, { headers: { "If-None-Match": "*" } });
+    const res = await wire.put(
+      ref,
+      "subst-q",
+      { ...wire.body(ref, "subst-q", wire.queueSpec(120)), review: { prepareDigest: digest } },
+      { headers: { "If-None-Match": "*" } },
+    );
     expectError(res, "invalid_argument", /prepareDigest/);
     expectError(await wire.read(ref, "subst-q"), "resource_not_found");
     // Another name under the same review is a substitution too.
-    const other = await wire.put(ref, "subst-q2", { ...wire.body(ref, "subst-q2", wire.queueSpec(60)), review: { prepareDigest: digest } }, { headers: { "If-None-Match": "*" } });
+    const other = await wire.put(
+      ref,
+      "subst-q2",
+      { ...wire.body(ref, "subst-q2", wire.queueSpec(60)), review: { prepareDigest: digest } },
+      { headers: { "If-None-Match": "*" } },
+    );
     expectError(other, "invalid_argument");
   });
 
@@ -143,7 +174,12 @@ describe.each(families())("conformance surfaces — $label", (family) => {
     await wire.created(ref, "staleprep-q", wire.queueSpec(60));
     const stale = await wire.digest(ref, "staleprep-q", wire.queueSpec(80), { generation: "1" });
     expectStatus(await wire.update(ref, "staleprep-q", wire.queueSpec(70), "1"), 200);
-    const res = await wire.put(ref, "staleprep-q", { ...wire.body(ref, "staleprep-q", wire.queueSpec(80)), review: { prepareDigest: stale } }, { headers: { "Takoform-Expected-Generation": "2" } });
+    const res = await wire.put(
+      ref,
+      "staleprep-q",
+      { ...wire.body(ref, "staleprep-q", wire.queueSpec(80)), review: { prepareDigest: stale } },
+      { headers: { "Takoform-Expected-Generation": "2" } },
+    );
     expectError(res, "invalid_argument", /prepareDigest/);
   });
 
@@ -153,7 +189,10 @@ describe.each(families())("conformance surfaces — $label", (family) => {
       const res = await served.client.request("GET", `${API}/forms?${wire.query(ref)}`, { headers: { "Takoform-Conformance-Probe": `error:${code}` } });
       expectError(res, code);
     }
-    expectError(await served.client.request("GET", `${API}/forms?${wire.query(ref)}`, { headers: { "Takoform-Conformance-Probe": "bogus" } }), "invalid_argument");
+    expectError(
+      await served.client.request("GET", `${API}/forms?${wire.query(ref)}`, { headers: { "Takoform-Conformance-Probe": "bogus" } }),
+      "invalid_argument",
+    );
   });
 
   it("condition-reason-closed", async () => {
@@ -186,7 +225,10 @@ describe.each(families())("conformance surfaces — $label", (family) => {
     expectStatus(await served.client.request("GET", `${API}/form-definitions/${formGroup}/${formVersion}/${ref.kind}?${wire.query(ref)}`), 200);
     expectStatus(await served.client.request("GET", `${API}/support/forms/${formGroup}/${formVersion}/${ref.kind}/${ref.definitionVersion}`), 200);
     // An encoded slash never joins two segments.
-    expectError(await served.client.request("GET", `${API}/resources/${formGroup}%2F${formVersion}/${ref.kind}/two-seg?${wire.query(ref)}`), "invalid_argument");
+    expectError(
+      await served.client.request("GET", `${API}/resources/${formGroup}%2F${formVersion}/${ref.kind}/two-seg?${wire.query(ref)}`),
+      "invalid_argument",
+    );
   });
 
   it("form-declared-outputs-are-exact", async () => {

@@ -30,18 +30,30 @@ describe.each(families())("conformance adoption and tenancy — $label", (family
     // Schema.
     expectError(await wire.import(wire.ref("AtLeastOnceQueue"), "bad-import-q", wire.queueSpec(1), "native-bad-q"), "invalid_argument");
     // Relations.
-    expectError(await wire.import(vref, "imp-v", wire.versionSpec({ bundle: "imp-absent", worker: "imp-absent" }), "native-v"), "resource_not_found", /\/bundle/);
+    expectError(
+      await wire.import(vref, "imp-v", wire.versionSpec({ bundle: "imp-absent", worker: "imp-absent" }), "native-v"),
+      "resource_not_found",
+      /\/bundle/,
+    );
     // Exact target contract.
     const [, second] = family.moduleWorkerVersions;
     await wire.created(wire.ref("ModuleWorker", second), "imp-worker-next", {});
     const manifestDigest = await wire.bundle();
     await wire.created(wire.ref("WorkerBundle"), "imp-bundle", { manifestDigest });
-    expectError(await wire.import(vref, "imp-v", wire.versionSpec({ bundle: "imp-bundle", worker: "imp-worker-next" }), "native-v"), "invalid_argument", /worker\.runtime/);
+    expectError(
+      await wire.import(vref, "imp-v", wire.versionSpec({ bundle: "imp-bundle", worker: "imp-worker-next" }), "native-v"),
+      "invalid_argument",
+      /worker\.runtime/,
+    );
     expectError(await wire.read(vref, "imp-v"), "resource_not_found");
     // Role: a fenced import may not change a revision's spec (§11 Q14).
     await wire.import(wire.ref("WorkerBundle"), "imp-rev", { manifestDigest }, "native-rev");
     const other = await wire.bundle('export default { async fetch() { return new Response("imp"); } };\n');
-    expectError(await wire.import(wire.ref("WorkerBundle"), "imp-rev", { manifestDigest: other }, "native-rev", { generation: "1" }), "invalid_argument", /revision/);
+    expectError(
+      await wire.import(wire.ref("WorkerBundle"), "imp-rev", { manifestDigest: other }, "native-rev", { generation: "1" }),
+      "invalid_argument",
+      /revision/,
+    );
   });
 
   it("import-claims-its-native-identity", async () => {
@@ -116,10 +128,15 @@ describe.each(families())("conformance adoption and tenancy — $label", (family
     await wire.created(ref, "upd-iso-q", wire.queueSpec(60));
     expectError(await wire.prepare(ref, "upd-iso-q", wire.queueSpec(70), { generation: "1", client: foreign }), "resource_not_found");
     const digest = await wire.digest(ref, "upd-iso-q", wire.queueSpec(70), { generation: "1" });
-    const res = await wire.put(ref, "upd-iso-q", { ...wire.body(ref, "upd-iso-q", wire.queueSpec(70)), review: { prepareDigest: digest } }, {
-      client: foreign,
-      headers: { "Takoform-Expected-Generation": "1" },
-    });
+    const res = await wire.put(
+      ref,
+      "upd-iso-q",
+      { ...wire.body(ref, "upd-iso-q", wire.queueSpec(70)), review: { prepareDigest: digest } },
+      {
+        client: foreign,
+        headers: { "Takoform-Expected-Generation": "1" },
+      },
+    );
     expectError(res, "resource_not_found");
     expectStatus(await wire.update(ref, "upd-iso-q", wire.queueSpec(70), "1"), 200);
   });
@@ -127,7 +144,10 @@ describe.each(families())("conformance adoption and tenancy — $label", (family
   it("resource-delete-is-tenant-isolated", async () => {
     const ref = wire.ref("EdgeKVNamespace");
     const created = await wire.created(ref, "del-iso-kv", {});
-    expectError(await wire.remove(ref, "del-iso-kv", "1", { client: foreign, headers: { "If-Match": `"${created.metadata.revision}"` } }), "resource_not_found");
+    expectError(
+      await wire.remove(ref, "del-iso-kv", "1", { client: foreign, headers: { "If-Match": `"${created.metadata.revision}"` } }),
+      "resource_not_found",
+    );
     expectStatus(await wire.remove(ref, "del-iso-kv", "1"), 204);
   });
 

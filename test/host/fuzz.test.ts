@@ -84,9 +84,47 @@ describe("fuzz", () => {
 
   it("the path router: random targets never escape the error taxonomy", async () => {
     const next = rng(7);
-    const pieces = ["apis", "forms.takoform.com", "v1alpha3", "v1beta1", "resources", "forms", "form-definitions", "support", "operations", "artifacts", "uploads", "blobs",
-      "commit", "cancel", "import", "observe", "refresh", "validate", "prepare", ".well-known", "takoform", "edge.takoform-cdk.dev", "v1alpha1", "ModuleWorker",
-      "a", "", "%2F", "%", "%E2%82%AC", "%C3%28", "..", ".", "op_x", "up_x", "sha256:00", "%00", "~", "@", "a%20b"];
+    const pieces = [
+      "apis",
+      "forms.takoform.com",
+      "v1alpha3",
+      "v1beta1",
+      "resources",
+      "forms",
+      "form-definitions",
+      "support",
+      "operations",
+      "artifacts",
+      "uploads",
+      "blobs",
+      "commit",
+      "cancel",
+      "import",
+      "observe",
+      "refresh",
+      "validate",
+      "prepare",
+      ".well-known",
+      "takoform",
+      "edge.takoform-cdk.dev",
+      "v1alpha1",
+      "ModuleWorker",
+      "a",
+      "",
+      "%2F",
+      "%",
+      "%E2%82%AC",
+      "%C3%28",
+      "..",
+      ".",
+      "op_x",
+      "up_x",
+      "sha256:00",
+      "%00",
+      "~",
+      "@",
+      "a%20b",
+    ];
     const methods = ["GET", "PUT", "POST", "DELETE", "HEAD", "PATCH", "OPTIONS"];
     const transport = host.transport();
     for (let i = 0; i < 4000; i++) {

@@ -65,25 +65,22 @@ export class HttpClient {
       headers["Content-Length"] = String(payload.byteLength);
     }
     return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        { host: url.hostname, port: url.port, method, path, headers, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const body = Buffer.concat(chunks);
-            const text = body.toString("utf8");
-            let json: unknown;
-            try {
-              json = text.length > 0 ? JSON.parse(text) : undefined;
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
-          });
-          res.on("error", reject);
-        },
-      );
+      const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          let json: unknown;
+          try {
+            json = text.length > 0 ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
+        });
+        res.on("error", reject);
+      });
       req.on("error", reject);
       if (payload !== undefined) req.write(payload);
       req.end();

@@ -17,7 +17,13 @@ import { Wire, readyOf } from "./wire.ts";
 
 const BETA = laneNamed("v1beta1");
 const ALPHA = laneNamed("v1alpha3");
-const BETA_FAMILY: Family = { ...BUNDLED, label: "bundled edge.takoform-cdk.dev/v1beta1", options: { lanes: ["v1beta1"] }, api: BETA.apiRoot, group: "edge.takoform-cdk.dev/v1beta1" };
+const BETA_FAMILY: Family = {
+  ...BUNDLED,
+  label: "bundled edge.takoform-cdk.dev/v1beta1",
+  options: { lanes: ["v1beta1"] },
+  api: BETA.apiRoot,
+  group: "edge.takoform-cdk.dev/v1beta1",
+};
 const ALPHA_FAMILY: Family = { ...BUNDLED, options: { lanes: ["v1alpha3"] } };
 
 function expectError(res: { status: number; json: any; text: string }, status: number, code: string): void {
@@ -67,7 +73,10 @@ describe("a host serving both lanes", () => {
       digests.set(lane.name, res.json.interfaceRef.schemaDigest);
       // The digest a lane answers is the one its own KV namespace Form provides.
       const kv = lane === BETA ? beta.ref("EdgeKVNamespace") : alpha.ref("EdgeKVNamespace");
-      const profile = await served.client.request("GET", `${lane.apiRoot}/form-definitions/${kv.apiVersion}/EdgeKVNamespace?${(lane === BETA ? beta : alpha).query(kv)}`);
+      const profile = await served.client.request(
+        "GET",
+        `${lane.apiRoot}/form-definitions/${kv.apiVersion}/EdgeKVNamespace?${(lane === BETA ? beta : alpha).query(kv)}`,
+      );
       expect(profile.status).toBe(200);
     }
     expect(digests.get("v1beta1")).not.toBe(digests.get("v1alpha3"));
@@ -95,7 +104,10 @@ describe("a host serving both lanes", () => {
   });
 
   it("the two Edge families' runtime contracts never meet: a worker deploys under each lane", async () => {
-    for (const [wire, prefix] of [[beta, "b"], [alpha, "a"]] as const) {
+    for (const [wire, prefix] of [
+      [beta, "b"],
+      [alpha, "a"],
+    ] as const) {
       const chain = await wire.workerChain(`rt-${prefix}`);
       expect(readyOf(chain.version)).toMatchObject({ status: "True" });
       expect(readyOf((await wire.read(wire.ref("ModuleWorker"), chain.names.worker)).json)).toMatchObject({ status: "True", reason: "Available" });
@@ -174,7 +186,9 @@ describe("which lanes a host serves by default", () => {
     const host = await LocalHost.open({ lanes: ["v1beta1"], bundled: false, forms: [join(BUNDLED_ROOT, "forms/edge/v1alpha1/edge-kv-namespace")] });
     try {
       expect(host.problems.map((p) => p.message)).toEqual([
-        expect.stringContaining("belongs to the Host API lane forms.takoform.com/v1alpha3, which this host does not serve (--lane v1alpha3 or --lane both serves it)"),
+        expect.stringContaining(
+          "belongs to the Host API lane forms.takoform.com/v1alpha3, which this host does not serve (--lane v1alpha3 or --lane both serves it)",
+        ),
       ]);
     } finally {
       await host.close();

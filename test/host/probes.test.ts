@@ -13,7 +13,9 @@ describe("conformance probes", () => {
     try {
       const wire = await Wire.connect(served.client, BUNDLED);
       const ref = wire.ref("EdgeKVNamespace");
-      const forms = await served.client.request("GET", `${API}/forms?${wire.query(ref)}`, { headers: { "Takoform-Conformance-Probe": "error:internal_error" } });
+      const forms = await served.client.request("GET", `${API}/forms?${wire.query(ref)}`, {
+        headers: { "Takoform-Conformance-Probe": "error:internal_error" },
+      });
       expectStatus(forms, 200);
       const created = await wire.create(ref, "noprobe-kv", {}, { headers: { "Takoform-Conformance-Probe": "async" } });
       expectStatus(created, 201);
@@ -30,8 +32,14 @@ describe("conformance probes", () => {
   it("an unknown probe value is refused when enabled", async () => {
     const served = await serve({ ...BUNDLED.options, conformanceProbes: true });
     try {
-      expectError(await served.client.request("GET", "/.well-known/takoform/v1alpha3", { headers: { "Takoform-Conformance-Probe": "error:not_a_code" } }), "invalid_argument");
-      expectError(await served.client.request("GET", "/.well-known/takoform/v1alpha3", { headers: { "Takoform-Conformance-Probe": "error:rate_limited" } }), "rate_limited");
+      expectError(
+        await served.client.request("GET", "/.well-known/takoform/v1alpha3", { headers: { "Takoform-Conformance-Probe": "error:not_a_code" } }),
+        "invalid_argument",
+      );
+      expectError(
+        await served.client.request("GET", "/.well-known/takoform/v1alpha3", { headers: { "Takoform-Conformance-Probe": "error:rate_limited" } }),
+        "rate_limited",
+      );
     } finally {
       await served.close();
     }

@@ -70,7 +70,7 @@ describe("restart", () => {
     );
     expectStatus(later, 201);
     // Artifacts survived.
-    const manifest = (await served.client.request("GET", `${API}/artifacts/${chain.bundle.spec.manifestDigest}`));
+    const manifest = await served.client.request("GET", `${API}/artifacts/${chain.bundle.spec.manifestDigest}`);
     expectStatus(manifest, 200);
     await served.close();
   });

@@ -100,7 +100,13 @@ describe("rules extension point", () => {
       const client = new HttpClient(url);
       const support = (await client.request("GET", `${API}/support/forms`)).json.profiles;
       const ref = support[0].formRef;
-      const q = new URLSearchParams({ space: "s", group: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest });
+      const q = new URLSearchParams({
+        space: "s",
+        group: ref.apiVersion,
+        kind: ref.kind,
+        definitionVersion: ref.definitionVersion,
+        schemaDigest: ref.schemaDigest,
+      });
       const forms = (await client.request("GET", `${API}/forms?${q}`)).json.forms[0];
       expect(forms.executable).toBe(false);
       const body = { apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name: "g", space: "s" }, spec: { label: "x" } };

@@ -16,7 +16,13 @@ const UPSTREAM = "edge.forms.takoform.com/v1alpha1";
 const DOMAIN = "WorkerCustomDomain";
 
 let uids = 0;
-function resource(tenant: string, space: string, name: string, spec: Record<string, unknown>, line: { apiVersion?: string; kind?: string } = {}): StoredResource {
+function resource(
+  tenant: string,
+  space: string,
+  name: string,
+  spec: Record<string, unknown>,
+  line: { apiVersion?: string; kind?: string } = {},
+): StoredResource {
   const json = JSON.stringify(spec);
   return {
     uid: `uid-${++uids}`,

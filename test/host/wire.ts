@@ -98,10 +98,15 @@ export class Wire {
   /** prepare, then PUT with If-None-Match: *. */
   async create(ref: FormRef, name: string, spec: unknown, o: CallOptions = {}): Promise<RawResponse> {
     const prepareDigest = await this.digest(ref, name, spec, o);
-    return this.put(ref, name, { ...this.body(ref, name, spec, o.space), review: { prepareDigest } }, {
-      ...o,
-      headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
-    });
+    return this.put(
+      ref,
+      name,
+      { ...this.body(ref, name, spec, o.space), review: { prepareDigest } },
+      {
+        ...o,
+        headers: { "If-None-Match": "*", ...(o.headers ?? {}) },
+      },
+    );
   }
 
   /** Creates and insists on 201 (or a settled 202); returns the resource. */
@@ -234,7 +239,10 @@ export class Wire {
    * A complete worker aggregate, valid under the Edge aggregate rules too: worker, bundle
    * (real committed manifest), version (optionally bound to KV namespaces), deployment.
    */
-  async workerChain(prefix: string, o: CallOptions & { kv?: string[] } = {}): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
+  async workerChain(
+    prefix: string,
+    o: CallOptions & { kv?: string[] } = {},
+  ): Promise<{ worker: any; bundle: any; version: any; deployment: any; names: Record<string, string> }> {
     const names = { worker: `${prefix}-worker`, bundle: `${prefix}-bundle`, version: `${prefix}-version`, deployment: `${prefix}-deployment` };
     const client = o.client ?? this.client;
     const worker = await this.created(this.ref("ModuleWorker"), names.worker, {}, o);

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { CodecTable, combineGenerated, lazyCodecs, type GeneratedRegistry } from "../../src/registry/index.ts";
-import { formRefKey } from "../../src/forms/refs.ts";
+import { formRefKey } from "../../src/core/index.ts";
 import { Scratch, startHost, type TestHost } from "../scenario/harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { TransportError } from "../../src/client/errors.ts";
 import type { FormAvailability } from "../../src/client/resource-shape.ts";
-import { hasErrors } from "../../src/core/diagnostic.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { hasErrors } from "../../src/core/index.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { AvailabilityMemo } from "../../src/provider/write/availability-memo.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { CALLER, converge, errorsOf, mustCreate, refOf, show, useRig, type Rig } from "./harness.ts";
@@ -56,7 +56,7 @@ describe("availability is remembered per run", () => {
     const first = await mustCreate(r, KV, { name: "kv-a" });
     const ref = refOf(first);
     // A fresh provider over the same client, so nothing is remembered yet.
-    r.provider = new TakoformProvider({ client: r.client, registry: bundledRegistry, defaultSpace: "default" });
+    r.provider = new HostProvider({ client: r.client, registry: bundledRegistry, defaultSpace: "default" });
     const before = availabilityCalls(r);
     r.host.controls.setFormAvailable(CALLER, ref, false);
     const refused = await converge(r, KV, { name: "kv-b" }, null);

@@ -20,14 +20,24 @@ for (const mode of MODES) {
       const order = r.log
         .map((e, i) => ({ e, i }))
         .filter(({ e }) => e.path.includes("/artifacts/") || (e.method === "PUT" && e.path.includes("/WorkerBundle/")));
-      const kinds = order.map(({ e }) => (e.method === "POST" && e.path.endsWith("/uploads") ? "start" : e.path.includes("/blobs/") ? "blob" : e.path.endsWith("/commit") ? "commit" : "apply"));
+      const kinds = order.map(({ e }) =>
+        e.method === "POST" && e.path.endsWith("/uploads") ? "start" : e.path.includes("/blobs/") ? "blob" : e.path.endsWith("/commit") ? "commit" : "apply",
+      );
       expect(kinds.filter((k, i) => k !== kinds[i - 1])).toEqual(["start", "blob", "commit", "apply"]);
       const put = r.calls("PUT", "/WorkerBundle/").at(-1)!;
       const digest = state.attributes["manifest_digest"] as string;
       expect(JSON.parse(put.requestBody).spec).toEqual({ manifestDigest: digest });
       expect(digest.startsWith("sha256:dbdf1aacff23")).toBe(true);
       expect(state.attributes["name"]).toBe("bundle-dbdf1aacff23-efe899c74558");
-      expect(state.attributes["modules"]).toEqual([{ name: "index.js", content_type: "application/javascript+module", content_file: join(dir, "index.js"), size: 90, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }]);
+      expect(state.attributes["modules"]).toEqual([
+        {
+          name: "index.js",
+          content_type: "application/javascript+module",
+          content_file: join(dir, "index.js"),
+          size: 90,
+          digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        },
+      ]);
       expect(JSON.stringify(state)).not.toContain("counter revision");
       const read = await mustRead(r, state);
       expect(JSON.stringify(read)).not.toContain("counter revision");
@@ -92,7 +102,9 @@ for (const mode of MODES) {
       const missing = join(dir, "missing.js");
       const config = { ...bundleConfig(dir), modules: [{ name: "index.js", content_type: "application/javascript+module", content_file: missing }] };
       const validated = r.provider.validate(BUNDLE, config);
-      expect(errorsOf(validated).map((d) => [d.summary, d.attribute, d.code])).toEqual([["Module file not readable", "modules[0].content_file", "takoform.provider/local-file-unreadable"]]);
+      expect(errorsOf(validated).map((d) => [d.summary, d.attribute, d.code])).toEqual([
+        ["Module file not readable", "modules[0].content_file", "takoform.provider/local-file-unreadable"],
+      ]);
       expect(validated[0]!.detail).toContain("does not exist");
       // The plan refuses it too (a file removed after validate): never an unknown digest that
       // would leave the apply to fail midway.
@@ -115,7 +127,12 @@ for (const mode of MODES) {
       expect(switched.plan.requiresReplace).toEqual([]);
       expect(switched.action, show(switched.diagnostics)).toBe("update");
       expect(r.log.slice(before).filter((e) => e.method !== "GET")).toEqual([]);
-      expect(switched.state!.attributes).toMatchObject({ main_module: "index.js", manifest_digest: digest, uid: original.attributes["uid"], generation: original.attributes["generation"] });
+      expect(switched.state!.attributes).toMatchObject({
+        main_module: "index.js",
+        manifest_digest: digest,
+        uid: original.attributes["uid"],
+        generation: original.attributes["generation"],
+      });
       expect((switched.state!.attributes["modules"] as unknown[])[0]).toMatchObject({ size: 90 });
     });
 
@@ -128,7 +145,12 @@ for (const mode of MODES) {
       expect(out.state!.attributes).toMatchObject({ create_timeout: "5m", delete_timeout: "45m", uid: state.attributes["uid"], generation: "1" });
       expect(r.log.slice(before).filter((e) => e.method !== "GET")).toEqual([]);
       // A spec change planned in place would be a provider bug: refused, nothing sent.
-      const stray = await r.provider.update(BUNDLE, state, { ...state.attributes, main_module: null, modules: null, manifest_digest: `sha256:${"ab".repeat(32)}` }, r.context());
+      const stray = await r.provider.update(
+        BUNDLE,
+        state,
+        { ...state.attributes, main_module: null, modules: null, manifest_digest: `sha256:${"ab".repeat(32)}` },
+        r.context(),
+      );
       expect(stray.state).toBe(state);
       expect(stray.diagnostics[0]!.summary).toBe("WorkerBundle declares no update capability");
       const version = await mustCreate(r, "takoform_module_worker", { name: "w" });

@@ -43,7 +43,20 @@ describe("cron: provider and host parsers agree", () => {
   });
 
   it("on the named edge cases", () => {
-    for (const expression of ["*/5 * * * *", "0 * * * *", "0 9-17 * * 1-5", "0 24 * * *", "5-1 * * * *", "*/0 * * * *", "0 0 32 * *", "0 0 * * 7", "5/2 * * * *", "*/59 * * * *", "*/60 * * * *", "05 * * * *"]) {
+    for (const expression of [
+      "*/5 * * * *",
+      "0 * * * *",
+      "0 9-17 * * 1-5",
+      "0 24 * * *",
+      "5-1 * * * *",
+      "*/0 * * * *",
+      "0 0 32 * *",
+      "0 0 * * 7",
+      "5/2 * * * *",
+      "*/59 * * * *",
+      "*/60 * * * *",
+      "05 * * * *",
+    ]) {
       expect(providerVerdict(expression) === undefined, expression).toBe(hostVerdict(expression) === undefined);
     }
   });

@@ -1,8 +1,7 @@
 import { describe, it, expect } from "vitest";
-import { renderDetail, renderDiagnostic, diagnosticToJson } from "../../src/provider/diagnostics/render.ts";
+import { type Diagnostic, diagnosticToJson, renderDetail, renderDiagnostic } from "../../src/core/index.ts";
 import { HOST_CODE_REPAIRS, PROVIDER_CODES } from "../../src/provider/diagnostics/codes.ts";
 import { ERROR_CODES } from "../../src/core/protocol.ts";
-import type { Diagnostic } from "../../src/core/diagnostic.ts";
 
 describe("diagnostic renderer (decision 0032)", () => {
   it("TestV3DiagnosticRendersEveryRecordedFact: every known fact in the fixed order", () => {
@@ -91,12 +90,23 @@ describe("diagnostic renderer (decision 0032)", () => {
 
   it("a Cause is shown only when there is no host answer", () => {
     expect(renderDetail({ severity: "error", summary: "s", cause: "boom" })).toContain("Cause: boom");
-    const both = renderDetail({ severity: "error", summary: "s", cause: "boom", host: { code: "internal_error", status: 500, message: "m", retryable: false, protocolInvalid: false, accepted: false } });
+    const both = renderDetail({
+      severity: "error",
+      summary: "s",
+      cause: "boom",
+      host: { code: "internal_error", status: 500, message: "m", retryable: false, protocolInvalid: false, accepted: false },
+    });
     expect(both).not.toContain("Cause:");
   });
 
   it("renders the address and severity for people, and the same facts as JSON", () => {
-    const d: Diagnostic = { severity: "warning", summary: "Drifted", address: "takoform_worker_version.app", code: "takoform.provider/relation-target-changed", repair: "Re-apply." };
+    const d: Diagnostic = {
+      severity: "warning",
+      summary: "Drifted",
+      address: "takoform_worker_version.app",
+      code: "takoform.provider/relation-target-changed",
+      repair: "Re-apply.",
+    };
     const text = renderDiagnostic(d);
     expect(text.startsWith("Warning: Drifted\n\n  with takoform_worker_version.app,")).toBe(true);
     expect(text).not.toContain("\x1b[");

@@ -132,7 +132,11 @@ describe("successor names through plan and apply", () => {
 });
 
 describe("which revisions can drift", () => {
-  const definition = (slug: string) => JSON.parse(readFileSync(new URL(`../../registry/packages/forms/edge/v1alpha1/${slug}/definition.json`, import.meta.url), "utf8")) as { role: string; desiredSchema: JsonValue };
+  const definition = (slug: string) =>
+    JSON.parse(readFileSync(new URL(`../../registry/packages/forms/edge/v1alpha1/${slug}/definition.json`, import.meta.url), "utf8")) as {
+      role: string;
+      desiredSchema: JsonValue;
+    };
 
   it("of the bundled revision-role Forms, only WorkerVersion holds relations; a WorkerBundle holds none, so it never drifts", () => {
     const bundle = definition("worker-bundle");

@@ -1,6 +1,6 @@
 // A test rig for the provider: the real local host served over loopback HTTP, a client whose
 // transport records every exchange (and may be told to tamper with answers, for the hostile-host
-// tests), and a TakoformProvider over the bundled registry. `converge` drives one resource the
+// tests), and a HostProvider over the bundled registry. `converge` drives one resource the
 // way the engine does (validate → plan → create/update/replace), so tests read like a run.
 
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
@@ -9,15 +9,13 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { createNodeTransport, type HostTransport, type HostTransportRequest, type HostTransportResponse } from "../../src/client/transport.ts";
-import { hasErrors, type Diagnostic } from "../../src/core/diagnostic.ts";
-import type { Attributes } from "../../src/core/values.ts";
-import { valuesEqual } from "../../src/core/values.ts";
-import type { FormRef } from "../../src/forms/refs.ts";
+import { type Diagnostic, hasErrors, renderDiagnostic } from "../../src/core/index.ts";
+import { type Attributes, valuesEqual } from "../../src/core/values.ts";
+import type { FormRef } from "../../src/core/index.ts";
 import type { LaneName } from "../../src/core/lanes.ts";
 import { testLane } from "../support/lane.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
-import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import type { PlanResponse, ResourceState, WriteContext, WriteIntent } from "../../src/provider/types.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import type { CodecTable } from "../../src/registry/codec-table.ts";
@@ -57,7 +55,7 @@ export interface Rig {
   host: LocalHost;
   url: string;
   client: HostClient;
-  provider: TakoformProvider;
+  provider: HostProvider;
   log: Exchange[];
   intents: WriteIntent[];
   /** Set to tamper with answers from now on. */
@@ -114,7 +112,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     random: () => 0,
     ...(clientLane !== undefined ? { lane: clientLane } : {}),
   });
-  const provider = new TakoformProvider({
+  const provider = new HostProvider({
     client,
     registry: registry ?? bundledRegistry,
     defaultSpace: SPACE,
@@ -193,7 +191,7 @@ export function useRig(options: RigOptions = {}): Rig {
     get provider() {
       return now().provider;
     },
-    set provider(p: TakoformProvider) {
+    set provider(p: HostProvider) {
       now().provider = p;
     },
     get log() {

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/client/redact.ts";
-import { MAX_GO_DURATION_MS, parseGoDuration, timeoutProblem } from "../../src/provider/timeouts.ts";
+import { MAX_GO_DURATION_MS, parseGoDuration } from "../../src/core/index.ts";
+import { timeoutProblem } from "../../src/provider/timeouts.ts";
 import { converge, errorsOf, mustCreate, show, TOKEN, useRig } from "./harness.ts";
 
 const json = (body: unknown, status = 200) => ({ status, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(body)) });
@@ -15,10 +16,17 @@ describe("the bearer token never reaches a diagnostic or state", () => {
   it("an Operation's terminal error: the delete's rendered Host: line", async () => {
     const created = await mustCreate(r, "takoform_module_worker", { name: "counter" });
     r.tamper = (req, res) => {
-      if (req.method === "DELETE" && req.url.includes("/resources/")) return json({ operation: { apiVersion: "operations.takoform.com/v1alpha1", kind: "Operation", id: "op_d1", done: false } }, 202);
+      if (req.method === "DELETE" && req.url.includes("/resources/"))
+        return json({ operation: { apiVersion: "operations.takoform.com/v1alpha1", kind: "Operation", id: "op_d1", done: false } }, 202);
       if (req.url.includes("/operations/op_d1")) {
         const auth = req.headers["Authorization"];
-        return json({ apiVersion: "operations.takoform.com/v1alpha1", kind: "Operation", id: "op_d1", done: true, error: { code: "internal_error", message: `boom ${auth}`, hostCode: `E ${auth}`, retryable: false } });
+        return json({
+          apiVersion: "operations.takoform.com/v1alpha1",
+          kind: "Operation",
+          id: "op_d1",
+          done: true,
+          error: { code: "internal_error", message: `boom ${auth}`, hostCode: `E ${auth}`, retryable: false },
+        });
       }
       return undefined;
     };
@@ -35,7 +43,13 @@ describe("the bearer token never reaches a diagnostic or state", () => {
     const state = { type: created.type, attributes: { ...created.attributes, pending_operation_id: "op_x1" } };
     r.tamper = (req) => {
       if (!req.url.includes("/operations/op_x1")) return undefined;
-      return json({ apiVersion: "operations.takoform.com/v1alpha1", kind: "Operation", id: "op_x1", done: true, error: { code: "internal_error", message: `failed for ${req.headers["Authorization"]}`, retryable: false } });
+      return json({
+        apiVersion: "operations.takoform.com/v1alpha1",
+        kind: "Operation",
+        id: "op_x1",
+        done: true,
+        error: { code: "internal_error", message: `failed for ${req.headers["Authorization"]}`, retryable: false },
+      });
     };
     const read = await r.provider.read(state);
     const text = show(read.diagnostics);
@@ -50,12 +64,24 @@ describe("the bearer token never reaches a diagnostic or state", () => {
       if (req.method !== "GET" || !req.url.includes("/resources/")) return undefined;
       const doc = JSON.parse(Buffer.from(res.body).toString("utf8"));
       const auth = req.headers["Authorization"];
-      doc.status.conditions = [{ type: "Ready", status: "False", reason: "ExternalChange", hostReason: `relation /x echoed ${auth}`, message: `m ${auth}`, lastTransitionTime: "2026-01-01T00:00:00Z" }];
+      doc.status.conditions = [
+        {
+          type: "Ready",
+          status: "False",
+          reason: "ExternalChange",
+          hostReason: `relation /x echoed ${auth}`,
+          message: `m ${auth}`,
+          lastTransitionTime: "2026-01-01T00:00:00Z",
+        },
+      ];
       return { ...res, body: Buffer.from(JSON.stringify(doc)) };
     };
     const read = await r.provider.read(created);
     const text = show(read.diagnostics);
-    expect(read.diagnostics.some((d) => d.severity === "warning"), text).toBe(true);
+    expect(
+      read.diagnostics.some((d) => d.severity === "warning"),
+      text,
+    ).toBe(true);
     expect(text).toContain(REDACTED);
     expect(text).not.toContain(TOKEN);
     expect(read.state!.attributes["conditions"]).toEqual([

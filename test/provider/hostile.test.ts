@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostTransportRequest, HostTransportResponse } from "../../src/client/transport.ts";
-import { renderDetail } from "../../src/provider/diagnostics/render.ts";
+import { renderDetail } from "../../src/core/index.ts";
 import { hostFaultOf } from "../../src/provider/diagnostics/host-fault.ts";
 import { AcceptedError, HostApiError, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { errorsOf, mustCreate, mustRead, useRig, workerStack } from "./harness.ts";
@@ -21,7 +21,11 @@ describe("malformed host answers", () => {
   const readCases: [string, (res: HostTransportResponse) => HostTransportResponse, string][] = [
     ["duplicate members", (res) => rewrite(res, (b) => b.replace('"kind":"ModuleWorker"', '"kind":"ModuleWorker","kind":"ModuleWorker"')), "duplicate"],
     ["a substituted identity", (res) => rewrite(res, (b) => b.replace('"name":"counter"', '"name":"someone"')), "changed the requested resource name or space"],
-    ["a substituted exact ref", (res) => rewrite(res, (b) => b.replace('"definitionVersion":"0.1.0"', '"definitionVersion":"0.2.0"')), "changed the exact FormRef identity"],
+    [
+      "a substituted exact ref",
+      (res) => rewrite(res, (b) => b.replace('"definitionVersion":"0.1.0"', '"definitionVersion":"0.2.0"')),
+      "changed the exact FormRef identity",
+    ],
     ["a missing ETag", (res) => ({ ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== "etag")) }), "ETag"],
     ["an unexpected status", () => ({ status: 418, headers: {}, body: Buffer.from("teapot") }), "418"],
     ["an unexpected success status", (res) => ({ ...res, status: 203 }), "203"],
@@ -46,7 +50,11 @@ describe("malformed host answers", () => {
     const state = await mustCreate(r, "takoform_module_worker", { name: "counter" });
     r.tamper = (req) =>
       isResourceGet(req, "counter")
-        ? { status: 404, headers: {}, body: Buffer.from(JSON.stringify({ error: { code: "form_unknown", message: "no such form", requestId: "req_9", retryable: false } })) }
+        ? {
+            status: 404,
+            headers: {},
+            body: Buffer.from(JSON.stringify({ error: { code: "form_unknown", message: "no such form", requestId: "req_9", retryable: false } })),
+          }
         : undefined;
     const out = await r.provider.read(state);
     expect(out.state).toBe(state);
@@ -64,12 +72,21 @@ describe("malformed host answers", () => {
     expect(out.state!.attributes).toMatchObject({ name: "counter", uid: null, pending_operation_id: null, form_kind: "ModuleWorker" });
     r.tamper = undefined;
     const settled = await mustRead(r, out.state!);
-    expect(settled.attributes["uid"]).toBe(r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: settled.attributes["form_api_version"] as string, kind: "ModuleWorker", name: "counter" })!.uid);
+    expect(settled.attributes["uid"]).toBe(
+      r.host.controls.resource({
+        tenant: "dev",
+        space: "default",
+        apiVersion: settled.attributes["form_api_version"] as string,
+        kind: "ModuleWorker",
+        name: "counter",
+      })!.uid,
+    );
   });
 
   it("an update answered without its ETag is an error that keeps the prior state", async () => {
     const state = await mustCreate(r, "takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
-    r.tamper = (req, res) => (req.method === "PUT" ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== "etag")) } : undefined);
+    r.tamper = (req, res) =>
+      req.method === "PUT" ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== "etag")) } : undefined;
     const out = await r.provider.update("takoform_at_least_once_queue", state, { ...state.attributes, message_retention_seconds: 900 }, r.context());
     expect(out.state).toBe(state);
     expect(out.diagnostics[0]).toMatchObject({ summary: "Failed to update AtLeastOnceQueue", expectedGeneration: "1", expectedUid: state.attributes["uid"] });
@@ -103,7 +120,11 @@ describe("malformed host answers", () => {
   describe("declared outputs", () => {
     async function endpointRig() {
       const stack = await workerStack(r);
-      await mustCreate(r, "takoform_worker_deployment", { name: "live", worker: "counter", versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }] });
+      await mustCreate(r, "takoform_worker_deployment", {
+        name: "live",
+        worker: "counter",
+        versions: [{ worker_version: stack.version.attributes["name"], weight: 10000 }],
+      });
     }
     const outputEdits: [string, (b: string) => string, string][] = [
       ["an omitted output", (b) => b.replace(/"hostname":"[^"]*",?/, ""), "status.outputs omits it"],
@@ -136,17 +157,22 @@ describe("malformed host answers", () => {
 
     it("TestV3TypedOutputsAreWrittenOnAnInterruptedApply: null outputs, no output fault", async () => {
       await endpointRig();
-      r.tamper = (req, res) => (req.method === "PUT" && req.url.includes("/WorkerEndpoint/") ? rewrite(res, (b) => b.replace('"name":"ep"', '"name":"zz"')) : undefined);
+      r.tamper = (req, res) =>
+        req.method === "PUT" && req.url.includes("/WorkerEndpoint/") ? rewrite(res, (b) => b.replace('"name":"ep"', '"name":"zz"')) : undefined;
       const plan = await r.provider.plan({ type: "takoform_worker_endpoint", address: "e", prior: null, config: { name: "ep", worker: "counter" } });
       const out = await r.provider.create("takoform_worker_endpoint", plan.planned!, r.context());
       expect(out.state!.attributes).toMatchObject({ hostname: null, url: null, outputs_json: "{}" });
-      expect(out.diagnostics.map((d) => d.summary)).toEqual(["WorkerEndpoint was accepted by the host but did not complete", "Failed to create WorkerEndpoint"]);
+      expect(out.diagnostics.map((d) => d.summary)).toEqual([
+        "WorkerEndpoint was accepted by the host but did not complete",
+        "Failed to create WorkerEndpoint",
+      ]);
     });
 
     it("a refresh adopts reassigned outputs", async () => {
       await endpointRig();
       const state = await mustCreate(r, "takoform_worker_endpoint", { name: "ep", worker: "counter" });
-      r.tamper = (req, res) => (isResourceGet(req, "ep") ? rewrite(res, (b) => b.replace(/"hostname":"[^"]*"/, '"hostname":"moved.workers.localhost"')) : undefined);
+      r.tamper = (req, res) =>
+        isResourceGet(req, "ep") ? rewrite(res, (b) => b.replace(/"hostname":"[^"]*"/, '"hostname":"moved.workers.localhost"')) : undefined;
       const read = await mustRead(r, state);
       expect(read.attributes["hostname"]).toBe("moved.workers.localhost");
       expect(JSON.parse(read.attributes["outputs_json"] as string).hostname).toBe("moved.workers.localhost");
@@ -156,11 +182,40 @@ describe("malformed host answers", () => {
 
 describe("hostFaultOf", () => {
   it("destructures each typed client error", () => {
-    const api = new HostApiError({ call: "read", code: "rate_limited", status: 429, message: "slow down", requestId: "req-7", retryable: true, hostCode: "q-1" });
-    expect(hostFaultOf(api)).toEqual({ code: "rate_limited", status: 429, message: "slow down", requestId: "req-7", hostCode: "q-1", retryable: true, protocolInvalid: false, accepted: false });
+    const api = new HostApiError({
+      call: "read",
+      code: "rate_limited",
+      status: 429,
+      message: "slow down",
+      requestId: "req-7",
+      retryable: true,
+      hostCode: "q-1",
+    });
+    expect(hostFaultOf(api)).toEqual({
+      code: "rate_limited",
+      status: 429,
+      message: "slow down",
+      requestId: "req-7",
+      hostCode: "q-1",
+      retryable: true,
+      protocolInvalid: false,
+      accepted: false,
+    });
     expect(hostFaultOf(new AcceptedError(api, "op_9", "uid-1"))).toMatchObject({ code: "rate_limited", accepted: true, operationId: "op_9", uid: "uid-1" });
-    expect(hostFaultOf(new AcceptedError(new Error("no etag"), undefined, "uid-1"))).toEqual({ message: "no etag", retryable: false, protocolInvalid: false, accepted: true, uid: "uid-1" });
-    expect(hostFaultOf(new ProtocolInvalidError("bad body", 502))).toEqual({ message: "bad body", status: 502, retryable: false, protocolInvalid: true, accepted: false });
+    expect(hostFaultOf(new AcceptedError(new Error("no etag"), undefined, "uid-1"))).toEqual({
+      message: "no etag",
+      retryable: false,
+      protocolInvalid: false,
+      accepted: true,
+      uid: "uid-1",
+    });
+    expect(hostFaultOf(new ProtocolInvalidError("bad body", 502))).toEqual({
+      message: "bad body",
+      status: 502,
+      retryable: false,
+      protocolInvalid: true,
+      accepted: false,
+    });
     expect(hostFaultOf(new TransportError("network", "connection reset"))).toBeUndefined();
     expect(hostFaultOf(new Error("x"))).toBeUndefined();
   });

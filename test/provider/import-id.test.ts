@@ -3,8 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { isResourceName, isSpaceId } from "../../src/core/grammar.ts";
-import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId } from "../../src/provider/import/import-id.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { IMPORT_ID_SYNTAX, ImportIdError } from "../../src/core/index.ts";
+import { parseImportId } from "../../src/provider/import/import-id.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry, bundledCodecTable } from "../../src/registry/bundled.ts";
 import type { HostClient } from "../../src/client/client.ts";
 
@@ -12,7 +13,7 @@ const REF = { apiVersion: "edge.takoform-cdk.dev/v1alpha1", kind: "ModuleWorker"
 
 // importState makes no host call; a client that throws proves it.
 const noHost = () => Promise.reject(new Error("importState must not reach the host")) as Promise<HostClient>;
-const provider = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const provider = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 
 describe("TestV3ImportIdentityForms (parser)", () => {
   it("NAME and SPACE/NAME (split at the first slash)", () => {
@@ -43,7 +44,10 @@ describe("TestV3ImportIdentityForms (parser)", () => {
     ['{"name":1}', "must be a string"],
     ['["module-worker"]', "is not a resource name"],
     ['{"space":"prod"}', 'must carry "name"'],
-    [`{"name":"w","apiVersion":"forms.takoform.com/v1alpha2","kind":"ModuleWorker","definitionVersion":"0.1.0","schemaDigest":"sha256:${"a".repeat(64)}"}`, "not a Form group"],
+    [
+      `{"name":"w","apiVersion":"forms.takoform.com/v1alpha2","kind":"ModuleWorker","definitionVersion":"0.1.0","schemaDigest":"sha256:${"a".repeat(64)}"}`,
+      "not a Form group",
+    ],
     [`{"name":"w","apiVersion":"edge.x.dev/v1","kind":"moduleWorker","definitionVersion":"0.1.0","schemaDigest":"sha256:${"a".repeat(64)}"}`, "not a kind"],
     [`{"name":"w","apiVersion":"edge.x.dev/v1","kind":"ModuleWorker","definitionVersion":"1","schemaDigest":"sha256:${"a".repeat(64)}"}`, "SemVer"],
     ['{"name":"w","apiVersion":"edge.x.dev/v1","kind":"ModuleWorker","definitionVersion":"0.1.0","schemaDigest":"sha256:ABC"}', "sha256 digest"],
@@ -91,15 +95,29 @@ describe("TestV3ImportIdentityForms (importState)", () => {
   });
 
   it("canonical JSON binds an older definition version with its package digest", async () => {
-    const old = bundledCodecTable().registry.supportedRefsFor({ apiVersion: REF.apiVersion, kind: "ModuleWorker" }).find((r) => r.definitionVersion === "0.2.0")!;
-    const id = JSON.stringify({ space: "acme corp: team a", apiVersion: old.apiVersion, kind: "ModuleWorker", definitionVersion: "0.2.0", schemaDigest: old.schemaDigest, name: "module-worker" });
-    const out = (await provider.importState("takoform_module_worker", id));
+    const old = bundledCodecTable()
+      .registry.supportedRefsFor({ apiVersion: REF.apiVersion, kind: "ModuleWorker" })
+      .find((r) => r.definitionVersion === "0.2.0")!;
+    const id = JSON.stringify({
+      space: "acme corp: team a",
+      apiVersion: old.apiVersion,
+      kind: "ModuleWorker",
+      definitionVersion: "0.2.0",
+      schemaDigest: old.schemaDigest,
+      name: "module-worker",
+    });
+    const out = await provider.importState("takoform_module_worker", id);
     expect(out.diagnostics).toEqual([]);
-    expect(out.state!.attributes).toMatchObject({ space: "acme corp: team a", form_definition_version: "0.2.0", form_schema_digest: old.schemaDigest, form_package_digest: old.packageDigest });
+    expect(out.state!.attributes).toMatchObject({
+      space: "acme corp: team a",
+      form_definition_version: "0.2.0",
+      form_schema_digest: old.schemaDigest,
+      form_package_digest: old.packageDigest,
+    });
   });
 
   it("an identity the build cannot decode is refused, never rebound to the default", async () => {
-    const out = (await provider.importState("takoform_module_worker", JSON.stringify({ ...REF, name: "module-worker" })));
+    const out = await provider.importState("takoform_module_worker", JSON.stringify({ ...REF, name: "module-worker" }));
     expect(out.state).toBeNull();
     expect(out.diagnostics[0]!.summary).toBe("Import Form identity is not supported by this provider");
     expect(out.diagnostics[0]!.detail).toContain("0.0.9");
@@ -109,15 +127,21 @@ describe("TestV3ImportIdentityForms (importState)", () => {
   it("a ref of another kind or another line is refused", async () => {
     const kv = bundledCodecTable().defaultCreate({ apiVersion: REF.apiVersion, kind: "EdgeKVNamespace" }).ref;
     const other = bundledCodecTable().defaultCreate({ apiVersion: "other.takoform-cdk.dev/v1alpha1", kind: "EdgeKVNamespace" }).ref;
-    const wrongKind = (await provider.importState("takoform_module_worker", JSON.stringify({ ...kv, packageDigest: undefined, name: "x" })));
+    const wrongKind = await provider.importState("takoform_module_worker", JSON.stringify({ ...kv, packageDigest: undefined, name: "x" }));
     expect(wrongKind.diagnostics[0]!.summary).toBe("Import ID names another Form kind");
-    const id = JSON.stringify({ apiVersion: other.apiVersion, kind: other.kind, definitionVersion: other.definitionVersion, schemaDigest: other.schemaDigest, name: "x" });
+    const id = JSON.stringify({
+      apiVersion: other.apiVersion,
+      kind: other.kind,
+      definitionVersion: other.definitionVersion,
+      schemaDigest: other.schemaDigest,
+      name: "x",
+    });
     expect((await provider.importState("takoform_edge_kv_namespace", id)).diagnostics[0]!.summary).toBe("Import ID names another Form line");
     expect((await provider.importState("takoform_other_edge_kv_namespace", id)).state!.attributes["form_api_version"]).toBe(other.apiVersion);
   });
 
   it("a malformed ID is takoform.provider/import-id-invalid with the syntax and the cause", async () => {
-    const out = (await provider.importState("takoform_module_worker", '{"name":"module-worker","unknown":"member"}'));
+    const out = await provider.importState("takoform_module_worker", '{"name":"module-worker","unknown":"member"}');
     const d = out.diagnostics[0]!;
     expect(out.state).toBeNull();
     expect(d.summary).toBe("Invalid import ID");
@@ -131,9 +155,9 @@ describe("TestV3ImportIdentityForms (importState)", () => {
 describe("import ID parser fuzz", () => {
   // A seeded generator, so a failure reproduces.
   let seed = 0x2f6e2b1;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const alphabet = ['{', '}', '"', ':', ',', '/', ' ', 'a', 'z', '-', '0', 'N', '\\', 'u', '\u2028', '\u0000', '\ud800', 'é', '[', ']', 'n', 'a', 'm', 'e'];
+  const alphabet = ["{", "}", '"', ":", ",", "/", " ", "a", "z", "-", "0", "N", "\\", "u", "\u2028", "\u0000", "\ud800", "é", "[", "]", "n", "a", "m", "e"];
   const seeds = [
     "module-worker",
     "prod/module-worker",
@@ -162,7 +186,7 @@ describe("import ID parser fuzz", () => {
       expect(isResourceName(parsed.name)).toBe(true);
       if (parsed.space !== undefined) expect(isSpaceId(parsed.space)).toBe(true);
       // Whatever parsed also imports or is refused with a diagnostic; it never throws.
-      const out = (await provider.importState("takoform_module_worker", s));
+      const out = await provider.importState("takoform_module_worker", s);
       expect(out.state !== null || out.diagnostics.length > 0).toBe(true);
     }
   });

@@ -50,7 +50,12 @@ describe("the provider on each lane", () => {
 
   it("under v1alpha3, a Form only v1beta1 has is refused at plan, and so is a field only its definition declares", async () => {
     const r = await onLane("v1alpha3");
-    const bundle = await r.provider.plan({ type: "takoform_static_asset_bundle", address: "b", prior: null, config: { manifest_digest: `sha256:${"a".repeat(64)}`, revision_owner: "w" } });
+    const bundle = await r.provider.plan({
+      type: "takoform_static_asset_bundle",
+      address: "b",
+      prior: null,
+      config: { manifest_digest: `sha256:${"a".repeat(64)}`, revision_owner: "w" },
+    });
     expect(bundle.planned).toBeNull();
     expect(bundle.diagnostics).toEqual([
       expect.objectContaining({
@@ -63,10 +68,18 @@ describe("the provider on each lane", () => {
       type: "takoform_worker_version",
       address: "v",
       prior: null,
-      config: { worker: "w", bundle: "b", handlers: ["fetch"], revision_owner: "w", assets: { bundle: "static", run_worker_first: false, not_found_handling: "none" } },
+      config: {
+        worker: "w",
+        bundle: "b",
+        handlers: ["fetch"],
+        revision_owner: "w",
+        assets: { bundle: "static", run_worker_first: false, not_found_handling: "none" },
+      },
     });
     expect(version.planned).toBeNull();
-    expect(errorsOf(version.diagnostics)).toEqual([expect.objectContaining({ summary: "WorkerVersion field not declared by this definition", attribute: "assets", resourceType: "takoform_worker_version" })]);
+    expect(errorsOf(version.diagnostics)).toEqual([
+      expect.objectContaining({ summary: "WorkerVersion field not declared by this definition", attribute: "assets", resourceType: "takoform_worker_version" }),
+    ]);
     // Nothing was written: the plan read support profiles at most.
     expect(r.mutations()).toEqual([]);
   });
@@ -88,7 +101,10 @@ describe("the provider on each lane", () => {
     };
     const out = await other.provider.plan({ type: KV, address: "kv", prior: null, config: { name: "cache" } });
     expect(errorsOf(out.diagnostics)).toEqual([
-      expect.objectContaining({ summary: "This host implements another edge.kv@1.0.0 than EdgeKVNamespace needs", code: providerCode("host-does-not-support-interface") }),
+      expect.objectContaining({
+        summary: "This host implements another edge.kv@1.0.0 than EdgeKVNamespace needs",
+        code: providerCode("host-does-not-support-interface"),
+      }),
     ]);
     expect(out.diagnostics[0]!.detail).toContain(theirs.schemaDigest);
     expect(out.diagnostics[0]!.detail).toContain(mine.schemaDigest);

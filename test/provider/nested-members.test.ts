@@ -4,10 +4,10 @@
 // version: null }` in state and every plan proposes an update. Against the real local host.
 
 import { describe, expect, it } from "vitest";
-import { hasErrors } from "../../src/core/diagnostic.ts";
+import { hasErrors } from "../../src/core/index.ts";
 import type { Attributes, Value } from "../../src/core/values.ts";
 import { completeValue } from "../../src/provider/codec/complete.ts";
-import { lineSchema } from "../../src/provider/codec/schema.ts";
+import { lineSchema } from "../../src/registry/type-schema.ts";
 import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
 import { propose } from "../../src/provider/plan/propose.ts";
@@ -45,7 +45,9 @@ describe("optional nested members against the local host", () => {
     expect(out.action).toBe("update");
     expect(errorsOf(out.diagnostics), show(out.diagnostics)).toEqual([]);
     const put = r.calls("PUT", "/Service/a").at(-1)!;
-    expect(JSON.parse(put.requestBody).spec.serviceBindings).toEqual([{ name: "B", service: { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "Service", name: "b" } }]);
+    expect(JSON.parse(put.requestBody).spec.serviceBindings).toEqual([
+      { name: "B", service: { apiVersion: "mesh.takoform-cdk.dev/v1alpha1", kind: "Service", name: "b" } },
+    ]);
   });
 
   it("a pinned version still plans an update when it changes, and a no-op when it does not", async () => {
@@ -90,20 +92,34 @@ describe("optional nested members against the local host", () => {
   });
 
   it("a member no object type declares is refused by validation, not dropped", () => {
-    const service = r.provider.validate(SERVICE, { name: "a", entrypoint: "a.js", service_bindings: [{ name: "B", service: "b", verison: "v-0000000000000000" }] });
+    const service = r.provider.validate(SERVICE, {
+      name: "a",
+      entrypoint: "a.js",
+      service_bindings: [{ name: "B", service: "b", verison: "v-0000000000000000" }],
+    });
     expect(errorsOf(service).map((d) => [d.summary, d.attribute])).toEqual([["Unsupported argument", "service_bindings[0].verison"]]);
-    const version = r.provider.validate("takoform_worker_version", { revision_owner: "o", worker: "o", bundle: "b", handlers: ["fetch"], kv_bindings: [{ name: "CACHE", target_name: "cache", target: "cache" }] });
+    const version = r.provider.validate("takoform_worker_version", {
+      revision_owner: "o",
+      worker: "o",
+      bundle: "b",
+      handlers: ["fetch"],
+      kv_bindings: [{ name: "CACHE", target_name: "cache", target: "cache" }],
+    });
     expect(errorsOf(version).map((d) => [d.summary, d.attribute])).toEqual([["Unsupported argument", "kv_bindings[0].target"]]);
   });
 });
 
 describe("every nested list of every bundled codec: the planned element has the decoded member set", () => {
   const table = bundledCodecTable();
-  const cases = table.types().flatMap((entry) =>
-    table.codecsFor(entry).flatMap((codec) =>
-      codec.fields.filter((f) => f.type.kind === "object-list" || f.type.kind === "binding-list").map((field) => ({ entry, codec, field })),
-    ),
-  );
+  const cases = table
+    .types()
+    .flatMap((entry) =>
+      table
+        .codecsFor(entry)
+        .flatMap((codec) =>
+          codec.fields.filter((f) => f.type.kind === "object-list" || f.type.kind === "binding-list").map((field) => ({ entry, codec, field })),
+        ),
+    );
 
   it("the bundled registry has nested lists to check", () => {
     expect(cases.length).toBeGreaterThanOrEqual(8);

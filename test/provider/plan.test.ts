@@ -20,7 +20,13 @@ describe("plan", () => {
     await r.close();
   });
   const plan = (type: string, config: Attributes, prior: ResourceState | null = null) => r.provider.plan({ type, address: `${type}.x`, prior, config });
-  const versionConfig = (extra: Attributes = {}): Attributes => ({ revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], ...extra });
+  const versionConfig = (extra: Attributes = {}): Attributes => ({
+    revision_owner: "counter",
+    worker: "counter",
+    bundle: stack.bundle.attributes["name"],
+    handlers: ["fetch"],
+    ...extra,
+  });
 
   it("an unchanged configuration plans prior unchanged (a no-op); plans never mutate", async () => {
     const mutationsBefore = r.mutations().length;
@@ -32,15 +38,29 @@ describe("plan", () => {
 
   it("a create plans config, static defaults, the default space and the create ref; computed values unknown", async () => {
     const out = await plan("takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
-    expect(out.planned).toMatchObject({ name: "q", space: "default", delivery_delay_seconds: 0, form_kind: "AtLeastOnceQueue", form_definition_version: "0.1.0", create_timeout: null });
-    for (const a of ["uid", "generation", "revision", "conditions", "ready", "outputs_json", "pending_operation_id", "relation_drift_reason"]) expect(isUnknown(out.planned![a]), a).toBe(true);
+    expect(out.planned).toMatchObject({
+      name: "q",
+      space: "default",
+      delivery_delay_seconds: 0,
+      form_kind: "AtLeastOnceQueue",
+      form_definition_version: "0.1.0",
+      create_timeout: null,
+    });
+    for (const a of ["uid", "generation", "revision", "conditions", "ready", "outputs_json", "pending_operation_id", "relation_drift_reason"])
+      expect(isUnknown(out.planned![a]), a).toBe(true);
   });
 
   it("an in-place change keeps useStateForUnknown values and marks the other computed values unknown", async () => {
     const q = await mustCreate(r, "takoform_at_least_once_queue", { name: "inplace", message_retention_seconds: 600 });
     const out = await plan("takoform_at_least_once_queue", { name: "inplace", message_retention_seconds: 900, delivery_delay_seconds: 5 }, q);
     expect(out.requiresReplace).toEqual([]);
-    expect(out.planned).toMatchObject({ uid: q.attributes["uid"], space: "default", form_schema_digest: q.attributes["form_schema_digest"], message_retention_seconds: 900, delivery_delay_seconds: 5 });
+    expect(out.planned).toMatchObject({
+      uid: q.attributes["uid"],
+      space: "default",
+      form_schema_digest: q.attributes["form_schema_digest"],
+      message_retention_seconds: 900,
+      delivery_delay_seconds: 5,
+    });
     expect(isUnknown(out.planned!["generation"])).toBe(true);
     // Leaving a defaulted field out plans its default, which reverts an out-of-band value.
     const drifted = { ...q, attributes: { ...q.attributes, delivery_delay_seconds: 30 } };
@@ -106,7 +126,11 @@ describe("plan", () => {
     it("refuses a replacement under the recorded name, naming both refusals, with zero mutations", async () => {
       const pinned = await mustCreate(r, VERSION, { name: "pinned-version", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"] });
       const mutations = r.mutations().length;
-      const out = await plan(VERSION, { name: "pinned-version", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch", "scheduled"] }, pinned);
+      const out = await plan(
+        VERSION,
+        { name: "pinned-version", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch", "scheduled"] },
+        pinned,
+      );
       const [d] = errorsOf(out.diagnostics);
       expect(d).toMatchObject({
         summary: "This immutable revision cannot be safely replaced under the same host name.",

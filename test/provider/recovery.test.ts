@@ -33,7 +33,16 @@ for (const mode of MODES) {
       const out = await interruptedCreate(r, mode, "takoform_module_worker", "ModuleWorker", { name: "counter" });
       const id = out.operationId;
       expect(id).toMatch(/^op_/);
-      expect(out.state!.attributes).toMatchObject({ name: "counter", space: "default", form_kind: "ModuleWorker", form_definition_version: "0.1.0", generation: null, ready: false, conditions: [], outputs_json: "{}" });
+      expect(out.state!.attributes).toMatchObject({
+        name: "counter",
+        space: "default",
+        form_kind: "ModuleWorker",
+        form_definition_version: "0.1.0",
+        generation: null,
+        ready: false,
+        conditions: [],
+        outputs_json: "{}",
+      });
       const uid = out.state!.attributes["uid"];
       expect(typeof uid).toBe("string");
       expect(out.diagnostics.map((d) => [d.severity, d.summary])).toEqual([
@@ -141,7 +150,10 @@ for (const mode of MODES) {
     it("a terminal result that is not this resource is an error that keeps state", async () => {
       const out = await interruptedCreate(r, mode, "takoform_module_worker", "ModuleWorker", { name: "counter" });
       r.host.controls.settleOperation(out.operationId);
-      r.tamper = (req, res) => (req.url.includes("/operations/") ? { ...res, body: Buffer.from(Buffer.from(res.body).toString("utf8").replace('"name":"counter"', '"name":"someone-else"')) } : undefined);
+      r.tamper = (req, res) =>
+        req.url.includes("/operations/")
+          ? { ...res, body: Buffer.from(Buffer.from(res.body).toString("utf8").replace('"name":"counter"', '"name":"someone-else"')) }
+          : undefined;
       const read = await r.provider.read(out.state!);
       expect(read.state).toEqual(out.state);
       expect(errorsOf(read.diagnostics)[0]!.summary).toBe(`Terminal ModuleWorker operation ${out.operationId} did not carry a usable result`);
@@ -151,7 +163,12 @@ for (const mode of MODES) {
       const state = await mustCreate(r, "takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
       r.host.controls.holdNewOperations(true);
       if (mode === "never") r.inject = (req) => (req.method === "PUT" ? { "Takoform-Conformance-Probe": "async" } : undefined);
-      const plan = await r.provider.plan({ type: "takoform_at_least_once_queue", address: "q", prior: state, config: { name: "q", message_retention_seconds: 900, update_timeout: "300ms" } });
+      const plan = await r.provider.plan({
+        type: "takoform_at_least_once_queue",
+        address: "q",
+        prior: state,
+        config: { name: "q", message_retention_seconds: 900, update_timeout: "300ms" },
+      });
       const out = await r.provider.update("takoform_at_least_once_queue", state, plan.planned!, r.context());
       r.inject = undefined;
       r.host.controls.holdNewOperations(false);
@@ -172,7 +189,10 @@ for (const mode of MODES) {
       r.host.controls.recreateOutOfBand(addressOf(created));
       const read = await r.provider.read(state);
       expect(read.state).toEqual(state);
-      expect(read.diagnostics.map((d) => d.summary)).toEqual(["ModuleWorker operation op_neverheardof is no longer addressable", "ModuleWorker is a different incarnation than state records"]);
+      expect(read.diagnostics.map((d) => d.summary)).toEqual([
+        "ModuleWorker operation op_neverheardof is no longer addressable",
+        "ModuleWorker is a different incarnation than state records",
+      ]);
     });
   });
 
@@ -187,7 +207,13 @@ for (const mode of MODES) {
       const [d] = read.diagnostics;
       expect(d!.severity).toBe("error");
       expect(d!.summary).toBe("ModuleWorker is a different incarnation than state records");
-      expect(d).toMatchObject({ code: "takoform.provider/uid-mismatch", pointer: "/metadata/uid", expectedUid: created.attributes["uid"], currentUid: replacement.uid, currentGeneration: "1" });
+      expect(d).toMatchObject({
+        code: "takoform.provider/uid-mismatch",
+        pointer: "/metadata/uid",
+        expectedUid: created.attributes["uid"],
+        currentUid: replacement.uid,
+        currentGeneration: "1",
+      });
       const text = `${d!.detail}\n${d!.repair}`;
       for (const word of [created.attributes["uid"] as string, replacement.uid, "import", "restore", "delete"]) expect(text).toContain(word);
       // The next plan has nothing to repair with: it changes nothing, and apply would not adopt the newcomer.
@@ -202,7 +228,14 @@ for (const mode of MODES) {
       const read = await r.provider.read(stack.version);
       expect(read.diagnostics).toHaveLength(1);
       const w = read.diagnostics[0]!;
-      expect(w).toMatchObject({ severity: "warning", summary: "WorkerVersion references a resource that changed out of band", code: "takoform.provider/relation-target-changed", pointer: "/worker", expectedUid: oldWorkerUid, currentUid: newWorker.uid });
+      expect(w).toMatchObject({
+        severity: "warning",
+        summary: "WorkerVersion references a resource that changed out of band",
+        code: "takoform.provider/relation-target-changed",
+        pointer: "/worker",
+        expectedUid: oldWorkerUid,
+        currentUid: newWorker.uid,
+      });
       expect(w.host?.hostCode).toContain("/worker");
       expect(w.detail).toContain("ExternalChange");
       expect(w.repair).toContain("replacing this resource, because its Form declares no in-place update");
@@ -218,7 +251,11 @@ for (const mode of MODES) {
       expect(out.plan.planned!["relation_drift_reason"]).toBeNull();
       expect(out.action).toBe("replace");
       expect(errorsOf(out.diagnostics), show(out.diagnostics)).toEqual([]);
-      expect(out.state!.attributes).toMatchObject({ name: stack.version.attributes["name"], relation_drift_reason: null, ready: stack.version.attributes["ready"] });
+      expect(out.state!.attributes).toMatchObject({
+        name: stack.version.attributes["name"],
+        relation_drift_reason: null,
+        ready: stack.version.attributes["ready"],
+      });
       const after = await r.provider.read(out.state!);
       expect(after.diagnostics).toEqual([]);
       expect(after.state!.attributes["relation_drift_reason"]).toBeNull();
@@ -227,7 +264,16 @@ for (const mode of MODES) {
     it("TestV3BrokenRelationOnUpdatableFormPlansInPlace: a spec-identical update re-pins without moving the generation", async () => {
       await servingStack(r, ["fetch", "queue"]);
       const queue = await mustCreate(r, "takoform_at_least_once_queue", { name: "jobs", message_retention_seconds: 600 });
-      const config = { name: "jobs-consumer", queue: "jobs", worker: "counter", max_batch_size: 10, max_batch_timeout_seconds: 5, max_retries: 3, retry_delay_seconds: 0, max_concurrency: 1 };
+      const config = {
+        name: "jobs-consumer",
+        queue: "jobs",
+        worker: "counter",
+        max_batch_size: 10,
+        max_batch_timeout_seconds: 5,
+        max_retries: 3,
+        retry_delay_seconds: 0,
+        max_concurrency: 1,
+      };
       const consumer = await mustCreate(r, "takoform_queue_consumer", config);
       const newQueue = r.host.controls.recreateOutOfBand(addressOf(queue));
       const read = await r.provider.read(consumer);
@@ -253,7 +299,11 @@ for (const mode of MODES) {
       r.host.controls.recreateOutOfBand(addressOf(stack.worker));
       const read = await r.provider.read(endpoint);
       expect(read.state!.attributes["relation_drift_reason"]).toBe("ExternalChange");
-      expect(read.state!.attributes).toMatchObject({ hostname: endpoint.attributes["hostname"], url: endpoint.attributes["url"], outputs_json: endpoint.attributes["outputs_json"] });
+      expect(read.state!.attributes).toMatchObject({
+        hostname: endpoint.attributes["hostname"],
+        url: endpoint.attributes["url"],
+        outputs_json: endpoint.attributes["outputs_json"],
+      });
       expect(read.diagnostics[0]!.repair).toContain("replacing this resource");
     });
 
@@ -269,7 +319,9 @@ for (const mode of MODES) {
 
     it("a moved contract (same uid, another definition) is ExternalChange too", async () => {
       const stack = await workerStack(r);
-      const old = r.provider.table.registry.supportedRefsFor({ apiVersion: stack.worker.attributes["form_api_version"] as string, kind: "ModuleWorker" }).find((x) => x.definitionVersion === "0.2.0")!;
+      const old = r.provider.table.registry
+        .supportedRefsFor({ apiVersion: stack.worker.attributes["form_api_version"] as string, kind: "ModuleWorker" })
+        .find((x) => x.definitionVersion === "0.2.0")!;
       r.host.controls.recontractOutOfBand(addressOf(stack.worker), old);
       const read = await r.provider.read(stack.version);
       expect(read.state!.attributes["relation_drift_reason"]).toBe("ExternalChange");

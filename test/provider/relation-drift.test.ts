@@ -6,7 +6,12 @@ import type { WireCondition } from "../../src/core/protocol.ts";
 import { parseRelationHostReason, relationDriftOf, relationDriftWarning } from "../../src/provider/relation/drift.ts";
 
 const status = (...conditions: Partial<WireCondition>[]) => ({
-  status: { observedGeneration: "1", conditions: conditions.map((c) => ({ type: "Ready", status: "True", reason: "Available", lastTransitionTime: "2026-08-08T00:00:00Z", ...c }) as WireCondition) },
+  status: {
+    observedGeneration: "1",
+    conditions: conditions.map(
+      (c) => ({ type: "Ready", status: "True", reason: "Available", lastTransitionTime: "2026-08-08T00:00:00Z", ...c }) as WireCondition,
+    ),
+  },
 });
 
 describe("TestV3RelationConditionWarnsAndNamesTheRemedy", () => {
@@ -20,7 +25,10 @@ describe("TestV3RelationConditionWarnsAndNamesTheRemedy", () => {
 
   it("ExternalChange and DependencyMissing warn with pointer, uids and the remedy of the Form", () => {
     for (const reason of ["ExternalChange", "DependencyMissing"] as const) {
-      const hostReason = reason === "ExternalChange" ? "relation /worker changed incarnation from uid uid-old (formRef a) to uid uid-new" : "relation /worker target uid uid-old no longer exists";
+      const hostReason =
+        reason === "ExternalChange"
+          ? "relation /worker changed incarnation from uid uid-old (formRef a) to uid uid-new"
+          : "relation /worker target uid uid-old no longer exists";
       const drift = relationDriftOf(status({ status: "False", reason, hostReason }))!;
       expect(drift.reason).toBe(reason);
       const noUpdate = relationDriftWarning(drift, false, { resourceType: "takoform_worker_version" }, "WorkerVersion");
@@ -43,17 +51,33 @@ describe("TestV3RelationConditionWarnsAndNamesTheRemedy", () => {
 
 describe("TestV3ParseRelationHostReasonLiftsThePointerAndUIDs", () => {
   it("upstream phrasings", () => {
-    expect(parseRelationHostReason("relation /worker changed incarnation from uid uid-old (formRef a) to uid uid-new")).toEqual({ pointer: "/worker", expectedUid: "uid-old", currentUid: "uid-new" });
+    expect(parseRelationHostReason("relation /worker changed incarnation from uid uid-old (formRef a) to uid uid-new")).toEqual({
+      pointer: "/worker",
+      expectedUid: "uid-old",
+      currentUid: "uid-new",
+    });
     // Deliberate divergence from the Go code: adjacent `from uid a to uid b` still finds b.
-    expect(parseRelationHostReason("relation /kvBindings/0/resource changed incarnation from uid uid-1 to uid uid-2")).toEqual({ pointer: "/kvBindings/0/resource", expectedUid: "uid-1", currentUid: "uid-2" });
+    expect(parseRelationHostReason("relation /kvBindings/0/resource changed incarnation from uid uid-1 to uid uid-2")).toEqual({
+      pointer: "/kvBindings/0/resource",
+      expectedUid: "uid-1",
+      currentUid: "uid-2",
+    });
     expect(parseRelationHostReason("relation /bundle pinned to uid uid-9 no longer exists")).toEqual({ pointer: "/bundle", expectedUid: "uid-9" });
   });
 
   it("the local host's verbose and compact forms", () => {
     const dig = `sha256:${"a".repeat(64)}`;
-    expect(parseRelationHostReason(`relation /worker uid uold -> unew formRef 0.1.0 ${dig} -> 0.1.0 ${dig}`)).toEqual({ pointer: "/worker", expectedUid: "uold", currentUid: "unew" });
+    expect(parseRelationHostReason(`relation /worker uid uold -> unew formRef 0.1.0 ${dig} -> 0.1.0 ${dig}`)).toEqual({
+      pointer: "/worker",
+      expectedUid: "uold",
+      currentUid: "unew",
+    });
     expect(parseRelationHostReason(`relation /worker uid uold -> none formRef 0.1.0 ${dig} -> none`)).toEqual({ pointer: "/worker", expectedUid: "uold" });
-    expect(parseRelationHostReason(`/versions/0/workerVersion uold->unew 0.1.0 ${dig}->0.1.0 ${dig}`)).toEqual({ pointer: "/versions/0/workerVersion", expectedUid: "uold", currentUid: "unew" });
+    expect(parseRelationHostReason(`/versions/0/workerVersion uold->unew 0.1.0 ${dig}->0.1.0 ${dig}`)).toEqual({
+      pointer: "/versions/0/workerVersion",
+      expectedUid: "uold",
+      currentUid: "unew",
+    });
     expect(parseRelationHostReason(`…/0/resource uold->none 0.1.0 ${dig}->none`)).toEqual({ pointer: "…/0/resource", expectedUid: "uold" });
   });
 

@@ -47,7 +47,14 @@ for (const mode of MODES) {
     it("a resumed revision create records the provider-side attributes, so the next plan is empty", async () => {
       const stack = await workerStack(r);
       const intents: WriteIntent[] = [];
-      const config = { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: '{"B":2,"A":1}', create_timeout: "10m" };
+      const config = {
+        revision_owner: "counter",
+        worker: "counter",
+        bundle: stack.bundle.attributes["name"],
+        handlers: ["fetch"],
+        vars_json: '{"B":2,"A":1}',
+        create_timeout: "10m",
+      };
       const plan = await r.provider.plan({ type: "takoform_worker_version", address: "v", prior: null, config });
       // The stack already holds this content under this owner; use another owner for a new revision.
       const other = { ...config, revision_owner: "other-owner" };
@@ -64,7 +71,12 @@ for (const mode of MODES) {
     it("executes an update that never arrived", async () => {
       const state = await mustCreate(r, "takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
       const intents: WriteIntent[] = [];
-      const plan = await r.provider.plan({ type: "takoform_at_least_once_queue", address: "q", prior: state, config: { name: "q", message_retention_seconds: 900 } });
+      const plan = await r.provider.plan({
+        type: "takoform_at_least_once_queue",
+        address: "q",
+        prior: state,
+        config: { name: "q", message_retention_seconds: 900 },
+      });
       const crashed = await r.provider.update("takoform_at_least_once_queue", state, plan.planned!, crashingContext(intents));
       expect(crashed.state).toBe(state);
       expect(intents[0]).toMatchObject({ operation: "update", uid: state.attributes["uid"], name: "q" });
@@ -95,7 +107,15 @@ for (const mode of MODES) {
       const [d] = errorsOf(resumed.diagnostics);
       expect(d!.summary).toBe("Failed to create ModuleWorker");
       expect(d!.host?.code).toBeDefined();
-      expect(r.host.controls.resource({ tenant: "dev", space: "default", apiVersion: other.attributes["form_api_version"] as string, kind: "ModuleWorker", name: "counter" })!.uid).toBe(other.attributes["uid"]);
+      expect(
+        r.host.controls.resource({
+          tenant: "dev",
+          space: "default",
+          apiVersion: other.attributes["form_api_version"] as string,
+          kind: "ModuleWorker",
+          name: "counter",
+        })!.uid,
+      ).toBe(other.attributes["uid"]);
     });
 
     it("a recorded request for another resource is refused before anything is sent", async () => {

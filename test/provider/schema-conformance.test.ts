@@ -5,16 +5,16 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import type { Diagnostic } from "../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes } from "../../src/core/values.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import type { ResourceTypeSchema } from "../../src/provider/types.ts";
 import { schemaProblems } from "../../src/provider/validate/schema.ts";
 import { suggestName } from "../../src/provider/validate/suggest.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("validate must not reach the host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 
 const KV = "takoform_edge_kv_namespace";
 const QUEUE = "takoform_at_least_once_queue";
@@ -24,7 +24,10 @@ const BUNDLE = "takoform_worker_bundle";
 
 /** [summary, attribute] of every error, in order. */
 function errors(type: string, config: Attributes): [string, string | undefined][] {
-  return p.validate(type, config).filter((d) => d.severity === "error").map((d) => [d.summary, d.attribute]);
+  return p
+    .validate(type, config)
+    .filter((d) => d.severity === "error")
+    .map((d) => [d.summary, d.attribute]);
 }
 
 function only(type: string, config: Attributes): Diagnostic {
@@ -72,9 +75,15 @@ describe("unsupported arguments", () => {
   });
 
   it("computed attributes are read-only, at the top level and inside an object", () => {
-    expect(only(KV, { name: "a", uid: "u" })).toMatchObject({ summary: "Invalid Configuration for Read-Only Attribute", attribute: "uid", code: "takoform.provider/attribute-read-only" });
+    expect(only(KV, { name: "a", uid: "u" })).toMatchObject({
+      summary: "Invalid Configuration for Read-Only Attribute",
+      attribute: "uid",
+      code: "takoform.provider/attribute-read-only",
+    });
     const modules = [{ name: "index.js", content_type: "application/javascript+module", digest: `sha256:${"a".repeat(64)}` }];
-    expect(errors(BUNDLE, { revision_owner: "o", main_module: "index.js", modules })).toEqual([["Invalid Configuration for Read-Only Attribute", "modules[0].digest"]]);
+    expect(errors(BUNDLE, { revision_owner: "o", main_module: "index.js", modules })).toEqual([
+      ["Invalid Configuration for Read-Only Attribute", "modules[0].digest"],
+    ]);
     // null is an absent value, even for a computed attribute.
     expect(p.validate(KV, { name: "a", uid: null })).toEqual([]);
   });
@@ -105,16 +114,25 @@ describe("types, without implicit conversion", () => {
     expect(errors(QUEUE, { name: "q", message_retention_seconds: 60.5 })).toEqual([["Incorrect attribute value type", "message_retention_seconds"]]);
     expect(only(QUEUE, { name: "q", message_retention_seconds: 2 ** 60 }).detail).toContain("a number beyond ±2^53");
     expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: "fetch" })).toEqual([["Incorrect attribute value type", "handlers"]]);
-    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch", 1] })).toEqual([["Incorrect attribute value type", "handlers[1]"]]);
-    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], kv_bindings: ["KV"] })).toEqual([["Incorrect attribute value type", "kv_bindings[0]"]]);
+    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch", 1] })).toEqual([
+      ["Incorrect attribute value type", "handlers[1]"],
+    ]);
+    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], kv_bindings: ["KV"] })).toEqual([
+      ["Incorrect attribute value type", "kv_bindings[0]"],
+    ]);
     expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch", null] })).toEqual([["Null list element", "handlers[1]"]]);
-    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], vars_json: { a: 1 } })).toEqual([["Incorrect attribute value type", "vars_json"]]);
+    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], vars_json: { a: 1 } })).toEqual([
+      ["Incorrect attribute value type", "vars_json"],
+    ]);
   });
 
   it("a value of the wrong type is reported once: the value checks skip it", () => {
     // A string weight is not also counted into a total, and a numeric name is not also a bad name.
     expect(p.validate(DEPLOYMENT, deployment([{ worker_version: "v", weight: "9999" }])).map((d) => d.summary)).toEqual(["Incorrect attribute value type"]);
-    expect(p.validate(KV, { name: 5, name_prefix: "x-" }).map((d) => d.summary)).toEqual(["Incorrect attribute value type", "Conflicting name and name_prefix"]);
+    expect(p.validate(KV, { name: 5, name_prefix: "x-" }).map((d) => d.summary)).toEqual([
+      "Incorrect attribute value type",
+      "Conflicting name and name_prefix",
+    ]);
   });
 
   it("every kind of the schema's type language, on a schema of its own", () => {
@@ -130,7 +148,14 @@ describe("types, without implicit conversion", () => {
         ratio: { mode: "optional", type: { kind: "number", integer: false }, forceNew: false },
         doc: { mode: "optional", type: { kind: "json" }, forceNew: false },
         tags: { mode: "optional", type: { kind: "set", element: { kind: "string" } }, forceNew: false },
-        inner: { mode: "optional", type: { kind: "object", attributes: { deep: { mode: "required", type: { kind: "list", element: { kind: "number", integer: true } }, forceNew: false } } }, forceNew: false },
+        inner: {
+          mode: "optional",
+          type: {
+            kind: "object",
+            attributes: { deep: { mode: "required", type: { kind: "list", element: { kind: "number", integer: true } }, forceNew: false } },
+          },
+          forceNew: false,
+        },
       },
     };
     const check = (config: Attributes) => schemaProblems(schema, config).diagnostics.map((d) => [d.attribute, d.detail]);
@@ -138,8 +163,12 @@ describe("types, without implicit conversion", () => {
     expect(check({ flag: "true" })).toEqual([["flag", "Inappropriate value for flag: true or false is required, and the configuration gives a string."]]);
     expect(schemaProblems(schema, { flag: "true" }).diagnostics[0]!.repair).toBe("Write flag as true or false, without quotes.");
     expect(check({ ratio: "0.5" })).toEqual([["ratio", "Inappropriate value for ratio: a number is required, and the configuration gives a string."]]);
-    expect(check({ tags: "a" })).toEqual([["tags", "Inappropriate value for tags: a set (a list of distinct values) is required, and the configuration gives a string."]]);
-    expect(check({ inner: { deep: [1, "2"] } })).toEqual([["inner.deep[1]", "Inappropriate value for inner.deep[1]: a whole number is required, and the configuration gives a string."]]);
+    expect(check({ tags: "a" })).toEqual([
+      ["tags", "Inappropriate value for tags: a set (a list of distinct values) is required, and the configuration gives a string."],
+    ]);
+    expect(check({ inner: { deep: [1, "2"] } })).toEqual([
+      ["inner.deep[1]", "Inappropriate value for inner.deep[1]: a whole number is required, and the configuration gives a string."],
+    ]);
     expect(check({ inner: {} })).toEqual([["inner.deep", "The argument inner.deep is required, but no definition was found."]]);
     expect(check({ inner: [] })).toEqual([["inner", "Inappropriate value for inner: an object is required, and the configuration gives a list."]]);
     expect(schemaProblems(schema, { flag: 1, ratio: 1, tags: [] }).nonconforming).toEqual(new Set(["flag"]));
@@ -148,8 +177,14 @@ describe("types, without implicit conversion", () => {
 
 describe("required arguments and unknown values", () => {
   it("a missing required argument is an error, at the top level and inside objects", () => {
-    expect(only(VERSION, { revision_owner: "o", worker: "w", bundle: "b" })).toMatchObject({ summary: "Missing required argument", attribute: "handlers", code: "takoform.provider/attribute-required" });
-    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], kv_bindings: [{ name: "KV" }] })).toEqual([["Missing required argument", "kv_bindings[0].target_name"]]);
+    expect(only(VERSION, { revision_owner: "o", worker: "w", bundle: "b" })).toMatchObject({
+      summary: "Missing required argument",
+      attribute: "handlers",
+      code: "takoform.provider/attribute-required",
+    });
+    expect(errors(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: ["fetch"], kv_bindings: [{ name: "KV" }] })).toEqual([
+      ["Missing required argument", "kv_bindings[0].target_name"],
+    ]);
   });
 
   it("unknown values pass every type check, at any depth", () => {
@@ -157,7 +192,9 @@ describe("required arguments and unknown values", () => {
     expect(p.validate(DEPLOYMENT, { name: "d", worker: UNKNOWN, versions: UNKNOWN })).toEqual([]);
     expect(p.validate(DEPLOYMENT, deployment([{ worker_version: UNKNOWN, weight: UNKNOWN }]))).toEqual([]);
     expect(p.validate(DEPLOYMENT, deployment([UNKNOWN]))).toEqual([]);
-    expect(p.validate(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: [UNKNOWN], kv_bindings: [{ name: "KV", target_name: UNKNOWN }] })).toEqual([]);
+    expect(
+      p.validate(VERSION, { revision_owner: "o", worker: "w", bundle: "b", handlers: [UNKNOWN], kv_bindings: [{ name: "KV", target_name: UNKNOWN }] }),
+    ).toEqual([]);
   });
 
   it("every problem of one configuration is reported at once", () => {

@@ -6,12 +6,12 @@ import { EDGE_FAMILY_GROUPS } from "../../src/core/lanes.ts";
 import type { HostClient } from "../../src/client/client.ts";
 import { decodeSpec } from "../../src/provider/codec/decode.ts";
 import { encodeSpec } from "../../src/provider/codec/encode.ts";
-import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/provider/codec/envelope.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { ENVELOPE_ATTRIBUTES, RESERVED_ATTRIBUTES } from "../../src/registry/envelope.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("no host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 const EDGE = "edge.takoform-cdk.dev/v1alpha1";
 // Every Edge family type, whichever lane's line leads it.
 const edgeSchemas = () => p.schemas().filter((s) => EDGE_FAMILY_GROUPS.includes(s.apiVersion));
@@ -120,7 +120,7 @@ describe("resource-type schemas", () => {
   });
 
   it("TestV3AttributeSurfaceRendersDeterministically", () => {
-    const other = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
+    const other = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
     expect(JSON.stringify(other.schemas())).toBe(JSON.stringify(p.schemas()));
     expect(JSON.stringify(p.schemas().map((s) => Object.keys(s.attributes)))).toBe(JSON.stringify(other.schemas().map((s) => Object.keys(s.attributes))));
   });

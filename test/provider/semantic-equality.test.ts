@@ -54,14 +54,24 @@ describe("plans against host-normalized state", () => {
     const imported = await mustRead(r, (await r.provider.importState(VERSION, name)).state!);
     expect(imported.attributes["vars_json"]).not.toBe(vars); // the host's spelling
     const before = r.mutations().length;
-    const out = await converge(r, VERSION, { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars }, imported);
+    const out = await converge(
+      r,
+      VERSION,
+      { name, worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars },
+      imported,
+    );
     expect(errorsOf(out.diagnostics), show(out.diagnostics)).toEqual([]);
     expect(out.action).toBe("no-op");
     expect(out.plan.requiresReplace).toEqual([]);
     expect(out.plan.planned!["vars_json"]).toBe(imported.attributes["vars_json"]);
     expect(r.mutations().length).toBe(before);
     // With an owner instead of a pinned name: the same derived name, only the owner recorded.
-    const owned = await converge(r, VERSION, { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars }, imported);
+    const owned = await converge(
+      r,
+      VERSION,
+      { revision_owner: "counter", worker: "counter", bundle: stack.bundle.attributes["name"], handlers: ["fetch"], vars_json: vars },
+      imported,
+    );
     expect(errorsOf(owned.diagnostics), show(owned.diagnostics)).toEqual([]);
     expect(owned.plan.requiresReplace).toEqual([]);
     expect(owned.plan.planned!["name"]).toBe(name);
@@ -88,7 +98,12 @@ describe("plans against host-normalized state", () => {
     expect(plan.requiresReplace).toEqual([]);
     expect(plan.planned).toEqual(stack.version.attributes);
     // A real change still plans a replacement under a new derived name.
-    const changed = await r.provider.plan({ type: VERSION, address: `${VERSION}.test`, prior: stack.version, config: { ...config, vars_json: '{"B":3,"A":1}' } });
+    const changed = await r.provider.plan({
+      type: VERSION,
+      address: `${VERSION}.test`,
+      prior: stack.version,
+      config: { ...config, vars_json: '{"B":3,"A":1}' },
+    });
     expect(changed.requiresReplace).toContainEqual(["vars_json"]);
     expect(changed.planned!["name"]).not.toBe(stack.version.attributes["name"]);
   });

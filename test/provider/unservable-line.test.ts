@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import { formRefKey } from "../../src/forms/refs.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { formRefKey } from "../../src/core/index.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry } from "../../src/registry/generated-types.ts";
 import { codecOf, syntheticDoc } from "../codec/support.ts";
@@ -21,10 +21,10 @@ const noHost = () => {
 };
 
 /** A provider whose registry has the bundled lines plus one Thing line with no default create. */
-function providerWithoutDefault(): TakoformProvider {
+function providerWithoutDefault(): HostProvider {
   const thing = codecOf(syntheticDoc("Thing", { size: { type: "integer", default: 1 } }, { group: GROUP }));
   const table = bundledCodecTable().withCodec(thing, { type: { type: THING, apiVersion: GROUP, kind: "Thing", className: "Thing" } });
-  return new TakoformProvider({ client: noHost, registry: table, defaultSpace: "default" });
+  return new HostProvider({ client: noHost, registry: table, defaultSpace: "default" });
 }
 
 describe("a registry line with no default create", () => {
@@ -66,14 +66,14 @@ describe("a registry line with no default create", () => {
       types: [{ type: THING, apiVersion: GROUP, kind: "Thing", className: "Thing" }],
       codecs: { [formRefKey(thing.ref)]: thing },
     };
-    const p = new TakoformProvider({ client: noHost, registry: data, defaultSpace: "default" });
+    const p = new HostProvider({ client: noHost, registry: data, defaultSpace: "default" });
     expect(() => p.schemas()).not.toThrow();
     expect(p.schemas()).toEqual([]);
     expect(p.problems().map((d) => d.summary)).toEqual(["Thing FormRef missing"]);
   });
 
   it("a servable registry has no problems", () => {
-    const p = new TakoformProvider({ client: noHost, registry: bundledCodecTable(), defaultSpace: "default" });
+    const p = new HostProvider({ client: noHost, registry: bundledCodecTable(), defaultSpace: "default" });
     expect(p.problems()).toEqual([]);
   });
 });

@@ -6,16 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/client.ts";
-import type { Diagnostic } from "../../src/core/diagnostic.ts";
+import { type Diagnostic, parseGoDuration } from "../../src/core/index.ts";
 import { UNKNOWN, type Attributes, type Value } from "../../src/core/values.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { cronProblem } from "../../src/provider/validate/cron.ts";
 import { canonicalHostname } from "../../src/provider/validate/hostname.ts";
-import { parseGoDuration } from "../../src/provider/timeouts.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 
 const noHost = () => Promise.reject(new Error("validate must not reach the host")) as Promise<HostClient>;
-const p = new TakoformProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
+const p = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "default" });
 const summaries = (ds: Diagnostic[]) => ds.map((d) => d.summary);
 
 const version = (extra: Attributes = {}): Attributes => ({ revision_owner: "counter", worker: "counter", bundle: "b", handlers: ["fetch"], ...extra });
@@ -49,11 +48,24 @@ describe("environment namespace (§13.2)", () => {
     expect(across[0]!.detail).toContain("vars_json.CACHE");
     const secret = p.validate("takoform_worker_version", version({ vars_json: '{"TOKEN":1}', required_sensitive_vars: ["TOKEN"] }));
     expect(summaries(secret)).toEqual(["Duplicate module environment name"]);
-    const crossLists = p.validate("takoform_worker_version", version({ kv_bindings: [{ name: "A", target_name: "kv" }], bucket_bindings: [{ name: "A", target_name: "b" }] }));
+    const crossLists = p.validate(
+      "takoform_worker_version",
+      version({ kv_bindings: [{ name: "A", target_name: "kv" }], bucket_bindings: [{ name: "A", target_name: "b" }] }),
+    );
     expect(summaries(crossLists)).toEqual(["Duplicate module environment name"]);
-    const within = p.validate("takoform_worker_version", version({ kv_bindings: [{ name: "A", target_name: "kv" }, { name: "A", target_name: "kv2" }] }));
+    const within = p.validate(
+      "takoform_worker_version",
+      version({
+        kv_bindings: [
+          { name: "A", target_name: "kv" },
+          { name: "A", target_name: "kv2" },
+        ],
+      }),
+    );
     expect(within[0]!.attribute).toBe("kv_bindings[1].name");
-    expect(p.validate("takoform_worker_version", version({ vars_json: '{"A":1}', required_sensitive_vars: ["B"], kv_bindings: [{ name: "C", target_name: "kv" }] }))).toEqual([]);
+    expect(
+      p.validate("takoform_worker_version", version({ vars_json: '{"A":1}', required_sensitive_vars: ["B"], kv_bindings: [{ name: "C", target_name: "kv" }] })),
+    ).toEqual([]);
   });
 
   it("TestV3EnvironmentNamespaceIgnoresUnknownValues", () => {
@@ -88,7 +100,10 @@ describe("bundle authoring surface", () => {
   const bundle = (modules: Value[], main = "index.js"): Attributes => ({ revision_owner: "o", main_module: main, modules });
   it("TestWorkerBundleAdmitsExactlyTheBundleMediaTypeSet", () => {
     for (const type of ["application/javascript+module", "application/octet-stream", "application/wasm", "text/plain", "application/source-map+json"]) {
-      const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: x }, { name: "extra", content_type: type, content_file: y }];
+      const modules = [
+        { name: "index.js", content_type: "application/javascript+module", content_file: x },
+        { name: "extra", content_type: type, content_file: y },
+      ];
       expect(p.validate("takoform_worker_bundle", bundle(modules))).toEqual([]);
     }
     const json = p.validate("takoform_worker_bundle", bundle([{ name: "index.js", content_type: "application/json", content_file: x }]));
@@ -96,7 +111,10 @@ describe("bundle authoring surface", () => {
   });
 
   it("TestMainModuleMustBeLoadable: a source map is carried but is never main", () => {
-    const modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: x }, { name: "index.js.map", content_type: "application/source-map+json", content_file: y }];
+    const modules = [
+      { name: "index.js", content_type: "application/javascript+module", content_file: x },
+      { name: "index.js.map", content_type: "application/source-map+json", content_file: y },
+    ];
     expect(p.validate("takoform_worker_bundle", bundle(modules))).toEqual([]);
     expect(summaries(p.validate("takoform_worker_bundle", bundle(modules, "index.js.map")))).toEqual(["Main module is not loadable"]);
   });
@@ -104,9 +122,14 @@ describe("bundle authoring surface", () => {
   it("incomplete, empty, duplicate and unknown-main authoring", () => {
     expect(summaries(p.validate("takoform_worker_bundle", { revision_owner: "o", main_module: "index.js" }))).toEqual(["Incomplete local bundle authoring"]);
     expect(summaries(p.validate("takoform_worker_bundle", bundle([])))).toContain("Empty bundle");
-    const dup = [{ name: "index.js", content_type: "text/plain", content_file: x }, { name: "index.js", content_type: "text/plain", content_file: y }];
+    const dup = [
+      { name: "index.js", content_type: "text/plain", content_file: x },
+      { name: "index.js", content_type: "text/plain", content_file: y },
+    ];
     expect(summaries(p.validate("takoform_worker_bundle", bundle(dup)))).toEqual(["Duplicate module name"]);
-    expect(summaries(p.validate("takoform_worker_bundle", bundle([{ name: "a.js", content_type: "text/plain", content_file: x }])))).toEqual(["Unknown main module"]);
+    expect(summaries(p.validate("takoform_worker_bundle", bundle([{ name: "a.js", content_type: "text/plain", content_file: x }])))).toEqual([
+      "Unknown main module",
+    ]);
     expect(p.validate("takoform_worker_bundle", { revision_owner: "o", manifest_digest: `sha256:${"a".repeat(64)}` })).toEqual([]);
     expect(summaries(p.validate("takoform_worker_bundle", { revision_owner: "o", manifest_digest: "sha256:nope" }))).toEqual(["Invalid manifest digest"]);
   });
@@ -141,7 +164,8 @@ describe("TestCronValidatorRejectsWhatTheHostRejects", () => {
       expect(cronProblem(good), good).toBeUndefined();
       expect(p.validate("takoform_worker_cron_trigger", { name: "c", worker: "w", cron: good })).toEqual([]);
     }
-    for (const bad of ["* * * *", "* * * * * *", "*  * * * *", "MON * * * *", "1-2-3 * * * *", "5/2 * * * *", ",1 * * * *"]) expect(cronProblem(bad), bad).toBeDefined();
+    for (const bad of ["* * * *", "* * * * * *", "*  * * * *", "MON * * * *", "1-2-3 * * * *", "5/2 * * * *", ",1 * * * *"])
+      expect(cronProblem(bad), bad).toBeDefined();
   });
 
   it("agrees with the host's parser at the edges: steps run 1..(max − min), two-digit numbers may lead with 0", () => {

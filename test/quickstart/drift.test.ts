@@ -50,7 +50,13 @@ async function deleteEndpointOutOfBand(): Promise<void> {
     const { url } = await host.listen("127.0.0.1", 0);
     const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
     try {
-      const stored = host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "WorkerEndpoint", name: "counter-endpoint" });
+      const stored = host.controls.resource({
+        tenant: "dev",
+        space: "default",
+        apiVersion: "edge.takoform-cdk.dev/v1beta1",
+        kind: "WorkerEndpoint",
+        name: "counter-endpoint",
+      });
       expect(stored).toBeDefined();
       const ref = { apiVersion: stored!.apiVersion, kind: stored!.kind, definitionVersion: stored!.definitionVersion, schemaDigest: stored!.schemaDigest };
       const read = await client.getResource("default", ref, "counter-endpoint");

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
-import { formatFormRef, formRefKey, type FormRef } from "../../src/forms/refs.ts";
+import { formatFormRef, formRefKey, type FormRef } from "../../src/core/index.ts";
 import { loadDefinitions } from "../../src/forms/catalog.ts";
 import { CodecTable, combineGenerated, FormRegistry, RegistryError, type GeneratedRegistry, type SupportedRef } from "../../src/registry/index.ts";
 import { bundledCodecTable, bundledRegistry } from "../../src/registry/bundled.ts";
@@ -28,7 +28,8 @@ function thrown(fn: () => unknown): RegistryError {
 }
 
 const candidateEntries = ["edge/v1alpha1", "edge/v1beta1", "other/v1alpha1", "mesh/v1alpha1"].flatMap(
-  (family) => JSON.parse(readFileSync(`${PACKAGES}/forms/${family}/candidate-set.json`, "utf8")).defaultCreates as { formRef: FormRef; packageDigest: string }[],
+  (family) =>
+    JSON.parse(readFileSync(`${PACKAGES}/forms/${family}/candidate-set.json`, "utf8")).defaultCreates as { formRef: FormRef; packageDigest: string }[],
 );
 const BETA = "edge.takoform-cdk.dev/v1beta1";
 
@@ -73,7 +74,12 @@ describe("bundled registry", () => {
     expect(table.linesOf("takoform_static_asset_bundle").map((l) => l.apiVersion)).toEqual([BETA]);
     expect(table.type("takoform_worker_version")?.apiVersion).toBe(BETA);
     expect(table.typeForLine({ apiVersion: EDGE, kind: "WorkerVersion" })?.type).toBe("takoform_worker_version");
-    expect(table.typeForLine({ apiVersion: OTHER, kind: "EdgeKVNamespace" })).toEqual({ type: "takoform_other_edge_kv_namespace", apiVersion: OTHER, kind: "EdgeKVNamespace", className: "OtherEdgeKVNamespace" });
+    expect(table.typeForLine({ apiVersion: OTHER, kind: "EdgeKVNamespace" })).toEqual({
+      type: "takoform_other_edge_kv_namespace",
+      apiVersion: OTHER,
+      kind: "EdgeKVNamespace",
+      className: "OtherEdgeKVNamespace",
+    });
     expect(table.type("takoform_mesh_service")?.className).toBe("MeshService");
     expect(table.codecsFor({ apiVersion: EDGE, kind: "ModuleWorker" }).map((c) => c.ref.definitionVersion)).toEqual(["0.1.0", "0.2.0"]);
   });
@@ -156,7 +162,9 @@ describe("FormRegistry", () => {
   });
 
   it("merge: unions two registries, refuses conflicting provenance and two defaults for one line", () => {
-    const project = FormRegistry.empty().register(ref("Widget", "1.0.0", "7"), { asDefaultCreate: true }).register(v010);
+    const project = FormRegistry.empty()
+      .register(ref("Widget", "1.0.0", "7"), { asDefaultCreate: true })
+      .register(v010);
     const merged = base.merge(project);
     expect(merged.size).toBe(2);
     expect(merged.defaultCreate({ apiVersion: EDGE, kind: "Widget" }).definitionVersion).toBe("1.0.0");

@@ -80,7 +80,8 @@ describe("definition rules every bundled Form follows", () => {
       expect(vocabulary).toEqual(["fetch", "scheduled", "queue"]);
       expect(op("loadModule").outputSchema.properties.exportedHandlers.items.enum).toEqual(vocabulary);
       for (const handler of vocabulary) expect(op(handler)).toBeDefined();
-      const versionHandlers = packages.find((p) => p.definition.kind === "WorkerVersion" && p.definition.apiVersion === LANE_FACTS[lane].group)!.definition.desiredSchema.properties.handlers;
+      const versionHandlers = packages.find((p) => p.definition.kind === "WorkerVersion" && p.definition.apiVersion === LANE_FACTS[lane].group)!.definition
+        .desiredSchema.properties.handlers;
       expect(versionHandlers.items.enum).toEqual(vocabulary);
     }
   });
@@ -97,7 +98,10 @@ describe("definition rules every bundled Form follows", () => {
 describe("Interface behaviour fixtures", () => {
   it("every step names an operation of its Interface, sends a valid input (an out-of-range one only to be refused so) and expects only a declared error", () => {
     const ajv = desiredValidator();
-    for (const [name, definition] of [...ourInterfaces("v1alpha3"), ...[...ourInterfaces("v1beta1")].map(([n, d]) => [`${n} (v1beta1)`, d] as [string, Json])]) {
+    for (const [name, definition] of [
+      ...ourInterfaces("v1alpha3"),
+      ...[...ourInterfaces("v1beta1")].map(([n, d]) => [`${n} (v1beta1)`, d] as [string, Json]),
+    ]) {
       const operations = new Map<string, Json>(definition.operations.map((o: Json) => [o.name, o]));
       expect(definition.fixtures.length, name).toBeGreaterThan(0);
       for (const fixture of definition.fixtures) {

@@ -2,9 +2,7 @@ import { describe, it, expect } from "vitest";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { digestCanonical } from "../../src/forms/digest.ts";
-import {
-  PACKAGES, EDGE_GROUP, BETA_EDGE_GROUP, OTHER_GROUP, MESH_GROUP, loadFormPackages, candidateSet, desiredValidator, type Json,
-} from "./packages.ts";
+import { PACKAGES, EDGE_GROUP, BETA_EDGE_GROUP, OTHER_GROUP, MESH_GROUP, loadFormPackages, candidateSet, desiredValidator, type Json } from "./packages.ts";
 
 const packages = loadFormPackages();
 const find = (group: string, kind: string, version = "0.1.0") =>
@@ -20,7 +18,7 @@ function jsonFilesBelow(dir: string): string[] {
 function strings(value: Json, out: string[] = []): string[] {
   if (typeof value === "string") out.push(value);
   else if (Array.isArray(value)) value.forEach((v) => strings(v, out));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) strings(k, out), strings(v, out);
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) (strings(k, out), strings(v, out));
   return out;
 }
 
@@ -43,7 +41,12 @@ describe("Form groups", () => {
 });
 
 describe("candidate sets", () => {
-  const families = { "forms/edge/v1alpha1": EDGE_GROUP, "forms/edge/v1beta1": BETA_EDGE_GROUP, "forms/other/v1alpha1": OTHER_GROUP, "forms/mesh/v1alpha1": MESH_GROUP };
+  const families = {
+    "forms/edge/v1alpha1": EDGE_GROUP,
+    "forms/edge/v1beta1": BETA_EDGE_GROUP,
+    "forms/other/v1alpha1": OTHER_GROUP,
+    "forms/mesh/v1alpha1": MESH_GROUP,
+  };
 
   it("have exactly the documented shape, and every entry names its package's exact ref and package digest", () => {
     for (const [family, group] of Object.entries(families)) {
@@ -66,17 +69,39 @@ describe("candidate sets", () => {
   it("list the 12 v1alpha3-lane and 15 v1beta1-lane edge Forms at 0.1.0, never a 0.2.0 ModuleWorker, which stays Supported only", () => {
     const edge = candidateSet("forms/edge/v1alpha1").defaultCreates;
     expect(edge.map((e: Json) => e.formRef.kind)).toEqual([
-      "ModuleWorker", "WorkerBundle", "WorkerVersion", "WorkerDeployment", "WorkerCustomDomain", "WorkerEndpoint",
-      "WorkerCronTrigger", "EdgeKVNamespace", "ObjectBucket", "SQLiteDatabase", "AtLeastOnceQueue", "QueueConsumer",
+      "ModuleWorker",
+      "WorkerBundle",
+      "WorkerVersion",
+      "WorkerDeployment",
+      "WorkerCustomDomain",
+      "WorkerEndpoint",
+      "WorkerCronTrigger",
+      "EdgeKVNamespace",
+      "ObjectBucket",
+      "SQLiteDatabase",
+      "AtLeastOnceQueue",
+      "QueueConsumer",
     ]);
     expect(edge.every((e: Json) => e.formRef.definitionVersion === "0.1.0")).toBe(true);
     expect(edge.map((e: Json) => e.slug)).not.toContain("module-worker-0.2.0");
     expect(find(EDGE_GROUP, "ModuleWorker", "0.2.0")).toBeDefined();
     const beta = candidateSet("forms/edge/v1beta1").defaultCreates;
     expect(beta.map((e: Json) => e.formRef.kind)).toEqual([
-      "ModuleWorker", "WorkerBundle", "WorkerVersion", "WorkerDeployment", "WorkerCustomDomain", "WorkerEndpoint",
-      "WorkerCronTrigger", "EdgeKVNamespace", "ObjectBucket", "SQLiteDatabase", "AtLeastOnceQueue", "QueueConsumer",
-      "StaticAssetBundle", "SQLiteMigrationSet", "SQLiteMigrationApplication",
+      "ModuleWorker",
+      "WorkerBundle",
+      "WorkerVersion",
+      "WorkerDeployment",
+      "WorkerCustomDomain",
+      "WorkerEndpoint",
+      "WorkerCronTrigger",
+      "EdgeKVNamespace",
+      "ObjectBucket",
+      "SQLiteDatabase",
+      "AtLeastOnceQueue",
+      "QueueConsumer",
+      "StaticAssetBundle",
+      "SQLiteMigrationSet",
+      "SQLiteMigrationApplication",
     ]);
     expect(beta.every((e: Json) => e.formRef.definitionVersion === "0.1.0" && e.formRef.apiVersion === BETA_EDGE_GROUP)).toBe(true);
     expect(find(BETA_EDGE_GROUP, "ModuleWorker", "0.2.0")).toBeDefined();
@@ -126,7 +151,11 @@ describe("the mesh family", () => {
       expect(def.role).toBe("identity");
       expect(def.lifecycleCapabilities).toEqual(["create", "read", "update", "delete", "import", "observe"]);
     }
-    const loopFields: [Json, string][] = [[service, "serviceBindings"], [worker, "containers"], [container, "namespaceId"]];
+    const loopFields: [Json, string][] = [
+      [service, "serviceBindings"],
+      [worker, "containers"],
+      [container, "namespaceId"],
+    ];
     for (const [def, field] of loopFields) {
       expect(def.desiredSchema.required).not.toContain(field);
       expect(def.immutableFields ?? []).not.toContain(`/${field}`);

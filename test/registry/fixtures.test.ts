@@ -1,16 +1,37 @@
 import { describe, it, expect } from "vitest";
 import type { ErrorObject } from "ajv/dist/2020.js";
-import { CORPUS, EDGE_GROUP, LANE_FACTS, loadFormPackages, upstreamForms, desiredValidator, camel, type Json, type FormPackageOnDisk, type LaneKey } from "./packages.ts";
+import {
+  CORPUS,
+  EDGE_GROUP,
+  LANE_FACTS,
+  loadFormPackages,
+  upstreamForms,
+  desiredValidator,
+  camel,
+  type Json,
+  type FormPackageOnDisk,
+  type LaneKey,
+} from "./packages.ts";
 
 // Negative fixture names of the upstream v1alpha3 lane, per kind (takoform-corpus.md §4).
 const UPSTREAM_V1ALPHA3_NEGATIVES: Record<string, string[]> = {
   ModuleWorker: ["reject-unexpected-property"],
   WorkerBundle: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
   WorkerVersion: [
-    "reject-unexpected-property", "reject-missing-worker", "reject-missing-bundle", "reject-missing-handlers",
-    "reject-worker", "reject-bundle", "reject-handlers", "reject-vars", "reject-required-sensitive-vars",
-    "reject-kv-bindings-binding-name", "reject-bucket-bindings-binding-name", "reject-sqlite-bindings-binding-name",
-    "reject-queue-producer-bindings-binding-name", "reject-service-bindings-binding-name",
+    "reject-unexpected-property",
+    "reject-missing-worker",
+    "reject-missing-bundle",
+    "reject-missing-handlers",
+    "reject-worker",
+    "reject-bundle",
+    "reject-handlers",
+    "reject-vars",
+    "reject-required-sensitive-vars",
+    "reject-kv-bindings-binding-name",
+    "reject-bucket-bindings-binding-name",
+    "reject-sqlite-bindings-binding-name",
+    "reject-queue-producer-bindings-binding-name",
+    "reject-service-bindings-binding-name",
   ],
   WorkerDeployment: ["reject-unexpected-property", "reject-missing-worker", "reject-missing-versions", "reject-worker", "reject-versions"],
   WorkerCustomDomain: ["reject-unexpected-property", "reject-missing-worker", "reject-missing-hostname", "reject-worker", "reject-hostname"],
@@ -20,14 +41,27 @@ const UPSTREAM_V1ALPHA3_NEGATIVES: Record<string, string[]> = {
   ObjectBucket: ["reject-unexpected-property"],
   SQLiteDatabase: ["reject-unexpected-property"],
   AtLeastOnceQueue: [
-    "reject-unexpected-property", "reject-missing-message-retention-seconds", "reject-message-retention-seconds",
+    "reject-unexpected-property",
+    "reject-missing-message-retention-seconds",
+    "reject-message-retention-seconds",
     "reject-delivery-delay-seconds",
   ],
   QueueConsumer: [
-    "reject-unexpected-property", "reject-missing-queue", "reject-missing-worker", "reject-missing-max-batch-size",
-    "reject-missing-max-batch-timeout-seconds", "reject-missing-max-retries", "reject-missing-retry-delay-seconds",
-    "reject-missing-max-concurrency", "reject-queue", "reject-worker", "reject-max-batch-size",
-    "reject-max-batch-timeout-seconds", "reject-max-retries", "reject-retry-delay-seconds", "reject-dead-letter-queue",
+    "reject-unexpected-property",
+    "reject-missing-queue",
+    "reject-missing-worker",
+    "reject-missing-max-batch-size",
+    "reject-missing-max-batch-timeout-seconds",
+    "reject-missing-max-retries",
+    "reject-missing-retry-delay-seconds",
+    "reject-missing-max-concurrency",
+    "reject-queue",
+    "reject-worker",
+    "reject-max-batch-size",
+    "reject-max-batch-timeout-seconds",
+    "reject-max-retries",
+    "reject-retry-delay-seconds",
+    "reject-dead-letter-queue",
     "reject-max-concurrency",
   ],
 };
@@ -37,14 +71,31 @@ const UPSTREAM_V1ALPHA3_NEGATIVES: Record<string, string[]> = {
 const UPSTREAM_V1BETA1_NEGATIVES: Record<string, string[]> = {
   ...UPSTREAM_V1ALPHA3_NEGATIVES,
   WorkerVersion: [
-    "reject-unexpected-property", "reject-missing-worker", "reject-missing-bundle", "reject-missing-handlers",
-    "reject-worker", "reject-bundle", "reject-assets", "reject-handlers", "reject-vars", "reject-required-sensitive-vars",
-    "reject-kv-bindings-binding-name", "reject-bucket-bindings-binding-name", "reject-sqlite-bindings-binding-name",
-    "reject-queue-producer-bindings-binding-name", "reject-service-bindings-binding-name",
+    "reject-unexpected-property",
+    "reject-missing-worker",
+    "reject-missing-bundle",
+    "reject-missing-handlers",
+    "reject-worker",
+    "reject-bundle",
+    "reject-assets",
+    "reject-handlers",
+    "reject-vars",
+    "reject-required-sensitive-vars",
+    "reject-kv-bindings-binding-name",
+    "reject-bucket-bindings-binding-name",
+    "reject-sqlite-bindings-binding-name",
+    "reject-queue-producer-bindings-binding-name",
+    "reject-service-bindings-binding-name",
   ],
   StaticAssetBundle: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
   SQLiteMigrationSet: ["reject-unexpected-property", "reject-missing-manifest-digest", "reject-manifest-digest"],
-  SQLiteMigrationApplication: ["reject-unexpected-property", "reject-missing-database", "reject-missing-migration-set", "reject-database", "reject-migration-set"],
+  SQLiteMigrationApplication: [
+    "reject-unexpected-property",
+    "reject-missing-database",
+    "reject-missing-migration-set",
+    "reject-database",
+    "reject-migration-set",
+  ],
 };
 const NEGATIVES: Record<LaneKey, { names: Record<string, string[]>; positives: number; negatives: number }> = {
   v1alpha3: { names: UPSTREAM_V1ALPHA3_NEGATIVES, positives: 12, negatives: 59 },
@@ -52,7 +103,8 @@ const NEGATIVES: Record<LaneKey, { names: Record<string, string[]>; positives: n
 };
 
 const negativeNames = (pkg: FormPackageOnDisk) => pkg.fixtures.filter((f) => !f.positive).map((f) => f.name);
-const edgeDefaults = (lane: LaneKey = "v1alpha3") => loadFormPackages().filter((p) => p.definition.apiVersion === LANE_FACTS[lane].group && p.definition.definitionVersion === "0.1.0");
+const edgeDefaults = (lane: LaneKey = "v1alpha3") =>
+  loadFormPackages().filter((p) => p.definition.apiVersion === LANE_FACTS[lane].group && p.definition.definitionVersion === "0.1.0");
 
 /** Top-level members whose values differ between two objects. */
 function changedMembers(a: Json, b: Json): string[] {
@@ -98,7 +150,8 @@ function reasonMismatches(pkg: FormPackageOnDisk, name: string, body: Json, posi
     const { member, nested } = blamed(suffix, schema.properties);
     if (changed[0] !== member) problems.push(`${name}: changes ${changed[0]} instead of ${member}`);
     const under = new RegExp(nested ? `^/${member}/\\d+/${nested}(?:/|$)` : `^/${member}(?:/|$)`);
-    for (const e of errors) if (!under.test(e.instancePath)) problems.push(`${name}: error at ${e.instancePath} is not about ${member}${nested ? `/*/${nested}` : ""}`);
+    for (const e of errors)
+      if (!under.test(e.instancePath)) problems.push(`${name}: error at ${e.instancePath} is not about ${member}${nested ? `/*/${nested}` : ""}`);
   }
   return problems;
 }

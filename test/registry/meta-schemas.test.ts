@@ -32,7 +32,11 @@ function metaValidator(lane: LaneKey = "v1alpha3"): Ajv2020 {
   for (const file of META(lane)) ajv.addSchema(readJson(join(root, "spec/schemas", file)));
   // The v1alpha4 package index refers to the v1alpha3 FormRef $id, retired at v1beta1 (reference
   // v1beta1 §13 item 19); the v1beta1 FormRef schema is structurally the same and stands in.
-  if (lane === "v1beta1") ajv.addSchema({ ...readJson(join(root, "spec/schemas", "form-ref-v1beta1.schema.json")), $id: "https://forms.takoform.com/schemas/v1alpha3/form-ref.schema.json" });
+  if (lane === "v1beta1")
+    ajv.addSchema({
+      ...readJson(join(root, "spec/schemas", "form-ref-v1beta1.schema.json")),
+      $id: "https://forms.takoform.com/schemas/v1alpha3/form-ref.schema.json",
+    });
   return ajv;
 }
 
@@ -62,9 +66,16 @@ describe.skipIf(!CORPUS)("bundled definitions satisfy upstream's published meta-
     const ajv = metaValidator();
     for (const lane of ["v1alpha3", "v1beta1"] as const) {
       const interfaces = ourInterfaces(lane);
-      expect([...interfaces.keys()].sort()).toEqual(
-        ["edge.kv", "edge.objects", "edge.queue", "edge.sql", "mesh.container", "mesh.http", "worker.runtime", "worker.service"],
-      );
+      expect([...interfaces.keys()].sort()).toEqual([
+        "edge.kv",
+        "edge.objects",
+        "edge.queue",
+        "edge.sql",
+        "mesh.container",
+        "mesh.http",
+        "worker.runtime",
+        "worker.service",
+      ]);
       for (const [name, doc] of interfaces) expect(verdict(ajv, ID(lane).interface, doc), `${lane} ${name}`).toEqual([]);
     }
   });

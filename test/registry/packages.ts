@@ -22,7 +22,14 @@ export type LaneKey = "v1alpha3" | "v1beta1";
 
 /** What the tests compare per lane: our family and its folder, upstream's group, lane root and contract folder. */
 export const LANE_FACTS: Record<LaneKey, { group: string; family: string; upstreamGroup: string; upstream: string; conformance: string; forms: number }> = {
-  v1alpha3: { group: EDGE_GROUP, family: "forms/edge/v1alpha1", upstreamGroup: UPSTREAM_EDGE_GROUP, upstream: UPSTREAM_LANE, conformance: "portable-host-v3", forms: 12 },
+  v1alpha3: {
+    group: EDGE_GROUP,
+    family: "forms/edge/v1alpha1",
+    upstreamGroup: UPSTREAM_EDGE_GROUP,
+    upstream: UPSTREAM_LANE,
+    conformance: "portable-host-v3",
+    forms: 12,
+  },
   v1beta1: {
     group: BETA_EDGE_GROUP,
     family: "forms/edge/v1beta1",
@@ -34,12 +41,7 @@ export const LANE_FACTS: Record<LaneKey, { group: string; family: string; upstre
 };
 
 /** The four annotation keywords Form desired schemas use; strict ajv must be told about them. */
-export const TAKOFORM_KEYWORDS = [
-  "x-takoform-binding",
-  "x-takoform-target-formrefs",
-  "x-takoform-required-interface",
-  "x-takoform-fieldPolicy",
-] as const;
+export const TAKOFORM_KEYWORDS = ["x-takoform-binding", "x-takoform-target-formrefs", "x-takoform-required-interface", "x-takoform-fieldPolicy"] as const;
 
 // Definitions are open-ended JSON documents; tests read them structurally.
 export type Json = any;

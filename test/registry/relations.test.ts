@@ -2,8 +2,17 @@ import { describe, it, expect } from "vitest";
 import { deriveRelations, type Relation } from "../../src/forms/relations.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import {
-  CORPUS, EDGE_GROUP, LANE_FACTS, MESH_GROUP, OTHER_GROUP,
-  loadFormPackages, ourInterfaces, ourBindings, upstreamForms, type Json, type LaneKey,
+  CORPUS,
+  EDGE_GROUP,
+  LANE_FACTS,
+  MESH_GROUP,
+  OTHER_GROUP,
+  loadFormPackages,
+  ourInterfaces,
+  ourBindings,
+  upstreamForms,
+  type Json,
+  type LaneKey,
 } from "./packages.ts";
 
 // The 15 relations of upstream's v1alpha3 lane (takoform-corpus.md §3), and the 18 of its v1beta1

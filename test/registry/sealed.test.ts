@@ -3,8 +3,15 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  planSeal, sealPackages, staleFiles, packageIndex, serialize, SealError,
-  DEFINITION_MEDIA_TYPE, FIXTURE_MEDIA_TYPE, type PackagePayload,
+  planSeal,
+  sealPackages,
+  staleFiles,
+  packageIndex,
+  serialize,
+  SealError,
+  DEFINITION_MEDIA_TYPE,
+  FIXTURE_MEDIA_TYPE,
+  type PackagePayload,
 } from "../../scripts/seal-packages.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { PACKAGES, CORPUS, LANE_FACTS, readJson, upstreamForms, loadFormPackages, type Json } from "./packages.ts";
@@ -40,7 +47,8 @@ describe("sealed packages", () => {
       expect(paths.has(`${pkg.dir}/package-index.json`)).toBe(true);
       for (const f of pkg.fixtures) expect(paths.has(`${pkg.dir}/${f.path}`)).toBe(true);
     }
-    for (const family of ["edge/v1alpha1", "edge/v1beta1", "other/v1alpha1", "mesh/v1alpha1"]) expect(paths.has(`forms/${family}/candidate-set.json`)).toBe(true);
+    for (const family of ["edge/v1alpha1", "edge/v1beta1", "other/v1alpha1", "mesh/v1alpha1"])
+      expect(paths.has(`forms/${family}/candidate-set.json`)).toBe(true);
   });
 
   it("package indexes and candidate sets agree with the definitions they name", () => {
@@ -99,9 +107,7 @@ describe("sealed packages", () => {
       editJson(root, "forms/mesh/v1alpha1/container/fixtures/desired.json", (doc) => {
         doc.image = "registry.example.test/render:1.5.0";
       });
-      expect(staleFiles(root).sort()).toEqual(
-        ["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort(),
-      );
+      expect(staleFiles(root).sort()).toEqual(["forms/mesh/v1alpha1/candidate-set.json", "forms/mesh/v1alpha1/container/package-index.json"].sort());
     }));
 
   it("refuses a reference to a contract it does not have", () =>

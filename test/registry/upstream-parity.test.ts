@@ -1,8 +1,19 @@
 import { describe, it, expect } from "vitest";
 import { join } from "node:path";
 import {
-  CORPUS, LANE_FACTS, readJson, loadFormPackages, upstreamForms,
-  ourInterfaces, ourBindings, upstreamInterfaces, upstreamBindings, withoutProse, normalizeIdentity, type Json, type LaneKey,
+  CORPUS,
+  LANE_FACTS,
+  readJson,
+  loadFormPackages,
+  upstreamForms,
+  ourInterfaces,
+  ourBindings,
+  upstreamInterfaces,
+  upstreamBindings,
+  withoutProse,
+  normalizeIdentity,
+  type Json,
+  type LaneKey,
 } from "./packages.ts";
 
 // Our words, upstream's facts: once prose is removed, digests blanked and upstream's group mapped

@@ -32,7 +32,13 @@ export function exchange(url: string, method: string, headers: Record<string, st
   const notify = (): void => {
     for (const w of waiters.splice(0)) w();
   };
-  const req = httpRequest({ method, hostname: target.hostname, port: target.port, path: target.pathname + target.search, headers: { ...headers, "transfer-encoding": "chunked" } });
+  const req = httpRequest({
+    method,
+    hostname: target.hostname,
+    port: target.port,
+    path: target.pathname + target.search,
+    headers: { ...headers, "transfer-encoding": "chunked" },
+  });
   req.flushHeaders();
   let finished = false;
   let failure: Error | null = null;

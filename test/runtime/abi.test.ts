@@ -44,18 +44,32 @@ describe("the runtime ABI, own bundles", () => {
   it("env holds exactly the vars (JSON types kept), the secret and the bindings", async () => {
     const url = await deploy(
       "envy",
-      { "index.js": `export default { async fetch(request, env) { return Response.json({ keys: Object.keys(env).sort(), mode: env.MODE, limits: env.LIMITS, secret: env.SIGNING_KEY, kv: typeof env.STORE.get }); } };` },
+      {
+        "index.js": `export default { async fetch(request, env) { return Response.json({ keys: Object.keys(env).sort(), mode: env.MODE, limits: env.LIMITS, secret: env.SIGNING_KEY, kv: typeof env.STORE.get }); } };`,
+      },
       { vars: { MODE: "dev", LIMITS: { max: 3, tags: ["a"] } }, requiredSensitiveVars: ["SIGNING_KEY"] },
     );
-    expect(await (await fetch(url)).json()).toEqual({ keys: ["LIMITS", "MODE", "SIGNING_KEY", "STORE"], mode: "dev", limits: { max: 3, tags: ["a"] }, secret: "s3cret", kv: "function" });
+    expect(await (await fetch(url)).json()).toEqual({
+      keys: ["LIMITS", "MODE", "SIGNING_KEY", "STORE"],
+      mode: "dev",
+      limits: { max: 3, tags: ["a"] },
+      secret: "s3cret",
+      kv: "function",
+    });
   }, 60_000);
 
   it("a required sensitive variable without a value keeps the version from starting, and says how to give it one", async () => {
-    const url = await deploy("nosecret", { "index.js": `export default { async fetch() { return new Response("unreachable"); } };` }, { requiredSensitiveVars: ["MISSING_TOKEN"] });
+    const url = await deploy(
+      "nosecret",
+      { "index.js": `export default { async fetch() { return new Response("unreachable"); } };` },
+      { requiredSensitiveVars: ["MISSING_TOKEN"] },
+    );
     const answer = await fetch(url);
     expect(answer.status).toBe(503);
     expect(answer.headers.get("takoform-runtime-error")).toBe("backend_unavailable");
-    expect(await answer.text()).toContain("the sensitive variable MISSING_TOKEN has no value in this runtime; give it one (takoform dev --secret MISSING_TOKEN=VALUE, or the environment variable TAKOFORM_SECRET_MISSING_TOKEN)");
+    expect(await answer.text()).toContain(
+      "the sensitive variable MISSING_TOKEN has no value in this runtime; give it one (takoform dev --secret MISSING_TOKEN=VALUE, or the environment variable TAKOFORM_SECRET_MISSING_TOKEN)",
+    );
   }, 60_000);
 
   it("the global object is the portable platform: the floor is there, Node is not", async () => {
@@ -81,18 +95,15 @@ export default {
   }, 60_000);
 
   it("a bundle is a module graph: relative imports, text and binary modules", async () => {
-    const url = await deploy(
-      "graph",
-      {
-        "index.js": `import { greet } from "./lib/greet.js";
+    const url = await deploy("graph", {
+      "index.js": `import { greet } from "./lib/greet.js";
 import banner from "./banner.txt";
 import raw from "./data.bin";
 export default { async fetch() { return Response.json({ text: greet(banner), bytes: [...new Uint8Array(raw)], isBuffer: raw instanceof ArrayBuffer }); } };`,
-        "lib/greet.js": `export function greet(s) { return "hi " + s.trim(); }`,
-        "banner.txt": "there\n",
-        "data.bin": "\u0001\u0002\u0003",
-      },
-    );
+      "lib/greet.js": `export function greet(s) { return "hi " + s.trim(); }`,
+      "banner.txt": "there\n",
+      "data.bin": "\u0001\u0002\u0003",
+    });
     expect(await (await fetch(url)).json()).toEqual({ text: "hi there", bytes: [1, 2, 3], isBuffer: true });
   }, 60_000);
 
@@ -122,9 +133,13 @@ export default {
   }, 60_000);
 
   it("a module whose top-level code throws does not load: a host-generated 503 naming why", async () => {
-    const url = await deploy("broken", { "index.js": `const config = JSON.parse("{oops");\nexport default { async fetch() { return new Response(String(config)); } };` });
+    const url = await deploy("broken", {
+      "index.js": `const config = JSON.parse("{oops");\nexport default { async fetch() { return new Response(String(config)); } };`,
+    });
     const answer = await fetch(url);
     expect(answer.status).toBe(503);
-    expect(await answer.text()).toMatch(/^takoform runtime: version version-[0-9a-f]+-[0-9a-f]+ does not load \(module_syntax_error\): evaluating "index\.js" threw: .*JSON/);
+    expect(await answer.text()).toMatch(
+      /^takoform runtime: version version-[0-9a-f]+-[0-9a-f]+ does not load \(module_syntax_error\): evaluating "index\.js" threw: .*JSON/,
+    );
   }, 60_000);
 });

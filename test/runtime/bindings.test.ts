@@ -100,7 +100,12 @@ describe("bindings run the Interfaces' own fixtures", () => {
   let url = "";
   afterAll(() => project.close());
 
-  const run = async (kind: string, binding: string, operation: string, input: unknown): Promise<{ ok: boolean; result?: Record<string, unknown>; code?: string | null; message?: string }> => {
+  const run = async (
+    kind: string,
+    binding: string,
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result?: Record<string, unknown>; code?: string | null; message?: string }> => {
     const response = await fetch(url, { method: "POST", body: JSON.stringify({ kind, binding, operation, input }) });
     expect(response.status).toBe(200);
     return (await response.json()) as { ok: boolean; result?: Record<string, unknown>; code?: string | null };
@@ -112,7 +117,8 @@ describe("bindings run the Interfaces' own fixtures", () => {
     await project.deploy(ctx.rt, (stack) => {
       const target = new WorkerApp(stack, "callee", { name: "callee", contentDir: callee });
       // Each fixture runs against a target of its own, as it assumes: KV0, KV1, … BUCKET0, …
-      const many = <T>(prefix: string, count: number, make: (i: number) => T): Record<string, T> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, make(i)]));
+      const many = <T>(prefix: string, count: number, make: (i: number) => T): Record<string, T> =>
+        Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, make(i)]));
       const driver = new WorkerApp(stack, "driver", {
         name: "driver",
         contentDir: dist,
@@ -173,13 +179,20 @@ describe("bindings run the Interfaces' own fixtures", () => {
     const db = `DB${fixtures("edge.sql").length}`;
     expect((await run("sql", db, "execute", { sql: "ATTACH DATABASE '/tmp/x.db' AS x" })).code).toBe("sql_error");
     expect((await run("sql", db, "query", { sql: "CREATE TABLE t (x)" })).code).toBe("sql_error");
-    expect((await run("sql", db, "execute", { sql: "SELECT ?1, ?", params: [{ type: "integer", value: "7" }] })).message).toContain("the statement takes 2 parameters, 1 were given");
+    expect((await run("sql", db, "execute", { sql: "SELECT ?1, ?", params: [{ type: "integer", value: "7" }] })).message).toContain(
+      "the statement takes 2 parameters, 1 were given",
+    );
   });
 
   it("edge.kv refuses a key over 512 bytes with invalid_key and pages a listing with a cursor", async () => {
     const kv = `KV${fixtures("edge.kv").length}`;
     // A failure rejects with an Error (of the module's own realm) named after the Interface's code.
-    expect(await run("kv", kv, "put", { key: "k".repeat(513), value: { encoding: "base64", data: "" } })).toMatchObject({ ok: false, code: "invalid_key", name: "invalid_key", isError: true });
+    expect(await run("kv", kv, "put", { key: "k".repeat(513), value: { encoding: "base64", data: "" } })).toMatchObject({
+      ok: false,
+      code: "invalid_key",
+      name: "invalid_key",
+      isError: true,
+    });
     for (const k of ["p/1", "p/2", "p/3"]) expect((await run("kv", kv, "put", { key: k, value: { encoding: "base64", data: "eA==" } })).ok).toBe(true);
     const first = await run("kv", kv, "list", { prefix: "p/", limit: 2 });
     expect(first.result).toMatchObject({ keys: [{ name: "p/1" }, { name: "p/2" }], listComplete: false });

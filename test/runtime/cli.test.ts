@@ -82,7 +82,8 @@ describe("takoform host serve runs the workers of its data directory", () => {
     try {
       const run = await runCli(["dev", "-C", project, "--listen", "127.0.0.1:0"], { cwd: dir });
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`takoform dev: data directory ${join(project, ".takoform", "host")} is in use by process ${process.pid}`);
+      expect(run.stderr).toContain(`Error: data directory ${join(project, ".takoform", "host")} is in use by process ${process.pid}`);
+      expect(run.stderr).toContain("Stop the other takoform process (or its `takoform dev`) first.");
     } finally {
       await held.close();
     }

@@ -57,7 +57,13 @@ interface Contract {
     queue: string;
     peer: { bundle: string; declaredHandlers: string[]; identity: string };
   };
-  bundles: { name: string; mainModule: string; modules: { name: string; mediaType: string; source: string; sha256: string }[]; exportedHandlers?: string[]; unloadableError?: string }[];
+  bundles: {
+    name: string;
+    mainModule: string;
+    modules: { name: string; mediaType: string; source: string; sha256: string }[];
+    exportedHandlers?: string[];
+    unloadableError?: string;
+  }[];
   checks: Check[];
   requiredChecks: string[];
 }
@@ -172,39 +178,53 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
 
   // ---- load: through the loader adapter (conformance mode only) ----
 
-  const LOAD = ["module-loads-and-exports-are-derived-from-bytes", "unsupported-module-media-type-refused", "main-module-missing-refused", "unparseable-module-refused", "declared-handler-not-exported-refused"];
+  const LOAD = [
+    "module-loads-and-exports-are-derived-from-bytes",
+    "unsupported-module-media-type-refused",
+    "main-module-missing-refused",
+    "unparseable-module-refused",
+    "declared-handler-not-exported-refused",
+  ];
   for (const name of LOAD) {
-    it(name, async () => {
-      const check = checks.get(name)!;
-      const bundle = contract.bundles.find((b) => b.name === check.bundle)!;
-      const response = await fetch(new URL("/_takoform/runtime/load-module", rt.url), {
-        method: "POST",
-        headers: { authorization: `Bearer ${DEV_TOKEN.token}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          mainModule: bundle.mainModule,
-          declaredHandlers: check.load!.declaredHandlers,
-          modules: bundle.modules.map((m) => ({ name: m.name, mediaType: m.mediaType, content: Buffer.from(bytesOf(m.source)).toString("base64") })),
-        }),
-      });
-      expect(response.status).toBe(200);
-      const answer = await response.json();
-      if (check.load!.expectError !== undefined) expect(answer).toEqual({ error: { code: check.load!.expectError } });
-      else expect(answer).toEqual({ exportedHandlers: check.load!.expectExportedHandlers });
-    }, 60_000);
+    it(
+      name,
+      async () => {
+        const check = checks.get(name)!;
+        const bundle = contract.bundles.find((b) => b.name === check.bundle)!;
+        const response = await fetch(new URL("/_takoform/runtime/load-module", rt.url), {
+          method: "POST",
+          headers: { authorization: `Bearer ${DEV_TOKEN.token}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            mainModule: bundle.mainModule,
+            declaredHandlers: check.load!.declaredHandlers,
+            modules: bundle.modules.map((m) => ({ name: m.name, mediaType: m.mediaType, content: Buffer.from(bytesOf(m.source)).toString("base64") })),
+          }),
+        });
+        expect(response.status).toBe(200);
+        const answer = await response.json();
+        if (check.load!.expectError !== undefined) expect(answer).toEqual({ error: { code: check.load!.expectError } });
+        else expect(answer).toEqual({ exportedHandlers: check.load!.expectExportedHandlers });
+      },
+      60_000,
+    );
   }
 
   // ---- plain requests ----
 
   const REQUEST = ["fetch-receives-request-env-and-context", "fetch-returns-a-response", "fetch-uncaught-throw-is-a-host-generated-response"];
   for (const name of REQUEST) {
-    it(name, async () => {
-      const check = checks.get(name)!;
-      const response = await call(check.request!.path, { method: check.request!.method });
-      // The whole body arrives: a complete response, not a hung or cut-off one.
-      const text = await response.text();
-      expect(response.status).toBe(check.expect!.status);
-      if (check.expect!.json !== undefined) expect(JSON.parse(text)).toEqual(check.expect!.json);
-    }, 60_000);
+    it(
+      name,
+      async () => {
+        const check = checks.get(name)!;
+        const response = await call(check.request!.path, { method: check.request!.method });
+        // The whole body arrives: a complete response, not a hung or cut-off one.
+        const text = await response.text();
+        expect(response.status).toBe(check.expect!.status);
+        if (check.expect!.json !== undefined) expect(JSON.parse(text)).toEqual(check.expect!.json);
+      },
+      60_000,
+    );
   }
 
   const OTHER = [
@@ -239,7 +259,11 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
   it("kv-binding-round-trips-bytes-through-env", async () => {
     const check = checks.get("kv-binding-round-trips-bytes-through-env")!;
     const key = correlate(check.payload!.nonceTemplate!);
-    const stored = await json(check.request!.path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key, valueBase64: check.payload!.bytesBase64 }) });
+    const stored = await json(check.request!.path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key, valueBase64: check.payload!.bytesBase64 }),
+    });
     expect(stored.stored).toBe(true);
     const read = await poll(
       async () => {
@@ -321,7 +345,11 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
   it("wait-until-holds-the-isolate-and-a-rejection-leaves-the-response-alone", async () => {
     const check = checks.get("wait-until-holds-the-isolate-and-a-rejection-leaves-the-response-alone")!;
     const nonce = correlate(check.payload!.nonceTemplate!);
-    const response = await call(check.request!.path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ nonce, delayMillis: check.timing!.delayMillis }) });
+    const response = await call(check.request!.path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nonce, delayMillis: check.timing!.delayMillis }),
+    });
     expect(response.status).toBe(check.expect!.status);
     expect(await response.json()).toEqual(check.expect!.json);
     // The response went out before the deferred task settled: THIS run's marker is not there yet.
@@ -351,7 +379,11 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
   it("queue-batch-delivered-to-the-queue-handler", async () => {
     const check = checks.get("queue-batch-delivered-to-the-queue-handler")!;
     const nonce = correlate(check.payload!.nonceTemplate!);
-    const sent = await json(check.request!.path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ nonce, payloadBase64: check.payload!.bytesBase64 }) });
+    const sent = await json(check.request!.path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nonce, payloadBase64: check.payload!.bytesBase64 }),
+    });
     expect(sent.sent).toBe(true);
     const delivered = await poll(
       async () => {

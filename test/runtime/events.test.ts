@@ -54,9 +54,13 @@ describe("cron triggers and queue batches", () => {
   let url = "";
   afterAll(() => project.close());
 
-  const seen = async (prefix: string): Promise<[string, string][]> => (await (await fetch(`${url}seen?prefix=${encodeURIComponent(prefix)}`)).json()) as [string, string][];
+  const seen = async (prefix: string): Promise<[string, string][]> =>
+    (await (await fetch(`${url}seen?prefix=${encodeURIComponent(prefix)}`)).json()) as [string, string][];
   const fire = (name: string, token: string | null = DEV_TOKEN.token): Promise<Response> =>
-    fetch(`${ctx.rt.url}/_takoform/runtime/cron-triggers/default/${name}/fire`, { method: "POST", headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+    fetch(`${ctx.rt.url}/_takoform/runtime/cron-triggers/default/${name}/fire`, {
+      method: "POST",
+      headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    });
 
   it("deploys a worker with a cron trigger, a queue with a consumer and a dead-letter queue", async () => {
     const dist = project.modules("dist", { "index.js": WORKER });
@@ -102,7 +106,9 @@ describe("cron triggers and queue batches", () => {
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("resource_not_found");
     await fetch(`${url}send?body=x`); // unrelated traffic in between changes nothing
     const log = ctx.rt.host.workers!.stores.kv;
-    const namespace = [...ctx.rt.host.workers!.topology().versions.values()].find((v) => v.bindings.some((b) => b.name === "LOG"))!.bindings.find((b) => b.name === "LOG")!.targetUid;
+    const namespace = [...ctx.rt.host.workers!.topology().versions.values()]
+      .find((v) => v.bindings.some((b) => b.name === "LOG"))!
+      .bindings.find((b) => b.name === "LOG")!.targetUid;
     log.put(namespace, "cron:fail", new TextEncoder().encode("1"), null, null);
     const failed = (await (await fire("events-cron")).json()) as { outcome: string; message: string };
     expect(failed).toMatchObject({ outcome: "uncaught", message: "scheduled failed on purpose" });
@@ -111,10 +117,15 @@ describe("cron triggers and queue batches", () => {
 
   it("a message is retried per the consumer (attempts 1, 2, 3; one id) until its handler returns", async () => {
     expect(await (await fetch(`${url}send?body=flaky`)).text()).toBe("sent");
-    const entries = await poll(async () => {
-      const got = await seen("q:jobs:flaky:");
-      return got.length === 3 ? got : undefined;
-    }, 100, 30_000, "three deliveries of flaky");
+    const entries = await poll(
+      async () => {
+        const got = await seen("q:jobs:flaky:");
+        return got.length === 3 ? got : undefined;
+      },
+      100,
+      30_000,
+      "three deliveries of flaky",
+    );
     expect(entries.map(([k]) => k)).toEqual(["q:jobs:flaky:1", "q:jobs:flaky:2", "q:jobs:flaky:3"]);
     expect(new Set(entries.map(([, id]) => id)).size).toBe(1);
     expect(entries[0]![1]).toMatch(/^msg_[0-9a-f]{24}$/);
@@ -124,10 +135,15 @@ describe("cron triggers and queue batches", () => {
   it("batches hold up to maxBatchSize messages; a short batch is delivered once its oldest waited maxBatchTimeoutSeconds", async () => {
     const ids = (await (await fetch(`${url}bulk`)).json()) as string[];
     expect(ids).toHaveLength(5);
-    const delivered = await poll(async () => {
-      const got = await seen("bulk:");
-      return got.length === 5 ? got : undefined;
-    }, 100, 30_000, "all five bulk messages");
+    const delivered = await poll(
+      async () => {
+        const got = await seen("bulk:");
+        return got.length === 5 ? got : undefined;
+      },
+      100,
+      30_000,
+      "all five bulk messages",
+    );
     const batches = new Map<string, string[]>();
     for (const [k, v] of delivered) {
       const [batchId, size] = v.split(" ");
@@ -140,10 +156,15 @@ describe("cron triggers and queue batches", () => {
 
   it("a message retried past maxRetries goes to the dead-letter queue with its id and bytes", async () => {
     await fetch(`${url}send?body=doomed`);
-    const dead = await poll(async () => {
-      const got = await seen("q:dead:doomed:");
-      return got.length > 0 ? got : undefined;
-    }, 100, 30_000, "the dead-lettered message");
+    const dead = await poll(
+      async () => {
+        const got = await seen("q:dead:doomed:");
+        return got.length > 0 ? got : undefined;
+      },
+      100,
+      30_000,
+      "the dead-lettered message",
+    );
     const tried = await seen("q:jobs:doomed:");
     expect(tried.map(([k]) => k)).toEqual(["q:jobs:doomed:1", "q:jobs:doomed:2", "q:jobs:doomed:3"]);
     expect(dead).toEqual([["q:dead:doomed:1", tried[0]![1]]]);

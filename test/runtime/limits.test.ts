@@ -66,7 +66,9 @@ for (const [label, limits, cases] of [
         const answer = await fetch(`${url}${path}`);
         expect(answer.status).toBe(503);
         expect(answer.headers.get("takoform-runtime-error")).toBe("backend_unavailable");
-        expect(await answer.text()).toMatch(new RegExp(`^takoform runtime: worker default/runaway \\(version-[0-9a-f-]+\\) ${why.replace(/[()]/g, "\\$&")}\\n$`));
+        expect(await answer.text()).toMatch(
+          new RegExp(`^takoform runtime: worker default/runaway \\(version-[0-9a-f-]+\\) ${why.replace(/[()]/g, "\\$&")}\\n$`),
+        );
         await hostApiAnswers();
         expect(await (await fetch(url)).text()).toBe("alive");
       }, 60_000);

@@ -20,7 +20,11 @@ describe("the loader adapter", () => {
     const response = await fetch(`${ctx.rt.url}/_takoform/runtime/load-module`, {
       method: "POST",
       headers: { authorization: `Bearer ${DEV_TOKEN.token}` },
-      body: JSON.stringify({ mainModule, declaredHandlers, modules: modules.map((m) => ({ name: m.name, mediaType: m.mediaType, content: Buffer.from(m.text).toString("base64") })) }),
+      body: JSON.stringify({
+        mainModule,
+        declaredHandlers,
+        modules: modules.map((m) => ({ name: m.name, mediaType: m.mediaType, content: Buffer.from(m.text).toString("base64") })),
+      }),
     });
     expect(response.status).toBe(200);
     return response.json();
@@ -29,22 +33,42 @@ describe("the loader adapter", () => {
 
   it("reports what the bytes export, whatever the version declares", async () => {
     expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: all }])).toEqual({ exportedHandlers: ["fetch", "scheduled", "queue"] });
-    expect(await load("index.js", [], [{ name: "index.js", mediaType: JS, text: `export default { fetch: 1, get queue() { return () => {}; } };` }])).toEqual({ exportedHandlers: [] });
+    expect(await load("index.js", [], [{ name: "index.js", mediaType: JS, text: `export default { fetch: 1, get queue() { return () => {}; } };` }])).toEqual({
+      exportedHandlers: [],
+    });
     // Exports decided at run time count too: the runtime evaluates the module.
-    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `const app = {}; app["fe" + "tch"] = () => new Response("ok"); export default app;` }])).toEqual({ exportedHandlers: ["fetch"] });
+    expect(
+      await load(
+        "index.js",
+        ["fetch"],
+        [{ name: "index.js", mediaType: JS, text: `const app = {}; app["fe" + "tch"] = () => new Response("ok"); export default app;` }],
+      ),
+    ).toEqual({ exportedHandlers: ["fetch"] });
   });
 
   it("answers each failure with its closed code", async () => {
     const index: Module = { name: "index.js", mediaType: JS, text: all };
-    expect(await load("index.js", ["fetch"], [index, { name: "page.html", mediaType: "text/html", text: "<p>" }])).toEqual({ error: { code: "unsupported_media_type" } });
+    expect(await load("index.js", ["fetch"], [index, { name: "page.html", mediaType: "text/html", text: "<p>" }])).toEqual({
+      error: { code: "unsupported_media_type" },
+    });
     expect(await load("worker.js", ["fetch"], [index])).toEqual({ error: { code: "module_not_found" } });
-    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: "export default {" }])).toEqual({ error: { code: "module_syntax_error" } });
-    expect(await load("index.js", ["fetch", "queue"], [{ name: "index.js", mediaType: JS, text: `export default { fetch() {} };` }])).toEqual({ error: { code: "handler_not_exported" } });
-    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import x from "./missing.js"; export default { fetch() {} };` }])).toEqual({ error: { code: "module_not_found" } });
-    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import fs from "node:fs"; export default { fetch() {} };` }])).toEqual({ error: { code: "module_not_found" } });
+    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: "export default {" }])).toEqual({
+      error: { code: "module_syntax_error" },
+    });
+    expect(await load("index.js", ["fetch", "queue"], [{ name: "index.js", mediaType: JS, text: `export default { fetch() {} };` }])).toEqual({
+      error: { code: "handler_not_exported" },
+    });
+    expect(
+      await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import x from "./missing.js"; export default { fetch() {} };` }]),
+    ).toEqual({ error: { code: "module_not_found" } });
+    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import fs from "node:fs"; export default { fetch() {} };` }])).toEqual({
+      error: { code: "module_not_found" },
+    });
     // A source map is carried, never loaded: importing one, or naming one as main, is unsupported_media_type.
     const map: Module = { name: "index.js.map", mediaType: "application/source-map+json", text: "{}" };
-    expect(await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import m from "./index.js.map"; export default { fetch() {} };` }, map])).toEqual({ error: { code: "unsupported_media_type" } });
+    expect(
+      await load("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, text: `import m from "./index.js.map"; export default { fetch() {} };` }, map]),
+    ).toEqual({ error: { code: "unsupported_media_type" } });
     expect(await load("index.js.map", ["fetch"], [index, map])).toEqual({ error: { code: "unsupported_media_type" } });
     expect(await load("index.js", ["fetch"], [index, map])).toEqual({ exportedHandlers: ["fetch", "scheduled", "queue"] });
   });
@@ -54,7 +78,11 @@ describe("without conformance mode", () => {
   it("the loader adapter is not there", async () => {
     const rt = await startRuntimeHost();
     try {
-      const response = await fetch(`${rt.url}/_takoform/runtime/load-module`, { method: "POST", headers: { authorization: `Bearer ${DEV_TOKEN.token}` }, body: "{}" });
+      const response = await fetch(`${rt.url}/_takoform/runtime/load-module`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${DEV_TOKEN.token}` },
+        body: "{}",
+      });
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: { code: "invalid_argument", hostCode: "unknown_route" } });
     } finally {

@@ -25,7 +25,12 @@ function echo(version: string): string {
 }
 
 /** A raw request: Host header and path chosen freely, connected to the host's port. */
-function raw(port: number, host: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function raw(
+  port: number,
+  host: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, path, headers: { host, ...headers } }, (res) => {
       let text = "";
@@ -62,7 +67,12 @@ describe("worker routing", () => {
 
     const byHost = await raw(ctx.rt.port, `${address.hostname}:${ctx.rt.port}`, "/a/b?c=1");
     expect(byHost.status).toBe(200);
-    expect(JSON.parse(byHost.text)).toEqual({ version: "one", method: "GET", url: `http://${address.hostname}:${ctx.rt.port}/a/b?c=1`, host: `${address.hostname}:${ctx.rt.port}` });
+    expect(JSON.parse(byHost.text)).toEqual({
+      version: "one",
+      method: "GET",
+      url: `http://${address.hostname}:${ctx.rt.port}/a/b?c=1`,
+      host: `${address.hostname}:${ctx.rt.port}`,
+    });
 
     const byPath = await fetch(`${address.pathUrl}a/b?c=1`, { method: "POST", body: "x" });
     expect(byPath.status).toBe(200);
@@ -83,7 +93,12 @@ describe("worker routing", () => {
     expect(JSON.parse(answer.text)).toMatchObject({ version: "domain", url: `http://shop.example.test:${ctx.rt.port}/cart` });
     const byPath = await fetch(`${ctx.rt.url}/_worker/SHOP.example.test/cart`);
     expect(JSON.parse(await byPath.text())).toMatchObject({ version: "domain", url: `http://shop.example.test:${ctx.rt.port}/cart` });
-    expect(ctx.rt.host.served().find((w) => w.name === "shop")!.addresses.map((a) => [a.via, a.name, a.hostname])).toEqual([["WorkerCustomDomain", "shop-domain", "shop.example.test"]]);
+    expect(
+      ctx.rt.host
+        .served()
+        .find((w) => w.name === "shop")!
+        .addresses.map((a) => [a.via, a.name, a.hostname]),
+    ).toEqual([["WorkerCustomDomain", "shop-domain", "shop.example.test"]]);
   }, 60_000);
 
   it("an address no worker serves is a host-generated 404, and the Host API keeps its own requests", async () => {
@@ -120,7 +135,11 @@ describe("worker routing", () => {
     await p.deploy(ctx.rt, (stack) => {
       const worker = new ModuleWorker(stack, "worker", { name: "split" });
       const version = (id: string, dir: string): WorkerVersion => {
-        const bundle = new WorkerBundle(stack, `bundle-${id}`, { revisionOwner: "split", mainModule: "index.js", modules: [{ name: "index.js", contentType: "application/javascript+module", contentFile: `${dir}/index.js` }] });
+        const bundle = new WorkerBundle(stack, `bundle-${id}`, {
+          revisionOwner: "split",
+          mainModule: "index.js",
+          modules: [{ name: "index.js", contentType: "application/javascript+module", contentFile: `${dir}/index.js` }],
+        });
         return new WorkerVersion(stack, `version-${id}`, { revisionOwner: "split", worker, bundle, handlers: ["fetch"] });
       };
       const deployment = new WorkerDeployment(stack, "deployment", {

@@ -18,7 +18,10 @@ const PACKAGES = fileURLToPath(new URL("../../registry/packages", import.meta.ur
 const dir = mkdtempSync(join(tmpdir(), "takoform-mystery-binding-"));
 
 function writeDefinitions(): void {
-  const binding = JSON.parse(readFileSync(join(PACKAGES, "lanes/v1alpha3/bindings/v1alpha1/module-worker.edge-kv/definition.json"), "utf8")) as Record<string, JsonValue>;
+  const binding = JSON.parse(readFileSync(join(PACKAGES, "lanes/v1alpha3/bindings/v1alpha1/module-worker.edge-kv/definition.json"), "utf8")) as Record<
+    string,
+    JsonValue
+  >;
   binding.name = "module-worker.mystery";
   mkdirSync(join(dir, "bindings/module-worker.mystery"), { recursive: true });
   writeFileSync(join(dir, "bindings/module-worker.mystery/definition.json"), `${JSON.stringify(binding, null, 2)}\n`);
@@ -30,8 +33,16 @@ function writeDefinitions(): void {
     negativeConformanceFixtures?: unknown;
   };
   form.definitionVersion = "0.3.0";
-  form.desiredSchema.properties.mysteryBindings = { ...structuredClone(form.desiredSchema.properties.kvBindings!), "x-takoform-binding": "module-worker.mystery" };
-  form.acceptedBindings.push({ apiVersion: "bindings.takoform.com/v1alpha1", name: "module-worker.mystery", version: "1.0.0", schemaDigest: digestBytes(canonicalJson(binding)) });
+  form.desiredSchema.properties.mysteryBindings = {
+    ...structuredClone(form.desiredSchema.properties.kvBindings!),
+    "x-takoform-binding": "module-worker.mystery",
+  };
+  form.acceptedBindings.push({
+    apiVersion: "bindings.takoform.com/v1alpha1",
+    name: "module-worker.mystery",
+    version: "1.0.0",
+    schemaDigest: digestBytes(canonicalJson(binding)),
+  });
   delete form.conformanceFixtures;
   delete form.negativeConformanceFixtures;
   mkdirSync(join(dir, "forms/worker-version"), { recursive: true });
@@ -56,12 +67,17 @@ describe("a binding with no runtime projection", () => {
     const manifestDigest = await edge.bundleDigest('export default { async fetch() { return new Response("x"); } };\n');
     await edge.create("WorkerBundle", "b", { manifestDigest });
     const ref = edge.ref("WorkerVersion", "0.3.0");
-    const spec = { ...edge.versionSpec({ bundle: "b", worker: "w", handlers: ["fetch"] }), mysteryBindings: [{ name: "MYSTERY", resource: edge.to("EdgeKVNamespace", "ns") }] };
+    const spec = {
+      ...edge.versionSpec({ bundle: "b", worker: "w", handlers: ["fetch"] }),
+      mysteryBindings: [{ name: "MYSTERY", resource: edge.to("EdgeKVNamespace", "ns") }],
+    };
     const before = edge.snapshot();
     const answer = await edge.wire.create(ref, "v-mystery", spec);
     expect(answer.status).toBe(422);
     expect(answer.json.error).toMatchObject({ code: "unsupported_capability", hostCode: "binding_not_projected" });
-    expect(answer.json.error.message).toContain('WorkerVersion "v-mystery": /mysteryBindings/0/resource uses the binding module-worker.mystery, which this host\'s worker runtime cannot project into env');
+    expect(answer.json.error.message).toContain(
+      'WorkerVersion "v-mystery": /mysteryBindings/0/resource uses the binding module-worker.mystery, which this host\'s worker runtime cannot project into env',
+    );
     edge.expectUnchanged(before);
     const accepted = await edge.wire.create(ref, "v-plain", edge.versionSpec({ bundle: "b", worker: "w", handlers: ["fetch"] }));
     expect(accepted.status).toBe(201);

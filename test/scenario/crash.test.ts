@@ -33,7 +33,13 @@ async function agree(host: TestHost, scratch: Scratch): Promise<void> {
     expect(await reader.inFlight()).toEqual([]);
     expect(records.filter((r) => r.address.includes("#deposed"))).toEqual([]);
     for (const record of records) {
-      const stored = host.host.controls.resource({ tenant: "dev", space: record.space!, apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: record.name! });
+      const stored = host.host.controls.resource({
+        tenant: "dev",
+        space: record.space!,
+        apiVersion: record.ref!.apiVersion,
+        kind: record.ref!.kind,
+        name: record.name!,
+      });
       expect(stored?.uid, `${record.address} (${record.name}) exists on the host with the uid state records`).toBe(record.uid);
     }
     expect(host.host.controls.resourceCount()).toBe(records.length);
@@ -60,7 +66,10 @@ describe("crash safety of apply", () => {
     for (let i = 0; i < phases.length; i++) {
       scratch.write("stack.json", JSON.stringify(stack(phases[i]!)));
       const last = i === phases.length - 1;
-      const crashed = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: scratch.dir, env: { ...env, ...(last ? { [hook]: String(n) } : {}) } });
+      const crashed = await runCli(["apply", "--config", "stack.json", "--auto-approve"], {
+        cwd: scratch.dir,
+        env: { ...env, ...(last ? { [hook]: String(n) } : {}) },
+      });
       if (last) {
         killed = crashed.signal === "SIGKILL";
         if (!killed) expect(crashed.code, crashed.stderr).toBe(0);

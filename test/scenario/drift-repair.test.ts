@@ -19,7 +19,7 @@ import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
 import { AtLeastOnceQueue, EdgeKVNamespace, ModuleWorker, WorkerBundle, WorkerDeployment, WorkerVersion } from "../../src/constructs/index.ts";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
@@ -45,7 +45,7 @@ import {
 /** The scenario hosts serve the run's lane only (harness.ts). */
 const API = SCENARIO_LANE.apiRoot;
 
-const KV_REF: WireFormRef = (() => {
+const KV_REF: FormRef = (() => {
   const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === EDGE_GROUP)!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 })();

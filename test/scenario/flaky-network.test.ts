@@ -8,8 +8,7 @@
 // state and host agree exactly (flaky-apply.ts).
 
 import { describe, expect, it } from "vitest";
-import type { FaultKind, ProxiedRequest } from "../support/fault-proxy.ts";
-import { isResourceMutation } from "../support/fault-proxy.ts";
+import { type FaultKind, isResourceMutation, type ProxiedRequest } from "../support/fault-proxy.ts";
 import { flakyApplyAndDestroy } from "../support/flaky-apply.ts";
 
 /** The last path segment of a request (a resource name), without the query. */
@@ -22,11 +21,21 @@ const SCRIPTED: ReadonlyArray<{ method: string; where: (r: ProxiedRequest) => bo
   { method: "PUT", where: (r) => isResourceMutation(r) && nameOf(r) === "flaky-0", fault: "reset-after", label: "PUT flaky-0: reply lost" },
   { method: "PUT", where: (r) => isResourceMutation(r) && nameOf(r) === "flaky-2", fault: "reset-before", label: "PUT flaky-2: never reached the host" },
   { method: "GET", where: (r) => r.target.includes("/forms?"), fault: "429", label: "availability: throttled" },
-  { method: "POST", where: (r) => r.target.endsWith("/resources/prepare") && r.body.includes('"name":"flaky-4"'), fault: "503", label: "prepare flaky-4: unavailable" },
+  {
+    method: "POST",
+    where: (r) => r.target.endsWith("/resources/prepare") && r.body.includes('"name":"flaky-4"'),
+    fault: "503",
+    label: "prepare flaky-4: unavailable",
+  },
   { method: "GET", where: (r) => r.target.includes("/resources/") && nameOf(r) === "flaky-6", fault: "truncate", label: "read flaky-6: answer cut" },
   { method: "GET", where: (r) => r.target.includes("/resources/") && nameOf(r) === "flaky-8", fault: "503", label: "read flaky-8: unavailable" },
   { method: "DELETE", where: (r) => isResourceMutation(r) && nameOf(r) === "flaky-14", fault: "reset-after", label: "DELETE flaky-14: reply lost" },
-  { method: "DELETE", where: (r) => isResourceMutation(r) && nameOf(r) === "flaky-12", fault: "reset-before", label: "DELETE flaky-12: never reached the host" },
+  {
+    method: "DELETE",
+    where: (r) => isResourceMutation(r) && nameOf(r) === "flaky-12",
+    fault: "reset-before",
+    label: "DELETE flaky-12: never reached the host",
+  },
 ];
 
 describe("a flaky network (issue 11, item 2)", () => {
@@ -48,7 +57,9 @@ describe("a flaky network (issue 11, item 2)", () => {
     // Per resource, the mutations the proxy saw — action, host status, key — in order. Fault
     // decisions are seeded and do not depend on arrival order, so this is the same every run.
     const mutations = (name: string) =>
-      log.filter((e) => isResourceMutation(e) && nameOf(e) === name).map((e) => `${e.method} ${e.action} ${e.upstreamStatus ?? "-"} ${e.idempotencyKey === undefined ? "no key" : keys(e.idempotencyKey)}`);
+      log
+        .filter((e) => isResourceMutation(e) && nameOf(e) === name)
+        .map((e) => `${e.method} ${e.action} ${e.upstreamStatus ?? "-"} ${e.idempotencyKey === undefined ? "no key" : keys(e.idempotencyKey)}`);
     const seen: string[] = [];
     const keys = (key: string) => `key ${seen.includes(key) ? seen.indexOf(key) + 1 : seen.push(key)}`;
     // The create's reply was lost: re-sent under its key, and the host replayed the 201.

@@ -13,7 +13,7 @@ import { App, TerraformStack } from "cdktf";
 import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/protocol.ts";
 import { loadConfigFile } from "../../src/engine/config/load.ts";
 import type { StackConfig } from "../../src/engine/config/types.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
@@ -21,7 +21,7 @@ import { runApply, runPlan, type ApplyRun, type ApplyRunOptions, type EngineSetu
 import type { PlanOptions, PlanOutcome } from "../../src/engine/plan/build.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
 import type { HostRequest, HostResponse } from "../../src/host/http.ts";
-import { TakoformProvider } from "../../src/provider/provider.ts";
+import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
@@ -97,7 +97,7 @@ export interface Engine {
 
 export async function engineFor(url: string): Promise<Engine> {
   const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, lane: SCENARIO_LANE.name });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   return {
     client,
     setup: (stack) => ({ provider, stack, variables: resolveVariables(stack.variables, {}) }),
@@ -212,7 +212,7 @@ export async function plan(engine: Engine, stack: StackConfig, store: StateStore
 }
 
 /** The exact FormRef a state record's attributes name. */
-export function formRefOf(attributes: Record<string, unknown>): WireFormRef {
+export function formRefOf(attributes: Record<string, unknown>): FormRef {
   return {
     apiVersion: attributes["form_api_version"] as string,
     kind: attributes["form_kind"] as string,
@@ -229,7 +229,7 @@ export class ReadySampler {
   #stopped = false;
   #loop: Promise<void>;
 
-  constructor(client: HostClient, space: string, ref: WireFormRef, name: string) {
+  constructor(client: HostClient, space: string, ref: FormRef, name: string) {
     this.#loop = (async () => {
       while (!this.#stopped) {
         try {

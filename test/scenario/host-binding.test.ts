@@ -56,7 +56,11 @@ async function served(): Promise<TestHost> {
 }
 
 /** A host of its own, served over HTTP, with the given grants; `anonymous` hides who it is. */
-async function hostWith(options: { tokens?: { token: string; tenant: string; principal: string }[]; data?: string; anonymous?: boolean }): Promise<{ host: LocalHost; url: string }> {
+async function hostWith(options: {
+  tokens?: { token: string; tenant: string; principal: string }[];
+  data?: string;
+  anonymous?: boolean;
+}): Promise<{ host: LocalHost; url: string }> {
   const host = await LocalHost.open({ data: options.data ?? ":memory:", log: () => undefined, ...(options.tokens ? { tokens: options.tokens } : {}) });
   opened.push(host);
   if (options.anonymous === true) {
@@ -80,7 +84,13 @@ describe("a state bound to a served host", () => {
     const applied = await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], remote.url);
     expect(applied.code, applied.stderr).toBe(0);
     const bound = await pull(p);
-    expect(bound.host).toMatchObject({ origin: remote.url, hostId: expect.stringMatching(/^takoform-local-[0-9a-f]{32}$/), space: "default", tenant: "dev", credential: null });
+    expect(bound.host).toMatchObject({
+      origin: remote.url,
+      hostId: expect.stringMatching(/^takoform-local-[0-9a-f]{32}$/),
+      space: "default",
+      tenant: "dev",
+      credential: null,
+    });
     expect(timeline(remote.mutations).sort()).toEqual(["PUT EdgeKVNamespace bound-a 201", "PUT EdgeKVNamespace bound-b 201"]);
 
     // The issue's repro: destroy without TAKOFORM_ENDPOINT ran against the embedded host, said
@@ -166,7 +176,9 @@ describe("the embedded host", () => {
     const refused = await takoform(p, ["plan", "--config", "stack.json"], other.url);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(`State was written against the embedded local host (host id ${bound.hostId})`);
-    expect(refused.stdout).toMatch(new RegExp(`This plan runs against ${other.url.replace(/[.]/g, "\\.")} \\(host id takoform-local-(?!${bound.hostId!.slice(15)})[0-9a-f]{32}\\)`));
+    expect(refused.stdout).toMatch(
+      new RegExp(`This plan runs against ${other.url.replace(/[.]/g, "\\.")} \\(host id takoform-local-(?!${bound.hostId!.slice(15)})[0-9a-f]{32}\\)`),
+    );
     expect(refused.stdout).toContain("unset TAKOFORM_ENDPOINT and the provider's endpoint, so the project's embedded host is used");
   }, 90_000);
 });
@@ -254,8 +266,10 @@ describe("interrupted writes and old state", () => {
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stdout).toContain("write(s) an interrupted apply had left unfinished were resolved first");
     expect((await pull(p)).resources.map((r) => r.uid)).toEqual([
-      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-a" })!.uid,
-      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-b" })!.uid,
+      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-a" })!
+        .uid,
+      remote.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-b" })!
+        .uid,
     ]);
   }, 120_000);
 

@@ -82,7 +82,9 @@ describe("two addresses, one object", () => {
     const applied = await takoform(["apply", "--config", "stack.json", "--auto-approve"]);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(`Error: ${KV}.copy addresses the host object ${KV}.source already manages`);
-    expect(applied.stderr).toMatch(/The object default\/edge\.takoform-cdk\.dev\/v1beta1\/EdgeKVNamespace\/minted-[a-z0-9]+ \(space\/group\/kind\/name\) is recorded under takoform_edge_kv_namespace\.source/);
+    expect(applied.stderr).toMatch(
+      /The object default\/edge\.takoform-cdk\.dev\/v1beta1\/EdgeKVNamespace\/minted-[a-z0-9]+ \(space\/group\/kind\/name\) is recorded under takoform_edge_kv_namespace\.source/,
+    );
     expect(applied.stderr).toContain("this write was refused before anything was sent to the host");
     expect(timeline(host!.mutations)).toEqual([expect.stringMatching(/^PUT EdgeKVNamespace minted-[a-z0-9]+ 201$/)]);
     expect((await records()).map((r) => r.address)).toEqual([`${KV}.source`]);
@@ -114,7 +116,9 @@ describe("importing an object another record manages", () => {
     const imported = await takoform(["import", "--config", "stack.json", `${KV}.again`, "held"]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain(`Error: ${KV}.managed already manages the object ${KV}.again would import`);
-    expect(imported.stderr).toContain(`EdgeKVNamespace "held" (edge.takoform-cdk.dev/v1beta1) in space "default" (uid ${uid}) is recorded in state under ${KV}.managed`);
+    expect(imported.stderr).toContain(
+      `EdgeKVNamespace "held" (edge.takoform-cdk.dev/v1beta1) in space "default" (uid ${uid}) is recorded in state under ${KV}.managed`,
+    );
     expect(imported.stderr).toContain(`takoform state rm ${KV}.managed`);
     expect((await records()).map((r) => r.address)).toEqual([`${KV}.managed`]);
 

@@ -23,7 +23,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { HostApiError } from "../../src/client/errors.ts";
 import { laneNamed } from "../../src/core/lanes.ts";
-import type { WireFormRef } from "../../src/core/protocol.ts";
+import type { FormRef } from "../../src/core/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { runCli } from "./harness.ts";
@@ -81,7 +81,7 @@ class FollowingSampler {
   #stopped = false;
   #loop: Promise<void>;
 
-  constructor(alpha: HostClient, beta: HostClient, ref: WireFormRef) {
+  constructor(alpha: HostClient, beta: HostClient, ref: FormRef) {
     let client = alpha;
     let current = ref;
     this.identities.push(current.apiVersion);
@@ -96,7 +96,7 @@ class FollowingSampler {
           const moved = error instanceof HostApiError && error.code === "migration_required" && error.hostCode === "moved_to_lane";
           if (moved && client === alpha) {
             // The same object, named by the host: follow it and read it at once.
-            current = (error.details as { formRef: WireFormRef }).formRef;
+            current = (error.details as { formRef: FormRef }).formRef;
             client = beta;
             this.identities.push(current.apiVersion);
             continue;

@@ -28,7 +28,9 @@ interface Served {
 }
 
 function serve(data: string, lane: string): Promise<Served> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, "host", "serve", "--listen", "127.0.0.1:0", "--data", data, "--no-runtime", "--lane", lane], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [BIN, "host", "serve", "--listen", "127.0.0.1:0", "--data", data, "--no-runtime", "--lane", lane], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
@@ -89,7 +91,11 @@ describe("existing v1alpha3 state against `takoform host serve --lane`", () => {
   it("keeps working on v1alpha3, fails closed naming its identities on v1beta1, and keeps its lane on a host serving both", async () => {
     scratch.write("stack.json", stack(3600));
     const cli = (args: string[], url: string, extra: Record<string, string> = {}) =>
-      runCli([...args, "--config", "stack.json"], { cwd: scratch.dir, env: { TAKOFORM_ENDPOINT: url, TAKOFORM_TOKEN: DEV_TOKEN.token, ...extra }, timeoutMs: 120_000 });
+      runCli([...args, "--config", "stack.json"], {
+        cwd: scratch.dir,
+        env: { TAKOFORM_ENDPOINT: url, TAKOFORM_TOKEN: DEV_TOKEN.token, ...extra },
+        timeoutMs: 120_000,
+      });
 
     // 1. Written on v1alpha3: the only lane this host offers.
     let host = await serve(data, "v1alpha3");
@@ -151,7 +157,11 @@ describe("existing v1alpha3 state against `takoform host serve --lane`", () => {
       // A new stack beside it is created on the newest lane.
       const fresh = scratch.path("fresh");
       scratch.write("fresh/stack.json", JSON.stringify({ resource: { takoform_edge_kv_namespace: { other: { name: "other" } } } }));
-      const created = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: fresh, env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: DEV_TOKEN.token }, timeoutMs: 120_000 });
+      const created = await runCli(["apply", "--config", "stack.json", "--auto-approve"], {
+        cwd: fresh,
+        env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: DEV_TOKEN.token },
+        timeoutMs: 120_000,
+      });
       expect(created.code, created.stderr).toBe(0);
       const reader = openLocalStateReadOnly(join(fresh, ".takoform", "state.db"));
       expect((await reader.list())[0]!.ref!.apiVersion).toBe("edge.takoform-cdk.dev/v1beta1");
@@ -187,7 +197,8 @@ describe("the embedded host of a project", () => {
 
   it("a project an earlier takoform-cdk deployed keeps working; its data is served on both lanes", async () => {
     scratch.write("stack.json", stack(3600));
-    const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, "--config", "stack.json"], { cwd: scratch.dir, env, timeoutMs: 120_000 });
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      runCli([...args, "--config", "stack.json"], { cwd: scratch.dir, env, timeoutMs: 120_000 });
     // Deployed on v1alpha3 (pinned, as the only lane an earlier takoform-cdk spoke), then made legacy.
     const applied = await cli(["apply", "--auto-approve"], { TAKOFORM_LANE: "v1alpha3" });
     expect(applied.code, applied.stderr).toBe(0);

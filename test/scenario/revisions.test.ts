@@ -7,12 +7,15 @@ import type { Construct } from "constructs";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import { ModuleWorker, WorkerBundle, WorkerDeployment, WorkerVersion } from "../../src/constructs/index.ts";
 import { renderPlan } from "../../src/engine/render/human.ts";
-import { renderDiagnostic } from "../../src/provider/diagnostics/render.ts";
+import { renderDiagnostic } from "../../src/core/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, formRefOf, moduleSource, plan, ReadySampler, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 
 async function names(store: StateStore, type: string): Promise<string[]> {
-  return (await store.list()).filter((r) => r.type === type).map((r) => r.name!).sort();
+  return (await store.list())
+    .filter((r) => r.type === type)
+    .map((r) => r.name!)
+    .sort();
 }
 
 describe("revision names through the engine", () => {
@@ -33,8 +36,12 @@ describe("revision names through the engine", () => {
       const versions = await names(store, "takoform_worker_version");
       expect(new Set([...bundles, ...versions]).size).toBe(4);
       const records = await store.list();
-      const counterBundle = records.find((r) => r.type === "takoform_worker_bundle" && r.address.includes("worker_app_counter_") && !r.address.includes("peer"))!;
-      const counterVersion = records.find((r) => r.type === "takoform_worker_version" && r.address.includes("worker_app_counter_") && !r.address.includes("peer"))!;
+      const counterBundle = records.find(
+        (r) => r.type === "takoform_worker_bundle" && r.address.includes("worker_app_counter_") && !r.address.includes("peer"),
+      )!;
+      const counterVersion = records.find(
+        (r) => r.type === "takoform_worker_version" && r.address.includes("worker_app_counter_") && !r.address.includes("peer"),
+      )!;
       const counterWorker = records.find((r) => r.type === "takoform_module_worker" && r.name === "counter")!;
 
       ctx.host.mutations.length = 0;

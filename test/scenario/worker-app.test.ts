@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
-import type { ProgressEvent } from "../../src/engine/apply/progress.ts";
-import { progressLine } from "../../src/engine/apply/progress.ts";
+import type { ProgressEvent } from "../../src/engine/events.ts";
+import { progressLine } from "../../src/engine/render/progress.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, formRefOf, moduleSource, plan, ReadySampler, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 
@@ -42,7 +42,7 @@ describe("WorkerApp roll-forward (decision 0029 rule 6)", () => {
       const sampler = new ReadySampler(ctx.engine.client, "default", formRefOf(worker!.attributes), "counter");
       await new Promise((resolve) => setTimeout(resolve, 30));
       const events: ProgressEvent[] = [];
-      const second = await apply(ctx.engine, next, store, { parallelism: 10, progress: (e) => events.push(e) });
+      const second = await apply(ctx.engine, next, store, { parallelism: 10, events: (e) => void (e.kind !== "plan" && e.kind !== "note" && events.push(e)) });
       await new Promise((resolve) => setTimeout(resolve, 30));
       await sampler.stop();
       expect(second.diagnostics.filter((d) => d.severity === "error")).toEqual([]);

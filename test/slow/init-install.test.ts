@@ -17,12 +17,17 @@ describe("init, npm install from the tarball, apply, npm test", () => {
     const project = join(work, "my-stack");
     const init = run(process.execPath, [join(ROOT, "bin", "takoform.js"), "init", project, "--package", `file:${tarball}`], work);
     expect(init.status, shown(init)).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect(pkg.dependencies["takoform-cdk"]).toBe(`file:${tarball}`);
     // Every dependency the template names and the package's own, linked (no network, no native
     // build); the package itself from the tarball.
     const own = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const names = [...new Set([...Object.keys(own.dependencies), ...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)])].filter((n) => n !== "takoform-cdk");
+    const names = [...new Set([...Object.keys(own.dependencies), ...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)])].filter(
+      (n) => n !== "takoform-cdk",
+    );
     const installed = run("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball, ...links(names)], project);
     expect(installed.status, shown(installed)).toBe(0);
 

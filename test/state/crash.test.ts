@@ -32,7 +32,7 @@ describe("state survives SIGKILL at random points", () => {
   it("keeps every committed write and exactly the unsettled intents across 6 kills", async () => {
     const path = join(dir, "state.db");
     let seeded = 12345;
-    const random = () => ((seeded = (seeded * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seeded = (seeded * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let previousSerial = 0;
 
     for (let round = 0; round < 6; round++) {
@@ -69,7 +69,10 @@ describe("state survives SIGKILL at random points", () => {
       expect(Object.fromEntries(records.map((r) => [r.address, view(r)]))).toEqual(Object.fromEntries(expected));
 
       const inFlight = (await reader.inFlight()).map((r) => r.address);
-      const expectedInFlight = [...expected].filter(([, r]) => r.intent !== null).map(([a]) => a).sort();
+      const expectedInFlight = [...expected]
+        .filter(([, r]) => r.intent !== null)
+        .map(([a]) => a)
+        .sort();
       expect(inFlight).toEqual(expectedInFlight);
       expect(inFlight.length).toBeGreaterThan(0);
       await reader.close();

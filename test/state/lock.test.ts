@@ -6,13 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import {
-  LeaseLostError,
-  openLocalState,
-  StateLockedError,
-  StateUsageError,
-  type StateStore,
-} from "../../src/state/index.ts";
+import { LeaseLostError, openLocalState, StateLockedError, StateUsageError, type StateStore } from "../../src/state/index.ts";
 import { sleep, spawnFixture } from "./fixtures/child.ts";
 
 let dir: string;
@@ -105,13 +99,25 @@ describe("lease rules in one process (injected clock)", () => {
     await successor.acquire({ holder: "successor", leaseMs: 500, takeover: true });
     const serial = await successor.serial();
 
-    const write = { operation: "create" as const, type: "takoform_x", space: "default", name: "n", ref: { apiVersion: "a/v1", kind: "K", definitionVersion: "1", schemaDigest: "sha256:x" }, uid: "", idempotencyKey: "k", request: { method: "PUT", path: "/p", headers: {} } };
+    const write = {
+      operation: "create" as const,
+      type: "takoform_x",
+      space: "default",
+      name: "n",
+      ref: { apiVersion: "a/v1", kind: "K", definitionVersion: "1", schemaDigest: "sha256:x" },
+      uid: "",
+      idempotencyKey: "k",
+      request: { method: "PUT", path: "/p", headers: {} },
+    };
     await expect(zombie.putResource("takoform_x.after", record("after"))).rejects.toBeInstanceOf(LeaseLostError);
     await expect(zombie.setIntent("takoform_x.after", "creating", { stepId: "s", write })).rejects.toBeInstanceOf(LeaseLostError);
     await expect(zombie.settle("takoform_x.before", null)).rejects.toBeInstanceOf(LeaseLostError);
     await expect(zombie.removeResource("takoform_x.before")).rejects.toBeInstanceOf(LeaseLostError);
     await expect(zombie.putOutputs({})).rejects.toBeInstanceOf(LeaseLostError);
-    const renewal = await zombie.renew().then(() => undefined, (e: unknown) => e);
+    const renewal = await zombie.renew().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(renewal).toBeInstanceOf(LeaseLostError);
     expect((renewal as LeaseLostError).message).toContain('taken over by "successor"');
     // Still refused after the failed renewal: a lost lease never degrades into unlocked writing.
@@ -212,7 +218,10 @@ describe("lease contention between processes", () => {
     const lease = (await store.lockInfo())!;
     const waiting = store.acquire({ holder: "apply:patient", leaseMs: 5_000, wait: { timeoutMs: 30_000 } });
     let settled = false;
-    void waiting.then(() => (settled = true), () => (settled = true));
+    void waiting.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     // Let the lease expire while the waiter waits: an expired lease of a live holder is no reason to give up.
     while (Date.now() <= lease.expiresAt + 200) await sleep(50);
     expect(settled).toBe(false);
@@ -229,7 +238,10 @@ describe("lease contention between processes", () => {
     await holder.waitForLine((l) => l.startsWith("acquired "));
     holder.process.kill("SIGKILL");
     await holder.exited;
-    for (const [column, value] of [["hostname", "some-other-host"], ["pid_namespace", "pid:[1]"]] as const) {
+    for (const [column, value] of [
+      ["hostname", "some-other-host"],
+      ["pid_namespace", "pid:[1]"],
+    ] as const) {
       const raw = new Database(path);
       raw.prepare(`UPDATE lock SET ${column} = ? WHERE id = 1`).run(value);
       raw.close();
@@ -248,7 +260,9 @@ describe("lease contention between processes", () => {
       expect(taken.takenOver).toMatchObject({ reason: "stale", previous: { token: lease.token } });
       // Hand the row back as it was for the second round.
       const restore = new Database(path);
-      restore.prepare("UPDATE lock SET holder = ?, pid = ?, hostname = ?, pid_namespace = ?, expires_at = ?, token = ? WHERE id = 1").run(lease.holder, lease.pid, lease.hostname, lease.pidNamespace, lease.expiresAt, lease.token);
+      restore
+        .prepare("UPDATE lock SET holder = ?, pid = ?, hostname = ?, pid_namespace = ?, expires_at = ?, token = ? WHERE id = 1")
+        .run(lease.holder, lease.pid, lease.hostname, lease.pidNamespace, lease.expiresAt, lease.token);
       restore.close();
       await store.close();
       opened.splice(opened.indexOf(store), 1);

@@ -27,7 +27,17 @@ function attributes(i: number): Record<string, KnownValue> {
     form_definition_version: REF.definitionVersion,
     form_schema_digest: REF.schemaDigest,
     form_package_digest: `sha256:${"b".repeat(64)}`,
-    conditions: [{ type: "Ready", status: "True", reason: "Available", host_reason: null, message: null, observed_generation: "1", last_transition_time: "2026-01-01T00:00:00Z" }],
+    conditions: [
+      {
+        type: "Ready",
+        status: "True",
+        reason: "Available",
+        host_reason: null,
+        message: null,
+        observed_generation: "1",
+        last_transition_time: "2026-01-01T00:00:00Z",
+      },
+    ],
     ready: true,
     outputs_json: `{"url":"https://worker-${i}.example"}`,
     main_module: "index.js",
@@ -49,7 +59,12 @@ function intent(i: number): WriteIntent {
     ref: REF,
     uid: "",
     idempotencyKey: `apply:run:${i}`,
-    request: { method: "PUT", path: `/apis/forms.takoform.com/v1alpha3/spaces/default/resources/worker-${i}`, headers: { "Idempotency-Key": `apply:run:${i}` }, body: `{"spec":{"mainModule":"index.js","n":${i}}}` },
+    request: {
+      method: "PUT",
+      path: `/apis/forms.takoform.com/v1alpha3/spaces/default/resources/worker-${i}`,
+      headers: { "Idempotency-Key": `apply:run:${i}` },
+      body: `{"spec":{"mainModule":"index.js","n":${i}}}`,
+    },
   };
 }
 

@@ -41,7 +41,17 @@ describe("sealed sensitive values", () => {
 
   it("seals values at attribute paths in a copy, leaving nulls, missing paths and seals alone", () => {
     const attributes = { name: "app", vars: { token: "t0p", plain: "p" }, list: [{ secret: "s1" }, { secret: null }], gone: null };
-    const sealed = sealAttributes(attributes, [["vars", "token"], ["list", 0, "secret"], ["list", 1, "secret"], ["missing", "x"], ["list", 5, "secret"]], "salt");
+    const sealed = sealAttributes(
+      attributes,
+      [
+        ["vars", "token"],
+        ["list", 0, "secret"],
+        ["list", 1, "secret"],
+        ["missing", "x"],
+        ["list", 5, "secret"],
+      ],
+      "salt",
+    );
     expect(sealed.name).toBe("app");
     expect((sealed.vars as Record<string, unknown>).plain).toBe("p");
     expect(isSealedSensitive((sealed.vars as Record<string, unknown>).token)).toBe(true);

@@ -131,9 +131,9 @@ describe("records", () => {
   });
 
   it("refuses in-flight statuses outside setIntent", async () => {
-    await expect(
-      store.putResource("takoform_x.s", { type: "takoform_x", status: "creating" as never, attributes: {} }),
-    ).rejects.toBeInstanceOf(StateWriteError);
+    await expect(store.putResource("takoform_x.s", { type: "takoform_x", status: "creating" as never, attributes: {} })).rejects.toBeInstanceOf(
+      StateWriteError,
+    );
   });
 
   it("keeps deposed objects under their own address", () => {
@@ -148,7 +148,15 @@ describe("intents", () => {
   it("starts a record from a create intent, then settles it", async () => {
     await store.setIntent("takoform_worker_version.app", "creating", { stepId: "create:app", write: writeIntent("app-v1") });
     const creating = (await store.get("takoform_worker_version.app"))!;
-    expect(creating).toMatchObject({ status: "creating", type: "takoform_worker_version", ref: REF, space: "default", name: "app-v1", uid: null, attributes: {} });
+    expect(creating).toMatchObject({
+      status: "creating",
+      type: "takoform_worker_version",
+      ref: REF,
+      space: "default",
+      name: "app-v1",
+      uid: null,
+      attributes: {},
+    });
     expect(creating.intent).toMatchObject({ stepId: "create:app", previousStatus: null });
     expect(Date.parse(creating.intent!.at)).not.toBeNaN();
     expect(creating.intent!.write.request.headers).toEqual({ "Idempotency-Key": "idem-app-v1", "content-type": "application/json" });
@@ -297,7 +305,7 @@ describe("opening files", () => {
 
   it("refuses a state written by a newer layout", async () => {
     const path = join(dir, "newer.db");
-    (await openLocalState(path).close());
+    await openLocalState(path).close();
     const db = new Database(path);
     db.pragma("user_version = 99");
     db.close();
@@ -306,22 +314,42 @@ describe("opening files", () => {
 });
 
 describe("one record per host object", () => {
-  const ready = (name: string, extra: Record<string, KnownValue> = {}) => ({ type: "takoform_worker_version", status: "ready" as const, attributes: envelope(name, extra) });
+  const ready = (name: string, extra: Record<string, KnownValue> = {}) => ({
+    type: "takoform_worker_version",
+    status: "ready" as const,
+    attributes: envelope(name, extra),
+  });
 
   it("refuses a second address for the same uid or the same space, group, kind and name, changing nothing", async () => {
     await store.putResource("takoform_worker_version.a", ready("shared"));
     const serial = await store.serial();
     // Same name (and so the same uid in this fixture), another address.
-    const byName = await store.putResource("takoform_worker_version.b", ready("shared", { uid: "uid-other" })).then(() => undefined, (e: unknown) => e);
+    const byName = await store.putResource("takoform_worker_version.b", ready("shared", { uid: "uid-other" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(byName).toBeInstanceOf(StateConflictError);
-    expect(byName).toMatchObject({ address: "takoform_worker_version.b", holder: "takoform_worker_version.a", by: "name", object: `default/${REF.apiVersion}/${REF.kind}/shared` });
-    const byUid = await store.putResource("takoform_worker_version.c", ready("elsewhere", { uid: "uid-shared" })).then(() => undefined, (e: unknown) => e);
+    expect(byName).toMatchObject({
+      address: "takoform_worker_version.b",
+      holder: "takoform_worker_version.a",
+      by: "name",
+      object: `default/${REF.apiVersion}/${REF.kind}/shared`,
+    });
+    const byUid = await store.putResource("takoform_worker_version.c", ready("elsewhere", { uid: "uid-shared" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(byUid).toMatchObject({ holder: "takoform_worker_version.a", by: "uid", object: "uid-shared" });
     expect((byUid as Error).message).toContain("one host object has one record");
     // A create intent is refused before it exists: its request would never be sent.
-    await expect(store.setIntent("takoform_worker_version.d", "creating", { stepId: "create:d", write: writeIntent("shared") })).rejects.toBeInstanceOf(StateConflictError);
+    await expect(store.setIntent("takoform_worker_version.d", "creating", { stepId: "create:d", write: writeIntent("shared") })).rejects.toBeInstanceOf(
+      StateConflictError,
+    );
     await store.setIntent("takoform_worker_version.e", "creating", { stepId: "create:e", write: writeIntent("fresh") });
-    await expect(store.settle("takoform_worker_version.e", ready("fresh", { uid: "uid-shared" }))).rejects.toMatchObject({ by: "uid", holder: "takoform_worker_version.a" });
+    await expect(store.settle("takoform_worker_version.e", ready("fresh", { uid: "uid-shared" }))).rejects.toMatchObject({
+      by: "uid",
+      holder: "takoform_worker_version.a",
+    });
     expect(await store.serial()).toBe(serial + 1); // only e's intent was written
     expect((await store.list()).map((r) => r.address)).toEqual(["takoform_worker_version.a", "takoform_worker_version.e"]);
   });
@@ -334,7 +362,10 @@ describe("one record per host object", () => {
     // A crash between the two writes of a depose leaves one incarnation under both addresses.
     await store.putResource(deposedAddress("takoform_worker_version.a", "k1"), ready("n"));
     // A definition version is not part of the host address: names are unique across them.
-    const other = await store.putResource("takoform_worker_version.e", ready("n", { uid: "u-e", form_definition_version: "0.2.0" })).then(() => undefined, (e: unknown) => e);
+    const other = await store.putResource("takoform_worker_version.e", ready("n", { uid: "u-e", form_definition_version: "0.2.0" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(other).toMatchObject({ holder: "takoform_worker_version.a", by: "name" });
   });
 });

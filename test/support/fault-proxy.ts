@@ -233,12 +233,15 @@ export class FaultProxy {
       if (body.length > 0 || method === "PUT" || method === "POST") headers["content-length"] = String(body.length);
       // The Host header is kept: the host builds its advertised endpoints from it, so discovery
       // names the proxy's origin and the client keeps talking through the proxy.
-      const request = http.request({ host: this.#upstream.hostname, port: this.#upstream.port, method, path: target, headers, agent: this.#agent }, (response) => {
-        const parts: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => parts.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, rawHeaders: response.rawHeaders, body: Buffer.concat(parts) }));
-        response.on("error", reject);
-      });
+      const request = http.request(
+        { host: this.#upstream.hostname, port: this.#upstream.port, method, path: target, headers, agent: this.#agent },
+        (response) => {
+          const parts: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => parts.push(chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, rawHeaders: response.rawHeaders, body: Buffer.concat(parts) }));
+          response.on("error", reject);
+        },
+      );
       request.on("error", reject);
       request.end(body);
     });

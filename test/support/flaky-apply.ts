@@ -72,7 +72,13 @@ async function agree(host: LocalHost, scratch: Scratch, count: number): Promise<
     expect(records).toHaveLength(count);
     expect(new Set(records.map((r) => `${r.ref!.kind}/${r.name}`)).size, "no two records share a name").toBe(count);
     for (const record of records) {
-      const stored = host.controls.resource({ tenant: DEV_TOKEN.tenant, space: record.space!, apiVersion: record.ref!.apiVersion, kind: record.ref!.kind, name: record.name! });
+      const stored = host.controls.resource({
+        tenant: DEV_TOKEN.tenant,
+        space: record.space!,
+        apiVersion: record.ref!.apiVersion,
+        kind: record.ref!.kind,
+        name: record.name!,
+      });
       expect(stored?.uid, `${record.address} (${record.name}) is on the host with the uid state records`).toBe(record.uid);
     }
     expect(host.controls.resourceCount(), "the host holds no object state does not").toBe(count);

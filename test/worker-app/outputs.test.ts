@@ -15,7 +15,7 @@ import { WorkerApp, type WorkerAppConfig } from "../../src/constructs/worker-app
 import { loadStackConfig, resolveVariables } from "../../src/engine/config/index.ts";
 import { runApply, runPlan } from "../../src/engine/index.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { TakoformProvider, bundledRegistry } from "../../src/provider/index.ts";
+import { HostProvider, bundledRegistry } from "../../src/provider/index.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import { removeWorkDirs, synth, workDir } from "./fixtures.ts";
 
@@ -147,7 +147,7 @@ describe("every module output has a getter", () => {
       hostname: ["takoform_worker_endpoint", endpointId, "hostname"],
       url: ["takoform_worker_endpoint", endpointId, "url"],
     };
-    const provider = new TakoformProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
+    const provider = new HostProvider({ client: () => Promise.reject(new Error("no host needed")), registry: bundledRegistry, defaultSpace: "default" });
     for (const [output, [type, id, attribute]] of Object.entries(expected)) {
       expect(json.output[output].value, output).toBe(`\${${type}.${id}.${attribute}}`);
       expect(provider.schema(type)?.attributes[attribute], `${type}.${attribute}`).toBeDefined();
@@ -185,7 +185,7 @@ describe("every module output has a getter", () => {
     try {
       const loaded = loadStackConfig(json);
       expect(loaded.diagnostics).toEqual([]);
-      const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
       const variables = resolveVariables(loaded.config!.variables);
       const run = await runApply({ provider, stack: loaded.config!, variables }, store, { lock: { holder: "worker-app-outputs" } });
       expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);

@@ -23,7 +23,15 @@ describe("WorkerApp (decision 0029 rule 5)", () => {
   it("writes no name on either revision, owner = app name, create_before_destroy on both revisions only", () => {
     const json = synth((stack) => {
       const cache = new EdgeKVNamespace(stack, "cache", { name: "cache" });
-      new WorkerApp(stack, "app", { name: "counter", contentDir: content, vars: { enabled: true, retries: 3, label: "prod" }, kvBindings: { ZED: "other", COUNTER: cache }, endpoint: true, cron: "*/5 * * * *", handlers: ["fetch", "scheduled"] });
+      new WorkerApp(stack, "app", {
+        name: "counter",
+        contentDir: content,
+        vars: { enabled: true, retries: 3, label: "prod" },
+        kvBindings: { ZED: "other", COUNTER: cache },
+        endpoint: true,
+        cron: "*/5 * * * *",
+        handlers: ["fetch", "scheduled"],
+      });
     });
     const r = json.resource;
     const [worker] = Object.values(r.takoform_module_worker) as any[];

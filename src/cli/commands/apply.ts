@@ -3,7 +3,9 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { PROJECT_HELP } from "../workspace.ts";
+import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform apply [options] [PLAN-FILE]
 
@@ -18,7 +20,7 @@ ${PROJECT_HELP}
   --destroy              Destroy every resource in state (as \`takoform destroy\`)
   --refresh-only         Only record in state what changed on the host
   --refresh=false        Plan against state as recorded, without reading the host first
-  --parallelism N        Provider calls in flight at once (default 10)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 

@@ -2,7 +2,9 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { PROJECT_HELP } from "../workspace.ts";
+import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform destroy [options]
 
@@ -14,7 +16,7 @@ ${PROJECT_HELP}
   --auto-approve         Destroy without asking (required when there is no terminal)
   --target ADDR          Only this resource and what depends on it (repeatable)
   --refresh=false        Plan against state as recorded, without reading the host first
-  --parallelism N        Provider calls in flight at once (default 10)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 

@@ -6,16 +6,18 @@
 // directory), so a new deployment is served at once, without a restart, and a deleted worker
 // stops answering. Worker console output goes to stderr, prefixed with the worker.
 
-import { join } from "node:path";
-import { CatalogConflictError, DataDirLockedError, LocalHost } from "../../host/index.ts";
-import type { ServedWorker } from "../../host/runtime/runtime.ts";
-import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { changedLines, secretValues, servedLines } from "../served.ts";
-import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
 import { existsSync } from "node:fs";
-import { isLaneName, type LaneName } from "../../core/lanes.ts";
-import { recordedLane } from "../../engine/host-binding.ts";
+import { join } from "node:path";
+import { CatalogConflictError, DataDirLockedError, LocalHost, type ServedWorker } from "../../host/index.ts";
+import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { isLaneName, type LaneName } from "../../core/index.ts";
+import { recordedLane } from "../../engine/index.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
+import { parseListen } from "./host.ts";
 
 /**
  * The lanes the project needs served beside its data's own: its state's lane (an existing
@@ -37,7 +39,6 @@ async function projectLanes(dir: string): Promise<LaneName[]> {
   }
   return lanes;
 }
-import { parseListen } from "./host.ts";
 
 export const DEV_LISTEN = "127.0.0.1:8787";
 
@@ -69,6 +70,7 @@ export const command: Command = {
     const data = join(projectDir(args), ".takoform", "host");
     let announced: ServedWorker[] = [];
     let ready = false;
+    const io = new Console(args);
     let local: LocalHost;
     try {
       local = await LocalHost.open({
@@ -83,14 +85,10 @@ export const command: Command = {
         },
       });
     } catch (error) {
-      if (error instanceof DataDirLockedError) {
-        process.stderr.write(`takoform dev: ${error.message}; stop the other takoform process (or its \`takoform dev\`) first\n`);
-        return 1;
-      }
-      if (error instanceof CatalogConflictError) {
-        process.stderr.write(`takoform dev: ${error.message}\n`);
-        return 1;
-      }
+      if (error instanceof DataDirLockedError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Stop the other takoform process (or its `takoform dev`) first.")]);
+      if (error instanceof CatalogConflictError)
+        return io.fail("dev", [hostStartDiagnostic(error, "Regenerate or remove the conflicting definition, then start again.")]);
       throw error;
     }
     let url: string;
@@ -98,32 +96,13 @@ export const command: Command = {
       url = (await local.listen(host, port)).url;
     } catch (error) {
       await local.close();
-      const code = (error as NodeJS.ErrnoException).code;
-      process.stderr.write(`takoform dev: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --listen 127.0.0.1:0" : ""}\n`);
-      return 1;
+      return io.fail("dev", [listenDiagnostic(host, port, error)]);
     }
     process.stdout.write(`takoform dev: serving ${data} at ${url} (Host API and workers); Ctrl-C stops\n`);
     const lines = servedLines(announced);
     if (lines.length === 0) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
     for (const line of lines) process.stdout.write(`${line}\n`);
     ready = true;
-    return new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = (): void => {
-        if (stopping) return;
-        stopping = true;
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        local.close().then(
-          () => resolve(0),
-          (error: unknown) => {
-            process.stderr.write(`takoform dev: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-            resolve(1);
-          },
-        );
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    return serveUntilStopped(local, io);
   },
 };

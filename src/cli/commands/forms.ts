@@ -1,12 +1,13 @@
 // `takoform forms inspect|check DIR [--json]`: list every definition under a directory with its
 // exact identity, package digest and derived relations; or check every definition and run the
-// conformance fixtures its package lists. Problems go to stderr and make the exit code 1.
+// conformance fixtures its package lists. A refused definition is a diagnostic (on stderr, or
+// in the JSON document's "diagnostics" with --json) and makes the exit code 1.
 
 import { statSync } from "node:fs";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { checkFixtures, loadDefinitions, type DefinitionCatalog, type FixtureVerdict } from "../../forms/package.ts";
-import type { DefinitionError } from "../../forms/errors.ts";
-import type { Relation } from "../../forms/relations.ts";
+import { diagnosticsToJson } from "../../core/index.ts";
+import { checkFixtures, definitionDiagnostic, loadDefinitions, type DefinitionCatalog, type FixtureVerdict, type Relation } from "../../forms/index.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform forms <inspect|check> DIR [--json]
 
@@ -16,27 +17,25 @@ const USAGE = `Usage: takoform forms <inspect|check> DIR [--json]
                 package lists: positive fixtures must validate, negative ones must fail.
 
 Options:
-  --json        Print the result as JSON on stdout.
+  --json        Print the result as JSON on stdout, definition problems as its "diagnostics".
   -h, --help    Show this help.
 
-Definition problems are printed on stderr; any problem or failed fixture exits 1.`;
+Definition problems are diagnostics (on stderr without --json); any problem or failed fixture
+exits 1.`;
 
 const INSPECT_USAGE = `Usage: takoform forms inspect DIR [--json]
 
 List every definition under DIR. --json prints
 {"definitions":[{path, formRef, packageDigest, role, lifecycleCapabilities, relations}],
- "interfaces":[{path, ref}], "bindings":[{path, ref}]}; paths are relative to DIR.`;
+ "interfaces":[{path, ref}], "bindings":[{path, ref}], "diagnostics":[…]}; paths are relative to DIR.`;
 
 const CHECK_USAGE = `Usage: takoform forms check DIR [--json]
 
 Check every definition under DIR, then run its conformance fixtures. --json prints
-{"fixtures":[{form, fixture, expected, actual, ok}], "passed": N, "failed": N}.`;
+{"fixtures":[{form, fixture, expected, actual, ok}], "passed": N, "failed": N, "diagnostics":[…]}.`;
 
 const out = (text: string): void => {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-};
-const err = (text: string): void => {
-  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
 };
 
 export const command: Command = {
@@ -62,23 +61,22 @@ export const command: Command = {
     }
     if (!isDirectory) throw new CliUsageError(`${dir} is not a directory`);
 
+    const io = new Console(args);
     const catalog = loadDefinitions(dir);
-    reportProblems(catalog.problems);
-    const json = args.switches.has("--json");
+    const diagnostics = catalog.problems.map((problem) => definitionDiagnostic(problem));
+    if (!io.json) io.diagnostics(diagnostics);
     if (sub === "inspect") {
-      out(json ? JSON.stringify(inspectJson(catalog), null, 2) : inspectText(catalog));
+      if (io.json) io.emitJson({ ...inspectJson(catalog), diagnostics: diagnosticsToJson(diagnostics) });
+      else out(inspectText(catalog));
       return catalog.problems.length > 0 ? 1 : 0;
     }
     const verdicts = catalog.forms.flatMap((form) => checkFixtures(form));
     const failed = verdicts.filter((v) => !v.ok).length;
-    out(json ? JSON.stringify(checkJson(verdicts), null, 2) : checkText(verdicts, catalog));
+    if (io.json) io.emitJson({ ...checkJson(verdicts), diagnostics: diagnosticsToJson(diagnostics) });
+    else out(checkText(verdicts, catalog));
     return catalog.problems.length > 0 || failed > 0 ? 1 : 0;
   },
 };
-
-function reportProblems(problems: readonly DefinitionError[]): void {
-  for (const problem of problems) err(`problem: ${problem.message}`);
-}
 
 function relationJson(r: Relation) {
   return {
@@ -131,9 +129,10 @@ function table(header: string[], rows: string[][]): string {
 }
 
 function relationText(r: Relation): string {
-  const contract = r.requiredInterface !== null
-    ? `requires ${r.requiredInterface.name}@${r.requiredInterface.version} ${short(r.requiredInterface.schemaDigest)}`
-    : `pins ${(r.targetFormRefs ?? []).map((ref) => `${ref.kind}@${ref.definitionVersion} ${short(ref.schemaDigest)}`).join(", ")}`;
+  const contract =
+    r.requiredInterface !== null
+      ? `requires ${r.requiredInterface.name}@${r.requiredInterface.version} ${short(r.requiredInterface.schemaDigest)}`
+      : `pins ${(r.targetFormRefs ?? []).map((ref) => `${ref.kind}@${ref.definitionVersion} ${short(ref.schemaDigest)}`).join(", ")}`;
   const binding = r.binding === null ? "" : `  binding ${r.binding}`;
   return `    ${r.pointer} → ${r.target.apiVersion} ${r.target.kind}  ${r.required ? "required" : "optional"}  ${contract}${binding}`;
 }
@@ -162,10 +161,20 @@ function inspectText(catalog: DefinitionCatalog): string {
     for (const relation of form.relations) parts.push(relationText(relation));
   }
   parts.push("", `Interface Definitions (${catalog.interfaces.length})`);
-  parts.push(table(["PATH", "INTERFACE", "SCHEMA DIGEST"], catalog.interfaces.map((i) => [i.path, `${i.ref.name}@${i.ref.version}`, short(i.ref.schemaDigest)])));
+  parts.push(
+    table(
+      ["PATH", "INTERFACE", "SCHEMA DIGEST"],
+      catalog.interfaces.map((i) => [i.path, `${i.ref.name}@${i.ref.version}`, short(i.ref.schemaDigest)]),
+    ),
+  );
   parts.push("", `Binding Definitions (${catalog.bindings.length})`);
-  parts.push(table(["PATH", "BINDING", "SCHEMA DIGEST"], catalog.bindings.map((b) => [b.path, `${b.ref.name}@${b.ref.version}`, short(b.ref.schemaDigest)])));
-  if (catalog.problems.length > 0) parts.push("", `${catalog.problems.length} problem(s); see stderr`);
+  parts.push(
+    table(
+      ["PATH", "BINDING", "SCHEMA DIGEST"],
+      catalog.bindings.map((b) => [b.path, `${b.ref.name}@${b.ref.version}`, short(b.ref.schemaDigest)]),
+    ),
+  );
+  if (catalog.problems.length > 0) parts.push("", `${catalog.problems.length} problem(s); see the diagnostics on stderr`);
   return parts.join("\n");
 }
 

@@ -5,14 +5,14 @@
 // - In a project: `takoform get --forms DIR [-C PROJECT]` writes <project>/.gen/takoform/.
 // --check compares instead of writing and exits 1 when anything is stale.
 
-import { PREFERRED_LANE } from "../../core/lanes.ts";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { packageRoot } from "../../core/package-root.ts";
+import { diagnosticsToJson, packageRoot, PREFERRED_LANE } from "../../core/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { checkGenerated, generate, writeGenerated, type LayoutKind } from "../../generate/index.ts";
+import { checkGenerated, generate, generateDiagnostic, staleDiagnostic, writeGenerated, type LayoutKind } from "../../generate/index.ts";
+import { Console } from "../console.ts";
 
-const USAGE = `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check]
+const USAGE = `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check] [--json]
 
 Generate the exact-FormRef registry, one codec per exact Form definition, and one typed
 construct class per resource type.
@@ -26,6 +26,7 @@ construct class per resource type.
   --type-name G/K=T  Name the resource type of Form line G (apiVersion) K (kind) explicitly,
                      e.g. --type-name ${PREFERRED_LANE.edgeGroups.upstream}/ModuleWorker=takoform_module_worker_v2.
   --check            Write nothing; exit 1 when the output on disk is stale.
+  --json             Print the result and every diagnostic as one JSON document on stdout.
   -h, --help         Show this help.
 
 A refused definition is reported with its file and JSON pointer, and nothing is written.`;
@@ -56,7 +57,8 @@ function parseTypeNames(values: readonly string[]): Map<string, string> {
   for (const value of values) {
     const eq = value.lastIndexOf("=");
     const line = value.slice(0, eq);
-    if (eq < 0 || line.split("/").length !== 3) throw new CliUsageError(`--type-name ${value}: expected <apiVersion>/<Kind>=<type>, e.g. example.com/v1/Widget=takoform_widget`);
+    if (eq < 0 || line.split("/").length !== 3)
+      throw new CliUsageError(`--type-name ${value}: expected <apiVersion>/<Kind>=<type>, e.g. example.com/v1/Widget=takoform_widget`);
     out.set(line, value.slice(eq + 1));
   }
   return out;
@@ -66,7 +68,7 @@ export const command: Command = {
   async run(argv: string[]): Promise<number> {
     const args = parseArgs(argv, {
       values: ["--forms", "--out", "--dir", "--type-name"],
-      switches: ["--bundled", "--check", "--help"],
+      switches: ["--bundled", "--check", "--help", "--json"],
       aliases: { "-C": "--dir", "-h": "--help" },
     });
     if (args.switches.has("--help")) {
@@ -88,28 +90,42 @@ export const command: Command = {
     const outArg = lastValue(args, "--out");
     const outDir = outArg !== undefined ? resolve(cwd, outArg) : bundled ? PACKAGE_ROOT : join(cwd, ".gen/takoform");
 
+    const io = new Console(args);
     const result = generate({ formsDirs, layout, typeNames: parseTypeNames(args.values.get("--type-name") ?? []), displayBase: bundled ? PACKAGE_ROOT : cwd });
+    const shown = relative(cwd, outDir) || ".";
     if (result.problems.length > 0) {
-      for (const problem of result.problems) process.stderr.write(`problem: ${problem.message}\n`);
-      process.stderr.write(`takoform get: ${result.problems.length} problem(s); nothing was written\n`);
+      const diagnostics = result.problems.map(generateDiagnostic);
+      if (io.json) return io.fail("get", diagnostics);
+      io.diagnostics(diagnostics);
+      io.err(`takoform get: ${result.problems.length} problem(s); nothing was written`);
       return 1;
     }
-    const shown = relative(cwd, outDir) || ".";
     if (args.switches.has("--check")) {
       const stale = checkGenerated(outDir, result.layout, result.files);
-      const lines = [...stale.changed.map((p) => `stale: ${p}`), ...stale.missing.map((p) => `missing: ${p}`), ...stale.extra.map((p) => `extra: ${p}`)];
-      for (const line of lines) process.stderr.write(`${line}\n`);
-      if (lines.length > 0) {
-        process.stderr.write(`takoform get --check: ${lines.length} generated file(s) in ${shown} are out of date; run takoform get\n`);
-        return 1;
-      }
-      process.stdout.write(`${result.files.size} generated files in ${shown} are up to date\n`);
-      return 0;
+      const upToDate = stale.changed.length + stale.missing.length + stale.extra.length === 0;
+      const diagnostics = upToDate ? [] : [staleDiagnostic(stale, shown)];
+      if (io.json)
+        io.emitJson({
+          command: "get",
+          ok: upToDate,
+          check: true,
+          outDir: shown,
+          files: result.files.size,
+          ...stale,
+          diagnostics: diagnosticsToJson(diagnostics),
+        });
+      else if (!upToDate) io.diagnostics(diagnostics);
+      else io.out(`${result.files.size} generated files in ${shown} are up to date`);
+      return upToDate ? 0 : 1;
     }
     const report = writeGenerated(outDir, result.layout, result.files);
     const model = result.model!;
-    process.stdout.write(
-      `${model.codecs.length} exact Form definitions, ${model.lines.length} resource types → ${shown}: ${report.written.length} written, ${report.unchanged.length} unchanged, ${report.removed.length} removed\n`,
+    if (io.json) {
+      io.emitJson({ command: "get", ok: true, outDir: shown, definitions: model.codecs.length, resourceTypes: model.lines.length, ...report, diagnostics: [] });
+      return 0;
+    }
+    io.out(
+      `${model.codecs.length} exact Form definitions, ${model.lines.length} resource types → ${shown}: ${report.written.length} written, ${report.unchanged.length} unchanged, ${report.removed.length} removed`,
     );
     return 0;
   },

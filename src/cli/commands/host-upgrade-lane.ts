@@ -9,11 +9,9 @@
 // The state half is `takoform state upgrade-lane`.
 
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { isSpaceId } from "../../core/grammar.ts";
-import { LANES, PREFERRED_LANE, isLaneName, laneNamed, type LaneName } from "../../core/lanes.ts";
-import type { WireFormRef } from "../../core/protocol.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import { Console, enterProject, FLAG_ALIASES } from "../workspace.ts";
+import { formatFormRef, type FormRef, isLaneName, isSpaceId, laneNamed, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { enterProject, FLAG_ALIASES } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform host upgrade-lane [options]
 
@@ -44,14 +42,14 @@ interface Moved {
   kind: string;
   name: string;
   uid: string;
-  from: WireFormRef;
-  to: WireFormRef;
+  from: FormRef;
+  to: FormRef;
 }
 
 type Outcome = { ok: true; lane: string; space: string; moved: Moved[] } | { ok: false; code: string; hostCode?: string; message: string };
 
 async function overHttp(url: string, token: string | undefined, space: string, lane: LaneName): Promise<Outcome> {
-  const { LANE_UPGRADE_PATH } = await import("../../host/handlers/lane-upgrade.ts");
+  const { LANE_UPGRADE_PATH } = await import("../../host/index.ts");
   const response = await fetch(new URL(LANE_UPGRADE_PATH, url), {
     method: "POST",
     headers: { "Content-Type": "application/json", ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) },

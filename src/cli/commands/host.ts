@@ -5,10 +5,20 @@
 
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { statSync } from "node:fs";
-import { CatalogConflictError, DataDirLockedError, DEV_TOKEN, LocalHost, parseTokenGrant, type TokenGrant } from "../../host/index.ts";
-import type { RuntimeOptions, ServedWorker } from "../../host/runtime/runtime.ts";
-import { changedLines, secretValues, servedLines } from "../served.ts";
-import { isLaneName, LANES, PREFERRED_LANE, type LaneName } from "../../core/lanes.ts";
+import {
+  CatalogConflictError,
+  DataDirLockedError,
+  DEV_TOKEN,
+  LocalHost,
+  parseTokenGrant,
+  type RuntimeOptions,
+  type ServedWorker,
+  type TokenGrant,
+} from "../../host/index.ts";
+import { isLaneName, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { Console } from "../console.ts";
+import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
+import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 
 /** `--lane NAME|both` → the lanes to serve. */
 export function parseLaneFlag(text: string): LaneName[] {
@@ -99,6 +109,7 @@ async function serve(argv: string[]): Promise<number> {
           announced = served;
         },
       };
+  const io = new Console(args);
   let local: LocalHost;
   try {
     local = await LocalHost.open({
@@ -112,36 +123,27 @@ async function serve(argv: string[]): Promise<number> {
       ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
-    if (error instanceof DataDirLockedError || error instanceof CatalogConflictError) {
-      process.stderr.write(`takoform host: ${error.message}\n`);
-      return 1;
-    }
+    if (error instanceof DataDirLockedError)
+      return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
+    if (error instanceof CatalogConflictError)
+      return io.fail("host", [
+        hostStartDiagnostic(error, "Keep one of the two definitions under --forms (or start from another --data directory), then serve again."),
+      ]);
     throw error;
   }
-  for (const problem of local.problems) process.stderr.write(`takoform host: not installed: ${problem.message}\n`);
-  process.stderr.write(`takoform host: serving Host API ${local.lanes.map((name) => LANES.find((l) => l.name === name)!.hostApiVersion).join(" and ")}\n`);
-  const { url } = await local.listen(host, port);
+  io.diagnostics(local.problems.map(notInstalledDiagnostic));
+  io.err(`takoform host: serving Host API ${local.lanes.map((name) => LANES.find((l) => l.name === name)!.hostApiVersion).join(" and ")}`);
+  let url: string;
+  try {
+    url = (await local.listen(host, port)).url;
+  } catch (error) {
+    await local.close();
+    return io.fail("host", [listenDiagnostic(host, port, error)]);
+  }
   process.stdout.write(`listening on ${url}\n`);
   for (const line of servedLines(announced)) process.stdout.write(`${line}\n`);
   ready = true;
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) return;
-      stopping = true;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      local.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`takoform host: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  return serveUntilStopped(local, io);
 }
 
 export const command: Command = {

@@ -1,10 +1,13 @@
 // `takoform import ADDRESS ID`: bind state to an existing host resource the configuration declares.
 
 import { hostname } from "node:os";
-import { runImport } from "../../engine/run.ts";
+import { diagnosticsToJson } from "../../core/index.ts";
+import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openSession } from "../session.ts";
-import { enterProject, leaseMs, Console, diagnosticsJson, durationFlag, flagSpec, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID
 
@@ -47,7 +50,13 @@ export const command: Command = {
         forceUnlock: args.switches.has("--force-unlock"),
       });
       if (io.json) {
-        io.emitJson({ command: "import", ok: result.ok, address, ...(result.uid ? { uid: result.uid } : {}), diagnostics: diagnosticsJson(result.diagnostics) });
+        io.emitJson({
+          command: "import",
+          ok: result.ok,
+          address,
+          ...(result.uid ? { uid: result.uid } : {}),
+          diagnostics: diagnosticsToJson(result.diagnostics),
+        });
         return result.ok ? 0 : 1;
       }
       io.diagnostics(result.diagnostics);

@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { packageRoot, packageVersion } from "../../core/package-root.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { Console, flagSpec, usage } from "../workspace.ts";
+import { flagSpec, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform init [options] [DIR]
 
@@ -55,7 +56,10 @@ export function projectName(text: string): string {
 }
 
 function className(name: string): string {
-  return `${name.split("-").map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")}Stack`;
+  return `${name
+    .split("-")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("")}Stack`;
 }
 
 function templateFiles(dir: string, prefix = ""): string[] {
@@ -75,19 +79,26 @@ export const command: Command = {
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CliUsageError(`${dir} exists and is not a directory`);
     const present = existsSync(dir) ? readdirSync(dir).filter((entry) => !IGNORED.has(entry)) : [];
     if (present.length > 0 && !args.switches.has("--force")) {
-      return io.fail("init", [{
-        severity: "error",
-        summary: `${dir} is not empty`,
-        detail: `It holds ${present.slice(0, 5).join(", ")}${present.length > 5 ? ` and ${present.length - 5} more` : ""}.`,
-        repair: "Give an empty or new directory (takoform init DIR), or --force to write the template's files into this one (they overwrite files of the same names; nothing else is touched).",
-      }]);
+      return io.fail("init", [
+        {
+          severity: "error",
+          summary: `${dir} is not empty`,
+          detail: `It holds ${present.slice(0, 5).join(", ")}${present.length > 5 ? ` and ${present.length - 5} more` : ""}.`,
+          repair:
+            "Give an empty or new directory (takoform init DIR), or --force to write the template's files into this one (they overwrite files of the same names; nothing else is touched).",
+        },
+      ]);
     }
     const nameText = lastValue(args, "--name");
     const name = projectName(nameText ?? basename(dir));
-    if (nameText !== undefined && name !== nameText) throw new CliUsageError(`--name must be lowercase letters, digits and dashes, starting with a letter, at most 30 characters (e.g. ${name})`);
+    if (nameText !== undefined && name !== nameText)
+      throw new CliUsageError(`--name must be lowercase letters, digits and dashes, starting with a letter, at most 30 characters (e.g. ${name})`);
 
     const root = packageRoot();
-    const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies?: Record<string, string> };
+    const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     const caret = (dependency: string): string => {
       const version = own.devDependencies?.[dependency];
       if (version === undefined) throw new Error(`takoform-cdk's package.json pins no ${dependency}`);
@@ -122,7 +133,9 @@ export const command: Command = {
     for (const file of written) io.out(`  ${file}`);
     const rel = relative(process.cwd(), dir);
     const cd = rel.startsWith("..") ? dir : rel;
-    io.out(`\nNext:\n${cd !== "" ? `  cd ${cd}\n` : ""}  npm install\n  npx takoform apply      # deploys to the embedded local host\n  npx takoform dev        # serves the worker and prints its address\n  npm test`);
+    io.out(
+      `\nNext:\n${cd !== "" ? `  cd ${cd}\n` : ""}  npm install\n  npx takoform apply      # deploys to the embedded local host\n  npx takoform dev        # serves the worker and prints its address\n  npm test`,
+    );
     return 0;
   },
 };

@@ -8,14 +8,13 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { servedEndpoint } from "../../host/index.ts";
-import { addressForms } from "../../host/runtime/routing.ts";
-import type { ResourceRecord, StoredOutput } from "../../state/types.ts";
-import { openLocalStateReadOnly } from "../../state/index.ts";
+import { addressForms, servedEndpoint } from "../../host/index.ts";
+import { openLocalStateReadOnly, type ResourceRecord, type StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
-import { outputJson } from "../../engine/render/state-json.ts";
+import { outputJson } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
 
@@ -74,12 +73,22 @@ export const command: Command = {
       }
       const raw = args.switches.has("--raw");
       if ((io.json || raw) && output.sensitive) {
-        return refuse(io, `Output "${name}" is sensitive`, "State records a sensitive output only as a seal, so its value cannot be printed.", "Read the value where it comes from (the variable or secret store that set it).");
+        return refuse(
+          io,
+          `Output "${name}" is sensitive`,
+          "State records a sensitive output only as a seal, so its value cannot be printed.",
+          "Read the value where it comes from (the variable or secret store that set it).",
+        );
       }
       if (raw) {
         const value = output.value;
         if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-          return refuse(io, "Unsupported value for raw output", `The value of "${name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : "an object"}; --raw prints only a string, number or bool.`, "Use --json for structured values.");
+          return refuse(
+            io,
+            "Unsupported value for raw output",
+            `The value of "${name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : "an object"}; --raw prints only a string, number or bool.`,
+            "Use --json for structured values.",
+          );
         }
         process.stdout.write(String(value)); // as Terraform: no newline, so $(takoform output --raw x) is the value
         return 0;
@@ -116,7 +125,10 @@ function localAddresses(dir: string, records: readonly ResourceRecord[]): string
   const served = servedEndpoint(data);
   const origin = served?.url ?? `http://${DEV_LISTEN}`;
   const port = Number(new URL(origin).port || 80);
-  const lines = ["", served !== undefined ? `Served locally by takoform dev at ${origin}:` : `Local addresses once \`takoform dev\` serves this project (it is not running):`];
+  const lines = [
+    "",
+    served !== undefined ? `Served locally by takoform dev at ${origin}:` : `Local addresses once \`takoform dev\` serves this project (it is not running):`,
+  ];
   for (const a of addresses) lines.push(`  ${a.name} (${a.kind}): ${addressForms(a.hostname, origin, port).path}`);
   return lines;
 }

@@ -1,19 +1,24 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
-import { hasErrors } from "../../core/diagnostic.ts";
-import { createPlan, type PlanMode } from "../../engine/plan/build.ts";
-import { writePlanFile } from "../../engine/plan/file.ts";
-import { renderPlan } from "../../engine/render/human.ts";
-import { planToJson } from "../../engine/render/json.ts";
-import { planChangesSomething, readSnapshot } from "../../engine/run.ts";
-import { openLocalState, openLocalStateReadOnly } from "../../state/index.ts";
-import type { StateReader } from "../../state/types.ts";
+import {
+  createPlan,
+  DEFAULT_PARALLELISM,
+  planChangesSomething,
+  type PlanMode,
+  planToJson,
+  readSnapshot,
+  recordedLane,
+  renderPlan,
+  writePlanFile,
+} from "../../engine/index.ts";
+import { openLocalState, openLocalStateReadOnly, type StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
-import { recordedLane } from "../../engine/host-binding.ts";
-import { enterProject, boolFlag, Console, diagnosticsJson, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform plan [options]
 
@@ -28,7 +33,7 @@ ${PROJECT_HELP}
   --refresh=false        Plan against state as recorded, without reading the host first
   --target ADDR          Only this resource and what it depends on (repeatable)
   --replace ADDR         Replace this resource even if nothing changed (repeatable)
-  --parallelism N        Provider calls in flight at once (default 10)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
   --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
@@ -60,7 +65,7 @@ export const command: Command = {
     const io = new Console(args);
     const mode = planMode(args);
     const refresh = boolFlag(args, "--refresh", true);
-    const parallelism = intFlag(args, "--parallelism", 10);
+    const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
     const targets = args.values.get("--target") ?? [];
     const replace = args.values.get("--replace") ?? [];
     durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
@@ -68,7 +73,7 @@ export const command: Command = {
 
     const ws = await loadWorkspace(args);
     if (!("stack" in ws)) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson(ws.diagnostics) });
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(ws.diagnostics) });
       else io.diagnostics(ws.diagnostics);
       return 1;
     }
@@ -82,12 +87,17 @@ export const command: Command = {
     let connection;
     try {
       const stateLane = reader !== null ? await recordedLane(reader) : undefined;
-      connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, ...(stateLane !== undefined ? { stateLane } : {}) });
+      connection = await connectProvider({
+        projectDir: ws.projectDir,
+        stack: ws.stack,
+        variables: ws.variables,
+        ...(stateLane !== undefined ? { stateLane } : {}),
+      });
     } catch (error) {
       await reader?.close();
       if (!(error instanceof ConnectError)) throw error;
-      if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
-      else io.diagnostics([error.diagnostic]);
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+      else io.diagnostics(error.diagnostics);
       return 1;
     }
     try {
@@ -101,8 +111,8 @@ export const command: Command = {
           host = await connection.identity(reader.lineage);
         } catch (error) {
           if (!(error instanceof ConnectError)) throw error;
-          if (io.json) io.emitJson({ diagnostics: diagnosticsJson([error.diagnostic]) });
-          else io.diagnostics([error.diagnostic]);
+          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+          else io.diagnostics(error.diagnostics);
           return 1;
         }
       }

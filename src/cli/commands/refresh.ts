@@ -2,7 +2,9 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { LOCK_HELP, PROJECT_HELP } from "../workspace.ts";
+import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { PROJECT_HELP } from "../workspace.ts";
+import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform refresh [options]
 
@@ -12,7 +14,7 @@ refresh-only apply: nothing on the host is changed). Shows the changes it record
 Options:
 ${PROJECT_HELP}
   --target ADDR          Only this resource and what it depends on (repeatable)
-  --parallelism N        Provider calls in flight at once (default 10)
+  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 

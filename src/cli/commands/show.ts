@@ -3,14 +3,11 @@
 
 import { existsSync } from "node:fs";
 import { packageVersion } from "../../core/package-root.ts";
-import { PlanFileError, readPlanFile } from "../../engine/plan/file.ts";
-import { renderPlan } from "../../engine/render/human.ts";
-import { planToJson } from "../../engine/render/json.ts";
-import { stateToJson } from "../../engine/render/state-json.ts";
-import { openLocalStateReadOnly } from "../../state/index.ts";
-import type { StateDocument } from "../../state/types.ts";
+import { PlanFileError, planToJson, readPlanFile, renderPlan, stateToJson } from "../../engine/index.ts";
+import { openLocalStateReadOnly, type StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { Console, enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 import { showRecord } from "./state.ts";
 
 const USAGE = `Usage: takoform show [options] [PLAN-FILE]
@@ -43,7 +40,7 @@ export const command: Command = {
       try {
         saved = await readPlanFile(planFile);
       } catch (error) {
-        if (error instanceof PlanFileError) return io.fail("show", [error.diagnostic]);
+        if (error instanceof PlanFileError) return io.fail("show", error.diagnostics);
         throw error;
       }
       if (io.json) io.emitJson(planToJson(saved.plan));

@@ -1,14 +1,15 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { hasErrors } from "../../core/diagnostic.ts";
-import { describeBinding } from "../../engine/host-binding.ts";
-import { runRebind } from "../../engine/rebind.ts";
+import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { Console, diagnosticsJson, durationFlag, enterProject, flagSpec, intFlag, leaseMs, LOCK_FLAGS, LOCK_HELP, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 
@@ -25,7 +26,7 @@ Options:
 ${PROJECT_HELP}
   --force                Re-bind even when recorded objects are missing here or have other
                          uids (the next plan then shows the missing ones as gone)
-  --parallelism N        Reads in flight at once (default 10)
+  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 
@@ -43,7 +44,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
     io.err("No state: nothing has been applied in this project yet.");
     return 1;
   }
-  const parallelism = intFlag(args, "--parallelism", 10);
+  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
@@ -71,7 +72,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
         host,
         verified: result.verified,
         unverified: result.unverified,
-        diagnostics: diagnosticsJson(result.diagnostics),
+        diagnostics: diagnosticsToJson(result.diagnostics),
       });
       return ok ? 0 : 1;
     }

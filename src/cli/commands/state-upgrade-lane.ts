@@ -4,31 +4,13 @@
 
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { hasErrors } from "../../core/diagnostic.ts";
-import { isLaneName, LANES, PREFERRED_LANE } from "../../core/lanes.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import { describeBinding, laneOfBinding } from "../../engine/host-binding.ts";
-import { runUpgradeLane } from "../../engine/upgrade-lane.ts";
-import { openLocalState } from "../../state/index.ts";
+import { diagnosticsToJson, formatFormRef, hasErrors, isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { ConnectError, connectProvider } from "../connect.ts";
-import {
-  Console,
-  diagnosticsJson,
-  durationFlag,
-  enterProject,
-  flagSpec,
-  intFlag,
-  leaseMs,
-  LOCK_FLAGS,
-  LOCK_HELP,
-  loadWorkspace,
-  PROJECT_FLAGS,
-  PROJECT_HELP,
-  projectDir,
-  statePathOf,
-  usage,
-} from "../workspace.ts";
+import { openSession } from "../session.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
 
@@ -48,7 +30,7 @@ flight. Nothing is written unless every record is verified.
 Options:
   --lane ${LANES.map((l) => l.name).join("|")}        The lane to move to (default ${PREFERRED_LANE.name})
 ${PROJECT_HELP}
-  --parallelism N        Reads in flight at once (default 10)
+  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
 ${LOCK_HELP}
   -h, --help             Show this help
 
@@ -68,15 +50,14 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
     io.err("No state: nothing has been applied in this project yet.");
     return 1;
   }
-  const parallelism = intFlag(args, "--parallelism", 10);
+  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state upgrade-lane", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
-  const store = openLocalState(ws.statePath);
-  let connection;
+  const session = await openSession(ws, { lane: laneText });
+  if (!("store" in session)) return io.fail("state upgrade-lane", session.diagnostics);
+  const { store, connection, host } = session;
   try {
-    connection = await connectProvider({ projectDir: ws.projectDir, stack: ws.stack, variables: ws.variables, lane: laneText });
-    const host = await connection.identity(store.lineage);
     const result = await runUpgradeLane({ provider: connection.provider, host }, store, {
       lane: laneText,
       lock: {
@@ -99,7 +80,7 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
         rebound: result.rebound,
         verified: result.verified,
         unverified: result.unverified,
-        diagnostics: diagnosticsJson(result.diagnostics),
+        diagnostics: diagnosticsToJson(result.diagnostics),
       });
       return ok ? 0 : 1;
     }
@@ -115,11 +96,8 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
       io.out(`State is now on ${host.lane} (was ${was}), bound to ${describeBinding(host)}.`);
     }
     return ok ? 0 : 1;
-  } catch (error) {
-    if (error instanceof ConnectError) return io.fail("state upgrade-lane", [error.diagnostic]);
-    throw error;
   } finally {
-    await connection?.close();
+    await connection.close();
     await store.close();
   }
 }

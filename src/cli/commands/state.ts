@@ -3,30 +3,16 @@
 // untouched), re-bind it to another host (state-rebind.ts), or move it to another Host API
 // lane's identities (state-upgrade-lane.ts).
 
+import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
 import { rebindCommand } from "./state-rebind.ts";
-import { runStateRemove } from "../../engine/run.ts";
-import { runStateMove } from "../../engine/state-move.ts";
-import { formatValue } from "../../engine/render/values.ts";
-import { openLocalState, openLocalStateReadOnly, parseStateAddress } from "../../state/index.ts";
-import type { ResourceRecord, StateReader } from "../../state/types.ts";
+import { formatValue, runStateMove, runStateRemove } from "../../engine/index.ts";
+import { openLocalState, openLocalStateReadOnly, parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import {
-  enterProject,
-  leaseMs,
-  Console,
-  diagnosticsJson,
-  durationFlag,
-  flagSpec,
-  LOCK_FLAGS,
-  LOCK_HELP,
-  projectDir,
-  statePathOf,
-  usage,
-} from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -155,7 +141,7 @@ export const command: Command = {
         try {
           const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
           if (io.json) {
-            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsJson(result.diagnostics) });
+            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsToJson(result.diagnostics) });
           } else {
             io.diagnostics(result.diagnostics);
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
@@ -177,7 +163,12 @@ export const command: Command = {
         try {
           const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
           if (io.json) {
-            io.emitJson({ ok: result.ok, moved: result.move?.moved ?? [], edges: result.move?.edges ?? [], diagnostics: diagnosticsJson(result.diagnostics) });
+            io.emitJson({
+              ok: result.ok,
+              moved: result.move?.moved ?? [],
+              edges: result.move?.edges ?? [],
+              diagnostics: diagnosticsToJson(result.diagnostics),
+            });
             return result.ok ? 0 : 1;
           }
           io.diagnostics(result.diagnostics);

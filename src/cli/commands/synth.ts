@@ -1,9 +1,10 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { hasErrors } from "../../core/diagnostic.ts";
-import { synthesizeProject } from "../../engine/config/project.ts";
+import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { synthesizeProject } from "../../engine/config/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { enterProject, Console, diagnosticsJson, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform synth [options]
 
@@ -36,21 +37,38 @@ export const command: Command = {
     if (only !== undefined) {
       stacks = stacks.filter(([name]) => name === only);
       if (stacks.length === 0 && !hasErrors(diagnostics)) {
-        diagnostics.push({ severity: "error", summary: `The app has no stack named "${only}"`, repair: `Its stacks are: ${[...result.stacks.keys()].join(", ") || "(none)"}.` });
+        diagnostics.push({
+          severity: "error",
+          summary: `The app has no stack named "${only}"`,
+          repair: `Its stacks are: ${[...result.stacks.keys()].join(", ") || "(none)"}.`,
+        });
       }
     }
     const failed = hasErrors(diagnostics);
     const timings = synthTimings(result.appMs, result.typecheck?.ms);
     // No tsconfig, nothing checked: the output stays what it was without the check.
-    const typecheck = result.typecheck !== undefined && result.typecheck.status !== "skipped" ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) } : undefined;
+    const typecheck =
+      result.typecheck !== undefined && result.typecheck.status !== "skipped"
+        ? { status: result.typecheck.status, ms: Math.round(result.typecheck.ms) }
+        : undefined;
     if (io.json) {
-      io.emitJson({ ok: !failed, outdir: result.outdir, stacks: Object.fromEntries(stacks), diagnostics: diagnosticsJson(diagnostics), ...(typecheck ? { typecheck } : {}), ...(timings ? { timings } : {}) });
+      io.emitJson({
+        ok: !failed,
+        outdir: result.outdir,
+        stacks: Object.fromEntries(stacks),
+        diagnostics: diagnosticsToJson(diagnostics),
+        ...(typecheck ? { typecheck } : {}),
+        ...(timings ? { timings } : {}),
+      });
     } else {
       for (const note of result.notes ?? []) io.err(note);
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
       if (timings) {
-        const checked = typecheck !== undefined && typecheck.status !== "no-typescript" ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, ` : "";
+        const checked =
+          typecheck !== undefined && typecheck.status !== "no-typescript"
+            ? `the typecheck ${seconds(timings.typecheckMs)}${typecheck.status === "unchanged" ? " (nothing changed)" : ""}, `
+            : "";
         io.out(`Synthesized in ${seconds(timings.totalMs)}: ${checked}the app ${seconds(timings.appMs)}, takoform ${seconds(timings.takoformMs)}.`);
       }
     }

@@ -9,12 +9,10 @@
 // of its own (`providerFor(address)`) that knows. (An AsyncLocalStorage scope would do the same,
 // but on Node 20 it turns on promise hooks that tax every await of the whole apply.)
 
-import type { Attributes } from "../../core/values.ts";
-import type { Provider, ResourceState, WriteContext, WriteResult } from "../../provider/types.ts";
-import { StateConflictError } from "../../state/errors.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
-import { conflictDiagnostic, hostObjectOf, objectKey } from "../plan/host-objects.ts";
+import type { Attributes } from "../../core/index.ts";
+import type { Provider, ResourceState, WriteContext, WriteResult } from "../../provider/index.ts";
+import { parseStateAddress, type ResourceRecord, StateConflictError } from "../../state/index.ts";
+import { conflictDiagnostic, hostObjectOf, objectKey } from "../host-objects.ts";
 
 /** Which configuration address holds each host object during an apply. */
 export class ObjectClaims {

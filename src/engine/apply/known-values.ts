@@ -5,12 +5,11 @@
 // would contradict the shown one). The value is recovered the only legitimate way: evaluating
 // the referenced resource's own configuration, and using the result where it matches the seal.
 
-import type { Attributes } from "../../core/values.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import type { Attributes } from "../../core/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { evaluateResource, type ResourceValues } from "../evaluate.ts";
-import { unsealPrior } from "../plan/resource.ts";
+import { holdsSeals, unsealPrior } from "../../secrets/index.ts";
 import { SensitiveFlow } from "../sensitivity.ts";
 
 export interface KnownValuesInput {
@@ -35,7 +34,7 @@ export function knownValues(input: KnownValuesInput): ResourceValues {
     if (done !== undefined) return done;
     let out = attributes;
     const resource = input.stack.resources.get(address);
-    if (resource !== undefined && !visiting.has(address) && Object.values(attributes).some(isSealedSensitive)) {
+    if (resource !== undefined && !visiting.has(address) && holdsSeals(attributes)) {
       visiting.add(address);
       try {
         out = unsealPrior(attributes, evaluateResource(resource, input.variables, values, flow).attributes, input.lineage);

@@ -1,10 +1,10 @@
 // Turning provider state into what the state store records: sensitive values sealed, the
 // dependencies and contribution edges of the resource's configuration attached.
 
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { AttributePath, ResourceState } from "../../provider/types.ts";
-import { sealAttributes } from "../../state/sensitive.ts";
-import type { ContributionEdge, ResourceInput, ResourceRecord, SettledStatus } from "../../state/types.ts";
+import type { Attributes, KnownValue } from "../../core/index.ts";
+import type { AttributePath, ResourceState } from "../../provider/index.ts";
+import { sealAttributes } from "../../secrets/index.ts";
+import type { ContributionEdge, ResourceInput, ResourceRecord, SettledStatus } from "../../state/index.ts";
 
 export interface RecordContext {
   dependencies: readonly string[];

@@ -8,19 +8,15 @@
 // unresolved write could duplicate it. Writes an earlier apply sent without getting an answer are
 // finished here the same way as writes a killed apply left.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
-import type { ResourceState } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord, SettledStatus, StateStore } from "../../state/types.ts";
+import { type Diagnostic, hasErrors, located } from "../../core/index.ts";
+import type { AttributePath, Provider, ResourceState } from "../../provider/index.ts";
+import { parseStateAddress, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 import { mapBounded } from "../dag.ts";
-import { located } from "../plan/resource.ts";
-import type { AttributePath, Provider } from "../../provider/types.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
+import { openIntent, sealedAttributePaths } from "../../secrets/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
-import { openIntent } from "./intent-seal.ts";
-import type { ProgressSink } from "./progress.ts";
+import { sealedIntentDiagnostic, sensitiveLookup } from "./sealed-intent.ts";
+import type { ProgressSink } from "../events.ts";
 import { stateInput } from "./records.ts";
 
 export interface RecoverInput {
@@ -35,12 +31,10 @@ export interface RecoverInput {
   progress?: ProgressSink;
   /**
    * This run's variables: an intent sealed because sensitive variables flowed into its request is
-   * opened with their values (apply/intent-seal.ts). Without them a sealed intent is not resumed.
+   * opened with their values (src/secrets/intent.ts). Without them a sealed intent is not resumed.
    */
   variables?: ResolvedVariables;
 }
-
-const NO_VARIABLES: ResolvedVariables = { values: new Map(), sensitive: new Set(), sources: new Map(), diagnostics: [] };
 
 export interface RecoverResult {
   resolved: number;
@@ -65,10 +59,10 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
     const intent = record.intent!;
     // A sealed intent opens only with the sensitive values it was sent with; otherwise it stays
     // in state untouched and the apply stops, naming the variables to supply.
-    const opened = openIntent(intent.write, record.address, input.store.lineage, input.variables ?? NO_VARIABLES);
-    if ("diagnostic" in opened) {
+    const opened = openIntent(intent.write, record.address, input.store.lineage, sensitiveLookup(input.variables));
+    if ("refused" in opened) {
       ok = false;
-      diagnostics.push(opened.diagnostic);
+      diagnostics.push(sealedIntentDiagnostic(opened.refused, intent.write, record.address));
       return;
     }
     const write = opened.write;
@@ -112,7 +106,7 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
             dependencies: config.dependencies.length > 0 || prior === null ? config.dependencies : record.dependencies,
             contributions: config.contributions,
             // Sealed before: sealed again; fed by a sensitive variable now: sealed too.
-            sensitivePaths: [...config.sensitivePaths, ...Object.keys(record.attributes).filter((k) => isSealedSensitive(record.attributes[k])).map((k) => [k])],
+            sensitivePaths: [...config.sensitivePaths, ...sealedAttributePaths(record.attributes)],
             lineage: input.store.lineage,
           }),
     );

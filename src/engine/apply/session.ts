@@ -2,9 +2,8 @@
 // inside its length. When a renewal fails (the lease was taken over), the session remembers it and
 // the apply stops starting steps; the store's fencing already refuses any further write.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { LeaseLostError } from "../../state/errors.ts";
-import type { AcquiredLease, LockTakeover, StateStore } from "../../state/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { type AcquiredLease, LeaseLostError, type LockTakeover, StateLockedError, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 
 export interface LockOptions {
@@ -28,7 +27,8 @@ export function takeoverNote(takeover: LockTakeover): Diagnostic {
   return {
     severity: "warning",
     code: engineCode("lock-taken-over"),
-    summary: takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
+    summary:
+      takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
     detail:
       (takeover.reason === "holder-gone"
         ? `The lock was held by ${who}, and process ${previous.pid} no longer exists on this host, so it can never finish or release it.`
@@ -48,12 +48,15 @@ export class LockSession {
     readonly info: AcquiredLease,
     leaseMs: number,
   ) {
-    this.#timer = setInterval(() => {
-      this.store.renew().catch((error: unknown) => {
-        this.#lost = error instanceof Error ? error : new Error(String(error));
-        this.stopTimer();
-      });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        this.store.renew().catch((error: unknown) => {
+          this.#lost = error instanceof Error ? error : new Error(String(error));
+          this.stopTimer();
+        });
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     this.#timer.unref();
   }
 
@@ -90,5 +93,59 @@ export class LockSession {
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
     }
+  }
+}
+
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The diagnostic for a state lock held by another run. `lock` is how this run asked for it, so the
+ * repair does not suggest what it already tried (waiting with --lock-timeout, --force-unlock).
+ */
+export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions, "timeoutMs" | "forceUnlock"> = {}): Diagnostic {
+  const waited = lock.timeoutMs ?? 0;
+  let repair: string;
+  if (error.stale) repair = "If no other takoform process works on this state, take the stale lock over with --force-unlock.";
+  else if (waited > 0) {
+    repair =
+      `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
+      "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";
+  } else if (lock.forceUnlock === true) {
+    repair =
+      "--force-unlock takes over only a stale lock, and this one is live. Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
+  } else repair = "Wait for that run to finish, or retry with --lock-timeout DURATION to wait for it.";
+  return {
+    severity: "error",
+    code: engineCode("state-locked"),
+    summary: error.stale ? "The state is locked by a run that stopped renewing its lease" : "The state is locked by another run",
+    detail: error.message,
+    repair,
+  };
+}
+
+/**
+ * Runs `body` holding the state lock, and releases it after. A lock another run holds is not an
+ * error thrown: `locked` turns its diagnostic (which says whether to wait or take it over) into
+ * the command's answer.
+ */
+export async function withLock<T>(
+  store: StateStore,
+  options: LockOptions,
+  locked: (diagnostic: Diagnostic) => T,
+  body: (session: LockSession) => Promise<T>,
+): Promise<T> {
+  let session: LockSession;
+  try {
+    session = await LockSession.acquire(store, options);
+  } catch (error) {
+    if (error instanceof StateLockedError) return locked(lockedDiagnostic(error, options));
+    throw error;
+  }
+  try {
+    return await body(session);
+  } finally {
+    await session.release();
   }
 }

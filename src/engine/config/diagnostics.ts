@@ -1,38 +1,42 @@
 // Diagnostic codes of configuration loading, and a small collector the block readers share.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { defineCodes, type Diagnostic } from "../../core/index.ts";
 
-export const CONFIG_CODES = {
-  invalidJson: "takoform.config/invalid-json",
-  fileNotFound: "takoform.config/file-not-found",
-  fileUnreadable: "takoform.config/file-unreadable",
-  duplicateKey: "takoform.config/duplicate-key",
-  nestingTooDeep: "takoform.config/nesting-too-deep",
-  invalidStructure: "takoform.config/invalid-structure",
-  unsupportedBlock: "takoform.config/unsupported-block",
-  unsupportedMetaArgument: "takoform.config/unsupported-meta-argument",
-  unsupportedExpression: "takoform.config/unsupported-expression",
-  undeclaredReference: "takoform.config/undeclared-reference",
-  selfReference: "takoform.config/self-reference",
-  unsupportedProvider: "takoform.config/unsupported-provider",
-  invalidVariable: "takoform.config/invalid-variable",
-  variableMissing: "takoform.config/variable-missing",
-  variableType: "takoform.config/variable-type",
-  undeclaredVariableValue: "takoform.config/undeclared-variable-value",
-  invalidImport: "takoform.config/invalid-import",
-  ignoredSetting: "takoform.config/ignored-setting",
-  projectInvalid: "takoform.config/project-invalid",
-  appFailed: "takoform.config/app-failed",
-  manifestInvalid: "takoform.config/manifest-invalid",
-  stackNotFound: "takoform.config/stack-not-found",
-  stackAmbiguous: "takoform.config/stack-ambiguous",
-  appAnnotation: "takoform.config/app-annotation",
-  appValidation: "takoform.config/app-validation",
-  typeError: "takoform.config/type-error",
-  typecheckFailed: "takoform.config/typecheck-failed",
-} as const;
+const configCodes = defineCodes("config", [
+  "invalid-json",
+  "file-not-found",
+  "file-unreadable",
+  "duplicate-key",
+  "nesting-too-deep",
+  "invalid-structure",
+  "unsupported-block",
+  "unsupported-meta-argument",
+  "unsupported-expression",
+  "undeclared-reference",
+  "self-reference",
+  "unsupported-provider",
+  "invalid-variable",
+  "variable-missing",
+  "variable-type",
+  "undeclared-variable-value",
+  "invalid-import",
+  "ignored-setting",
+  "project-invalid",
+  "app-failed",
+  "manifest-invalid",
+  "stack-not-found",
+  "stack-ambiguous",
+  "app-annotation",
+  "app-validation",
+  "type-error",
+  "typecheck-failed",
+]);
 
-export type ConfigCode = (typeof CONFIG_CODES)[keyof typeof CONFIG_CODES];
+/** The configuration loader's codes, `takoform.config/<name>` (its part of core's one table). */
+export const CONFIG_CODES = configCodes.names;
+export type ConfigCodeName = (typeof CONFIG_CODES)[number];
+export type ConfigCode = `takoform.config/${ConfigCodeName}`;
+export const configCode = configCodes.code;
 
 export interface ProblemInput {
   code: ConfigCode;

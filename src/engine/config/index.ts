@@ -65,4 +65,5 @@ export { evaluate, EvaluationError, referencesOf, valueAtPath, variablesOf, type
 export { parseExpression } from "./expression/parse.ts";
 export { formatPath } from "./expression/traversal.ts";
 export { configEdges } from "./edges.ts";
-export { CONFIG_CODES } from "./diagnostics.ts";
+export { providerSettings, DEFAULT_SPACE, type ProviderSettings, type ProviderSettingProblem } from "./provider-settings.ts";
+export { CONFIG_CODES, configCode, type ConfigCode, type ConfigCodeName } from "./diagnostics.ts";

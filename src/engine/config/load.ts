@@ -3,13 +3,13 @@
 // no error, so nothing downstream can plan from a half-understood stack.
 
 import { readFile } from "node:fs/promises";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
 import { readProvider } from "./blocks/provider.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
-import { CONFIG_CODES, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
+import { configCode, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { referencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
@@ -64,10 +64,12 @@ export async function loadConfigFile(file: string): Promise<LoadResult> {
       diagnostics: [
         {
           severity: "error",
-          code: missing ? CONFIG_CODES.fileNotFound : CONFIG_CODES.fileUnreadable,
+          code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
           summary: missing ? `The configuration file ${file} does not exist` : `Cannot read the configuration file ${file}`,
           cause: (error as Error).message,
-          repair: missing ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack." : "Check that the path names a readable file.",
+          repair: missing
+            ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack."
+            : "Check that the path names a readable file.",
         },
       ],
     };
@@ -89,7 +91,11 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
     document = read.value;
   }
   if (!isPlainObject(document)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where} is not a Terraform JSON object`, repair: "Give a cdk.tf.json produced by cdktf synthesis." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `${where} is not a Terraform JSON object`,
+      repair: "Give a cdk.tf.json produced by cdktf synthesis.",
+    });
     return { config: null, diagnostics: problems.diagnostics };
   }
 
@@ -123,7 +129,7 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
       default: {
         const refused = REFUSED_BLOCKS[key];
         problems.error({
-          code: CONFIG_CODES.unsupportedBlock,
+          code: configCode("unsupported-block"),
           summary: refused ? `\`${key}\` blocks are not supported` : `Unknown top-level block \`${key}\``,
           detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import and terraform blocks.",
           repair: refused?.repair ?? `Remove the ${key} block.`,
@@ -141,9 +147,12 @@ function readTerraformSettings(block: unknown, problems: Problems): void {
   for (const key of Object.keys(block)) {
     if (IGNORED_TERRAFORM.has(key) || key === "//") continue;
     problems.warning({
-      code: CONFIG_CODES.ignoredSetting,
+      code: configCode("ignored-setting"),
       summary: `terraform.${key} is ignored`,
-      detail: key === "cloud" ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud." : "takoform does not use this Terraform setting.",
+      detail:
+        key === "cloud"
+          ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud."
+          : "takoform does not use this Terraform setting.",
       repair: `Remove terraform.${key} to silence this warning.`,
     });
   }
@@ -153,7 +162,7 @@ function readTerraformSettings(block: unknown, problems: Problems): void {
 function checkReferences(config: StackConfig, problems: Problems): void {
   const undeclared = (ref: ReferenceExpr, context: string, address?: string, attribute?: string) =>
     problems.error({
-      code: CONFIG_CODES.undeclaredReference,
+      code: configCode("undeclared-reference"),
       summary: `${context} refers to ${ref.address}, which is not declared`,
       detail: `The reference \${${ref.text}} names no resource of this stack.`,
       repair: "Declare the resource in the same stack, or fix the reference.",
@@ -164,7 +173,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const ref of variablesOf(expr)) {
       if (config.variables.has(ref.name)) continue;
       problems.error({
-        code: CONFIG_CODES.undeclaredReference,
+        code: configCode("undeclared-reference"),
         summary: `${context} refers to the undeclared variable "${ref.name}"`,
         detail: `\${${ref.text}} names no variable of this stack.`,
         repair: `Declare it with new TerraformVariable(this, "${ref.name}", { … }).`,
@@ -180,7 +189,7 @@ function checkReferences(config: StackConfig, problems: Problems): void {
       for (const ref of referencesOf(expr)) {
         if (ref.address === resource.address) {
           problems.error({
-            code: CONFIG_CODES.selfReference,
+            code: configCode("self-reference"),
             summary: `${context} refers to the resource itself`,
             detail: `\${${ref.text}} in ${attribute}: a resource cannot depend on its own attributes.`,
             repair: "Remove the reference; a value the resource only learns after apply cannot configure it.",
@@ -197,9 +206,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     for (const contribution of resource.contributions) {
       const context = `The contribution from ${contribution.from} to ${where}`;
       if (contribution.from === resource.address) {
-        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} contributes to itself`, detail: "A contribution comes from another construct.", repair: "Set the value in the resource's own configuration.", address: resource.address });
+        problems.error({
+          code: configCode("self-reference"),
+          summary: `${where} contributes to itself`,
+          detail: "A contribution comes from another construct.",
+          repair: "Set the value in the resource's own configuration.",
+          address: resource.address,
+        });
       } else if (!config.resources.has(contribution.from)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} names an undeclared source`, detail: `${contribution.from} is not a resource of this stack.`, repair: "Contribute from a resource of the same stack.", address: resource.address });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${context} names an undeclared source`,
+          detail: `${contribution.from} is not a resource of this stack.`,
+          repair: "Contribute from a resource of the same stack.",
+          address: resource.address,
+        });
       }
       for (const [attribute, expr] of Object.entries(contribution.values)) checkExpr(expr, attribute, context);
     }
@@ -208,9 +229,21 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     }
     for (const dependency of resource.dependsOn) {
       if (dependency === resource.address) {
-        problems.error({ code: CONFIG_CODES.selfReference, summary: `${where} depends on itself`, repair: "Remove it from depends_on.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: configCode("self-reference"),
+          summary: `${where} depends on itself`,
+          repair: "Remove it from depends_on.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       } else if (!config.resources.has(dependency)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${where} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry.", address: resource.address, attribute: "depends_on" });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${where} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+          address: resource.address,
+          attribute: "depends_on",
+        });
       }
     }
   }
@@ -221,7 +254,11 @@ function checkReferences(config: StackConfig, problems: Problems): void {
     checkVariables(output.value, context);
     for (const dependency of output.dependsOn) {
       if (!config.resources.has(dependency)) {
-        problems.error({ code: CONFIG_CODES.undeclaredReference, summary: `${context} depends on ${dependency}, which is not declared`, repair: "Fix or remove the depends_on entry." });
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${context} depends on ${dependency}, which is not declared`,
+          repair: "Fix or remove the depends_on entry.",
+        });
       }
     }
   }
@@ -233,10 +270,20 @@ function checkReferences(config: StackConfig, problems: Problems): void {
   const imported = new Set<string>();
   for (const entry of config.imports) {
     if (!config.resources.has(entry.to)) {
-      problems.error({ code: CONFIG_CODES.invalidImport, summary: `An import targets ${entry.to}, which is not declared`, detail: "An import fills the state of a resource declared in the stack.", repair: "Declare the resource, then import into it." });
+      problems.error({
+        code: configCode("invalid-import"),
+        summary: `An import targets ${entry.to}, which is not declared`,
+        detail: "An import fills the state of a resource declared in the stack.",
+        repair: "Declare the resource, then import into it.",
+      });
     }
     if (imported.has(entry.to)) {
-      problems.error({ code: CONFIG_CODES.invalidImport, summary: `${entry.to} is imported twice`, repair: "Keep one import per resource.", address: entry.to });
+      problems.error({
+        code: configCode("invalid-import"),
+        summary: `${entry.to} is imported twice`,
+        repair: "Keep one import per resource.",
+        address: entry.to,
+      });
     }
     imported.add(entry.to);
     checkVariables(entry.id, `The import into ${entry.to}`);

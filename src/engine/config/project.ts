@@ -5,9 +5,9 @@
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { uncaughtError, validationProblems } from "./app-failure.ts";
-import { CONFIG_CODES, isPlainObject } from "./diagnostics.ts";
+import { configCode, isPlainObject } from "./diagnostics.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
@@ -64,10 +64,12 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
-      CONFIG_CODES.projectInvalid,
+      configCode("project-invalid"),
       missing ? `${dir} has no cdktf.json` : `Cannot read ${projectFile}`,
       missing ? undefined : (error as Error).message,
-      missing ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.' : "Check the file's permissions.",
+      missing
+        ? 'Create cdktf.json with an "app" command (e.g. {"app": "npx tsx main.ts"}), or give a synthesized stack with --config FILE.'
+        : "Check the file's permissions.",
     );
   }
   const projectRead = readStrictJson(projectBytes, { what: projectFile, repair: "Fix the JSON in cdktf.json." });
@@ -77,7 +79,12 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   }
   const project: unknown = projectRead.value;
   if (!isPlainObject(project) || typeof project.app !== "string" || project.app.trim() === "") {
-    return fail(CONFIG_CODES.projectInvalid, 'cdktf.json has no "app" command', undefined, 'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".');
+    return fail(
+      configCode("project-invalid"),
+      'cdktf.json has no "app" command',
+      undefined,
+      'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".',
+    );
   }
   const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
   const outdir = isAbsolute(output) ? output : join(dir, output);
@@ -110,16 +117,20 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
         const stack = problem.path?.split("/")[0];
         diagnostics.push({
           severity: "error",
-          code: CONFIG_CODES.appValidation,
+          code: configCode("app-validation"),
           summary: problem.message,
           detail: problem.path === undefined ? "Reported by the app." : `Reported by the construct ${problem.path} in stack ${stack}.`,
         });
       }
       return { outdir, stacks: new Map(), diagnostics, ...extra };
     }
-    const why = run.timedOut ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    const why = run.timedOut
+      ? `was stopped after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s`
+      : run.signal
+        ? `was killed by ${run.signal}`
+        : `exited with code ${run.exitCode}`;
     return fail(
-      CONFIG_CODES.appFailed,
+      configCode("app-failed"),
       `The app "${project.app}" ${why}`,
       uncaughtError(run.stderr, dir) ?? (tail(run.stderr) || tail(run.stdout) || "It printed nothing."),
       `Fix the error above; run "${project.app}" in ${dir} to see its full output.`,
@@ -133,7 +144,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
-      CONFIG_CODES.manifestInvalid,
+      configCode("manifest-invalid"),
       missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
       missing ? "The app must call app.synth()." : (error as Error).message,
       missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
@@ -147,7 +158,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   }
   const manifest: unknown = manifestRead.value;
   const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
-  if (stacksBlock === null) return fail(CONFIG_CODES.manifestInvalid, `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
+  if (stacksBlock === null) return fail(configCode("manifest-invalid"), `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
 
   const stacks = new Map<string, string>();
   for (const name of Object.keys(stacksBlock).sort()) {
@@ -160,7 +171,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       if (!level.endsWith("warn") && !level.endsWith("error")) continue;
       diagnostics.push({
         severity: level.endsWith("error") ? "error" : "warning",
-        code: CONFIG_CODES.appAnnotation,
+        code: configCode("app-annotation"),
         summary: annotation.message,
         detail: `Reported by the construct ${String(annotation.constructPath ?? "?")} in stack ${name}.`,
       });
@@ -185,7 +196,7 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
     if (!synth.stacks.has(options.stack)) {
       diagnostics.push({
         severity: "error",
-        code: CONFIG_CODES.stackNotFound,
+        code: configCode("stack-not-found"),
         summary: `The app has no stack named "${options.stack}"`,
         detail: names.length ? `Its stacks are: ${names.join(", ")}.` : "It defines no stacks.",
         repair: names.length ? `Use --stack with one of: ${names.join(", ")}.` : "Create a TerraformStack in the app.",
@@ -198,10 +209,10 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   } else {
     diagnostics.push(
       names.length === 0
-        ? { severity: "error", code: CONFIG_CODES.stackNotFound, summary: "The app defines no stacks", repair: "Create a TerraformStack in the app." }
+        ? { severity: "error", code: configCode("stack-not-found"), summary: "The app defines no stacks", repair: "Create a TerraformStack in the app." }
         : {
             severity: "error",
-            code: CONFIG_CODES.stackAmbiguous,
+            code: configCode("stack-ambiguous"),
             summary: `The app defines ${names.length} stacks`,
             detail: `Its stacks are: ${names.join(", ")}.`,
             repair: `Choose one with --stack NAME (${names.join(", ")}).`,

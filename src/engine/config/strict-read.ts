@@ -7,10 +7,9 @@
 // Here each of those is a diagnostic naming the file, the line and column, the JSON pointer of
 // the value being read, and the repair.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { parseStrictJson, StrictJsonError, type StrictJsonReason } from "../../forms/strict-json.ts";
-import { CONFIG_CODES, type ConfigCode } from "./diagnostics.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { type JsonValue, parseStrictJson, StrictJsonError, type StrictJsonReason } from "../../forms/index.ts";
+import { configCode, type ConfigCode } from "./diagnostics.ts";
 
 /**
  * Deepest nesting of arrays and objects in a stack: the strict reader's (and upstream's) limit.
@@ -54,18 +53,18 @@ interface ReasonText {
 
 const REASONS: Partial<Record<StrictJsonReason, ReasonText>> = {
   "duplicate-member": {
-    code: CONFIG_CODES.duplicateKey,
+    code: configCode("duplicate-key"),
     summary: (what, error) => `${what} repeats the key ${memberName(error)}`,
     repair: (error) =>
       `Keep one member named ${memberName(error)} in ${parentOf(error.pointer)} and merge what the two copies held: JSON readers disagree about which copy wins, so takoform reads neither. cdktf never writes a key twice; if the file was edited by hand, re-run \`takoform synth\`.`,
   },
   "too-deep": {
-    code: CONFIG_CODES.nestingTooDeep,
+    code: configCode("nesting-too-deep"),
     summary: (what) => `${what} nests too deeply`,
     repair: (_error, maxDepth) => `Nest objects and lists at most ${maxDepth} levels deep; no attribute of a Form needs more.`,
   },
   "invalid-utf8": {
-    code: CONFIG_CODES.invalidJson,
+    code: configCode("invalid-json"),
     summary: (what) => `${what} is not UTF-8`,
   },
 };
@@ -78,7 +77,10 @@ function parentOf(pointer: string): string {
 
 function memberName(error: StrictJsonError): string {
   const slash = error.pointer.lastIndexOf("/");
-  const token = error.pointer.slice(slash + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+  const token = error.pointer
+    .slice(slash + 1)
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~");
   return JSON.stringify(token);
 }
 
@@ -88,7 +90,7 @@ export function strictJsonDiagnostic(error: StrictJsonError, what: string, repai
   const detail = error.reason === "invalid-utf8" ? `At ${at} (byte ${error.offset}): an invalid UTF-8 byte sequence.` : `At ${at}: ${error.detail}.`;
   return {
     severity: "error",
-    code: reason?.code ?? CONFIG_CODES.invalidJson,
+    code: reason?.code ?? configCode("invalid-json"),
     summary: reason?.summary(what, error) ?? `${what} is not valid JSON`,
     detail,
     ...(error.pointer !== "" ? { pointer: shownPointer(error.pointer) } : {}),

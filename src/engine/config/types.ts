@@ -1,8 +1,8 @@
 // The typed model of a synthesized stack: what the engine plans from. Expressions are parsed once
 // at load time; nothing here is evaluated until the engine supplies values (evaluate.ts).
 
-import type { KnownValue } from "../../core/values.ts";
-import type { AttributePath } from "../../provider/types.ts";
+import type { KnownValue } from "../../core/index.ts";
+import type { AttributePath } from "../../provider/index.ts";
 
 // ---- expressions ----
 

@@ -14,8 +14,7 @@
 //
 // Cost: one local Tarjan per pick, over the affected component only.
 
-import type { DependencyGraph } from "../graph/types.ts";
-import { EDGE_KINDS } from "../graph/types.ts";
+import { type DependencyGraph, EDGE_KINDS } from "../graph/types.ts";
 import { cyclicComponents } from "./local-scc.ts";
 
 const CONTRIBUTION = EDGE_KINDS.indexOf("contribution");

@@ -11,10 +11,9 @@
 // it is still configured, since a destroy must not write what the code changed since the last apply. A revert releases the record's dependencies on the
 // peers that contributed to it: those peers' deletes wait for the revert instead of for its delete.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import { parseStateAddress, type ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import { describeCycle, findCycle } from "../graph/cycle.ts";
@@ -22,8 +21,8 @@ import { stateEdges } from "../graph/from-state.ts";
 import { stronglyConnectedComponents } from "../graph/scc.ts";
 import type { DependencyGraph } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
-import type { CycleSteps } from "../plan/cycles.ts";
-import type { PlanStep, ResourceChange } from "../plan/types.ts";
+import type { CycleSteps } from "./seam.ts";
+import type { PlanStep, ResourceChange } from "../plan-data.ts";
 import { fieldsMayBeDropped } from "./eligibility.ts";
 import { cyclicComponents } from "./local-scc.ts";
 import { holdsSealedValues, recordedFields } from "./placeholder-state.ts";
@@ -47,7 +46,12 @@ export function destroySteps(input: DestroyInput): CycleSteps {
   );
   const components = stronglyConnectedComponents(graph);
   const byAddress = new Map(records.map((r) => [r.address, r]));
-  const out: Required<Pick<CycleSteps, "steps" | "edges" | "diagnostics" | "dropStateDependencies">> = { steps: [], edges: [], diagnostics: [], dropStateDependencies: [] };
+  const out: Required<Pick<CycleSteps, "steps" | "edges" | "diagnostics" | "dropStateDependencies">> = {
+    steps: [],
+    edges: [],
+    diagnostics: [],
+    dropStateDependencies: [],
+  };
 
   for (let c = 0; c < components.count; c++) {
     if (!components.cyclic[c]) continue;
@@ -120,6 +124,7 @@ function stuck(graph: DependencyGraph, members: readonly number[], keep: (e: num
       `${loop ? `The loop, as recorded in state: ${describeCycle(loop)}. ` : ""}` +
       "A delete must wait until nothing refers to the object any more, and none of these loops is closed by a contribution of a member that can be reverted to its placeholder (its Form declares update and its contributed fields are optional).",
     address: addresses[0]!,
-    repair: "Drop one of the references by an update first (change the configuration and apply), then destroy; or remove an object from state with `takoform state rm` and delete it on the host by hand.",
+    repair:
+      "Drop one of the references by an update first (change the configuration and apply), then destroy; or remove an object from state with `takoform state rm` and delete it on the host by hand.",
   };
 }

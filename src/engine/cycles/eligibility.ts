@@ -5,7 +5,7 @@
 // mutable fields of the desiredSchema. When it may not, the reason is said in words, for the
 // plan error that names the loop.
 
-import type { ResourceTypeSchema } from "../../provider/types.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: string };
@@ -25,7 +25,10 @@ export function fieldsMayBeDropped(schema: ResourceTypeSchema | undefined, field
   if (schema === undefined) return { eligible: false, reason: "the provider serves no such resource type" };
   const kind = schema.kind;
   if (schema.role === "revision") {
-    return { eligible: false, reason: `${kind} is a revision-role Form: a revision is never updated in place, so it can never start as a placeholder and be completed later` };
+    return {
+      eligible: false,
+      reason: `${kind} is a revision-role Form: a revision is never updated in place, so it can never start as a placeholder and be completed later`,
+    };
   }
   if (!schema.declaresUpdate) {
     return { eligible: false, reason: `${kind} declares no update, so a placeholder of it could never be completed` };
@@ -35,7 +38,8 @@ export function fieldsMayBeDropped(schema: ResourceTypeSchema | undefined, field
     if (allowed.has(field)) continue;
     const attribute = schema.attributes[field];
     if (attribute === undefined) return { eligible: false, reason: `its contributed field ${field} is not a field of ${kind}` };
-    if (attribute.mode === "required") return { eligible: false, reason: `its contributed field ${field} is required in ${kind}'s desiredSchema, so it cannot start without it` };
+    if (attribute.mode === "required")
+      return { eligible: false, reason: `its contributed field ${field} is required in ${kind}'s desiredSchema, so it cannot start without it` };
     if (attribute.forceNew) return { eligible: false, reason: `its contributed field ${field} is immutable in ${kind}, so an update could not add it later` };
     return { eligible: false, reason: `its contributed field ${field} is not one ${kind} may start without` };
   }
@@ -45,7 +49,10 @@ export function fieldsMayBeDropped(schema: ResourceTypeSchema | undefined, field
 /** Whether a configured cycle member may start as a placeholder. */
 export function placeholderEligibility(resource: ResourceConfig, schema: ResourceTypeSchema | undefined): Eligibility {
   if (resource.contributions.length === 0) {
-    return { eligible: false, reason: "it receives no contribution, so everything that ties it into the loop is its own configuration, which a placeholder keeps" };
+    return {
+      eligible: false,
+      reason: "it receives no contribution, so everything that ties it into the loop is its own configuration, which a placeholder keeps",
+    };
   }
   return fieldsMayBeDropped(schema, contributedFields(resource));
 }

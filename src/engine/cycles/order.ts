@@ -16,18 +16,18 @@
 // only checks. Resources outside the loop that depend on a member wait for the last settle step:
 // only peers ever see placeholder values.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
-import type { DependencyGraph } from "../graph/types.ts";
-import { EDGE_KINDS } from "../graph/types.ts";
+import { type DependencyGraph, EDGE_KINDS } from "../graph/types.ts";
 import { containsUnknown } from "../values.ts";
 import { engineCode } from "../codes.ts";
-import type { CycleSteps } from "../plan/cycles.ts";
-import type { PlanStep, ResourceChange } from "../plan/types.ts";
+import type { CycleSteps } from "./seam.ts";
+import type { PlanStep, ResourceChange } from "../plan-data.ts";
 import type { ResolvedComponent } from "./component.ts";
 import { placeholderEligibility } from "./eligibility.ts";
+import { rankSteps } from "./rank.ts";
 import { cyclicComponents } from "./local-scc.ts";
 import { chooseReplacement, isReplacement, unavailableWarning } from "./replace.ts";
 
@@ -70,66 +70,119 @@ export function applyStepId(change: ResourceChange): string | undefined {
   }
 }
 
+/** An edge of the loop: `p` needs `m` (edge number `e`; `contribution`: one of p's contributed values). */
+interface InnerEdge {
+  e: number;
+  p: string;
+  m: string;
+  contribution: boolean;
+}
+
+/** One loop's steps as they are worked out: which members are made or placeholders, and what waits for what. */
+class LoopOrder {
+  readonly members: readonly string[];
+  readonly inner: InnerEdge[];
+  readonly edges: { from: string; to: string }[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  readonly steps: PlanStep[] = [];
+  /** Replaced members, and how each is replaced. */
+  readonly modes = new Map<string, "side-by-side" | "fixed-name">();
+  /** Members whose new object comes into existence in this apply. */
+  readonly made: Set<string>;
+  /** Members that start as placeholders. */
+  readonly placeholder: Set<string>;
+  /** Members reverted to their placeholder before a fixed-name replacement's delete. */
+  readonly reverts = new Set<string>();
+
+  constructor(readonly input: OrderInput) {
+    const { graph, component } = input;
+    this.members = component.addresses;
+    this.inner = component.edges
+      .map((e) => ({ e, p: graph.nodes[graph.edgeFrom[e]!]!, m: graph.nodes[graph.edgeTo[e]!]!, contribution: graph.edgeKind[e] === CONTRIBUTION }))
+      .filter((x) => x.p !== x.m);
+    this.made = new Set(this.members.filter((a) => (this.change(a).actions as readonly string[]).includes("create")));
+    this.placeholder = new Set(this.members.filter((a) => this.change(a).placeholder === true));
+  }
+
+  change(address: string): ResourceChange {
+    return this.input.changes.get(address)!;
+  }
+
+  /** The step that brings the member's (new) object into existence, if it is made. */
+  make(a: string): string | undefined {
+    return this.made.has(a) ? applyStepId(this.change(a)) : undefined;
+  }
+
+  /** The step that writes the member's full configuration. */
+  full(a: string): string | undefined {
+    return this.placeholder.has(a) ? `finalize:${a}` : applyStepId(this.change(a));
+  }
+
+  /** Step `from` waits for step `to`. */
+  wait(from: string | undefined, to: string | undefined): void {
+    if (from !== undefined && to !== undefined && from !== to) this.edges.push({ from, to });
+  }
+}
+
 export function componentSteps(input: OrderInput): CycleSteps & { lastSettle?: string } {
-  const { graph, component, changes } = input;
-  const members = component.addresses;
-  const change = (a: string) => changes.get(a)!;
+  const { component, changes } = input;
   // A member whose plan failed (or that is outside --target) leaves the loop alone.
-  if (members.some((a) => !changes.has(a))) return { steps: [] };
-  if (members.every((a) => change(a).actions[0] === "no-op")) return { steps: [] };
-  const memberSet = new Set(members);
-  const edges: { from: string; to: string }[] = [];
-  const diagnostics: Diagnostic[] = [];
-  const steps: PlanStep[] = [];
-  const wait = (from: string | undefined, to: string | undefined) => {
-    if (from !== undefined && to !== undefined && from !== to) edges.push({ from, to });
-  };
+  if (component.addresses.some((a) => !changes.has(a))) return { steps: [] };
+  if (component.addresses.every((a) => changes.get(a)!.actions[0] === "no-op")) return { steps: [] };
+  const loop = new LoopOrder(input);
+  for (const [address, mode] of chooseReplacements(input)) loop.modes.set(address, mode);
+  const loopError = breakCreationLoops(input, [...loop.made], loop.placeholder);
+  if (loopError !== null) return { steps: [], diagnostics: [loopError] };
+  for (const a of loop.placeholder) loop.steps.push({ id: `finalize:${a}`, address: a, action: "finalize", dependsOn: [loop.make(a)!] });
+  orderMandatory(loop);
+  revertHolders(loop);
+  deleteAfterPeers(loop);
+  orderOptional(loop);
+  const lastSettle = settlePasses(loop);
+  const dropConfigDependencies = loop.inner.map(({ p, m }) => ({ from: p, to: m }));
+  return { steps: loop.steps, edges: loop.edges, diagnostics: loop.diagnostics, dropConfigDependencies, lastSettle };
+}
 
-  // Inner edges: p needs m.
-  const inner = component.edges
-    .map((e) => ({ e, p: graph.nodes[graph.edgeFrom[e]!]!, m: graph.nodes[graph.edgeTo[e]!]!, contribution: graph.edgeKind[e] === CONTRIBUTION }))
-    .filter((x) => x.p !== x.m);
-
-  // ---- replacements: side by side or fixed name ----
+/** Each replaced member: side by side, or under its fixed name when something it needs is replaced destroy-first. */
+function chooseReplacements(input: OrderInput): Map<string, "side-by-side" | "fixed-name"> {
+  const { graph, component, changes } = input;
+  const memberSet = new Set(component.addresses);
   const modes = new Map<string, "side-by-side" | "fixed-name">();
-  for (const address of members) {
-    const c = change(address);
+  for (const address of component.addresses) {
+    const c = changes.get(address)!;
     if (!isReplacement(c)) continue;
     const resource = input.stack.resources.get(address);
-    const replacedFirst = (resource?.dependsOn ?? []).concat(outsideDependencies(graph, address, memberSet)).some((d) => changes.get(d)?.actions.join(",") === "delete,create");
+    const replacedFirst = (resource?.dependsOn ?? [])
+      .concat(outsideDependencies(graph, address, memberSet))
+      .some((d) => changes.get(d)?.actions.join(",") === "delete,create");
     modes.set(address, chooseReplacement(c, replacedFirst));
   }
+  return modes;
+}
 
-  // ---- which members are made, and which start as placeholders ----
-  const made = new Set(members.filter((a) => (change(a).actions as readonly string[]).includes("create")));
-  const placeholder = new Set(members.filter((a) => change(a).placeholder === true));
-  const loopError = breakCreationLoops(input, [...made], placeholder);
-  if (loopError !== null) return { steps: [], diagnostics: [loopError] };
-
-  const make = (a: string) => (made.has(a) ? applyStepId(change(a)) : undefined);
-  const full = (a: string): string | undefined => (placeholder.has(a) ? `finalize:${a}` : applyStepId(change(a)));
-  for (const a of placeholder) steps.push({ id: `finalize:${a}`, address: a, action: "finalize", dependsOn: [make(a)!] });
-
-  // ---- mandatory orderings: what a write needs to exist ----
-  for (const { p, m, contribution } of inner) {
-    if (!made.has(m)) continue;
-    if (made.has(p)) {
-      if (!(placeholder.has(p) && contribution)) wait(make(p), make(m));
-      if (placeholder.has(p)) wait(full(p), make(m));
+/** What a write needs to exist: for each edge p → m where m is made. */
+function orderMandatory(loop: LoopOrder): void {
+  for (const { p, m, contribution } of loop.inner) {
+    if (!loop.made.has(m)) continue;
+    if (loop.made.has(p)) {
+      if (!(loop.placeholder.has(p) && contribution)) loop.wait(loop.make(p), loop.make(m));
+      if (loop.placeholder.has(p)) loop.wait(loop.full(p), loop.make(m));
     } else {
-      wait(full(p), make(m));
+      loop.wait(loop.full(p), loop.make(m));
     }
   }
+}
 
-  // ---- fixed-name replacements: revert the holders first ----
-  const reverts = new Set<string>();
-  for (const [address, mode] of modes) {
+/** Fixed-name replacements: the peers holding the member are reverted to their placeholders first. */
+function revertHolders(loop: LoopOrder): void {
+  const { graph } = loop.input;
+  for (const [address, mode] of loop.modes) {
     if (mode !== "fixed-name") continue;
     // A holder refers to the member through a contribution (a revert drops it) or its own
     // configuration (a revert keeps it); depends_on only orders, it holds nothing on the host.
     const holders = new Map<string, { contributed: boolean; own: boolean }>();
-    for (const { e, p, m, contribution } of inner) {
-      if (m !== address || change(p).before === null) continue;
+    for (const { e, p, m, contribution } of loop.inner) {
+      if (m !== address || loop.change(p).before === null) continue;
       const held = holders.get(p) ?? { contributed: false, own: false };
       if (contribution) held.contributed = true;
       else if (graph.edgeKind[e] === REFERENCE) held.own = true;
@@ -139,63 +192,79 @@ export function componentSteps(input: OrderInput): CycleSteps & { lastSettle?: s
     const holding: string[] = [];
     for (const [p, held] of [...holders].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (!held.contributed && !held.own) continue;
-      const resource = input.stack.resources.get(p);
-      const revertable = held.contributed && !held.own && resource !== undefined && placeholderEligibility(resource, input.schema(resource.type)).eligible;
+      const resource = loop.input.stack.resources.get(p);
+      const revertable = held.contributed && !held.own && resource !== undefined && placeholderEligibility(resource, loop.input.schema(resource.type)).eligible;
       (revertable ? reverted : holding).push(p);
     }
     for (const p of reverted) {
-      reverts.add(p);
-      wait(`delete:${address}`, `revert:${p}`);
-      wait(make(p), `revert:${p}`);
-      wait(full(p), `revert:${p}`);
+      loop.reverts.add(p);
+      loop.wait(`delete:${address}`, `revert:${p}`);
+      loop.wait(loop.make(p), `revert:${p}`);
+      loop.wait(loop.full(p), `revert:${p}`);
     }
-    diagnostics.push(unavailableWarning(change(address), reverted, holding));
+    loop.diagnostics.push(unavailableWarning(loop.change(address), reverted, holding));
   }
-  for (const p of [...reverts].sort()) steps.push({ id: `revert:${p}`, address: p, action: "revert", dependsOn: [] });
+  for (const p of [...loop.reverts].sort()) loop.steps.push({ id: `revert:${p}`, address: p, action: "revert", dependsOn: [] });
+}
 
-  // ---- side-by-side replacements (and deposed leftovers): delete once the peers moved ----
-  for (const { p, m } of inner) {
-    if (modes.get(m) === "side-by-side") wait(`delete:${m}`, full(p));
+/** Side-by-side replacements (and deposed leftovers): the old object is deleted once the peers moved. */
+function deleteAfterPeers(loop: LoopOrder): void {
+  for (const { p, m } of loop.inner) {
+    if (loop.modes.get(m) === "side-by-side") loop.wait(`delete:${m}`, loop.full(p));
   }
-  for (const address of members) {
-    for (const leftover of input.deposed.get(address) ?? []) for (const { p, m } of inner) if (m === address) wait(`delete:${leftover}`, full(p));
+  for (const address of loop.members) {
+    for (const leftover of loop.input.deposed.get(address) ?? [])
+      for (const { p, m } of loop.inner) if (m === address) loop.wait(`delete:${leftover}`, loop.full(p));
   }
+}
 
-  // ---- optional orderings, kept only where they agree with one fixed order ----
-  // A member whose planned inputs are unknown waits for what it refers to where it can: its
-  // values are only known once those peers are written. Other orderings follow the walk.
+/**
+ * Optional orderings, kept only where they agree with one fixed order. A member whose planned
+ * inputs are unknown waits for what it refers to where it can: its values are only known once
+ * those peers are written. Other orderings follow the walk.
+ */
+function orderOptional(loop: LoopOrder): void {
   const preferred: { from: string; to: string }[] = [];
-  for (const { p, m } of inner) {
-    const mine = full(p);
-    const theirs = full(m);
-    if (made.has(m) || mine === undefined || theirs === undefined || !inputsUnknown(change(p), input.schema(change(p).type))) continue;
+  for (const { p, m } of loop.inner) {
+    const mine = loop.full(p);
+    const theirs = loop.full(m);
+    if (loop.made.has(m) || mine === undefined || theirs === undefined || !inputsUnknown(loop.change(p), loop.input.schema(loop.change(p).type))) continue;
     preferred.push({ from: mine, to: theirs });
   }
-  const position = rankSteps(members, component.rank, make, full, reverts, edges, preferred);
-  for (const { p, m } of inner) {
-    if (made.has(m)) continue;
-    const mine = full(p);
-    const theirs = full(m);
+  const position = rankSteps(
+    loop.members,
+    loop.input.component.rank,
+    (a) => loop.make(a),
+    (a) => loop.full(a),
+    loop.reverts,
+    loop.edges,
+    preferred,
+  );
+  for (const { p, m } of loop.inner) {
+    if (loop.made.has(m)) continue;
+    const mine = loop.full(p);
+    const theirs = loop.full(m);
     if (mine === undefined || theirs === undefined) continue;
-    if (position.get(theirs)! < position.get(mine)!) wait(mine, theirs);
+    if (position.get(theirs)! < position.get(mine)!) loop.wait(mine, theirs);
   }
+}
 
-  // ---- settle passes ----
+/** N + 1 settle passes (N members), one member after the other; returns the last settle step. */
+function settlePasses(loop: LoopOrder): string {
   const written = new Set<string>();
-  for (const a of members) {
-    for (const id of [make(a), full(a), reverts.has(a) ? `revert:${a}` : undefined]) if (id !== undefined) written.add(id);
+  for (const a of loop.members) {
+    for (const id of [loop.make(a), loop.full(a), loop.reverts.has(a) ? `revert:${a}` : undefined]) if (id !== undefined) written.add(id);
   }
   let previous: string[] = [...written].sort();
   let last = "";
-  for (let pass = 1; pass <= members.length + 1; pass++) {
-    for (const a of members) {
+  for (let pass = 1; pass <= loop.members.length + 1; pass++) {
+    for (const a of loop.members) {
       last = `settle:${pass}:${a}`;
-      steps.push({ id: last, address: a, action: "settle", pass, dependsOn: previous });
+      loop.steps.push({ id: last, address: a, action: "settle", pass, dependsOn: previous });
       previous = [last];
     }
   }
-  const dropConfigDependencies = inner.map(({ p, m }) => ({ from: p, to: m }));
-  return { steps, edges, diagnostics, dropConfigDependencies, lastSettle: last };
+  return last;
 }
 
 /**
@@ -203,7 +272,12 @@ export function componentSteps(input: OrderInput): CycleSteps & { lastSettle?: s
  * they only ever see final values. Called once every loop's steps are known (a dependent may be a
  * member of another loop whose placeholders were only just decided).
  */
-export function outsideWaits(graph: DependencyGraph, component: ResolvedComponent, lastSettle: string, changes: ReadonlyMap<string, ResourceChange>): { from: string; to: string }[] {
+export function outsideWaits(
+  graph: DependencyGraph,
+  component: ResolvedComponent,
+  lastSettle: string,
+  changes: ReadonlyMap<string, ResourceChange>,
+): { from: string; to: string }[] {
   const members = new Set(component.addresses);
   const out: { from: string; to: string }[] = [];
   for (const v of component.nodes) {
@@ -244,14 +318,20 @@ function breakCreationLoops(input: OrderInput, made: readonly string[], placehol
     const pick = loop.find((a) => {
       const c = changes.get(a)!;
       const resource = input.stack.resources.get(a);
-      return c.actions.join(",") === "create" && !placeholder.has(a) && resource !== undefined && placeholderEligibility(resource, input.schema(resource.type)).eligible;
+      return (
+        c.actions.join(",") === "create" &&
+        !placeholder.has(a) &&
+        resource !== undefined &&
+        placeholderEligibility(resource, input.schema(resource.type)).eligible
+      );
     });
     if (pick === undefined) {
       return {
         severity: "error",
         code: engineCode("cycle"),
         summary: `The members ${loop.join(", ")} of a cycle cannot all be replaced or created in one apply`,
-        detail: "Each of them needs another one's new object to exist first, and none of them is a new resource that could start as a placeholder (an existing object is never re-created empty).",
+        detail:
+          "Each of them needs another one's new object to exist first, and none of them is a new resource that could start as a placeholder (an existing object is never re-created empty).",
         address: loop[0]!,
         repair: "Replace one member of the cycle per apply: apply the change to one of them first, then the rest.",
       };
@@ -267,63 +347,7 @@ function breakCreationLoops(input: OrderInput, made: readonly string[], placehol
 /** True when a planned change has an unknown in an attribute the configuration sets. */
 function inputsUnknown(change: ResourceChange, schema: ResourceTypeSchema | undefined): boolean {
   if (change.after === null || schema === undefined) return false;
-  return Object.entries(schema.attributes).some(([name, a]) => a.mode !== "computed" && change.after![name] !== undefined && containsUnknown(change.after![name]!));
-}
-
-/**
- * One fixed order of the loop's writes (Kahn's algorithm; ties by walk rank, then revert before
- * make before full), so optional orderings can be added without ever closing a loop of steps.
- * Mandatory orderings always hold; preferred ones hold unless they would close a loop, in which
- * case the waiting step with the lowest rank goes first.
- */
-function rankSteps(
-  members: readonly string[],
-  rank: ReadonlyMap<string, number>,
-  make: (a: string) => string | undefined,
-  full: (a: string) => string | undefined,
-  reverts: ReadonlySet<string>,
-  edges: readonly { from: string; to: string }[],
-  preferred: readonly { from: string; to: string }[],
-): Map<string, number> {
-  const key = new Map<string, number>();
-  for (const a of members) {
-    const r = rank.get(a)! * 3;
-    if (reverts.has(a)) key.set(`revert:${a}`, r);
-    const m = make(a);
-    if (m !== undefined) key.set(m, r + 1);
-    const f = full(a);
-    if (f !== undefined && !key.has(f)) key.set(f, r + 2);
-  }
-  // Per step: how many mandatory and how many preferred orderings still hold it back.
-  const hard = new Map<string, number>();
-  const soft = new Map<string, number>();
-  const released = new Map<string, { id: string; mandatory: boolean }[]>();
-  for (const id of key.keys()) {
-    hard.set(id, 0);
-    soft.set(id, 0);
-    released.set(id, []);
-  }
-  const link = (list: readonly { from: string; to: string }[], mandatory: boolean) => {
-    for (const { from, to } of list) {
-      if (!key.has(from) || !key.has(to) || from === to) continue;
-      (mandatory ? hard : soft).set(from, (mandatory ? hard : soft).get(from)! + 1);
-      released.get(to)!.push({ id: from, mandatory });
-    }
-  };
-  link(edges, true);
-  link(preferred, false);
-  const position = new Map<string, number>();
-  const byKey = (a: string, b: string) => key.get(a)! - key.get(b)!;
-  for (;;) {
-    const open = [...key.keys()].filter((id) => !position.has(id) && hard.get(id) === 0);
-    if (open.length === 0) break;
-    // Free of every ordering first; when preferred orderings form a loop, the lowest rank breaks it.
-    const free = open.filter((id) => soft.get(id) === 0);
-    const id = (free.length > 0 ? free : open).sort(byKey)[0]!;
-    position.set(id, position.size);
-    for (const next of released.get(id)!) (next.mandatory ? hard : soft).set(next.id, (next.mandatory ? hard : soft).get(next.id)! - 1);
-  }
-  // Steps on a loop of mandatory orderings (reported by the step graph) rank last.
-  for (const id of key.keys()) if (!position.has(id)) position.set(id, Number.MAX_SAFE_INTEGER);
-  return position;
+  return Object.entries(schema.attributes).some(
+    ([name, a]) => a.mode !== "computed" && change.after![name] !== undefined && containsUnknown(change.after![name]!),
+  );
 }

@@ -5,10 +5,10 @@
 // contributed list is emptied entirely — this object is about to be deleted, and the point of the
 // revert is only to drop its references to its peers (RFC 0011 rule 6).
 
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { ContributionEdge } from "../../state/types.ts";
+import type { Attributes, KnownValue } from "../../core/index.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import { isSealedSensitive } from "../../secrets/index.ts";
+import type { ContributionEdge } from "../../state/index.ts";
 
 /** The fields a record's contribution edges from `peers` name (all of them when `peers` is absent). */
 export function recordedFields(contributions: readonly ContributionEdge[], peers?: ReadonlySet<string>): string[] {

@@ -1,15 +1,17 @@
 // The plan error for a loop no placeholder can break (RFC 0011 rule 3): it names the resources of
 // the loop, the loop edge by edge, the edge that closes it — the one a placeholder cannot drop,
 // from constructor configuration (`reference`) or `depends_on`, when there is one — and for each
-// member why it cannot start as a placeholder.
+// member why it cannot start as a placeholder. And `refuseCycles`, the resolver that breaks no
+// loop at all: every one is such an error.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { describeCycle, findCycle } from "../graph/cycle.ts";
 import type { DependencyGraph, Edge } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
 import { placeholderEligibility } from "./eligibility.ts";
+import type { CycleResolver } from "./seam.ts";
 
 export interface RefusalInput {
   graph: DependencyGraph;
@@ -72,3 +74,32 @@ function ownEdgeInLoop(graph: DependencyGraph, v: number, inside: ReadonlySet<nu
   }
   return fallback;
 }
+
+/** The resources of a loop and the edge that closes it, as an error. */
+export function cycleDiagnostic(graph: DependencyGraph, members: readonly number[]): Diagnostic {
+  const addresses = members.map((v) => graph.nodes[v]!).sort();
+  const loop = findCycle(graph, members);
+  const closing = loop !== null && loop.length > 0 ? loop[loop.length - 1]! : null;
+  return {
+    severity: "error",
+    code: engineCode("cycle"),
+    summary: `Dependency cycle between ${addresses.join(", ")}`,
+    detail:
+      (loop ? `The loop: ${describeCycle(loop)}.` : `These resources depend on each other.`) +
+      (closing ? ` The edge that closes it: ${closing.from} → ${closing.to}${closing.via ? ` (${closing.via})` : ""}.` : ""),
+    address: addresses[0]!,
+    repair:
+      "Break the loop: move the value that closes it into a contribution of a member whose contributed fields are optional, or remove one of the references.",
+  };
+}
+
+/** No cycle resolution: every loop is a plan error. */
+export const refuseCycles: CycleResolver = {
+  resolve(request) {
+    return {
+      diagnostics: request.cyclic.map((c) => cycleDiagnostic(request.graph, request.components.members[c]!)),
+      deferredEdges: new Set(),
+      placeholders: new Set(),
+    };
+  },
+};

@@ -16,11 +16,9 @@
 // need that dependency to inherit it (its delete would otherwise wait on ours, which waits on our
 // new object, which waits on its new object).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown } from "../../core/values.ts";
-import type { ResourceChange } from "../plan/types.ts";
-
-export const CYCLE_MEMBER_UNAVAILABLE = "takoform.engine/cycle-member-unavailable";
+import { type Diagnostic, isUnknown } from "../../core/index.ts";
+import type { ResourceChange } from "../plan-data.ts";
+import { engineCode } from "../codes.ts";
 
 export type ReplacementMode = "side-by-side" | "fixed-name";
 
@@ -57,7 +55,10 @@ export function chooseReplacement(change: ResourceChange, dependencyReplacedFirs
 /** The plan warning of a fixed-name replacement inside a cycle. */
 export function unavailableWarning(change: ResourceChange, reverted: readonly string[], holding: readonly string[]): Diagnostic {
   const name = change.before?.["name"];
-  const peers = reverted.length === 0 ? "" : ` It first reverts ${reverted.join(", ")} to ${reverted.length === 1 ? "its placeholder" : "their placeholders"}, dropping ${reverted.length === 1 ? "its references" : "their references"} to it.`;
+  const peers =
+    reverted.length === 0
+      ? ""
+      : ` It first reverts ${reverted.join(", ")} to ${reverted.length === 1 ? "its placeholder" : "their placeholders"}, dropping ${reverted.length === 1 ? "its references" : "their references"} to it.`;
   const stuck =
     holding.length === 0
       ? ""
@@ -67,7 +68,7 @@ export function unavailableWarning(change: ResourceChange, reverted: readonly st
   const forced = after === undefined || after === null || isUnknown(after) || after !== name;
   return {
     severity: "warning",
-    code: CYCLE_MEMBER_UNAVAILABLE,
+    code: engineCode("cycle-member-unavailable"),
     summary: forced
       ? `${change.address} is replaced destroy-first because a dependency of it is, so it is unavailable until the cycle settles`
       : `${change.address} is replaced under its fixed name${typeof name === "string" ? ` "${name}"` : ""}, so it is unavailable until the cycle settles`,

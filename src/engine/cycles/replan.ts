@@ -10,7 +10,7 @@
 // member was walked), which is what a placeholder's plan shows: no re-plan is needed for it.
 
 import type { DependencyGraph } from "../graph/types.ts";
-import type { ResourceChange } from "../plan/types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 import { attributesEqual } from "../values.ts";
 import type { ResolvedComponent } from "./component.ts";
 

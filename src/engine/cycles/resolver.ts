@@ -13,9 +13,9 @@
 //
 // A destroy plan only gets the state part: nothing is created.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { CycleResolution, CycleResolver, CycleSteps } from "../plan/cycles.ts";
-import type { ResourceChange } from "../plan/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { CycleResolution, CycleResolver, CycleSteps } from "./seam.ts";
+import type { ResourceChange } from "../plan-data.ts";
 import { breakComponent } from "./choose.ts";
 import { resolvedComponent, type ResolvedComponent } from "./component.ts";
 import { destroySteps } from "./destroy.ts";

@@ -8,14 +8,12 @@
 // The tracker remembers which attributes each member's latest write in this apply changed, so the
 // failure can say which referenced output keeps moving.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import type { ResourceConfig } from "../config/types.ts";
-import type { PlanStep } from "../plan/types.ts";
+import type { PlanStep } from "../plan-data.ts";
 import { changedAttributes } from "../values.ts";
-
-export const CYCLE_UNSETTLED = "takoform.engine/cycle-unsettled";
+import { engineCode } from "../codes.ts";
 
 const EVERY = Symbol("every attribute");
 
@@ -37,7 +35,8 @@ export class SettleTracker {
       if (step.pass !== 1) continue;
       // A loop's settle steps form one chain: the first waits on the loop's writes, each later one
       // on the settle step before it (`settle:<pass>:<address>`).
-      const before = step.dependsOn.length === 1 && step.dependsOn[0]!.startsWith("settle:") ? step.dependsOn[0]!.slice(step.dependsOn[0]!.indexOf(":", 7) + 1) : undefined;
+      const before =
+        step.dependsOn.length === 1 && step.dependsOn[0]!.startsWith("settle:") ? step.dependsOn[0]!.slice(step.dependsOn[0]!.indexOf(":", 7) + 1) : undefined;
       this.#loopOf.set(step.address, before === undefined ? step.address : (this.#loopOf.get(before) ?? before));
     }
   }
@@ -96,7 +95,7 @@ export class SettleTracker {
     const named = moving.length > 0 ? moving.join(", ") : `${resource.address} (${differing.join(", ") || "its configuration"})`;
     return {
       severity: "error",
-      code: CYCLE_UNSETTLED,
+      code: engineCode("cycle-unsettled"),
       summary: `The cycle does not settle: ${named} ${moving.length === 1 ? "changes" : "change"} on every update`,
       detail:
         `After ${step.pass} settle passes, ${resource.address} would still have to be updated (${differing.join(", ") || "its configuration differs"}), ` +
@@ -105,7 +104,8 @@ export class SettleTracker {
       address: resource.address,
       resourceType: resource.type,
       ...(differing.length > 0 ? { attribute: differing[0]! } : {}),
-      repair: "Refer to a value that stays the same across updates (a name, a url, a namespace id) instead of one that changes on every update (a version id), or set that value from outside the cycle.",
+      repair:
+        "Refer to a value that stays the same across updates (a name, a url, a namespace id) instead of one that changes on every update (a version id), or set that value from outside the cycle.",
     };
   }
 }

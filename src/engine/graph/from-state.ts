@@ -2,7 +2,7 @@
 // configuration (RFC 0011 rule 6: a cycle removed from code is found from these). Edges to
 // addresses that are not in the given records (already gone) are dropped.
 
-import type { ContributionEdge } from "../../state/types.ts";
+import type { ContributionEdge } from "../../state/index.ts";
 import type { EdgeInput } from "./types.ts";
 
 export interface RecordedEdges {
@@ -23,7 +23,13 @@ export function stateEdges(records: readonly RecordedEdges[]): EdgeInput[] {
     }
     for (const edge of record.contributions) {
       if (!present.has(edge.from) || edge.from === record.address) continue;
-      edges.push({ from: record.address, to: edge.from, kind: "contribution", attribute: edge.fields.join(","), via: `holds ${edge.fields.join(", ")} contributed by ${edge.from} (recorded in state)` });
+      edges.push({
+        from: record.address,
+        to: edge.from,
+        kind: "contribution",
+        attribute: edge.fields.join(","),
+        via: `holds ${edge.fields.join(", ")} contributed by ${edge.from} (recorded in state)`,
+      });
     }
   }
   return edges;

@@ -11,16 +11,14 @@
 // UNKNOWN values are encoded losslessly (values.ts).
 
 import { readFile, writeFile } from "node:fs/promises";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown, type Attributes, type KnownValue, type Value } from "../../core/values.ts";
-import type { AttributePath } from "../../provider/types.ts";
-import { isSealedSensitive, sealedMatches, sealSensitive } from "../../state/sensitive.ts";
+import { type AttributePath, type Diagnostic, DiagnosticError, type KnownValue } from "../../core/index.ts";
+import { digestMatches, sealDigest, sealedAttributePaths, sealPlanned, sealSensitive } from "../../secrets/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
-import { decodeAttributes, encodeAttributes, getPath, setPath } from "../values.ts";
+import { decodeAttributes, encodeAttributes } from "../values.ts";
 import type { PlanMode } from "./build.ts";
-import type { OutputChange, Plan, ResourceChange } from "./types.ts";
+import type { OutputChange, Plan, ResourceChange } from "../plan-data.ts";
 
 export const PLAN_FILE_FORMAT = "takoform-plan@1";
 const PLAN_FILE_MAX_DEPTH = STACK_MAX_DEPTH + 16;
@@ -37,39 +35,21 @@ export interface SavedPlan {
   refresh: boolean;
 }
 
-export class PlanFileError extends Error {
+/** A plan file that cannot be read or is not one. */
+export class PlanFileError extends DiagnosticError {
   override name = "PlanFileError";
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.summary);
-  }
-}
-
-function sealAt(attributes: Attributes | null, paths: readonly AttributePath[], lineage: string): Attributes | null {
-  if (attributes === null) return null;
-  let out = attributes;
-  for (const path of paths) {
-    const value = getPath(out, path);
-    if (value === undefined || value === null || isUnknown(value) || isSealedSensitive(value)) continue;
-    out = setPath(out, path, sealSensitive(value as KnownValue, lineage));
-  }
-  return out;
 }
 
 function encodeChange(change: ResourceChange, lineage: string, extraSealed: readonly AttributePath[] = []): Record<string, unknown> {
   const paths = [...change.sensitivePaths, ...extraSealed];
-  const before = sealAt(change.before, paths, lineage);
-  const after = sealAt(change.after, paths, lineage);
+  const before = sealPlanned(change.before, paths, lineage);
+  const after = sealPlanned(change.after, paths, lineage);
   return { ...change, before, after: after === null ? null : encodeAttributes(after) };
 }
 
 function decodeChange(raw: Record<string, unknown>): ResourceChange {
   const change = raw as unknown as ResourceChange;
   return { ...change, after: change.after === null ? null : decodeAttributes(change.after as Record<string, KnownValue>) };
-}
-
-function sealedPathsOf(before: Record<string, KnownValue> | null): AttributePath[] {
-  if (before === null) return [];
-  return Object.keys(before).filter((k) => isSealedSensitive(before[k])).map((k) => [k]);
 }
 
 function encodeOutput(output: OutputChange, lineage: string): Record<string, unknown> {
@@ -106,7 +86,7 @@ export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "va
   const variables: Record<string, KnownValue> = {};
   const sensitiveVariables: Record<string, string> = {};
   for (const [name, value] of saved.variables.values) {
-    if (saved.variables.sensitive.has(name)) sensitiveVariables[name] = sealSensitive(value, lineage).$sensitive;
+    if (saved.variables.sensitive.has(name)) sensitiveVariables[name] = sealDigest(value, lineage);
     else variables[name] = value;
   }
   const plan = saved.plan;
@@ -122,7 +102,7 @@ export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "va
     plan: {
       ...plan,
       resourceChanges: plan.resourceChanges.map((c) => encodeChange(c, lineage)),
-      resourceDrift: (plan.resourceDrift ?? []).map((c) => encodeChange(c, lineage, sealedPathsOf(c.before))),
+      resourceDrift: (plan.resourceDrift ?? []).map((c) => encodeChange(c, lineage, c.before === null ? [] : sealedAttributePaths(c.before))),
       outputChanges: plan.outputChanges.map((o) => encodeOutput(o, lineage)),
     },
   };
@@ -143,7 +123,8 @@ export function decodePlanFile(text: string | Uint8Array, file = "the plan file"
   const read = readStrictJson(text, { what: file, repair: "Write a plan with `takoform plan --out FILE` and apply that file.", maxDepth: PLAN_FILE_MAX_DEPTH });
   if (!read.ok) throw invalid(`${read.diagnostic.summary}. ${read.diagnostic.detail ?? ""}`.trimEnd());
   const raw = read.value as Record<string, unknown>;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw["format"] !== PLAN_FILE_FORMAT) throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw["format"] !== PLAN_FILE_FORMAT)
+    throw invalid(`Its format is not ${PLAN_FILE_FORMAT}.`);
   const plan = raw["plan"] as Record<string, unknown> | undefined;
   if (plan === undefined || typeof raw["stackDocument"] !== "string" || !Array.isArray(plan["resourceChanges"]) || !Array.isArray(plan["steps"])) {
     throw invalid("It lacks the plan or the stack document.");
@@ -189,7 +170,7 @@ export function checkSensitiveVariables(saved: SavedPlan, variables: ResolvedVar
   const out: Diagnostic[] = [];
   for (const [name, seal] of Object.entries(saved.sensitiveVariables)) {
     const value = variables.values.get(name);
-    if (value === undefined || !sealedMatches({ $sensitive: seal }, value, saved.plan.stateLineage)) {
+    if (value === undefined || !digestMatches(seal, value, saved.plan.stateLineage)) {
       out.push({
         severity: "error",
         code: engineCode("plan-file-variable-mismatch"),
@@ -197,23 +178,6 @@ export function checkSensitiveVariables(saved: SavedPlan, variables: ResolvedVar
         detail: "Sensitive values are not written to plan files; they are read again from the environment when the file is applied, and must be the same.",
         repair: `Set TAKOFORM_VAR_${name} (or TF_VAR_${name}) to the value used when planning, or plan again.`,
       });
-    }
-  }
-  return out;
-}
-
-/** Restores sealed shown values where the value now in hand is the one that was sealed. */
-export function unsealShown(shown: Value, actual: Value, paths: readonly AttributePath[], lineage: string): Value {
-  if (paths.length === 0 || shown === null || typeof shown !== "object" || Array.isArray(shown) || isUnknown(shown)) return shown;
-  let out = shown as Attributes;
-  for (const path of paths) {
-    const sealed = getPath(out, path);
-    const value = getPath(actual, path);
-    if (!isSealedSensitive(sealed) || value === undefined || value === null || isUnknown(value)) continue;
-    try {
-      if (sealedMatches(sealed, value as KnownValue, lineage)) out = setPath(out, path, value);
-    } catch {
-      // not a comparable value; the contradiction check reports it
     }
   }
   return out;

@@ -21,11 +21,11 @@
 // occupied until the old object is deleted), so that replacement is planned destroy-first instead
 // — deliberately, and said so in the change's replace reasons.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Provider } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { Provider } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
-import type { ResourceChange } from "./types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 
 export interface HolderCheckInput {
   provider: Provider;
@@ -52,7 +52,8 @@ function deletedFirst(change: ResourceChange | undefined): boolean {
 
 /** Why the revision is replaced, in a clause that follows "this change is a replacement". */
 function cause(change: ResourceChange): string {
-  if (change.replacePaths.some((p) => p[0] === "relation_drift_reason")) return ": a relation target was re-created out of band, and a revision is re-pinned only by replacing it";
+  if (change.replacePaths.some((p) => p[0] === "relation_drift_reason"))
+    return ": a relation target was re-created out of band, and a revision is re-pinned only by replacing it";
   if (change.replaceReasons.some((r) => r.path[0] === "lifecycle")) return ": lifecycle.replace_triggered_by forces it";
   return "";
 }
@@ -112,7 +113,10 @@ export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
         change.actions = ["delete", "create"];
         change.replaceReasons = [
           ...change.replaceReasons,
-          { path: ["name"], reason: `planned destroy-first: the new object keeps the name "${plannedName}", which the old one occupies until it is deleted, and nothing holds the old one` },
+          {
+            path: ["name"],
+            reason: `planned destroy-first: the new object keeps the name "${plannedName}", which the old one occupies until it is deleted, and nothing holds the old one`,
+          },
         ];
       }
       continue;

@@ -1,14 +1,12 @@
 // The lifecycle meta-arguments the planner honours beyond ignore_changes (values.ts):
 // create_before_destroy and its inheritance, replace_triggered_by, prevent_destroy.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown, valuesEqual, type Attributes } from "../../core/values.ts";
+import { type Attributes, type Diagnostic, getPath, isUnknown, valuesEqual } from "../../core/index.ts";
 import type { ResourceConfig, StackConfig } from "../config/types.ts";
 import { orderGraph } from "../graph/order.ts";
 import type { DependencyGraph, EdgeFilter } from "../graph/types.ts";
 import { engineCode } from "../codes.ts";
-import { getPath } from "../values.ts";
-import type { ResourceChange } from "./types.ts";
+import type { ResourceChange } from "../plan-data.ts";
 
 /**
  * Addresses replaced create-before-destroy. As in Terraform, a resource inherits the setting
@@ -41,10 +39,7 @@ export function createBeforeDestroySet(stack: StackConfig, graph: DependencyGrap
  * when that resource is created, updated or replaced; an attribute reference when the value
  * changes (an unknown planned value counts as a change).
  */
-export function replaceTrigger(
-  resource: ResourceConfig,
-  changeOf: (address: string) => ResourceChange | undefined,
-): string | null {
+export function replaceTrigger(resource: ResourceConfig, changeOf: (address: string) => ResourceChange | undefined): string | null {
   for (const ref of resource.lifecycle.replaceTriggeredBy) {
     const change = changeOf(ref.address);
     if (change === undefined || change.actions[0] === "no-op") continue;

@@ -2,26 +2,20 @@
 // value stored at the last apply. A sensitive output is compared through its seal and never
 // shown; an output removed from the configuration is deleted.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { valuesEqual, type KnownValue, type Value } from "../../core/values.ts";
-import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
-import type { StoredOutput } from "../../state/types.ts";
+import type { Diagnostic, KnownValue, Value } from "../../core/index.ts";
+import { sameAsStored } from "../../secrets/index.ts";
+import type { StoredOutput } from "../../state/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { StackConfig } from "../config/types.ts";
 import { evaluateOutputs, type ResourceValues } from "../evaluate.ts";
 import { containsUnknown } from "../values.ts";
-import type { OutputChange } from "./types.ts";
+import type { OutputChange } from "../plan-data.ts";
 
 export interface OutputPlan {
   changes: OutputChange[];
   /** The evaluated values (UNKNOWN where not known), for apply to store. */
   values: Map<string, { value: Value; sensitive: boolean }>;
   diagnostics: Diagnostic[];
-}
-
-function sameAsStored(stored: StoredOutput, value: KnownValue, lineage: string): boolean {
-  if (isSealedSensitive(stored.value)) return value !== null && sealedMatches(stored.value, value, lineage);
-  return valuesEqual(stored.value, value);
 }
 
 export function planOutputs(
@@ -49,7 +43,7 @@ export function planOutputs(
     let actions: OutputChange["actions"];
     if (before === undefined) actions = ["create"];
     else if (unknown) actions = ["update"];
-    else actions = sameAsStored(before, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
+    else actions = sameAsStored(before.value, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
     changes.push({
       name,
       actions,
@@ -62,7 +56,14 @@ export function planOutputs(
   for (const name of Object.keys(stored).sort()) {
     if (result.has(name) || evaluated.has(name)) continue;
     const before = stored[name]!;
-    changes.push({ name, actions: ["delete"], before: before.sensitive ? null : before.value, after: undefined, afterUnknown: false, sensitive: before.sensitive });
+    changes.push({
+      name,
+      actions: ["delete"],
+      before: before.sensitive ? null : before.value,
+      after: undefined,
+      afterUnknown: false,
+      sensitive: before.sensitive,
+    });
   }
   changes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { changes, values: result, diagnostics };

@@ -19,9 +19,9 @@
 
 import type { StackConfig, ResourceConfig, Expression } from "../config/types.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { sameAsRecorded } from "../refresh.ts";
-import type { OutputChange, Plan, RelevantAttribute, ResourceChange } from "./types.ts";
+import type { OutputChange, Plan, RelevantAttribute, ResourceChange } from "../plan-data.ts";
 
 /** Every attribute of the resource is relevant (a whole-resource reference). */
 const WHOLE = "";

@@ -11,16 +11,13 @@
 // As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
 // the new object shares nothing computed with the old one, and the apply re-plans it the same way.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/types.ts";
-import { isSealedSensitive, sealedMatches } from "../../state/sensitive.ts";
+import { appendUnique, type Attributes, type Diagnostic, hasErrors, type KnownValue, located } from "../../core/index.ts";
+import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/index.ts";
+import { unsealPrior } from "../../secrets/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
 import type { EvaluatedConfig } from "../evaluate.ts";
 import { applyIgnoreChanges, attributesEqual, compactAttributes } from "../values.ts";
-import type { ActionReason, ReplaceReason, ResourceChange } from "./types.ts";
-import { appendUnique } from "./unique.ts";
+import type { ActionReason, ReplaceReason, ResourceChange } from "../plan-data.ts";
 
 export interface ResourcePlanInput {
   provider: Provider;
@@ -47,32 +44,6 @@ export interface ResourcePlanResult {
   diagnostics: Diagnostic[];
 }
 
-/** Attach the resource's address and type to diagnostics that name none. */
-export function located(diagnostics: readonly Diagnostic[], address: string, type: string): Diagnostic[] {
-  return diagnostics.map((d) => (d.address !== undefined ? d : { ...d, address, ...(d.resourceType === undefined ? { resourceType: type } : {}) }));
-}
-
-/**
- * The prior attributes with sealed sensitive values replaced by the configured value when it is
- * the value that was sealed — so an unchanged secret plans nothing, and the provider never sees a
- * seal where it expects the value.
- */
-export function unsealPrior(prior: Attributes, config: Attributes, lineage: string): Attributes {
-  let out: Attributes | null = null;
-  for (const key in prior) {
-    const value = prior[key];
-    if (!isSealedSensitive(value)) continue;
-    const configured = config[key];
-    if (configured === undefined || configured === null) continue;
-    try {
-      if (sealedMatches(value, configured as KnownValue, lineage)) (out ??= { ...prior })[key] = configured;
-    } catch {
-      // An unknown configured value cannot match a seal; leave it sealed (the plan shows a change).
-    }
-  }
-  return out ?? prior;
-}
-
 /** The attributes a schema marks sensitive, derived once per schema (plans share the list, read-only). */
 const schemaSensitiveCache = new WeakMap<ResourceTypeSchema, AttributePath[]>();
 function sensitiveSchemaPaths(schema: ResourceTypeSchema): AttributePath[] {
@@ -91,14 +62,15 @@ function replaceReasons(schema: ResourceTypeSchema, paths: readonly AttributePat
     const name = String(path[0]);
     let reason: string;
     if (name === "relation_drift_reason") reason = "a referenced resource changed out of band and this Form declares no in-place update";
-    else if (name === "name" && schema.role === "revision" && (config["name"] === undefined || config["name"] === null)) reason = "the derived revision name changed (its content changed)";
+    else if (name === "name" && schema.role === "revision" && (config["name"] === undefined || config["name"] === null))
+      reason = "the derived revision name changed (its content changed)";
     else if (schema.role === "revision") reason = "a revision is immutable: any change replaces it";
     else reason = "this attribute cannot be changed in place";
     return { path, reason };
   });
 }
 
-export async function planResource(input: ResourcePlanInput): Promise<ResourcePlanResult> {
+export async function planChange(input: ResourcePlanInput): Promise<ResourcePlanResult> {
   const { provider, resource, schema, evaluated } = input;
   const address = resource.address;
   const diagnostics: Diagnostic[] = [...evaluated.diagnostics];
@@ -123,11 +95,20 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
 
   const schemaSensitive = sensitiveSchemaPaths(schema);
   const sensitivePaths: AttributePath[] =
-    evaluated.sensitivePaths.length === 0 ? schemaSensitive : schemaSensitive.length === 0 ? evaluated.sensitivePaths : [...evaluated.sensitivePaths, ...schemaSensitive];
+    evaluated.sensitivePaths.length === 0
+      ? schemaSensitive
+      : schemaSensitive.length === 0
+        ? evaluated.sensitivePaths
+        : [...evaluated.sensitivePaths, ...schemaSensitive];
   // Every change is built by `changeOf`, one object literal in one property order: a plan holds
   // one per resource for its whole life, and objects made as `{ ...base, more }` each get a hidden
   // class of their own in V8 (about 0.4 KB apiece at 10,000 resources).
-  const changeOf = (actions: ResourceChange["actions"], before: ResourceChange["before"], after: Attributes, replace?: { paths: AttributePath[]; reasons: ReplaceReason[]; reason: ActionReason }): ResourceChange => ({
+  const changeOf = (
+    actions: ResourceChange["actions"],
+    before: ResourceChange["before"],
+    after: Attributes,
+    replace?: { paths: AttributePath[]; reasons: ReplaceReason[]; reason: ActionReason },
+  ): ResourceChange => ({
     address,
     type: resource.type,
     name: resource.name,
@@ -163,11 +144,23 @@ export async function planResource(input: ResourcePlanInput): Promise<ResourcePl
     // As Terraform: a requested replacement is reported as requested, whatever else forces it.
     if (input.requested === true) actionReason = "replace_by_request";
     const successor = create.planned?.["name"];
-    if (actionReason === "relation_drift_recovery" && schema.role === "revision" && typeof successor === "string" && typeof before["name"] === "string" && successor !== before["name"]) {
-      reasons.push({ path: ["name"], reason: "the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds" });
+    if (
+      actionReason === "relation_drift_recovery" &&
+      schema.role === "revision" &&
+      typeof successor === "string" &&
+      typeof before["name"] === "string" &&
+      successor !== before["name"]
+    ) {
+      reasons.push({
+        path: ["name"],
+        reason: "the replacement takes the drifted revision's successor name, so it never reuses the name the old one still holds",
+      });
     }
     const actions: ResourceChange["actions"] = input.createBeforeDestroy ? ["create", "delete"] : ["delete", "create"];
-    return { change: changeOf(actions, before, compactAttributes(create.planned ?? {}), { paths: response.requiresReplace, reasons, reason: actionReason }), diagnostics };
+    return {
+      change: changeOf(actions, before, compactAttributes(create.planned ?? {}), { paths: response.requiresReplace, reasons, reason: actionReason }),
+      diagnostics,
+    };
   }
   const planned = response.planned ?? {};
   if (attributesEqual(planned, prior.attributes)) {

@@ -23,8 +23,8 @@
 // ordinary dependencies; the cycles module adds them through `extraSteps`, and orders existing
 // steps after them through `extraEdges` (a member's delete after its peers' reverts).
 
-import type { PlanStep, ResourceChange } from "./types.ts";
-import { parseStateAddress } from "../../state/records.ts";
+import type { PlanStep, ResourceChange } from "../plan-data.ts";
+import { parseStateAddress } from "../../state/index.ts";
 import { topologicalOrder } from "../dag.ts";
 
 export interface StepGraphInput {
@@ -49,121 +49,141 @@ export interface StepGraph {
 
 const stepId = (action: string, address: string) => `${action}:${address}`;
 
-export function buildStepGraph(input: StepGraphInput): StepGraph {
-  const steps = new Map<string, PlanStep>();
-  const add = (step: PlanStep): PlanStep => {
-    steps.set(step.id, step);
+/** The steps of a plan as they are built, indexed the ways the ordering rules look them up. */
+class StepIndex {
+  readonly steps = new Map<string, PlanStep>();
+  readonly byAddress = new Map<string, ResourceChange>();
+  /** Configuration address → its create/update/import step (what dependents wait for). */
+  readonly applyStep = new Map<string, PlanStep>();
+  /** Configuration address → the delete steps of its objects (current and deposed). */
+  readonly deleteSteps = new Map<string, PlanStep[]>();
+  /** Delete steps that are only deletes: orphans, destroy, deposed. */
+  readonly pureDeletes = new Set<PlanStep>();
+  /** Delete steps that must wait for configuration dependents (create-before-destroy, deposed). */
+  readonly lateDeletes = new Set<PlanStep>();
+
+  add(step: PlanStep): PlanStep {
+    this.steps.set(step.id, step);
     return step;
-  };
-  const dependOn = (step: PlanStep | undefined, on: PlanStep | undefined): void => {
+  }
+
+  /** `step` waits for `on`. */
+  dependOn(step: PlanStep | undefined, on: PlanStep | undefined): void {
     if (step === undefined || on === undefined || step === on) return;
     if (!step.dependsOn.includes(on.id)) step.dependsOn.push(on.id);
-  };
-
-  const byAddress = new Map<string, ResourceChange>();
-  /** Configuration address → its create/update/import step (what dependents wait for). */
-  const applyStep = new Map<string, PlanStep>();
-  /** Configuration address → the delete steps of its objects (current and deposed). */
-  const deleteSteps = new Map<string, PlanStep[]>();
-  /** Delete steps that are only deletes: orphans, destroy, deposed. */
-  const pureDeletes = new Set<PlanStep>();
-  /** Delete steps that must wait for configuration dependents (create-before-destroy, deposed). */
-  const lateDeletes = new Set<PlanStep>();
-
-  for (const change of input.changes) {
-    byAddress.set(change.address, change);
-    const { address: base, deposed } = parseStateAddress(change.address);
-    const key = change.actions.join(",");
-    let importStep: PlanStep | undefined;
-    if (change.importingId !== undefined) {
-      importStep = add({ id: stepId("import", change.address), address: change.address, action: "import", dependsOn: [] });
-      applyStep.set(base, importStep);
-    }
-    const deleteStep = (instance: "current" | undefined): PlanStep => {
-      const step = add({ id: stepId("delete", change.address), address: change.address, action: "delete", dependsOn: [], ...(instance ? { instance } : {}) });
-      dependOn(step, importStep);
-      deleteSteps.set(base, [...(deleteSteps.get(base) ?? []), step]);
-      return step;
-    };
-    switch (key) {
-      case "create": {
-        const action = change.placeholder ? "create-placeholder" : "create";
-        const step = add({ id: stepId(action, change.address), address: change.address, action, dependsOn: [] });
-        applyStep.set(base, step);
-        break;
-      }
-      case "update": {
-        const step = add({ id: stepId("update", change.address), address: change.address, action: "update", dependsOn: [] });
-        dependOn(step, importStep);
-        applyStep.set(base, step);
-        break;
-      }
-      case "delete,create": {
-        const old = deleteStep("current");
-        const created = add({ id: stepId("create", change.address), address: change.address, action: "create", dependsOn: [], instance: "replacement" });
-        dependOn(created, old);
-        dependOn(created, importStep);
-        applyStep.set(base, created);
-        break;
-      }
-      case "create,delete": {
-        const created = add({ id: stepId("create", change.address), address: change.address, action: "create", dependsOn: [], instance: "replacement" });
-        dependOn(created, importStep);
-        const old = deleteStep("current");
-        dependOn(old, created);
-        lateDeletes.add(old);
-        applyStep.set(base, created);
-        break;
-      }
-      case "delete": {
-        const step = deleteStep(undefined);
-        pureDeletes.add(step);
-        if (deposed !== null) lateDeletes.add(step);
-        break;
-      }
-      default:
-        break; // no-op (an import alone was added above)
-    }
   }
+}
 
+/** The steps of one change, ordered among themselves (rules 2, 3 and 7). */
+function addChangeSteps(index: StepIndex, change: ResourceChange): void {
+  index.byAddress.set(change.address, change);
+  const { address: base, deposed } = parseStateAddress(change.address);
+  let importStep: PlanStep | undefined;
+  if (change.importingId !== undefined) {
+    importStep = index.add({ id: stepId("import", change.address), address: change.address, action: "import", dependsOn: [] });
+    index.applyStep.set(base, importStep);
+  }
+  const deleteStep = (instance: "current" | undefined): PlanStep => {
+    const step = index.add({
+      id: stepId("delete", change.address),
+      address: change.address,
+      action: "delete",
+      dependsOn: [],
+      ...(instance ? { instance } : {}),
+    });
+    index.dependOn(step, importStep);
+    index.deleteSteps.set(base, [...(index.deleteSteps.get(base) ?? []), step]);
+    return step;
+  };
+  switch (change.actions.join(",")) {
+    case "create": {
+      const action = change.placeholder ? "create-placeholder" : "create";
+      index.applyStep.set(base, index.add({ id: stepId(action, change.address), address: change.address, action, dependsOn: [] }));
+      break;
+    }
+    case "update": {
+      const step = index.add({ id: stepId("update", change.address), address: change.address, action: "update", dependsOn: [] });
+      index.dependOn(step, importStep);
+      index.applyStep.set(base, step);
+      break;
+    }
+    case "delete,create": {
+      const old = deleteStep("current");
+      const created = index.add({ id: stepId("create", change.address), address: change.address, action: "create", dependsOn: [], instance: "replacement" });
+      index.dependOn(created, old);
+      index.dependOn(created, importStep);
+      index.applyStep.set(base, created);
+      break;
+    }
+    case "create,delete": {
+      const created = index.add({ id: stepId("create", change.address), address: change.address, action: "create", dependsOn: [], instance: "replacement" });
+      index.dependOn(created, importStep);
+      const old = deleteStep("current");
+      index.dependOn(old, created);
+      index.lateDeletes.add(old);
+      index.applyStep.set(base, created);
+      break;
+    }
+    case "delete": {
+      const step = deleteStep(undefined);
+      index.pureDeletes.add(step);
+      if (deposed !== null) index.lateDeletes.add(step);
+      break;
+    }
+    default:
+      break; // no-op (an import alone was added above)
+  }
+}
+
+/** Rule 1: creates/updates after their dependencies' creates/updates/imports. */
+function orderApplies(index: StepIndex, configDependencies: ReadonlyMap<string, readonly string[]>): void {
+  for (const [address, step] of index.applyStep) {
+    if (step.action === "import") continue;
+    for (const dependency of configDependencies.get(address) ?? []) index.dependOn(step, index.applyStep.get(dependency));
+  }
+}
+
+/** Rules 3 and 6: late deletes wait for the configuration dependents' creates/updates. */
+function orderLateDeletes(index: StepIndex, configDependencies: ReadonlyMap<string, readonly string[]>): void {
   // Configuration dependents, inverted once: dependency → dependents.
   const configDependents = new Map<string, string[]>();
-  for (const [address, dependencies] of input.configDependencies) {
+  for (const [address, dependencies] of configDependencies) {
     for (const dependency of dependencies) configDependents.set(dependency, [...(configDependents.get(dependency) ?? []), address]);
   }
-
-  // Rule 1: creates/updates after their dependencies' creates/updates/imports.
-  for (const [address, step] of applyStep) {
-    if (step.action === "import") continue;
-    for (const dependency of input.configDependencies.get(address) ?? []) dependOn(step, applyStep.get(dependency));
-  }
-
-  // Rules 3 and 6: late deletes wait for the configuration dependents' creates/updates.
-  for (const step of lateDeletes) {
+  for (const step of index.lateDeletes) {
     const base = parseStateAddress(step.address).address;
-    for (const dependent of configDependents.get(base) ?? []) dependOn(step, applyStep.get(dependent));
+    for (const dependent of configDependents.get(base) ?? []) index.dependOn(step, index.applyStep.get(dependent));
   }
+}
 
-  // Rules 4 and 5, from the dependencies recorded in state.
-  for (const [stateAddress, dependencies] of input.stateDependencies) {
-    const change = byAddress.get(stateAddress);
+/** Rules 4 and 5, from the dependencies recorded in state. */
+function orderStateDeletes(index: StepIndex, stateDependencies: ReadonlyMap<string, readonly string[]>): void {
+  for (const [stateAddress, dependencies] of stateDependencies) {
+    const change = index.byAddress.get(stateAddress);
     if (change === undefined) continue;
     const base = parseStateAddress(stateAddress).address;
-    const own = steps.get(stepId("delete", stateAddress));
+    const own = index.steps.get(stepId("delete", stateAddress));
     for (const dependency of dependencies) {
-      for (const target of deleteSteps.get(dependency) ?? []) {
+      for (const target of index.deleteSteps.get(dependency) ?? []) {
         if (own !== undefined) {
-          dependOn(target, own); // rule 4: the dependent's old object goes first
-        } else if (pureDeletes.has(target)) {
-          dependOn(target, applyStep.get(base)); // rule 5: it lets go first
+          index.dependOn(target, own); // rule 4: the dependent's old object goes first
+        } else if (index.pureDeletes.has(target)) {
+          index.dependOn(target, index.applyStep.get(base)); // rule 5: it lets go first
         }
       }
     }
   }
+}
 
-  for (const step of input.extraSteps ?? []) add({ ...step, dependsOn: [...step.dependsOn] });
-  for (const edge of input.extraEdges ?? []) dependOn(steps.get(edge.from), steps.get(edge.to));
-  for (const step of steps.values()) step.dependsOn.sort();
-  const { order, cyclic } = topologicalOrder([...steps.values()]);
+export function buildStepGraph(input: StepGraphInput): StepGraph {
+  const index = new StepIndex();
+  for (const change of input.changes) addChangeSteps(index, change);
+  orderApplies(index, input.configDependencies);
+  orderLateDeletes(index, input.configDependencies);
+  orderStateDeletes(index, input.stateDependencies);
+  for (const step of input.extraSteps ?? []) index.add({ ...step, dependsOn: [...step.dependsOn] });
+  for (const edge of input.extraEdges ?? []) index.dependOn(index.steps.get(edge.from), index.steps.get(edge.to));
+  for (const step of index.steps.values()) step.dependsOn.sort();
+  const { order, cyclic } = topologicalOrder([...index.steps.values()]);
   return { steps: [...order, ...cyclic], cyclic: cyclic.map((s) => s.id) };
 }

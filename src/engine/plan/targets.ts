@@ -2,9 +2,8 @@
 // depend on in configuration (refreshing only their records; an orphan only when it is named
 // itself); a destroy covers the targets and everything that depends on them per state.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import { parseStateAddress, type ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import { dependenciesOf, dependentsOf } from "../graph/closure.ts";
@@ -40,11 +39,20 @@ export function targetScope(
     }));
   if (diagnostics.length > 0) return { planned: null, state: null, diagnostics };
   if (destroy) {
-    const stateGraph = buildDependencyGraph(records.map((r) => r.address), stateEdges(records));
+    const stateGraph = buildDependencyGraph(
+      records.map((r) => r.address),
+      stateEdges(records),
+    );
     const roots = records.filter((r) => targets.includes(parseStateAddress(r.address).address)).map((r) => r.address);
     return { planned: null, state: new Set(dependentsOf(stateGraph, roots)), diagnostics };
   }
-  const planned = new Set(dependenciesOf(graph, targets.filter((t) => stack.resources.has(t)), edgeFilter));
+  const planned = new Set(
+    dependenciesOf(
+      graph,
+      targets.filter((t) => stack.resources.has(t)),
+      edgeFilter,
+    ),
+  );
   const state = new Set(
     records
       .filter((r) => {

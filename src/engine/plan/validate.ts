@@ -12,16 +12,14 @@
 //     lifecycle.ignore_changes path must name an attribute the referenced type's schema has;
 // and every output's references are checked the same way.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { AttributePath, AttributeType, Provider, ResourceTypeSchema } from "../../provider/types.ts";
-import { suggestName } from "../../provider/validate/suggest.ts";
+import { type Diagnostic, located } from "../../core/index.ts";
+import { type AttributePath, type AttributeType, type Provider, type ResourceTypeSchema, suggestName } from "../../provider/index.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import { formatPath } from "../config/expression/traversal.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
 import { evaluateResource } from "../evaluate.ts";
-import { located } from "./resource.ts";
 
 /** Why `path` does not lead into a value of `schema`'s type, or undefined when it does. */
 function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: number; detail: string; suggestion?: string } | undefined {
@@ -37,7 +35,11 @@ function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: n
       const member = Object.hasOwn(members, step) ? members[step]! : undefined;
       if (member === undefined) {
         const suggestion = suggestName(step, Object.keys(members));
-        return { step: i, detail: `${at === "" ? `a ${schema.type}` : at} has no attribute ${JSON.stringify(step)}`, ...(suggestion !== undefined ? { suggestion } : {}) };
+        return {
+          step: i,
+          detail: `${at === "" ? `a ${schema.type}` : at} has no attribute ${JSON.stringify(step)}`,
+          ...(suggestion !== undefined ? { suggestion } : {}),
+        };
       }
       type = member.type;
       continue;
@@ -53,7 +55,12 @@ function pathProblem(schema: ResourceTypeSchema, path: AttributePath): { step: n
   return undefined;
 }
 
-function referenceProblem(stack: StackConfig, provider: Provider, ref: ReferenceExpr, where: { address?: string; attribute: string; context: string }): Diagnostic | undefined {
+function referenceProblem(
+  stack: StackConfig,
+  provider: Provider,
+  ref: ReferenceExpr,
+  where: { address?: string; attribute: string; context: string },
+): Diagnostic | undefined {
   const target = stack.resources.get(ref.address);
   const schema = target === undefined ? undefined : provider.schema(target.type);
   // An undeclared target or an unknown type is reported by the loader and the type check.
@@ -75,7 +82,12 @@ function referenceProblem(stack: StackConfig, provider: Provider, ref: Reference
 }
 
 /** Every configuration error of the resources in `addresses` (all when null), found without the host. */
-export function validateConfiguration(provider: Provider, stack: StackConfig, variables: ResolvedVariables, addresses: ReadonlySet<string> | null): Diagnostic[] {
+export function validateConfiguration(
+  provider: Provider,
+  stack: StackConfig,
+  variables: ResolvedVariables,
+  addresses: ReadonlySet<string> | null,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const checkReferences = (expr: Expression, where: { address?: string; attribute: string; context: string }) => {
     for (const ref of referencesOf(expr)) {
@@ -88,18 +100,26 @@ export function validateConfiguration(provider: Provider, stack: StackConfig, va
     const schema = provider.schema(resource.type);
     if (schema === undefined) continue;
     const address = resource.address;
-    const evaluated = evaluateResource(resource, variables, () => undefined, undefined, (name) => {
-      const kind = schema.attributes[name]?.type.kind;
-      return kind === "list" || kind === "set";
-    });
+    const evaluated = evaluateResource(
+      resource,
+      variables,
+      () => undefined,
+      undefined,
+      (name) => {
+        const kind = schema.attributes[name]?.type.kind;
+        return kind === "list" || kind === "set";
+      },
+    );
     out.push(...evaluated.diagnostics);
     out.push(...located(provider.validate(resource.type, evaluated.attributes), address, resource.type));
 
     for (const [attribute, expr] of Object.entries(resource.attributes)) checkReferences(expr, { address, attribute, context: `${address}.${attribute}` });
     for (const contribution of resource.contributions) {
-      for (const [attribute, expr] of Object.entries(contribution.values)) checkReferences(expr, { address, attribute, context: `The value ${contribution.from} contributes to ${address}.${attribute}` });
+      for (const [attribute, expr] of Object.entries(contribution.values))
+        checkReferences(expr, { address, attribute, context: `The value ${contribution.from} contributes to ${address}.${attribute}` });
     }
-    for (const ref of resource.lifecycle.replaceTriggeredBy) checkReferences(ref, { address, attribute: "lifecycle.replace_triggered_by", context: `lifecycle.replace_triggered_by of ${address}` });
+    for (const ref of resource.lifecycle.replaceTriggeredBy)
+      checkReferences(ref, { address, attribute: "lifecycle.replace_triggered_by", context: `lifecycle.replace_triggered_by of ${address}` });
     const ignore = resource.lifecycle.ignoreChanges;
     if (ignore !== "all") {
       for (const path of ignore) {

@@ -1,12 +1,11 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { renderDiagnostic } from "../../provider/diagnostics/render.ts";
-import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan/types.ts";
+import { hasErrors, renderDiagnostic } from "../../core/index.ts";
+import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
 import { reportedDrift } from "../plan/relevance.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
-import { diffLines, formatValue, KNOWN_AFTER_APPLY, SENSITIVE_VALUE, sensitiveDiffLines } from "./values.ts";
+import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
+import { diffLines, formatValue, KNOWN_AFTER_APPLY, sensitiveDiffLines } from "./values.ts";
 
 export interface HumanRenderOptions {
   color: boolean;
@@ -47,7 +46,7 @@ function sensitiveOf(change: ResourceChange): Set<string> {
 function renderChange(change: ResourceChange, options: HumanRenderOptions, lineage: string, drift = false): string {
   const key = change.actions.join(",");
   const symbol = SYMBOL[key] ?? (key === "no-op" ? "   " : "  ?");
-  let headline = drift ? (key === "delete" ? "has been deleted" : "has changed") : HEADLINE[key] ?? key;
+  let headline = drift ? (key === "delete" ? "has been deleted" : "has changed") : (HEADLINE[key] ?? key);
   if (key === "no-op" && change.importingId !== undefined) headline = "will be imported";
   if (change.actionReason === "delete_because_no_resource_config") headline += " (not in configuration)";
   if (change.actionReason === "relation_drift_recovery") headline += " (a referenced resource changed out of band)";
@@ -86,14 +85,20 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
 
 /** Counts for the summary line; a replacement counts once as an add and once as a destroy. */
 export function summarize(plan: Plan): { add: number; change: number; destroy: number; import: number } {
-  let add = 0, change = 0, destroy = 0, imported = 0;
+  let add = 0,
+    change = 0,
+    destroy = 0,
+    imported = 0;
   for (const c of plan.resourceChanges) {
     if (c.importingId !== undefined) imported++;
     const key = c.actions.join(",");
     if (key === "create") add++;
     else if (key === "update") change++;
     else if (key === "delete") destroy++;
-    else if (key === "delete,create" || key === "create,delete") { add++; destroy++; }
+    else if (key === "delete,create" || key === "create,delete") {
+      add++;
+      destroy++;
+    }
   }
   return { add, change, destroy, import: imported };
 }
@@ -132,7 +137,9 @@ function stepLines(steps: readonly PlanStep[]): string[] {
 
 /** What the cycle steps will write beyond the resource counts, or null when there are none. */
 function cycleSummary(steps: readonly PlanStep[]): string | null {
-  let finalize = 0, revert = 0, passes = 0;
+  let finalize = 0,
+    revert = 0,
+    passes = 0;
   for (const s of steps) {
     if (s.action === "finalize") finalize++;
     else if (s.action === "revert") revert++;
@@ -178,7 +185,13 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     out.push("Resource actions are indicated with the following symbols:");
     for (const key of ["create", "update", "delete,create", "create,delete", "delete"]) {
       if (!used.has(key)) continue;
-      const label = { create: "create", update: "update in-place", "delete,create": "destroy and then create replacement", "create,delete": "create replacement and then destroy", delete: "destroy" }[key];
+      const label = {
+        create: "create",
+        update: "update in-place",
+        "delete,create": "destroy and then create replacement",
+        "create,delete": "create replacement and then destroy",
+        delete: "destroy",
+      }[key];
       out.push(`  ${paint(SYMBOL[key]!.trim().padStart(3), colorOf(key), options)} ${label}`);
     }
     out.push("", "Takoform will perform the following actions:", "");

@@ -1,15 +1,13 @@
 // The machine-readable plan: shaped like `terraform show -json` (resource_changes with Terraform's
 // action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
 
-import { isUnknown, type KnownValue, type Value } from "../../core/values.ts";
-import { diagnosticToJson } from "../../provider/diagnostics/render.ts";
-import type { AttributePath } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { Plan, ResourceChange } from "../plan/types.ts";
+import { diagnosticToJson, isUnknown, type KnownValue, type Value } from "../../core/index.ts";
+import type { AttributePath } from "../../provider/index.ts";
+import { parseStateAddress } from "../../state/index.ts";
+import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
+import type { Plan, ResourceChange } from "../plan-data.ts";
 
 export const PLAN_JSON_FORMAT_VERSION = "1.2";
-const SENSITIVE = "(sensitive value)";
 
 /** `after` with unknown leaves removed: omitted from objects, null inside lists (Terraform's convention). */
 export function knownPart(value: Value): KnownValue | undefined {
@@ -63,38 +61,16 @@ function sensitiveMask(paths: readonly AttributePath[]): Record<string, unknown>
   return out;
 }
 
-function redact(value: KnownValue | undefined, paths: readonly AttributePath[]): KnownValue | undefined {
-  if (value === undefined || value === null || paths.length === 0) return value;
-  const copy = structuredClone(value) as Record<string, KnownValue>;
-  for (const path of paths) {
-    let node: unknown = copy;
-    for (let i = 0; i < path.length - 1 && node !== null && typeof node === "object"; i++) {
-      node = (node as Record<string, unknown>)[String(path[i])];
-    }
-    const last = String(path[path.length - 1]);
-    if (node !== null && typeof node === "object" && Object.hasOwn(node, last)) (node as Record<string, unknown>)[last] = SENSITIVE;
-  }
-  return copy;
-}
-
-/** Where a value holds a seal from state or a saved plan (a secret wherever the paths say so or not). */
-function sealedPaths(value: Value, path: AttributePath = []): AttributePath[] {
-  if (isSealedSensitive(value)) return [path];
-  if (Array.isArray(value)) return value.flatMap((item, i) => sealedPaths(item, [...path, i]));
-  if (value !== null && typeof value === "object" && !isUnknown(value)) return Object.entries(value).flatMap(([k, v]) => sealedPaths(v, [...path, k]));
-  return [];
-}
-
 function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
   // Secrets never reach output: values at sensitive paths (and seals) are masked, and
   // before_sensitive / after_sensitive say where, as Terraform marks them (`true` at each path).
-  const beforePaths = change.before === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.before)];
-  const afterPaths = change.after === null ? [] : [...change.sensitivePaths, ...sealedPaths(change.after)];
+  const beforePaths = change.before === null ? [] : [...change.sensitivePaths, ...sealedPathsIn(change.before)];
+  const afterPaths = change.after === null ? [] : [...change.sensitivePaths, ...sealedPathsIn(change.after)];
   const body: Record<string, unknown> = {
     actions: change.actions,
-    before: redact(change.before ?? null, beforePaths) ?? null,
-    after: change.after === null ? null : redact(knownPart(change.after), afterPaths) ?? null,
-    after_unknown: change.after === null ? {} : unknownMask(change.after) ?? {},
+    before: maskAt(change.before ?? null, beforePaths) ?? null,
+    after: change.after === null ? null : (maskAt(knownPart(change.after), afterPaths) ?? null),
+    after_unknown: change.after === null ? {} : (unknownMask(change.after) ?? {}),
     before_sensitive: change.before === null ? false : sensitiveMask(beforePaths),
     after_sensitive: change.after === null ? false : sensitiveMask(afterPaths),
   };
@@ -126,15 +102,17 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     state: { lineage: plan.stateLineage, serial: plan.stateSerial },
     resource_changes: plan.resourceChanges.map(resourceChangeJson),
     ...(plan.resourceDrift !== undefined && plan.resourceDrift.length > 0 ? { resource_drift: plan.resourceDrift.map(resourceChangeJson) } : {}),
-    ...(plan.relevantAttributes !== undefined && plan.relevantAttributes.length > 0 ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) } : {}),
+    ...(plan.relevantAttributes !== undefined && plan.relevantAttributes.length > 0
+      ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) }
+      : {}),
     ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
     output_changes: Object.fromEntries(
       plan.outputChanges.map((o) => [
         o.name,
         {
           actions: o.actions,
-          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE) : o.before ?? null,
-          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE) : o.after ?? null,
+          before: o.sensitive ? (o.before === undefined ? null : SENSITIVE_VALUE) : (o.before ?? null),
+          after: o.sensitive ? (o.after === undefined ? null : SENSITIVE_VALUE) : (o.after ?? null),
           after_unknown: o.afterUnknown,
           before_sensitive: o.sensitive,
           after_sensitive: o.sensitive,

@@ -2,17 +2,15 @@
 // and outputs as `terraform output -json` does (`{name: {sensitive, type, value}}`).
 //
 // Secrets never reach output. State holds a sensitive value only as a seal, so where Terraform
-// would print the value we print the mask our plan JSON uses, "(sensitive value)", and mark the
+// would print the value we print the mask our plan JSON uses, "(sensitive value)" (src/secrets), and mark the
 // path in `sensitive_values`; a sensitive output carries no `value` at all, and its `type` is
 // "dynamic" (cty's "any type"), since a seal does not tell what type was sealed.
 
-import type { KnownValue } from "../../core/values.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import { isSealedSensitive } from "../../state/sensitive.ts";
-import type { StateDocument, StoredOutput } from "../../state/types.ts";
+import type { KnownValue } from "../../core/index.ts";
+import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
+import { parseStateAddress, type StateDocument, type StoredOutput } from "../../state/index.ts";
 
 export const STATE_JSON_FORMAT_VERSION = "1.0";
-const SENSITIVE = "(sensitive value)";
 const PROVIDER_NAME = "registry.terraform.io/tako0614/takoform";
 
 /** cty's implied type of a JSON value, as Terraform writes it in `output -json` (`["object", {…}]`, `["tuple", […]]`). */
@@ -22,7 +20,14 @@ export function impliedType(value: KnownValue): unknown {
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "bool";
   if (Array.isArray(value)) return ["tuple", value.map(impliedType)];
-  return ["object", Object.fromEntries(Object.keys(value).sort().map((k) => [k, impliedType(value[k]!)]))];
+  return [
+    "object",
+    Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, impliedType(value[k]!)]),
+    ),
+  ];
 }
 
 /** One output as `terraform output -json` prints it; a sensitive one without its value. */
@@ -32,17 +37,17 @@ export function outputJson(output: StoredOutput): Record<string, unknown> {
 }
 
 /** Seals replaced by the mask, and the matching `sensitive_values` tree (`true` where a seal was). */
-function unseal(value: KnownValue): { shown: KnownValue; mask: unknown } {
-  if (isSealedSensitive(value)) return { shown: SENSITIVE, mask: true };
+function masked(value: KnownValue): { shown: KnownValue; mask: unknown } {
+  if (isSealedSensitive(value)) return { shown: SENSITIVE_VALUE, mask: true };
   if (Array.isArray(value)) {
-    const parts = value.map(unseal);
+    const parts = value.map(masked);
     return { shown: parts.map((p) => p.shown), mask: parts.map((p) => p.mask ?? false) };
   }
   if (value !== null && typeof value === "object") {
     const shown: Record<string, KnownValue> = {};
     const mask: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const part = unseal(item);
+      const part = masked(item);
       shown[key] = part.shown;
       if (part.mask !== undefined && part.mask !== false && !(Array.isArray(part.mask) && part.mask.every((m) => m === false))) mask[key] = part.mask;
     }
@@ -56,7 +61,7 @@ export function stateToJson(document: StateDocument | null, version: string): Re
   if (document === null) return { format_version: STATE_JSON_FORMAT_VERSION };
   const resources = document.resources.map((record) => {
     const { address, deposed } = parseStateAddress(record.address);
-    const { shown, mask } = unseal(record.attributes);
+    const { shown, mask } = masked(record.attributes);
     return {
       address,
       mode: "managed",

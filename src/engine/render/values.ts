@@ -1,10 +1,9 @@
 // Terraform-style rendering of attribute values and their differences, for the human plan.
 
-import { isUnknown, isWhollyKnown, valuesEqual, type Value } from "../../core/values.ts";
-import { isSealedSensitive, sealedMatches, type SealedSensitive } from "../../state/sensitive.ts";
+import { isUnknown, valuesEqual, type Value } from "../../core/index.ts";
+import { isSealedSensitive, SENSITIVE_VALUE, sensitiveValuesEqual } from "../../secrets/index.ts";
 
 export const KNOWN_AFTER_APPLY = "(known after apply)";
-export const SENSITIVE_VALUE = "(sensitive value)";
 
 export type Marker = "+" | "-" | "~" | " ";
 
@@ -43,14 +42,7 @@ function isObject(value: Value): value is { [key: string]: Value } {
  * Lines describing one attribute's change. `before`/`after` undefined means absent on that side.
  * Nested objects are diffed member by member; lists of equal length element by element.
  */
-export function diffLines(
-  name: string,
-  before: Value | undefined,
-  after: Value | undefined,
-  indent: string,
-  width: number,
-  note: string,
-): string[] {
+export function diffLines(name: string, before: Value | undefined, after: Value | undefined, indent: string, width: number, note: string): string[] {
   const key = name.padEnd(width);
   if (before === undefined || before === null) {
     if (after === undefined || after === null) return [];
@@ -84,23 +76,6 @@ function memberLines(before: { [key: string]: Value }, after: { [key: string]: V
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   const width = Math.max(...keys.map((k) => k.length));
   return keys.flatMap((k) => diffLines(k, before[k], after[k], indent, width, ""));
-}
-
-/**
- * Whether a sensitive attribute keeps its value. A seal (from state or a saved plan) equals the
- * plain value it was made from under `salt` (the state lineage), and another seal only when the
- * digests match; an unknown value is a change.
- */
-export function sensitiveValuesEqual(before: Value, after: Value, salt: string): boolean {
-  if (valuesEqual(before, after)) return true;
-  const sealedBefore = isSealedSensitive(before);
-  const sealedAfter = isSealedSensitive(after);
-  if (sealedBefore === sealedAfter) return false; // both sealed with different digests, or plainly different
-  const seal = (sealedBefore ? before : after) as SealedSensitive;
-  const plain = sealedBefore ? after : before;
-  // An unknown value cannot match a seal: it is a change.
-  if (plain === null || !isWhollyKnown(plain)) return false;
-  return sealedMatches(seal, plain, salt);
 }
 
 /**

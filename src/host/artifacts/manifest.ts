@@ -12,9 +12,8 @@
 //   - sizes are integers within bounds, and a WorkerBundle's declared total stays within
 //     maximumBundleBytes.
 
-import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES, type WireArtifactManifest } from "../../core/protocol.ts";
-import { isDigest } from "../../core/grammar.ts";
-import { canonicalJson, digestBytes, type JsonValue } from "../../forms/digest.ts";
+import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES, isDigest, type WireArtifactManifest } from "../../core/index.ts";
+import { canonicalJson, digestBytes, type JsonValue } from "../../forms/index.ts";
 import { HostError } from "../errors.ts";
 
 const PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;

@@ -4,8 +4,8 @@
 // whoever uploads them; authorization is never shared. Nothing a tenant holds is ever dropped,
 // so a referenced manifest or blob stays readable for the life of the data directory.
 
-import { isDigest } from "../../core/grammar.ts";
-import { digestBytes } from "../../forms/digest.ts";
+import { isDigest } from "../../core/index.ts";
+import { digestBytes } from "../../forms/index.ts";
 import { validateManifest } from "../artifacts/manifest.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, expectClosed, expectObject, requireEmptyBody } from "../envelope.ts";

@@ -2,8 +2,8 @@
 // Every Form lookup resolves the whole exact identity or fails form_unknown; nothing falls back
 // to another definition of the kind.
 
-import { REQUIRED_FEATURES, SUPPORT_API_VERSION, type WireSupportProfile } from "../../core/protocol.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import { type LifecycleOperation, REQUIRED_FEATURES, SUPPORT_API_VERSION, type WireSupportProfile } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { requireEmptyBody } from "../envelope.ts";
@@ -11,7 +11,6 @@ import { HostError, invalidArgument } from "../errors.ts";
 import { jsonResponse, type HostResponse } from "../http.ts";
 import { identityHeaders } from "../identity.ts";
 import { formMissing, parseExactFormQuery, requireNoQuery } from "../query.ts";
-import type { LifecycleOperation } from "../../core/protocol.ts";
 
 export function handleDiscovery(ctx: HostContext, rc: RequestContext): HostResponse {
   requireNoQuery(rc.match.query, "discovery");

@@ -1,7 +1,7 @@
 // Helpers shared by the resource handlers.
 
-import { refuseMovedAway } from "../lane-move.ts";
-import { formatFormRef, formRefsEqual } from "../../forms/refs.ts";
+import { refuseMovedAway } from "../moved-away.ts";
+import { formatFormRef, formRefsEqual } from "../../core/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { HostError, invalidArgument } from "../errors.ts";

@@ -9,9 +9,7 @@
 // The caller's credential decides the tenant, as on every route; only that tenant's space moves.
 // Refusals are the closed error envelope.
 
-import { HEADER } from "../../core/protocol.ts";
-import { isSpaceId } from "../../core/grammar.ts";
-import { isLaneName, laneNamesText } from "../../core/lanes.ts";
+import { HEADER, isLaneName, isSpaceId, laneNamesText } from "../../core/index.ts";
 import type { Authenticator } from "../auth.ts";
 import type { HostContext } from "../context.ts";
 import { decodeJsonBody, expectClosed, expectObject } from "../envelope.ts";

@@ -1,7 +1,7 @@
 // read (GET), observe (POST …/observe) and delete (DELETE) of one resource, addressed by the
 // exact-form query. A read never heals a drifted relation; it serves the stored rendering.
 
-import { HEADER } from "../../core/protocol.ts";
+import { HEADER } from "../../core/index.ts";
 import { commitRemoval } from "../commit.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { requireEmptyBody } from "../envelope.ts";

@@ -11,8 +11,8 @@
 // not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
 // apply (§2.7 step 6, §11 Q20).
 
-import { refuseMovedAway } from "../lane-move.ts";
-import { HEADER } from "../../core/protocol.ts";
+import { refuseMovedAway } from "../moved-away.ts";
+import { formRefsEqual, HEADER } from "../../core/index.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
@@ -22,7 +22,6 @@ import { prepareDigest } from "../prepare-binding.ts";
 import { formMissing, requireNoQuery } from "../query.ts";
 import { materializeSpec, requireValidSpec, writeProblems } from "../spec.ts";
 import type { SpecProblem } from "../rules/types.ts";
-import { formRefsEqual } from "../../forms/refs.ts";
 import { recordedRef } from "../store/index.ts";
 
 const MAX_DIAGNOSTICS = 256;

@@ -2,7 +2,7 @@
 // closed envelope and its preconditions, authorize the Form for the principal, replay a
 // recorded answer for the same key, then run the gauntlet and commit — or accept as a 202.
 
-import { isCanonicalDecimal, isUid } from "../../core/grammar.ts";
+import { isCanonicalDecimal, isDigest, isUid } from "../../core/index.ts";
 import { commitWrite } from "../commit.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { checkPathIdentity, decodeJsonBody, decodeResourceCore, expectObject, expectClosed, expectString } from "../envelope.ts";
@@ -16,7 +16,6 @@ import type { Executor } from "../operations.ts";
 import { representResource } from "../representation.ts";
 import { recordedRef } from "../store/index.ts";
 import { asyncPolicy, resourceResponse } from "./common.ts";
-import { isDigest } from "../../core/grammar.ts";
 import { requireNoQuery } from "../query.ts";
 
 export function handleApply(ctx: HostContext, rc: RequestContext): HostResponse {

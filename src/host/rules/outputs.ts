@@ -5,8 +5,8 @@
 // A DNS label is at most 63 characters, so a name is shortened to 54 before the "-<8 hex>"
 // suffix; two incarnations never share a suffix in practice because it hashes the uid.
 
-import { EDGE_FAMILY_GROUPS } from "../../core/lanes.ts";
-import { sha256Hex } from "../../forms/digest.ts";
+import { EDGE_FAMILY_GROUPS } from "../../core/index.ts";
+import { sha256Hex } from "../../forms/index.ts";
 import type { FormRules, RuleModule } from "./types.ts";
 
 export const MESH_GROUP = "mesh.takoform-cdk.dev/v1alpha1";

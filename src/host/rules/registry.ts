@@ -3,7 +3,7 @@
 // in registration order. Two modules may not both own a line's outputs.
 
 import type { FormRules, RuleHost, RuleModule } from "./types.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import type { JsonObject } from "../../forms/index.ts";
 
 function lineKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;

@@ -21,14 +21,18 @@
 //
 // Hooks throw HostError to refuse; they never write to the store.
 
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormRef } from "../../forms/refs.ts";
-import type { ConditionReason, ConditionStatus, WireSupportProfile } from "../../core/protocol.ts";
+import type { BindingRef, ConditionReason, ConditionStatus, FormRef, InterfaceRef, Lane, WireSupportProfile } from "../../core/index.ts";
+import type {
+  BindingDefinition,
+  DesiredSpecValidator,
+  FormDefinition,
+  InterfaceDefinition,
+  JsonObject,
+  Relation,
+  RelationInstance,
+  Role,
+} from "../../forms/index.ts";
 import type { RelationPin, StoredResource } from "../store/index.ts";
-import type { CatalogForm, CatalogInterface } from "../catalog.ts";
-import type { RelationInstance } from "../../forms/relations.ts";
-import type { InterfaceRef } from "../../forms/refs.ts";
-import type { Lane } from "../../core/lanes.ts";
 
 /** Read-only access to the caller tenant's resources and artifacts. */
 export interface RuleView {
@@ -147,3 +151,30 @@ export interface FormRules {
  * `host` is bound after the catalog is installed: read it inside hooks, not at registration.
  */
 export type RuleModule = (registry: { register(apiVersion: string, kind: string, rules: FormRules): void; readonly host: RuleHost }) => void;
+
+// ---- the catalog's entries (catalog.ts keeps them; the rules above take them) ----
+
+export interface CatalogForm {
+  ref: FormRef;
+  packageDigest: string | undefined;
+  definition: FormDefinition;
+  /** The installed Definition's own desiredSchema, exactly as its document carries it. */
+  desiredSchema: JsonObject;
+  role: Role;
+  declaresUpdate: boolean;
+  relations: readonly Relation[];
+  validator: DesiredSpecValidator;
+  outputValidator: DesiredSpecValidator | undefined;
+  rules: FormRules;
+  path: string | undefined;
+}
+
+export interface CatalogInterface {
+  ref: InterfaceRef;
+  definition: InterfaceDefinition;
+}
+
+export interface CatalogBinding {
+  ref: BindingRef;
+  definition: BindingDefinition;
+}

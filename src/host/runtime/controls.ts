@@ -14,7 +14,7 @@
 // Failures answer the Host API's error envelope (401 unauthenticated, 404 resource_not_found,
 // 400 invalid_argument), so a client reads them the way it reads every other refusal.
 
-import { RUNTIME_HANDLERS } from "../../core/protocol.ts";
+import { RUNTIME_HANDLERS } from "../../core/index.ts";
 import type { Caller } from "../auth.ts";
 import { errorEnvelope, HostError } from "../errors.ts";
 import { newRequestId } from "../ids.ts";
@@ -42,7 +42,13 @@ function refusal(error: HostError): ControlAnswer {
   return { status: error.status, body: errorEnvelope(error, newRequestId()) };
 }
 
-export async function answerControl(host: ControlHost, method: string, path: string, authorization: string | undefined, body: () => Promise<Uint8Array>): Promise<ControlAnswer> {
+export async function answerControl(
+  host: ControlHost,
+  method: string,
+  path: string,
+  authorization: string | undefined,
+  body: () => Promise<Uint8Array>,
+): Promise<ControlAnswer> {
   let caller: Caller;
   try {
     caller = host.authenticate(authorization);
@@ -71,7 +77,12 @@ export async function answerControl(host: ControlHost, method: string, path: str
     }
     const modules = Array.isArray(input.modules) ? input.modules : null;
     const declared = Array.isArray(input.declaredHandlers) ? input.declaredHandlers : null;
-    if (typeof input.mainModule !== "string" || modules === null || declared === null || !declared.every((h) => (RUNTIME_HANDLERS as readonly unknown[]).includes(h))) {
+    if (
+      typeof input.mainModule !== "string" ||
+      modules === null ||
+      declared === null ||
+      !declared.every((h) => (RUNTIME_HANDLERS as readonly unknown[]).includes(h))
+    ) {
       return refusal(new HostError("invalid_argument", "the body needs mainModule, declaredHandlers (from the handler vocabulary) and modules"));
     }
     const sources: ModuleSource[] = [];
@@ -84,12 +95,23 @@ export async function answerControl(host: ControlHost, method: string, path: str
     const isolate = new Isolate(
       "load-module",
       "load-module",
-      { label: "load-module", mainModule: input.mainModule, modules: sources, declaredHandlers: declared as string[], env: null, evaluateTimeoutMs: host.limits.cpuMs, maxWaitUntilTasks: 0 },
+      {
+        label: "load-module",
+        mainModule: input.mainModule,
+        modules: sources,
+        declaredHandlers: declared as string[],
+        env: null,
+        evaluateTimeoutMs: host.limits.cpuMs,
+        maxWaitUntilTasks: 0,
+      },
       host.limits,
       host.services,
     );
     // Not in the pool, so no CPU watchdog: loading is bounded by the wall-time limit instead.
-    const bound = setTimeout(() => isolate.stop(new RuntimeFailure("backend_unavailable", `loading took longer than ${host.limits.wallMs} ms`)), host.limits.wallMs);
+    const bound = setTimeout(
+      () => isolate.stop(new RuntimeFailure("backend_unavailable", `loading took longer than ${host.limits.wallMs} ms`)),
+      host.limits.wallMs,
+    );
     try {
       return { status: 200, body: { exportedHandlers: await isolate.ready } };
     } catch (error) {

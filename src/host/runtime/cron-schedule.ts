@@ -46,7 +46,13 @@ export function parseSchedule(expression: string): Schedule {
   const problem = cronProblem(expression);
   if (problem !== undefined) throw new Error(`not a schedule: ${problem}`);
   const fields = expression.split(" ");
-  const [minutes, hours, days, months, weekdays] = fields.map((f, i) => expand(f, FIELDS[i]!.min, FIELDS[i]!.max)) as [boolean[], boolean[], boolean[], boolean[], boolean[]];
+  const [minutes, hours, days, months, weekdays] = fields.map((f, i) => expand(f, FIELDS[i]!.min, FIELDS[i]!.max)) as [
+    boolean[],
+    boolean[],
+    boolean[],
+    boolean[],
+    boolean[],
+  ];
   return { minutes, hours, days, months, weekdays, domRestricted: fields[2] !== "*", dowRestricted: fields[4] !== "*" };
 }
 

@@ -4,7 +4,7 @@
 // worker's isolate, with both bodies streamed through the host. This class is also what every
 // isolate asks for its bindings (IsolateServices).
 
-import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/protocol.ts";
+import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/index.ts";
 import { callBinding, type BindingStores } from "./bindings/index.ts";
 import { BindingError } from "./bindings/errors.ts";
 import type { HandlerOutcome, Isolate, IsolateServices, RequestHead, ResponseHead } from "./isolate.ts";
@@ -48,11 +48,15 @@ export class Dispatcher implements IsolateServices {
     const worker = top.workers.get(workerUid);
     const deployment = top.deployments.get(workerUid);
     if (worker === undefined || deployment === undefined) {
-      throw new RuntimeFailure("worker_not_found", worker === undefined ? `worker ${workerUid} no longer exists` : `worker ${worker.space}/${worker.name} has no active deployment`);
+      throw new RuntimeFailure(
+        "worker_not_found",
+        worker === undefined ? `worker ${workerUid} no longer exists` : `worker ${worker.space}/${worker.name} has no active deployment`,
+      );
     }
     const uid = this.weights.pick(deployment.uid, deployment.versions);
     const version = uid === undefined ? undefined : top.versions.get(uid);
-    if (version === undefined) throw new RuntimeFailure("backend_unavailable", `the deployment ${deployment.name} of worker ${worker.name} weights no existing version`);
+    if (version === undefined)
+      throw new RuntimeFailure("backend_unavailable", `the deployment ${deployment.name} of worker ${worker.name} weights no existing version`);
     if (!version.handlers.includes(handler)) {
       throw new RuntimeFailure("handler_not_declared", `version ${version.name} of worker ${worker.name} does not declare ${handler}`);
     }
@@ -98,7 +102,13 @@ export class Dispatcher implements IsolateServices {
 
   // ---- IsolateServices ----
 
-  async call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }> {
+  async call(
+    isolate: Isolate,
+    binding: string,
+    op: string,
+    args: unknown[],
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }> {
     const top = this.host.topology();
     const version = top.versions.get(isolate.key);
     if (version === undefined) throw new BindingError("backend_unavailable", `version ${isolate.label} no longer exists`);
@@ -114,7 +124,10 @@ export class Dispatcher implements IsolateServices {
     const binding = top.versions.get(isolate.key)?.bindings.find((b) => b.name === name && b.kind === "service");
     if (binding === undefined) throw new BindingError("backend_unavailable", `${name} is not a service binding of ${isolate.label}`);
     if (!top.workers.has(binding.targetUid)) {
-      throw new BindingError("backend_unavailable", `binding ${name}: the ModuleWorker "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`);
+      throw new BindingError(
+        "backend_unavailable",
+        `binding ${name}: the ModuleWorker "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`,
+      );
     }
     try {
       return await this.fetch(binding.targetUid, head, body);

@@ -10,8 +10,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { Dispatcher } from "./dispatch.ts";
-import { hostAnswer } from "./dispatch.ts";
+import { type Dispatcher, hostAnswer } from "./dispatch.ts";
 import type { ResponseHead } from "./isolate.ts";
 import { RuntimeFailure } from "./limits.ts";
 import type { HeaderList } from "./wire.ts";
@@ -22,7 +21,8 @@ export function requestHeaders(raw: readonly string[]): HeaderList {
   const out: HeaderList = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (name === "connection" || name === "keep-alive" || name === "transfer-encoding" || name === "te" || name === "upgrade" || name === "proxy-connection") continue;
+    if (name === "connection" || name === "keep-alive" || name === "transfer-encoding" || name === "te" || name === "upgrade" || name === "proxy-connection")
+      continue;
     out.push([name, raw[i + 1]!]);
   }
   return out;
@@ -81,7 +81,14 @@ export async function writeResponse(req: IncomingMessage, res: ServerResponse, r
   }
 }
 
-export async function serveWorker(dispatcher: Dispatcher, maxRequestBytes: number, req: IncomingMessage, res: ServerResponse, workerUid: string, url: string): Promise<void> {
+export async function serveWorker(
+  dispatcher: Dispatcher,
+  maxRequestBytes: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  workerUid: string,
+  url: string,
+): Promise<void> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > maxRequestBytes) {
     await writeResponse(req, res, hostAnswer(new RuntimeFailure("request_too_large", `the request body of ${declared} bytes exceeds ${maxRequestBytes}`)));

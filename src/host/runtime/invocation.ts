@@ -2,8 +2,7 @@
 // body, a handler's outcome — what an isolate asks of the host, and how an isolate process is
 // started (its environment). Shared by the isolate, the dispatcher and the HTTP glue.
 
-import type { RuntimeLoadError } from "../../core/protocol.ts";
-import type { Isolate } from "./isolate.ts";
+import type { RuntimeLoadError } from "../../core/index.ts";
 import type { HeaderList, QueueSettlement } from "./wire.ts";
 
 export interface RequestHead {
@@ -35,13 +34,6 @@ export class LoadError extends Error {
   ) {
     super(message);
   }
-}
-
-/** What an isolate asks of the host: binding operations, service requests, log lines. */
-export interface IsolateServices {
-  call(isolate: Isolate, binding: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
-  serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
-  log(isolate: Isolate, level: string, text: string): void;
 }
 
 /**

@@ -13,13 +13,26 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { RuntimeHandler } from "../../core/protocol.ts";
-import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
+import type { RuntimeHandler } from "../../core/index.ts";
+import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
 import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, ToIsolate } from "./wire.ts";
 
-export { bytesStream, LoadError, type HandlerOutcome, type IsolateServices, type RequestHead, type ResponseHead } from "./invocation.ts";
+export { bytesStream, LoadError, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
+
+/** What an isolate asks of the host: binding operations, service requests, log lines. */
+export interface IsolateServices {
+  call(
+    isolate: Isolate,
+    binding: string,
+    op: string,
+    args: unknown[],
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
+  serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
+  log(isolate: Isolate, level: string, text: string): void;
+}
 
 // The isolate process's first module. The published package runs compiled JavaScript
 // (dist/src/host/runtime/process/main.js, beside this file's own compiled form); a source checkout
@@ -89,7 +102,9 @@ export class Isolate {
     this.child.on("exit", () => {
       // stderr may still hold the reason; read it once the stream has ended.
       const decide = (): void => {
-        const why = /heap out of memory|Reached heap limit/.test(this.stderr) ? `exceeded its memory limit of ${this.limits.memoryMb} MiB; the isolate was stopped` : "stopped unexpectedly; the isolate was stopped";
+        const why = /heap out of memory|Reached heap limit/.test(this.stderr)
+          ? `exceeded its memory limit of ${this.limits.memoryMb} MiB; the isolate was stopped`
+          : "stopped unexpectedly; the isolate was stopped";
         this.stop(new RuntimeFailure("backend_unavailable", `worker ${this.label} ${why}`));
       };
       if (this.child.stderr!.readableEnded) decide();
@@ -136,7 +151,9 @@ export class Isolate {
     this.stop(
       new RuntimeFailure(
         "backend_unavailable",
-        this.loading ? `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped` : `worker ${this.label} exceeded its CPU limit of ${this.limits.cpuMs} ms; the isolate was stopped`,
+        this.loading
+          ? `worker ${this.label} used more than ${this.limits.cpuMs} ms of CPU while loading; the isolate was stopped`
+          : `worker ${this.label} exceeded its CPU limit of ${this.limits.cpuMs} ms; the isolate was stopped`,
       ),
     );
   }
@@ -157,7 +174,16 @@ export class Isolate {
     if (this.stopped !== null) throw this.stopped;
     // An idle isolate sends no heartbeat: its silence is counted from the first invocation on.
     if (this.invocations.size === 0) this.lastBeat = Date.now();
-    const inv: Invocation = { id: ++nextId, startActive: this.active(), handlerDone: false, settled: false, bodyOpen: false, wall: undefined, hold: undefined, fail };
+    const inv: Invocation = {
+      id: ++nextId,
+      startActive: this.active(),
+      handlerDone: false,
+      settled: false,
+      bodyOpen: false,
+      wall: undefined,
+      hold: undefined,
+      fail,
+    };
     this.invocations.set(inv.id, inv);
     inv.wall = setTimeout(() => {
       if (inv.handlerDone) return;
@@ -253,7 +279,10 @@ export class Isolate {
     });
   }
 
-  private readonly pending = new Map<number, { head(status: number, headers: HeaderList, inline: Uint8Array | null, body: number | null): void; done(outcome: HandlerOutcome): void }>();
+  private readonly pending = new Map<
+    number,
+    { head(status: number, headers: HeaderList, inline: Uint8Array | null, body: number | null): void; done(outcome: HandlerOutcome): void }
+  >();
 
   /** Wraps a response body so the invocation stays held until the body has been read or dropped. */
   private track(inv: Invocation, inner: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -320,7 +349,11 @@ export class Isolate {
       case "done": {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
-        pending?.done({ outcome: message.outcome, ...(message.message !== undefined ? { message: message.message } : {}), ...(message.settlement !== undefined ? { settlement: message.settlement } : {}) });
+        pending?.done({
+          outcome: message.outcome,
+          ...(message.message !== undefined ? { message: message.message } : {}),
+          ...(message.settlement !== undefined ? { settlement: message.settlement } : {}),
+        });
         return;
       }
       case "settled": {
@@ -334,7 +367,12 @@ export class Isolate {
         this.answerCall(message.call, message.binding, message.op, message.args, message.body === null ? null : this.hub.receive(message.body));
         return;
       case "service-fetch":
-        this.answerService(message.call, message.binding, { method: message.method, url: message.url, headers: message.headers }, message.body === null ? null : this.hub.receive(message.body));
+        this.answerService(
+          message.call,
+          message.binding,
+          { method: message.method, url: message.url, headers: message.headers },
+          message.body === null ? null : this.hub.receive(message.body),
+        );
         return;
       case "log":
         this.services.log(this, message.level, message.text);

@@ -1,7 +1,7 @@
 // The runtime's knobs and the failures it answers for a worker. Defaults suit development: a
 // runaway handler is stopped within seconds, ordinary code never meets a limit.
 
-import type { RuntimeHostAnswer } from "../../core/protocol.ts";
+import type { RuntimeHostAnswer } from "../../core/index.ts";
 
 export interface RuntimeLimits {
   /**

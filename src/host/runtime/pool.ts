@@ -31,11 +31,14 @@ export class IsolatePool {
     private readonly secrets: ReadonlyMap<string, string>,
     private readonly services: IsolateServices,
   ) {
-    this.watchdog = setInterval(() => {
-      for (const isolate of this.isolates.values()) isolate.checkCpu();
-      for (const isolate of this.retiring) isolate.checkCpu();
-      this.sweep();
-    }, Math.min(WATCHDOG_MS, Math.max(1, Math.floor(limits.cpuMs / 4))));
+    this.watchdog = setInterval(
+      () => {
+        for (const isolate of this.isolates.values()) isolate.checkCpu();
+        for (const isolate of this.retiring) isolate.checkCpu();
+        this.sweep();
+      },
+      Math.min(WATCHDOG_MS, Math.max(1, Math.floor(limits.cpuMs / 4))),
+    );
     this.watchdog.unref();
   }
 
@@ -95,7 +98,10 @@ export class IsolatePool {
     for (const name of version.sensitiveVars) {
       const value = this.secrets.get(name);
       if (value === undefined) {
-        throw new LoadError("startup", `the sensitive variable ${name} has no value in this runtime; give it one (takoform dev --secret ${name}=VALUE, or the environment variable TAKOFORM_SECRET_${name})`);
+        throw new LoadError(
+          "startup",
+          `the sensitive variable ${name} has no value in this runtime; give it one (takoform dev --secret ${name}=VALUE, or the environment variable TAKOFORM_SECRET_${name})`,
+        );
       }
       secrets.push([name, value]);
     }
@@ -137,12 +143,16 @@ export class IsolatePool {
 
   async close(): Promise<void> {
     clearInterval(this.watchdog);
-    for (const isolate of [...this.isolates.values(), ...this.retiring]) isolate.stop(new RuntimeFailure("backend_unavailable", "the runtime is shutting down"));
+    for (const isolate of [...this.isolates.values(), ...this.retiring])
+      isolate.stop(new RuntimeFailure("backend_unavailable", "the runtime is shutting down"));
     this.isolates.clear();
     this.retiring.clear();
   }
 }
 
 function failureOf(version: VersionNode, error: LoadError): RuntimeFailure {
-  return new RuntimeFailure("backend_unavailable", error.code === "startup" ? error.message : `version ${version.name} does not load (${error.code}): ${error.message}`);
+  return new RuntimeFailure(
+    "backend_unavailable",
+    error.code === "startup" ? error.message : `version ${version.name} does not load (${error.code}): ${error.message}`,
+  );
 }

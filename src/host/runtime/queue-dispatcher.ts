@@ -49,10 +49,13 @@ export class QueueDispatcher {
     const existing = this.timers.get(queueUid);
     if (existing !== undefined && existing.at <= at) return;
     if (existing !== undefined) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(queueUid);
-      this.pump(queueUid);
-    }, Math.max(0, at - this.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(queueUid);
+        this.pump(queueUid);
+      },
+      Math.max(0, at - this.now()),
+    );
     timer.unref();
     this.timers.set(queueUid, { at, timer });
   }
@@ -71,7 +74,12 @@ export class QueueDispatcher {
         if (next !== null) this.wake(queueUid, next);
         return;
       }
-      if (count < consumer.maxBatchSize && consumer.maxBatchTimeoutSeconds > 0 && oldest !== null && oldest + consumer.maxBatchTimeoutSeconds * 1000 > this.now()) {
+      if (
+        count < consumer.maxBatchSize &&
+        consumer.maxBatchTimeoutSeconds > 0 &&
+        oldest !== null &&
+        oldest + consumer.maxBatchTimeoutSeconds * 1000 > this.now()
+      ) {
         this.wake(queueUid, oldest + consumer.maxBatchTimeoutSeconds * 1000);
         return;
       }
@@ -113,7 +121,9 @@ export class QueueDispatcher {
           this.pump(dlq);
         } else {
           this.store.ack(message.id);
-          this.log(`queue ${batch.queue}: message ${message.id} was dropped after ${message.attempts} deliveries (maxRetries ${consumer.maxRetries}, no deadLetterQueue)`);
+          this.log(
+            `queue ${batch.queue}: message ${message.id} was dropped after ${message.attempts} deliveries (maxRetries ${consumer.maxRetries}, no deadLetterQueue)`,
+          );
         }
       } else {
         this.store.retry(message.id, retry.delaySeconds ?? consumer.retryDelaySeconds);

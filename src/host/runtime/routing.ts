@@ -20,9 +20,7 @@ export const WORKER_PATH_PREFIX = "/_worker/";
 export const CONTROL_PREFIX = "/_takoform/runtime/";
 
 export type Classified =
-  | { kind: "worker"; hostname: string; target: string; form: "host" | "path" }
-  | { kind: "control"; path: string; query: string }
-  | { kind: "host-api" };
+  { kind: "worker"; hostname: string; target: string; form: "host" | "path" } | { kind: "control"; path: string; query: string } | { kind: "host-api" };
 
 /** The hostname of a Host header value (lowercase, no port, no trailing dot), or null. */
 export function hostnameOf(host: string | undefined): string | null {

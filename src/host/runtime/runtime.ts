@@ -117,7 +117,12 @@ export class WorkerRuntime {
     });
     this.pool = new IsolatePool(store, this.limits, new Map(Object.entries(options.secrets ?? {})), this.dispatcher);
     this.scheduler = new CronScheduler(this.now, (node, time) => void this.fireCron(node, time));
-    this.queues = new QueueDispatcher(queueStore, this.now, (consumer, batch) => this.dispatcher.queue(consumer.workerUid, batch), (text) => this.log(`takoform runtime: ${text}`));
+    this.queues = new QueueDispatcher(
+      queueStore,
+      this.now,
+      (consumer, batch) => this.dispatcher.queue(consumer.workerUid, batch),
+      (text) => this.log(`takoform runtime: ${text}`),
+    );
     this.unsubscribe = store.resources.onChange((uid, deleted) => this.changed(uid, deleted));
     this.collectOrphans();
   }
@@ -288,7 +293,9 @@ export class WorkerRuntime {
       writeResponse(req, res, hostAnswer(failure)).catch(failed);
       return true;
     }
-    serveWorker(this.dispatcher, this.limits.maxRequestBytes, req, res, holders[0]!.workerUid, workerUrl(route.hostname, server.port, route.target)).catch(failed);
+    serveWorker(this.dispatcher, this.limits.maxRequestBytes, req, res, holders[0]!.workerUid, workerUrl(route.hostname, server.port, route.target)).catch(
+      failed,
+    );
     return true;
   }
 

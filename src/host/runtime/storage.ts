@@ -72,6 +72,8 @@ export function createRuntimeTables(db: Db): void {
 
 /** Next value of a named counter (object data ids). */
 export function nextSequence(db: Db, name: string): number {
-  const row = db.prepare("INSERT INTO runtime_sequence (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value").get(name) as { value: number };
+  const row = db
+    .prepare("INSERT INTO runtime_sequence (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value")
+    .get(name) as { value: number };
   return row.value;
 }

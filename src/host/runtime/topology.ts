@@ -159,11 +159,16 @@ export class Topology {
 
   /** Workers whose active deployment serves traffic, in a stable order (tenant, space, name). */
   servedWorkers(): WorkerNode[] {
-    return [...this.workers.values()].filter((w) => this.deployments.has(w.uid)).sort((a, b) => (a.tenant + a.space + a.name < b.tenant + b.space + b.name ? -1 : 1));
+    return [...this.workers.values()]
+      .filter((w) => this.deployments.has(w.uid))
+      .sort((a, b) => (a.tenant + a.space + a.name < b.tenant + b.space + b.name ? -1 : 1));
   }
 
   addressesOf(workerUid: string): AddressNode[] {
-    return [...this.addresses.values()].flat().filter((a) => a.workerUid === workerUid).sort((a, b) => (a.via === b.via ? (a.hostname < b.hostname ? -1 : 1) : a.via === "WorkerEndpoint" ? -1 : 1));
+    return [...this.addresses.values()]
+      .flat()
+      .filter((a) => a.workerUid === workerUid)
+      .sort((a, b) => (a.via === b.via ? (a.hostname < b.hostname ? -1 : 1) : a.via === "WorkerEndpoint" ? -1 : 1));
   }
 }
 
@@ -178,7 +183,9 @@ export class TopologyReader {
   constructor(db: Db) {
     const groups = EDGE_GROUPS.map(() => "?").join(", ");
     const kinds = [...TOPOLOGY_KINDS].map(() => "?").join(", ");
-    this.resourcesStmt = db.prepare(`SELECT uid, tenant, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups}) AND kind IN (${kinds})`).bind(...EDGE_GROUPS, ...TOPOLOGY_KINDS);
+    this.resourcesStmt = db
+      .prepare(`SELECT uid, tenant, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups}) AND kind IN (${kinds})`)
+      .bind(...EDGE_GROUPS, ...TOPOLOGY_KINDS);
     this.pinsStmt = db
       .prepare(
         `SELECT r.holder_uid, r.pointer, r.relation, r.target_uid, r.target_kind, r.target_name, r.binding FROM relations r JOIN resources s ON s.uid = r.holder_uid
@@ -230,7 +237,14 @@ export class TopologyReader {
             hostname = typeof outputs.hostname === "string" ? outputs.hostname : undefined;
           } else hostname = typeof spec.hostname === "string" ? spec.hostname : undefined;
           if (worker === undefined || hostname === undefined) break;
-          const node: AddressNode = { hostname: hostname.toLowerCase(), via: row.kind, tenant: row.tenant, space: row.space, name: row.name, workerUid: worker.target_uid };
+          const node: AddressNode = {
+            hostname: hostname.toLowerCase(),
+            via: row.kind,
+            tenant: row.tenant,
+            space: row.space,
+            name: row.name,
+            workerUid: worker.target_uid,
+          };
           const list = top.addresses.get(node.hostname);
           if (list === undefined) top.addresses.set(node.hostname, [node]);
           else list.push(node);
@@ -238,7 +252,8 @@ export class TopologyReader {
         }
         case "WorkerCronTrigger": {
           const worker = pinOf(row.uid, "/worker");
-          if (worker !== undefined && typeof spec.cron === "string") top.crons.push({ uid: row.uid, tenant: row.tenant, space: row.space, name: row.name, cron: spec.cron, workerUid: worker.target_uid });
+          if (worker !== undefined && typeof spec.cron === "string")
+            top.crons.push({ uid: row.uid, tenant: row.tenant, space: row.space, name: row.name, cron: spec.cron, workerUid: worker.target_uid });
           break;
         }
         case "AtLeastOnceQueue":

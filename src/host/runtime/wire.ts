@@ -5,7 +5,7 @@
 // Stream ids name one body in flight. The host allocates positive ids, the isolate negative ones,
 // so neither side can collide with the other's.
 
-import type { RuntimeHandler, RuntimeLoadError } from "../../core/protocol.ts";
+import type { RuntimeHandler, RuntimeLoadError } from "../../core/index.ts";
 
 /** A header list as it travels: ordered name/value pairs, names lowercased, repeats kept apart. */
 export type HeaderList = [string, string][];

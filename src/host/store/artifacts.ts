@@ -77,8 +77,7 @@ export class ArtifactStore {
 
   upload(id: string): UploadSession | undefined {
     const row = this.uploadGetStmt.get(id) as
-      | { id: string; tenant: string; principal: string; manifest: string; manifest_digest: string; state: "open" | "committed"; created_at: number }
-      | undefined;
+      { id: string; tenant: string; principal: string; manifest: string; manifest_digest: string; state: "open" | "committed"; created_at: number } | undefined;
     if (row === undefined) return undefined;
     return {
       id: row.id,

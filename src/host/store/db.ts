@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { LANES, PREFERRED_LANE } from "../../core/lanes.ts";
+import { LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { randomBytes } from "node:crypto";
 
 export type Db = Database.Database;

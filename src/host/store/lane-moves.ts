@@ -1,7 +1,7 @@
 // The record of objects a lane upgrade moved (lane-move.ts; docs/host.md, "Lane upgrade"): per
 // old address, the uid and the exact FormRef the object answers under now.
 
-import type { FormRef } from "../../forms/refs.ts";
+import type { FormRef } from "../../core/index.ts";
 import type { Db } from "./db.ts";
 import type { ResourceAddress } from "./resources.ts";
 

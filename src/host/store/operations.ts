@@ -76,9 +76,7 @@ export class OperationStore {
       `INSERT INTO operations (id, tenant, principal, action, state, request, target_uid, document, commit_policy, polls, created_at, settled_at, expires_at)
        VALUES (@id, @tenant, @principal, @action, @state, @request, @targetUid, @document, @commitPolicy, @polls, @createdAt, @settledAt, @expiresAt)`,
     );
-    this.settleStmt = db.prepare(
-      "UPDATE operations SET state = 'done', document = ?, settled_at = ?, expires_at = ? WHERE id = ? AND state = 'pending'",
-    );
+    this.settleStmt = db.prepare("UPDATE operations SET state = 'done', document = ?, settled_at = ?, expires_at = ? WHERE id = ? AND state = 'pending'");
     this.pollStmt = db.prepare("UPDATE operations SET polls = polls + 1 WHERE id = ?");
     this.pendingStmt = db.prepare("SELECT * FROM operations WHERE state = 'pending' ORDER BY created_at");
     this.deleteStmt = db.prepare("DELETE FROM operations WHERE id = ?");

@@ -1,7 +1,7 @@
 // Typed access to the `resources` table. Every statement is prepared once.
 
 import type { Db } from "./db.ts";
-import type { FormRef } from "../../forms/refs.ts";
+import type { FormRef } from "../../core/index.ts";
 
 export interface ResourceAddress {
   tenant: string;

@@ -4,11 +4,9 @@
 // `files` (files.ts); `manifest_digest` alone names a committed manifest for all three. Plan,
 // validate, apply and state writes go through here, so none of them is keyed on a Form kind.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { MANIFEST_POLICIES, type ManifestKind, type ManifestPolicy } from "../../core/artifact-kinds.ts";
-import type { Attributes, Value } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, type Diagnostic, MANIFEST_POLICIES, type ManifestKind, type ManifestPolicy, type Value } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { modulesValue, resolveBundleAuthoring, staticBundleProblems } from "./authoring.ts";
 import { filesValue, resolveFilesAuthoring, staticFilesProblems } from "./files.ts";
 

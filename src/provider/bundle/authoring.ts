@@ -6,13 +6,9 @@
 
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { buildWorkerBundleManifest, type BuiltManifest, type BundleModule } from "../../client/manifest.ts";
-import { ARTIFACT_MEDIA_TYPES } from "../../core/protocol.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isDigest } from "../../core/grammar.ts";
-import { isUnknown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
-import { BUNDLE_MEDIA_TYPES } from "../codec/envelope.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
+import { buildWorkerBundleManifest, type BuiltManifest, type BundleModule } from "../../client/index.ts";
+import { ARTIFACT_MEDIA_TYPES, type Attributes, type Diagnostic, errorText, isDigest, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
+import { BUNDLE_MEDIA_TYPES } from "../../registry/index.ts";
 
 /** Largest module file the provider reads (256 MiB). */
 export const MAX_MODULE_FILE_BYTES = 268_435_456;

@@ -7,12 +7,21 @@
 
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { buildFilesManifest, type ArtifactFile, type BuiltFilesManifest } from "../../client/manifest.ts";
-import { ARTIFACT_PATH_MAX, isArtifactPath, MAX_BLOB_BYTES, mediaTypeProblem, type ManifestPolicy } from "../../core/artifact-kinds.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isDigest } from "../../core/grammar.ts";
-import { isUnknown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
+import { buildFilesManifest, type ArtifactFile, type BuiltFilesManifest } from "../../client/index.ts";
+import {
+  ARTIFACT_PATH_MAX,
+  type Attributes,
+  type Diagnostic,
+  errorText,
+  isArtifactPath,
+  isDigest,
+  isUnknown,
+  type ManifestPolicy,
+  MAX_BLOB_BYTES,
+  mediaTypeProblem,
+  UNKNOWN,
+  type Value,
+} from "../../core/index.ts";
 
 /** One authored file as state records it (no bytes). */
 export interface ResolvedFile {

@@ -9,7 +9,7 @@
 // Members the schema does not declare are kept as they are: validation refuses them, and
 // dropping them here would hide a misspelt member instead of reporting it.
 
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
+import { isUnknown, type Attributes, type Value } from "../../core/index.ts";
 import type { AttributeType, ResourceTypeSchema } from "../types.ts";
 
 function isPlainObject(value: Value): value is { [key: string]: Value } {

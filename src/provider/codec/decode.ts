@@ -6,12 +6,9 @@
 // Deliberate choice: a field the spec leaves out decodes to its declared default when it has
 // one (the host materializes defaults, so an absent member means the default), else null.
 
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { compareUtf8 } from "../../forms/pointer.ts";
-import { isJsonObject, type JsonObject } from "../../forms/shape.ts";
-import { goJson } from "../../client/go-json.ts";
-import type { CodecField, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, compareUtf8, goJson, type KnownValue } from "../../core/index.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../forms/index.ts";
+import type { CodecField, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "../../registry/index.ts";
 
 export class CodecDecodeError extends Error {
   override name = "CodecDecodeError";
@@ -101,7 +98,8 @@ function decodeScalar(type: CodecScalarType, value: JsonValue | undefined, point
 
 function refName(value: JsonValue | undefined, pointer: string): string | null {
   if (value === undefined || value === null) return null;
-  if (!isJsonObject(value) || typeof value.name !== "string") throw new CodecDecodeError(pointer, `expected a reference {apiVersion, kind, name}, got ${describe(value)}`);
+  if (!isJsonObject(value) || typeof value.name !== "string")
+    throw new CodecDecodeError(pointer, `expected a reference {apiVersion, kind, name}, got ${describe(value)}`);
   return value.name === "" ? null : value.name;
 }
 
@@ -142,8 +140,13 @@ function outputProblem(output: CodecOutput, outputs: JsonObject | undefined): st
   const value = outputs[output.wire]!;
   if (value === null) return "status.outputs carries it as null";
   const declared = output.type.kind;
-  const ok = declared === "string" ? typeof value === "string" : declared === "bool" ? typeof value === "boolean" : typeof value === "number" && Number.isInteger(value);
+  const ok =
+    declared === "string" ? typeof value === "string" : declared === "bool" ? typeof value === "boolean" : typeof value === "number" && Number.isInteger(value);
   if (ok) return null;
-  const got = Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `the ${typeof value === "boolean" ? "boolean" : typeof value} ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+  const got = Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+      ? "an object"
+      : `the ${typeof value === "boolean" ? "boolean" : typeof value} ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
   return `it is declared ${declared === "bool" ? "boolean" : declared} and the host returned ${got}`;
 }

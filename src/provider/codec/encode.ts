@@ -12,14 +12,9 @@
 // - a JSON map attribute holds one JSON object as text; the literal `null` is refused.
 // An unknown anywhere makes the spec unresolved; in "apply" mode that is also an error.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { compareUtf8 } from "../../forms/pointer.ts";
-import { formatFormRef, type GroupKind } from "../../forms/refs.ts";
-import { isJsonObject, type JsonObject } from "../../forms/shape.ts";
-import { parseStrictJson, StrictJsonError } from "../../forms/strict-json.ts";
-import type { CodecField, CodecMember, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, compareUtf8, type Diagnostic, formatFormRef, type GroupKind, isUnknown, type Value } from "../../core/index.ts";
+import { isJsonObject, type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
+import type { CodecField, CodecMember, CodecScalarType, FormCodec } from "../../registry/index.ts";
 
 export interface EncodeOptions {
   /** "plan": an unknown only marks the spec unresolved. "apply" (default): it is also an error. */
@@ -244,7 +239,11 @@ function parseJsonObject(path: string, text: string): JsonObject {
     throw new FieldProblem("Invalid JSON object", `${path} must hold one JSON object, not the literal null; omit the attribute instead.`, path);
   }
   if (!isJsonObject(parsed)) {
-    throw new FieldProblem("Invalid JSON object", `${path} must hold one JSON object; it holds ${Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`}.`, path);
+    throw new FieldProblem(
+      "Invalid JSON object",
+      `${path} must hold one JSON object; it holds ${Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`}.`,
+      path,
+    );
   }
   return parsed;
 }

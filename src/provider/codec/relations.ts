@@ -4,10 +4,8 @@
 // (dependency_in_use) — so the engine orders deletes by them even where state recorded no
 // dependency. Pure: no host call, unknown values skipped.
 
-import type { Attributes, Value } from "../../core/values.ts";
-import { isUnknown } from "../../core/values.ts";
-import type { GroupKind } from "../../forms/refs.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, type GroupKind, isUnknown, type Value } from "../../core/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import type { RelationTarget } from "../types.ts";
 
 function named(value: Value | undefined): string | null {

@@ -1,10 +1,11 @@
-// The closed vocabularies a diagnostic can carry (decision 0032): the provider's own refusal
-// codes, and one repair sentence for every host error code of the taxonomy (the same on every lane).
+// The provider's part of the one table of diagnostic codes (decision 0032, core/diagnostics):
+// its own refusal codes, and one repair sentence for every host error code of the taxonomy (the
+// same on every lane), contributed to core so every renderer gives the same one.
 
-import type { ErrorCode } from "../../core/protocol.ts";
+import { contributeHostRepairs, defineCodes, type ErrorCode } from "../../core/index.ts";
 
 /** Provider refusal codes, `takoform.provider/<name>`. */
-export const PROVIDER_CODES = [
+const providerCodes = defineCodes("provider", [
   "not-configured",
   "lane-unavailable",
   "immutable-revision-same-name",
@@ -32,13 +33,11 @@ export const PROVIDER_CODES = [
   "attribute-read-only",
   "local-file-unreadable",
   "internal",
-] as const;
+]);
 
+export const PROVIDER_CODES = providerCodes.names;
 export type ProviderCodeName = (typeof PROVIDER_CODES)[number];
-
-export function providerCode(name: ProviderCodeName): `takoform.provider/${ProviderCodeName}` {
-  return `takoform.provider/${name}`;
-}
+export const providerCode = providerCodes.code;
 
 /**
  * What an operator can do about each host answer. Every code of the closed taxonomy has exactly
@@ -85,3 +84,5 @@ export const HOST_CODE_REPAIRS: Record<ErrorCode, string> = {
 /** Said of an answer that was not the closed error envelope. */
 export const PROTOCOL_INVALID_REPAIR =
   "The host's answer was not the closed Host API error envelope, so the provider will not guess a remedy; check that the endpoint is a conforming Takoform host, then re-run.";
+
+contributeHostRepairs({ byCode: HOST_CODE_REPAIRS, protocolInvalid: PROTOCOL_INVALID_REPAIR });

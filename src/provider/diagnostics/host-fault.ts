@@ -2,7 +2,7 @@
 // message, request id, status and hostCode, whether the answer was retryable, whether it was not
 // the closed error envelope at all, and whether the host had already accepted the mutation.
 
-import type { Diagnostic, HostFault } from "../../core/diagnostic.ts";
+import { errorText, type Diagnostic, type HostFault } from "../../core/index.ts";
 import {
   AcceptedError,
   DiscoveryError,
@@ -12,7 +12,7 @@ import {
   ProtocolInvalidError,
   TransportError,
   hostErrorOf,
-} from "../../client/errors.ts";
+} from "../../client/index.ts";
 import { providerCode } from "./codes.ts";
 
 /**
@@ -29,7 +29,8 @@ export function hostFaultOf(error: unknown): HostFault | undefined {
   }
   if (error instanceof AcceptedError) {
     const inner = hostErrorOf(error);
-    const fault: HostFault = inner !== undefined ? fromApiError(inner, true) : { message: error.cause.message, retryable: false, protocolInvalid: false, accepted: true };
+    const fault: HostFault =
+      inner !== undefined ? fromApiError(inner, true) : { message: error.cause.message, retryable: false, protocolInvalid: false, accepted: true };
     if (error.operationId !== undefined) fault.operationId = error.operationId;
     if (error.uid !== undefined) fault.uid = error.uid;
     return fault;
@@ -44,11 +45,6 @@ function fromApiError(error: HostApiError, accepted: boolean): HostFault {
   if (error.hostCode !== undefined) fault.hostCode = error.hostCode;
   if (error.operationId !== undefined) fault.operationId = error.operationId;
   return fault;
-}
-
-/** The text of any thrown value. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,4 +1,6 @@
-// Import IDs (decision 0017 rule 5; reference §6). Three forms, after trimming white space:
+// Parsing import IDs (decision 0017 rule 5; reference §6), on the grammar core states
+// (core/import-id.ts: the members, their shape, the canonical text the constructs write). Three
+// forms, after trimming white space:
 //   NAME                 default space, default create ref
 //   SPACE/NAME           split at the FIRST "/" (a SpaceID never contains one); default create ref
 //   {"space"?, "apiVersion", "kind", "definitionVersion", "schemaDigest", "name"}
@@ -7,32 +9,25 @@
 //                        and the four FormRef members all together or not at all.
 // The JSON form exists because no delimiter is safe: a SpaceID may hold almost any character.
 
-import { isDigest, isFormApiVersion, isKind, isResourceName, isSemver, isSpaceId } from "../../core/grammar.ts";
-import type { FormRef } from "../../forms/refs.ts";
-import { isJsonObject } from "../../forms/shape.ts";
-import { parseStrictJson, StrictJsonError } from "../../forms/strict-json.ts";
-
-export const IMPORT_ID_SYNTAX =
-  'NAME, SPACE/NAME, or one JSON object {"space":…,"apiVersion":…,"kind":…,"definitionVersion":…,"schemaDigest":…,"name":…} (space optional; the four FormRef members are all-or-nothing)';
-
-export interface ImportIdentity {
-  name: string;
-  /** Absent: the provider's default space applies at read. */
-  space?: string;
-  /** Absent: the line's default create ref. */
-  ref?: FormRef;
-}
-
-export class ImportIdError extends Error {
-  override name = "ImportIdError";
-}
-
-const MEMBERS = ["space", "apiVersion", "kind", "definitionVersion", "schemaDigest", "name"] as const;
-const REF_MEMBERS = ["apiVersion", "kind", "definitionVersion", "schemaDigest"] as const;
+import {
+  importIdentityMembers,
+  ImportIdError,
+  isDigest,
+  isFormApiVersion,
+  isKind,
+  isResourceName,
+  isSemver,
+  isSpaceId,
+  type FormRef,
+  type ImportIdentity,
+} from "../../core/index.ts";
+import { isJsonObject, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
 
 function checkName(name: string): string {
   if (!isResourceName(name)) {
-    throw new ImportIdError(`import name ${JSON.stringify(name)} is not a resource name (a lowercase letter, then up to 62 lowercase letters, digits or hyphens)`);
+    throw new ImportIdError(
+      `import name ${JSON.stringify(name)} is not a resource name (a lowercase letter, then up to 62 lowercase letters, digits or hyphens)`,
+    );
   }
   return name;
 }
@@ -51,29 +46,20 @@ function parseJsonIdentity(text: string): ImportIdentity {
     throw new ImportIdError(`import identity is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isJsonObject(doc)) throw new ImportIdError("import identity must be exactly one JSON object");
-  for (const key of Object.keys(doc)) {
-    if (!(MEMBERS as readonly string[]).includes(key)) throw new ImportIdError(`import identity carries the unknown member ${JSON.stringify(key)}`);
-  }
-  const str = (key: string): string | undefined => {
-    const value = doc[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== "string") throw new ImportIdError(`import identity member ${JSON.stringify(key)} must be a string`);
-    return value;
-  };
-  const name = str("name");
-  if (name === undefined) throw new ImportIdError('import identity must carry "name"');
-  const out: ImportIdentity = { name: checkName(name) };
-  const space = str("space");
-  if (space !== undefined && space !== "") out.space = checkSpace(space);
-  const present = REF_MEMBERS.filter((m) => str(m) !== undefined);
-  if (present.length !== 0 && present.length !== REF_MEMBERS.length) {
-    throw new ImportIdError("import identity must carry apiVersion, kind, definitionVersion, and schemaDigest together, or none of them");
-  }
-  if (present.length === REF_MEMBERS.length) {
-    const ref: FormRef = { apiVersion: str("apiVersion")!, kind: str("kind")!, definitionVersion: str("definitionVersion")!, schemaDigest: str("schemaDigest")! };
+  const members = importIdentityMembers(doc);
+  const out: ImportIdentity = { name: checkName(members.name) };
+  if (members.space !== undefined && members.space !== "") out.space = checkSpace(members.space);
+  if (members.apiVersion !== undefined) {
+    const ref: FormRef = {
+      apiVersion: members.apiVersion,
+      kind: members.kind!,
+      definitionVersion: members.definitionVersion!,
+      schemaDigest: members.schemaDigest!,
+    };
     if (!isFormApiVersion(ref.apiVersion)) throw new ImportIdError(`import identity apiVersion ${JSON.stringify(ref.apiVersion)} is not a Form group`);
     if (!isKind(ref.kind)) throw new ImportIdError(`import identity kind ${JSON.stringify(ref.kind)} is not a kind`);
-    if (!isSemver(ref.definitionVersion)) throw new ImportIdError(`import identity definitionVersion ${JSON.stringify(ref.definitionVersion)} is not a SemVer version`);
+    if (!isSemver(ref.definitionVersion))
+      throw new ImportIdError(`import identity definitionVersion ${JSON.stringify(ref.definitionVersion)} is not a SemVer version`);
     if (!isDigest(ref.schemaDigest)) throw new ImportIdError(`import identity schemaDigest ${JSON.stringify(ref.schemaDigest)} is not a sha256 digest`);
     out.ref = ref;
   }

@@ -6,15 +6,22 @@
 // configuration shows no change. A named ref must be one this build serves: it is never rebound
 // onto the default create ref.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { laneNamed, laneOfGroup, PREFERRED_LANE } from "../../core/lanes.ts";
-import { formatFormRef } from "../../forms/refs.ts";
-import { listRefs } from "../../registry/errors.ts";
+import {
+  type Diagnostic,
+  formatFormRef,
+  IMPORT_ID_SYNTAX,
+  type ImportIdentity,
+  ImportIdError,
+  laneNamed,
+  laneOfGroup,
+  PREFERRED_LANE,
+} from "../../core/index.ts";
+import { listRefs } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { formAttributes, serveCreate } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import type { ImportResult } from "../types.ts";
-import { IMPORT_ID_SYNTAX, ImportIdError, parseImportId, type ImportIdentity } from "./import-id.ts";
+import { parseImportId } from "./import-id.ts";
 
 export async function importState(rt: ProviderRuntime, type: string, id: string): Promise<ImportResult> {
   const fail = (d: Diagnostic): ImportResult => ({ state: null, diagnostics: [d] });

@@ -7,7 +7,7 @@
 // digest switched to the equivalent local files) is the same revision, so the authoring
 // attributes do not force a replacement.
 
-import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
+import { isUnknown, UNKNOWN, valuesEqual, type Value } from "../../core/index.ts";
 import { artifactSurface, resolveArtifactAuthoring } from "../bundle/artifact.ts";
 import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
 

@@ -8,14 +8,10 @@
 // Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
 // surface is a warning — apply stays the backstop. Plans never mutate the host.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireSupportProfile } from "../../core/protocol.ts";
-import { isUnknown, isWhollyKnown, type Value } from "../../core/values.ts";
-import type { CodecField, FormCodec } from "../../registry/codec-types.ts";
-import type { ManifestKind } from "../../core/artifact-kinds.ts";
+import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type ManifestKind, type Value, type WireSupportProfile } from "../../core/index.ts";
+import type { CodecField, FormCodec } from "../../registry/index.ts";
 import { artifactSurface } from "../bundle/artifact.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
 import type { SupportAnswer } from "./support-cache.ts";
 import { planIdentity, type PlanPass } from "./state.ts";
 

@@ -10,14 +10,11 @@
 // create, kept from prior on an update, and — because the engine plans a replacement's new object
 // as a create — unknown again on a replacement, which is what lets the engine replace it side by side.
 
-import type { Attributes } from "../../core/values.ts";
+import { type Attributes, type Lane, laneOfGroup, PREFERRED_LANE, UNKNOWN } from "../../core/index.ts";
+import { type ResourceTypeEntry, undeclaredFieldProblems } from "../../registry/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { completeAttributes } from "../codec/complete.ts";
 import { formAttributes, laneMismatch, serveCreate, serveState, type Dispatch } from "../dispatch.ts";
-import { undeclaredFieldProblems } from "../codec/schema.ts";
-import { laneOfGroup, PREFERRED_LANE, type Lane } from "../../core/lanes.ts";
-import { UNKNOWN } from "../../core/values.ts";
-import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
 
 /** The lane of a type's lead line (the preferred lane for a lane-neutral one). */
 function leadLane(line: ResourceTypeEntry): Lane {

@@ -15,7 +15,7 @@
 // Which computed values then become unknown, and what forces a replacement, is decided by
 // plan.ts once the ModifyPlan hooks have run.
 
-import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/values.ts";
+import { isUnknown, UNKNOWN, valuesEqual, type Attributes, type Value } from "../../core/index.ts";
 import { cloneValue } from "../attributes.ts";
 import { completeValue } from "../codec/complete.ts";
 import { semanticallyEqual } from "../semantic.ts";
@@ -46,7 +46,8 @@ function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value 
     const before = priorList?.[i];
     for (const member of members) {
       if (out[member] !== undefined && out[member] !== null) continue;
-      const priorMember = before !== null && typeof before === "object" && !Array.isArray(before) && !isUnknown(before) ? (before as Record<string, Value>)[member] : undefined;
+      const priorMember =
+        before !== null && typeof before === "object" && !Array.isArray(before) && !isUnknown(before) ? (before as Record<string, Value>)[member] : undefined;
       out[member] = priorMember === undefined ? UNKNOWN : cloneValue(priorMember);
     }
     return out;

@@ -8,8 +8,7 @@
 //   the seed states the rule from the Form's capability, and a replacement is its cost — a
 //   WorkerEndpoint, for instance, comes back as a new resource with a new address.
 
-import type { PlanPass } from "./state.ts";
-import { addReplace } from "./state.ts";
+import { addReplace, type PlanPass } from "./state.ts";
 
 export function planRelationRecovery(p: PlanPass): void {
   if (p.prior === null) return;

@@ -12,9 +12,8 @@
 // - a recorded name derived from the same content as another Host API lane spells it is kept
 //   (a revision moved by a lane upgrade; revision/other-lanes.ts).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { UNKNOWN, valuesEqual, type Value } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import { type Diagnostic, UNKNOWN, type Value, valuesEqual } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { knownString } from "../attributes.ts";

@@ -1,8 +1,7 @@
 // What one plan pass carries through the ModifyPlan hooks.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
+import type { ResourceTypeEntry } from "../../registry/index.ts";
 import { knownString } from "../attributes.ts";
 import type { Served } from "../dispatch.ts";
 import type { ProviderRuntime } from "../runtime.ts";

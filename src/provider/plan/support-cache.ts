@@ -6,10 +6,8 @@
 //   support route itself;
 // - "could not ask": every other failure (protocol-invalid, transport, timeout, other codes).
 
-import type { HostClient } from "../../client/client.ts";
-import { HostApiError } from "../../client/errors.ts";
-import type { WireFormRef, WireSupportProfile } from "../../core/protocol.ts";
-import { formRefKey } from "../../forms/refs.ts";
+import { HostApiError, type HostClient } from "../../client/index.ts";
+import { type FormRef, formRefKey, type WireSupportProfile } from "../../core/index.ts";
 
 export type SupportAnswer =
   | { profile: WireSupportProfile; refused?: undefined; error?: undefined }
@@ -38,7 +36,7 @@ export class SupportCache {
     return answer;
   }
 
-  form(client: HostClient, ref: WireFormRef): Promise<SupportAnswer> {
+  form(client: HostClient, ref: FormRef): Promise<SupportAnswer> {
     return this.#ask(`form ${formRefKey(ref)}`, (deadline) => client.getFormSupport(ref, { deadline }));
   }
 

@@ -7,11 +7,8 @@
 // 6. write state from the representation.
 // Every failure returns the prior state unchanged, so a refresh never silently drops or re-binds.
 
-import { isResourceNotFound } from "../../client/errors.ts";
-import { isResourceName, isSpaceId } from "../../core/grammar.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
-import type { WireResource } from "../../core/protocol.ts";
+import { isResourceNotFound } from "../../client/index.ts";
+import { type Diagnostic, hasErrors, isResourceName, isSpaceId, type WireResource } from "../../core/index.ts";
 import { knownString } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { invalidSpace, servePrior } from "../dispatch.ts";
@@ -19,7 +16,7 @@ import { relationDriftOf, relationDriftWarning } from "../relation/drift.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
 import type { ReadResult, ResourceState } from "../types.ts";
-import { resumePendingOperation } from "./resume.ts";
+import { resumePendingOperation } from "./pending-operation.ts";
 import { uidMismatch } from "./uid.ts";
 
 export async function readResource(rt: ProviderRuntime, prior: ResourceState): Promise<ReadResult> {

@@ -4,8 +4,7 @@
 // other, so the provider neither re-binds state to the newcomer nor drops it: it raises an error
 // naming both uids and the three ways out, and keeps state exactly as it was.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireResource } from "../../core/protocol.ts";
+import type { Diagnostic, WireResource } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 /** The error when `resource` is another incarnation than `stateUid`; undefined when the rule passes. */

@@ -4,8 +4,7 @@
 // `relation_drift_reason` so the next plan can propose the repairing apply, and raises a WARNING —
 // never an error, because an error would abort the very refresh the repair is planned from.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireResource } from "../../core/protocol.ts";
+import type { Diagnostic, WireResource } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 export type DriftReason = "ExternalChange" | "DependencyMissing";
@@ -62,7 +61,10 @@ export function parseRelationHostReason(text: string): ParsedHostReason {
   let pointer: string | undefined;
   if (text.startsWith("relation ")) {
     pointer = token(text.slice("relation ".length));
-    rest = text.slice("relation ".length).trimStart().slice(pointer?.length ?? 0);
+    rest = text
+      .slice("relation ".length)
+      .trimStart()
+      .slice(pointer?.length ?? 0);
   } else if (text.startsWith("/") || text.startsWith("…/")) {
     pointer = token(text);
     rest = text.slice(pointer?.length ?? 0);

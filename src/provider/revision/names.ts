@@ -13,12 +13,9 @@
 // a provider deriving a different name for the same spec would plan a replacement of every such
 // revision the moment state moved between the two providers.
 
-import { goJson } from "../../client/go-json.ts";
-import type { JsonValue } from "../../forms/digest.ts";
-import { sha256Hex } from "../../forms/digest.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
-import { revisionNamePrefix } from "../codec/envelope.ts";
+import { goJson } from "../../core/index.ts";
+import { type JsonObject, type JsonValue, sha256Hex } from "../../forms/index.ts";
+import { type FormCodec, revisionNamePrefix } from "../../registry/index.ts";
 
 /** Lowercase hex SHA-256 of the owner's UTF-8 bytes. */
 export function ownerDigestHex(owner: string): string {

@@ -11,9 +11,9 @@
 // the spec changes, so any other change of content still derives a new name. A new revision is
 // always named from its own lane's spelling, byte-compatible with upstream's provider.
 
-import { LANES, laneOfGroup, type Lane } from "../../core/lanes.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
+import { LANES, laneOfGroup, type Lane } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { CodecScalarType, FormCodec } from "../../registry/index.ts";
 import { deriveRevisionName } from "./names.ts";
 
 type Reference = { apiVersion?: unknown };

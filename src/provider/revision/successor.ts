@@ -21,8 +21,8 @@
 // A recorded `<derived>-<12 hex>` is the same revision's name (same content half, same owner half),
 // so the plan keeps it instead of moving back to the bare derived name.
 
-import { sha256Hex } from "../../forms/digest.ts";
-import { RESOURCE_NAME } from "../../core/grammar.ts";
+import { sha256Hex } from "../../forms/index.ts";
+import { RESOURCE_NAME } from "../../core/index.ts";
 
 const SUCCESSOR_HALF = /^[0-9a-f]{12}$/;
 

@@ -2,8 +2,7 @@
 // list, and `ready` derived from the first Ready condition. Both are written together, always —
 // an absent status is an empty list, never null.
 
-import type { WireResource } from "../../core/protocol.ts";
-import type { KnownValue } from "../../core/values.ts";
+import type { KnownValue, WireResource } from "../../core/index.ts";
 
 export interface ConditionsProjection {
   conditions: KnownValue[];

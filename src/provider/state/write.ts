@@ -8,16 +8,12 @@
 //   space, exact ref, uid when known and pending_operation_id, so the next run reconciles the
 //   existing resource instead of creating a duplicate.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireResource } from "../../core/protocol.ts";
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
-import { canonicalJson, type JsonValue } from "../../forms/digest.ts";
-import type { JsonObject } from "../../forms/shape.ts";
+import { type Attributes, type Diagnostic, errorText, isUnknown, type Value, type WireResource } from "../../core/index.ts";
+import { canonicalJson, type JsonObject, type JsonValue } from "../../forms/index.ts";
 import { cloneValue, unknownToNull } from "../attributes.ts";
 import { completeValue } from "../codec/complete.ts";
 import { CodecDecodeError, decodeOutputs, decodeSpec } from "../codec/decode.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText } from "../diagnostics/host-fault.ts";
 import { formAttributes, type Served } from "../dispatch.ts";
 import { relationDriftOf } from "../relation/drift.ts";
 import { semanticallyEqual } from "../semantic.ts";

@@ -8,11 +8,9 @@
 // accepts the spec; reference §2.7 step 6, §10.5). The plan sees the refusal coming and says so;
 // the host decides (docs/provider.md §5).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
-import { isJsonObject } from "../../forms/shape.ts";
-import { parseStrictJson } from "../../forms/strict-json.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, type Diagnostic, isUnknown, type Value } from "../../core/index.ts";
+import { isJsonObject, parseStrictJson } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 interface Occurrence {

@@ -6,12 +6,9 @@
 // these checks (validate.ts hands them only conforming attributes), so each check below reads a
 // value of the type it expects and skips anything else.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isResourceName } from "../../core/grammar.ts";
-import { isUnknown, type Value } from "../../core/values.ts";
-import { isJsonObject } from "../../forms/shape.ts";
-import { parseStrictJson } from "../../forms/strict-json.ts";
-import type { CodecField, CodecScalarType, StringConstraints } from "../../registry/codec-types.ts";
+import { type Diagnostic, isResourceName, isUnknown, type Value } from "../../core/index.ts";
+import { isJsonObject, parseStrictJson } from "../../forms/index.ts";
+import type { CodecField, CodecScalarType, StringConstraints } from "../../registry/index.ts";
 import { jsonObjectProblems } from "../codec/encode.ts";
 
 function invalid(attribute: string, detail: string, summary = "Invalid attribute value"): Diagnostic {
@@ -65,8 +62,10 @@ function scalarProblems(path: string, type: CodecScalarType, value: Value): Diag
 }
 
 function countProblems(path: string, length: number, bounds: { minItems?: number; maxItems?: number }): Diagnostic[] {
-  if (bounds.minItems !== undefined && length < bounds.minItems) return [invalid(path, `${path} needs at least ${bounds.minItems} entries; it has ${length}.`, "Too few items")];
-  if (bounds.maxItems !== undefined && length > bounds.maxItems) return [invalid(path, `${path} takes at most ${bounds.maxItems} entries; it has ${length}.`, "Too many items")];
+  if (bounds.minItems !== undefined && length < bounds.minItems)
+    return [invalid(path, `${path} needs at least ${bounds.minItems} entries; it has ${length}.`, "Too few items")];
+  if (bounds.maxItems !== undefined && length > bounds.maxItems)
+    return [invalid(path, `${path} takes at most ${bounds.maxItems} entries; it has ${length}.`, "Too many items")];
   return [];
 }
 
@@ -84,7 +83,12 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
       // A set's size: its distinct known strings, and at most one more per unknown element.
       const known = new Set(value.filter((v) => typeof v === "string")).size;
       const unknown = value.filter((v) => isUnknown(v)).length;
-      const out = known > (type.maxItems ?? Infinity) ? countProblems(path, known, { maxItems: type.maxItems! }) : known + unknown < (type.minItems ?? 0) ? countProblems(path, known + unknown, { minItems: type.minItems! }) : [];
+      const out =
+        known > (type.maxItems ?? Infinity)
+          ? countProblems(path, known, { maxItems: type.maxItems! })
+          : known + unknown < (type.minItems ?? 0)
+            ? countProblems(path, known + unknown, { minItems: type.minItems! })
+            : [];
       value.forEach((item, i) => {
         if (typeof item === "string") out.push(...stringProblems(`${path}[${i}]`, item, type.item));
       });
@@ -98,9 +102,11 @@ export function fieldProblems(field: CodecField, value: Value): Diagnostic[] {
       if (!isJsonObject(parsed)) return [];
       const keys = Object.keys(parsed);
       const out: Diagnostic[] = [];
-      if (type.maxProperties !== undefined && keys.length > type.maxProperties) out.push(invalid(path, `${path} holds ${keys.length} members; at most ${type.maxProperties} are allowed.`));
+      if (type.maxProperties !== undefined && keys.length > type.maxProperties)
+        out.push(invalid(path, `${path} holds ${keys.length} members; at most ${type.maxProperties} are allowed.`));
       const re = type.keyPattern !== undefined ? compiled(type.keyPattern) : null;
-      for (const key of keys) if (re !== null && !re.test(key)) out.push(invalid(path, `${path} member ${JSON.stringify(key)} does not match ${type.keyPattern}.`));
+      for (const key of keys)
+        if (re !== null && !re.test(key)) out.push(invalid(path, `${path} member ${JSON.stringify(key)} does not match ${type.keyPattern}.`));
       return out;
     }
     case "binding-list": {

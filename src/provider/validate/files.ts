@@ -11,9 +11,7 @@
 
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { MAX_BLOB_BYTES } from "../../core/artifact-kinds.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes, Value } from "../../core/values.ts";
+import { type Attributes, type Diagnostic, MAX_BLOB_BYTES, type Value } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 function unreadable(list: "modules" | "files", at: string, file: string, why: string): Diagnostic {

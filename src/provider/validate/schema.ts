@@ -2,7 +2,7 @@
 // a provider schema before anything else: every attribute is one the schema declares (a near miss
 // gets "Did you mean …?"), every declared attribute has the type the schema gives it — nested
 // lists and objects included — required attributes are present, and computed ones are not set.
-// The schema is derived from the Form's codecs (codec/schema.ts), so the Form definition decides.
+// The schema is derived from the Form's codecs (registry/type-schema.ts), so the Form definition decides.
 //
 // Deliberate choices:
 // - No implicit conversion. Terraform converts "100" to a number attribute and 123 to a string
@@ -14,8 +14,7 @@
 // - The engine strips meta-arguments (depends_on, lifecycle, provider, count, …) and the `//`
 //   comment object before configuration reaches the provider, so they are never "unsupported".
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isUnknown, type Attributes, type Value } from "../../core/values.ts";
+import { type Attributes, type Diagnostic, isUnknown, type Value } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";
 import { suggestName } from "./suggest.ts";
@@ -85,7 +84,8 @@ function conforms(type: AttributeType, value: Value): boolean {
 function typeRepair(path: string, type: AttributeType, value: Value): string {
   if (type.kind === "number" && typeof value === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(value)) return `Write ${path} as a number, without quotes.`;
   if (type.kind === "bool" && (value === "true" || value === "false")) return `Write ${path} as true or false, without quotes.`;
-  if ((type.kind === "string" || type.kind === "json") && (typeof value === "number" || typeof value === "boolean")) return `Write ${path} as a string, in quotes.`;
+  if ((type.kind === "string" || type.kind === "json") && (typeof value === "number" || typeof value === "boolean"))
+    return `Write ${path} as a string, in quotes.`;
   if (type.kind === "number" && typeof value === "number") return `Give ${path} a whole number between -9007199254740991 and 9007199254740991.`;
   return `Give ${path} ${expected(type)}.`;
 }

@@ -2,10 +2,8 @@
 // validators of the reference). Unknown values are skipped, never guessed. The plan does not
 // repeat these checks; the engine runs validate before plan.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isResourceName, isSpaceId } from "../../core/grammar.ts";
-import { isUnknown, isWhollyKnown, UNKNOWN, type Attributes, type Value } from "../../core/values.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, type Diagnostic, isResourceName, isSpaceId, isUnknown, isWhollyKnown, UNKNOWN, type Value } from "../../core/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { staticArtifactProblems } from "../bundle/artifact.ts";
 import { isOwnerToken } from "../revision/names.ts";
 import { type ProviderRuntime } from "../runtime.ts";

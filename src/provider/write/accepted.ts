@@ -2,8 +2,8 @@
 // the ACCEPTED state — so the next refresh reconciles the existing resource through the resume
 // table instead of the next apply creating a duplicate — a warning saying so, and the error.
 
-import type { AcceptedError } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import type { AcceptedError } from "../../client/index.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { acceptedState, type StateContext } from "../state/write.ts";
 import type { WriteResult } from "../types.ts";

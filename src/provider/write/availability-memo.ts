@@ -10,10 +10,8 @@
 // - When the host later refuses a write itself with `form_unknown` or `form_unavailable`, the
 //   remembered answer is dropped and the refusal surfaces as it is; the next write asks again.
 
-import type { AvailabilityGate } from "../../client/resource-writes.ts";
-import { TransportError } from "../../client/errors.ts";
-import type { WireFormRef } from "../../core/protocol.ts";
-import { formRefKey } from "../../forms/refs.ts";
+import { type AvailabilityGate, TransportError } from "../../client/index.ts";
+import { type FormRef, formRefKey } from "../../core/index.ts";
 
 export type WriteOperation = "create" | "update";
 
@@ -21,7 +19,7 @@ export class AvailabilityMemo {
   /** Positive answers, and asks still in flight; a failed ask is removed. */
   readonly #answers = new Map<string, Promise<void>>();
 
-  gate(space: string, ref: WireFormRef, operation: WriteOperation): AvailabilityGate {
+  gate(space: string, ref: FormRef, operation: WriteOperation): AvailabilityGate {
     const key = `${space}\n${formRefKey(ref)}\n${operation}`;
     return {
       pass: async (ask) => {

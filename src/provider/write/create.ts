@@ -7,11 +7,8 @@
 // whole call. A create the host accepted but did not verifiably finish still writes state; one
 // whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
-import { AcceptedError } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isSpaceId } from "../../core/grammar.ts";
-import type { Attributes } from "../../core/values.ts";
-import { laneNamed } from "../../core/lanes.ts";
+import { AcceptedError } from "../../client/index.ts";
+import { type Attributes, type Diagnostic, isSpaceId, laneNamed } from "../../core/index.ts";
 import { cloneAttributes, knownString } from "../attributes.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";

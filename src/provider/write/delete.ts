@@ -5,8 +5,8 @@
 // A structured resource_not_found means the resource is already gone: success. A delete whose
 // answer never arrived is unresolved; its recorded intent is left to the next run.
 
-import { isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isResourceNotFound } from "../../client/index.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { servePrior } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";

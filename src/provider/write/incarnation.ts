@@ -2,8 +2,7 @@
 // name, uid and generation. An accepted create that never settled leaves them out; the write is
 // then refused before any host call, with a repair that settles it first.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
 import { knownString } from "../attributes.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 

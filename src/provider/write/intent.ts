@@ -3,10 +3,9 @@
 // `recordIntent`, which persists it before anything leaves the process. A crash after that point
 // is finished by `resumeWrite`, which re-sends the same bytes under the same Idempotency-Key.
 
-import type { WriteIntentRecord } from "../../client/resource-writes.ts";
-import type { WireFormRef } from "../../core/protocol.ts";
-import { isWhollyKnown, type Attributes, type KnownValue } from "../../core/values.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import type { WriteIntentRecord } from "../../client/index.ts";
+import { type Attributes, type FormRef, isWhollyKnown, type KnownValue } from "../../core/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import type { WriteContext, WriteIntent } from "../types.ts";
 
 /** Attributes a resumed write needs to record the state the original would have. */
@@ -27,7 +26,7 @@ export interface IntentIdentity {
   type: string;
   space: string;
   name: string;
-  ref: WireFormRef;
+  ref: FormRef;
   uid: string;
   attributes?: Record<string, KnownValue>;
 }
@@ -43,7 +42,7 @@ export interface WriteAttempt {
 /** The client's `onIntent` hook for one write, forwarding to the engine and awaiting it. */
 export function intentHook(context: WriteContext, identity: IntentIdentity, attempt?: WriteAttempt): (record: WriteIntentRecord) => Promise<void> {
   return async (record) => {
-    const ref: WireFormRef = {
+    const ref: FormRef = {
       apiVersion: identity.ref.apiVersion,
       kind: identity.ref.kind,
       definitionVersion: identity.ref.definitionVersion,

@@ -8,14 +8,12 @@
 // Either way the host's envelope is stable and keeps its code; what changes is the repair: the
 // configuration is fine, the name is not free, so import the holder or pick another name.
 
-import { HostApiError, isResourceNotFound } from "../../client/errors.ts";
-import type { HostClient } from "../../client/client.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { HEADER, type WireFormRef } from "../../core/protocol.ts";
+import { HostApiError, type HostClient, isResourceNotFound } from "../../client/index.ts";
+import { type Diagnostic, type FormRef, HEADER } from "../../core/index.ts";
 
 export interface NameTakenContext {
   space: string;
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   /** The create's deadline; the confirming read stays inside it. */
   deadline: number;

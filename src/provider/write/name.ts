@@ -6,17 +6,20 @@
 //   here once; a crash after the intent was recorded re-sends that same name.
 
 import { randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { isResourceName } from "../../core/grammar.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import { type Attributes, type Diagnostic, isResourceName } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { knownString } from "../attributes.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { deriveRevisionName } from "../revision/names.ts";
 import { ownerMissing } from "../plan/revision-name.ts";
 
-export function createName(codec: FormCodec, values: Attributes, spec: JsonObject, identity: Omit<Diagnostic, "severity" | "summary">): { name: string } | { diagnostic: Diagnostic } {
+export function createName(
+  codec: FormCodec,
+  values: Attributes,
+  spec: JsonObject,
+  identity: Omit<Diagnostic, "severity" | "summary">,
+): { name: string } | { diagnostic: Diagnostic } {
   const kind = codec.ref.kind;
   const given = knownString(values, "name");
   let name: string | undefined = given;

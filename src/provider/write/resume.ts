@@ -8,9 +8,8 @@
 // (`run:<id>`), so a later run can replay it; a write that ended in a known failure was settled,
 // and is planned afresh under the new run's scope.
 
-import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
+import { AcceptedError, isOutcomeUnknown, isResourceNotFound } from "../../client/index.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { serveState, formAttributes } from "../dispatch.ts";
@@ -60,12 +59,17 @@ export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prio
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
     // Still no answer: the write stays in flight, for the run after this one.
-    if (isOutcomeUnknown(err)) return unresolvedWrite(intent.operation, kind, err, { ...fullIdentity, pointer: "/spec" }, intent.operation === "create" ? null : prior);
+    if (isOutcomeUnknown(err))
+      return unresolvedWrite(intent.operation, kind, err, { ...fullIdentity, pointer: "/spec" }, intent.operation === "create" ? null : prior);
     if (intent.operation === "create") {
       if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, fullIdentity);
       return keep([hostCallDiagnostic(`Failed to create ${kind}`, err, { ...fullIdentity, pointer: "/spec" })]);
     }
-    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, { ...fullIdentity, pointer: "/spec", ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}) });
+    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, {
+      ...fullIdentity,
+      pointer: "/spec",
+      ...(intent.uid !== "" ? { expectedUid: intent.uid } : {}),
+    });
     if (err instanceof AcceptedError && err.operationId !== undefined && prior !== null) {
       const attributes = cloneAttributes(prior.attributes);
       attributes["pending_operation_id"] = err.operationId;

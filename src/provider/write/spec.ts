@@ -3,10 +3,9 @@
 // (a bare digest, or local files whose manifest — of the codec's manifest kind — is computed here
 // and uploaded by the caller).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonObject } from "../../forms/shape.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
+import type { Attributes, Diagnostic } from "../../core/index.ts";
+import type { JsonObject } from "../../forms/index.ts";
+import type { FormCodec } from "../../registry/index.ts";
 import { artifactSurface, resolveArtifactAuthoring, type ArtifactAuthoring } from "../bundle/artifact.ts";
 import { encodeSpec } from "../codec/encode.ts";
 

@@ -5,8 +5,8 @@
 // plans: a host that carried it out replays its answer, which is adopted; one that never received
 // it carries it out then. Nothing is forgotten, and nothing is created twice.
 
-import { isOutcomeUnknown } from "../../client/errors.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { isOutcomeUnknown } from "../../client/index.ts";
+import type { Diagnostic } from "../../core/index.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import type { ResourceState, WriteIntent, WriteResult } from "../types.ts";
 import type { WriteAttempt } from "./intent.ts";

@@ -7,11 +7,9 @@
 // can carry for it is provider-side (timeouts, revision_owner, the bundle's authoring spelling),
 // which is recorded without a host call. Anything else reaching here is a provider bug.
 
-import { AcceptedError } from "../../client/errors.ts";
-import { goJson } from "../../client/go-json.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import type { JsonValue } from "../../forms/digest.ts";
+import { AcceptedError } from "../../client/index.ts";
+import { type Attributes, type Diagnostic, goJson } from "../../core/index.ts";
+import type { JsonValue } from "../../forms/index.ts";
 import { cloneAttributes, cloneValue, knownString, unknownToNull } from "../attributes.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";

@@ -116,7 +116,12 @@ export class LeaseTable {
     }
     if (current !== null) {
       const stale = current.expiresAt <= this.now();
-      throw new StateLockedError(current, stale, holderGone(current), "the state is locked by another run, and this handle holds no lease, so it may not write");
+      throw new StateLockedError(
+        current,
+        stale,
+        holderGone(current),
+        "the state is locked by another run, and this handle holds no lease, so it may not write",
+      );
     }
   }
 }

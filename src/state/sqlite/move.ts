@@ -4,9 +4,9 @@
 
 import type BetterSqlite3 from "better-sqlite3";
 import { StateMoveError } from "../errors.ts";
-import { movedAddress, renameInEdges, type StateMove } from "../move.ts";
+import { movedAddress, renameInEdges } from "../move.ts";
 import { deposedAddress } from "../records.ts";
-import type { ContributionEdge } from "../types.ts";
+import type { ContributionEdge, StateMove } from "../types.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -20,13 +20,17 @@ export class MoveStatements {
   constructor(db: Db) {
     this.inFlight = db.prepare<[], { address: string }>("SELECT address FROM resources WHERE intent IS NOT NULL ORDER BY address");
     // A resource and its deposed objects; compared with substr, since `_` in an address is a LIKE wildcard.
-    this.family = db.prepare<[string, number, string], { address: string }>("SELECT address FROM resources WHERE address = ? OR substr(address, 1, ?) = ? ORDER BY address");
+    this.family = db.prepare<[string, number, string], { address: string }>(
+      "SELECT address FROM resources WHERE address = ? OR substr(address, 1, ?) = ? ORDER BY address",
+    );
     this.rename = db.prepare<[string, number, string]>("UPDATE resources SET address = ?, serial = ? WHERE address = ?");
     // Only rows whose edge JSON mentions the address at all are parsed.
     this.withEdges = db.prepare<[string, string], { address: string; dependencies: string | null; contributions: string | null }>(
       "SELECT address, dependencies, contributions FROM resources WHERE instr(dependencies, ?) > 0 OR instr(contributions, ?) > 0 ORDER BY address",
     );
-    this.setEdges = db.prepare<[string | null, string | null, number, string]>("UPDATE resources SET dependencies = ?, contributions = ?, serial = ? WHERE address = ?");
+    this.setEdges = db.prepare<[string | null, string | null, number, string]>(
+      "UPDATE resources SET dependencies = ?, contributions = ?, serial = ? WHERE address = ?",
+    );
   }
 
   /** Runs inside the caller's transaction; `nextSerial` bumps the state serial (called once). */

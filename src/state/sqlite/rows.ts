@@ -1,6 +1,6 @@
 // Row shapes of the SQLite layout and their conversion to and from the state model.
 
-import type { KnownValue } from "../../core/values.ts";
+import type { KnownValue } from "../../core/index.ts";
 import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "../types.ts";
 import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "../records.ts";
 
@@ -162,5 +162,13 @@ export interface HostBindingRow {
 }
 
 export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
-  return { origin: row.origin, hostId: row.host_id, space: row.space, tenant: row.tenant, credential: row.credential, lane: row.lane ?? null, boundAt: row.bound_at };
+  return {
+    origin: row.origin,
+    hostId: row.host_id,
+    space: row.space,
+    tenant: row.tenant,
+    credential: row.credential,
+    lane: row.lane ?? null,
+    boundAt: row.bound_at,
+  };
 }

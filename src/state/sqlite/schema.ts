@@ -125,10 +125,7 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
       db.exec(DDL);
       db.exec(DDL_2);
       db.exec(DDL_3);
-      db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(
-        newLineage(),
-        new Date().toISOString(),
-      );
+      db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(newLineage(), new Date().toISOString());
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return;
@@ -154,7 +151,10 @@ export function verifySchema(db: Database, path: string): number {
     throw new StateFormatError(path, "it is an SQLite database, but not a takoform state (application_id differs)");
   }
   if (version > SCHEMA_VERSION) {
-    throw new StateFormatError(path, `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`);
+    throw new StateFormatError(
+      path,
+      `it was written by a newer takoform (state layout ${version}, this build reads up to ${SCHEMA_VERSION}); upgrade takoform`,
+    );
   }
   if (version < OLDEST_SCHEMA_VERSION) {
     throw new StateFormatError(path, `state layout ${version} is older than any this build knows`);

@@ -7,11 +7,11 @@ import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
-import type { KnownValue } from "../../core/values.ts";
-import type { WriteIntent } from "../../provider/types.ts";
+import type { KnownValue } from "../../core/index.ts";
+import type { WriteIntent } from "../../provider/index.ts";
 import { StateConflictError, StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { assertKnownJson, deriveColumns, parseStateAddress, withoutCredentials, type DerivedColumns } from "../records.ts";
-import { sealSensitive } from "../sensitive.ts";
+import { sealSensitive } from "../../secrets/index.ts";
 import {
   IN_FLIGHT_STATUSES,
   SETTLED_STATUSES,
@@ -26,6 +26,7 @@ import {
   type ResourceRecord,
   type SettledStatus,
   type StateDocument,
+  type StateMove,
   type StateReader,
   type StateStore,
   type StoredHostBinding,
@@ -33,7 +34,6 @@ import {
 } from "../types.ts";
 import { holderGone, LeaseTable } from "./lease.ts";
 import { MoveStatements } from "./move.ts";
-import type { StateMove } from "../move.ts";
 import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
 import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
 
@@ -113,7 +113,11 @@ class SqliteStateReader implements StateReader {
     this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
     // A layout-1 file (read as it is) predates host bindings: it is unbound.
     this.selectBinding =
-      layout >= 2 ? db.prepare<[], HostBindingRow>(`SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`) : null;
+      layout >= 2
+        ? db.prepare<[], HostBindingRow>(
+            `SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`,
+          )
+        : null;
     this.leases = new LeaseTable(db, now, layout);
   }
 
@@ -208,7 +212,9 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
       `INSERT INTO resources (${RESOURCE_COLUMNS.join(", ")}) VALUES (${RESOURCE_COLUMNS.map((c) => `@${c}`).join(", ")})
-       ON CONFLICT (address) DO UPDATE SET ${RESOURCE_COLUMNS.filter((c) => c !== "address").map((c) => `${c} = excluded.${c}`).join(", ")}`,
+       ON CONFLICT (address) DO UPDATE SET ${RESOURCE_COLUMNS.filter((c) => c !== "address")
+         .map((c) => `${c} = excluded.${c}`)
+         .join(", ")}`,
     );
     this.fenced = db.transaction((token: number | null, body: () => unknown) => {
       this.leases.checkFence(token);
@@ -429,7 +435,17 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   private rowFor(address: string, input: ResourceInput, checked: CheckedInput, serial: number): ResourceRow {
-    return toRow(address, input.type, input.status, checked.attributesJson, deriveColumns(input.attributes), checked.dependencies, checked.contributions, null, serial);
+    return toRow(
+      address,
+      input.type,
+      input.status,
+      checked.attributesJson,
+      deriveColumns(input.attributes),
+      checked.dependencies,
+      checked.contributions,
+      null,
+      serial,
+    );
   }
 }
 
@@ -442,7 +458,10 @@ interface CheckedInput {
 /** Validates a settled record before any transaction opens (serialization is the costly part). */
 function checkInput(address: string, input: ResourceInput): CheckedInput {
   if (!(SETTLED_STATUSES as readonly string[]).includes(input.status)) {
-    throw new StateWriteError(address, `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`);
+    throw new StateWriteError(
+      address,
+      `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`,
+    );
   }
   if (typeof input.type !== "string" || input.type === "") throw new StateWriteError(address, "the record has no resource type");
   if (input.attributes === null || typeof input.attributes !== "object" || Array.isArray(input.attributes)) {

@@ -25,7 +25,9 @@ async function measure(label: string, client: HostClient, concurrency: number): 
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  console.log(`${label}: ${CALLS} reads in ${seconds.toFixed(2)} s = ${Math.round(CALLS / seconds)} calls/s (${((seconds / CALLS) * 1e6 * concurrency).toFixed(0)} µs per call in flight)`);
+  console.log(
+    `${label}: ${CALLS} reads in ${seconds.toFixed(2)} s = ${Math.round(CALLS / seconds)} calls/s (${((seconds / CALLS) * 1e6 * concurrency).toFixed(0)} µs per call in flight)`,
+  );
 }
 
 const host = await LocalHost.open({ data: ":memory:" });

@@ -65,7 +65,9 @@ TakoformConstructError: WorkerApp "w": the configuration must be an object.
 
 Node.js v20.20.2
 `;
-    expect(uncaughtError(output, "/p")).toBe('TakoformConstructError: WorkerApp "w": the configuration must be an object.\n  at main.ts:6:1\n  at main.ts:7:11\n  at lib/helper.ts:3:9');
+    expect(uncaughtError(output, "/p")).toBe(
+      'TakoformConstructError: WorkerApp "w": the configuration must be an object.\n  at main.ts:6:1\n  at main.ts:7:11\n  at lib/helper.ts:3:9',
+    );
   });
 
   it("keeps a message of several lines, and leaves out the properties Node prints after the last frame", () => {
@@ -91,6 +93,8 @@ Node.js v20.20.2
   });
 
   it("gives up on output without frames (a thrown string), leaving it to the caller", () => {
-    expect(uncaughtError("node:internal/modules/run_main:123\n    triggerUncaughtException(\n    ^\na string\n(Use `node --trace-uncaught ...`)\n", "/p")).toBeUndefined();
+    expect(
+      uncaughtError("node:internal/modules/run_main:123\n    triggerUncaughtException(\n    ^\na string\n(Use `node --trace-uncaught ...`)\n", "/p"),
+    ).toBeUndefined();
   });
 });

@@ -96,7 +96,10 @@ describe("evaluation", () => {
     expect(evaluate(parse("${takoform_worker_bundle.app.enabled}").expr, resolve)).toBe(true);
     expect(evaluate(parse("${takoform_worker_bundle.app.versions}").expr, resolve)).toEqual([{ weight: 70 }, { weight: 30 }]);
     expect(evaluate(parse("n=${takoform_worker_bundle.app.replicas}, on=${takoform_worker_bundle.app.enabled}").expr, resolve)).toBe("n=3, on=true");
-    expect(evaluate(parse({ a: ["${var.region}-${takoform_worker_bundle.app.versions[1].weight}"], b: "${var.count}" }).expr, resolve)).toEqual({ a: ["eu-30"], b: 2 });
+    expect(evaluate(parse({ a: ["${var.region}-${takoform_worker_bundle.app.versions[1].weight}"], b: "${var.count}" }).expr, resolve)).toEqual({
+      a: ["eu-30"],
+      b: 2,
+    });
     expect(evaluate(parse("${var.settings.tier}").expr, resolve)).toBe("gold");
   });
 

@@ -43,7 +43,8 @@ describe("generated malformed stacks are refused with zero host writes", () => {
     const stacks = generateMalformedStacks({ seed: 77, count: 60, base: rig.base, schema: (type) => rig.provider.schema(type) });
     const chosen = new Map<string, MalformedStack>();
     for (const stack of stacks) {
-      for (const key of [stack.stage, ...stack.kinds.filter((k) => k === "deep-nesting" || k === "invalid-utf8" || k === "duplicate-key")]) if (!chosen.has(key)) chosen.set(key, stack);
+      for (const key of [stack.stage, ...stack.kinds.filter((k) => k === "deep-nesting" || k === "invalid-utf8" || k === "duplicate-key")])
+        if (!chosen.has(key)) chosen.set(key, stack);
     }
     expect([...chosen.keys()].sort()).toEqual(["check", "deep-nesting", "duplicate-key", "invalid-utf8", "load", "syntax"]);
     const scratch = new Scratch();
@@ -51,7 +52,10 @@ describe("generated malformed stacks are refused with zero host writes", () => {
       for (const stack of new Set(chosen.values())) {
         writeFileSync(scratch.path("stack.json"), stack.source);
         const writes = rig.host.writes.length;
-        const result = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: scratch.dir, env: { TAKOFORM_ENDPOINT: rig.host.url, TAKOFORM_TOKEN: "takoform-dev-token" } });
+        const result = await runCli(["apply", "--config", "stack.json", "--auto-approve"], {
+          cwd: scratch.dir,
+          env: { TAKOFORM_ENDPOINT: rig.host.url, TAKOFORM_TOKEN: "takoform-dev-token" },
+        });
         const printed = `${result.stdout}\n${result.stderr}`;
         expect(result.code, `${stack.id}: ${printed}`).toBe(1);
         expect(printed, stack.id).toMatch(/^Error: /m);

@@ -4,7 +4,7 @@
 
 import { tmpdir } from "node:os";
 import { describe, it, expect } from "vitest";
-import type { Diagnostic } from "../../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadConfigFile, loadStackConfig } from "../../../src/engine/config/index.ts";
 
 const worker = (extra: Record<string, unknown> = {}) => ({ name: "w", ...extra });
@@ -61,7 +61,9 @@ describe("resource meta-arguments", () => {
   }
 
   it("refuses lifecycle conditions and unknown lifecycle settings", () => {
-    const errors = refused(stack({}, { api: worker({ lifecycle: { precondition: [{ condition: "${true}", error_message: "x" }], create_before_destroy: "yes" } }) }));
+    const errors = refused(
+      stack({}, { api: worker({ lifecycle: { precondition: [{ condition: "${true}", error_message: "x" }], create_before_destroy: "yes" } }) }),
+    );
     expect(errors.map((e) => e.attribute).sort()).toEqual(["lifecycle.create_before_destroy", "lifecycle.precondition"]);
     expect(errors.find((e) => e.attribute === "lifecycle.precondition")!.detail).toMatch(/does not evaluate/);
   });
@@ -104,9 +106,7 @@ describe("expressions", () => {
   }
 
   it("refuses references to undeclared resources and variables, and self-references", () => {
-    const errors = refused(
-      stack({}, { api: worker({ a: "${takoform_module_worker.ghost.name}", b: "${var.nope}", c: "${takoform_module_worker.api.uid}" }) }),
-    );
+    const errors = refused(stack({}, { api: worker({ a: "${takoform_module_worker.ghost.name}", b: "${var.nope}", c: "${takoform_module_worker.api.uid}" }) }));
     expect(errors.map((e) => [e.code, e.attribute])).toEqual([
       ["takoform.config/undeclared-reference", "a"],
       ["takoform.config/undeclared-reference", "b"],
@@ -126,10 +126,18 @@ describe("contributions", () => {
     expect(refused(stack({}, { api: worker(contributions("nope")) }))[0]!.summary).toMatch(/Malformed contributions/);
     expect(refused(stack({}, { api: worker(contributions([{ from: "x", values: {} }])) }))[0]!.detail).toMatch(/not a resource address/);
     expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.ghost", values: {} }])) }))[0]!.summary).toMatch(/undeclared source/);
-    expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.api", values: {} }])) }))[0]!.code).toBe("takoform.config/self-reference");
+    expect(refused(stack({}, { api: worker(contributions([{ from: "takoform_module_worker.api", values: {} }])) }))[0]!.code).toBe(
+      "takoform.config/self-reference",
+    );
     expect(refused(stack({}, { api: worker({ "//": { takoform: { contributionz: [] } } }) }))[0]!.detail).toMatch(/contributionz/);
     const [bad] = refused(
-      stack({}, { api: worker(), b: worker(contributions([{ from: "takoform_module_worker.api", values: { bindings: ['${upper(takoform_module_worker.api.name)}'] } }])) }),
+      stack(
+        {},
+        {
+          api: worker(),
+          b: worker(contributions([{ from: "takoform_module_worker.api", values: { bindings: ["${upper(takoform_module_worker.api.name)}"] } }])),
+        },
+      ),
     );
     expect(bad).toMatchObject({ address: "takoform_module_worker.b", attribute: "bindings[0]" });
   });
@@ -169,13 +177,26 @@ describe("provider, variables, outputs and imports", () => {
 
   it("refuses imports into undeclared resources, duplicate imports and computed ids", () => {
     expect(refused(stack({ import: [{ to: "takoform_module_worker.ghost", id: "x" }] }))[0]!.summary).toMatch(/not declared/);
-    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "a" }, { to: "takoform_module_worker.api", id: "b" }] }))[0]!.summary).toMatch(/imported twice/);
-    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "${takoform_module_worker.api.uid}" }] }))[0]!.summary).toMatch(/only literals and variables/);
+    expect(
+      refused(
+        stack({
+          import: [
+            { to: "takoform_module_worker.api", id: "a" },
+            { to: "takoform_module_worker.api", id: "b" },
+          ],
+        }),
+      )[0]!.summary,
+    ).toMatch(/imported twice/);
+    expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "${takoform_module_worker.api.uid}" }] }))[0]!.summary).toMatch(
+      /only literals and variables/,
+    );
     expect(refused(stack({ import: [{ to: "takoform_module_worker.api", id: "" }] }))[0]!.summary).toMatch(/non-empty string/);
   });
 
   it("accepts an import id built from a variable", () => {
-    const loaded = loadStackConfig(JSON.stringify(stack({ variable: { space: { default: "prod" } }, import: [{ to: "takoform_module_worker.api", id: "${var.space}/api" }] })));
+    const loaded = loadStackConfig(
+      JSON.stringify(stack({ variable: { space: { default: "prod" } }, import: [{ to: "takoform_module_worker.api", id: "${var.space}/api" }] })),
+    );
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.config!.imports[0]!.id.kind).toBe("template");
   });
@@ -184,7 +205,11 @@ describe("provider, variables, outputs and imports", () => {
 describe("what is accepted or only warned about", () => {
   it("ignores backend, required_providers and required_version silently; warns about other terraform settings", () => {
     const loaded = loadStackConfig(
-      JSON.stringify(stack({ terraform: { backend: { local: { path: "/abs/x.tfstate" } }, required_providers: { takoform: { source: "x" } }, required_version: ">=1", cloud: {} } })),
+      JSON.stringify(
+        stack({
+          terraform: { backend: { local: { path: "/abs/x.tfstate" } }, required_providers: { takoform: { source: "x" } }, required_version: ">=1", cloud: {} },
+        }),
+      ),
     );
     expect(loaded.config).not.toBeNull();
     expect(loaded.diagnostics).toHaveLength(1);
@@ -193,7 +218,18 @@ describe("what is accepted or only warned about", () => {
 
   it("accepts hand-written depends_on with ${} and bare replace_triggered_by traversals", () => {
     const loaded = loadStackConfig(
-      JSON.stringify(stack({}, { a: worker(), b: worker({ depends_on: ["${takoform_module_worker.a}"], lifecycle: { replace_triggered_by: ["takoform_module_worker.a.name"], ignore_changes: "all" } }) })),
+      JSON.stringify(
+        stack(
+          {},
+          {
+            a: worker(),
+            b: worker({
+              depends_on: ["${takoform_module_worker.a}"],
+              lifecycle: { replace_triggered_by: ["takoform_module_worker.a.name"], ignore_changes: "all" },
+            }),
+          },
+        ),
+      ),
     );
     expect(loaded.diagnostics).toEqual([]);
     const b = loaded.config!.resources.get("takoform_module_worker.b")!;
@@ -208,7 +244,10 @@ describe("what is accepted or only warned about", () => {
     const missing = await loadConfigFile("/nonexistent/cdk.tf.json");
     expect(missing.config).toBeNull();
     // A missing file is file-not-found, not invalid-json (issue 14); another read failure is file-unreadable.
-    expect(missing.diagnostics[0]).toMatchObject({ code: "takoform.config/file-not-found", summary: "The configuration file /nonexistent/cdk.tf.json does not exist" });
+    expect(missing.diagnostics[0]).toMatchObject({
+      code: "takoform.config/file-not-found",
+      summary: "The configuration file /nonexistent/cdk.tf.json does not exist",
+    });
     const directory = await loadConfigFile(tmpdir());
     expect(directory.diagnostics[0]).toMatchObject({ code: "takoform.config/file-unreadable", summary: `Cannot read the configuration file ${tmpdir()}` });
   });

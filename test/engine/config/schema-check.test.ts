@@ -36,7 +36,13 @@ interface JsonDiagnostic {
 function workerStack(prefix: string, patch: (r: Record<string, Record<string, Record<string, unknown>>>) => void = () => {}): unknown {
   const resource: Record<string, Record<string, Record<string, unknown>>> = {
     [W]: { w: { name: `${prefix}-w` } },
-    [B]: { b: { revision_owner: `${prefix}-w`, main_module: "index.js", modules: [{ name: "index.js", content_type: "application/javascript+module", content_file: "dist/index.js" }] } },
+    [B]: {
+      b: {
+        revision_owner: `${prefix}-w`,
+        main_module: "index.js",
+        modules: [{ name: "index.js", content_type: "application/javascript+module", content_file: "dist/index.js" }],
+      },
+    },
     [V]: { v: { revision_owner: `${prefix}-w`, worker: `\${${W}.w.name}`, bundle: `\${${B}.b.name}`, handlers: ["fetch"] } },
     [D]: { d: { name: `${prefix}-d`, worker: `\${${W}.w.name}`, versions: [{ worker_version: `\${${V}.v.name}`, weight: 10000 }] } },
   };
@@ -98,7 +104,9 @@ describe("the schema at plan, through the command", () => {
       ["error", `${V}.v`, "handlers", "Missing required argument"],
     ]);
     const byAttribute = new Map(diagnostics.map((d) => [d.attribute, d]));
-    expect(byAttribute.get("output.a_name")!.detail).toBe(`output "a_name" refers to \${${KV}.a.nmae}, but a ${KV} has no attribute "nmae". Did you mean "name"?`);
+    expect(byAttribute.get("output.a_name")!.detail).toBe(
+      `output "a_name" refers to \${${KV}.a.nmae}, but a ${KV} has no attribute "nmae". Did you mean "name"?`,
+    );
     expect(byAttribute.get("Name")!.detail).toContain('Did you mean "name"? Argument names are case-sensitive.');
     expect(byAttribute.get("modules[0].content_file")!.detail).toContain(`"dist/missing.js" (${p.path("dist", "missing.js")}), which does not exist`);
 
@@ -115,9 +123,11 @@ describe("the schema at plan, through the command", () => {
   }, 120_000);
 
   it("a bundle whose module file is missing is refused at plan, before the worker is created (not half-applied)", async () => {
-    const p = project(workerStack("mf", (r) => {
-      r[B]!.b!.modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: "build/index.js" }];
-    }));
+    const p = project(
+      workerStack("mf", (r) => {
+        r[B]!.b!.modules = [{ name: "index.js", content_type: "application/javascript+module", content_file: "build/index.js" }];
+      }),
+    );
     const before = timeline(host.mutations);
     const applied = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: p.dir, env: env() });
     expect(applied.code).toBe(1);
@@ -139,13 +149,17 @@ describe("the schema at plan, through the command", () => {
   }, 120_000);
 
   it("item 10: weights the host will refuse are a plan warning at the address, and the host refuses the deployment at apply", async () => {
-    const p = project(workerStack("ws", (r) => {
-      (r[D]!.d!.versions as Record<string, unknown>[])[0]!.weight = 9999;
-    }));
+    const p = project(
+      workerStack("ws", (r) => {
+        (r[D]!.d!.versions as Record<string, unknown>[])[0]!.weight = 9999;
+      }),
+    );
     const planned = await runCli(["plan", "--config", "stack.json", "--detailed-exitcode"], { cwd: p.dir, env: env() });
     expect(planned.code, planned.stderr).toBe(2);
     expect(all(planned)).toContain(`Warning: Invalid deployment weight total\n\n  with ${D}.d, attribute versions,`);
-    expect(all(planned)).toContain("The weights of versions add up to 9999; they must total 10000. The host refuses this deployment when it is applied (invalid_argument)");
+    expect(all(planned)).toContain(
+      "The weights of versions add up to 9999; they must total 10000. The host refuses this deployment when it is applied (invalid_argument)",
+    );
     expect(all(planned)).toContain("Code: takoform.provider/host-will-refuse");
     expect(planned.stdout).toContain("Plan: 4 to add, 0 to change, 0 to destroy.");
 
@@ -165,11 +179,13 @@ describe("the schema at plan, through the command", () => {
   }, 120_000);
 
   it("item 10: colliding environment names are a plan warning, and the host refuses the version at apply", async () => {
-    const p = project(workerStack("env", (r) => {
-      r[KV] = { cache: { name: "env-cache" } };
-      r[V]!.v!.vars_json = JSON.stringify({ CACHE: "on" });
-      r[V]!.v!.kv_bindings = [{ name: "CACHE", target_name: `\${${KV}.cache.name}` }];
-    }));
+    const p = project(
+      workerStack("env", (r) => {
+        r[KV] = { cache: { name: "env-cache" } };
+        r[V]!.v!.vars_json = JSON.stringify({ CACHE: "on" });
+        r[V]!.v!.kv_bindings = [{ name: "CACHE", target_name: `\${${KV}.cache.name}` }];
+      }),
+    );
     const planned = await runCli(["plan", "--config", "stack.json"], { cwd: p.dir, env: env() });
     expect(planned.code, planned.stderr).toBe(0);
     expect(all(planned)).toContain(`Warning: Duplicate module environment name\n\n  with ${V}.v, attribute kv_bindings[0].name,`);
@@ -180,7 +196,9 @@ describe("the schema at plan, through the command", () => {
     const steps = timeline(host.mutations.slice(before)).map((m) => m.replace(/-[0-9a-f]{12}-[0-9a-f]{12} /, "-* "));
     // The version is refused at its PUT; the deployment that needs it is never sent.
     expect(steps.filter((s) => s.includes("WorkerVersion") || s.includes("WorkerDeployment"))).toEqual(["PUT WorkerVersion version-* 400"]);
-    expect(steps.sort()).toEqual(["PUT EdgeKVNamespace env-cache 201", "PUT ModuleWorker env-w 201", "PUT WorkerBundle bundle-* 201", "PUT WorkerVersion version-* 400"].sort());
+    expect(steps.sort()).toEqual(
+      ["PUT EdgeKVNamespace env-cache 201", "PUT ModuleWorker env-w 201", "PUT WorkerBundle bundle-* 201", "PUT WorkerVersion version-* 400"].sort(),
+    );
     expect(all(applied)).toMatch(/"CACHE" is already declared at \/vars\/CACHE/);
   }, 120_000);
 });

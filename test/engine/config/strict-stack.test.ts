@@ -50,12 +50,15 @@ describe("strict reading of the stack, through the command", () => {
 
     // The second "resource" is empty: last-wins would plan to destroy both.
     p.write("stack.json", base.replace(/\n}\n$/, ',\n  "resource": {}\n}\n'));
-    for (const command of [["plan", "--detailed-exitcode"], ["apply", "--auto-approve"]]) {
+    for (const command of [
+      ["plan", "--detailed-exitcode"],
+      ["apply", "--auto-approve"],
+    ]) {
       const refused = await runCli([command[0]!, "--config", "stack.json", ...command.slice(1)], { cwd: p.dir, env: env() });
       expect(refused.code, refused.stdout).toBe(1);
       expect(refused.stdout).not.toContain("destroy");
       expect(refused.stderr).toContain(`Error: ${p.path("stack.json")} repeats the key "resource"`);
-      expect(refused.stderr).toContain("At line 5, column 3: duplicate member name \"resource\".");
+      expect(refused.stderr).toContain('At line 5, column 3: duplicate member name "resource".');
       expect(refused.stderr).toContain("Pointer: /resource");
       expect(refused.stderr).toContain("Code: takoform.config/duplicate-key");
       expect(refused.stderr).toContain('Keep one member named "resource" in the top-level object');
@@ -158,7 +161,12 @@ describe("strict reading, in-process", () => {
     const loaded = loadStackConfig({ resource: { [KV]: { a: { name: "a", x: deep } } } });
     expect(loaded.config).toBeNull();
     expect(loaded.diagnostics).toHaveLength(1);
-    expect(loaded.diagnostics[0]).toMatchObject({ severity: "error", code: "takoform.config/unsupported-expression", address: `${KV}.a`, summary: `Value nested too deeply in ${KV}.a` });
+    expect(loaded.diagnostics[0]).toMatchObject({
+      severity: "error",
+      code: "takoform.config/unsupported-expression",
+      address: `${KV}.a`,
+      summary: `Value nested too deeply in ${KV}.a`,
+    });
   });
 
   it("nesting up to the limit is read, one level more is refused", () => {
@@ -171,7 +179,11 @@ describe("strict reading, in-process", () => {
   });
 
   it("a repeated key is refused whether it is the first or the last copy that is empty", () => {
-    for (const text of ['{"resource":{},"resource":{"x":{}}}', '{"output":{"a":{"value":1}},"output":{"a":{"value":2}}}', '{"variable":{"v":{"default":1,"default":2}}}']) {
+    for (const text of [
+      '{"resource":{},"resource":{"x":{}}}',
+      '{"output":{"a":{"value":1}},"output":{"a":{"value":2}}}',
+      '{"variable":{"v":{"default":1,"default":2}}}',
+    ]) {
       const loaded = loadStackConfig(text, { file: "cdk.tf.json" });
       expect(loaded.config).toBeNull();
       expect(loaded.diagnostics[0]).toMatchObject({ code: "takoform.config/duplicate-key" });
@@ -179,7 +191,12 @@ describe("strict reading, in-process", () => {
   });
 
   it("a sensitive variable's bad JSON is reported without where the reader stopped", () => {
-    const variables = new Map([["secret", { name: "secret", type: { kind: "map" as const, element: { kind: "string" as const } }, typeText: "map(string)", sensitive: true, nullable: true }]]);
+    const variables = new Map([
+      [
+        "secret",
+        { name: "secret", type: { kind: "map" as const, element: { kind: "string" as const } }, typeText: "map(string)", sensitive: true, nullable: true },
+      ],
+    ]);
     const resolved = resolveVariables(variables, { env: { TF_VAR_secret: '{"hunter2": "x", "hunter2": "y"}' } });
     expect(resolved.diagnostics).toHaveLength(1);
     expect(JSON.stringify(resolved.diagnostics)).not.toMatch(/line 1|hunter2/);

@@ -22,30 +22,33 @@ const outdirs: string[] = [];
 afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 function synthDemo() {
-  const synth = synthStack((stack) => {
-    const token = new TerraformVariable(stack, "api_token", { type: "string", sensitive: true, description: "bearer token" });
-    const replicas = new TerraformVariable(stack, "replicas", { type: "number", default: 2, nullable: false });
-    new TerraformVariable(stack, "tags", { type: "map(string)", default: { team: "edge" } });
-    new TestTakoformProvider(stack, "takoform", { endpoint: "http://127.0.0.1:8080", space: "default", token: token.stringValue });
-    const api = new TestWorker(stack, "api", {
-      name: "api",
-      replicas: replicas.numberValue,
-      lifecycle: { createBeforeDestroy: true, preventDestroy: true, ignoreChanges: ["replicas"] },
-    });
-    const auth = new TestWorker(stack, "auth", {
-      name: `${api.workerName}-auth`,
-      replicas: api.replicas,
-      bindings: [{ service: api.workerName, weight: api.replicas }],
-      dependsOn: [api],
-      lifecycle: { replaceTriggeredBy: [api, api.workerName] },
-    });
-    // The RFC 0011 cycle: each worker contributes a binding to the other.
-    api.contribute(auth, { bindings: [{ service: auth.workerName }] });
-    auth.contribute(api, { bindings: [{ service: api.workerName }] });
-    auth.importFrom('{"name":"auth","space":"default"}');
-    new TerraformOutput(stack, "api_name", { value: api.workerName });
-    new TerraformOutput(stack, "auth_uid", { value: auth.uid, sensitive: true });
-  }, { skipValidation: true }); // importFrom adds a validation that shells out to `terraform version`
+  const synth = synthStack(
+    (stack) => {
+      const token = new TerraformVariable(stack, "api_token", { type: "string", sensitive: true, description: "bearer token" });
+      const replicas = new TerraformVariable(stack, "replicas", { type: "number", default: 2, nullable: false });
+      new TerraformVariable(stack, "tags", { type: "map(string)", default: { team: "edge" } });
+      new TestTakoformProvider(stack, "takoform", { endpoint: "http://127.0.0.1:8080", space: "default", token: token.stringValue });
+      const api = new TestWorker(stack, "api", {
+        name: "api",
+        replicas: replicas.numberValue,
+        lifecycle: { createBeforeDestroy: true, preventDestroy: true, ignoreChanges: ["replicas"] },
+      });
+      const auth = new TestWorker(stack, "auth", {
+        name: `${api.workerName}-auth`,
+        replicas: api.replicas,
+        bindings: [{ service: api.workerName, weight: api.replicas }],
+        dependsOn: [api],
+        lifecycle: { replaceTriggeredBy: [api, api.workerName] },
+      });
+      // The RFC 0011 cycle: each worker contributes a binding to the other.
+      api.contribute(auth, { bindings: [{ service: auth.workerName }] });
+      auth.contribute(api, { bindings: [{ service: api.workerName }] });
+      auth.importFrom('{"name":"auth","space":"default"}');
+      new TerraformOutput(stack, "api_name", { value: api.workerName });
+      new TerraformOutput(stack, "auth_uid", { value: auth.uid, sensitive: true });
+    },
+    { skipValidation: true },
+  ); // importFrom adds a validation that shells out to `terraform version`
   outdirs.push(synth.outdir);
   return synth;
 }
@@ -98,7 +101,10 @@ describe("a real cdktf synthesis", () => {
     expect(stack.variables.get("api_token")!.default).toBeUndefined();
     expect(stack.variables.get("replicas")).toMatchObject({ default: 2, nullable: false });
     expect(stack.variables.get("tags")).toMatchObject({ type: { kind: "map", element: { kind: "string" } }, default: { team: "edge" } });
-    expect(stack.outputs.get("auth_uid")).toMatchObject({ sensitive: true, value: { kind: "reference", address: "takoform_module_worker.auth", path: ["uid"] } });
+    expect(stack.outputs.get("auth_uid")).toMatchObject({
+      sensitive: true,
+      value: { kind: "reference", address: "takoform_module_worker.auth", path: ["uid"] },
+    });
     expect(stack.outputs.get("api_name")!.sensitive).toBe(false);
     expect(stack.provider).toEqual({
       endpoint: { kind: "literal", value: "http://127.0.0.1:8080" },

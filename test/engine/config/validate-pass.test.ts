@@ -54,10 +54,30 @@ describe("the configuration pass", () => {
       const found = outcome.plan.diagnostics.map((d) => [d.address ?? "", d.attribute, d.code, d.detail]);
       expect(found).toEqual([
         ["", "output.bad", "takoform.engine/invalid-reference", `output "bad" refers to \${${KV}.a.name[0]}, but name is a string.`],
-        [`${W}.w`, "name", "takoform.engine/invalid-reference", `${W}.w.name refers to \${${KV}.a.nmae}, but a ${KV} has no attribute "nmae". Did you mean "name"?`],
-        [`${W}.w`, "lifecycle.replace_triggered_by", "takoform.engine/invalid-reference", `lifecycle.replace_triggered_by of ${W}.w refers to \${${KV}.a.conditions.type}, but conditions is a list; it has elements [0], [1], …, not an attribute "type".`],
-        [`${W}.w`, "lifecycle.ignore_changes", "takoform.engine/invalid-reference", `lifecycle.ignore_changes of ${W}.w lists nane, but a ${W} has no attribute "nane". Did you mean "name"?`],
-        [`${W}.x`, "name", "takoform.engine/invalid-reference", `The value ${KV}.a contributes to ${W}.x.name refers to \${${KV}.a.outputs_json.k}, but outputs_json is a string holding JSON, which a reference cannot reach inside.`],
+        [
+          `${W}.w`,
+          "name",
+          "takoform.engine/invalid-reference",
+          `${W}.w.name refers to \${${KV}.a.nmae}, but a ${KV} has no attribute "nmae". Did you mean "name"?`,
+        ],
+        [
+          `${W}.w`,
+          "lifecycle.replace_triggered_by",
+          "takoform.engine/invalid-reference",
+          `lifecycle.replace_triggered_by of ${W}.w refers to \${${KV}.a.conditions.type}, but conditions is a list; it has elements [0], [1], …, not an attribute "type".`,
+        ],
+        [
+          `${W}.w`,
+          "lifecycle.ignore_changes",
+          "takoform.engine/invalid-reference",
+          `lifecycle.ignore_changes of ${W}.w lists nane, but a ${W} has no attribute "nane". Did you mean "name"?`,
+        ],
+        [
+          `${W}.x`,
+          "name",
+          "takoform.engine/invalid-reference",
+          `The value ${KV}.a contributes to ${W}.x.name refers to \${${KV}.a.outputs_json.k}, but outputs_json is a string holding JSON, which a reference cannot reach inside.`,
+        ],
       ]);
       const repair = outcome.plan.diagnostics.find((d) => d.attribute === "name" && d.address === `${W}.w`)!.repair;
       expect(repair).toBe(`Refer to ${KV}.a.name instead.`);

@@ -21,7 +21,7 @@ describe("type constraints", () => {
     expect(parseTypeConstraint("tuple(string, bool)")).toEqual(tuple); // cdktf's VariableType.tuple
     expect(() => parseTypeConstraint("list(strin)")).toThrow(/unknown type "strin"/);
     expect(() => parseTypeConstraint("string extra")).toThrow(/unexpected text/);
-    expect(() => parseTypeConstraint("object({a=optional(string, \"x\")})")).toThrow(/defaults are not supported/);
+    expect(() => parseTypeConstraint('object({a=optional(string, "x")})')).toThrow(/defaults are not supported/);
   });
 
   it("converts with Terraform's safe conversions", () => {
@@ -29,7 +29,10 @@ describe("type constraints", () => {
     expect(convertValue(7, { kind: "string" })).toEqual({ ok: true, value: "7" });
     expect(convertValue("true", { kind: "bool" })).toEqual({ ok: true, value: true });
     expect(convertValue(["a", "b", "a"], { kind: "set", element: { kind: "string" } })).toEqual({ ok: true, value: ["a", "b"] });
-    expect(convertValue({ name: "x", extra: 1 }, parseTypeConstraint("object({name=string, port=optional(number)})"))).toEqual({ ok: true, value: { name: "x", port: null } });
+    expect(convertValue({ name: "x", extra: 1 }, parseTypeConstraint("object({name=string, port=optional(number)})"))).toEqual({
+      ok: true,
+      value: { name: "x", port: null },
+    });
     expect(convertValue({ port: 1 }, parseTypeConstraint("object({name=string})"))).toEqual({ ok: false, reason: 'the value is missing the attribute "name"' });
     expect(convertValue(["x"], parseTypeConstraint("list(number)"))).toEqual({ ok: false, reason: 'the value[0] must be a number, not the string "x"' });
     expect(convertValue("abc", { kind: "number" }, "", true)).toEqual({ ok: false, reason: "the value must be a number, not a string" });
@@ -65,7 +68,11 @@ describe("resolveVariables", () => {
   it("reports a missing required variable with where to set it", () => {
     const resolved = resolveVariables(variables, { env: { TF_VAR_token: "t" } });
     expect(resolved.diagnostics).toHaveLength(1);
-    expect(resolved.diagnostics[0]).toMatchObject({ severity: "error", code: "takoform.config/variable-missing", summary: 'No value for the required variable "replicas"' });
+    expect(resolved.diagnostics[0]).toMatchObject({
+      severity: "error",
+      code: "takoform.config/variable-missing",
+      summary: 'No value for the required variable "replicas"',
+    });
     expect(resolved.diagnostics[0]!.repair).toContain("TAKOFORM_VAR_replicas");
   });
 
@@ -74,7 +81,11 @@ describe("resolveVariables", () => {
       env: { TF_VAR_replicas: "many", TF_VAR_tags: "{not json", TF_VAR_token: "x" },
       values: { token: ["super-secret-list"] as never },
     });
-    expect(resolved.diagnostics.map((d) => d.code)).toEqual(["takoform.config/variable-type", "takoform.config/variable-type", "takoform.config/variable-type"]);
+    expect(resolved.diagnostics.map((d) => d.code)).toEqual([
+      "takoform.config/variable-type",
+      "takoform.config/variable-type",
+      "takoform.config/variable-type",
+    ]);
     expect(resolved.diagnostics[0]!.detail).toContain('not the string "many"');
     expect(resolved.diagnostics[1]!.summary).toContain("is not valid JSON");
     expect(JSON.stringify(resolved.diagnostics)).not.toContain("super-secret");

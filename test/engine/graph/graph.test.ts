@@ -84,7 +84,7 @@ describe("orders", () => {
   it("every edge is respected in both directions", () => {
     const nodes = Array.from({ length: 300 }, (_, i) => `n${String(i).padStart(3, "0")}`);
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 48271) % 2147483647) % n);
+    const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
     const edges: EdgeInput[] = [];
     for (let i = 0; i < 1200; i++) {
       const a = rand(300);

@@ -40,7 +40,11 @@ function run(edges: EdgeInput[], down = name(N - 1), upFrom = name(0)) {
 }
 
 function report(shape: string, timings: Record<string, number>) {
-  console.log(`graph perf (${shape}, ${N} nodes, CPU): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
+  console.log(
+    `graph perf (${shape}, ${N} nodes, CPU): ${Object.entries(timings)
+      .map(([k, v]) => `${k} ${v.toFixed(0)} ms`)
+      .join(", ")}`,
+  );
 }
 
 describe("graph algorithms on 100,000 nodes", () => {
@@ -91,7 +95,7 @@ describe("graph algorithms on 100,000 nodes", () => {
 
   it("a random DAG with 300,000 edges", () => {
     let seed = 12345;
-    const random = (n: number) => ((seed = (seed * 48271) % 2147483647) % n);
+    const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
     const edges: EdgeInput[] = [];
     for (let i = 0; i < 3 * N; i++) {
       const a = random(N);

@@ -46,7 +46,11 @@ describe("planning", () => {
   it("ignores configured changes listed in ignore_changes", () =>
     withScratch(async (local, store) => {
       const doc = (retention: number, ignore: boolean) => ({
-        resource: { [Q]: { q: { name: "ign-q", message_retention_seconds: retention, ...(ignore ? { lifecycle: { ignore_changes: ["message_retention_seconds"] } } : {}) } } },
+        resource: {
+          [Q]: {
+            q: { name: "ign-q", message_retention_seconds: retention, ...(ignore ? { lifecycle: { ignore_changes: ["message_retention_seconds"] } } : {}) },
+          },
+        },
       });
       expect((await apply(ctx.engine, await stackOf(local, doc(3600, true)), store)).result?.ok).toBe(true);
       const ignored = await plan(ctx.engine, await stackOf(local, doc(7200, true)), store);

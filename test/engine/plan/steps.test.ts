@@ -2,12 +2,23 @@
 
 import { describe, expect, it } from "vitest";
 import { buildStepGraph } from "../../../src/engine/plan/steps.ts";
-import type { ResourceChange, TerraformActions } from "../../../src/engine/plan/types.ts";
+import type { ResourceChange, TerraformActions } from "../../../src/engine/plan-data.ts";
 import { walkDag } from "../../../src/engine/dag.ts";
 
 function change(address: string, actions: TerraformActions, extra: Partial<ResourceChange> = {}): ResourceChange {
   const [type, name] = address.split(".") as [string, string];
-  return { address, type, name, actions, before: actions[0] === "create" && actions.length === 1 ? null : {}, after: actions[0] === "delete" && actions.length === 1 ? null : {}, replacePaths: [], replaceReasons: [], sensitivePaths: [], ...extra };
+  return {
+    address,
+    type,
+    name,
+    actions,
+    before: actions[0] === "create" && actions.length === 1 ? null : {},
+    after: actions[0] === "delete" && actions.length === 1 ? null : {},
+    replacePaths: [],
+    replaceReasons: [],
+    sensitivePaths: [],
+    ...extra,
+  };
 }
 
 const W = "takoform_module_worker.w";
@@ -32,8 +43,18 @@ async function runOrder(steps: ReturnType<typeof buildStepGraph>["steps"], paral
 describe("step graph", () => {
   it("orders a WorkerApp code change as one chain: create bundle′ → create version′ → update deployment → delete version → delete bundle", async () => {
     const changes = [change(W, ["no-op"]), change(B, ["create", "delete"]), change(V, ["create", "delete"]), change(D, ["update"])];
-    const configDependencies = new Map([[W, []], [B, []], [V, [W, B]], [D, [W, V]]]);
-    const stateDependencies = new Map([[W, []], [B, []], [V, [W, B]], [D, [W, V]]]);
+    const configDependencies = new Map([
+      [W, []],
+      [B, []],
+      [V, [W, B]],
+      [D, [W, V]],
+    ]);
+    const stateDependencies = new Map([
+      [W, []],
+      [B, []],
+      [V, [W, B]],
+      [D, [W, V]],
+    ]);
     const graph = buildStepGraph({ changes, configDependencies, stateDependencies });
     expect(graph.cyclic).toEqual([]);
     const expected = [`create:${B}`, `create:${V}`, `update:${D}`, `delete:${V}`, `delete:${B}`];
@@ -47,7 +68,10 @@ describe("step graph", () => {
     const A = "takoform_edge_kv_namespace.a";
     const Bx = "takoform_edge_kv_namespace.b";
     const changes = [change(A, ["delete", "create"]), change(Bx, ["delete", "create"])];
-    const deps = new Map([[A, []], [Bx, [A]]]);
+    const deps = new Map([
+      [A, []],
+      [Bx, [A]],
+    ]);
     const graph = buildStepGraph({ changes, configDependencies: deps, stateDependencies: deps });
     expect(graph.steps.map((s) => s.id)).toEqual([`delete:${Bx}`, `delete:${A}`, `create:${A}`, `create:${Bx}`]);
   });
@@ -56,14 +80,26 @@ describe("step graph", () => {
     const Q = "takoform_at_least_once_queue.q";
     const K = "takoform_edge_kv_namespace.k";
     const changes = [change(Q, ["update"]), change(K, ["delete"], { actionReason: "delete_because_no_resource_config" })];
-    const graph = buildStepGraph({ changes, configDependencies: new Map([[Q, []]]), stateDependencies: new Map([[Q, [K]], [K, []]]) });
+    const graph = buildStepGraph({
+      changes,
+      configDependencies: new Map([[Q, []]]),
+      stateDependencies: new Map([
+        [Q, [K]],
+        [K, []],
+      ]),
+    });
     expect(graph.steps.map((s) => s.id)).toEqual([`update:${Q}`, `delete:${K}`]);
     expect(graph.steps[1]!.dependsOn).toEqual([`update:${Q}`]);
   });
 
   it("destroys dependents first, from the dependencies recorded in state", () => {
     const changes = [change(W, ["delete"]), change(B, ["delete"]), change(V, ["delete"]), change(D, ["delete"])];
-    const stateDependencies = new Map([[W, []], [B, []], [V, [W, B]], [D, [W, V]]]);
+    const stateDependencies = new Map([
+      [W, []],
+      [B, []],
+      [V, [W, B]],
+      [D, [W, V]],
+    ]);
     const graph = buildStepGraph({ changes, configDependencies: new Map(), stateDependencies });
     const at = (id: string) => graph.steps.findIndex((s) => s.id === `delete:${id}`);
     expect(at(D)).toBeLessThan(at(V));
@@ -76,8 +112,18 @@ describe("step graph", () => {
   it("deletes a deposed object after its configuration dependents moved on", () => {
     const deposed = `${B}#deposed:0a1b2c3d`;
     const changes = [change(B, ["no-op"]), change(deposed, ["delete"]), change(V, ["create", "delete"])];
-    const configDependencies = new Map([[B, []], [V, [B]]]);
-    const graph = buildStepGraph({ changes, configDependencies, stateDependencies: new Map([[V, [B]], [deposed, []]]) });
+    const configDependencies = new Map([
+      [B, []],
+      [V, [B]],
+    ]);
+    const graph = buildStepGraph({
+      changes,
+      configDependencies,
+      stateDependencies: new Map([
+        [V, [B]],
+        [deposed, []],
+      ]),
+    });
     const step = graph.steps.find((s) => s.address === deposed)!;
     expect(step.dependsOn).toContain(`create:${V}`);
     expect(step.dependsOn).toContain(`delete:${V}`);
@@ -87,7 +133,14 @@ describe("step graph", () => {
     const K = "takoform_at_least_once_queue.k";
     const X = "takoform_edge_kv_namespace.x";
     const changes = [change(K, ["update"], { importingId: "k" }), change(X, ["create"])];
-    const graph = buildStepGraph({ changes, configDependencies: new Map([[K, []], [X, [K]]]), stateDependencies: new Map() });
+    const graph = buildStepGraph({
+      changes,
+      configDependencies: new Map([
+        [K, []],
+        [X, [K]],
+      ]),
+      stateDependencies: new Map(),
+    });
     expect(graph.steps.map((s) => s.id)).toEqual([`import:${K}`, `update:${K}`, `create:${X}`]);
   });
 
@@ -98,7 +151,17 @@ describe("step graph", () => {
     // b was re-created; b is replaced destroy-first, and state says a's old object referred to b,
     // so b's delete must wait for a's delete: a loop the plan reports instead of running.
     const changes = [change(A, ["create", "delete"]), change(Bx, ["delete", "create"])];
-    const graph = buildStepGraph({ changes, configDependencies: new Map([[A, []], [Bx, [A]]]), stateDependencies: new Map([[A, [Bx]], [Bx, []]]) });
+    const graph = buildStepGraph({
+      changes,
+      configDependencies: new Map([
+        [A, []],
+        [Bx, [A]],
+      ]),
+      stateDependencies: new Map([
+        [A, [Bx]],
+        [Bx, []],
+      ]),
+    });
     expect(graph.cyclic.length).toBeGreaterThan(0);
   });
 
@@ -108,7 +171,10 @@ describe("step graph", () => {
     const changes = [change(A, ["create"], { placeholder: true }), change(Bx, ["create"])];
     const graph = buildStepGraph({
       changes,
-      configDependencies: new Map([[A, []], [Bx, [A]]]),
+      configDependencies: new Map([
+        [A, []],
+        [Bx, [A]],
+      ]),
       stateDependencies: new Map(),
       extraSteps: [{ id: `finalize:${A}`, address: A, action: "finalize", dependsOn: [`create:${Bx}`] }],
     });

@@ -3,7 +3,7 @@
 // profile cannot be read — come back from both calls, and the plan reports each one once.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueDiagnostics } from "../../../src/engine/plan/unique.ts";
+import { uniqueDiagnostics } from "../../../src/core/index.ts";
 import type { HostRequest } from "../../../src/host/http.ts";
 import { providerCode } from "../../../src/provider/diagnostics/codes.ts";
 import { apply, engineFor, plan, stackOf, startHost, withScratch, type Engine, type TestHost } from "../../scenario/harness.ts";
@@ -35,7 +35,9 @@ describe("plan diagnostics are reported once per resource", () => {
       const handle = host.host.handle;
       host.host.handle = async (request: HostRequest) => {
         if (request.url.includes("/support/")) {
-          const body = JSON.stringify({ error: { code: "permission_denied", message: "support withheld by the test", requestId: "req_test", retryable: false } });
+          const body = JSON.stringify({
+            error: { code: "permission_denied", message: "support withheld by the test", requestId: "req_test", retryable: false },
+          });
           return { status: 403, headers: { "content-type": "application/json" }, body: new TextEncoder().encode(body) };
         }
         return handle(request);

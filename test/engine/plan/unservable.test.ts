@@ -9,7 +9,7 @@ import { createPlan } from "../../../src/engine/plan/build.ts";
 import { engineCode } from "../../../src/engine/codes.ts";
 import { loadConfigFile } from "../../../src/engine/config/load.ts";
 import { resolveVariables } from "../../../src/engine/config/variables/resolve.ts";
-import { TakoformProvider } from "../../../src/provider/provider.ts";
+import { HostProvider } from "../../../src/provider/provider.ts";
 import { bundledCodecTable } from "../../../src/registry/bundled.ts";
 import { codecOf, syntheticDoc } from "../../codec/support.ts";
 import { Scratch } from "../../scenario/harness.ts";
@@ -22,7 +22,7 @@ describe("a configured resource of an unservable type", () => {
     let hostCalls = 0;
     const thing = codecOf(syntheticDoc("Thing", { size: { type: "integer", default: 1 } }, { group: GROUP }));
     const table = bundledCodecTable().withCodec(thing, { type: { type: THING, apiVersion: GROUP, kind: "Thing", className: "Thing" } });
-    const provider = new TakoformProvider({
+    const provider = new HostProvider({
       client: () => {
         hostCalls++;
         return Promise.reject(new Error("no host")) as Promise<HostClient>;
@@ -35,14 +35,25 @@ describe("a configured resource of an unservable type", () => {
 
     const scratch = new Scratch();
     try {
-      const file = scratch.write("stack.json", JSON.stringify({ resource: { [THING]: { t: { name: "t", size: 2 } }, takoform_nothing: { n: { name: "n" } } } }));
+      const file = scratch.write(
+        "stack.json",
+        JSON.stringify({ resource: { [THING]: { t: { name: "t", size: 2 } }, takoform_nothing: { n: { name: "n" } } } }),
+      );
       const stack = (await loadConfigFile(file)).config!;
-      const outcome = await createPlan({ provider, stack, variables: resolveVariables(stack.variables, {}), state: { lineage: "l", serial: 0, records: [], outputs: {} } });
+      const outcome = await createPlan({
+        provider,
+        stack,
+        variables: resolveVariables(stack.variables, {}),
+        state: { lineage: "l", serial: 0, records: [], outputs: {} },
+      });
       expect(outcome.ok).toBe(false);
       const byAddress = new Map(outcome.plan.diagnostics.map((d) => [d.address, d]));
       expect(byAddress.get(`${THING}.t`)).toEqual({ ...problem, address: `${THING}.t`, resourceType: THING });
       expect(byAddress.get(`${THING}.t`)!.summary).not.toContain("serves no resource type");
-      expect(byAddress.get("takoform_nothing.n")).toMatchObject({ code: engineCode("unknown-resource-type"), summary: "The provider serves no resource type takoform_nothing" });
+      expect(byAddress.get("takoform_nothing.n")).toMatchObject({
+        code: engineCode("unknown-resource-type"),
+        summary: "The provider serves no resource type takoform_nothing",
+      });
       expect(outcome.plan.diagnostics).toHaveLength(2);
       expect(hostCalls).toBe(0);
     } finally {

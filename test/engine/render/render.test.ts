@@ -2,14 +2,22 @@ import { describe, it, expect } from "vitest";
 import { UNKNOWN } from "../../../src/core/values.ts";
 import { knownPart, planToJson, unknownMask } from "../../../src/engine/render/json.ts";
 import { renderPlan, summarize } from "../../../src/engine/render/human.ts";
-import type { Plan } from "../../../src/engine/plan/types.ts";
+import type { Plan } from "../../../src/engine/plan-data.ts";
 import { formatValue } from "../../../src/engine/render/values.ts";
-import { sealSensitive } from "../../../src/state/sensitive.ts";
+import { sealSensitive } from "../../../src/secrets/index.ts";
 
 function plan(overrides: Partial<Plan>): Plan {
   return {
-    formatVersion: 1, stateLineage: "l", stateSerial: 3, resourceChanges: [], outputChanges: [], steps: [], diagnostics: [],
-    destroy: false, refreshOnly: false, ...overrides,
+    formatVersion: 1,
+    stateLineage: "l",
+    stateSerial: 3,
+    resourceChanges: [],
+    outputChanges: [],
+    steps: [],
+    diagnostics: [],
+    destroy: false,
+    refreshOnly: false,
+    ...overrides,
   };
 }
 
@@ -21,15 +29,25 @@ describe("plan JSON (terraform show -json shape)", () => {
   });
 
   it("writes Terraform's action arrays, replace_paths, diagnostics and steps", () => {
-    const json = planToJson(plan({
-      resourceChanges: [{
-        address: "takoform_worker_bundle.app", type: "takoform_worker_bundle", name: "app", actions: ["create", "delete"],
-        before: { name: "bundle-old", token: "s3cret" }, after: { name: UNKNOWN, token: "s3cret" },
-        replacePaths: [["name"]], replaceReasons: [{ path: ["name"], reason: "derived revision name changed" }], sensitivePaths: [["token"]],
-      }],
-      steps: [{ id: "create:takoform_worker_bundle.app", address: "takoform_worker_bundle.app", action: "create", dependsOn: [] }],
-      diagnostics: [{ severity: "warning", summary: "w" }],
-    }));
+    const json = planToJson(
+      plan({
+        resourceChanges: [
+          {
+            address: "takoform_worker_bundle.app",
+            type: "takoform_worker_bundle",
+            name: "app",
+            actions: ["create", "delete"],
+            before: { name: "bundle-old", token: "s3cret" },
+            after: { name: UNKNOWN, token: "s3cret" },
+            replacePaths: [["name"]],
+            replaceReasons: [{ path: ["name"], reason: "derived revision name changed" }],
+            sensitivePaths: [["token"]],
+          },
+        ],
+        steps: [{ id: "create:takoform_worker_bundle.app", address: "takoform_worker_bundle.app", action: "create", dependsOn: [] }],
+        diagnostics: [{ severity: "warning", summary: "w" }],
+      }),
+    );
     const rc = (json["resource_changes"] as Record<string, any>[])[0]!;
     expect(rc["change"].actions).toEqual(["create", "delete"]);
     expect(rc["change"].replace_paths).toEqual([["name"]]);
@@ -45,11 +63,62 @@ describe("human plan", () => {
   it("uses Terraform's symbols, marks what forces replacement and sums up", () => {
     const p = plan({
       resourceChanges: [
-        { address: "takoform_module_worker.w", type: "takoform_module_worker", name: "w", actions: ["create"], before: null, after: { name: "counter", uid: UNKNOWN }, replacePaths: [], replaceReasons: [], sensitivePaths: [] },
-        { address: "takoform_worker_bundle.b", type: "takoform_worker_bundle", name: "b", actions: ["create", "delete"], before: { name: "bundle-1", space: "default" }, after: { name: "bundle-2", space: "default" }, replacePaths: [["name"]], replaceReasons: [], sensitivePaths: [] },
-        { address: "takoform_worker_deployment.d", type: "takoform_worker_deployment", name: "d", actions: ["update"], before: { versions: [{ weight: 10000, worker_version: "v1" }] }, after: { versions: [{ weight: 10000, worker_version: "v2" }] }, replacePaths: [], replaceReasons: [], sensitivePaths: [] },
-        { address: "takoform_edge_kv_namespace.k", type: "takoform_edge_kv_namespace", name: "k", actions: ["delete"], actionReason: "delete_because_no_resource_config", before: { name: "cache" }, after: null, replacePaths: [], replaceReasons: [], sensitivePaths: [] },
-        { address: "takoform_edge_kv_namespace.same", type: "takoform_edge_kv_namespace", name: "same", actions: ["no-op"], before: { name: "x" }, after: { name: "x" }, replacePaths: [], replaceReasons: [], sensitivePaths: [] },
+        {
+          address: "takoform_module_worker.w",
+          type: "takoform_module_worker",
+          name: "w",
+          actions: ["create"],
+          before: null,
+          after: { name: "counter", uid: UNKNOWN },
+          replacePaths: [],
+          replaceReasons: [],
+          sensitivePaths: [],
+        },
+        {
+          address: "takoform_worker_bundle.b",
+          type: "takoform_worker_bundle",
+          name: "b",
+          actions: ["create", "delete"],
+          before: { name: "bundle-1", space: "default" },
+          after: { name: "bundle-2", space: "default" },
+          replacePaths: [["name"]],
+          replaceReasons: [],
+          sensitivePaths: [],
+        },
+        {
+          address: "takoform_worker_deployment.d",
+          type: "takoform_worker_deployment",
+          name: "d",
+          actions: ["update"],
+          before: { versions: [{ weight: 10000, worker_version: "v1" }] },
+          after: { versions: [{ weight: 10000, worker_version: "v2" }] },
+          replacePaths: [],
+          replaceReasons: [],
+          sensitivePaths: [],
+        },
+        {
+          address: "takoform_edge_kv_namespace.k",
+          type: "takoform_edge_kv_namespace",
+          name: "k",
+          actions: ["delete"],
+          actionReason: "delete_because_no_resource_config",
+          before: { name: "cache" },
+          after: null,
+          replacePaths: [],
+          replaceReasons: [],
+          sensitivePaths: [],
+        },
+        {
+          address: "takoform_edge_kv_namespace.same",
+          type: "takoform_edge_kv_namespace",
+          name: "same",
+          actions: ["no-op"],
+          before: { name: "x" },
+          after: { name: "x" },
+          replacePaths: [],
+          replaceReasons: [],
+          sensitivePaths: [],
+        },
       ],
     });
     const text = renderPlan(p, { color: false });
@@ -71,14 +140,30 @@ describe("human plan", () => {
   });
 
   it("lists the cycle steps when the plan has any", () => {
-    const text = renderPlan(plan({
-      resourceChanges: [{ address: "takoform_mesh_service.a", type: "takoform_mesh_service", name: "a", actions: ["create"], before: null, after: {}, replacePaths: [], replaceReasons: [], sensitivePaths: [], placeholder: true }],
-      steps: [
-        { id: "p", address: "takoform_mesh_service.a", action: "create-placeholder", dependsOn: [] },
-        { id: "c", address: "takoform_mesh_service.b", action: "create", dependsOn: ["p"] },
-        { id: "f", address: "takoform_mesh_service.a", action: "finalize", dependsOn: ["c"] },
-      ],
-    }), { color: false });
+    const text = renderPlan(
+      plan({
+        resourceChanges: [
+          {
+            address: "takoform_mesh_service.a",
+            type: "takoform_mesh_service",
+            name: "a",
+            actions: ["create"],
+            before: null,
+            after: {},
+            replacePaths: [],
+            replaceReasons: [],
+            sensitivePaths: [],
+            placeholder: true,
+          },
+        ],
+        steps: [
+          { id: "p", address: "takoform_mesh_service.a", action: "create-placeholder", dependsOn: [] },
+          { id: "c", address: "takoform_mesh_service.b", action: "create", dependsOn: ["p"] },
+          { id: "f", address: "takoform_mesh_service.a", action: "finalize", dependsOn: ["c"] },
+        ],
+      }),
+      { color: false },
+    );
     expect(text).toContain("1. create-placeholder takoform_mesh_service.a");
     expect(text).toContain("3. finalize takoform_mesh_service.a");
     expect(text).toContain("(as a cycle placeholder first)");
@@ -87,14 +172,26 @@ describe("human plan", () => {
 
 describe("sensitive attributes", () => {
   const change = (before: Record<string, any> | null, after: Record<string, any> | null, actions: any = ["update"]) => ({
-    address: "takoform_at_least_once_queue.q", type: "takoform_at_least_once_queue", name: "q", actions, before, after,
-    replacePaths: [], replaceReasons: [], sensitivePaths: [["retention"], ["token"], ["extra"]],
+    address: "takoform_at_least_once_queue.q",
+    type: "takoform_at_least_once_queue",
+    name: "q",
+    actions,
+    before,
+    after,
+    replacePaths: [],
+    replaceReasons: [],
+    sensitivePaths: [["retention"], ["token"], ["extra"]],
   });
 
   it("a changed secret is shown as changed, unquoted, without its value; an unchanged one is hidden", () => {
-    const text = renderPlan(plan({
-      resourceChanges: [change({ name: "q", retention: 3600, token: "s3cret-a", extra: "gone-secret" }, { name: "q", retention: 7200, token: "s3cret-a", added: 1 })],
-    }), { color: false });
+    const text = renderPlan(
+      plan({
+        resourceChanges: [
+          change({ name: "q", retention: 3600, token: "s3cret-a", extra: "gone-secret" }, { name: "q", retention: 7200, token: "s3cret-a", added: 1 }),
+        ],
+      }),
+      { color: false },
+    );
     expect(text).toMatch(/~ retention += \(sensitive value\)\n/);
     expect(text).toMatch(/- extra += \(sensitive value\) -> null\n/);
     expect(text).not.toMatch(/token/); // unchanged: hidden with the other unchanged attributes
@@ -105,12 +202,15 @@ describe("sensitive attributes", () => {
   });
 
   it("an added secret is `+ name = (sensitive value)`; a create shows every secret that way", () => {
-    const text = renderPlan(plan({
-      resourceChanges: [
-        change({ name: "q" }, { name: "q", token: "s3cret-b" }),
-        { ...change(null, { name: "r", retention: 60 }, ["create"]), address: "takoform_at_least_once_queue.r", name: "r" },
-      ],
-    }), { color: false });
+    const text = renderPlan(
+      plan({
+        resourceChanges: [
+          change({ name: "q" }, { name: "q", token: "s3cret-b" }),
+          { ...change(null, { name: "r", retention: 60 }, ["create"]), address: "takoform_at_least_once_queue.r", name: "r" },
+        ],
+      }),
+      { color: false },
+    );
     expect(text).toMatch(/\+ token += \(sensitive value\)\n/);
     expect(text).toMatch(/\+ retention += \(sensitive value\)\n/);
     expect(text).not.toContain("s3cret-b");
@@ -119,7 +219,9 @@ describe("sensitive attributes", () => {
 
   it("a seal from state equals the plain value it seals (under the lineage) and differs from any other", () => {
     const sealed = sealSensitive(3600, "l");
-    const same = renderPlan(plan({ resourceChanges: [change({ name: "q", retention: sealed, size: 1 }, { name: "q", retention: 3600, size: 2 })] }), { color: false });
+    const same = renderPlan(plan({ resourceChanges: [change({ name: "q", retention: sealed, size: 1 }, { name: "q", retention: 3600, size: 2 })] }), {
+      color: false,
+    });
     expect(same).not.toMatch(/retention/);
     expect(same).not.toContain("sha256:");
     const other = renderPlan(plan({ resourceChanges: [change({ name: "q", retention: sealed }, { name: "q", retention: 7200 })] }), { color: false });
@@ -128,7 +230,9 @@ describe("sensitive attributes", () => {
     const unknown = renderPlan(plan({ resourceChanges: [change({ name: "q", retention: sealed }, { name: "q", retention: UNKNOWN })] }), { color: false });
     expect(unknown).toMatch(/~ retention += \(sensitive value\)\n/);
     // A seal in an attribute the paths do not name is still shown as a secret, never as its digest.
-    const stray = renderPlan(plan({ resourceChanges: [{ ...change({ name: "q", other: sealed }, { name: "q", other: 5 }), sensitivePaths: [] }] }), { color: false });
+    const stray = renderPlan(plan({ resourceChanges: [{ ...change({ name: "q", other: sealed }, { name: "q", other: 5 }), sensitivePaths: [] }] }), {
+      color: false,
+    });
     expect(stray).toMatch(/~ other += \(sensitive value\)\n/);
     expect(stray).not.toContain("sha256:");
   });
@@ -139,13 +243,15 @@ describe("sensitive attributes", () => {
   });
 
   it("JSON masks the values and marks them in before_sensitive / after_sensitive", () => {
-    const json = planToJson(plan({
-      resourceChanges: [
-        change({ name: "q", retention: 3600, token: sealSensitive("t", "l") }, { name: "q", retention: 7200 }),
-        { ...change(null, { name: "r", retention: 60 }, ["create"]), address: "takoform_at_least_once_queue.r", name: "r" },
-        { ...change({ name: "d", retention: 60 }, null, ["delete"]), address: "takoform_at_least_once_queue.d", name: "d" },
-      ],
-    }));
+    const json = planToJson(
+      plan({
+        resourceChanges: [
+          change({ name: "q", retention: 3600, token: sealSensitive("t", "l") }, { name: "q", retention: 7200 }),
+          { ...change(null, { name: "r", retention: 60 }, ["create"]), address: "takoform_at_least_once_queue.r", name: "r" },
+          { ...change({ name: "d", retention: 60 }, null, ["delete"]), address: "takoform_at_least_once_queue.d", name: "d" },
+        ],
+      }),
+    );
     const [u, c, d] = (json["resource_changes"] as Record<string, any>[]).map((r) => r["change"]);
     expect(u.before).toEqual({ name: "q", retention: "(sensitive value)", token: "(sensitive value)" });
     expect(u.after).toEqual({ name: "q", retention: "(sensitive value)" });
@@ -162,28 +268,82 @@ describe("sensitive attributes", () => {
 
 describe("deposed objects in JSON", () => {
   it("have the resource's own address plus `deposed`, as terraform show -json", () => {
-    const json = planToJson(plan({
-      resourceChanges: [{
-        address: "takoform_worker_version.v#deposed:825f503b", type: "takoform_worker_version", name: "v", actions: ["delete"],
-        before: { name: "v1" }, after: null, replacePaths: [], replaceReasons: [], sensitivePaths: [],
-      }],
-    }));
+    const json = planToJson(
+      plan({
+        resourceChanges: [
+          {
+            address: "takoform_worker_version.v#deposed:825f503b",
+            type: "takoform_worker_version",
+            name: "v",
+            actions: ["delete"],
+            before: { name: "v1" },
+            after: null,
+            replacePaths: [],
+            replaceReasons: [],
+            sensitivePaths: [],
+          },
+        ],
+      }),
+    );
     const rc = (json["resource_changes"] as Record<string, any>[])[0]!;
     expect(rc["address"]).toBe("takoform_worker_version.v");
     expect(rc["deposed"]).toBe("825f503b");
     expect(rc["name"]).toBe("v");
-    const text = renderPlan(plan({ resourceChanges: [{ address: "takoform_worker_version.v#deposed:825f503b", type: "takoform_worker_version", name: "v", actions: ["delete"], before: { name: "v1" }, after: null, replacePaths: [], replaceReasons: [], sensitivePaths: [] }] }), { color: false });
+    const text = renderPlan(
+      plan({
+        resourceChanges: [
+          {
+            address: "takoform_worker_version.v#deposed:825f503b",
+            type: "takoform_worker_version",
+            name: "v",
+            actions: ["delete"],
+            before: { name: "v1" },
+            after: null,
+            replacePaths: [],
+            replaceReasons: [],
+            sensitivePaths: [],
+          },
+        ],
+      }),
+      { color: false },
+    );
     expect(text).toContain("# takoform_worker_version.v (deposed object 825f503b) will be destroyed");
   });
 
   it("an object that is not deposed has no `deposed` member", () => {
-    const json = planToJson(plan({ resourceChanges: [{ address: "takoform_worker_version.v", type: "takoform_worker_version", name: "v", actions: ["create"], before: null, after: { name: "v1" }, replacePaths: [], replaceReasons: [], sensitivePaths: [] }] }));
+    const json = planToJson(
+      plan({
+        resourceChanges: [
+          {
+            address: "takoform_worker_version.v",
+            type: "takoform_worker_version",
+            name: "v",
+            actions: ["create"],
+            before: null,
+            after: { name: "v1" },
+            replacePaths: [],
+            replaceReasons: [],
+            sensitivePaths: [],
+          },
+        ],
+      }),
+    );
     expect(Object.hasOwn((json["resource_changes"] as Record<string, any>[])[0]!, "deposed")).toBe(false);
   });
 });
 
 describe("plan summary line", () => {
-  const create = { address: "takoform_edge_kv_namespace.a", type: "takoform_edge_kv_namespace", name: "a", actions: ["create"] as ["create"], before: null, after: { name: "a" }, replacePaths: [], replaceReasons: [], sensitivePaths: [] };
+  const create = {
+    address: "takoform_edge_kv_namespace.a",
+    type: "takoform_edge_kv_namespace",
+    name: "a",
+    actions: ["create"] as ["create"],
+    before: null,
+    after: { name: "a" },
+    replacePaths: [],
+    replaceReasons: [],
+    sensitivePaths: [],
+  };
   const error = { severity: "error" as const, summary: "Instance cannot be destroyed" };
 
   it("a plan with an error prints the error and no summary line", () => {
@@ -208,17 +368,20 @@ describe("plan summary line", () => {
 
 describe("Changes to Outputs", () => {
   it("shows old and new values as Terraform does; a sensitive output shows neither", () => {
-    const text = renderPlan(plan({
-      outputChanges: [
-        { name: "changed", actions: ["update"], before: "old", after: "new", afterUnknown: false, sensitive: false },
-        { name: "removed", actions: ["delete"], before: "old", after: undefined, afterUnknown: false, sensitive: false },
-        { name: "added", actions: ["create"], before: undefined, after: 3, afterUnknown: false, sensitive: false },
-        { name: "later", actions: ["update"], before: "x", after: undefined, afterUnknown: true, sensitive: false },
-        { name: "secret", actions: ["update"], before: "pw-old", after: "pw-new", afterUnknown: false, sensitive: true },
-        { name: "gone_secret", actions: ["delete"], before: "pw-gone", after: undefined, afterUnknown: false, sensitive: true },
-        { name: "same", actions: ["no-op"], before: 1, after: 1, afterUnknown: false, sensitive: false },
-      ],
-    }), { color: false });
+    const text = renderPlan(
+      plan({
+        outputChanges: [
+          { name: "changed", actions: ["update"], before: "old", after: "new", afterUnknown: false, sensitive: false },
+          { name: "removed", actions: ["delete"], before: "old", after: undefined, afterUnknown: false, sensitive: false },
+          { name: "added", actions: ["create"], before: undefined, after: 3, afterUnknown: false, sensitive: false },
+          { name: "later", actions: ["update"], before: "x", after: undefined, afterUnknown: true, sensitive: false },
+          { name: "secret", actions: ["update"], before: "pw-old", after: "pw-new", afterUnknown: false, sensitive: true },
+          { name: "gone_secret", actions: ["delete"], before: "pw-gone", after: undefined, afterUnknown: false, sensitive: true },
+          { name: "same", actions: ["no-op"], before: 1, after: 1, afterUnknown: false, sensitive: false },
+        ],
+      }),
+      { color: false },
+    );
     expect(text).toContain('  ~ changed     = "old" -> "new"');
     expect(text).toContain('  - removed     = "old" -> null');
     expect(text).toContain("  + added       = 3");

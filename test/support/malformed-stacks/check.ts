@@ -39,9 +39,7 @@ function wrongValue(ctx: DefectContext, type: AttributeType): Json {
     case "json":
       return rng.pick<Json>([42, true, ["x"], { a: "b" }, 0.5]);
     case "number":
-      return type.integer
-        ? rng.pick<Json>(["100", "10000", true, [1], { n: 1 }, 1.5, 2 ** 60, 1e300, -(2 ** 55)])
-        : rng.pick<Json>(["1", false, [1]]);
+      return type.integer ? rng.pick<Json>(["100", "10000", true, [1], { n: 1 }, 1.5, 2 ** 60, 1e300, -(2 ** 55)]) : rng.pick<Json>(["1", false, [1]]);
     case "bool":
       return rng.pick<Json>(["true", 1, ["true"]]);
     case "list":
@@ -67,7 +65,10 @@ const wrongType: Defect = {
     const { site, key } = ctx.rng.pick(candidates);
     const value = wrongValue(ctx, site.attributes[key]!.type);
     site.object[key] = value;
-    return { description: `${resource.address}: ${site.where}${key} = ${JSON.stringify(value)}`, expect: { code: "takoform.provider/attribute-type", address: resource.address } };
+    return {
+      description: `${resource.address}: ${site.where}${key} = ${JSON.stringify(value)}`,
+      expect: { code: "takoform.provider/attribute-type", address: resource.address },
+    };
   },
 };
 
@@ -85,7 +86,10 @@ const unknownAttribute: Defect = {
         ? misspell(ctx.rng, ctx.rng.pick(existing), declared)
         : `${ctx.rng.pick(["bogus", "extra", "replicas", "region", "tags", "size"])}_${ctx.rng.int(1, 99)}`;
     site.object[name] = ctx.rng.pick<Json>([1, "x", true, null, ["a"], { a: 1 }]);
-    return { description: `${resource.address}: unknown ${site.where}${name}`, expect: { code: "takoform.provider/attribute-unsupported", address: resource.address } };
+    return {
+      description: `${resource.address}: unknown ${site.where}${name}`,
+      expect: { code: "takoform.provider/attribute-unsupported", address: resource.address },
+    };
   },
 };
 
@@ -95,7 +99,11 @@ const missingRequired: Defect = {
   apply(ctx) {
     const resource = target(ctx, (r) => sites(ctx, r.body, r.type).some((s) => Object.keys(s.object).some((k) => s.attributes[k]?.mode === "required")));
     if (resource === null) return null;
-    const candidates = sites(ctx, resource.body, resource.type).flatMap((site) => Object.keys(site.object).filter((k) => site.attributes[k]?.mode === "required").map((key) => ({ site, key })));
+    const candidates = sites(ctx, resource.body, resource.type).flatMap((site) =>
+      Object.keys(site.object)
+        .filter((k) => site.attributes[k]?.mode === "required")
+        .map((key) => ({ site, key })),
+    );
     const { site, key } = ctx.rng.pick(candidates);
     if (ctx.rng.chance(0.5)) delete site.object[key];
     else site.object[key] = null;
@@ -110,12 +118,17 @@ const readOnly: Defect = {
     const resource = target(ctx);
     if (resource === null) return null;
     const candidates = sites(ctx, resource.body, resource.type).flatMap((site) =>
-      Object.keys(site.attributes).filter((k) => site.attributes[k]!.mode === "computed").map((key) => ({ site, key })),
+      Object.keys(site.attributes)
+        .filter((k) => site.attributes[k]!.mode === "computed")
+        .map((key) => ({ site, key })),
     );
     if (candidates.length === 0) return null;
     const { site, key } = ctx.rng.pick(candidates);
     site.object[key] = ctx.rng.pick<Json>(["x", 1, true]);
-    return { description: `${resource.address}: sets computed ${site.where}${key}`, expect: { code: "takoform.provider/attribute-read-only", address: resource.address } };
+    return {
+      description: `${resource.address}: sets computed ${site.where}${key}`,
+      expect: { code: "takoform.provider/attribute-read-only", address: resource.address },
+    };
   },
 };
 
@@ -158,9 +171,14 @@ const badAttributeReference: Defect = {
     if (others.length === 0) return null;
     const other = ctx.rng.pick(others);
     const attributes = ctx.schema(other.type)!.attributes;
-    const bogus = ctx.rng.chance(0.5) ? misspell(ctx.rng, ctx.rng.pick(Object.keys(attributes)), (n) => Object.hasOwn(attributes, n)) : `nope_${ctx.rng.int(1, 99)}`;
+    const bogus = ctx.rng.chance(0.5)
+      ? misspell(ctx.rng, ctx.rng.pick(Object.keys(attributes)), (n) => Object.hasOwn(attributes, n))
+      : `nope_${ctx.rng.int(1, 99)}`;
     resource.body["name"] = `\${${other.address}.${bogus}}`;
-    return { description: `${resource.address}: name = \${${other.address}.${bogus}}`, expect: { code: "takoform.engine/invalid-reference", address: resource.address } };
+    return {
+      description: `${resource.address}: name = \${${other.address}.${bogus}}`,
+      expect: { code: "takoform.engine/invalid-reference", address: resource.address },
+    };
   },
 };
 
@@ -194,4 +212,14 @@ const badOutputReference: Defect = {
   },
 };
 
-export const CHECK_DEFECTS: readonly Defect[] = [wrongType, unknownAttribute, missingRequired, readOnly, nullElement, missingFile, badAttributeReference, badIgnoreChanges, badOutputReference];
+export const CHECK_DEFECTS: readonly Defect[] = [
+  wrongType,
+  unknownAttribute,
+  missingRequired,
+  readOnly,
+  nullElement,
+  missingFile,
+  badAttributeReference,
+  badIgnoreChanges,
+  badOutputReference,
+];

@@ -39,7 +39,10 @@ const badExpression: Defect = {
     const key = ctx.rng.pick(stringKeys(resource.body));
     const expression = ctx.rng.pick(EXPRESSIONS);
     resource.body[key] = expression;
-    return { description: `${resource.address}: ${key} = ${JSON.stringify(expression)}`, expect: { code: "takoform.config/unsupported-expression", address: resource.address } };
+    return {
+      description: `${resource.address}: ${key} = ${JSON.stringify(expression)}`,
+      expect: { code: "takoform.config/unsupported-expression", address: resource.address },
+    };
   },
 };
 
@@ -52,11 +55,17 @@ const undeclaredReference: Defect = {
     const choice = ctx.rng.int(0, 2);
     if (choice === 2) {
       resource.body["depends_on"] = [`takoform_at_least_once_queue.nope${ctx.rng.int(1, 99)}`];
-      return { description: `${resource.address}: depends_on an undeclared resource`, expect: { code: "takoform.config/undeclared-reference", address: resource.address } };
+      return {
+        description: `${resource.address}: depends_on an undeclared resource`,
+        expect: { code: "takoform.config/undeclared-reference", address: resource.address },
+      };
     }
     const key = ctx.rng.pick(stringKeys(resource.body));
     resource.body[key] = choice === 0 ? `\${takoform_edge_kv_namespace.missing${ctx.rng.int(1, 99)}.name}` : `\${var.undeclared${ctx.rng.int(1, 99)}}`;
-    return { description: `${resource.address}: ${key} = ${String(resource.body[key])}`, expect: { code: "takoform.config/undeclared-reference", address: resource.address } };
+    return {
+      description: `${resource.address}: ${key} = ${String(resource.body[key])}`,
+      expect: { code: "takoform.config/undeclared-reference", address: resource.address },
+    };
   },
 };
 
@@ -160,8 +169,20 @@ const badDependsOn: Defect = {
     const others = resourcesOf(ctx.document).filter((r) => r.address !== resource.address);
     const value = ctx.rng.pick<Json>([`\${var.retention}`, `${others[0]?.address ?? "x.y"}.name`, 5, "module.m"]);
     resource.body["depends_on"] = [value];
-    return { description: `${resource.address}: depends_on ${JSON.stringify(value)}`, expect: { code: "takoform.config/invalid-structure", address: resource.address } };
+    return {
+      description: `${resource.address}: depends_on ${JSON.stringify(value)}`,
+      expect: { code: "takoform.config/invalid-structure", address: resource.address },
+    };
   },
 };
 
-export const LOAD_DEFECTS: readonly Defect[] = [badExpression, undeclaredReference, selfReference, badMetaArgument, notAResource, topLevelBlock, badVariable, badDependsOn];
+export const LOAD_DEFECTS: readonly Defect[] = [
+  badExpression,
+  undeclaredReference,
+  selfReference,
+  badMetaArgument,
+  notAResource,
+  topLevelBlock,
+  badVariable,
+  badDependsOn,
+];

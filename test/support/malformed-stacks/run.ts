@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../../src/client/client.ts";
-import type { Diagnostic } from "../../../src/core/diagnostic.ts";
+import type { Diagnostic } from "../../../src/core/index.ts";
 import { loadStackConfig } from "../../../src/engine/config/load.ts";
 import { resolveVariables } from "../../../src/engine/config/variables/resolve.ts";
 import { runApply } from "../../../src/engine/run.ts";
 import { DEV_TOKEN } from "../../../src/host/index.ts";
-import { TakoformProvider } from "../../../src/provider/provider.ts";
+import { HostProvider } from "../../../src/provider/provider.ts";
 import { bundledRegistry } from "../../../src/registry/bundled.ts";
 import { openLocalState } from "../../../src/state/index.ts";
 import type { StateStore } from "../../../src/state/types.ts";
@@ -25,7 +25,7 @@ import { Rng } from "./random.ts";
 
 export interface MalformedRig {
   host: CountingHost;
-  provider: TakoformProvider;
+  provider: HostProvider;
   store: StateStore;
   /** The valid stack, already applied: every malformed stack is planned over its state. */
   base: JsonObject;
@@ -41,13 +41,16 @@ export async function openMalformedRig(seed: number): Promise<MalformedRig> {
   writeFileSync(contentFile, `export default { async fetch() { return new Response("base ${seed}"); } };\n`);
   const host = await startCountingHost();
   const client = await HostClient.connect({ endpoint: host.url, token: DEV_TOKEN.token });
-  const provider = new TakoformProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
+  const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   const store = openLocalState(join(dir, "state.db"));
   const base = baseStack(new Rng(seed), `m${seed}`, contentFile);
   const loaded = loadStackConfig(JSON.stringify(base));
   if (loaded.config === null) throw new Error(`the base stack does not load: ${loaded.diagnostics.map((d) => d.summary).join("; ")}`);
-  const applied = await runApply({ provider, stack: loaded.config, variables: resolveVariables(loaded.config.variables, {}) }, store, { lock: { holder: "malformed-base" } });
-  if (applied.status !== "applied") throw new Error(`the base stack did not apply (${applied.status}): ${applied.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
+  const applied = await runApply({ provider, stack: loaded.config, variables: resolveVariables(loaded.config.variables, {}) }, store, {
+    lock: { holder: "malformed-base" },
+  });
+  if (applied.status !== "applied")
+    throw new Error(`the base stack did not apply (${applied.status}): ${applied.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
   return {
     host,
     provider,
@@ -103,7 +106,9 @@ export async function refuseMalformed(rig: MalformedRig, stack: MalformedStack):
   for (const e of stack.expectations) {
     if (errors.some((d) => matches(d, e.code, e.address))) continue;
     const shown = errors.slice(0, 8).map((d) => `${d.code ?? "-"}@${d.address ?? "-"} ${d.summary}`);
-    problems.push(`no ${e.code}${e.address !== undefined ? ` at ${e.address}` : ""} among: ${shown.join(" | ")}${errors.length > 8 ? ` (and ${errors.length - 8} more)` : ""}`);
+    problems.push(
+      `no ${e.code}${e.address !== undefined ? ` at ${e.address}` : ""} among: ${shown.join(" | ")}${errors.length > 8 ? ` (and ${errors.length - 8} more)` : ""}`,
+    );
   }
   for (const d of diagnostics) {
     if (d.summary === "") problems.push("a diagnostic without a summary");

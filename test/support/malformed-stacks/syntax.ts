@@ -16,7 +16,11 @@ const INVALID_JSON = "takoform.config/invalid-json";
 
 /** A string-valued spot in the document to put raw text into. */
 function stringSpot(rng: Rng, document: JsonObject): { object: JsonObject; key: string } {
-  const spots = objectsOf(document).flatMap(({ object }) => Object.keys(object).filter((k) => typeof object[k] === "string").map((key) => ({ object, key })));
+  const spots = objectsOf(document).flatMap(({ object }) =>
+    Object.keys(object)
+      .filter((k) => typeof object[k] === "string")
+      .map((key) => ({ object, key })),
+  );
   return rng.pick(spots);
 }
 
@@ -53,7 +57,11 @@ const deepNesting: SyntaxDefect = {
     const close = object ? "}" : "]";
     const { object: into, key } = valueSpot(rng, document);
     into[key] = raw.raw(`${open.repeat(depth)}1${close.repeat(depth)}`);
-    return { source: raw.write(document), description: `${depth} levels of ${object ? "objects" : "arrays"} at ${key}`, code: "takoform.config/nesting-too-deep" };
+    return {
+      source: raw.write(document),
+      description: `${depth} levels of ${object ? "objects" : "arrays"} at ${key}`,
+      code: "takoform.config/nesting-too-deep",
+    };
   },
 };
 
@@ -77,7 +85,11 @@ const invalidUtf8: SyntaxDefect = {
     object[key] = marker;
     const [before, after] = raw.write(document).split("@@bytes@@") as [string, string];
     const bad = rng.pick(BAD_UTF8);
-    return { source: Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]), description: `bytes ${bad.map((b) => b.toString(16)).join(" ")} in ${key}`, code: INVALID_JSON };
+    return {
+      source: Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]),
+      description: `bytes ${bad.map((b) => b.toString(16)).join(" ")} in ${key}`,
+      code: INVALID_JSON,
+    };
   },
 };
 
@@ -123,7 +135,11 @@ const framing: SyntaxDefect = {
     const text = new RawValues().write(document);
     const choice = rng.int(0, 4);
     const source = [`\ufeff${text}`, `${text} {}`, `${text}x`, `${text.slice(0, -1)},}`, `[${text}`][choice]!;
-    return { source, description: ["a byte-order mark", "two documents", "trailing data", "a trailing comma", "an unclosed array"][choice]!, code: INVALID_JSON };
+    return {
+      source,
+      description: ["a byte-order mark", "two documents", "trailing data", "a trailing comma", "an unclosed array"][choice]!,
+      code: INVALID_JSON,
+    };
   },
 };
 

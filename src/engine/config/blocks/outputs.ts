@@ -1,6 +1,6 @@
 // The `output` block: a value (any expression), sensitivity, description and depends_on.
 
-import { CONFIG_CODES, isPlainObject, type Problems } from "../diagnostics.ts";
+import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression } from "../expression/parse.ts";
 import { isIdentifier, parseTraversal } from "../expression/traversal.ts";
 import type { OutputConfig } from "../types.ts";
@@ -10,33 +10,56 @@ const KNOWN = new Set(["value", "sensitive", "description", "depends_on"]);
 export function readOutputs(block: unknown, problems: Problems): Map<string, OutputConfig> {
   const outputs = new Map<string, OutputConfig>();
   if (!isPlainObject(block)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The output block must be an object of outputs", repair: "Synthesize the stack with cdktf." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: "The output block must be an object of outputs",
+      repair: "Synthesize the stack with cdktf.",
+    });
     return outputs;
   }
   for (const name of Object.keys(block).sort()) {
     const body = block[name];
     const where = `output "${name}"`;
     if (!isIdentifier(name) || !isPlainObject(body) || !Object.hasOwn(body, "value")) {
-      problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where} is invalid`, detail: "An output has an identifier name and a body with a value.", repair: "Declare outputs with TerraformOutput." });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: `${where} is invalid`,
+        detail: "An output has an identifier name and a body with a value.",
+        repair: "Declare outputs with TerraformOutput.",
+      });
       continue;
     }
     for (const key of Object.keys(body)) {
       if (KNOWN.has(key) || key === "//") continue;
       problems.error({
-        code: CONFIG_CODES.unsupportedMetaArgument,
+        code: configCode("unsupported-meta-argument"),
         summary: `${where} sets ${key}, which is not supported`,
-        detail: key === "precondition" ? "Conditions are Terraform expressions, which takoform does not evaluate." : "Outputs take value, sensitive, description and depends_on.",
+        detail:
+          key === "precondition"
+            ? "Conditions are Terraform expressions, which takoform does not evaluate."
+            : "Outputs take value, sensitive, description and depends_on.",
         repair: `Remove ${key} from the output.`,
         attribute: key,
       });
     }
     if (body.sensitive !== undefined && typeof body.sensitive !== "boolean") {
-      problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where}: sensitive must be true or false`, repair: "Use a literal boolean.", attribute: "sensitive" });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: `${where}: sensitive must be true or false`,
+        repair: "Use a literal boolean.",
+        attribute: "sensitive",
+      });
     }
     const value = parseExpression(
       body.value,
       (found) =>
-        problems.error({ code: CONFIG_CODES.unsupportedExpression, summary: `${found.summary} in ${where}`, detail: `At ${found.path}: ${found.detail}`, repair: found.repair, attribute: found.path }),
+        problems.error({
+          code: configCode("unsupported-expression"),
+          summary: `${found.summary} in ${where}`,
+          detail: `At ${found.path}: ${found.detail}`,
+          repair: found.repair,
+          attribute: found.path,
+        }),
       "value",
     );
     const dependsOn: string[] = [];
@@ -44,7 +67,13 @@ export function readOutputs(block: unknown, problems: Problems): Map<string, Out
       for (const item of body.depends_on) {
         const traversal = typeof item === "string" ? parseTraversal(item.replace(/^\$\{(.*)\}$/s, "$1")) : null;
         if (traversal && traversal.steps.length === 1 && typeof traversal.steps[0] === "string") dependsOn.push(`${traversal.root}.${traversal.steps[0]}`);
-        else problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${where}: depends_on lists ${JSON.stringify(item)}, which is not a resource address`, repair: "List resource addresses.", attribute: "depends_on" });
+        else
+          problems.error({
+            code: configCode("invalid-structure"),
+            summary: `${where}: depends_on lists ${JSON.stringify(item)}, which is not a resource address`,
+            repair: "List resource addresses.",
+            attribute: "depends_on",
+          });
       }
     }
     const output: OutputConfig = { name, value, sensitive: body.sensitive === true, dependsOn: [...new Set(dependsOn)].sort() };

@@ -2,7 +2,7 @@
 // sensitive) and lane (the Host API lane pin: docs/client.md §1). Its values may use variables but not resource attributes: the provider
 // must be configured before any resource is read.
 
-import { CONFIG_CODES, isPlainObject, type Problems } from "../diagnostics.ts";
+import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression } from "../expression/parse.ts";
 import type { Expression, ProviderConfig } from "../types.ts";
 
@@ -10,14 +10,14 @@ const ARGUMENTS = ["endpoint", "space", "token", "lane"] as const;
 
 export function readProvider(block: unknown, problems: Problems): ProviderConfig | null {
   if (!isPlainObject(block)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The provider block must be an object", repair: "Synthesize the stack with cdktf." });
+    problems.error({ code: configCode("invalid-structure"), summary: "The provider block must be an object", repair: "Synthesize the stack with cdktf." });
     return null;
   }
   let config: ProviderConfig | null = null;
   for (const [name, entry] of Object.entries(block)) {
     if (name !== "takoform") {
       problems.error({
-        code: CONFIG_CODES.unsupportedProvider,
+        code: configCode("unsupported-provider"),
         summary: `The provider "${name}" is not supported`,
         detail: "takoform deploys Takoform resources only, through its own provider.",
         repair: `Remove the ${name} provider and its resources from this stack.`,
@@ -28,7 +28,7 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
     const entries = Array.isArray(entry) ? entry : [entry];
     if (entries.length !== 1) {
       problems.error({
-        code: CONFIG_CODES.unsupportedProvider,
+        code: configCode("unsupported-provider"),
         summary: `The takoform provider is configured ${entries.length} times`,
         detail: "One stack talks to one host; several configurations (aliases) are not supported.",
         repair: "Keep a single TakoformProvider in the stack; deploy to another host from another stack.",
@@ -37,7 +37,11 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
     }
     const body = entries[0];
     if (!isPlainObject(body)) {
-      problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The takoform provider configuration must be an object", repair: "Configure it with TakoformProvider." });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: "The takoform provider configuration must be an object",
+        repair: "Configure it with TakoformProvider.",
+      });
       continue;
     }
     config = {};
@@ -45,7 +49,7 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
       if (key === "//") continue;
       if (!(ARGUMENTS as readonly string[]).includes(key)) {
         problems.error({
-          code: CONFIG_CODES.unsupportedProvider,
+          code: configCode("unsupported-provider"),
           summary: `The takoform provider has no argument "${key}"`,
           detail: key === "alias" ? "Provider aliases are not supported." : "It takes endpoint, space, token and lane.",
           repair: `Remove ${key} from the provider configuration.`,
@@ -55,12 +59,19 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
       }
       const expr = parseExpression(
         value,
-        (found) => problems.error({ code: CONFIG_CODES.unsupportedExpression, summary: `${found.summary} in the takoform provider`, detail: `At ${found.path}: ${found.detail}`, repair: found.repair, attribute: found.path }),
+        (found) =>
+          problems.error({
+            code: configCode("unsupported-expression"),
+            summary: `${found.summary} in the takoform provider`,
+            detail: `At ${found.path}: ${found.detail}`,
+            repair: found.repair,
+            attribute: found.path,
+          }),
         key,
       );
       if (refersToResources(expr)) {
         problems.error({
-          code: CONFIG_CODES.unsupportedExpression,
+          code: configCode("unsupported-expression"),
           summary: `The takoform provider's ${key} refers to a resource`,
           detail: "The provider is configured before any resource exists, so its arguments may use only literals and variables.",
           repair: "Use a literal, a variable, or the TAKOFORM_* environment variables.",

@@ -4,8 +4,8 @@
 //   "//": { "takoform": { "contributions": [ { "from": "<address>", "values": { "<attr>": <value> } } ] } }
 // and are kept apart from the resource's own attributes.
 
-import type { AttributePath } from "../../../provider/types.ts";
-import { CONFIG_CODES, describeResource, isPlainObject, type Problems } from "../diagnostics.ts";
+import type { AttributePath } from "../../../provider/index.ts";
+import { configCode, describeResource, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression, parseInterpolation } from "../expression/parse.ts";
 import { scanTemplate } from "../expression/template.ts";
 import { isIdentifier, parseTraversal } from "../expression/traversal.ts";
@@ -38,18 +38,31 @@ const LIFECYCLE_KEYS = new Set(["create_before_destroy", "prevent_destroy", "ign
 export function readResources(block: unknown, problems: Problems): Map<string, ResourceConfig> {
   const resources = new Map<string, ResourceConfig>();
   if (!isPlainObject(block)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The resource block must be an object of resource types", repair: "Synthesize the stack with cdktf." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: "The resource block must be an object of resource types",
+      repair: "Synthesize the stack with cdktf.",
+    });
     return resources;
   }
   for (const [type, byName] of Object.entries(block)) {
     if (!isIdentifier(type) || !isPlainObject(byName)) {
-      problems.error({ code: CONFIG_CODES.invalidStructure, summary: `resource.${type} is not a valid resource type block`, repair: "Each resource type must map resource names to objects." });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: `resource.${type} is not a valid resource type block`,
+        repair: "Each resource type must map resource names to objects.",
+      });
       continue;
     }
     for (const [name, body] of Object.entries(byName)) {
       const address = `${type}.${name}`;
       if (!isIdentifier(name) || !isPlainObject(body)) {
-        problems.error({ code: CONFIG_CODES.invalidStructure, summary: `${address} is not a valid resource`, address, repair: "A resource name is an identifier and its body an object." });
+        problems.error({
+          code: configCode("invalid-structure"),
+          summary: `${address} is not a valid resource`,
+          address,
+          repair: "A resource name is an identifier and its body an object.",
+        });
         continue;
       }
       resources.set(address, readResource(type, name, body, problems));
@@ -66,7 +79,7 @@ function readResource(type: string, name: string, body: Record<string, unknown>,
   const where = describeResource(address, constructPath);
   const issue = (attribute: string) => (found: { path: string; summary: string; detail: string; repair: string }) =>
     problems.error({
-      code: CONFIG_CODES.unsupportedExpression,
+      code: configCode("unsupported-expression"),
       summary: `${found.summary} in ${where}`,
       detail: `At ${found.path || attribute}: ${found.detail}`,
       repair: found.repair,
@@ -83,7 +96,7 @@ function readResource(type: string, name: string, body: Record<string, unknown>,
   for (const key of Object.keys(REFUSED_META)) {
     if (Object.hasOwn(body, key) && body[key] !== undefined && body[key] !== null) {
       problems.error({
-        code: CONFIG_CODES.unsupportedMetaArgument,
+        code: configCode("unsupported-meta-argument"),
         summary: `\`${key}\` is not supported (${where})`,
         detail: REFUSED_META[key]!.detail,
         repair: REFUSED_META[key]!.repair,
@@ -95,7 +108,7 @@ function readResource(type: string, name: string, body: Record<string, unknown>,
 
   if (Object.hasOwn(body, "provider") && body.provider !== "takoform") {
     problems.error({
-      code: CONFIG_CODES.unsupportedProvider,
+      code: configCode("unsupported-provider"),
       summary: `${where} names the provider ${JSON.stringify(body.provider)}`,
       detail: "Resources are managed by the single takoform provider configuration; provider aliases and other providers are not supported.",
       repair: "Remove the provider argument (or set it to the takoform provider construct).",
@@ -121,7 +134,7 @@ function readContributions(comment: Record<string, unknown>, address: string, wh
   if (!Object.hasOwn(comment, "takoform")) return [];
   const fail = (detail: string) =>
     problems.error({
-      code: CONFIG_CODES.invalidStructure,
+      code: configCode("invalid-structure"),
       summary: `Malformed contributions in ${where}`,
       detail,
       repair: 'Contributions are written by contribute() as "//": { "takoform": { "contributions": [ { "from": "<address>", "values": { … } } ] } }.',
@@ -156,7 +169,7 @@ function readContributions(comment: Record<string, unknown>, address: string, wh
         value,
         (found) =>
           problems.error({
-            code: CONFIG_CODES.unsupportedExpression,
+            code: configCode("unsupported-expression"),
             summary: `${found.summary} in a contribution to ${where}`,
             detail: `In the value contributed by ${from} at ${found.path}: ${found.detail}`,
             repair: found.repair,
@@ -183,7 +196,13 @@ function addressOf(text: string): string | null {
 function readDependsOn(value: unknown, address: string, where: string, problems: Problems): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `depends_on of ${where} must be a list`, repair: "List resource addresses, e.g. [\"takoform_x.a\"].", address, attribute: "depends_on" });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `depends_on of ${where} must be a list`,
+      repair: 'List resource addresses, e.g. ["takoform_x.a"].',
+      address,
+      attribute: "depends_on",
+    });
     return [];
   }
   const out = new Set<string>();
@@ -192,7 +211,7 @@ function readDependsOn(value: unknown, address: string, where: string, problems:
     if (dependency === null) {
       const isData = typeof item === "string" && /^(\$\{)?\s*data\./.test(item);
       problems.error({
-        code: isData ? CONFIG_CODES.unsupportedBlock : CONFIG_CODES.invalidStructure,
+        code: isData ? configCode("unsupported-block") : configCode("invalid-structure"),
         summary: `depends_on of ${where} lists ${JSON.stringify(item)}, which is not a resource address`,
         detail: isData ? "Data sources are not supported." : "depends_on takes whole resources (type.name), not attributes, variables or modules.",
         repair: "List resource addresses such as takoform_worker_bundle.app.",
@@ -210,14 +229,20 @@ function readLifecycle(value: unknown, address: string, where: string, problems:
   const lifecycle: LifecycleConfig = { createBeforeDestroy: false, preventDestroy: false, ignoreChanges: [], replaceTriggeredBy: [] };
   if (value === undefined || value === null) return lifecycle;
   if (!isPlainObject(value)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `lifecycle of ${where} must be an object`, repair: "Use the cdktf lifecycle option.", address, attribute: "lifecycle" });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `lifecycle of ${where} must be an object`,
+      repair: "Use the cdktf lifecycle option.",
+      address,
+      attribute: "lifecycle",
+    });
     return lifecycle;
   }
   for (const key of Object.keys(value)) {
     if (LIFECYCLE_KEYS.has(key)) continue;
     const condition = key === "precondition" || key === "postcondition";
     problems.error({
-      code: CONFIG_CODES.unsupportedMetaArgument,
+      code: configCode("unsupported-meta-argument"),
       summary: `lifecycle.${key} is not supported (${where})`,
       detail: condition
         ? "Conditions are Terraform expressions, which takoform does not evaluate."
@@ -231,7 +256,14 @@ function readLifecycle(value: unknown, address: string, where: string, problems:
     const setting = value[flag];
     if (setting === undefined || setting === null) continue;
     if (typeof setting !== "boolean") {
-      problems.error({ code: CONFIG_CODES.invalidStructure, summary: `lifecycle.${flag} of ${where} must be true or false`, detail: "Lifecycle settings must be literal.", repair: "Use a literal boolean.", address, attribute: `lifecycle.${flag}` });
+      problems.error({
+        code: configCode("invalid-structure"),
+        summary: `lifecycle.${flag} of ${where} must be true or false`,
+        detail: "Lifecycle settings must be literal.",
+        repair: "Use a literal boolean.",
+        address,
+        attribute: `lifecycle.${flag}`,
+      });
       continue;
     }
     if (flag === "create_before_destroy") lifecycle.createBeforeDestroy = setting;
@@ -246,7 +278,14 @@ function readIgnoreChanges(value: unknown, address: string, where: string, probl
   if (value === undefined || value === null) return [];
   if (value === "all") return "all";
   const fail = (detail: string) =>
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `lifecycle.ignore_changes of ${where} is invalid`, detail, repair: 'Use "all" or a list of attribute names such as ["replicas", "versions[0].weight"].', address, attribute: "lifecycle.ignore_changes" });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `lifecycle.ignore_changes of ${where} is invalid`,
+      detail,
+      repair: 'Use "all" or a list of attribute names such as ["replicas", "versions[0].weight"].',
+      address,
+      attribute: "lifecycle.ignore_changes",
+    });
   if (!Array.isArray(value)) {
     fail(`It is ${JSON.stringify(value)}.`);
     return [];
@@ -267,7 +306,14 @@ function readIgnoreChanges(value: unknown, address: string, where: string, probl
 function readReplaceTriggeredBy(value: unknown, address: string, where: string, problems: Problems): ReferenceExpr[] {
   if (value === undefined || value === null) return [];
   const fail = (detail: string) =>
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: `lifecycle.replace_triggered_by of ${where} is invalid`, detail, repair: "List resources or resource attributes, e.g. [\"${takoform_worker_bundle.app}\"].", address, attribute: "lifecycle.replace_triggered_by" });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: `lifecycle.replace_triggered_by of ${where} is invalid`,
+      detail,
+      repair: 'List resources or resource attributes, e.g. ["${takoform_worker_bundle.app}"].',
+      address,
+      attribute: "lifecycle.replace_triggered_by",
+    });
   if (!Array.isArray(value)) {
     fail("It must be a list.");
     return [];
@@ -284,7 +330,14 @@ function readReplaceTriggeredBy(value: unknown, address: string, where: string, 
     const ref = parseInterpolation(
       single,
       (found) =>
-        problems.error({ code: CONFIG_CODES.unsupportedExpression, summary: `${found.summary} in lifecycle.replace_triggered_by of ${where}`, detail: found.detail, repair: found.repair, address, attribute: "lifecycle.replace_triggered_by" }),
+        problems.error({
+          code: configCode("unsupported-expression"),
+          summary: `${found.summary} in lifecycle.replace_triggered_by of ${where}`,
+          detail: found.detail,
+          repair: found.repair,
+          address,
+          attribute: "lifecycle.replace_triggered_by",
+        }),
       "lifecycle.replace_triggered_by",
     );
     if (ref === null) continue;

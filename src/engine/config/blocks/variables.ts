@@ -1,8 +1,8 @@
 // The `variable` block: type, default, sensitive, description, nullable. Values are resolved
 // later by resolveVariables(); `validation` rules are expressions and are refused.
 
-import type { KnownValue } from "../../../core/values.ts";
-import { CONFIG_CODES, isPlainObject, type Problems } from "../diagnostics.ts";
+import type { KnownValue } from "../../../core/index.ts";
+import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { convertValue, parseTypeConstraint, TypeSyntaxError } from "../variables/type-constraint.ts";
 import { isIdentifier } from "../expression/traversal.ts";
 import type { TypeConstraint, VariableConfig } from "../types.ts";
@@ -12,14 +12,18 @@ const KNOWN = new Set(["type", "default", "sensitive", "description", "nullable"
 export function readVariables(block: unknown, problems: Problems): Map<string, VariableConfig> {
   const variables = new Map<string, VariableConfig>();
   if (!isPlainObject(block)) {
-    problems.error({ code: CONFIG_CODES.invalidStructure, summary: "The variable block must be an object of variables", repair: "Synthesize the stack with cdktf." });
+    problems.error({
+      code: configCode("invalid-structure"),
+      summary: "The variable block must be an object of variables",
+      repair: "Synthesize the stack with cdktf.",
+    });
     return variables;
   }
   for (const name of Object.keys(block).sort()) {
     const body = block[name];
     const where = `variable "${name}"`;
     const fail = (summary: string, detail: string, repair: string, attribute?: string) =>
-      problems.error({ code: CONFIG_CODES.invalidVariable, summary: `${where}: ${summary}`, detail, repair, ...(attribute ? { attribute } : {}) });
+      problems.error({ code: configCode("invalid-variable"), summary: `${where}: ${summary}`, detail, repair, ...(attribute ? { attribute } : {}) });
     if (!isIdentifier(name) || !isPlainObject(body)) {
       fail("invalid declaration", "A variable has an identifier name and an object body.", "Declare variables with TerraformVariable.");
       continue;
@@ -29,9 +33,12 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
       if (KNOWN.has(key) || key === "//") continue;
       ok = false;
       problems.error({
-        code: CONFIG_CODES.unsupportedMetaArgument,
+        code: configCode("unsupported-meta-argument"),
         summary: `${where} sets ${key}, which is not supported`,
-        detail: key === "validation" ? "Validation rules are Terraform expressions, which takoform does not evaluate." : "Variables take type, default, sensitive, description and nullable.",
+        detail:
+          key === "validation"
+            ? "Validation rules are Terraform expressions, which takoform does not evaluate."
+            : "Variables take type, default, sensitive, description and nullable.",
         repair: key === "validation" ? "Validate the value in TypeScript, or remove the rule." : `Remove ${key}.`,
         attribute: key,
       });
@@ -48,7 +55,12 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
           type = parseTypeConstraint(typeText);
         } catch (error) {
           if (!(error instanceof TypeSyntaxError)) throw error;
-          fail("the type cannot be read", error.message, "Use Terraform type syntax: string, number, bool, any, list(T), set(T), map(T), object({…}), tuple([…]).", "type");
+          fail(
+            "the type cannot be read",
+            error.message,
+            "Use Terraform type syntax: string, number, bool, any, list(T), set(T), map(T), object({…}), tuple([…]).",
+            "type",
+          );
           ok = false;
         }
       }
@@ -68,7 +80,12 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
         fail("the default contains an interpolation", "A variable default must be a literal value.", "Use a literal default.", "default");
         ok = false;
       } else if (given === null && !nullable) {
-        fail("the default is null but nullable is false", "A non-nullable variable cannot default to null.", "Give a non-null default or remove nullable = false.", "default");
+        fail(
+          "the default is null but nullable is false",
+          "A non-nullable variable cannot default to null.",
+          "Give a non-null default or remove nullable = false.",
+          "default",
+        );
         ok = false;
       } else {
         const converted = convertValue(given, type, "the default", sensitive);

@@ -2,8 +2,8 @@
 // UNKNOWN (a template containing one is UNKNOWN as a whole); nothing is ever rendered as a
 // placeholder string.
 
-import { UNKNOWN, Unknown, type Value } from "../../../core/values.ts";
-import type { AttributePath } from "../../../provider/types.ts";
+import { UNKNOWN, Unknown, type Value } from "../../../core/index.ts";
+import type { AttributePath } from "../../../provider/index.ts";
 import type { Expression, InterpolationExpr, ReferenceExpr, VariableExpr } from "../types.ts";
 import { formatPath } from "./traversal.ts";
 

@@ -2,7 +2,7 @@
 // Subtrees with no interpolation collapse into one literal. Refusals are reported through
 // `onIssue` with the attribute path, and parsing continues so every problem is reported at once.
 
-import type { KnownValue } from "../../../core/values.ts";
+import type { KnownValue } from "../../../core/index.ts";
 import type { Expression, InterpolationExpr } from "../types.ts";
 import { scanTemplate } from "./template.ts";
 import { appendPath, describeUnsupported, parseTraversal } from "./traversal.ts";
@@ -102,7 +102,12 @@ export function parseExpression(value: unknown, onIssue: IssueSink, basePath = "
 function parseString(value: string, onIssue: IssueSink, path: string): Expression {
   const scanned = scanTemplate(value);
   if (!scanned.ok) {
-    onIssue({ path, summary: "Unsupported template", detail: `In ${JSON.stringify(scanned.excerpt)}: ${scanned.reason}. ${NOT_EVALUATED}`, repair: "Build the string in TypeScript before synthesis." });
+    onIssue({
+      path,
+      summary: "Unsupported template",
+      detail: `In ${JSON.stringify(scanned.excerpt)}: ${scanned.reason}. ${NOT_EVALUATED}`,
+      repair: "Build the string in TypeScript before synthesis.",
+    });
     return { kind: "literal", value };
   }
   const parts: (string | InterpolationExpr)[] = [];
@@ -135,7 +140,12 @@ export function parseInterpolation(source: string, onIssue: IssueSink, path: str
   }
   const refusal = ROOT_REFUSALS[traversal.root];
   if (refusal) {
-    onIssue({ path, summary: refusal.summary, detail: `"\${${text}}" refers to ${traversal.root}.*, which takoform does not support.`, repair: refusal.repair });
+    onIssue({
+      path,
+      summary: refusal.summary,
+      detail: `"\${${text}}" refers to ${traversal.root}.*, which takoform does not support.`,
+      repair: refusal.repair,
+    });
     return null;
   }
   const [first, ...rest] = traversal.steps;

@@ -18,8 +18,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Diagnostic } from "../../../core/diagnostic.ts";
-import { CONFIG_CODES } from "../diagnostics.ts";
+import type { Diagnostic } from "../../../core/index.ts";
+import { configCode } from "../diagnostics.ts";
 import type { TypecheckError, TypecheckReply } from "./protocol.ts";
 
 const COMPILED_CHILD = fileURLToPath(new URL("./child.js", import.meta.url));
@@ -116,17 +116,25 @@ function runChild(typescript: string, tsconfig: string, buildInfo: string, timeo
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve(reply ?? { crashed: signal !== null ? `it was killed by ${signal}${signal === "SIGKILL" ? ` after ${Math.round(timeoutMs / 1000)} s` : ""}` : `it exited with code ${code}${stderr.trim() !== "" ? `: ${stderr.trim()}` : ""}` });
+      resolve(
+        reply ?? {
+          crashed:
+            signal !== null
+              ? `it was killed by ${signal}${signal === "SIGKILL" ? ` after ${Math.round(timeoutMs / 1000)} s` : ""}`
+              : `it exited with code ${code}${stderr.trim() !== "" ? `: ${stderr.trim()}` : ""}`,
+        },
+      );
     });
   });
 }
 
 function typeError(error: TypecheckError, base: string, tsconfig: string): Diagnostic {
-  const where = error.file !== undefined ? `${relative(base, error.file)}${error.line !== undefined ? `:${error.line}:${error.column}` : ""}` : relative(base, tsconfig);
+  const where =
+    error.file !== undefined ? `${relative(base, error.file)}${error.line !== undefined ? `:${error.line}:${error.column}` : ""}` : relative(base, tsconfig);
   const [first, ...more] = error.message.split("\n");
   return {
     severity: "error",
-    code: CONFIG_CODES.typeError,
+    code: configCode("type-error"),
     summary: `${where}: ${first}`,
     detail: [...more.map((line) => line.trim()), `TypeScript error TS${error.code}, checking ${relative(base, tsconfig) || "tsconfig.json"}.`].join("\n"),
     repair: "Fix the code (or the tsconfig), or skip the check once with --no-typecheck.",
@@ -165,13 +173,15 @@ export async function typecheckProject(projectDir: string, options: TypecheckOpt
     return done({
       status: "failed",
       tsconfig,
-      diagnostics: [{
-        severity: "error",
-        code: CONFIG_CODES.typecheckFailed,
-        summary: "The typecheck before synth did not finish",
-        detail: `TypeScript (${typescript}) stopped: ${reply.crashed}`,
-        repair: "Run `npx tsc -p . --noEmit` in the project to see why, or skip the check with --no-typecheck.",
-      }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: configCode("typecheck-failed"),
+          summary: "The typecheck before synth did not finish",
+          detail: `TypeScript (${typescript}) stopped: ${reply.crashed}`,
+          repair: "Run `npx tsc -p . --noEmit` in the project to see why, or skip the check with --no-typecheck.",
+        },
+      ],
     });
   }
   if (reply.errors.length === 0) {
@@ -182,7 +192,7 @@ export async function typecheckProject(projectDir: string, options: TypecheckOpt
   if (reply.errors.length > TYPE_ERRORS_SHOWN) {
     diagnostics.push({
       severity: "error",
-      code: CONFIG_CODES.typeError,
+      code: configCode("type-error"),
       summary: `${reply.errors.length - TYPE_ERRORS_SHOWN} more type errors`,
       detail: `The typecheck found ${reply.errors.length} errors; the first ${TYPE_ERRORS_SHOWN} are shown above.`,
       repair: "Run `npx tsc -p . --noEmit` in the project to see them all.",

@@ -8,9 +8,8 @@
 // structured types and converted for number/bool; Terraform would read HCL there, we read JSON.
 // Diagnostics never include the value of a sensitive variable.
 
-import type { Diagnostic } from "../../../core/diagnostic.ts";
-import type { KnownValue } from "../../../core/values.ts";
-import { CONFIG_CODES, Problems } from "../diagnostics.ts";
+import type { Diagnostic, KnownValue } from "../../../core/index.ts";
+import { configCode, Problems } from "../diagnostics.ts";
 import type { VariableConfig } from "../types.ts";
 import { readStrictJson } from "../strict-read.ts";
 import { convertValue, isStructured } from "./type-constraint.ts";
@@ -46,13 +45,19 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
 
   const files = inputs.files ?? [];
   const undeclared = [
-    ...Object.keys(given).sort().map((name) => ({ name, where: "" })),
-    ...files.flatMap((f) => Object.keys(f.values).sort().map((name) => ({ name, where: ` in ${f.file}` }))),
+    ...Object.keys(given)
+      .sort()
+      .map((name) => ({ name, where: "" })),
+    ...files.flatMap((f) =>
+      Object.keys(f.values)
+        .sort()
+        .map((name) => ({ name, where: ` in ${f.file}` })),
+    ),
   ];
   for (const { name, where } of undeclared) {
     if (!variables.has(name)) {
       problems.error({
-        code: CONFIG_CODES.undeclaredVariableValue,
+        code: configCode("undeclared-variable-value"),
         summary: `A value was given${where} for the undeclared variable "${name}"`,
         detail: `The stack declares ${variables.size === 0 ? "no variables" : `the variables ${[...variables.keys()].map((v) => `"${v}"`).join(", ")}`}.`,
         repair: `Remove the value, or declare it with new TerraformVariable(this, "${name}", { … }).`,
@@ -86,7 +91,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
       source = "default";
     } else {
       problems.error({
-        code: CONFIG_CODES.variableMissing,
+        code: configCode("variable-missing"),
         summary: `No value for the required variable "${variable.name}"`,
         detail: `The variable has no default${variable.description ? ` (${variable.description})` : ""}.`,
         repair: `Set TAKOFORM_VAR_${variable.name} (or TF_VAR_${variable.name}) in the environment, or pass --var ${variable.name}=VALUE.`,
@@ -94,17 +99,21 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
       continue;
     }
 
-    const origin = source === "value" ? "the given value" : source === "default" ? "the default" : source.startsWith("file:") ? source.slice(5) : source.slice(4);
+    const origin =
+      source === "value" ? "the given value" : source === "default" ? "the default" : source.startsWith("file:") ? source.slice(5) : source.slice(4);
     if (fromText && typeof raw === "string" && isStructured(variable.type)) {
       // Read as strictly as the stack itself: a repeated key is refused, not last-wins.
-      const read = readStrictJson(raw, { what: `The value of variable "${variable.name}"`, repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.` });
+      const read = readStrictJson(raw, {
+        what: `The value of variable "${variable.name}"`,
+        repair: `Write the value as JSON, e.g. ${exampleFor(variable.typeText)}.`,
+      });
       if (!read.ok) {
         // Where the reader stopped, and the key it found twice, could quote part of a secret: a
         // sensitive value is reported without them.
         const { summary, detail, repair } = read.diagnostic;
         const json = `Write the value as JSON (each key once), e.g. ${exampleFor(variable.typeText)}.`;
         problems.error({
-          code: CONFIG_CODES.variableType,
+          code: configCode("variable-type"),
           summary: variable.sensitive ? `The value of the sensitive variable "${variable.name}" is not valid JSON` : summary,
           detail: `${origin} must be JSON text for the type ${variable.typeText}${variable.sensitive ? "." : `. ${detail ?? ""}`}`.trimEnd(),
           repair: variable.sensitive ? json : (repair ?? json),
@@ -115,7 +124,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
     }
     if (raw === null && !variable.nullable) {
       problems.error({
-        code: CONFIG_CODES.variableType,
+        code: configCode("variable-type"),
         summary: `The variable "${variable.name}" must not be null`,
         detail: `It is declared with nullable = false, and ${origin} is null.`,
         repair: "Give it a non-null value.",
@@ -125,7 +134,7 @@ export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>,
     const converted = convertValue(raw, variable.type, "", variable.sensitive);
     if (!converted.ok) {
       problems.error({
-        code: CONFIG_CODES.variableType,
+        code: configCode("variable-type"),
         summary: `The value of variable "${variable.name}" does not match its type ${variable.typeText}`,
         detail: `From ${origin}: ${converted.reason}.`,
         repair: `Give a value of type ${variable.typeText}.`,

@@ -2,8 +2,8 @@
 // `object({a=string, b=optional(number)})`) and converting a value to the declared type with
 // Terraform's safe conversions (number/bool ⇄ string).
 
-import type { KnownValue } from "../../../core/values.ts";
-import { canonicalJson } from "../../../forms/digest.ts";
+import type { KnownValue } from "../../../core/index.ts";
+import { canonicalJson } from "../../../forms/index.ts";
 import type { TypeConstraint } from "../types.ts";
 
 export class TypeSyntaxError extends Error {

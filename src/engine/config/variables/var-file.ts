@@ -4,9 +4,8 @@
 // `.tfvars` files are not read; the diagnostic says so.
 
 import { readFile } from "node:fs/promises";
-import type { Diagnostic } from "../../../core/diagnostic.ts";
-import type { KnownValue } from "../../../core/values.ts";
-import { CONFIG_CODES, isPlainObject } from "../diagnostics.ts";
+import type { Diagnostic, KnownValue } from "../../../core/index.ts";
+import { configCode, isPlainObject } from "../diagnostics.ts";
 import { readStrictJson } from "../strict-read.ts";
 
 export interface VarFile {
@@ -29,7 +28,7 @@ export async function readVarFile(file: string): Promise<VarFileRead> {
       ok: false,
       diagnostic: {
         severity: "error",
-        code: missing ? CONFIG_CODES.fileNotFound : CONFIG_CODES.fileUnreadable,
+        code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
         summary: missing ? `The var file ${file} does not exist` : `Cannot read the var file ${file}`,
         cause: (error as Error).message,
         repair: "Check the path given with --var-file.",
@@ -38,9 +37,16 @@ export async function readVarFile(file: string): Promise<VarFileRead> {
   }
   const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";
   const read = readStrictJson(bytes, { what: `The var file ${file}`, repair: `${REPAIR}${hcl}` });
-  if (!read.ok) return { ok: false, diagnostic: { ...read.diagnostic, code: read.diagnostic.code === CONFIG_CODES.invalidJson ? CONFIG_CODES.invalidVariable : read.diagnostic.code } };
+  if (!read.ok)
+    return {
+      ok: false,
+      diagnostic: { ...read.diagnostic, code: read.diagnostic.code === configCode("invalid-json") ? configCode("invalid-variable") : read.diagnostic.code },
+    };
   if (!isPlainObject(read.value)) {
-    return { ok: false, diagnostic: { severity: "error", code: CONFIG_CODES.invalidVariable, summary: `The var file ${file} is not a JSON object`, repair: REPAIR } };
+    return {
+      ok: false,
+      diagnostic: { severity: "error", code: configCode("invalid-variable"), summary: `The var file ${file} is not a JSON object`, repair: REPAIR },
+    };
   }
   return { ok: true, varFile: { file, values: read.value as Record<string, KnownValue> } };
 }

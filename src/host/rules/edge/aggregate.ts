@@ -118,7 +118,8 @@ export function versionUnavailable(view: RuleView, version: StoredResource): str
   for (const pin of view.pinsOf(version.uid)) {
     if (pin.targetUid === version.uid) continue;
     const current = view.resourceByAddress(pin.space, pin.targetApiVersion, pin.targetKind, pin.targetName);
-    if (current === undefined) return `it is not Ready: its relation ${pin.pointer} target ${pin.targetKind} "${pin.targetName}" (uid ${pin.targetUid}) no longer exists`;
+    if (current === undefined)
+      return `it is not Ready: its relation ${pin.pointer} target ${pin.targetKind} "${pin.targetName}" (uid ${pin.targetUid}) no longer exists`;
     if (current.uid !== pin.targetUid) {
       return `it is not Ready: its relation ${pin.pointer} target ${pin.targetKind} "${pin.targetName}" changed incarnation from uid ${pin.targetUid} to ${current.uid}`;
     }

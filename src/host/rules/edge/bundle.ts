@@ -4,8 +4,8 @@
 // upload-time manifest rules belong to the artifact protocol and ran when it was committed.
 
 import { HostError } from "../../errors.ts";
-import { canonicalJson, digestBytes, type JsonValue } from "../../../forms/digest.ts";
-import type { WireSupportProfile } from "../../../core/protocol.ts";
+import { canonicalJson, digestBytes, type JsonValue } from "../../../forms/index.ts";
+import type { WireSupportProfile } from "../../../core/index.ts";
 import type { FormRules, MutationContext, RuleHost } from "../types.ts";
 
 function checkManifest(ctx: MutationContext): void {

@@ -48,12 +48,14 @@ function termProblem(field: Field, term: string): string | undefined {
     if (!DIGITS.test(stepText)) return `the ${field.name} step in "${term}" is not one or two decimal digits`;
     const step = Number(stepText);
     const span = field.max - field.min;
-    if (step < 1 || step > span) return `the ${field.name} step in "${term}" is out of range; a step is 1-${span} for ${field.name} (${field.min}-${field.max})`;
+    if (step < 1 || step > span)
+      return `the ${field.name} step in "${term}" is out of range; a step is 1-${span} for ${field.name} (${field.min}-${field.max})`;
   }
   if (body === "*") return undefined;
   const dash = body.indexOf("-");
   if (dash < 0) {
-    if (slash >= 0) return `the ${field.name} term "${term}" puts a step on a single value; a step applies to * or to a range such as ${field.min}-${field.max}`;
+    if (slash >= 0)
+      return `the ${field.name} term "${term}" puts a step on a single value; a step applies to * or to a range such as ${field.min}-${field.max}`;
     return valueProblem(field, body, term);
   }
   const lowText = body.slice(0, dash);

@@ -11,7 +11,7 @@
 //   renderDependents  its worker, whose Ready rendering reads this deployment
 
 import { HostError, invalidArgument } from "../../errors.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
+import type { JsonObject } from "../../../forms/index.ts";
 import type { DeleteContext, FormRules, MutationContext, RenderContext, SpecProblem } from "../types.ts";
 import { dependentText, deploymentsOf, pinnedTarget, unserved, versionUnavailable, workerDependents, type WeightedVersion } from "./aggregate.ts";
 import { RELATION, describe } from "./family.ts";
@@ -55,9 +55,12 @@ function checkDeployment(ctx: MutationContext): void {
     const at = t.instance.pointer;
     const earlier = seen.get(version.uid);
     if (earlier !== undefined) {
-      throw invalidArgument(`${label}: relation ${at} weights WorkerVersion "${version.name}" (uid ${version.uid}) a second time; ${earlier} already weights it`, {
-        hostCode: "deployment_version_duplicate",
-      });
+      throw invalidArgument(
+        `${label}: relation ${at} weights WorkerVersion "${version.name}" (uid ${version.uid}) a second time; ${earlier} already weights it`,
+        {
+          hostCode: "deployment_version_duplicate",
+        },
+      );
     }
     seen.set(version.uid, at);
     const owner = pinnedTarget(view, version.uid, RELATION.worker);

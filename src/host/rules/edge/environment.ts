@@ -3,9 +3,7 @@
 // name may be declared once across all of them. The binding lists are found through the Form's
 // own `x-takoform-binding` annotations, so a binding list a later Form adds is covered too.
 
-import { BINDING_ANNOTATION } from "../../../forms/relations.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
-import { escapePointerToken } from "../../../forms/pointer.ts";
+import { BINDING_ANNOTATION, escapePointerToken, type JsonObject } from "../../../forms/index.ts";
 import type { CatalogForm } from "../../catalog.ts";
 import type { SpecProblem } from "../types.ts";
 
@@ -24,7 +22,11 @@ export function environmentProblems(spec: JsonObject, form: CatalogForm): SpecPr
   const declare = (name: string, pointer: string): void => {
     const earlier = first.get(name);
     if (earlier === undefined) first.set(name, pointer);
-    else problems.push({ pointer, message: `"${name}" is already declared at ${earlier}; vars, requiredSensitiveVars and binding names share one environment namespace` });
+    else
+      problems.push({
+        pointer,
+        message: `"${name}" is already declared at ${earlier}; vars, requiredSensitiveVars and binding names share one environment namespace`,
+      });
   };
   const vars = spec.vars;
   if (vars !== null && typeof vars === "object" && !Array.isArray(vars)) for (const key of Object.keys(vars)) declare(key, `/vars/${escapePointerToken(key)}`);

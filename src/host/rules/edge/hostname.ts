@@ -5,7 +5,7 @@
 // internationalized name travels as its A-label (`xn--…`); a U-label is refused, never mapped
 // (IDNA mapping is not portable), and the A-label is stored byte for byte.
 
-import type { JsonObject } from "../../../forms/shape.ts";
+import type { JsonObject } from "../../../forms/index.ts";
 import type { SpecProblem } from "../types.ts";
 
 export function canonicalHostname(hostname: string): string {
@@ -26,5 +26,10 @@ export function canonicalizeDomainSpec(spec: JsonObject): JsonObject {
 export function hostnameProblems(spec: JsonObject): SpecProblem[] {
   const hostname = spec.hostname;
   if (typeof hostname !== "string" || /^[\x00-\x7f]*$/.test(hostname)) return [];
-  return [{ pointer: "/hostname", message: `hostname ${JSON.stringify(hostname)} is a U-label; write the internationalized name as its A-label (xn--…), the host maps nothing` }];
+  return [
+    {
+      pointer: "/hostname",
+      message: `hostname ${JSON.stringify(hostname)} is a U-label; write the internationalized name as its A-label (xn--…), the host maps nothing`,
+    },
+  ];
 }

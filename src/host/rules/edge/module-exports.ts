@@ -104,7 +104,8 @@ export function resolveExports(source: Uint8Array): ModuleExports {
   const target = defaultExport(program, text.length);
   if (typeof target === "string") return unresolved(target);
   const members = new ModuleResolver(program).defaultExport(target);
-  if (typeof members === "string") return unresolved(`its default export is ${members}${target.type === "Identifier" ? "" : ", which this host cannot read without running it"}`);
+  if (typeof members === "string")
+    return unresolved(`its default export is ${members}${target.type === "Identifier" ? "" : ", which this host cannot read without running it"}`);
   return { resolved: true, handlers: new Set([...members].filter(([, v]) => v.callable).map(([name]) => name)) };
 }
 
@@ -113,14 +114,16 @@ function defaultExport(program: Program, end: number): Expression | string {
   for (const statement of program.body) {
     if (statement.type === "ExportDefaultDeclaration") {
       const d = statement.declaration;
-      if (d.type === "FunctionDeclaration" || d.type === "ClassDeclaration") return `its default export is a ${d.type === "FunctionDeclaration" ? "function" : "class"}, not an object of handlers`;
+      if (d.type === "FunctionDeclaration" || d.type === "ClassDeclaration")
+        return `its default export is a ${d.type === "FunctionDeclaration" ? "function" : "class"}, not an object of handlers`;
       return d as Expression;
     }
     if (statement.type === "ExportNamedDeclaration") {
       for (const s of statement.specifiers) {
         const exported = s.exported.type === "Identifier" ? s.exported.name : String(s.exported.value);
         if (exported !== "default") continue;
-        if (statement.source !== null && statement.source !== undefined) return "its default export is re-exported from another module, which this host does not follow";
+        if (statement.source !== null && statement.source !== undefined)
+          return "its default export is re-exported from another module, which this host does not follow";
         if (s.local.type !== "Identifier") return "its default export names no local binding";
         // Read once the module has finished evaluating: every top-level declaration has completed.
         return { type: "Identifier", name: s.local.name, start: end, end } as Expression;

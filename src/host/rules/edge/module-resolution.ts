@@ -21,10 +21,7 @@ const UNKNOWN: Value = { callable: false, receiverSafe: false };
 /** The longest chain of `const b = a` aliases followed. */
 export const MAX_ALIAS_CHAIN = 64;
 
-type Binding =
-  | { kind: "function"; node: Loose }
-  | { kind: "class"; ready: number }
-  | { kind: "const"; ready: number; init: Loose; declarator: Loose };
+type Binding = { kind: "function"; node: Loose } | { kind: "class"; ready: number } | { kind: "const"; ready: number; init: Loose; declarator: Loose };
 
 type Resolved = { kind: "object"; members: Members } | { kind: "value"; value: Value } | { kind: "none" };
 
@@ -90,7 +87,8 @@ export class ModuleResolver {
     const ambiguous = new Set<string>();
     for (const statement of program.body as unknown as Loose[]) {
       let d: Loose | undefined = statement;
-      if (statement.type === "ExportNamedDeclaration" || statement.type === "ExportDefaultDeclaration") d = isNode(statement.declaration) ? statement.declaration : undefined;
+      if (statement.type === "ExportNamedDeclaration" || statement.type === "ExportDefaultDeclaration")
+        d = isNode(statement.declaration) ? statement.declaration : undefined;
       if (d === undefined) continue;
       const id = isNode(d.id) && d.id.type === "Identifier" ? (d.id.name as string) : undefined;
       if (d.type === "FunctionDeclaration" && id !== undefined) this.bindings.set(id, { kind: "function", node: d });
@@ -259,7 +257,8 @@ export class ModuleResolver {
   /** A property name known without running anything: a literal, a plain template, or a const bound to one. */
   staticKey(node: Loose, depth = 0): string | undefined {
     if (node.type === "Literal" && (typeof node.value === "string" || typeof node.value === "number")) return String(node.value);
-    if (node.type === "TemplateLiteral" && (node.expressions as unknown[]).length === 0) return ((node.quasis as Loose[])[0]!.value as { cooked?: string | null }).cooked ?? undefined;
+    if (node.type === "TemplateLiteral" && (node.expressions as unknown[]).length === 0)
+      return ((node.quasis as Loose[])[0]!.value as { cooked?: string | null }).cooked ?? undefined;
     if (node.type === "Identifier" && !this.directEval && depth < MAX_ALIAS_CHAIN) {
       const b = this.constAt(node.name as string, node.start);
       if (b !== undefined) return this.staticKey(b.init, depth + 1);
@@ -293,7 +292,11 @@ export class ModuleResolver {
     for (const k of u.called) if (!members.get(k)?.receiverSafe) forgetAll();
     // An accessor runs on any read, spread, call or write of a member; so does a prototype's.
     const used = u.read || u.written.size > 0 || u.called.size > 0;
-    if (used && (init.properties as Loose[]).some((p) => p.type === "Property" && (isProtoSetter(p) || (p.kind !== "init" && this.thisEscapes.has(p.value as Loose))))) forgetAll();
+    if (
+      used &&
+      (init.properties as Loose[]).some((p) => p.type === "Property" && (isProtoSetter(p) || (p.kind !== "init" && this.thisEscapes.has(p.value as Loose))))
+    )
+      forgetAll();
     return members;
   }
 
@@ -367,7 +370,8 @@ export class ModuleResolver {
     if (b?.kind === "const" && b.ready > node.start) return `the binding ${name}, read before its declaration completes (the module would throw)`;
     const r = this.resolved.get(name);
     if (b?.kind === "const" && r?.kind === "object") return new Map(r.members);
-    if ((this.aliasDepth.get(name) ?? 0) > MAX_ALIAS_CHAIN) return `the binding ${name}, at the end of more than ${MAX_ALIAS_CHAIN} const aliases (the host follows no further)`;
+    if ((this.aliasDepth.get(name) ?? 0) > MAX_ALIAS_CHAIN)
+      return `the binding ${name}, at the end of more than ${MAX_ALIAS_CHAIN} const aliases (the host follows no further)`;
     return `the binding ${name}, which is not a top-level const (or a let or var bound once and never written) bound to an object literal`;
   }
 

@@ -7,8 +7,8 @@
 // the `declaredHandlers` input of the contract's `loadModule` operation (the upstream and the
 // bundled contracts state it the same structural way).
 
-import { formatContractRef, interfaceRefKey, type InterfaceRef } from "../../../forms/refs.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
+import { type JsonObject } from "../../../forms/index.ts";
+import { formatContractRef, type InterfaceRef, interfaceRefKey } from "../../../core/index.ts";
 import type { RuleHost } from "../types.ts";
 
 export const RUNTIME_INTERFACE = "worker.runtime";
@@ -34,14 +34,20 @@ export function runtimeContract(host: RuleHost): RuntimeContract {
   }
   if (providers.size > 1) {
     const list = [...providers.values()].map((p) => `${formatContractRef(p.ref)} (provided by ${p.by.join(", ")})`).join("; ");
-    return { ok: false, reason: `installed Forms provide ${providers.size} different ${RUNTIME_INTERFACE} contracts (${list}), so this host cannot say which runtime ABI it implements` };
+    return {
+      ok: false,
+      reason: `installed Forms provide ${providers.size} different ${RUNTIME_INTERFACE} contracts (${list}), so this host cannot say which runtime ABI it implements`,
+    };
   }
   const ref = providers.values().next().value!.ref;
   const installed = host.interface(ref);
   if (installed === undefined) return { ok: false, reason: `the provided runtime contract ${formatContractRef(ref)} is not installed on this host` };
   const handlers = handlerVocabulary(installed.definition.operations);
   if (handlers === undefined) {
-    return { ok: false, reason: `the runtime contract ${formatContractRef(ref)} states no handler vocabulary (${LOAD_OPERATION}.${HANDLER_PROPERTY} item enum)` };
+    return {
+      ok: false,
+      reason: `the runtime contract ${formatContractRef(ref)} states no handler vocabulary (${LOAD_OPERATION}.${HANDLER_PROPERTY} item enum)`,
+    };
   }
   return { ok: true, ref, handlers };
 }

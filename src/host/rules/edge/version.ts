@@ -11,8 +11,8 @@
 //   supportProfile    handlers = the contract's vocabulary; limits.maximumBundleBytes
 
 import { HostError, invalidArgument } from "../../errors.ts";
-import type { JsonObject } from "../../../forms/shape.ts";
-import type { WireSupportProfile } from "../../../core/protocol.ts";
+import { type JsonObject } from "../../../forms/index.ts";
+import { formatContractRef, type WireSupportProfile } from "../../../core/index.ts";
 import type { CatalogForm } from "../../catalog.ts";
 import type { FormRules, MutationContext, RenderContext, RuleHost, RuleView, SpecProblem } from "../types.ts";
 import type { StoredResource } from "../../store/index.ts";
@@ -21,7 +21,6 @@ import { RELATION, SERVICE_HANDLER, describe } from "./family.ts";
 import { environmentProblems } from "./environment.ts";
 import { moduleExports, type ModuleExports } from "./module-exports.ts";
 import { runtimeContract } from "./runtime-contract.ts";
-import { formatContractRef } from "../../../forms/refs.ts";
 import { withLimit } from "./bundle.ts";
 
 const JS_MODULE = "application/javascript+module";

@@ -19,7 +19,12 @@ export function workerReadiness({ view, resource }: RenderContext): ReadyRenderi
   const gap = unserved(view, weightedVersions(view, deployment.uid), SERVICE_HANDLER);
   if (gap !== undefined) {
     const text = `WorkerDeployment "${deployment.name}" does not serve ${SERVICE_HANDLER} for ${who}: ${gap}`;
-    return { status: "False", reason: "UnsupportedCapability", hostReason: hostReason(text), message: `${text}; weight only versions that export ${SERVICE_HANDLER}` };
+    return {
+      status: "False",
+      reason: "UnsupportedCapability",
+      hostReason: hostReason(text),
+      message: `${text}; weight only versions that export ${SERVICE_HANDLER}`,
+    };
   }
   return { status: "True", reason: "Available", message: `${who} is served by WorkerDeployment "${deployment.name}"` };
 }

@@ -20,7 +20,8 @@ export function requireString(value: unknown, what: string, code: string, max: n
 
 export function optionalInteger(value: unknown, what: string, min: number, max: number, code = "invalid_argument"): number | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw new BindingError(code, `${what} must be an integer ${min}..${max}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
+    throw new BindingError(code, `${what} must be an integer ${min}..${max}`);
   return value;
 }
 

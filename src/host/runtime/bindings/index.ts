@@ -30,12 +30,23 @@ function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-export async function callBinding(stores: BindingStores, top: Topology, version: VersionNode, name: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null): Promise<CallResult> {
+export async function callBinding(
+  stores: BindingStores,
+  top: Topology,
+  version: VersionNode,
+  name: string,
+  op: string,
+  args: unknown[],
+  body: ReadableStream<Uint8Array> | null,
+): Promise<CallResult> {
   const binding = version.bindings.find((b) => b.name === name);
   if (binding === undefined) throw new BindingError("backend_unavailable", `the version declares no binding named ${name}`);
   if (!stores.exists(binding.targetUid)) {
     body?.cancel().catch(() => undefined);
-    throw new BindingError("backend_unavailable", `binding ${name}: the ${binding.targetKind} "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`);
+    throw new BindingError(
+      "backend_unavailable",
+      `binding ${name}: the ${binding.targetKind} "${binding.targetName}" it is pinned to (uid ${binding.targetUid}) no longer exists`,
+    );
   }
   const uid = binding.targetUid;
   const unknown = (): never => {
@@ -86,7 +97,14 @@ export async function callBinding(stores: BindingStores, top: Topology, version:
   }
 }
 
-async function objects(store: ObjectStore, bucket: string, op: string, args: unknown[], body: ReadableStream<Uint8Array> | null, unknown: () => never): Promise<CallResult> {
+async function objects(
+  store: ObjectStore,
+  bucket: string,
+  op: string,
+  args: unknown[],
+  body: ReadableStream<Uint8Array> | null,
+  unknown: () => never,
+): Promise<CallResult> {
   switch (op) {
     case "head":
       return { value: store.head(bucket, args[0]) };
@@ -102,7 +120,9 @@ async function objects(store: ObjectStore, bucket: string, op: string, args: unk
       if (body === null) throw new BindingError("invalid_body", "a put needs a body");
       const written = await store.write(body, OBJECT_LIMITS.maxSinglePutBytes);
       try {
-        return { value: store.commit(bucket, key as string, { dataId: written.dataId, size: written.size, etag: `"${written.sha256.slice(0, 32)}"` }, options) };
+        return {
+          value: store.commit(bucket, key as string, { dataId: written.dataId, size: written.size, etag: `"${written.sha256.slice(0, 32)}"` }, options),
+        };
       } catch (error) {
         store.discard(written.dataId);
         throw error;

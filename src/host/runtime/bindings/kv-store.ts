@@ -30,7 +30,8 @@ function metadataText(value: unknown): string | null {
   if (entries.length > 64) throw new BindingError("metadata_too_large", "KV metadata has at most 64 members");
   for (const [k, v] of entries) if (typeof v !== "string") throw new BindingError("invalid_value", `KV metadata member ${JSON.stringify(k)} must be a string`);
   const text = JSON.stringify(Object.fromEntries(entries));
-  if (Buffer.byteLength(text, "utf8") > KV_LIMITS.maxMetadataBytes) throw new BindingError("metadata_too_large", `KV metadata is at most ${KV_LIMITS.maxMetadataBytes} bytes as JSON`);
+  if (Buffer.byteLength(text, "utf8") > KV_LIMITS.maxMetadataBytes)
+    throw new BindingError("metadata_too_large", `KV metadata is at most ${KV_LIMITS.maxMetadataBytes} bytes as JSON`);
   return text;
 }
 
@@ -83,7 +84,13 @@ export class KvStore {
     if (bytes.byteLength > KV_LIMITS.maxValueBytes) throw new BindingError("value_too_large", `a KV value is at most ${KV_LIMITS.maxValueBytes} bytes`);
     const meta = metadataText(metadata);
     const seconds = optionalInteger(ttl, "expirationTtl", 60, 315_360_000, "invalid_value");
-    this.putStmt.run(namespace, name, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), meta, seconds === null ? null : this.now() + seconds * 1000);
+    this.putStmt.run(
+      namespace,
+      name,
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      meta,
+      seconds === null ? null : this.now() + seconds * 1000,
+    );
   }
 
   delete(namespace: string, k: unknown): void {
@@ -92,12 +99,14 @@ export class KvStore {
 
   list(namespace: string, prefix: unknown, limit: unknown, cursor: unknown): KvListPage {
     const p = prefix === null || prefix === undefined ? "" : prefix;
-    if (typeof p !== "string" || Buffer.byteLength(p, "utf8") > KV_LIMITS.maxKeyBytes) throw new BindingError("invalid_key", `a list prefix is a string of at most ${KV_LIMITS.maxKeyBytes} bytes`);
+    if (typeof p !== "string" || Buffer.byteLength(p, "utf8") > KV_LIMITS.maxKeyBytes)
+      throw new BindingError("invalid_key", `a list prefix is a string of at most ${KV_LIMITS.maxKeyBytes} bytes`);
     const size = optionalInteger(limit, "limit", 1, KV_LIMITS.maxListPageKeys, "invalid_cursor") ?? KV_LIMITS.maxListPageKeys;
     let after = "";
     if (cursor !== null && cursor !== undefined) {
       // The cursor is the last key of the previous page, base64url-encoded.
-      if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new BindingError("invalid_cursor", "the cursor is not one this namespace returned");
+      if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(cursor))
+        throw new BindingError("invalid_cursor", "the cursor is not one this namespace returned");
       after = Buffer.from(cursor, "base64url").toString("utf8");
     }
     const rows = this.listStmt.all(namespace, after, Buffer.byteLength(p, "utf8"), p, this.now(), size + 1) as { key: string }[];

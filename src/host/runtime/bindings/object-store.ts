@@ -11,7 +11,13 @@ import type { Db } from "../../store/db.ts";
 import { nextSequence } from "../storage.ts";
 import { BindingError, optionalInteger } from "./errors.ts";
 
-export const OBJECT_LIMITS = { maxKeyBytes: 1024, maxSinglePutBytes: 314_572_800, maxObjectBytes: 5_368_709_120, maxMultipartParts: 10_000, maxListPageObjects: 1000 } as const;
+export const OBJECT_LIMITS = {
+  maxKeyBytes: 1024,
+  maxSinglePutBytes: 314_572_800,
+  maxObjectBytes: 5_368_709_120,
+  maxMultipartParts: 10_000,
+  maxListPageObjects: 1000,
+} as const;
 const PIECE = 1024 * 1024;
 
 export interface ObjectHead {
@@ -33,18 +39,26 @@ interface Row {
 
 function key(value: unknown): string {
   if (typeof value !== "string" || value.length === 0) throw new BindingError("invalid_key", "an object key must be a non-empty string");
-  if (Buffer.byteLength(value, "utf8") > OBJECT_LIMITS.maxKeyBytes) throw new BindingError("invalid_key", `an object key is at most ${OBJECT_LIMITS.maxKeyBytes} bytes`);
+  if (Buffer.byteLength(value, "utf8") > OBJECT_LIMITS.maxKeyBytes)
+    throw new BindingError("invalid_key", `an object key is at most ${OBJECT_LIMITS.maxKeyBytes} bytes`);
   return value;
 }
 
 function optionalText(value: unknown, what: string, max: number): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string" || value.length === 0 || value.length > max) throw new BindingError("invalid_key", `${what} must be a string of 1..${max} characters`);
+  if (typeof value !== "string" || value.length === 0 || value.length > max)
+    throw new BindingError("invalid_key", `${what} must be a string of 1..${max} characters`);
   return value;
 }
 
 function head(row: Row): ObjectHead {
-  return { key: row.key, etag: row.etag, size: row.size, ...(row.content_type !== null ? { contentType: row.content_type } : {}), uploadedAtMillis: row.uploaded_at };
+  return {
+    key: row.key,
+    etag: row.etag,
+    size: row.size,
+    ...(row.content_type !== null ? { contentType: row.content_type } : {}),
+    uploadedAtMillis: row.uploaded_at,
+  };
 }
 
 export class ObjectStore {
@@ -72,20 +86,28 @@ export class ObjectStore {
   ) {
     this.byKey = db.prepare("SELECT * FROM runtime_objects WHERE bucket_uid = ? AND key = ?");
     this.insertPiece = db.prepare("INSERT INTO runtime_object_data (data_id, seq, offset, bytes) VALUES (?, ?, ?, ?)");
-    this.pieceAt = db.prepare("SELECT offset, bytes FROM runtime_object_data WHERE data_id = ? AND offset <= ? AND offset + length(bytes) > ? ORDER BY seq LIMIT 1");
+    this.pieceAt = db.prepare(
+      "SELECT offset, bytes FROM runtime_object_data WHERE data_id = ? AND offset <= ? AND offset + length(bytes) > ? ORDER BY seq LIMIT 1",
+    );
     this.dropData = db.prepare("DELETE FROM runtime_object_data WHERE data_id = ?");
     this.upsert = db.prepare(
       `INSERT INTO runtime_objects (bucket_uid, key, data_id, etag, size, content_type, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (bucket_uid, key) DO UPDATE SET data_id = excluded.data_id, etag = excluded.etag, size = excluded.size, content_type = excluded.content_type, uploaded_at = excluded.uploaded_at`,
     );
     this.deleteObject = db.prepare("DELETE FROM runtime_objects WHERE bucket_uid = ? AND key = ?");
-    this.listStmt = db.prepare("SELECT * FROM runtime_objects WHERE bucket_uid = ? AND key > ? AND substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB) ORDER BY key LIMIT ?");
-    this.dropBucketData = db.prepare("DELETE FROM runtime_object_data WHERE data_id IN (SELECT data_id FROM runtime_objects WHERE bucket_uid = ? UNION SELECT p.data_id FROM runtime_multipart_parts p JOIN runtime_multipart m USING (upload_id) WHERE m.bucket_uid = ?)");
+    this.listStmt = db.prepare(
+      "SELECT * FROM runtime_objects WHERE bucket_uid = ? AND key > ? AND substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB) ORDER BY key LIMIT ?",
+    );
+    this.dropBucketData = db.prepare(
+      "DELETE FROM runtime_object_data WHERE data_id IN (SELECT data_id FROM runtime_objects WHERE bucket_uid = ? UNION SELECT p.data_id FROM runtime_multipart_parts p JOIN runtime_multipart m USING (upload_id) WHERE m.bucket_uid = ?)",
+    );
     this.dropBucket = db.prepare("DELETE FROM runtime_objects WHERE bucket_uid = ?");
     this.uploadGet = db.prepare("SELECT * FROM runtime_multipart WHERE upload_id = ? AND bucket_uid = ? AND key = ?");
     this.uploadPut = db.prepare("INSERT INTO runtime_multipart (upload_id, bucket_uid, key, content_type, created_at) VALUES (?, ?, ?, ?, ?)");
     this.uploadDelete = db.prepare("DELETE FROM runtime_multipart WHERE upload_id = ?");
-    this.partPut = db.prepare("INSERT INTO runtime_multipart_parts (upload_id, part_number, data_id, etag, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT (upload_id, part_number) DO UPDATE SET data_id = excluded.data_id, etag = excluded.etag, size = excluded.size");
+    this.partPut = db.prepare(
+      "INSERT INTO runtime_multipart_parts (upload_id, part_number, data_id, etag, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT (upload_id, part_number) DO UPDATE SET data_id = excluded.data_id, etag = excluded.etag, size = excluded.size",
+    );
     this.partGet = db.prepare("SELECT * FROM runtime_multipart_parts WHERE upload_id = ? AND part_number = ?");
     this.partsOf = db.prepare("SELECT * FROM runtime_multipart_parts WHERE upload_id = ? ORDER BY part_number");
     this.partsDelete = db.prepare("DELETE FROM runtime_multipart_parts WHERE upload_id = ?");
@@ -102,13 +124,18 @@ export class ObjectStore {
   }
 
   /** Checks a read and says which bytes it returns; the body is then read with `pieces`. */
-  get(bucket: string, k: unknown, options: Record<string, unknown>): { meta: ObjectHead & { partial: boolean; range?: { offset: number; length: number } }; dataId: number; start: number; end: number } | null {
+  get(
+    bucket: string,
+    k: unknown,
+    options: Record<string, unknown>,
+  ): { meta: ObjectHead & { partial: boolean; range?: { offset: number; length: number } }; dataId: number; start: number; end: number } | null {
     const row = this.row(bucket, key(k));
     if (row === undefined) return null;
     const ifMatch = optionalText(options.ifMatch, "ifMatch", 256);
     const ifNoneMatch = optionalText(options.ifNoneMatch, "ifNoneMatch", 256);
     if (ifMatch !== undefined && ifMatch !== row.etag) throw new BindingError("precondition_failed", `the object's entity tag is ${row.etag}, not ${ifMatch}`);
-    if (ifNoneMatch !== undefined && (ifNoneMatch === row.etag || ifNoneMatch === "*")) throw new BindingError("precondition_failed", `the object's entity tag matches ${ifNoneMatch}`);
+    if (ifNoneMatch !== undefined && (ifNoneMatch === row.etag || ifNoneMatch === "*"))
+      throw new BindingError("precondition_failed", `the object's entity tag matches ${ifNoneMatch}`);
     let start = 0;
     let end = row.size;
     let partial = false;
@@ -116,7 +143,8 @@ export class ObjectStore {
     if (range !== undefined && range !== null) {
       const offset = optionalInteger(range.offset, "range.offset", 0, OBJECT_LIMITS.maxObjectBytes, "range_not_satisfiable") ?? 0;
       const length = optionalInteger(range.length, "range.length", 1, OBJECT_LIMITS.maxObjectBytes, "range_not_satisfiable");
-      if (offset >= row.size && !(offset === 0 && row.size === 0)) throw new BindingError("range_not_satisfiable", `the range starts at ${offset}, past the object's ${row.size} bytes`);
+      if (offset >= row.size && !(offset === 0 && row.size === 0))
+        throw new BindingError("range_not_satisfiable", `the range starts at ${offset}, past the object's ${row.size} bytes`);
       start = offset;
       end = length === null ? row.size : Math.min(row.size, offset + length);
       partial = true;
@@ -202,11 +230,13 @@ export class ObjectStore {
     const contentType = optionalText(options.contentType, "contentType", 256);
     const ifMatch = optionalText(options.ifMatch, "ifMatch", 256);
     const ifNoneMatch = options.ifNoneMatch;
-    if (ifNoneMatch !== undefined && ifNoneMatch !== null && ifNoneMatch !== "*") throw new BindingError("precondition_failed", 'ifNoneMatch on a write may only be "*"');
+    if (ifNoneMatch !== undefined && ifNoneMatch !== null && ifNoneMatch !== "*")
+      throw new BindingError("precondition_failed", 'ifNoneMatch on a write may only be "*"');
     return this.db.transaction(() => {
       const existing = this.row(bucket, k);
       if (ifNoneMatch === "*" && existing !== undefined) throw new BindingError("precondition_failed", `an object already exists at ${JSON.stringify(k)}`);
-      if (ifMatch !== undefined && existing?.etag !== ifMatch) throw new BindingError("precondition_failed", `the object's entity tag is ${existing?.etag ?? "absent"}, not ${ifMatch}`);
+      if (ifMatch !== undefined && existing?.etag !== ifMatch)
+        throw new BindingError("precondition_failed", `the object's entity tag is ${existing?.etag ?? "absent"}, not ${ifMatch}`);
       this.upsert.run(bucket, k, data.dataId, data.etag, data.size, contentType ?? null, this.now());
       if (existing !== undefined) this.dropData.run(existing.data_id);
       return { etag: data.etag, size: data.size };
@@ -225,12 +255,14 @@ export class ObjectStore {
 
   list(bucket: string, options: Record<string, unknown>): { objects: ObjectHead[]; prefixes: string[]; truncated: boolean; cursor?: string } {
     const prefix = options.prefix === undefined || options.prefix === null ? "" : options.prefix;
-    if (typeof prefix !== "string" || Buffer.byteLength(prefix, "utf8") > OBJECT_LIMITS.maxKeyBytes) throw new BindingError("invalid_key", "prefix must be a string of at most 1024 bytes");
+    if (typeof prefix !== "string" || Buffer.byteLength(prefix, "utf8") > OBJECT_LIMITS.maxKeyBytes)
+      throw new BindingError("invalid_key", "prefix must be a string of at most 1024 bytes");
     const delimiter = optionalText(options.delimiter, "delimiter", 16);
     const limit = optionalInteger(options.limit, "limit", 1, OBJECT_LIMITS.maxListPageObjects, "invalid_cursor") ?? OBJECT_LIMITS.maxListPageObjects;
     let after = "";
     if (options.cursor !== undefined && options.cursor !== null) {
-      if (typeof options.cursor !== "string" || !/^[A-Za-z0-9_-]{1,4096}$/.test(options.cursor)) throw new BindingError("invalid_cursor", "the cursor is not one this bucket returned");
+      if (typeof options.cursor !== "string" || !/^[A-Za-z0-9_-]{1,4096}$/.test(options.cursor))
+        throw new BindingError("invalid_cursor", "the cursor is not one this bucket returned");
       after = Buffer.from(options.cursor, "base64url").toString("utf8");
     }
     const objects: ObjectHead[] = [];
@@ -295,12 +327,13 @@ export class ObjectStore {
   complete(bucket: string, k: unknown, uploadId: unknown, parts: unknown): { etag: string; size: number } {
     const name = key(k);
     const upload = this.upload(bucket, name, uploadId);
-    if (!Array.isArray(parts) || parts.length === 0 || parts.length > OBJECT_LIMITS.maxMultipartParts) throw new BindingError("invalid_part", `parts lists 1..${OBJECT_LIMITS.maxMultipartParts} parts`);
+    if (!Array.isArray(parts) || parts.length === 0 || parts.length > OBJECT_LIMITS.maxMultipartParts)
+      throw new BindingError("invalid_part", `parts lists 1..${OBJECT_LIMITS.maxMultipartParts} parts`);
     return this.db.transaction(() => {
-      const stored = new Map((this.partsOf.all(upload.upload_id) as { part_number: number; data_id: number; etag: string; size: number }[]).map((p) => [p.part_number, p]));
-      const chosen = [...parts]
-        .map((p: unknown) => p as { partNumber?: unknown; etag?: unknown })
-        .sort((a, b) => Number(a.partNumber) - Number(b.partNumber));
+      const stored = new Map(
+        (this.partsOf.all(upload.upload_id) as { part_number: number; data_id: number; etag: string; size: number }[]).map((p) => [p.part_number, p]),
+      );
+      const chosen = [...parts].map((p: unknown) => p as { partNumber?: unknown; etag?: unknown }).sort((a, b) => Number(a.partNumber) - Number(b.partNumber));
       let size = 0;
       const hash = createHash("sha256");
       const used: { data_id: number; size: number }[] = [];
@@ -310,12 +343,14 @@ export class ObjectStore {
         if (number === previous) throw new BindingError("invalid_part", `part ${number} is listed twice`);
         previous = number;
         const found = stored.get(number);
-        if (found === undefined || found.etag !== part.etag) throw new BindingError("invalid_part", `part ${number} with entity tag ${String(part.etag)} was not uploaded`);
+        if (found === undefined || found.etag !== part.etag)
+          throw new BindingError("invalid_part", `part ${number} with entity tag ${String(part.etag)} was not uploaded`);
         size += found.size;
         hash.update(found.etag);
         used.push(found);
       }
-      if (size > OBJECT_LIMITS.maxObjectBytes) throw new BindingError("value_too_large", `the parts add up to ${size} bytes, above ${OBJECT_LIMITS.maxObjectBytes}`);
+      if (size > OBJECT_LIMITS.maxObjectBytes)
+        throw new BindingError("value_too_large", `the parts add up to ${size} bytes, above ${OBJECT_LIMITS.maxObjectBytes}`);
       const dataId = nextSequence(this.db, "object_data");
       let seq = 0;
       let offset = 0;

@@ -37,7 +37,9 @@ export class QueueStore {
     private readonly now: () => number,
   ) {
     this.insertStmt = db.prepare("INSERT INTO runtime_queue_messages (id, queue_uid, body, enqueued_at, visible_at, attempts) VALUES (?, ?, ?, ?, ?, 0)");
-    this.readyStmt = db.prepare("SELECT id, body, enqueued_at, attempts FROM runtime_queue_messages WHERE queue_uid = ? AND leased = 0 AND visible_at <= ? ORDER BY visible_at, enqueued_at LIMIT ?");
+    this.readyStmt = db.prepare(
+      "SELECT id, body, enqueued_at, attempts FROM runtime_queue_messages WHERE queue_uid = ? AND leased = 0 AND visible_at <= ? ORDER BY visible_at, enqueued_at LIMIT ?",
+    );
     this.leaseStmt = db.prepare("UPDATE runtime_queue_messages SET leased = 1, attempts = attempts + 1 WHERE id = ?");
     this.nextStmt = db.prepare("SELECT min(visible_at) FROM runtime_queue_messages WHERE queue_uid = ? AND leased = 0").pluck();
     this.deleteStmt = db.prepare("DELETE FROM runtime_queue_messages WHERE id = ?");
@@ -47,18 +49,22 @@ export class QueueStore {
     this.releaseStmt = db.prepare("UPDATE runtime_queue_messages SET leased = 0 WHERE leased = 1");
     this.dropStmt = db.prepare("DELETE FROM runtime_queue_messages WHERE queue_uid = ?");
     this.queuesStmt = db.prepare("SELECT DISTINCT queue_uid FROM runtime_queue_messages").pluck();
-    this.statsStmt = db.prepare("SELECT count(*) AS count, min(visible_at) AS oldest FROM runtime_queue_messages WHERE queue_uid = ? AND leased = 0 AND visible_at <= ?");
+    this.statsStmt = db.prepare(
+      "SELECT count(*) AS count, min(visible_at) AS oldest FROM runtime_queue_messages WHERE queue_uid = ? AND leased = 0 AND visible_at <= ?",
+    );
   }
 
   private check(body: unknown, delay: unknown): { bytes: Uint8Array; delay: number | null } {
     const bytes = bytesArg(body, "a message body", "invalid_body");
-    if (bytes.byteLength > QUEUE_LIMITS.maxMessageBytes) throw new BindingError("message_too_large", `a message body is at most ${QUEUE_LIMITS.maxMessageBytes} bytes`);
+    if (bytes.byteLength > QUEUE_LIMITS.maxMessageBytes)
+      throw new BindingError("message_too_large", `a message body is at most ${QUEUE_LIMITS.maxMessageBytes} bytes`);
     return { bytes, delay: optionalInteger(delay, "delaySeconds", 0, QUEUE_LIMITS.maxDelaySeconds, "invalid_body") };
   }
 
   /** Enqueues messages (all or none); `defaultDelay` is the queue's deliveryDelaySeconds. */
   send(queue: string, messages: readonly [unknown, unknown][], defaultDelay: number): string[] {
-    if (messages.length === 0 || messages.length > QUEUE_LIMITS.maxBatchMessages) throw new BindingError("batch_too_large", `a batch holds 1..${QUEUE_LIMITS.maxBatchMessages} messages`);
+    if (messages.length === 0 || messages.length > QUEUE_LIMITS.maxBatchMessages)
+      throw new BindingError("batch_too_large", `a batch holds 1..${QUEUE_LIMITS.maxBatchMessages} messages`);
     const checked = messages.map(([body, delay]) => this.check(body, delay));
     const at = this.now();
     return this.db.transaction(() =>

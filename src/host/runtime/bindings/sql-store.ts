@@ -16,14 +16,16 @@ import { join } from "node:path";
 import type { Db } from "../../store/db.ts";
 import { BindingError } from "./errors.ts";
 
-export const SQL_LIMITS = { maxBoundParameters: 100, maxColumnsPerRow: 256, maxRowsPerStatement: 10_000, maxStatementBytes: 100_000, maxStatementsPerTransaction: 100 } as const;
+export const SQL_LIMITS = {
+  maxBoundParameters: 100,
+  maxColumnsPerRow: 256,
+  maxRowsPerStatement: 10_000,
+  maxStatementBytes: 100_000,
+  maxStatementsPerTransaction: 100,
+} as const;
 
 export type Cell =
-  | { type: "null" }
-  | { type: "integer"; value: string }
-  | { type: "real"; value: number }
-  | { type: "text"; value: string }
-  | { type: "blob"; base64: string };
+  { type: "null" } | { type: "integer"; value: string } | { type: "real"; value: number } | { type: "text"; value: string } | { type: "blob"; base64: string };
 
 export interface StatementResult {
   rows: Record<string, Cell>[];
@@ -148,12 +150,15 @@ export class SqlStore {
   private statement(db: Db, input: unknown, at: string, readOnly: boolean): StatementResult {
     const { sql, params } = (input ?? {}) as { sql?: unknown; params?: unknown };
     if (typeof sql !== "string" || sql.length === 0) throw new BindingError("sql_error", `${at}: sql must be a non-empty string`);
-    if (Buffer.byteLength(sql, "utf8") > SQL_LIMITS.maxStatementBytes) throw new BindingError("sql_error", `${at}: a statement is at most ${SQL_LIMITS.maxStatementBytes} bytes`);
+    if (Buffer.byteLength(sql, "utf8") > SQL_LIMITS.maxStatementBytes)
+      throw new BindingError("sql_error", `${at}: a statement is at most ${SQL_LIMITS.maxStatementBytes} bytes`);
     if (REFUSED.test(sql)) throw new BindingError("sql_error", `${at}: ATTACH, DETACH and VACUUM INTO are not available to a bound database`);
     const list = params === undefined || params === null ? [] : params;
-    if (!Array.isArray(list) || list.length > SQL_LIMITS.maxBoundParameters) throw new BindingError("sql_error", `${at}: params is a list of at most ${SQL_LIMITS.maxBoundParameters}`);
+    if (!Array.isArray(list) || list.length > SQL_LIMITS.maxBoundParameters)
+      throw new BindingError("sql_error", `${at}: params is a list of at most ${SQL_LIMITS.maxBoundParameters}`);
     const numbered = numberParameters(sql);
-    if (list.length !== numbered.count) throw new BindingError("sql_error", `${at}: the statement takes ${numbered.count} parameters, ${list.length} were given`);
+    if (list.length !== numbered.count)
+      throw new BindingError("sql_error", `${at}: the statement takes ${numbered.count} parameters, ${list.length} were given`);
     const values: Record<string, unknown> = {};
     list.forEach((p, i) => (values[`p${i + 1}`] = bindValue(p, `${at}/params/${i}`)));
     const args = numbered.count === 0 ? [] : [values];
@@ -166,10 +171,12 @@ export class SqlStore {
       if (stmt.reader) {
         const raw: Record<string, unknown>[] = [];
         for (const row of stmt.iterate(...args) as Iterable<Record<string, unknown>>) {
-          if (raw.length >= SQL_LIMITS.maxRowsPerStatement) throw new BindingError("sql_error", `${at}: a statement returns at most ${SQL_LIMITS.maxRowsPerStatement} rows`);
+          if (raw.length >= SQL_LIMITS.maxRowsPerStatement)
+            throw new BindingError("sql_error", `${at}: a statement returns at most ${SQL_LIMITS.maxRowsPerStatement} rows`);
           raw.push(row);
         }
-        if (stmt.columns().length > SQL_LIMITS.maxColumnsPerRow) throw new BindingError("sql_error", `${at}: a row has at most ${SQL_LIMITS.maxColumnsPerRow} columns`);
+        if (stmt.columns().length > SQL_LIMITS.maxColumnsPerRow)
+          throw new BindingError("sql_error", `${at}: a row has at most ${SQL_LIMITS.maxColumnsPerRow} columns`);
         rows = raw.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, cellOf(v)])));
       } else {
         lastInsert = stmt.run(...args).lastInsertRowid;

@@ -14,7 +14,12 @@ import type { Realm } from "./globals.ts";
 /** What a binding may ask of the host. */
 export interface HostLink {
   /** One binding operation; `body` streams bytes to the host (object writes). */
-  call(binding: string, op: string, args: unknown[], body?: ReadableStream<Uint8Array> | null): Promise<{ value: unknown; body: ReadableStream<Uint8Array> | null }>;
+  call(
+    binding: string,
+    op: string,
+    args: unknown[],
+    body?: ReadableStream<Uint8Array> | null,
+  ): Promise<{ value: unknown; body: ReadableStream<Uint8Array> | null }>;
   /** A worker.service request to the bound worker; resolves when the callee's head arrives. */
   serviceFetch(binding: string, request: Request): Promise<Response>;
 }
@@ -132,7 +137,8 @@ function kvBinding(name: string, link: HostLink, realm: Realm): Record<string, M
 
 /** module-worker.queue-producer: send resolves to the message id, sendBatch to the ids in order. */
 function queueBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
-  const delayOf = (options: unknown): unknown => (options !== null && typeof options === "object" ? ((options as { delaySeconds?: unknown }).delaySeconds ?? null) : null);
+  const delayOf = (options: unknown): unknown =>
+    options !== null && typeof options === "object" ? ((options as { delaySeconds?: unknown }).delaySeconds ?? null) : null;
   return objectOf(realm, {
     send: async (body: unknown, options?: unknown) => {
       const { value } = await link.call(name, "send", [bytesOf(realm, body, "a queue message body"), delayOf(options)]);
@@ -149,7 +155,19 @@ function queueBinding(name: string, link: HostLink, realm: Realm): Record<string
 
 /** module-worker.sqlite: parameters and result cells are edge.sql's tagged values. */
 function sqlBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
-  const run = (op: string) => async (...args: unknown[]) => realmJson(realm, (await link.call(name, op, args.map((a) => plain(realm, a)))).value);
+  const run =
+    (op: string) =>
+    async (...args: unknown[]) =>
+      realmJson(
+        realm,
+        (
+          await link.call(
+            name,
+            op,
+            args.map((a) => plain(realm, a)),
+          )
+        ).value,
+      );
   return objectOf(realm, { execute: run("execute"), query: run("query"), transaction: run("transaction") });
 }
 
@@ -175,22 +193,26 @@ function objectsBinding(name: string, link: HostLink, realm: Realm): Record<stri
     out.body = body;
     return out;
   };
-  const bodyStream = (value: unknown): ReadableStream<Uint8Array> => (isStream(value) ? value : streamOf(value === null || value === undefined ? new Uint8Array(0) : bytesOf(realm, value, "an object body")));
+  const bodyStream = (value: unknown): ReadableStream<Uint8Array> =>
+    isStream(value) ? value : streamOf(value === null || value === undefined ? new Uint8Array(0) : bytesOf(realm, value, "an object body"));
   return objectOf(realm, {
     head: async (key: unknown) => realmJson(realm, (await link.call(name, "head", [key])).value),
     get: async (key: unknown, options?: unknown) => {
       const result = await link.call(name, "get", [key, plain(realm, options ?? {})]);
       return withBody(result.value, result.body);
     },
-    put: async (key: unknown, body: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "put", [key, plain(realm, options ?? {})], bodyStream(body))).value),
+    put: async (key: unknown, body: unknown, options?: unknown) =>
+      realmJson(realm, (await link.call(name, "put", [key, plain(realm, options ?? {})], bodyStream(body))).value),
     delete: async (key: unknown) => {
       await link.call(name, "delete", [key]);
     },
     list: async (options?: unknown) => realmJson(realm, (await link.call(name, "list", [plain(realm, options ?? {})])).value),
-    createMultipartUpload: async (key: unknown, options?: unknown) => realmJson(realm, (await link.call(name, "createMultipartUpload", [key, plain(realm, options ?? {})])).value),
+    createMultipartUpload: async (key: unknown, options?: unknown) =>
+      realmJson(realm, (await link.call(name, "createMultipartUpload", [key, plain(realm, options ?? {})])).value),
     uploadPart: async (key: unknown, uploadId: unknown, partNumber: unknown, body: unknown) =>
       realmJson(realm, (await link.call(name, "uploadPart", [key, uploadId, partNumber], bodyStream(body))).value),
-    completeMultipartUpload: async (key: unknown, uploadId: unknown, parts: unknown) => realmJson(realm, (await link.call(name, "completeMultipartUpload", [key, uploadId, plain(realm, parts)])).value),
+    completeMultipartUpload: async (key: unknown, uploadId: unknown, parts: unknown) =>
+      realmJson(realm, (await link.call(name, "completeMultipartUpload", [key, uploadId, plain(realm, parts)])).value),
     abortMultipartUpload: async (key: unknown, uploadId: unknown) => {
       await link.call(name, "abortMultipartUpload", [key, uploadId]);
     },
@@ -205,7 +227,10 @@ function objectsBinding(name: string, link: HostLink, realm: Realm): Record<stri
 function serviceBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
   return objectOf(realm, {
     fetch: (input: unknown, init?: unknown) => {
-      const request = new Request(input as ConstructorParameters<typeof Request>[0], { ...(init as RequestInit | undefined), ...(init !== undefined && (init as RequestInit).body !== undefined ? { duplex: "half" } : {}) } as RequestInit);
+      const request = new Request(
+        input as ConstructorParameters<typeof Request>[0],
+        { ...(init as RequestInit | undefined), ...(init !== undefined && (init as RequestInit).body !== undefined ? { duplex: "half" } : {}) } as RequestInit,
+      );
       return link.serviceFetch(name, request);
     },
   });

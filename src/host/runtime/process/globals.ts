@@ -69,7 +69,8 @@ const WEB_GLOBALS = [
 function timers(): Record<string, unknown> {
   const live = new Map<number, NodeJS.Timeout>();
   let next = 0;
-  const schedule = (repeat: boolean) =>
+  const schedule =
+    (repeat: boolean) =>
     (callback: unknown, delay?: unknown, ...args: unknown[]): number => {
       if (typeof callback !== "function") throw new TypeError("the callback must be a function");
       const id = ++next;
@@ -91,7 +92,10 @@ function timers(): Record<string, unknown> {
 }
 
 function consoleFor(log: (level: LogLevel, text: string) => void): Record<string, (...args: unknown[]) => void> {
-  const at = (level: LogLevel) => (...args: unknown[]): void => log(level, format(...args));
+  const at =
+    (level: LogLevel) =>
+    (...args: unknown[]): void =>
+      log(level, format(...args));
   return { debug: at("debug"), log: at("info"), info: at("info"), warn: at("warn"), error: at("error"), trace: at("debug") };
 }
 

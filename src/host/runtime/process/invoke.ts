@@ -72,16 +72,19 @@ function contextFor(ie: InvokeEnv, inv: Invocation): Record<string, unknown> {
   const ctx = new ie.realm.Object() as Record<string, unknown>;
   ctx.waitUntil = (task: unknown): void => {
     if (inv.expired) throw codedError(ie.realm, "context_expired", "waitUntil was called after the invocation finished and its tasks settled");
-    if (inv.registered >= ie.maxWaitUntilTasks) throw codedError(ie.realm, "too_many_tasks", `one invocation may register at most ${ie.maxWaitUntilTasks} waitUntil tasks`);
+    if (inv.registered >= ie.maxWaitUntilTasks)
+      throw codedError(ie.realm, "too_many_tasks", `one invocation may register at most ${ie.maxWaitUntilTasks} waitUntil tasks`);
     inv.registered += 1;
     inv.tasks += 1;
-    Promise.resolve(task).then(
-      () => undefined,
-      (error: unknown) => ie.log("warn", `a ctx.waitUntil task rejected (the response is unchanged): ${describeError(error)}`),
-    ).finally(() => {
-      inv.tasks -= 1;
-      settleCheck(ie, inv);
-    });
+    Promise.resolve(task)
+      .then(
+        () => undefined,
+        (error: unknown) => ie.log("warn", `a ctx.waitUntil task rejected (the response is unchanged): ${describeError(error)}`),
+      )
+      .finally(() => {
+        inv.tasks -= 1;
+        settleCheck(ie, inv);
+      });
   };
   return ctx;
 }
@@ -225,7 +228,8 @@ function delayOf(realm: Realm, options: unknown): number | null {
   if (options === undefined || options === null) return null;
   const value = (options as { delaySeconds?: unknown }).delaySeconds;
   if (value === undefined) return null;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 43_200) throw new realm.RangeError("delaySeconds must be an integer 0..43200");
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 43_200)
+    throw new realm.RangeError("delaySeconds must be an integer 0..43200");
   return value;
 }
 

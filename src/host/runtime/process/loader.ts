@@ -25,7 +25,7 @@
 // ArrayBuffer, application/wasm as a compiled, uninstantiated WebAssembly.Module.
 
 import vm from "node:vm";
-import { ARTIFACT_MEDIA_TYPES, RUNTIME_HANDLERS, type RuntimeHandler, type RuntimeLoadError } from "../../../core/protocol.ts";
+import { ARTIFACT_MEDIA_TYPES, RUNTIME_HANDLERS, type RuntimeHandler, type RuntimeLoadError } from "../../../core/index.ts";
 import type { ModuleSource } from "../wire.ts";
 import type { Realm } from "./globals.ts";
 
@@ -71,10 +71,19 @@ export function resolveSpecifier(from: string, specifier: string): string | null
 }
 
 function message(error: unknown): string {
-  return error instanceof Error || (typeof error === "object" && error !== null && "message" in error) ? String((error as { message: unknown }).message) : String(error);
+  return error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error);
 }
 
-export async function loadBundle(context: vm.Context, realm: Realm, mainModule: string, modules: readonly ModuleSource[], declared: readonly string[], timeoutMs: number): Promise<LoadedBundle> {
+export async function loadBundle(
+  context: vm.Context,
+  realm: Realm,
+  mainModule: string,
+  modules: readonly ModuleSource[],
+  declared: readonly string[],
+  timeoutMs: number,
+): Promise<LoadedBundle> {
   const byName = new Map<string, ModuleSource>();
   for (const module of modules) {
     if (!LOADABLE.includes(module.mediaType) && !AUXILIARY.includes(module.mediaType)) {
@@ -83,7 +92,8 @@ export async function loadBundle(context: vm.Context, realm: Realm, mainModule: 
     byName.set(module.name, module);
   }
   const main = byName.get(mainModule);
-  if (main === undefined) throw new LoadFailure("module_not_found", `mainModule "${mainModule}" is not a module of the bundle (it carries ${[...byName.keys()].join(", ")})`);
+  if (main === undefined)
+    throw new LoadFailure("module_not_found", `mainModule "${mainModule}" is not a module of the bundle (it carries ${[...byName.keys()].join(", ")})`);
 
   const records = new Map<string, vm.Module>();
   const record = (source: ModuleSource): vm.Module => {
@@ -103,7 +113,8 @@ export async function loadBundle(context: vm.Context, realm: Realm, mainModule: 
         made = new vm.SourceTextModule(text, {
           identifier: source.name,
           context,
-          importModuleDynamically: ((specifier: string) => dynamicImport(source.name, specifier)) as unknown as vm.SourceTextModuleOptions["importModuleDynamically"],
+          importModuleDynamically: ((specifier: string) =>
+            dynamicImport(source.name, specifier)) as unknown as vm.SourceTextModuleOptions["importModuleDynamically"],
         });
       } catch (error) {
         throw new LoadFailure("module_syntax_error", `module "${source.name}" does not compile as an ES module: ${message(error)}`);
@@ -127,9 +138,13 @@ export async function loadBundle(context: vm.Context, realm: Realm, mainModule: 
         new realm.Uint8Array(buffer).set(source.bytes);
         value = buffer;
       }
-      made = new vm.SyntheticModule(["default"], function (this: vm.SyntheticModule) {
-        this.setExport("default", value);
-      }, { identifier: source.name, context });
+      made = new vm.SyntheticModule(
+        ["default"],
+        function (this: vm.SyntheticModule) {
+          this.setExport("default", value);
+        },
+        { identifier: source.name, context },
+      );
     }
     records.set(source.name, made);
     return made;
@@ -140,12 +155,19 @@ export async function loadBundle(context: vm.Context, realm: Realm, mainModule: 
     const target = name === null ? undefined : byName.get(name);
     if (target === undefined) throw new LoadFailure("module_not_found", `"${from}" imports "${specifier}", which names no module of the bundle`);
     const type = attributes?.type;
-    if (type !== undefined) throw new LoadFailure("unsupported_media_type", `"${from}" imports "${specifier}" as type "${type}"; only ES, text, binary and WebAssembly modules load in this version`);
+    if (type !== undefined)
+      throw new LoadFailure(
+        "unsupported_media_type",
+        `"${from}" imports "${specifier}" as type "${type}"; only ES, text, binary and WebAssembly modules load in this version`,
+      );
     return target;
   };
 
-  const linker = (specifier: string, referencing: vm.Module, extra: { attributes?: Partial<Record<string, string>>; assert?: Partial<Record<string, string>> }): vm.Module =>
-    record(lookup(referencing.identifier, specifier, extra.attributes ?? extra.assert));
+  const linker = (
+    specifier: string,
+    referencing: vm.Module,
+    extra: { attributes?: Partial<Record<string, string>>; assert?: Partial<Record<string, string>> },
+  ): vm.Module => record(lookup(referencing.identifier, specifier, extra.attributes ?? extra.assert));
 
   const dynamicImport = async (from: string, specifier: string): Promise<vm.Module> => {
     const target = record(lookup(from, specifier, undefined));
@@ -177,7 +199,10 @@ export async function loadBundle(context: vm.Context, realm: Realm, mainModule: 
   }
   const missing = declared.filter((h) => !(handlers as string[]).includes(h));
   if (missing.length > 0) {
-    const what = exported === null || typeof exported !== "object" ? `its default export is ${exported === null ? "null" : typeof exported}, not an object` : `its default export has ${handlers.length > 0 ? handlers.join(", ") : "no handler"}`;
+    const what =
+      exported === null || typeof exported !== "object"
+        ? `its default export is ${exported === null ? "null" : typeof exported}, not an object`
+        : `its default export has ${handlers.length > 0 ? handlers.join(", ") : "no handler"}`;
     throw new LoadFailure("handler_not_exported", `"${mainModule}" does not export ${missing.join(", ")}, which the version declares: ${what}`);
   }
   return { handlers: (exported ?? {}) as Record<string, unknown>, exportedHandlers: handlers };

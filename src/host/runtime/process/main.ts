@@ -8,8 +8,7 @@
 // event loop's busy time, so the host can charge CPU and see a loop that stopped turning.
 
 import { StreamHub, isStreamMessage } from "../stream-hub.ts";
-import type { FromIsolate, IsolateInit, ToIsolate } from "../wire.ts";
-import { BEAT_MS } from "../wire.ts";
+import { BEAT_MS, type FromIsolate, type IsolateInit, type ToIsolate } from "../wire.ts";
 import { buildEnv, type HostLink } from "./env.ts";
 import { createIsolateContext, type LogLevel } from "./globals.ts";
 import { cancelInvocation, inFlight, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
@@ -28,7 +27,9 @@ function log(level: LogLevel, text: string): void {
 
 // Module code may leave a promise unhandled or throw from a timer; in a Worker runtime that is
 // logged, never fatal to the isolate.
-process.on("unhandledRejection", (reason) => log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+process.on("unhandledRejection", (reason) =>
+  log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+);
 process.on("uncaughtException", (error) => log("error", `uncaught exception: ${error.stack ?? error.message}`));
 
 const hub = new StreamHub((message) => post(message), -1);

@@ -15,15 +15,11 @@
 // - A create whose object is the one an orphan or deposed record still holds waits for that
 //   delete, so the name is free when the create is sent.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes } from "../../core/values.ts";
-import { isUnknown } from "../../core/values.ts";
-import type { Provider, ResourceState } from "../../provider/types.ts";
-import type { StateConflictError } from "../../state/errors.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ResourceRecord } from "../../state/types.ts";
-import { engineCode } from "../codes.ts";
-import type { PlanStep, ResourceChange } from "./types.ts";
+import { type Attributes, type Diagnostic, isUnknown } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import { parseStateAddress, type ResourceRecord, type StateConflictError } from "../state/index.ts";
+import { engineCode } from "./codes.ts";
+import type { PlanStep, ResourceChange } from "./plan-data.ts";
 
 /** Where a host object lives: space, Form group (FormRef apiVersion), kind and name. */
 export interface HostObject {
@@ -102,7 +98,11 @@ export function alreadyManaged(provider: Provider, address: string, state: Resou
     if (parseStateAddress(record.address).address === base) continue;
     const byUid = uid !== null && record.uid === uid;
     const byName =
-      object !== null && record.name === object.name && record.space === object.space && record.ref?.apiVersion === object.apiVersion && record.ref?.kind === object.kind;
+      object !== null &&
+      record.name === object.name &&
+      record.space === object.space &&
+      record.ref?.apiVersion === object.apiVersion &&
+      record.ref?.kind === object.kind;
     if (!byUid && !byName) continue;
     return {
       severity: "error",
@@ -142,7 +142,12 @@ export function conflictDiagnostic(error: StateConflictError): Diagnostic {
  * a destroy-first replacement of another address — waits for that delete, so the host has freed
  * the name before the create is sent.
  */
-export function objectHandoverEdges(provider: Provider, changes: readonly ResourceChange[], records: ReadonlyMap<string, ResourceRecord>, steps: readonly PlanStep[]): { from: string; to: string }[] {
+export function objectHandoverEdges(
+  provider: Provider,
+  changes: readonly ResourceChange[],
+  records: ReadonlyMap<string, ResourceRecord>,
+  steps: readonly PlanStep[],
+): { from: string; to: string }[] {
   const deletes = new Map<string, { step: string; base: string }>();
   for (const step of steps) {
     if (step.action !== "delete") continue;

@@ -1,12 +1,11 @@
-// The one renderer for every diagnostic (decision 0032). Every command prints diagnostics through
-// it, and `--json` emits the same facts as data. Facts that are not known are omitted, never
+// The one human renderer for every diagnostic (decision 0032): every command prints diagnostics
+// through it (json.ts is the same facts as data). Facts that are not known are omitted, never
 // printed empty.
 
-import type { Diagnostic, HostFault } from "../../core/diagnostic.ts";
-import { ERROR_CODES, isErrorCode } from "../../core/protocol.ts";
-import { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR } from "./codes.ts";
+import { hostRepair } from "./codes.ts";
+import type { Diagnostic, HostFault } from "./types.ts";
 
-/** The `Code:` line: host codes verbatim with their HTTP status, else the provider/engine code. */
+/** The `Code:` line: host codes verbatim with their HTTP status, else the layer's code. */
 export function codeText(d: Diagnostic): string | undefined {
   const host = d.host;
   if (host !== undefined) {
@@ -17,23 +16,28 @@ export function codeText(d: Diagnostic): string | undefined {
   return d.code;
 }
 
-function hostRetryable(host: HostFault | undefined): boolean {
+export function hostRetryable(host: HostFault | undefined): boolean {
   return host !== undefined && host.retryable && !host.protocolInvalid;
 }
 
-/** The repair sentence: the diagnostic's own, else the host code's, else the protocol-invalid one. */
+/** The repair sentence: the diagnostic's own, else the one contributed for the host's answer. */
 export function repairText(d: Diagnostic): string | undefined {
-  if (d.repair !== undefined) return d.repair;
-  const host = d.host;
-  if (host?.protocolInvalid) return PROTOCOL_INVALID_REPAIR;
-  if (host?.code !== undefined && isErrorCode(host.code)) return HOST_CODE_REPAIRS[host.code];
-  return undefined;
+  return d.repair ?? hostRepair(d.host);
 }
 
 function resourceLine(d: Diagnostic): string | undefined {
   if (d.resourceType === undefined) return undefined;
   if (d.name === undefined) return d.resourceType;
   return d.space !== undefined ? `${d.resourceType} (${d.space}/${d.name})` : `${d.resourceType} (${d.name})`;
+}
+
+/**
+ * Where in a file: `file#pointer` (a JSON pointer as a URI fragment), and the pointer alone is
+ * then not repeated on a line of its own.
+ */
+function fileLine(d: Diagnostic): string | undefined {
+  if (d.file === undefined) return undefined;
+  return d.pointer !== undefined ? `${d.file}#${d.pointer}` : d.file;
 }
 
 /** The fact block of §8.2, in its fixed order, without the summary line. */
@@ -46,7 +50,8 @@ export function renderDetail(d: Diagnostic): string {
   const facts: [string, string | undefined][] = [
     ["Resource", resourceLine(d)],
     ["Form", d.ref && `${d.ref.apiVersion} ${d.ref.kind}@${d.ref.definitionVersion} schema=${d.ref.schemaDigest}`],
-    ["Pointer", d.pointer],
+    ["File", fileLine(d)],
+    ["Pointer", d.file === undefined ? d.pointer : undefined],
     ["Expected UID", d.expectedUid],
     ["Current UID", d.currentUid],
     ["Expected generation", d.expectedGeneration],
@@ -86,27 +91,4 @@ function indent(text: string): string {
     .split("\n")
     .map((line) => (line === "" ? line : `  ${line}`))
     .join("\n");
-}
-
-/** The machine form used by every `--json` output. */
-export function diagnosticToJson(d: Diagnostic): Record<string, unknown> {
-  const out: Record<string, unknown> = { severity: d.severity, summary: d.summary };
-  const copy = <K extends keyof Diagnostic>(key: K) => {
-    if (d[key] !== undefined) out[key] = d[key];
-  };
-  (
-    ["detail", "code", "address", "resourceType", "space", "name", "ref", "pointer", "attribute", "expectedUid", "currentUid",
-      "expectedGeneration", "currentGeneration", "expectedRevision", "currentRevision", "operationId", "host", "cause"] as const
-  ).forEach(copy);
-  const code = codeText(d);
-  if (code !== undefined) out["codeText"] = code;
-  const repair = repairText(d);
-  if (repair !== undefined) out["repair"] = repair;
-  out["retryable"] = hostRetryable(d.host);
-  return out;
-}
-
-/** The HTTP status the taxonomy maps a host code to, for faults built from operation errors. */
-export function statusOfCode(code: string): number | undefined {
-  return isErrorCode(code) ? ERROR_CODES[code].status : undefined;
 }

@@ -6,12 +6,11 @@
 // union of what state recorded, what the host's relations say (`relationDependencies`), and, for
 // a destroy, what the configuration says (`configuredDependencies`).
 
-import type { Attributes } from "../../core/values.ts";
-import type { Provider } from "../../provider/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-import type { ContributionEdge, ResourceRecord } from "../../state/types.ts";
-import type { StackConfig } from "../config/types.ts";
-import type { EdgeInput } from "../graph/types.ts";
+import type { Attributes } from "../core/index.ts";
+import type { Provider } from "../provider/index.ts";
+import { type ContributionEdge, parseStateAddress, type ResourceRecord } from "../state/index.ts";
+import type { StackConfig } from "./config/types.ts";
+import type { EdgeInput } from "./graph/types.ts";
 import { objectKey } from "./host-objects.ts";
 
 export function dependencyMap(stack: StackConfig, edges: readonly EdgeInput[], skip?: (edge: EdgeInput, index: number) => boolean): Map<string, string[]> {
@@ -36,9 +35,7 @@ export function contributionEdgesOf(stack: StackConfig, address: string): Contri
     fields.set(contribution.from, set);
   }
   // Sorted as the store keeps them, so comparing with a record's edges needs no normalizing.
-  return [...fields]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([from, set]) => ({ from, fields: [...set].sort() }));
+  return [...fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([from, set]) => ({ from, fields: [...set].sort() }));
 }
 
 /** Something whose relations can be read: a record, or what refresh read back for it. */
@@ -59,7 +56,10 @@ export function relationDependencies(provider: Provider, holders: Iterable<Relat
   const owner = new Map<string, string>();
   for (const record of records) {
     if (record.name === null || record.space === null || record.ref === null) continue;
-    owner.set(objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }), parseStateAddress(record.address).address);
+    owner.set(
+      objectKey({ space: record.space, apiVersion: record.ref.apiVersion, kind: record.ref.kind, name: record.name }),
+      parseStateAddress(record.address).address,
+    );
   }
   const out = new Map<string, string[]>();
   if (owner.size === 0) return out;
@@ -79,7 +79,10 @@ export function relationDependencies(provider: Provider, holders: Iterable<Relat
 }
 
 /** `base` with each address's extra dependencies added (sorted, without repeats); `base` is left alone. */
-export function unionDependencies(base: ReadonlyMap<string, readonly string[]>, ...extras: ReadonlyMap<string, readonly string[]>[]): Map<string, readonly string[]> {
+export function unionDependencies(
+  base: ReadonlyMap<string, readonly string[]>,
+  ...extras: ReadonlyMap<string, readonly string[]>[]
+): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>(base);
   for (const extra of extras) {
     for (const [address, more] of extra) {

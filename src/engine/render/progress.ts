@@ -1,20 +1,10 @@
-// Progress of an apply, as events the caller renders. The text form follows Terraform's
+// Progress of an apply as text: the engine's step events (../events.ts) rendered. The form follows Terraform's
 // (`takoform_x.y: Creating...`, `takoform_x.y: Creation complete after 0.2s [uid=…]`, and a
 // `Still creating... [10s elapsed]` line for slow steps); colour only when asked (a TTY).
 
-import type { StepAction } from "../plan/types.ts";
-import { parseStateAddress } from "../../state/records.ts";
-
-export type ProgressEvent =
-  | { kind: "resume"; address: string; operation: string }
-  | { kind: "resumed"; address: string; ok: boolean }
-  | { kind: "start"; stepId: string; address: string; action: StepAction; uid?: string; importId?: string }
-  | { kind: "still"; stepId: string; address: string; action: StepAction; elapsedMs: number }
-  | { kind: "done"; stepId: string; address: string; action: StepAction; elapsedMs: number; uid?: string; noop?: boolean }
-  | { kind: "failed"; stepId: string; address: string; action: StepAction; elapsedMs: number }
-  | { kind: "skipped"; stepId: string; address: string; action: StepAction; blockedBy: string };
-
-export type ProgressSink = (event: ProgressEvent) => void;
+import type { StepAction } from "../plan-data.ts";
+import type { ProgressEvent, ProgressSink } from "../events.ts";
+import { parseStateAddress } from "../../state/index.ts";
 
 const VERB: Record<StepAction, [string, string, string]> = {
   // [running, completed, failed]

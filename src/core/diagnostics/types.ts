@@ -1,9 +1,9 @@
 // One diagnostic type for every layer above the host (decision 0032): what went wrong, about
 // which resource and contract, which fence was involved, what the host said, and one repair.
-// Rendering lives in src/provider/diagnostics (the per-host-code repair table is provider
-// knowledge); this module is the data shape only.
+// This file is the data shape; collection.ts gathers them, codes.ts is the one table of codes,
+// render.ts and json.ts print them.
 
-import type { WireFormRef } from "./protocol.ts";
+import type { FormRef } from "../protocol.ts";
 
 export type Severity = "error" | "warning";
 
@@ -36,9 +36,11 @@ export interface Diagnostic {
   resourceType?: string;
   space?: string;
   name?: string;
-  ref?: WireFormRef;
+  ref?: FormRef;
   /** JSON pointer into the portable document, e.g. `/metadata/name`, `/kvBindings/0/resource`. */
   pointer?: string;
+  /** The file `pointer` points into (a Form definition, a generated file), as the user named it. */
+  file?: string;
   /** Configuration attribute path, e.g. `kv_bindings[0].target_name`. */
   attribute?: string;
 
@@ -58,14 +60,21 @@ export interface Diagnostic {
   repair?: string;
 }
 
-export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
-  return diagnostics.some((d) => d.severity === "error");
-}
-
-/** A failure that carries diagnostics; thrown where a call cannot return them. */
+/**
+ * A failure that carries its diagnostics: thrown where a call cannot return them, and turned back
+ * into diagnostics at the layer edge that catches it (a command prints `diagnostics`). Subclasses
+ * name where it came from (a plan file, a connection).
+ */
 export class DiagnosticError extends Error {
   override name = "DiagnosticError";
-  constructor(readonly diagnostics: Diagnostic[]) {
+  readonly diagnostics: Diagnostic[];
+  constructor(found: Diagnostic | Diagnostic[]) {
+    const diagnostics = Array.isArray(found) ? found : [found];
     super(diagnostics.map((d) => d.summary).join("; "));
+    this.diagnostics = diagnostics;
+  }
+  /** The first (for a failure that is one finding, the only) diagnostic. */
+  get diagnostic(): Diagnostic {
+    return this.diagnostics[0]!;
   }
 }

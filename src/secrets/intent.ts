@@ -15,19 +15,16 @@
 //
 // A resume re-derives the key from the variables supplied to that run (`--var`,
 // `TAKOFORM_VAR_*`, `TF_VAR_*`). When one is missing or differs, the write is not resumed and
-// state is left as it is; the diagnostic names the variables to supply. The names of the
+// state is left as it is; the engine's diagnostic names the variables to supply (IntentRefusal). The names of the
 // variables are stored in the clear for that purpose; names are not secrets.
 //
 // A secret weak enough to guess is as guessable from this ciphertext as from its seal: the key
 // adds no work factor beyond what the seals already expose, and claims none.
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { KnownValue } from "../../core/values.ts";
-import { canonicalJson } from "../../forms/digest.ts";
-import type { WriteIntent } from "../../provider/types.ts";
-import type { ResolvedVariables } from "../config/variables/resolve.ts";
-import { engineCode } from "../codes.ts";
+import type { KnownValue } from "../core/index.ts";
+import { canonicalJson } from "../forms/index.ts";
+import type { WriteIntent } from "../provider/index.ts";
 
 export const INTENT_SEAL_VERSION = 1;
 const KEY_LABEL = "takoform intent key v1\n";
@@ -73,7 +70,18 @@ function deriveKey(lineage: string, secrets: IntentSecrets): Buffer {
 /** The clear part of the intent the ciphertext is bound to, with the state address. */
 function associatedData(address: string, write: WriteIntent, variables: readonly string[]): Buffer {
   const { operation, type, space, name, ref, uid } = write;
-  const bound = { address, operation, type, space, name, ref: { ...ref }, uid, method: write.request.method, path: write.request.path, variables: [...variables] };
+  const bound = {
+    address,
+    operation,
+    type,
+    space,
+    name,
+    ref: { ...ref },
+    uid,
+    method: write.request.method,
+    path: write.request.path,
+    variables: [...variables],
+  };
   return Buffer.from(canonicalJson(bound as unknown as KnownValue), "utf8");
 }
 
@@ -114,49 +122,36 @@ export function sealIntent(write: WriteIntent, address: string, lineage: string,
   return stored;
 }
 
-/** The values of the named sensitive variables as resolved for this run, or the names without one. */
-export function intentSecrets(names: readonly string[], variables: ResolvedVariables): { secrets: IntentSecrets; missing: string[] } {
+/** A sensitive variable's value as supplied to this run; undefined when it has none or is not sensitive. */
+export type SensitiveLookup = (name: string) => KnownValue | undefined;
+
+/** The values of the named sensitive variables as supplied to this run, or the names without one. */
+export function intentSecrets(names: readonly string[], lookup: SensitiveLookup): { secrets: IntentSecrets; missing: string[] } {
   const secrets: [string, KnownValue][] = [];
   const missing: string[] = [];
   for (const name of [...names].sort()) {
-    const value = variables.values.get(name);
-    if (value === undefined || !variables.sensitive.has(name)) missing.push(name);
+    const value = lookup(name);
+    if (value === undefined) missing.push(name);
     else secrets.push([name, value]);
   }
   return { secrets, missing };
 }
 
-/**
- * The original intent of a sealed one, decrypted with the variables supplied now; or the
- * diagnostic that refuses the resume (nothing is written and nothing is sent).
- */
-export function openIntent(write: WriteIntent, address: string, lineage: string, variables: ResolvedVariables): { write: WriteIntent } | { diagnostic: Diagnostic } {
+/** Why a sealed intent was not opened; nothing is written and nothing is sent. */
+export type IntentRefusal = { variables: string[] } & (
+  { reason: "unreadable"; version: unknown; alg: unknown } | { reason: "missing"; missing: string[] } | { reason: "mismatch" }
+);
+
+/** The original intent of a sealed one, decrypted with the variables supplied now; or why not. */
+export function openIntent(write: WriteIntent, address: string, lineage: string, lookup: SensitiveLookup): { write: WriteIntent } | { refused: IntentRefusal } {
   if (!isSealedIntent(write)) return { write };
   const sealed = write.sealed;
   const names = Array.isArray(sealed.variables) ? sealed.variables.filter((n): n is string => typeof n === "string") : [];
-  const list = names.map((n) => `"${n}"`).join(", ");
-  const supply = names.map((n) => `TAKOFORM_VAR_${n}`).join(", ");
-  const refuse = (summary: string, detail: string): { diagnostic: Diagnostic } => ({
-    diagnostic: {
-      severity: "error",
-      code: engineCode("in-flight-sealed"),
-      summary,
-      detail: `${detail} The interrupted ${write.operation} of ${address} was recorded with its request encrypted under a key derived from the values of the sensitive variable${names.length === 1 ? "" : "s"} ${list}, so it can be re-sent only with the same values. State is unchanged, and nothing is planned until the write is resolved.`,
-      address,
-      resourceType: write.type,
-      repair: `Run \`takoform apply\` again with the value${names.length === 1 ? "" : "s"} the interrupted apply used: set ${supply} (or pass --var NAME=VALUE).`,
-    },
-  });
   if (sealed.v !== INTENT_SEAL_VERSION || sealed.alg !== "AES-256-GCM" || sealed.kdf !== "HKDF-SHA256" || names.length === 0) {
-    return refuse(`The interrupted write of ${address} is sealed in a form this build cannot read`, `Its seal is version ${String(sealed.v)} (${String(sealed.alg)}).`);
+    return { refused: { variables: names, reason: "unreadable", version: sealed.v, alg: sealed.alg } };
   }
-  const { secrets, missing } = intentSecrets(names, variables);
-  if (missing.length > 0) {
-    return refuse(
-      `Resuming the interrupted write of ${address} needs the sensitive variable${missing.length === 1 ? "" : "s"} ${missing.map((n) => `"${n}"`).join(", ")}`,
-      `${missing.length === 1 ? "It has" : "They have"} no value in this run, or ${missing.length === 1 ? "is" : "are"} no longer declared sensitive.`,
-    );
-  }
+  const { secrets, missing } = intentSecrets(names, lookup);
+  if (missing.length > 0) return { refused: { variables: names, reason: "missing", missing } };
   let part: SealedPart;
   try {
     const decipher = createDecipheriv("aes-256-gcm", deriveKey(lineage, secrets), Buffer.from(sealed.iv, "base64"));
@@ -165,10 +160,7 @@ export function openIntent(write: WriteIntent, address: string, lineage: string,
     const text = Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64")), decipher.final()]).toString("utf8");
     part = JSON.parse(text) as SealedPart;
   } catch {
-    return refuse(
-      `The values of ${list} differ from those the interrupted write of ${address} was sent with`,
-      "The sealed request does not open with the values supplied now (or it was altered).",
-    );
+    return { refused: { variables: names, reason: "mismatch" } };
   }
   const opened: WriteIntent = {
     operation: write.operation,

@@ -13,15 +13,11 @@
 //
 // No branch re-binds by name alone, and a read never polls an operation to completion.
 
-import type { HostClient } from "../../client/client.ts";
-import { isOperationNotFound } from "../../client/errors.ts";
-import { verifyResourceEnvelope } from "../../client/resource-shape.ts";
-import { WireReader } from "../../client/wire-reader.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { WireFormRef, WireResource } from "../../core/protocol.ts";
-import type { JsonValue } from "../../forms/digest.ts";
+import { type HostClient, isOperationNotFound, verifyResourceEnvelope, WireReader } from "../../client/index.ts";
+import { type Diagnostic, errorText, type FormRef, type WireResource } from "../../core/index.ts";
+import type { JsonValue } from "../../forms/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
-import { errorText, hostCallDiagnostic } from "../diagnostics/host-fault.ts";
+import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { uidMismatch } from "./uid.ts";
 
 export interface ResumeOutcome {
@@ -39,7 +35,7 @@ export interface ResumeInput {
   kind: string;
   operationId: string | undefined;
   stateUid: string | undefined;
-  ref: WireFormRef;
+  ref: FormRef;
   name: string;
   space: string;
   identity: Omit<Diagnostic, "severity" | "summary">;
@@ -87,8 +83,7 @@ export async function resumePendingOperation(input: ResumeInput): Promise<Resume
         {
           severity: "warning",
           summary: `${kind} mutation is still running on the host`,
-          detail:
-            `Operation ${id} for ${where} has not finished. Until it does, the resource not being there yet is not a deletion, so state keeps the resource and the operation marker.`,
+          detail: `Operation ${id} for ${where} has not finished. Until it does, the resource not being there yet is not a deletion, so state keeps the resource and the operation marker.`,
           ...identity,
           operationId: id,
           repair: "Run a refresh again once the host has finished the operation; it settles state then.",

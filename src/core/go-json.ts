@@ -14,7 +14,7 @@
 // Struct-typed Go values keep their declaration order instead of sorted keys; `goStruct` builds
 // such a value from an ordered field list so request bodies can match the Go client byte for byte.
 
-import type { JsonValue } from "../forms/digest.ts";
+import { compareUtf8, type JsonValue } from "./json.ts";
 
 /** A pre-encoded Go JSON fragment, written verbatim wherever it appears in a value. */
 export class GoJsonFragment {
@@ -22,14 +22,7 @@ export class GoJsonFragment {
 }
 
 /** Anything `goJson` can encode: JSON values, possibly containing pre-encoded fragments. */
-export type GoJsonInput =
-  | null
-  | boolean
-  | number
-  | string
-  | GoJsonFragment
-  | readonly GoJsonInput[]
-  | { readonly [key: string]: GoJsonInput };
+export type GoJsonInput = null | boolean | number | string | GoJsonFragment | readonly GoJsonInput[] | { readonly [key: string]: GoJsonInput };
 
 export class GoJsonError extends TypeError {
   override name = "GoJsonError";
@@ -127,12 +120,23 @@ export function goString(value: string): string {
     let escape: string | undefined;
     if (c < 0x20) {
       switch (c) {
-        case 0x08: escape = "\\b"; break;
-        case 0x0c: escape = "\\f"; break;
-        case 0x0a: escape = "\\n"; break;
-        case 0x0d: escape = "\\r"; break;
-        case 0x09: escape = "\\t"; break;
-        default: escape = `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
+        case 0x08:
+          escape = "\\b";
+          break;
+        case 0x0c:
+          escape = "\\f";
+          break;
+        case 0x0a:
+          escape = "\\n";
+          break;
+        case 0x0d:
+          escape = "\\r";
+          break;
+        case 0x09:
+          escape = "\\t";
+          break;
+        default:
+          escape = `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
       }
     } else if (c === 0x22) escape = '\\"';
     else if (c === 0x5c) escape = "\\\\";
@@ -159,22 +163,4 @@ function wellFormed(s: string): string {
     return s.slice(0, i) + "\ufffd" + wellFormed(s.slice(i + 1));
   }
   return s;
-}
-
-/** Orders two well-formed strings by their UTF-8 bytes, i.e. by code point. */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // UTF-16 order and code point order disagree only between surrogates and U+E000..U+FFFF.
-    return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
-}
-
-function codePointRank(unit: number): number {
-  if (unit < 0xd800) return unit;
-  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }

@@ -3,20 +3,12 @@
 // diagnostics, and the ordered step graph the apply walks — including the placeholder, settle and
 // revert-to-placeholder steps of dependency cycles (RFC 0011).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { Attributes, KnownValue } from "../../core/values.ts";
-import type { AttributePath } from "../../provider/types.ts";
-import type { HostBinding } from "../../state/types.ts";
+import type { Attributes, Diagnostic, KnownValue } from "../core/index.ts";
+import type { AttributePath } from "../provider/index.ts";
+import type { HostBinding } from "../state/index.ts";
 
 /** Terraform's action arrays, exactly as `terraform show -json` writes them. */
-export type TerraformActions =
-  | ["no-op"]
-  | ["create"]
-  | ["read"]
-  | ["update"]
-  | ["delete", "create"]
-  | ["create", "delete"]
-  | ["delete"];
+export type TerraformActions = ["no-op"] | ["create"] | ["read"] | ["update"] | ["delete", "create"] | ["create", "delete"] | ["delete"];
 
 /** Why an action was chosen when the configuration alone does not say (Terraform's `action_reason`). */
 export type ActionReason =
@@ -128,8 +120,5 @@ export interface Plan {
 
 /** True when applying the plan would change anything (resources, imports into state, or outputs). */
 export function planHasChanges(plan: Plan): boolean {
-  return (
-    plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) ||
-    plan.outputChanges.some((c) => c.actions[0] !== "no-op")
-  );
+  return plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) || plan.outputChanges.some((c) => c.actions[0] !== "no-op");
 }

@@ -5,13 +5,11 @@
 // the same shapes; anything else is a breaking change that needs its own resource type (§13.3),
 // and is refused here.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { valuesEqual, type Attributes } from "../../core/values.ts";
-import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "../types.ts";
-import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "../../registry/codec-types.ts";
-import { formatFormRef, groupKindKey, type GroupKind } from "../../forms/refs.ts";
-import type { CodecTable } from "../../registry/codec-table.ts";
-import type { ResourceTypeEntry } from "../../registry/generated-types.ts";
+import { type Attributes, type Diagnostic, formatFormRef, groupKindKey, type GroupKind, valuesEqual } from "../core/index.ts";
+import type { AttributeSchema, AttributeType, ResourceTypeSchema } from "./schema-types.ts";
+import type { CodecField, CodecFieldType, CodecMember, CodecOutput, CodecScalarType, FormCodec } from "./codec-types.ts";
+import type { CodecTable } from "./codec-table.ts";
+import type { ResourceTypeEntry } from "./generated-types.ts";
 import { ARTIFACT_ATTRIBUTES, artifactAttributes, envelopeAttributes, RESERVED_ATTRIBUTES } from "./envelope.ts";
 
 export type CodecSurfaceErrorCode = "reserved-attribute" | "output-collision" | "codec-not-carried" | "line-mismatch";

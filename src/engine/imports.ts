@@ -2,18 +2,21 @@
 // Import blocks are read at plan time, so the plan shows the object as imported and plans its
 // configuration against it.
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import { hasErrors } from "../../core/diagnostic.ts";
-import type { Provider, ResourceState } from "../../provider/types.ts";
-import { evaluate, EvaluationError } from "../config/expression/evaluate.ts";
-import type { StackConfig } from "../config/types.ts";
-import type { ResolvedVariables } from "../config/variables/resolve.ts";
-import { engineCode } from "../codes.ts";
-import { resolverFor } from "../evaluate.ts";
-import { located } from "./resource.ts";
+import { type Diagnostic, hasErrors, located } from "../core/index.ts";
+import type { Provider, ResourceState } from "../provider/index.ts";
+import { evaluate, EvaluationError } from "./config/expression/evaluate.ts";
+import type { StackConfig } from "./config/types.ts";
+import type { ResolvedVariables } from "./config/variables/resolve.ts";
+import { engineCode } from "./codes.ts";
+import { resolverFor } from "./evaluate.ts";
 
 /** `importState` then `read`: the existing host object as state, or diagnostics. */
-export async function importObject(provider: Provider, type: string, address: string, id: string): Promise<{ state: ResourceState | null; diagnostics: Diagnostic[] }> {
+export async function importObject(
+  provider: Provider,
+  type: string,
+  address: string,
+  id: string,
+): Promise<{ state: ResourceState | null; diagnostics: Diagnostic[] }> {
   const parsed = await provider.importState(type, id);
   const diagnostics = located(parsed.diagnostics, address, type);
   if (hasErrors(diagnostics) || parsed.state === null) return { state: null, diagnostics };
@@ -66,7 +69,10 @@ export async function readImportBlocks(
     if (managed(block.to) || !inScope(block.to)) continue; // already managed: nothing to import
     let id: string;
     try {
-      const value = evaluate(block.id, resolverFor(variables, () => undefined));
+      const value = evaluate(
+        block.id,
+        resolverFor(variables, () => undefined),
+      );
       if (typeof value !== "string") throw new EvaluationError(null, "the import id must be a string known at plan time");
       id = value;
     } catch (error) {

@@ -2,15 +2,8 @@
 // schemaDigest}; an Interface or Binding is name@version plus its digest, because the same
 // name@version differs between lanes. Map keys cover every member, never a prefix of them.
 
-import { INTERFACE_API_VERSION, BINDING_API_VERSION } from "../core/protocol.ts";
-import { isDigest, isFormApiVersion, isKind, isSemver } from "../core/grammar.ts";
-
-export interface FormRef {
-  apiVersion: string;
-  kind: string;
-  definitionVersion: string;
-  schemaDigest: string;
-}
+import { isDigest, isFormApiVersion, isKind, isSemver } from "./grammar.ts";
+import { BINDING_API_VERSION, INTERFACE_API_VERSION, type FormRef } from "./protocol.ts";
 
 export interface InterfaceRef {
   apiVersion: string;
@@ -67,12 +60,7 @@ export function formatContractRef(ref: InterfaceRef | BindingRef): string {
 }
 
 export function formRefsEqual(a: FormRef, b: FormRef): boolean {
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.definitionVersion === b.definitionVersion &&
-    a.schemaDigest === b.schemaDigest
-  );
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.definitionVersion === b.definitionVersion && a.schemaDigest === b.schemaDigest;
 }
 
 export function interfaceRefsEqual(a: InterfaceRef, b: InterfaceRef): boolean {

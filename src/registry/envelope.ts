@@ -9,9 +9,9 @@
 // - Timeouts are Optional without a schema default; the provider applies the defaults below
 //   when they are null, as upstream does, so state records only what was configured.
 
-import type { AttributeSchema, AttributeType } from "../types.ts";
-import type { FormCodec } from "../../registry/codec-types.ts";
-import { MANIFEST_POLICIES } from "../../core/artifact-kinds.ts";
+import type { AttributeSchema, AttributeType } from "./schema-types.ts";
+import type { FormCodec } from "./codec-types.ts";
+import { MANIFEST_POLICIES } from "../core/index.ts";
 
 export const OPERATION_TIMEOUT_DEFAULTS = { create_timeout: "20m", update_timeout: "20m", delete_timeout: "30m" } as const;
 

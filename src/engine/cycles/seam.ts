@@ -3,7 +3,7 @@
 // The planner finds the loops of the configuration graph (iterative Tarjan) and hands them to a
 // CycleResolver, for a normal plan and for a destroy (and on every plan when the resolver also
 // handles loops left only in state: `resolvesStateCycles`). The engine's default is the cycles
-// module's `placeholderCycles` (src/engine/cycles/, docs/cycles.md); `refuseCycles` below refuses
+// module's `placeholderCycles` (resolver.ts, docs/cycles.md); `refuseCycles` (refusal.ts) refuses
 // every loop: the plan stops with an error naming the resources of the loop and the edge that
 // closes it. A resolver names the members that start as placeholders and the edges their
 // placeholders do without; the planner then
@@ -19,15 +19,13 @@
 // In a destroy plan only the extra steps and orderings apply (nothing is created).
 // The apply executes every one of those steps with ordinary provider calls (create/update).
 
-import type { Diagnostic } from "../../core/diagnostic.ts";
-import type { ResourceTypeSchema } from "../../provider/types.ts";
-import type { ResourceRecord } from "../../state/types.ts";
+import type { Diagnostic } from "../../core/index.ts";
+import type { ResourceTypeSchema } from "../../provider/index.ts";
+import type { ResourceRecord } from "../../state/index.ts";
 import type { StackConfig } from "../config/types.ts";
-import { describeCycle, findCycle } from "../graph/cycle.ts";
 import type { Components } from "../graph/scc.ts";
 import type { DependencyGraph } from "../graph/types.ts";
-import { engineCode } from "../codes.ts";
-import type { PlanStep, ResourceChange } from "./types.ts";
+import type { PlanStep, ResourceChange } from "../plan-data.ts";
 
 export interface CycleRequest {
   stack: StackConfig;
@@ -83,31 +81,3 @@ export interface CycleResolver {
    */
   readonly resolvesStateCycles?: boolean;
 }
-
-/** The resources of a loop and the edge that closes it, as an error. */
-export function cycleDiagnostic(graph: DependencyGraph, members: readonly number[]): Diagnostic {
-  const addresses = members.map((v) => graph.nodes[v]!).sort();
-  const loop = findCycle(graph, members);
-  const closing = loop !== null && loop.length > 0 ? loop[loop.length - 1]! : null;
-  return {
-    severity: "error",
-    code: engineCode("cycle"),
-    summary: `Dependency cycle between ${addresses.join(", ")}`,
-    detail:
-      (loop ? `The loop: ${describeCycle(loop)}.` : `These resources depend on each other.`) +
-      (closing ? ` The edge that closes it: ${closing.from} → ${closing.to}${closing.via ? ` (${closing.via})` : ""}.` : ""),
-    address: addresses[0]!,
-    repair: "Break the loop: move the value that closes it into a contribution of a member whose contributed fields are optional, or remove one of the references.",
-  };
-}
-
-/** No cycle resolution: every loop is a plan error. */
-export const refuseCycles: CycleResolver = {
-  resolve(request) {
-    return {
-      diagnostics: request.cyclic.map((c) => cycleDiagnostic(request.graph, request.components.members[c]!)),
-      deferredEdges: new Set(),
-      placeholders: new Set(),
-    };
-  },
-};

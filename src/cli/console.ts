@@ -1,0 +1,33 @@
+// Where a command's output goes: results on stdout, diagnostics on stderr through the one human
+// renderer — or, with --json, one JSON document on stdout and nothing else.
+
+import { diagnosticsToJson, renderDiagnostic, type Diagnostic } from "../core/index.ts";
+import type { ParsedArgs } from "./command.ts";
+
+export class Console {
+  readonly color: boolean;
+  readonly json: boolean;
+  constructor(args: ParsedArgs) {
+    this.json = args.switches.has("--json");
+    this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
+  }
+  out(text: string): void {
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+  err(text: string): void {
+    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
+  diagnostics(list: readonly Diagnostic[]): void {
+    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
+  }
+  emitJson(value: unknown): void {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+  /** Reports why `command` stopped before its work (as JSON with --json) and returns exit status 1. */
+  fail(command: string, list: readonly Diagnostic[]): number {
+    if (this.json) this.emitJson({ command, ok: false, diagnostics: diagnosticsToJson(list) });
+    else this.diagnostics(list);
+    return 1;
+  }
+}

@@ -1,0 +1,76 @@
+// Plan phases that read state: the records and what their deletes are ordered by, the writes an
+// interrupted apply left, what `--target` covers, what `-replace` names, and each resource's configuration checked on
+// its own before the host is asked anything.
+
+import { engineCode } from "../../codes.ts";
+import { configuredDependencies, relationDependencies, unionDependencies } from "../../dependencies.ts";
+import type { PlanContext } from "../context.ts";
+import { targetScope } from "../targets.ts";
+import { validateConfiguration } from "../validate.ts";
+
+/**
+ * The records by address, and the dependencies deletes follow: more than what was recorded — the
+ * relations the host holds (as last read), and for a destroy what the configuration says — so a
+ * dependency the last write could not record is still deleted after its dependent.
+ */
+export function readState(ctx: PlanContext): void {
+  const { state, provider, mode } = ctx;
+  for (const record of state.records) {
+    ctx.records.set(record.address, record);
+    ctx.recordedDependencies.set(record.address, record.dependencies);
+  }
+  ctx.stateDependencies = unionDependencies(
+    ctx.recordedDependencies,
+    relationDependencies(
+      provider,
+      state.records.filter((r) => r.intent === null),
+      state.records,
+    ),
+    ...(mode === "destroy" ? [configuredDependencies(state.records, ctx.configDependencies)] : []),
+  );
+}
+
+/** Writes an interrupted apply never finished: shown as last recorded; the next apply resolves them first. */
+export function warnInFlight(ctx: PlanContext): void {
+  const inFlight = ctx.state.records.filter((r) => r.intent !== null);
+  if (inFlight.length === 0) return;
+  ctx.diagnostics.append([
+    {
+      severity: "warning",
+      code: engineCode("in-flight-pending"),
+      summary: `${inFlight.length} resource${inFlight.length === 1 ? " has" : "s have"} a write an interrupted apply never finished`,
+      detail: `${inFlight.map((r) => `${r.address} (${r.status})`).join(", ")}. This plan shows them as last recorded; the next apply resolves each write through the provider first (the host replays it by its Idempotency-Key), then plans again.`,
+      repair: "Run `takoform apply`; it finishes these writes before anything else.",
+    },
+  ]);
+}
+
+/** `--target`: the configuration and state addresses the plan covers. */
+export function scopeTargets(ctx: PlanContext): void {
+  const { state, stack, graph, mode, targets } = ctx;
+  // A cycle member needs its peers whichever edge the placeholders defer, so targets use every edge.
+  const records = ctx.targeted ? state.records.map((r) => ({ ...r, dependencies: [...(ctx.stateDependencies.get(r.address) ?? [])] })) : state.records;
+  ctx.scope = targetScope(targets, mode === "destroy", stack, graph, records);
+  ctx.diagnostics.append(ctx.scope.diagnostics);
+}
+
+/** `-replace`: an address the configuration does not declare matches nothing; warned about, the plan goes on (as Terraform). */
+export function checkReplace(ctx: PlanContext): void {
+  for (const address of ctx.replace) {
+    if (ctx.stack.resources.has(address)) continue;
+    ctx.diagnostics.append([
+      {
+        severity: "warning",
+        code: engineCode("replace-unmatched"),
+        summary: "Incompletely-matched force-replace resource instance",
+        detail: `Your force-replace request for ${address} doesn't match any resource instances because the configuration does not declare it.`,
+        repair: "Check the address against `takoform state list`; nothing is replaced for it.",
+      },
+    ]);
+  }
+}
+
+/** Every planned resource's configuration on its own, before the host is asked anything. */
+export function validateResources(ctx: PlanContext): void {
+  for (const d of validateConfiguration(ctx.provider, ctx.stack, ctx.variables, ctx.planSet)) ctx.diagnostics.append([d], d.address);
+}

@@ -1,0 +1,63 @@
+// An apply, destroy or refresh run as the command shows it: one JSON document (`--json`), or the
+// closing lines a person reads. Both render what the engine reports (run.ts, summary.ts); nothing
+// here decides anything.
+
+import { diagnosticsToJson, diagnosticToJson, type Diagnostic } from "../../core/index.ts";
+import type { ApplyRun } from "../run.ts";
+import type { RunKind } from "../summary.ts";
+import { planToJson } from "./json.ts";
+
+/**
+ * The run as JSON: status, counts, the plan, every step, the diagnostics and the outputs (sensitive
+ * ones without a value). `refusals` are what the command refused after the run (an apply with no
+ * terminal to ask for approval on): they make it not ok.
+ */
+export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagnostic[] = []): Record<string, unknown> {
+  const outputs: Record<string, unknown> = {};
+  for (const [name, o] of Object.entries(run.result?.outputs ?? {})) outputs[name] = o.sensitive ? { sensitive: true } : { sensitive: false, value: o.value };
+  return {
+    command: kind,
+    status: run.status,
+    ok: run.ok && refusals.length === 0,
+    recovered: run.recovered,
+    ...run.counts,
+    ...(run.plan !== undefined ? { plan: planToJson(run.plan) } : {}),
+    steps: (run.result?.outcomes ?? []).map((o) => ({
+      id: o.id,
+      address: o.address,
+      action: o.action,
+      status: o.status,
+      ...(o.elapsedMs !== undefined ? { elapsed_ms: o.elapsedMs } : {}),
+      ...(o.uid !== undefined ? { uid: o.uid } : {}),
+      ...(o.blockedBy !== undefined ? { blocked_by: o.blockedBy } : {}),
+      ...(o.noop === true ? { noop: true } : {}),
+      diagnostics: o.diagnostics.map(diagnosticToJson),
+    })),
+    diagnostics: diagnosticsToJson([...run.diagnostics, ...refusals]),
+    outputs,
+  };
+}
+
+/** The lines after the apply: the outcome and counts, resolved interrupted writes, the outputs. */
+export function runClosingLines(kind: RunKind, run: ApplyRun): string[] {
+  if (run.status !== "applied" && run.status !== "no-changes") return [];
+  const lines: string[] = [];
+  const word = kind === "destroy" ? "Destroy" : kind === "refresh" ? "Refresh" : "Apply";
+  const outcome = run.ok ? "complete" : "failed";
+  if (kind === "refresh") lines.push(`\nRefresh ${outcome}! ${run.plan?.resourceDrift?.length ?? 0} change(s) found on the host were recorded in state.`);
+  else if (run.status === "applied" || run.recovered > 0) {
+    const c = run.counts;
+    const resources =
+      kind === "destroy"
+        ? `${c.destroyed} destroyed`
+        : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+    lines.push(`\n${word} ${outcome}! Resources: ${resources}.`);
+  }
+  if (run.recovered > 0) lines.push(`${run.recovered} write(s) an interrupted apply had left unfinished were resolved first.`);
+  const outputs = Object.entries(run.result?.outputs ?? {});
+  if (kind !== "destroy" && outputs.length > 0) {
+    lines.push("\nOutputs:\n");
+    for (const [name, o] of outputs) lines.push(`${name} = ${o.sensitive ? "<sensitive>" : JSON.stringify(o.value)}`);
+  }
+  return lines;
+}

@@ -1,0 +1,162 @@
+// The module layering of docs/ARCHITECTURE.md §3, guarded: every import of src/** is read and
+// checked against the direction of the layers, the module facades (index.ts), and for cycles
+// between files and between the folders of a module. Each failure names the file, the line and
+// the import to change. (TAKOFORM_LAYERING_REPORT=1 prints the problems instead of failing.)
+
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { cyclicComponents, importGraph, loopThrough, type ImportEdge } from "./imports.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Which modules each module may import (ARCHITECTURE §3). A module is a folder directly under
+ * src/; `package` is src/index.ts, the package's public entry. `registry-data` is the generated
+ * data under registry/generated/ (read by src/registry only).
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  core: [],
+  forms: ["core"],
+  registry: ["core", "forms", "registry-data"],
+  // The authoring path runs in the user's app, often as CommonJS: it must not load forms (its
+  // RFC 8785 dependency is ESM-only), nor anything of the engine.
+  constructs: ["core"],
+  generate: ["core", "forms", "registry", "constructs"],
+  client: ["core", "forms", "registry"],
+  provider: ["core", "forms", "registry", "client"],
+  secrets: ["core", "forms", "provider"],
+  state: ["core", "forms", "registry", "client", "provider", "secrets"],
+  engine: ["core", "forms", "registry", "client", "provider", "secrets", "state"],
+  host: ["core", "forms"],
+  cli: ["core", "forms", "registry", "constructs", "generate", "client", "provider", "secrets", "state", "engine", "host"],
+  package: ["constructs", "registry"],
+};
+
+/**
+ * Files other than a module's index.ts files that other modules may import, and why. Each keeps
+ * something heavy (or something the importer writes) out of what the importer loads.
+ */
+const ENTRY_POINTS: Record<string, string> = {
+  "src/core/package-root.ts": "`takoform --version` loads the dispatcher and this file only (test/package/loading.test.ts)",
+  "src/registry/bundled.ts": "the bundled generated registry, kept out of registry/index.ts so the generator, which writes it, never imports it",
+  "src/constructs/resource.ts":
+    "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",
+  "registry/generated/index.gen.ts": "the bundled registry's generated tables (read through src/registry/bundled.ts)",
+};
+
+function moduleOf(file: string): string {
+  const parts = file.split("/");
+  if (parts[0] === "registry") return "registry-data";
+  if (parts[0] !== "src") return parts[0]!;
+  return parts.length === 2 ? "package" : parts[1]!;
+}
+
+/** The first-level folder of a file inside its module (`engine/plan`), or undefined for a file at the module's root. */
+function folderOf(file: string): string | undefined {
+  const parts = file.split("/");
+  return parts[0] === "src" && parts.length > 3 ? `${parts[1]}/${parts[2]}` : undefined;
+}
+
+const isFacade = (file: string): boolean => file.endsWith("/index.ts") || file in ENTRY_POINTS;
+
+const where = (e: ImportEdge): string => `${e.from}:${e.line} imports "${e.specifier}"${e.dynamic ? " (dynamic)" : ""}`;
+
+const { files, edges } = importGraph(ROOT);
+const REPORT_ONLY = process.env["TAKOFORM_LAYERING_REPORT"] === "1";
+
+function check(problems: string[]): void {
+  if (REPORT_ONLY) {
+    if (problems.length > 0) console.log(`${problems.length} problem(s):\n${problems.join("\n")}`);
+    return;
+  }
+  expect(problems, problems.join("\n")).toEqual([]);
+}
+
+describe("module layering (docs/ARCHITECTURE.md §3)", () => {
+  it("reads the imports of every source file", () => {
+    expect(files.length).toBeGreaterThan(300);
+    expect(edges.length).toBeGreaterThan(files.length);
+    // The reader sees type-only, re-export and dynamic imports alike.
+    expect(edges.some((e) => e.dynamic)).toBe(true);
+  });
+
+  it("every import runs down the layers: a module imports only the modules below it", () => {
+    const problems: string[] = [];
+    for (const e of edges) {
+      const from = moduleOf(e.from);
+      const to = moduleOf(e.to);
+      if (from === to) continue;
+      const allowed = MAY_IMPORT[from];
+      if (allowed === undefined) problems.push(`${where(e)}: module "${from}" is not in the layer table; add it to docs/ARCHITECTURE.md §3 and MAY_IMPORT`);
+      else if (!allowed.includes(to)) {
+        problems.push(
+          `${where(e)}: ${from} may not import ${to} (${from} may import ${allowed.join(", ") || "nothing"}); move what it needs to a lower layer or pass it in`,
+        );
+      }
+    }
+    check(problems);
+  });
+
+  it("a cross-module import goes through the other module's index.ts", () => {
+    const problems: string[] = [];
+    for (const e of edges) {
+      const to = moduleOf(e.to);
+      if (moduleOf(e.from) === to || isFacade(e.to)) continue;
+      const facade = to === "registry-data" ? "src/registry/bundled.ts" : `src/${to}/index.ts`;
+      problems.push(`${where(e)}: import it from ${facade} instead (export it there if it is not)`);
+    }
+    check(problems);
+  });
+
+  it("no file imports itself back, directly or around a loop", () => {
+    const next = new Map<string, string[]>();
+    for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+    const out = (f: string) => next.get(f) ?? [];
+    const problems = cyclicComponents(files, out).map((members) => `file cycle: ${loopThrough(members, out).join(" → ")}`);
+    check(problems);
+  });
+
+  it("the engine's apply and cycle resolution never call back into the planner", () => {
+    const problems = edges
+      .filter((e) => /^src\/engine\/(apply|cycles)\//.test(e.from) && e.to.startsWith("src/engine/plan/"))
+      .map(
+        (e) =>
+          `${where(e)}: engine/${e.from.split("/")[2]} may not import engine/plan; what both need belongs at the engine's root (plan-data.ts, dependencies.ts, …) or in cycles/`,
+      );
+    check(problems);
+  });
+
+  it("the authoring entry (src/index.ts) loads only core, constructs and the registry", () => {
+    const values = new Map<string, string[]>();
+    for (const e of edges) if (!e.typeOnly && !e.dynamic) values.set(e.from, [...(values.get(e.from) ?? []), e.to]);
+    const loaded = new Set<string>();
+    const stack = ["src/index.ts"];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      stack.push(...(values.get(file) ?? []));
+    }
+    const modules = new Set([...loaded].map(moduleOf));
+    expect([...modules].sort()).toEqual(["constructs", "core", "package", "registry"]);
+  });
+
+  it("no two folders of a module import each other, directly or around a loop", () => {
+    const next = new Map<string, Set<string>>();
+    const example = new Map<string, ImportEdge>();
+    for (const e of edges) {
+      const a = folderOf(e.from);
+      const b = folderOf(e.to);
+      if (a === undefined || b === undefined || a === b || moduleOf(e.from) !== moduleOf(e.to)) continue;
+      next.set(a, (next.get(a) ?? new Set()).add(b));
+      if (!example.has(`${a} ${b}`)) example.set(`${a} ${b}`, e);
+    }
+    const out = (f: string) => [...(next.get(f) ?? [])];
+    const problems = cyclicComponents([...next.keys()].sort(), out).map((members) => {
+      const loop = loopThrough(members, out);
+      const steps = loop.slice(1).map((to, i) => `  ${where(example.get(`${loop[i]} ${to}`)!)}`);
+      return `folder cycle: ${loop.join(" → ")}, e.g.\n${steps.join("\n")}`;
+    });
+    check(problems);
+  });
+});

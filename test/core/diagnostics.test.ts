@@ -1,0 +1,100 @@
+// The one diagnostics path (issue 15 item 1): the collection runs append to, the one table of
+// codes every layer declares its own in, and the renderers in core.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { declaredCodes, defineCodes, diagnosticToJson, Diagnostics, isDeclaredCode, renderDetail, type Diagnostic } from "../../src/core/index.ts";
+import { importGraph } from "../architecture/imports.ts";
+// Each layer's table is declared when its module loads.
+import { ENGINE_CODES } from "../../src/engine/index.ts";
+import { CONFIG_CODES } from "../../src/engine/config/index.ts";
+import { HOST_CODE_REPAIRS, PROVIDER_CODES } from "../../src/provider/index.ts";
+import { DEFINITION_ERROR_CODES } from "../../src/forms/index.ts";
+import { GENERATE_ERROR_CODES } from "../../src/generate/index.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+const finding = (summary: string, extra: Partial<Diagnostic> = {}): Diagnostic => ({ severity: "error", summary, ...extra });
+
+describe("Diagnostics", () => {
+  it("keeps one of each finding, ungrouped first and then by group, whatever order they came in", () => {
+    const a = finding("a", { address: "x.b" });
+    const b = finding("b", { address: "x.a" });
+    const global = { ...finding("global"), severity: "warning" as const };
+    const forward = new Diagnostics()
+      .append(a, "x.b")
+      .append([b, { ...b }], "x.a")
+      .append(global)
+      .append(global);
+    const backward = new Diagnostics()
+      .append(global)
+      .append([b], "x.a")
+      .append([a, { ...a }], "x.b");
+    expect(forward.toArray()).toEqual([global, b, a]);
+    expect(backward.toArray()).toEqual([global, b, a]);
+    expect(forward.hasErrors()).toBe(true);
+    expect(new Diagnostics().append(global).hasErrors()).toBe(false);
+  });
+
+  it("swaps what an earlier pass filed under a group for a new pass's findings", () => {
+    const first = [finding("old")];
+    const list = new Diagnostics().append(first, "r");
+    list.replace("r", first, [finding("new")]);
+    expect(list.toArray().map((d) => d.summary)).toEqual(["new"]);
+    list.replace("r", list.toArray(), []);
+    expect(list.hasErrors()).toBe(false);
+  });
+});
+
+describe("the one table of codes", () => {
+  it("holds every layer's codes under its own prefix", () => {
+    const declared = new Set(declaredCodes());
+    const expected = [
+      ...ENGINE_CODES.map((n) => `takoform.engine/${n}`),
+      ...CONFIG_CODES.map((n) => `takoform.config/${n}`),
+      ...PROVIDER_CODES.map((n) => `takoform.provider/${n}`),
+      ...DEFINITION_ERROR_CODES.map((n) => `takoform.forms/${n}`),
+      ...GENERATE_ERROR_CODES.map((n) => `takoform.generate/${n}`),
+      "takoform.generate/stale-output",
+      // Codes that used to be defined outside any table.
+      "takoform.engine/cycle-unsettled",
+      "takoform.engine/cycle-member-unavailable",
+    ];
+    for (const code of expected) expect(declared.has(code), code).toBe(true);
+    expect(isDeclaredCode("takoform.engine/no-such-code")).toBe(false);
+  });
+
+  it("refuses a second, different table under a prefix already taken", () => {
+    expect(() => defineCodes("engine", ["cycle"])).toThrow(/declared twice/);
+    // The same table again (a module evaluated twice) is the same table.
+    expect(defineCodes("engine", ENGINE_CODES).code("cycle")).toBe("takoform.engine/cycle");
+  });
+
+  it("is the only place a code is written: no source file spells one out", () => {
+    const offenders: string[] = [];
+    for (const file of importGraph(ROOT).files) {
+      // Comments may name a code as an example; code may not.
+      const code = readFileSync(`${ROOT}/${file}`, "utf8")
+        .split("\n")
+        .filter((line) => !/^\s*(\/\/|\/?\*)/.test(line));
+      for (const line of code) for (const match of line.matchAll(/["'`]takoform\.[a-z]+\/[a-z][a-z0-9-]*["'`]/g)) offenders.push(`${file}: ${match[0]}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe("the renderers in core", () => {
+  it("give a host answer the repair the provider contributed, in text and JSON alike", () => {
+    const d = finding("refused", { host: { code: "uid_mismatch", status: 409, retryable: false, protocolInvalid: false, accepted: false } });
+    expect(renderDetail(d).split("\n").at(-1)).toBe(HOST_CODE_REPAIRS.uid_mismatch);
+    expect(diagnosticToJson(d)["repair"]).toBe(HOST_CODE_REPAIRS.uid_mismatch);
+  });
+
+  it("show a file and the pointer into it as one location", () => {
+    const d = finding("duplicate member name", { file: "forms/a.json", pointer: "/a", code: "takoform.forms/json-invalid" });
+    expect(renderDetail(d)).toBe("File: forms/a.json#/a\nCode: takoform.forms/json-invalid\nRetryable: no");
+    expect(renderDetail({ ...d, file: undefined })).toBe("Pointer: /a\nCode: takoform.forms/json-invalid\nRetryable: no");
+    expect(diagnosticToJson(d)).toMatchObject({ file: "forms/a.json", pointer: "/a" });
+  });
+});
