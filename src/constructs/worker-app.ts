@@ -40,12 +40,12 @@ import { WorkerCronTrigger } from "./generated/worker-cron-trigger.gen.ts";
 import { WorkerDeployment } from "./generated/worker-deployment.gen.ts";
 import { WorkerEndpoint } from "./generated/worker-endpoint.gen.ts";
 import { WorkerVersion } from "./generated/worker-version.gen.ts";
-import { SQLiteMigrationApplication } from "./generated/sqlite-migration-application.gen.ts";
-import { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
-import { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
-import { migrationFiles, staticAssetFiles } from "./artifact-files.ts";
-import { isArtifactPath } from "../core/index.ts";
-import type { ArtifactFile } from "./resource.ts";
+import type { SQLiteMigrationApplication } from "./generated/sqlite-migration-application.gen.ts";
+import type { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
+import type { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
+import { assetBundleOf, migrationsOf, type WorkerAppAssets, type WorkerAppMigrations } from "./worker-app-artifacts.ts";
+
+export type { WorkerAppAssets, WorkerAppMigrations };
 
 /** File extension (lowercase, without the dot) → module media type; anything else is octet-stream. */
 export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleContentType>> = {
@@ -102,34 +102,6 @@ export interface WorkerAppConfig {
   readonly provider?: TerraformProvider;
 }
 
-export interface WorkerAppAssets {
-  /** The directory of built static files. */
-  readonly directory: string;
-  /**
-   * Single-page application: a request for a path the bundle does not hold is answered with its
-   * `index.html` (notFoundHandling `single_page_application`; the directory must hold
-   * `index.html`). Default false (a miss stays a miss).
-   */
-  readonly spa?: boolean;
-  /**
-   * The worker's fetch handler answers first and the assets only when it answers 404. Default
-   * false: the assets first, the worker for what they do not hold.
-   */
-  readonly runWorkerFirst?: boolean;
-  /** Extension → media type overrides, merged over DEFAULT_ASSET_MEDIA_TYPES. */
-  readonly mediaTypes?: Readonly<Record<string, string>>;
-}
-
-export interface WorkerAppMigrations {
-  /** The directory of `.sql` files; their name order is the order they run in (`0001_init.sql`, …). */
-  readonly directory: string;
-  /**
-   * The SQLite binding (a name in `sqliteBindings`) whose database the migrations are applied
-   * to. Default: the only SQLite binding.
-   */
-  readonly binding?: string;
-}
-
 /** Every file under `dir` as a posix-style relative path, sorted (the upstream module's `fileset`). */
 export function listModuleFiles(dir: string): string[] {
   const out: string[] = [];
@@ -151,7 +123,6 @@ function mediaTypeOf(path: string, table: Readonly<Record<string, BundleModuleCo
 }
 
 /** The longest WorkerApp name whose migration application name (`<name>-migrations-<8 hex>`) fits 63 characters. */
-const MIGRATING_NAME_MAX = 63 - "-migrations-".length - 8;
 
 /** The upstream module's `name` validation; a token (e.g. a variable) is checked by the provider at plan time. */
 const APP_NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -241,20 +212,7 @@ export class WorkerApp extends Construct {
       lifecycle: { createBeforeDestroy: true },
     });
 
-    if (config.assets !== undefined) {
-      const files = artifactDirectory(config.assets, "assets", (dir) => staticAssetFiles(dir, { mediaTypes: config.assets!.mediaTypes }), report);
-      if (files !== undefined && config.assets.spa === true && !files.some((f) => f.path === "index.html")) {
-        report(
-          `assets.spa needs an index.html directly in ${JSON.stringify(config.assets.directory)} (the host refuses a single-page application bundle without one).`,
-        );
-      }
-      this.assetBundle = new StaticAssetBundle(this, "assets", {
-        ...common,
-        revisionOwner: config.name,
-        files: files ?? [],
-        lifecycle: { createBeforeDestroy: true },
-      });
-    }
+    if (config.assets !== undefined) this.assetBundle = assetBundleOf(this, config.name, config.assets, common, report);
 
     const vars = varsUsable && config.vars !== undefined && Object.keys(config.vars).length > 0 ? config.vars : undefined;
     this.version = new WorkerVersion(this, "version", {
@@ -283,28 +241,9 @@ export class WorkerApp extends Construct {
     });
 
     if (config.migrations !== undefined) {
-      // The application's names are `<name>-migrations-<8 hex>`, inside the 63-character grammar.
-      if (typeof config.name === "string" && !Token.isUnresolved(config.name) && config.name.length > MIGRATING_NAME_MAX) {
-        report(
-          `name ${JSON.stringify(config.name)} is too long for migrations: the migration application is named <name>-migrations-<8 hex>, so a WorkerApp with migrations takes a name of at most ${MIGRATING_NAME_MAX} characters.`,
-        );
-      }
-      const database = migrationDatabase(config, report);
-      const files = artifactDirectory(config.migrations, "migrations", migrationFiles, report);
-      if (files !== undefined && files.length === 0) report(`migrations.directory ${JSON.stringify(config.migrations.directory)} holds no .sql file.`);
-      this.migrationSet = new SQLiteMigrationSet(this, "migrations", {
-        ...common,
-        revisionOwner: config.name,
-        files: files ?? [],
-        lifecycle: { createBeforeDestroy: true },
-      });
-      this.migrationApplication = new SQLiteMigrationApplication(this, "migration-application", {
-        ...common,
-        namePrefix: `${config.name}-migrations-`,
-        database: database ?? "",
-        migrationSet: this.migrationSet,
-        lifecycle: { createBeforeDestroy: true },
-      });
+      const migrations = migrationsOf(this, config.name, config.migrations, config.sqliteBindings, common, report);
+      this.migrationSet = migrations.set;
+      this.migrationApplication = migrations.application;
     }
 
     this.deployment = new WorkerDeployment(this, "deployment", {
@@ -381,52 +320,4 @@ export class WorkerApp extends Construct {
     }
     return Token.asString(refusal(this));
   }
-}
-
-/** The files of an `assets` or `migrations` directory, or undefined (reported) when it cannot be read or names a path no manifest can carry. */
-function artifactDirectory(
-  option: { readonly directory: string },
-  key: "assets" | "migrations",
-  list: (dir: string) => ArtifactFile[],
-  report: (message: string) => void,
-): ArtifactFile[] | undefined {
-  if (option === null || typeof option !== "object" || typeof option.directory !== "string") {
-    report(`${key}.directory must name a directory.`);
-    return undefined;
-  }
-  let files: ArtifactFile[];
-  try {
-    files = list(option.directory);
-  } catch (error) {
-    report(`${key}.directory ${JSON.stringify(option.directory)} cannot be read (${(error as Error).message}).`);
-    return undefined;
-  }
-  const bad = files.filter((f) => !isArtifactPath(f.path)).map((f) => JSON.stringify(f.path));
-  if (bad.length > 0) {
-    report(
-      `${key}.directory ${JSON.stringify(option.directory)} holds ${bad.join(", ")}, which an artifact manifest cannot name (letters, digits, "_", "." and "-" per segment, not starting with "." or "-").`,
-    );
-  }
-  return files;
-}
-
-/** The database the migrations are applied to: the named SQLite binding's target, or the only one. */
-function migrationDatabase(config: WorkerAppConfig, report: (message: string) => void): string | SQLiteDatabase | undefined {
-  const bindings = config.sqliteBindings ?? {};
-  const names = Object.keys(bindings);
-  const binding = config.migrations?.binding;
-  if (binding !== undefined) {
-    if (!Object.hasOwn(bindings, binding)) {
-      report(`migrations.binding ${JSON.stringify(binding)} names no SQLite binding (sqliteBindings: ${names.join(", ") || "none"}).`);
-      return undefined;
-    }
-    return bindings[binding];
-  }
-  if (names.length !== 1) {
-    report(
-      `migrations needs a binding: the database is one of sqliteBindings, and there ${names.length === 0 ? "are none" : `are ${names.length} (${names.join(", ")}); name one with migrations.binding`}.`,
-    );
-    return undefined;
-  }
-  return bindings[names[0]!];
 }

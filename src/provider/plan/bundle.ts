@@ -18,7 +18,7 @@ function unresolvedEntries(list: Value): Value {
   );
 }
 
-export async function planWorkerBundle(p: PlanPass): Promise<void> {
+export async function planArtifact(p: PlanPass): Promise<void> {
   const codec = p.served.codec;
   if (!codec.artifactBacked) return;
   const surface = artifactSurface(codec);
