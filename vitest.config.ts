@@ -55,7 +55,7 @@ const SLOW = [
 // one. Their harnesses read the lane from TAKOFORM_TEST_LANE (test/support/lane.ts), so every
 // test is written once. Left out of the second run: the suites that name their lanes themselves,
 // or test what only the preferred lane has (the v1beta1 files Forms).
-const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply}.test.ts"];
+const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply,host-objects}.test.ts"];
 const LANE_OWN = ["test/provider/{lanes,artifact-files,revision-names}.test.ts"];
 
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
