@@ -40,6 +40,18 @@ export interface Lane {
    * of a manifest, and (from v1beta1 on) its entry count per manifest kind.
    */
   supportLimits: { maximumBundleBytes: number; maximumBundleFiles: Readonly<Record<string, number>> | null };
+  /**
+   * Artifact-manifest rules the lane adds to the manifest schema (reference v1beta1 §7): the one
+   * media type a MigrationBundle file may carry (null: the schema's media-type grammar alone).
+   */
+  artifactPolicy: { migrationMediaType: string | null };
+  /**
+   * The data plane a worker of the lane's Edge family runs against (reference v1beta1 §8.3, §13
+   * items 12–13): the edge.sql value model — `tagged` values with 64-bit integers as decimal
+   * text, or `safe-number` values (safe binary64 numbers, text, null, base64 bytes; one statement
+   * per call; rollback-only query) — and the byte ceilings of KV keys, object keys and queue messages.
+   */
+  dataPlane: { sqlValues: "tagged" | "safe-number"; kvMaxKeyBytes: number; objectMaxKeyBytes: number; queueMaxMessageBytes: number };
 }
 
 const SCHEMA_BASE = "https://forms.takoform.com/schemas";
@@ -78,6 +90,8 @@ export const LANES: readonly Lane[] = [
       // The portable reference profile: modules of a WorkerBundle, files of the other two kinds.
       maximumBundleFiles: { WorkerBundle: 4096, StaticAssetBundle: 16_384, SQLiteMigrationSet: 16_384 },
     },
+    artifactPolicy: { migrationMediaType: "application/sql" },
+    dataPlane: { sqlValues: "safe-number", kvMaxKeyBytes: 467, objectMaxKeyBytes: 979, queueMaxMessageBytes: 127_000 },
   },
   {
     name: "v1alpha3",
@@ -90,6 +104,8 @@ export const LANES: readonly Lane[] = [
     bundledPackages: ["forms/edge/v1alpha1", "lanes/v1alpha3"],
     corpus: { folder: "takoform-v1alpha3", conformanceDir: "conformance/portable-host-v3", conformanceFormat: "takoform.portable-host-conformance@v3" },
     supportLimits: { maximumBundleBytes: BUNDLE_BYTES, maximumBundleFiles: null },
+    artifactPolicy: { migrationMediaType: null },
+    dataPlane: { sqlValues: "tagged", kvMaxKeyBytes: 512, objectMaxKeyBytes: 1024, queueMaxMessageBytes: 131_072 },
   },
 ];
 

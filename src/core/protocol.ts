@@ -305,5 +305,7 @@ export const RUNTIME_HOST_ANSWERS = {
   uncaught: 500,
   request_too_large: 413,
   backend_unavailable: 503,
+  asset_not_found: 404,
+  asset_path_invalid: 400,
 } as const satisfies Record<string, number>;
 export type RuntimeHostAnswer = keyof typeof RUNTIME_HOST_ANSWERS;

@@ -21,6 +21,18 @@ export function commitWrite(ctx: HostContext, plan: WritePlan): StoredResource {
   const { store } = ctx;
   const { input, form, spec, existing, uid } = plan;
   const env = renderEnv(ctx, input.tenant);
+  // Effects outside the store come first: one that refuses leaves nothing of this write behind.
+  form.rules.applyEffects?.({
+    view: env.view,
+    action: input.action,
+    form,
+    space: input.space,
+    name: input.name,
+    spec: spec.spec,
+    existing,
+    targets: plan.targets,
+    databases: store.databases,
+  });
   const pins = plan.pins.map((p) => ({ ...p, holderUid: uid }));
   const dependentsBefore = existing === undefined ? [] : dependentsOf(ctx.catalog, env.view, existing);
   const pinsChanged = existing === undefined || !pinsEqual(store.relations.pinsOf(uid), pins);

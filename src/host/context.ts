@@ -9,6 +9,7 @@ import type { Store } from "./store/index.ts";
 import type { Probe } from "./probes.ts";
 import type { OperationEngine } from "./operations.ts";
 import type { Availability } from "./availability.ts";
+import type { ArtifactPolicy } from "./artifacts/policy.ts";
 
 export interface HostSettings {
   /** Every apply/import/delete answers 202 (test control). */
@@ -21,8 +22,6 @@ export interface HostSettings {
   replayRetentionMs: number;
   /** Delay before a timer-committed 202 commits by itself. */
   commitDelayMs: number;
-  /** Ceiling on a WorkerBundle's declared total size (advertised as `maximumBundleBytes`). */
-  maximumBundleBytes: number;
 }
 
 /**
@@ -34,6 +33,8 @@ export interface HostContext {
   lane: Lane;
   store: Store;
   catalog: Catalog;
+  /** The lane's artifact ceilings and media policy, as this host publishes and enforces them. */
+  artifacts: ArtifactPolicy;
   settings: HostSettings;
   operations: OperationEngine;
   availability: Availability;

@@ -9,6 +9,17 @@ export { CatalogConflictError } from "./catalog.ts";
 export { LANE_UPGRADE_PATH } from "./handlers/lane-upgrade.ts";
 export type { LaneMoveRequest, LaneMoveResult, MovedObject } from "./lane-move.ts";
 export { HostError } from "./errors.ts";
-export type { FormRules, RuleModule, RuleView, MutationContext, DeleteContext, RenderContext, ReadyRendering, OutputContext } from "./rules/types.ts";
+export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
+export type {
+  FormRules,
+  RuleModule,
+  RuleView,
+  MutationContext,
+  EffectContext,
+  DeleteContext,
+  RenderContext,
+  ReadyRendering,
+  OutputContext,
+} from "./rules/types.ts";
 // Used by other modules.
 export { addressForms } from "./runtime/routing.ts";

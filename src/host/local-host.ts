@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/package-root.ts";
 import { formatFormRef, type FormRef, type Lane, type LaneName, PREFERRED_LANE } from "../core/index.ts";
+import { artifactPolicy, type SupportLimitOverrides } from "./artifacts/policy.ts";
 import { bundledDirectories, LEGACY_LANE, servedLanes } from "./lanes.ts";
 import { splitByLane } from "./lane-catalogs.ts";
 import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
@@ -34,6 +35,7 @@ import { WorkerRuntime, type RuntimeOptions, type ServedWorker } from "./runtime
 import { runtimeRules } from "./runtime/rules.ts";
 import { moveSpaceToLane, type LaneMoveRequest, type LaneMoveResult } from "./lane-move.ts";
 import { handleLaneUpgrade, isLaneUpgradeTarget } from "./handlers/lane-upgrade.ts";
+import type { LedgerEntry } from "./sqlite/ledger.ts";
 
 /** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
 export const SERVED_FILE = "served.json";
@@ -84,6 +86,11 @@ export interface LocalHostOptions {
   async?: "always" | "never";
   /** Honour the Takoform-Conformance-Probe header (test control; never in normal use). */
   conformanceProbes?: boolean;
+  /**
+   * Artifact ceilings to publish in support profiles and enforce, instead of each lane's portable
+   * reference values (docs/host.md, "Support-profile limits"). Applies to every lane served.
+   */
+  supportLimits?: SupportLimitOverrides;
   /** Extra Form rules modules, registered after the built-in ones. */
   rules?: readonly RuleModule[];
   operationRetentionMs?: number;
@@ -145,7 +152,6 @@ export class LocalHost {
       operationRetentionMs: options.operationRetentionMs ?? DAY,
       replayRetentionMs: options.replayRetentionMs ?? DAY,
       commitDelayMs: options.commitDelayMs ?? 20,
-      maximumBundleBytes: PREFERRED_LANE.supportLimits.maximumBundleBytes,
     };
     const now = (): number => Date.now();
     const operations = new OperationEngine(store, settings, now, (error) => log(`takoform host: internal error while committing: ${describe(error)}`));
@@ -178,9 +184,10 @@ export class LocalHost {
         for (const module of options.rules ?? []) registry.use(module);
         const catalog = new Catalog(registry);
         catalog.install(split.byLane.get(lane.name)!);
-        registry.attach({ lane, forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), maximumBundleBytes: settings.maximumBundleBytes });
+        const artifacts = artifactPolicy(lane, options.supportLimits);
+        registry.attach({ lane, forms: () => catalog.allForms(), interface: (ref) => catalog.interface(ref), artifacts });
         for (const member of registry.specLookups()) specLookups.add(member);
-        contexts.set(lane.name, { lane, store, catalog, settings, operations, availability, now });
+        contexts.set(lane.name, { lane, store, catalog, artifacts, settings, operations, availability, now });
       }
       for (const ctx of contexts.values()) {
         for (const other of contexts.values()) if (other !== ctx) ctx.catalog.markInstalledElsewhere(other.catalog.allForms().map((f) => f.ref));
@@ -201,8 +208,7 @@ export class LocalHost {
     host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
     host.devToken = (options.tokens ?? []).length === 0;
     try {
-      if (options.runtime !== undefined)
-        host.runtime = new WorkerRuntime(store, host.dataDir, (header) => host.auth.authenticate(header), { log, ...options.runtime });
+      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, (header) => host.auth.authenticate(header), { log, ...options.runtime });
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();
@@ -318,6 +324,8 @@ export class LocalHost {
     resource: (address: ResourceAddress): StoredResource | undefined => this.ctx.store.resources.byAddress(address),
     /** How many resources are stored (all tenants). */
     resourceCount: (): number => this.ctx.store.resources.count(),
+    /** The migration ledger of a SQLiteDatabase incarnation, in order (empty when it has none). */
+    migrationLedger: (databaseUid: string): LedgerEntry[] => this.ctx.store.databases.ledger(databaseUid),
   };
 
   /** The lane context whose catalog installs `ref` (out-of-band controls act through it). */

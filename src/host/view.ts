@@ -54,5 +54,9 @@ export function ruleView(store: Store, catalog: Catalog, tenant: string): RuleVi
     resourcesWithSpecValue(apiVersion: string, kind: string, member: string, value: string): StoredResource[] {
       return store.resources.bySpecValue(tenant, apiVersion, kind, member, value);
     },
+    migrationLedger(databaseUid: string) {
+      const database = store.resources.byUid(databaseUid);
+      return database === undefined || database.tenant !== tenant ? [] : store.databases.ledger(databaseUid);
+    },
   };
 }

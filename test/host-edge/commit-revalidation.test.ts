@@ -44,24 +44,23 @@ describe.each(families())("commit-time re-validation, async always — $label", 
     edge.expectUnchanged(before);
   }
 
-  it("attachment-claim-revalidated-at-commit: a hostname claimed meanwhile", async () => {
+  it("attachment-claim-revalidated-at-commit", async () => {
+    // A hostname claimed meanwhile.
     await edge.aggregate("rv-host");
     await edge.aggregate("rv-host", { space: ALT_SPACE });
     const id = await held(() => edge.createRaw("WorkerCustomDomain", "rv-first", { hostname: "rv.example.test", worker: worker("rv-host") }));
     await edge.create("WorkerCustomDomain", "rv-second", { hostname: "RV.example.test.", worker: worker("rv-host") }, { space: ALT_SPACE });
     await commitRefused(id, "invalid_argument", [/hostname "rv.example.test"/, /"rv-second"/]);
     await edge.readAbsent("WorkerCustomDomain", "rv-first");
-  });
 
-  it("attachment-claim-revalidated-at-commit: a dead-letter cycle closed meanwhile", async () => {
+    // A dead-letter cycle closed meanwhile.
     await edge.aggregate("rv-dlq");
     for (const q of ["q1", "q2"]) await edge.create("AtLeastOnceQueue", `rv-dlq-${q}`, { messageRetentionSeconds: 3600 });
-    const id = await held(() => edge.createRaw("QueueConsumer", "rv-dlq-c1", edge.consumerSpec("rv-dlq-q1", "rv-dlq", "rv-dlq-q2")));
+    const dlq = await held(() => edge.createRaw("QueueConsumer", "rv-dlq-c1", edge.consumerSpec("rv-dlq-q1", "rv-dlq", "rv-dlq-q2")));
     await edge.create("QueueConsumer", "rv-dlq-c2", edge.consumerSpec("rv-dlq-q2", "rv-dlq", "rv-dlq-q1"));
-    await commitRefused(id, "invalid_argument", [/acyclic/]);
-  });
+    await commitRefused(dlq, "invalid_argument", [/acyclic/]);
 
-  it("attachment-claim-revalidated-at-commit: a second consumer and a second endpoint", async () => {
+    // A second consumer and a second endpoint.
     await edge.aggregate("rv-one");
     await edge.create("AtLeastOnceQueue", "rv-one-queue", { messageRetentionSeconds: 3600 });
     const consumer = await held(() => edge.createRaw("QueueConsumer", "rv-one-c1", edge.consumerSpec("rv-one-queue", "rv-one")));
@@ -103,6 +102,25 @@ describe.each(families())("commit-time re-validation, async always — $label", 
     await edge.create("WorkerEndpoint", "rv-del-endpoint", { worker: worker("rv-del") });
     await commitRefused(id, "dependency_in_use", [/WorkerEndpoint "rv-del-endpoint"/]);
     expect(readyOf(await edge.read("ModuleWorker", "rv-del")).status).toBe("True");
+  });
+
+  it.runIf(family.lane === "v1beta1")("the migration prefix is proved again at commit (another application applied meanwhile)", async () => {
+    const sql = (path: string, content: string) => ({ path, mediaType: "application/sql", content });
+    await edge.create("SQLiteDatabase", "rv-db", {});
+    await edge.create("SQLiteMigrationSet", "rv-set-a", {
+      manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE a(x);\n")]),
+    });
+    await edge.create("SQLiteMigrationSet", "rv-set-b", {
+      manifestDigest: await edge.wire.files("MigrationBundle", [sql("0001.sql", "CREATE TABLE b(x);\n")]),
+    });
+    const spec = (set: string) => ({ database: edge.to("SQLiteDatabase", "rv-db"), migrationSet: edge.to("SQLiteMigrationSet", set) });
+    const id = await held(() => edge.createRaw("SQLiteMigrationApplication", "rv-app-a", spec("rv-set-a")));
+    const database = await edge.read("SQLiteDatabase", "rv-db");
+    expect(edge.host.controls.migrationLedger(database.metadata.uid)).toEqual([]);
+    await edge.create("SQLiteMigrationApplication", "rv-app-b", spec("rv-set-b"));
+    await commitRefused(id, "migration_required", [/rewrites applied history at migration 1/]);
+    expect(edge.host.controls.migrationLedger(database.metadata.uid).map((e) => e.path)).toEqual(["0001.sql"]);
+    await edge.readAbsent("SQLiteMigrationApplication", "rv-app-a");
   });
 
   it("declared handlers are re-checked against the bundle resolved at commit", async () => {

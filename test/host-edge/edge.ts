@@ -9,9 +9,7 @@ import { expect } from "vitest";
 import { ERROR_CODES, type ErrorCode } from "../../src/core/protocol.ts";
 import type { LocalHost, LocalHostOptions } from "../../src/host/index.ts";
 import type { ResourceAddress } from "../../src/host/store/index.ts";
-import { join } from "node:path";
-import { laneNamed } from "../../src/core/lanes.ts";
-import { CORPUS, families, type Family } from "../host/family.ts";
+import { families, type Family } from "../host/family.ts";
 import { GRANTS, HttpClient, key, serve, TOKENS, type RawResponse, type Served } from "../host/harness.ts";
 import { FULL_MODULE, readyOf, SPACE, Wire, type FormRef } from "../host/wire.ts";
 
@@ -30,34 +28,18 @@ export interface Mode {
 }
 
 /**
- * Upstream's v1beta1 Edge channel (edge.forms.takoform.com/v1beta1), whose Forms carry the same
- * relations: the rules attach to it too. Served on its own, corpus-gated.
+ * Every family this run covers (test/host/family.ts: both lanes' bundled families, and upstream's
+ * when TAKOFORM_CORPUS is set), each served synchronously and with every mutation accepted as a
+ * 202 — except upstream's v1beta1 family, served synchronously (its async path is the same code
+ * the bundled v1beta1 family's async mode runs).
  */
-export function v1beta1Family(corpus: string): Family {
-  return {
-    label: "upstream edge.forms.takoform.com/v1beta1",
-    options: { bundled: false, forms: [join(corpus, "takoform-v1beta1")], lanes: ["v1beta1"] },
-    api: laneNamed("v1beta1").apiRoot,
-    group: "edge.forms.takoform.com/v1beta1",
-    otherGroup: "other.takoform-cdk.dev/v1alpha1",
-    moduleWorkerVersions: ["0.1.0", "0.2.0"],
-  };
-}
-
-/**
- * Every family this run covers, each served synchronously and with every mutation accepted as a
- * 202 — plus, when TAKOFORM_CORPUS is set, upstream's v1beta1 channel (synchronously).
- */
-export function modes(): Mode[] {
-  const out = families().flatMap((family) => [
-    { label: `${family.label}, sync`, family, async: false },
-    { label: `${family.label}, async always`, family, async: true },
-  ]);
-  if (CORPUS !== undefined) {
-    const beta = v1beta1Family(CORPUS);
-    out.push({ label: `${beta.label}, sync`, family: beta, async: false });
-  }
-  return out;
+export function modes(filter: (family: Family) => boolean = () => true): Mode[] {
+  return families()
+    .filter(filter)
+    .flatMap((family) => [
+      { label: `${family.label}, sync`, family, async: false },
+      ...(family.source === "upstream" && family.lane === "v1beta1" ? [] : [{ label: `${family.label}, async always`, family, async: true }]),
+    ]);
 }
 
 const TENANT_OF = new Map<string, string>(GRANTS.map((g) => [g.token, g.tenant]));

@@ -258,14 +258,17 @@ describe.each(modes())("versions and bundles — $label", (mode) => {
     expect(ok.metadata.generation).toBe("1");
   });
 
-  it("module-worker-runtime-contract-advertised (handlers = the contract's vocabulary, maximumBundleBytes)", async () => {
+  it("WorkerVersion and WorkerBundle support profiles: handlers are the runtime contract's vocabulary, limits the lane's artifact ceilings", async () => {
     const version = await edge.client.request("GET", `${edge.mode.family.api}/support/forms/${edge.group}/WorkerVersion/0.1.0`);
     expect(version.status).toBe(200);
     expect(version.json.supportedEnums.handlers).toEqual(["fetch", "scheduled", "queue"]);
     expect(version.json.limits).toEqual({ maximumBundleBytes: 10485760 });
     expect(JSON.stringify(version.json)).not.toMatch(/compatibilityDate|compatibilityFlags/);
     const bundle = await edge.client.request("GET", `${edge.mode.family.api}/support/forms/${edge.group}/WorkerBundle/0.1.0`);
-    expect(bundle.json.limits).toEqual({ maximumBundleBytes: 10485760 });
+    // The first lane publishes the byte ceiling only; v1beta1 also the entry count (reference v1beta1 §7.4).
+    expect(bundle.json.limits).toEqual(
+      mode.family.lane === "v1alpha3" ? { maximumBundleBytes: 10485760 } : { maximumBundleBytes: 10485760, maximumBundleFiles: 4096 },
+    );
     const all = await edge.client.request("GET", `${edge.mode.family.api}/support/forms`);
     const listed = (all.json.profiles as any[]).find((p) => p.formRef.apiVersion === edge.group && p.formRef.kind === "WorkerVersion");
     expect(listed).toEqual(version.json);

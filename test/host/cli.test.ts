@@ -115,4 +115,43 @@ describe("takoform host serve", () => {
     expect(forms.code).toBe(1);
     expect(forms.stderr).toMatch(/is not a directory/);
   });
+
+  it("publishes and enforces the artifact ceilings it is given, and refuses ones it cannot honour", async () => {
+    const host = await start([
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      ":memory:",
+      "--no-runtime",
+      "--maximum-bundle-bytes",
+      "64",
+      "--maximum-bundle-files",
+      "StaticAssetBundle=2",
+    ]);
+    try {
+      const client = new HttpClient(host.url, "takoform-dev-token");
+      const api = "/apis/forms.takoform.com/v1beta1";
+      const profiles = (await client.request("GET", `${api}/support/forms`)).json.profiles as { formRef: { kind: string }; limits?: Record<string, number> }[];
+      expect(profiles.find((p) => p.formRef.kind === "StaticAssetBundle")?.limits).toEqual({ maximumBundleBytes: 64, maximumBundleFiles: 2 });
+      expect(profiles.find((p) => p.formRef.kind === "SQLiteMigrationSet")?.limits).toEqual({ maximumBundleBytes: 64, maximumBundleFiles: 16384 });
+      const file = (path: string) => ({ path, mediaType: "text/plain", size: 1, digest: `sha256:${"0".repeat(64)}` });
+      const manifest = { apiVersion: "artifacts.takoform.com/v1alpha1", kind: "StaticAssetBundle", files: [file("a"), file("b"), file("c")] };
+      const refused = await client.request("POST", `${api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": "k-limits" } });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.message).toMatch(/above maximumBundleFiles 2/);
+    } finally {
+      const code = exited(host.child);
+      host.child.kill("SIGTERM");
+      expect(await code).toBe(0);
+    }
+    const above = await run(["--data", ":memory:", "--maximum-bundle-files", "WorkerBundle=4097"]);
+    expect(above.code).toBe(1);
+    expect(above.stderr).toMatch(/maximumBundleFiles of WorkerBundle is 4097, above the 4096 entries a WorkerBundle manifest may list/);
+    const kind = await run(["--data", ":memory:", "--maximum-bundle-files", "ModuleWorker=3"]);
+    expect(kind.code).toBe(1);
+    expect(kind.stderr).toMatch(/not an artifact-backed Form kind/);
+    const bytes = await run(["--data", ":memory:", "--maximum-bundle-bytes", "ten"]);
+    expect(bytes.code).toBe(1);
+    expect(bytes.stderr).toMatch(/--maximum-bundle-bytes takes a positive integer/);
+  });
 });

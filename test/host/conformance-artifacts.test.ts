@@ -1,10 +1,13 @@
-// Content-addressed artifact upload over real HTTP. Manifest resolution at apply (checks 44's
-// negative half and 81) belongs to the Edge family rules and is tested with them.
+// Content-addressed artifact upload over real HTTP, per family (each lane's own API root), and
+// the two checks where a Form names a manifest: a committed one applies (artifact-then-bundle-apply)
+// and a digest only another tenant holds does not (manifest-reference-is-not-a-capability). The
+// rest of manifest resolution at apply belongs to the Edge family rules and is tested with them.
 
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API, key, serve, TOKENS, type HttpClient, type Served } from "./harness.ts";
-import { BUNDLED } from "./family.ts";
+import { key, serve, TOKENS, type HttpClient, type Served } from "./harness.ts";
+import { families } from "./family.ts";
+import { Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
 
 function sha(bytes: Buffer | string): string {
@@ -20,12 +23,15 @@ function bundleManifest(modules: { entry: object }[], main: string): object {
   return { apiVersion: "artifacts.takoform.com/v1alpha1", kind: "WorkerBundle", mainModule: main, modules: modules.map((m) => m.entry) };
 }
 
-describe("conformance artifacts", () => {
+describe.each(families())("conformance artifacts — $label", (family) => {
+  const API = family.api;
   let served: Served;
   let client: HttpClient;
+  let wire: Wire;
   beforeAll(async () => {
-    served = await serve({ ...BUNDLED.options, conformanceProbes: true });
+    served = await serve({ ...family.options, conformanceProbes: true });
     client = served.client;
+    wire = await Wire.connect(client, family);
   });
   afterAll(async () => served.close());
 
@@ -190,13 +196,13 @@ describe("conformance artifacts", () => {
     expectStatus(await head(m.entry.digest, bob), 200);
   });
 
-  it("artifact-then-bundle-apply (committed manifest applies)", async () => {
+  it("artifact-then-bundle-apply", async () => {
     const m = moduleEntry("index.js", "export default { async fetch() { return new Response('bundle'); } };\n");
     const started = await start(bundleManifest([m], "index.js"));
     await put(started.json.uploadId, m.entry.digest, m.bytes);
     const digest = (await commit(started.json.uploadId)).json.manifestDigest;
     const support = await client.request("GET", `${API}/support/forms`);
-    const ref = support.json.profiles.find((p: any) => p.formRef.kind === "WorkerBundle" && p.formRef.apiVersion === BUNDLED.group).formRef;
+    const ref = support.json.profiles.find((p: any) => p.formRef.kind === "WorkerBundle" && p.formRef.apiVersion === family.group).formRef;
     const body = {
       apiVersion: ref.apiVersion,
       kind: ref.kind,
@@ -211,5 +217,31 @@ describe("conformance artifacts", () => {
     });
     expectStatus(res, 201);
     expect(res.json.spec.manifestDigest).toBe(digest);
+  });
+
+  it("manifest-reference-is-not-a-capability", async () => {
+    const source = 'export default { async fetch() { return new Response("reference"); } };\n';
+    const m = moduleEntry("reference.js", source);
+    const manifest = bundleManifest([m], "reference.js");
+    const holder = await start(manifest);
+    await put(holder.json.uploadId, m.entry.digest, m.bytes);
+    const digest = (await commit(holder.json.uploadId)).json.manifestDigest as string;
+    const ref = wire.ref("WorkerBundle");
+    // Holding is the tenant's: another principal of the holding tenant references it.
+    const bob = client.as(TOKENS.alternate);
+    expectStatus(await wire.create(ref, "bundle-holder-reference-probe", { manifestDigest: digest }, { client: bob }), 201);
+    // A foreign tenant naming the digest gets the artifact_missing a never-committed digest gets,
+    // on apply and on import, and nothing is stored.
+    const foreign = client.as(TOKENS.foreign);
+    expectError(await wire.create(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, { client: foreign }), "artifact_missing");
+    expectError(await wire.read(ref, "bundle-foreign-reference-probe", { client: foreign }), "resource_not_found");
+    expectError(
+      await wire.import(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, "native-foreign-reference-probe", { client: foreign }),
+      "artifact_missing",
+    );
+    expectError(await wire.read(ref, "bundle-foreign-reference-probe", { client: foreign }), "resource_not_found");
+    // The same bytes, committed by the foreign tenant itself, make the same identity usable by it.
+    expect(await wire.commit(manifest, [m.bytes], foreign)).toBe(digest);
+    expectStatus(await wire.create(ref, "bundle-foreign-reference-probe", { manifestDigest: digest }, { client: foreign }), 201);
   });
 });

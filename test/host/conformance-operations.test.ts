@@ -2,7 +2,7 @@
 // cancel, ownership, and the commit re-running the gauntlet against the identity it accepted.
 
 import { describe, expect, it } from "vitest";
-import { API, key, serve, TOKENS, type Served } from "./harness.ts";
+import { key, serve, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
 import { conformanceHost, readyOf, Wire } from "./wire.ts";
 import { expectError, expectStatus } from "./expect.ts";
@@ -11,6 +11,7 @@ const ASYNC = { "Takoform-Conformance-Probe": "async" };
 const OP_ID = /^op_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
 
 describe.each(families())("conformance operations — $label", (family) => {
+  const API = family.api;
   let served: Served;
   let wire: Wire;
   conformanceHost(family, (s, w) => {
@@ -162,6 +163,7 @@ describe.each(families())("conformance operations — $label", (family) => {
 });
 
 describe.each(families())("async mode and recovery controls — $label", (family) => {
+  const API = family.api;
   it("--async always: every mutation answers 202 and commits shortly after", async () => {
     const served = await serve({ ...family.options, async: "always", commitDelayMs: 10 });
     try {

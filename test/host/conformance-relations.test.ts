@@ -1,6 +1,7 @@
 // Relations and bindings (decisions 0015, 0022) over real HTTP, per family.
 
 import { describe, expect, it } from "vitest";
+import { laneNamed } from "../../src/core/lanes.ts";
 import { serve, TOKENS, type Served } from "./harness.ts";
 import { families } from "./family.ts";
 import { conformanceHost, readyOf, Wire } from "./wire.ts";
@@ -215,9 +216,11 @@ describe.each(families())("conformance relations — $label", (family) => {
       family.options.bundled === false
         ? {
             bundled: false,
-            forms: roots.flatMap((r) => (r.endsWith("takoform-v1alpha3") ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r])),
+            forms: roots.flatMap((r) =>
+              r.endsWith(laneNamed(family.lane).corpus.folder) ? [join(r, "forms"), join(r, "interfaces"), join(r, "conformance")] : [r],
+            ),
           }
-        : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", "v1alpha3", "interfaces")] };
+        : { bundled: false, forms: [join(wireRoot(), "forms"), join(wireRoot(), "interfaces"), join(wireRoot(), "lanes", family.lane, "interfaces")] };
     const bare = await serve({ ...formsOnly, lanes: family.options.lanes, conformanceProbes: true });
     try {
       const w = await Wire.connect(bare.client, family);

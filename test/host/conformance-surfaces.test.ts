@@ -3,9 +3,10 @@
 // check it proves. Runs per family (bundled always; upstream when TAKOFORM_CORPUS is set).
 
 import { describe, expect, it } from "vitest";
+import { LANES, laneNamed } from "../../src/core/lanes.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { ERROR_CODES, type ErrorCode } from "../../src/core/protocol.ts";
-import { API, key, type Served } from "./harness.ts";
+import { key, type Served } from "./harness.ts";
 import { families } from "./family.ts";
 import { diskForms } from "./fixtures.ts";
 import { conformanceHost, readyOf, Wire } from "./wire.ts";
@@ -27,6 +28,7 @@ const REASONS = [
 ];
 
 describe.each(families())("conformance surfaces — $label", (family) => {
+  const API = family.api;
   let served: Served;
   let wire: Wire;
   conformanceHost(family, (s, w) => {
@@ -35,9 +37,13 @@ describe.each(families())("conformance surfaces — $label", (family) => {
   });
 
   it("discovery-exact", async () => {
-    const res = await served.client.request("GET", "/.well-known/takoform/v1alpha3");
+    const lane = laneNamed(family.lane);
+    const res = await served.client.request("GET", lane.discoveryPath);
     expectStatus(res, 200);
-    expect(res.json.api_versions).toEqual(["forms.takoform.com/v1alpha3"]);
+    expect(res.json.api_versions).toEqual([lane.hostApiVersion]);
+    // The other lane is not served by a one-lane host: its discovery path is no route here.
+    const other = LANES.find((l) => l.name !== family.lane)!;
+    expectError(await served.client.request("GET", other.discoveryPath), "invalid_argument");
     for (const f of [
       "service_forms",
       "exact_form_ref",

@@ -11,20 +11,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { laneNamed } from "../../src/core/lanes.ts";
 import { LocalHost } from "../../src/host/index.ts";
-import { BUNDLED, type Family } from "./family.ts";
+import { bundledFamily, type Family } from "./family.ts";
 import { GRANTS, HttpClient, serve, type Served } from "./harness.ts";
 import { Wire, readyOf } from "./wire.ts";
 
 const BETA = laneNamed("v1beta1");
 const ALPHA = laneNamed("v1alpha3");
-const BETA_FAMILY: Family = {
-  ...BUNDLED,
-  label: "bundled edge.takoform-cdk.dev/v1beta1",
-  options: { lanes: ["v1beta1"] },
-  api: BETA.apiRoot,
-  group: "edge.takoform-cdk.dev/v1beta1",
-};
-const ALPHA_FAMILY: Family = { ...BUNDLED, options: { lanes: ["v1alpha3"] } };
+const BETA_FAMILY: Family = { ...bundledFamily("v1beta1"), options: { lanes: ["v1beta1"] } };
+const ALPHA_FAMILY: Family = { ...bundledFamily("v1alpha3"), options: { lanes: ["v1alpha3"] } };
 
 function expectError(res: { status: number; json: any; text: string }, status: number, code: string): void {
   expect(res.status, res.text).toBe(status);

@@ -176,19 +176,43 @@ export class Wire {
   }
 
   /** Uploads and commits a WorkerBundle manifest for one JS module; returns its manifestDigest. */
-  async bundle(source = FULL_MODULE, client: HttpClient = this.client, name = "index.js"): Promise<string> {
+  bundle(source = FULL_MODULE, client: HttpClient = this.client, name = "index.js"): Promise<string> {
     const bytes = Buffer.from(source, "utf8");
-    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    const digest = sha256Of(bytes);
     const manifest = {
       apiVersion: "artifacts.takoform.com/v1alpha1",
       kind: "WorkerBundle",
       mainModule: name,
       modules: [{ name, mediaType: "application/javascript+module", size: bytes.byteLength, digest }],
     };
+    return this.commit(manifest, [bytes], client);
+  }
+
+  /**
+   * A files manifest (StaticAssetBundle or MigrationBundle) of `files` in the order given, uploaded
+   * and committed; returns its manifestDigest.
+   */
+  files(
+    kind: "StaticAssetBundle" | "MigrationBundle",
+    files: { path: string; mediaType: string; content: string | Uint8Array }[],
+    client: HttpClient = this.client,
+  ): Promise<string> {
+    return this.commit(
+      filesManifest(kind, files),
+      files.map((f) => Buffer.from(f.content)),
+      client,
+    );
+  }
+
+  /** Uploads `manifest` with the blobs it declares, and commits it; returns its manifestDigest. */
+  async commit(manifest: unknown, blobs: readonly Uint8Array[], client: HttpClient = this.client): Promise<string> {
     const start = await client.request("POST", `${this.family.api}/artifacts/uploads`, { body: { manifest }, headers: { "Idempotency-Key": key() } });
     if (start.status !== 201 && start.status !== 200) throw new Error(`upload start answered ${start.status}: ${start.text}`);
     const uploadId = start.json.uploadId as string;
-    if ((start.json.missingBlobs as string[]).includes(digest)) {
+    const missing = new Set(start.json.missingBlobs as string[]);
+    for (const bytes of blobs) {
+      const digest = sha256Of(bytes);
+      if (!missing.delete(digest)) continue;
       const put = await client.request("PUT", `${this.family.api}/artifacts/uploads/${uploadId}/blobs/${digest}`, {
         body: bytes,
         headers: { "Content-Type": "application/octet-stream" },
@@ -252,6 +276,25 @@ export class Wire {
     const deployment = await this.created(this.ref("WorkerDeployment"), names.deployment, this.deploymentSpec(names.worker, [names.version]), o);
     return { worker, bundle, version, deployment, names };
   }
+}
+
+export function sha256Of(bytes: string | Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** A StaticAssetBundle or MigrationBundle manifest listing `files` in the order given. */
+export function filesManifest(
+  kind: "StaticAssetBundle" | "MigrationBundle",
+  files: readonly { path: string; mediaType: string; content: string | Uint8Array }[],
+): Record<string, unknown> {
+  return {
+    apiVersion: "artifacts.takoform.com/v1alpha1",
+    kind,
+    files: files.map((f) => {
+      const bytes = Buffer.from(f.content);
+      return { path: f.path, mediaType: f.mediaType, size: bytes.byteLength, digest: sha256Of(bytes) };
+    }),
+  };
 }
 
 export function readyOf(resource: any): any {

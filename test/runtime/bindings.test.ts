@@ -1,8 +1,10 @@
 // Bindings are real: every behaviour fixture of the bundled edge.kv, edge.objects, edge.sql,
 // edge.queue (its producer operations) and worker.service Interfaces runs through a worker's env
 // binding against the runtime's storage — the fixtures are the Interfaces' own, read from
-// registry/packages. Beyond them: a KV value survives a host restart, a re-created namespace
-// starts empty, and a binding whose pinned target is gone fails backend_unavailable.
+// registry/packages, per Host API lane: a worker deployed on each lane runs its lane's fixtures
+// (the lanes' edge.sql value models and ceilings differ; test/runtime/data-plane-lanes.test.ts).
+// Beyond them: a KV value survives a host restart, a re-created namespace starts empty, and a
+// binding whose pinned target is gone fails backend_unavailable.
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +13,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { AtLeastOnceQueue, EdgeKVNamespace, ObjectBucket, SQLiteDatabase, WorkerApp } from "../../src/index.ts";
 import { endpointUrl, Project, startRuntimeHost, useRuntimeHost } from "./harness.ts";
+import { laneNamed, type LaneName } from "../../src/core/lanes.ts";
 
-const INTERFACES = fileURLToPath(new URL("../../registry/packages/lanes/v1alpha3/interfaces/v1alpha1", import.meta.url));
+const LANE_INTERFACES: Record<LaneName, string> = {
+  v1alpha3: fileURLToPath(new URL("../../registry/packages/lanes/v1alpha3/interfaces/v1alpha1", import.meta.url)),
+  v1beta1: fileURLToPath(new URL("../../registry/packages/lanes/v1beta1/interfaces/v1alpha1", import.meta.url)),
+};
 
 interface Step {
   operation: string;
@@ -21,8 +27,8 @@ interface Step {
   expectedError?: string;
 }
 
-function fixtures(name: string): { name: string; steps: Step[] }[] {
-  return (JSON.parse(readFileSync(join(INTERFACES, name, "definition.json"), "utf8")) as { fixtures: { name: string; steps: Step[] }[] }).fixtures;
+function laneFixtures(lane: LaneName, name: string): { name: string; steps: Step[] }[] {
+  return (JSON.parse(readFileSync(join(LANE_INTERFACES[lane], name, "definition.json"), "utf8")) as { fixtures: { name: string; steps: Step[] }[] }).fixtures;
 }
 
 /** A worker that runs one Interface operation through an env binding and reports the outcome. */
@@ -94,8 +100,10 @@ const CALLEE = `export default { async fetch(request) {
   return new Response("callee " + request.method + " " + (request.body ? await request.text() : ""));
 } };`;
 
-describe("bindings run the Interfaces' own fixtures", () => {
-  const ctx = useRuntimeHost();
+describe.each(["v1alpha3", "v1beta1"] as const)("bindings run the Interfaces' own fixtures — lane %s", (lane) => {
+  const ctx = useRuntimeHost({ lanes: [lane] });
+  const fixtures = (name: string) => laneFixtures(lane, name);
+  const kvKeyBytes = laneNamed(lane).dataPlane.kvMaxKeyBytes;
   const project = new Project();
   let url = "";
   afterAll(() => project.close());
@@ -179,20 +187,20 @@ describe("bindings run the Interfaces' own fixtures", () => {
     const db = `DB${fixtures("edge.sql").length}`;
     expect((await run("sql", db, "execute", { sql: "ATTACH DATABASE '/tmp/x.db' AS x" })).code).toBe("sql_error");
     expect((await run("sql", db, "query", { sql: "CREATE TABLE t (x)" })).code).toBe("sql_error");
-    expect((await run("sql", db, "execute", { sql: "SELECT ?1, ?", params: [{ type: "integer", value: "7" }] })).message).toContain(
-      "the statement takes 2 parameters, 1 were given",
-    );
+    const seven = lane === "v1alpha3" ? { type: "integer", value: "7" } : 7;
+    expect((await run("sql", db, "execute", { sql: "SELECT ?1, ?", params: [seven] })).message).toContain("the statement takes 2 parameters, 1 were given");
   });
 
-  it("edge.kv refuses a key over 512 bytes with invalid_key and pages a listing with a cursor", async () => {
+  it("edge.kv refuses a key over the lane's ceiling with invalid_key and pages a listing with a cursor", async () => {
     const kv = `KV${fixtures("edge.kv").length}`;
     // A failure rejects with an Error (of the module's own realm) named after the Interface's code.
-    expect(await run("kv", kv, "put", { key: "k".repeat(513), value: { encoding: "base64", data: "" } })).toMatchObject({
+    expect(await run("kv", kv, "put", { key: "k".repeat(kvKeyBytes + 1), value: { encoding: "base64", data: "" } })).toMatchObject({
       ok: false,
       code: "invalid_key",
       name: "invalid_key",
       isError: true,
     });
+    expect(await run("kv", kv, "put", { key: "k".repeat(kvKeyBytes), value: { encoding: "base64", data: "" } })).toMatchObject({ ok: true });
     for (const k of ["p/1", "p/2", "p/3"]) expect((await run("kv", kv, "put", { key: k, value: { encoding: "base64", data: "eA==" } })).ok).toBe(true);
     const first = await run("kv", kv, "list", { prefix: "p/", limit: 2 });
     expect(first.result).toMatchObject({ keys: [{ name: "p/1" }, { name: "p/2" }], listComplete: false });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { LocalHost } from "../../src/host/index.ts";
 import type { RuntimeOptions } from "../../src/host/runtime/runtime.ts";
+import type { LaneName } from "../../src/core/lanes.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, engineFor, Scratch, synthStack, type Engine } from "../scenario/harness.ts";
 
@@ -19,10 +20,21 @@ export interface RuntimeHost {
   close(): Promise<void>;
 }
 
-export async function startRuntimeHost(options: RuntimeOptions & { data?: string } = {}): Promise<RuntimeHost> {
+export interface RuntimeHostOptions extends RuntimeOptions {
+  data?: string;
+  /** The Host API lanes served (default: the data's, the preferred lane for new data). */
+  lanes?: readonly LaneName[];
+}
+
+export async function startRuntimeHost(options: RuntimeHostOptions = {}): Promise<RuntimeHost> {
   const logs: string[] = [];
-  const { data, ...runtime } = options;
-  const host = await LocalHost.open({ data: data ?? ":memory:", log: (line) => logs.push(line), runtime: { log: (line) => logs.push(line), ...runtime } });
+  const { data, lanes, ...runtime } = options;
+  const host = await LocalHost.open({
+    data: data ?? ":memory:",
+    ...(lanes === undefined ? {} : { lanes }),
+    log: (line) => logs.push(line),
+    runtime: { log: (line) => logs.push(line), ...runtime },
+  });
   const { url, port } = await host.listen("127.0.0.1", 0);
   const engine = await engineFor(url);
   return {
@@ -39,7 +51,7 @@ export async function startRuntimeHost(options: RuntimeOptions & { data?: string
 }
 
 /** A host with a runtime for every test of the enclosing describe. */
-export function useRuntimeHost(options: RuntimeOptions = {}): { readonly rt: RuntimeHost } {
+export function useRuntimeHost(options: RuntimeHostOptions = {}): { readonly rt: RuntimeHost } {
   let rt: RuntimeHost | undefined;
   beforeAll(async () => {
     rt = await startRuntimeHost(options);

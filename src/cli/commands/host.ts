@@ -11,6 +11,8 @@ import {
   DEV_TOKEN,
   LocalHost,
   parseTokenGrant,
+  SupportLimitError,
+  type SupportLimitOverrides,
   type RuntimeOptions,
   type ServedWorker,
   type TokenGrant,
@@ -45,6 +47,12 @@ Options:
   --token TOKEN=TENANT/PRINCIPAL
                             Accept a bearer token (repeatable). Without any, the development
                             token ${DEV_TOKEN.token} is accepted as tenant ${DEV_TOKEN.tenant}, principal ${DEV_TOKEN.principal}
+  --maximum-bundle-bytes N  Publish and enforce N as every artifact-backed Form's maximumBundleBytes
+                            (default: the lane's portable reference value, 10485760)
+  --maximum-bundle-files KIND=N
+                            Publish and enforce N as KIND's maximumBundleFiles (repeatable; KIND is
+                            WorkerBundle, StaticAssetBundle or SQLiteMigrationSet; default 4096 for
+                            WorkerBundle, 16384 for the others). See docs/host.md
   --no-runtime              Serve the Host API only: run no worker code
   --secret NAME=VALUE       A value for a requiredSensitiveVars name (repeatable); also the
                             environment variable TAKOFORM_SECRET_NAME
@@ -57,6 +65,22 @@ Options:
 Workers answer on the same port: http://<endpoint hostname>:PORT/ (any *.localhost name
 reaches loopback) or http://HOST:PORT/_worker/<hostname>/. See docs/runtime.md.`;
 
+/** --maximum-bundle-bytes and --maximum-bundle-files, as LocalHostOptions.supportLimits (checked again when the host opens). */
+function supportLimitFlags(bytes: string | undefined, files: readonly string[]): SupportLimitOverrides {
+  const count = (text: string, flag: string): number => {
+    if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new CliUsageError(`${flag} takes a positive integer, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  const out: { maximumBundleBytes?: number; maximumBundleFiles?: Record<string, number> } = {};
+  if (bytes !== undefined) out.maximumBundleBytes = count(bytes, "--maximum-bundle-bytes");
+  for (const entry of files) {
+    const eq = entry.indexOf("=");
+    if (eq < 1) throw new CliUsageError(`--maximum-bundle-files must be KIND=N, got ${JSON.stringify(entry)}`);
+    out.maximumBundleFiles = { ...(out.maximumBundleFiles ?? {}), [entry.slice(0, eq)]: count(entry.slice(eq + 1), "--maximum-bundle-files") };
+  }
+  return out;
+}
+
 export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:]+)):([0-9]{1,5})$/.exec(text);
   if (m === null) throw new CliUsageError(`--listen must be HOST:PORT, got ${JSON.stringify(text)}`);
@@ -67,7 +91,7 @@ export function parseListen(text: string): { host: string; port: number } {
 
 async function serve(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret", "--lane"],
+    values: ["--listen", "--data", "--forms", "--token", "--async", "--secret", "--lane", "--maximum-bundle-bytes", "--maximum-bundle-files"],
     switches: ["--no-bundled", "--conformance-probes", "--no-runtime", "--runtime-conformance", "--help"],
     aliases: { "-h": "--help" },
   });
@@ -97,6 +121,7 @@ async function serve(argv: string[]): Promise<number> {
     }
     if (!isDirectory) throw new CliUsageError(`--forms ${dir} is not a directory`);
   }
+  const supportLimits = supportLimitFlags(lastValue(args, "--maximum-bundle-bytes"), args.values.get("--maximum-bundle-files") ?? []);
   let announced: ServedWorker[] = [];
   let ready = false;
   const runtime: RuntimeOptions | undefined = args.switches.has("--no-runtime")
@@ -120,9 +145,11 @@ async function serve(argv: string[]): Promise<number> {
       tokens,
       async: asyncMode,
       conformanceProbes: args.switches.has("--conformance-probes"),
+      supportLimits,
       ...(runtime !== undefined ? { runtime } : {}),
     });
   } catch (error) {
+    if (error instanceof SupportLimitError) throw new CliUsageError(error.message);
     if (error instanceof DataDirLockedError)
       return io.fail("host", [hostStartDiagnostic(error, "Stop the process that holds the data directory, or serve another one with --data.")]);
     if (error instanceof CatalogConflictError)

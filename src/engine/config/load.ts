@@ -2,7 +2,6 @@
 // a StackConfig. Every problem becomes a diagnostic; the config is returned only when there is
 // no error, so nothing downstream can plan from a half-understood stack.
 
-import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../../core/index.ts";
 import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
@@ -10,7 +9,7 @@ import { readProvider } from "./blocks/provider.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
 import { configCode, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
-import { readStrictJson } from "./strict-read.ts";
+import { readInputBytes, readStrictJson } from "./strict-read.ts";
 import { referencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
 
@@ -51,30 +50,13 @@ const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
 const IGNORED_TERRAFORM = new Set(["backend", "required_providers", "required_version"]);
 
 export async function loadConfigFile(file: string): Promise<LoadResult> {
-  let bytes: Uint8Array;
-  try {
-    // Bytes, not text: decoding as "utf8" would turn invalid UTF-8 into U+FFFD silently.
-    bytes = await readFile(file);
-  } catch (error) {
-    // A file that is not there is its own problem, not a JSON one (issue 14); any other read
-    // failure (a directory, no permission) says what the system said.
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    return {
-      config: null,
-      diagnostics: [
-        {
-          severity: "error",
-          code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
-          summary: missing ? `The configuration file ${file} does not exist` : `Cannot read the configuration file ${file}`,
-          cause: (error as Error).message,
-          repair: missing
-            ? "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack."
-            : "Check that the path names a readable file.",
-        },
-      ],
-    };
-  }
-  return loadStackConfig(bytes, { file });
+  const read = await readInputBytes(file, {
+    noun: "configuration file",
+    missingRepair: "Check the path given with --config (relative paths are read from the project directory), or run `takoform synth` to write the stack.",
+    unreadableRepair: "Check that the path names a readable file.",
+  });
+  if (!read.ok) return { config: null, diagnostics: [read.diagnostic] };
+  return loadStackConfig(read.bytes, { file });
 }
 
 /**

@@ -7,6 +7,7 @@
 // Here each of those is a diagnostic naming the file, the line and column, the JSON pointer of
 // the value being read, and the repair.
 
+import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../../core/index.ts";
 import { type JsonValue, parseStrictJson, StrictJsonError, type StrictJsonReason } from "../../forms/index.ts";
 import { configCode, type ConfigCode } from "./diagnostics.ts";
@@ -96,4 +97,29 @@ export function strictJsonDiagnostic(error: StrictJsonError, what: string, repai
     ...(error.pointer !== "" ? { pointer: shownPointer(error.pointer) } : {}),
     repair: reason?.repair?.(error, maxDepth) ?? repair,
   };
+}
+
+export type InputBytes = { ok: true; bytes: Uint8Array } | { ok: false; diagnostic: Diagnostic };
+
+/**
+ * Reads a user's input file as bytes (decoding as "utf8" would turn invalid UTF-8 into U+FFFD
+ * silently). A file that is not there is its own problem, not a JSON one; any other failure (a
+ * directory, no permission) says what the system said.
+ */
+export async function readInputBytes(file: string, input: { noun: string; missingRepair: string; unreadableRepair?: string }): Promise<InputBytes> {
+  try {
+    return { ok: true, bytes: await readFile(file) };
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return {
+      ok: false,
+      diagnostic: {
+        severity: "error",
+        code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
+        summary: missing ? `The ${input.noun} ${file} does not exist` : `Cannot read the ${input.noun} ${file}`,
+        cause: (error as Error).message,
+        repair: missing ? input.missingRepair : (input.unreadableRepair ?? input.missingRepair),
+      },
+    };
+  }
 }

@@ -1,5 +1,6 @@
-// The artifact-transport rules for manifests (reference §2.13), checked when an upload starts
-// and again at commit. Every violation is artifact_invalid and says what was wrong.
+// The artifact-transport rules for manifests (reference §2.13; v1beta1 §7), checked when an
+// upload starts, again at commit, and when a Form names the manifest. Every violation is
+// artifact_invalid and says what was wrong.
 //
 //   - closed manifest: apiVersion, kind, mainModule, modules, files;
 //   - kind exclusivity: WorkerBundle carries mainModule + modules and no files; StaticAssetBundle
@@ -9,12 +10,18 @@
 //     loadable, never an auxiliary source map; a source map `<m>.map` must name a declared
 //     loadable module `<m>`;
 //   - no duplicate module names or file paths; one digest never declares two sizes;
-//   - sizes are integers within bounds, and a WorkerBundle's declared total stays within
-//     maximumBundleBytes.
+//   - sizes are integers within bounds; the entry count and the declared total stay within the
+//     lane's ceilings for the kind (policy.ts: maximumBundleFiles, maximumBundleBytes);
+//   - file media types: a StaticAssetBundle file takes any normalised `type/subtype` without
+//     parameters; a MigrationBundle file takes exactly the lane's migration media type when it
+//     names one (application/sql on v1beta1);
+//   - order is kept: the canonical text (RFC 8785) never reorders an array, so a MigrationBundle's
+//     files are its migration order and part of its digest (§13 item 7).
 
 import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES, isDigest, type WireArtifactManifest } from "../../core/index.ts";
 import { canonicalJson, digestBytes, type JsonValue } from "../../forms/index.ts";
 import { HostError } from "../errors.ts";
+import { SCHEMA_MAXIMUM_ENTRIES, type ArtifactPolicy, type KindCeiling, type ManifestKind } from "./policy.ts";
 
 const PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 const DOT_SEGMENT = /(^|\/)\.\.?($|\/)/;
@@ -66,7 +73,20 @@ function checkEntry(entry: JsonValue, at: string, nameKey: "name" | "path"): { n
   return { name, mediaType, size, digest };
 }
 
-export function validateManifest(value: JsonValue | undefined, maximumBundleBytes: number): ValidManifest {
+/** The manifest schema and nothing more: what an upload's blob route reads its declared blobs with. */
+export const SCHEMA_ONLY: Pick<ArtifactPolicy, "ceilings" | "migrationMediaType"> = {
+  ceilings: Object.fromEntries(Object.entries(SCHEMA_MAXIMUM_ENTRIES).map(([k, entries]) => [k, { entries, bytes: null }])) as Record<
+    ManifestKind,
+    KindCeiling
+  >,
+  migrationMediaType: null,
+};
+
+function withinBytes(total: number, ceiling: KindCeiling, kind: string): void {
+  if (ceiling.bytes !== null && total > ceiling.bytes) throw bad(`the ${kind} manifest declares ${total} bytes, above maximumBundleBytes ${ceiling.bytes}`);
+}
+
+export function validateManifest(value: JsonValue | undefined, policy: Pick<ArtifactPolicy, "ceilings" | "migrationMediaType">): ValidManifest {
   if (!isObject(value)) throw bad("the manifest must be a JSON object");
   for (const key of Object.keys(value)) {
     if (!["apiVersion", "kind", "mainModule", "modules", "files"].includes(key)) throw bad(`unknown manifest member /${key}`);
@@ -86,7 +106,9 @@ export function validateManifest(value: JsonValue | undefined, maximumBundleByte
     if (Object.hasOwn(value, "files")) throw bad("a WorkerBundle manifest carries modules, never files");
     if (!Object.hasOwn(value, "mainModule") || !Object.hasOwn(value, "modules")) throw bad("a WorkerBundle manifest requires mainModule and modules");
     const modules = value.modules;
-    if (!Array.isArray(modules) || modules.length < 1 || modules.length > 4096) throw bad("/modules must list 1..4096 modules");
+    const ceiling = policy.ceilings.WorkerBundle;
+    if (!Array.isArray(modules) || modules.length < 1) throw bad("/modules must list at least one module");
+    if (modules.length > ceiling.entries) throw bad(`/modules lists ${modules.length} modules, above maximumBundleFiles ${ceiling.entries}`);
     const byName = new Map<string, string>();
     let total = 0;
     modules.forEach((m, i) => {
@@ -111,19 +133,28 @@ export function validateManifest(value: JsonValue | undefined, maximumBundleByte
         throw bad(`source map ${JSON.stringify(name)} must be named <module>.map after a declared loadable module`);
       }
     }
-    if (total > maximumBundleBytes) throw bad(`the bundle declares ${total} bytes, above maximumBundleBytes ${maximumBundleBytes}`);
+    withinBytes(total, ceiling, kind);
   } else {
     if (Object.hasOwn(value, "mainModule") || Object.hasOwn(value, "modules")) throw bad(`a ${kind} manifest carries files, never mainModule or modules`);
     const files = value.files;
-    if (!Array.isArray(files) || files.length < 1 || files.length > 16384) throw bad("/files must list 1..16384 files");
+    const ceiling = policy.ceilings[kind];
+    if (!Array.isArray(files) || files.length < 1) throw bad("/files must list at least one file");
+    if (files.length > ceiling.entries) throw bad(`/files lists ${files.length} files, above maximumBundleFiles ${ceiling.entries}`);
+    const only = kind === "MigrationBundle" ? policy.migrationMediaType : null;
     const seen = new Set<string>();
+    let total = 0;
     files.forEach((f, i) => {
       const entry = checkEntry(f, `/files/${i}`, "path");
-      if (entry.mediaType.length > 255 || !FILE_MEDIA_TYPE.test(entry.mediaType)) throw bad(`/files/${i}/mediaType is not a media type`);
+      if (entry.mediaType.length > 255 || !FILE_MEDIA_TYPE.test(entry.mediaType)) {
+        throw bad(`/files/${i}/mediaType ${JSON.stringify(entry.mediaType.slice(0, 80))} is not one lowercase type/subtype without parameters`);
+      }
+      if (only !== null && entry.mediaType !== only) throw bad(`/files/${i}/mediaType of a ${kind} file must be ${only}, not ${entry.mediaType}`);
       if (seen.has(entry.name)) throw bad(`/files/${i}/path ${JSON.stringify(entry.name)} is declared twice`);
       seen.add(entry.name);
       declare(entry.digest, entry.size, `/files/${i}`);
+      total += entry.size;
     });
+    withinBytes(total, ceiling, kind);
   }
   const canonical = canonicalJson(value);
   return { manifest: value as unknown as WireArtifactManifest, canonical, digest: digestBytes(canonical), blobs };

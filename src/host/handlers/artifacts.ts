@@ -6,7 +6,7 @@
 
 import { isDigest } from "../../core/index.ts";
 import { digestBytes } from "../../forms/index.ts";
-import { validateManifest } from "../artifacts/manifest.ts";
+import { SCHEMA_ONLY, validateManifest } from "../artifacts/manifest.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, expectClosed, expectObject, requireEmptyBody } from "../envelope.ts";
 import { HostError, invalidArgument } from "../errors.ts";
@@ -37,7 +37,7 @@ export function handleUploadStart(ctx: HostContext, rc: RequestContext): HostRes
   return ctx.store.transaction(() => {
     const replayed = lookupReplay(ctx, scope);
     if (replayed !== undefined) return replayed;
-    const valid = validateManifest(body.manifest, ctx.settings.maximumBundleBytes);
+    const valid = validateManifest(body.manifest, ctx.artifacts);
     const missingBlobs = [...valid.blobs.keys()].filter((d) => !ctx.store.artifacts.holdsBlob(rc.caller.tenant, d));
     const uploadId = newUploadId();
     ctx.store.artifacts.putUpload({
@@ -61,7 +61,7 @@ export function handleBlobUpload(ctx: HostContext, rc: RequestContext): HostResp
   return ctx.store.transaction(() => {
     const session = ownedUpload(ctx, rc, uploadId);
     if (session.state !== "open") throw new HostError("artifact_missing", `upload ${uploadId} was already committed; start a new upload`);
-    const { blobs } = validateManifest(JSON.parse(session.manifest), Number.MAX_SAFE_INTEGER);
+    const { blobs } = validateManifest(JSON.parse(session.manifest), SCHEMA_ONLY);
     const declared = isDigest(digest) ? blobs.get(digest) : undefined;
     if (declared === undefined) throw new HostError("artifact_invalid", `blob ${digest.slice(0, 80)} is not declared by this upload's manifest`);
     if (rc.body.byteLength !== declared) {
@@ -85,7 +85,7 @@ export function handleCommit(ctx: HostContext, rc: RequestContext): HostResponse
     if (replayed !== undefined) return replayed;
     const session = ownedUpload(ctx, rc, uploadId);
     // Every manifest rule is re-verified at commit, then every declared blob against its bytes.
-    const valid = validateManifest(JSON.parse(session.manifest), ctx.settings.maximumBundleBytes);
+    const valid = validateManifest(JSON.parse(session.manifest), ctx.artifacts);
     for (const [digest, size] of valid.blobs) {
       if (!ctx.store.artifacts.holdsBlob(rc.caller.tenant, digest)) {
         throw new HostError("artifact_missing", `blob ${digest} has not been uploaded; upload it, then commit again`);

@@ -28,8 +28,8 @@ export class RulesRegistry {
       },
       forms: () => bound().forms(),
       interface: (ref) => bound().interface(ref),
-      get maximumBundleBytes(): number {
-        return bound().maximumBundleBytes;
+      get artifacts() {
+        return bound().artifacts;
       },
     };
   }
@@ -86,6 +86,8 @@ function compose(list: readonly FormRules[]): FormRules {
   if (write.length > 0) out.validateWrite = (spec, form) => write.flatMap((r) => r.validateWrite!(spec, form));
   const check = list.filter((r) => r.checkMutation !== undefined);
   if (check.length > 0) out.checkMutation = (ctx) => check.forEach((r) => r.checkMutation!(ctx));
+  const effects = list.filter((r) => r.applyEffects !== undefined);
+  if (effects.length > 0) out.applyEffects = (ctx) => effects.forEach((r) => r.applyEffects!(ctx));
   const del = list.filter((r) => r.checkDelete !== undefined);
   if (del.length > 0) out.checkDelete = (ctx) => del.forEach((r) => r.checkDelete!(ctx));
   const ready = list.filter((r) => r.renderReady !== undefined);

@@ -10,6 +10,11 @@
 //                     (reference §2.6, §2.7 step 6, §11 Q20)
 //   checkMutation     semantic/aggregate rules over resolved relation targets and the store,
 //                     before any mutation on apply and import, and again when a 202 commits
+//   applyEffects      the one hook that changes something outside the host's store: at the
+//                     commit of an apply (sync, or when an accepted 202 commits), after every
+//                     check passed and before the resource is written. It may still refuse
+//                     (HostError), and then nothing of the resource is stored; what it changed
+//                     outside the store is its own to keep consistent (the migration ledger)
 //   checkDelete       before a delete removes a resource (and again at a 202 commit)
 //   renderReady       the Ready rendering when no relation has drifted (a derived rendering)
 //   renderDependents  other resources whose rendering reads this one (re-rendered after it moves)
@@ -19,7 +24,8 @@
 // `specLookups` is data, not a hook: the spec members the rules look resources up by, which the
 // host indexes when it opens.
 //
-// Hooks throw HostError to refuse; they never write to the store.
+// Hooks throw HostError to refuse; they never write to the store (applyEffects writes only
+// outside it).
 
 import type { BindingRef, ConditionReason, ConditionStatus, FormRef, InterfaceRef, Lane, WireSupportProfile } from "../../core/index.ts";
 import type {
@@ -33,6 +39,9 @@ import type {
   Role,
 } from "../../forms/index.ts";
 import type { RelationPin, StoredResource } from "../store/index.ts";
+import type { ArtifactPolicy } from "../artifacts/policy.ts";
+import type { LedgerEntry } from "../sqlite/ledger.ts";
+import type { SqliteDatabases } from "../sqlite/databases.ts";
 
 /** Read-only access to the caller tenant's resources and artifacts. */
 export interface RuleView {
@@ -51,6 +60,8 @@ export interface RuleView {
   blob(digest: string): Uint8Array | undefined;
   /** Uids that accepted-but-uncommitted deletes of this tenant are removing. */
   pendingDeletes(): ReadonlySet<string>;
+  /** The migration ledger of a SQLiteDatabase incarnation of this tenant (empty when it has none). */
+  migrationLedger(databaseUid: string): readonly LedgerEntry[];
   /**
    * Resources of one exact group and kind, in EVERY space of the tenant, whose top-level spec
    * member `member` is the string `value` (for claims that span a tenant's spaces). An index
@@ -67,8 +78,8 @@ export interface RuleHost {
   forms(): readonly CatalogForm[];
   /** The Interface installed at exactly this identity. */
   interface(ref: InterfaceRef): CatalogInterface | undefined;
-  /** Ceiling on a WorkerBundle's declared total size. */
-  readonly maximumBundleBytes: number;
+  /** The lane's artifact ceilings and media policy (what support profiles publish and the host enforces). */
+  readonly artifacts: ArtifactPolicy;
 }
 
 export interface ResolvedTarget {
@@ -91,6 +102,19 @@ export interface MutationContext {
   /** The incarnation being updated, when it exists under the same exact ref. */
   existing: StoredResource | undefined;
   targets: readonly ResolvedTarget[];
+}
+
+export interface EffectContext {
+  view: RuleView;
+  action: "apply" | "import";
+  form: CatalogForm;
+  space: string;
+  name: string;
+  spec: JsonObject;
+  existing: StoredResource | undefined;
+  targets: readonly ResolvedTarget[];
+  /** The SQLite databases behind SQLiteDatabase resources. */
+  databases: SqliteDatabases;
 }
 
 export interface DeleteContext {
@@ -139,6 +163,7 @@ export interface FormRules {
   validateSpec?(spec: JsonObject, form: CatalogForm): SpecProblem[];
   validateWrite?(spec: JsonObject, form: CatalogForm): SpecProblem[];
   checkMutation?(ctx: MutationContext): void;
+  applyEffects?(ctx: EffectContext): void;
   checkDelete?(ctx: DeleteContext): void;
   renderReady?(ctx: RenderContext): ReadyRendering | undefined;
   renderDependents?(ctx: RenderContext): string[];

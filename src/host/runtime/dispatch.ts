@@ -3,6 +3,12 @@
 // worker.service call from another worker, so a service binding really dispatches to the OTHER
 // worker's isolate, with both bodies streamed through the host. This class is also what every
 // isolate asks for its bindings (IsolateServices).
+//
+// An HTTP request to a worker's address (`serve`) also meets the static assets of the version
+// the weights picked, when it has `assets` (assets.ts; reference v1beta1 §8.7): with
+// runWorkerFirst false the asset lookup runs first and fetch only when it misses; with true fetch
+// runs first and the lookup only when fetch answered 404 — an asset hit then wins, a miss keeps
+// the worker's 404. A worker.service call reaches the callee's fetch alone (`fetch`).
 
 import { RUNTIME_ERROR_HEADER, RUNTIME_HOST_ANSWERS } from "../../core/index.ts";
 import { callBinding, type BindingStores } from "./bindings/index.ts";
@@ -13,11 +19,13 @@ import type { IsolatePool } from "./pool.ts";
 import type { Topology, VersionNode } from "./topology.ts";
 import type { QueueBatchWire } from "./wire.ts";
 import { WeightedRoundRobin } from "./weights.ts";
+import { assetMiss, type AssetServer } from "./assets.ts";
 
 export interface DispatchHost {
   topology(): Topology;
   readonly pool: IsolatePool;
   readonly stores: BindingStores;
+  readonly assets: AssetServer;
   log(source: string, level: string, text: string): void;
 }
 
@@ -43,7 +51,8 @@ export class Dispatcher implements IsolateServices {
 
   constructor(private readonly host: DispatchHost) {}
 
-  private async isolateFor(workerUid: string, handler: string): Promise<{ isolate: Isolate; version: VersionNode }> {
+  /** The version one invocation runs: the active deployment's weighted pick. */
+  private pick(workerUid: string): { top: Topology; version: VersionNode; workerName: string } {
     const top = this.host.topology();
     const worker = top.workers.get(workerUid);
     const deployment = top.deployments.get(workerUid);
@@ -57,10 +66,63 @@ export class Dispatcher implements IsolateServices {
     const version = uid === undefined ? undefined : top.versions.get(uid);
     if (version === undefined)
       throw new RuntimeFailure("backend_unavailable", `the deployment ${deployment.name} of worker ${worker.name} weights no existing version`);
+    return { top, version, workerName: worker.name };
+  }
+
+  private async isolateOf(picked: { top: Topology; version: VersionNode; workerName: string }, handler: string): Promise<Isolate> {
+    const { top, version, workerName } = picked;
     if (!version.handlers.includes(handler)) {
-      throw new RuntimeFailure("handler_not_declared", `version ${version.name} of worker ${worker.name} does not declare ${handler}`);
+      throw new RuntimeFailure("handler_not_declared", `version ${version.name} of worker ${workerName} does not declare ${handler}`);
     }
-    return { isolate: await this.host.pool.get(top, version), version };
+    return this.host.pool.get(top, version);
+  }
+
+  private async isolateFor(workerUid: string, handler: string): Promise<{ isolate: Isolate; version: VersionNode }> {
+    const picked = this.pick(workerUid);
+    return { isolate: await this.isolateOf(picked, handler), version: picked.version };
+  }
+
+  /** An HTTP request to one of the worker's addresses: static assets and fetch, in the version's order. */
+  async serve(workerUid: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead> {
+    let picked: ReturnType<Dispatcher["pick"]>;
+    try {
+      picked = this.pick(workerUid);
+    } catch (error) {
+      body?.cancel().catch(() => undefined);
+      throw error;
+    }
+    const assets = picked.version.assets;
+    const bundle = assets === null ? undefined : picked.top.assetBundles.get(assets.bundleUid);
+    const withFetch = async (): Promise<ResponseHead> => {
+      let isolate: Isolate;
+      try {
+        isolate = await this.isolateOf(picked, "fetch");
+      } catch (error) {
+        body?.cancel().catch(() => undefined);
+        throw error;
+      }
+      return isolate.fetch(head, body);
+    };
+    if (assets === null || bundle === undefined) return withFetch();
+    const eligible = head.method === "GET" || head.method === "HEAD";
+    const lookup = () => (eligible ? this.host.assets.lookup(bundle, assets.spa, head) : ({ kind: "miss" } as const));
+    const declaresFetch = picked.version.handlers.includes("fetch");
+    if (assets.runWorkerFirst && declaresFetch) {
+      const response = await withFetch();
+      if (response.status !== 404) return response;
+      const found = lookup();
+      if (found.kind !== "hit") return response;
+      await response.body?.cancel().catch(() => undefined);
+      return found.response;
+    }
+    const found = lookup();
+    if (found.kind === "hit") {
+      body?.cancel().catch(() => undefined);
+      return found.response;
+    }
+    if (declaresFetch) return withFetch();
+    body?.cancel().catch(() => undefined);
+    throw assetMiss(found.kind === "invalid");
   }
 
   /** Runs fetch on the worker; a failure to produce a response is a RuntimeFailure. */

@@ -100,7 +100,7 @@ export async function serveWorker(
   const body = hasBody ? limited(Readable.toWeb(req) as ReadableStream<Uint8Array>, maxRequestBytes) : null;
   let response: ResponseHead;
   try {
-    response = await dispatcher.fetch(workerUid, { method, url, headers: requestHeaders(req.rawHeaders) }, body);
+    response = await dispatcher.serve(workerUid, { method, url, headers: requestHeaders(req.rawHeaders) }, body);
   } catch (error) {
     if (!(error instanceof RuntimeFailure)) throw error;
     response = hostAnswer(error);

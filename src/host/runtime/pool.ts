@@ -110,7 +110,13 @@ export class IsolatePool {
       mainModule: manifest.mainModule,
       modules,
       declaredHandlers: version.handlers,
-      env: { varsJson: version.varsJson, secrets, bindings: version.bindings.map((b) => ({ name: b.name, kind: b.kind })) },
+      env: {
+        varsJson: version.varsJson,
+        secrets,
+        bindings: version.bindings.map((b) =>
+          b.kind === "sql" ? { name: b.name, kind: b.kind, sqlValues: version.dataPlane.sqlValues } : { name: b.name, kind: b.kind },
+        ),
+      },
       evaluateTimeoutMs: this.limits.cpuMs,
       maxWaitUntilTasks: this.limits.maxWaitUntilTasks,
     };

@@ -7,7 +7,6 @@
 // A development runtime, not a security boundary: see docs/runtime.md.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
 import type { Caller } from "../auth.ts";
 import type { Store } from "../store/index.ts";
 import { KvStore } from "./bindings/kv-store.ts";
@@ -17,6 +16,7 @@ import { SqlStore } from "./bindings/sql-store.ts";
 import type { BindingStores } from "./bindings/index.ts";
 import { answerControl, type ControlHost } from "./controls.ts";
 import { Dispatcher, hostAnswer } from "./dispatch.ts";
+import { AssetServer } from "./assets.ts";
 import { serveWorker, writeResponse } from "./http.ts";
 import { DEFAULT_LIMITS, RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { IsolatePool } from "./pool.ts";
@@ -86,7 +86,6 @@ export class WorkerRuntime {
 
   constructor(
     private readonly store: Store,
-    dataDir: string | null,
     private readonly authenticate: (header: string | undefined) => Caller,
     private readonly options: RuntimeOptions = {},
   ) {
@@ -94,7 +93,7 @@ export class WorkerRuntime {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     createRuntimeTables(store.db);
-    this.sql = new SqlStore(dataDir === null ? null : join(dataDir, "runtime", "sql"));
+    this.sql = new SqlStore(store.databases);
     const queueStore = new QueueStore(store.db, this.now);
     queueStore.releaseLeases();
     this.stores = {
@@ -113,6 +112,7 @@ export class WorkerRuntime {
         return runtime.pool;
       },
       stores: this.stores,
+      assets: new AssetServer(store),
       log: (source, level, text) => this.log(`[${source}] ${level === "info" ? "" : `${level}: `}${text}`),
     });
     this.pool = new IsolatePool(store, this.limits, new Map(Object.entries(options.secrets ?? {})), this.dispatcher);
@@ -318,6 +318,5 @@ export class WorkerRuntime {
     this.scheduler.close();
     this.queues.close();
     await this.pool.close();
-    this.sql.close();
   }
 }

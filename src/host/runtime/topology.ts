@@ -12,6 +12,7 @@
 
 import type { Db } from "../store/db.ts";
 import { EDGE_GROUPS } from "../rules/outputs.ts";
+import { laneOfGroup, ORIGINAL_LANE, type Lane } from "../../core/index.ts";
 import type { BindingKind } from "./wire.ts";
 
 export interface WorkerNode {
@@ -45,6 +46,10 @@ export interface VersionNode {
   bindings: BindingNode[];
   /** Binding list entries this runtime cannot project (refused at deploy; see rules.ts). */
   unsupported: string[];
+  /** The data plane of the version's lane (its Form's group): edge.sql's value model, key and message ceilings. */
+  dataPlane: Lane["dataPlane"];
+  /** `assets` of the version, when it serves static assets: the pinned bundle and the serving order. */
+  assets: { bundleUid: string; runWorkerFirst: boolean; spa: boolean } | null;
 }
 
 export interface DeploymentNode {
@@ -99,6 +104,7 @@ export interface ConsumerNode {
 export const TOPOLOGY_KINDS: ReadonlySet<string> = new Set([
   "ModuleWorker",
   "WorkerBundle",
+  "StaticAssetBundle",
   "WorkerVersion",
   "WorkerDeployment",
   "WorkerEndpoint",
@@ -125,6 +131,7 @@ export function bindingDefinitionName(binding: string): string {
 interface ResourceRow {
   uid: string;
   tenant: string;
+  api_version: string;
   space: string;
   kind: string;
   name: string;
@@ -148,6 +155,8 @@ export class Topology {
   /** By worker uid: its one active deployment. */
   readonly deployments = new Map<string, DeploymentNode>();
   readonly bundles = new Map<string, { uid: string; tenant: string; manifestDigest: string }>();
+  /** StaticAssetBundles by uid (a version's `assets` pins one). */
+  readonly assetBundles = new Map<string, { uid: string; tenant: string; manifestDigest: string }>();
   /** By hostname; more than one entry only when several tenants claim one custom domain. */
   readonly addresses = new Map<string, AddressNode[]>();
   readonly crons: CronNode[] = [];
@@ -184,7 +193,7 @@ export class TopologyReader {
     const groups = EDGE_GROUPS.map(() => "?").join(", ");
     const kinds = [...TOPOLOGY_KINDS].map(() => "?").join(", ");
     this.resourcesStmt = db
-      .prepare(`SELECT uid, tenant, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups}) AND kind IN (${kinds})`)
+      .prepare(`SELECT uid, tenant, api_version, space, kind, name, spec, outputs FROM resources WHERE api_version IN (${groups}) AND kind IN (${kinds})`)
       .bind(...EDGE_GROUPS, ...TOPOLOGY_KINDS);
     this.pinsStmt = db
       .prepare(
@@ -213,6 +222,9 @@ export class TopologyReader {
           break;
         case "WorkerBundle":
           if (typeof spec.manifestDigest === "string") top.bundles.set(row.uid, { uid: row.uid, tenant: row.tenant, manifestDigest: spec.manifestDigest });
+          break;
+        case "StaticAssetBundle":
+          if (typeof spec.manifestDigest === "string") top.assetBundles.set(row.uid, { uid: row.uid, tenant: row.tenant, manifestDigest: spec.manifestDigest });
           break;
         case "WorkerVersion":
           top.versions.set(row.uid, versionNode(row, spec, pins.get(row.uid) ?? []));
@@ -309,6 +321,8 @@ function versionNode(row: ResourceRow, spec: Record<string, unknown>, pins: read
     bindings.push({ name, kind, binding: pin.binding, targetUid: pin.target_uid, targetKind: pin.target_kind, targetName: pin.target_name });
   }
   const vars = spec.vars !== null && typeof spec.vars === "object" && !Array.isArray(spec.vars) ? spec.vars : {};
+  const assets = spec.assets !== null && typeof spec.assets === "object" && !Array.isArray(spec.assets) ? (spec.assets as Record<string, unknown>) : undefined;
+  const assetsBundle = pins.find((p) => p.relation === "/assets/bundle")?.target_uid;
   return {
     uid: row.uid,
     tenant: row.tenant,
@@ -321,5 +335,10 @@ function versionNode(row: ResourceRow, spec: Record<string, unknown>, pins: read
     sensitiveVars: Array.isArray(spec.requiredSensitiveVars) ? spec.requiredSensitiveVars.filter((v): v is string => typeof v === "string") : [],
     bindings,
     unsupported,
+    dataPlane: (laneOfGroup(row.api_version) ?? ORIGINAL_LANE).dataPlane,
+    assets:
+      assets === undefined || assetsBundle === undefined
+        ? null
+        : { bundleUid: assetsBundle, runWorkerFirst: assets.runWorkerFirst === true, spa: assets.notFoundHandling === "single_page_application" },
   };
 }

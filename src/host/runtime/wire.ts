@@ -39,7 +39,8 @@ export interface EnvInit {
   varsJson: string;
   /** requiredSensitiveVars with the values this runtime was given. */
   secrets: [string, string][];
-  bindings: { name: string; kind: BindingKind }[];
+  /** `sqlValues`: the edge.sql value model of the version's lane (sql bindings only). */
+  bindings: { name: string; kind: BindingKind; sqlValues?: "tagged" | "safe-number" }[];
 }
 
 export interface IsolateInit {

@@ -1,4 +1,8 @@
-// The host's storage: one SQLite database, its typed tables, and one transaction per mutation.
+// The host's storage: one SQLite database, its typed tables, and one transaction per mutation;
+// beside it, the SQLite databases behind SQLiteDatabase resources (src/host/sqlite/).
+
+import { join } from "node:path";
+import { SqliteDatabases } from "../sqlite/databases.ts";
 
 import { openDatabase, type Db } from "./db.ts";
 import { ResourceStore } from "./resources.ts";
@@ -26,6 +30,8 @@ export class Store {
   readonly operations: OperationStore;
   readonly artifacts: ArtifactStore;
   readonly laneMoves: LaneMoveStore;
+  /** One SQLite database per SQLiteDatabase incarnation (`runtime/sql/<uid>.db`, or in memory). */
+  readonly databases: SqliteDatabases;
   readonly secret: Buffer;
   /** The lanes recorded for this data (see OpenedDb.lanes). */
   readonly lanes: readonly string[];
@@ -46,6 +52,7 @@ export class Store {
     this.operations = new OperationStore(this.db);
     this.artifacts = new ArtifactStore(this.db);
     this.laneMoves = new LaneMoveStore(this.db);
+    this.databases = new SqliteDatabases(data === ":memory:" ? null : join(data, "runtime", "sql"));
     this.runner = this.db.transaction((fn: () => unknown) => fn());
   }
 
@@ -58,6 +65,7 @@ export class Store {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.databases.close();
     this.db.close();
     this.unlock();
   }

@@ -3,10 +3,9 @@
 // strictly as the stack (strict-read.ts): a name given twice is refused, not last-wins. HCL
 // `.tfvars` files are not read; the diagnostic says so.
 
-import { readFile } from "node:fs/promises";
 import type { Diagnostic, KnownValue } from "../../../core/index.ts";
 import { configCode, isPlainObject } from "../diagnostics.ts";
-import { readStrictJson } from "../strict-read.ts";
+import { readInputBytes, readStrictJson } from "../strict-read.ts";
 
 export interface VarFile {
   /** The path as given, for messages and `sources`. */
@@ -19,22 +18,9 @@ export type VarFileRead = { ok: true; varFile: VarFile } | { ok: false; diagnost
 const REPAIR = 'Write the file as one JSON object of variable values, e.g. {"region": "eu-1", "replicas": 2} (Terraform\'s .tfvars.json shape).';
 
 export async function readVarFile(file: string): Promise<VarFileRead> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    return {
-      ok: false,
-      diagnostic: {
-        severity: "error",
-        code: missing ? configCode("file-not-found") : configCode("file-unreadable"),
-        summary: missing ? `The var file ${file} does not exist` : `Cannot read the var file ${file}`,
-        cause: (error as Error).message,
-        repair: "Check the path given with --var-file.",
-      },
-    };
-  }
+  const input = await readInputBytes(file, { noun: "var file", missingRepair: "Check the path given with --var-file." });
+  if (!input.ok) return { ok: false, diagnostic: input.diagnostic };
+  const bytes = input.bytes;
   const hcl = /\.tfvars$/.test(file) ? " HCL .tfvars files are not read; convert it to JSON (.tfvars.json)." : "";
   const read = readStrictJson(bytes, { what: `The var file ${file}`, repair: `${REPAIR}${hcl}` });
   if (!read.ok)

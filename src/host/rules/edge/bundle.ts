@@ -1,20 +1,30 @@
-// WorkerBundle at apply, import and commit: the manifest is resolved in the CALLER's tenant (a
-// digest is not a capability: one only another tenant holds is missing here), it must still be
-// canonical to its digest, decode, and be a WorkerBundle manifest (mainModule + modules). The
-// upload-time manifest rules belong to the artifact protocol and ran when it was committed.
+// The artifact-backed revisions — WorkerBundle, StaticAssetBundle, SQLiteMigrationSet — at apply,
+// import and commit (reference v1beta1 §7.1): the Form's whole desired state is one manifest
+// digest, resolved in the CALLER's tenant before any mutation (a digest is not a capability: one
+// only another tenant holds is missing here). The stored manifest must still be canonical to its
+// digest, be of the kind the Form requires (protocol.ts ARTIFACT_MANIFEST_KIND: a
+// SQLiteMigrationSet needs a MigrationBundle), and pass the lane's manifest rules again — its
+// ceilings and media policy may be stricter than those of the lane that accepted the upload.
+//
+// Support profiles of these Forms publish the lane's ceilings: maximumBundleBytes, and
+// maximumBundleFiles on a lane that has it (§7.4).
 
 import { HostError } from "../../errors.ts";
 import { canonicalJson, digestBytes, type JsonValue } from "../../../forms/index.ts";
-import type { WireSupportProfile } from "../../../core/index.ts";
-import type { FormRules, MutationContext, RuleHost } from "../types.ts";
+import { ARTIFACT_MANIFEST_KIND, type WireArtifactManifest, type WireSupportProfile } from "../../../core/index.ts";
+import { validateManifest } from "../../artifacts/manifest.ts";
+import type { ArtifactPolicy } from "../../artifacts/policy.ts";
+import type { FormRules, MutationContext, RuleHost, RuleView } from "../types.ts";
 
-function checkManifest(ctx: MutationContext): void {
-  const digest = ctx.spec.manifestDigest;
-  if (typeof digest !== "string") return;
-  const label = `WorkerBundle "${ctx.name}"`;
-  const text = ctx.view.manifest(digest);
+/**
+ * The committed manifest `digest` names, as a resource of `formKind` needs it; refuses with the
+ * portable code otherwise. `subject` names the resource for the message.
+ */
+export function requireManifest(view: RuleView, policy: ArtifactPolicy, digest: string, formKind: string, subject: string): WireArtifactManifest {
+  const wanted = ARTIFACT_MANIFEST_KIND[formKind] ?? "WorkerBundle";
+  const text = view.manifest(digest);
   if (text === undefined) {
-    throw new HostError("artifact_missing", `${label}: manifest ${digest} is not committed in this tenant; upload and commit it, then apply`, {
+    throw new HostError("artifact_missing", `${subject}: manifest ${digest} is not committed in this tenant; upload and commit it, then apply`, {
       hostCode: "manifest_missing",
     });
   }
@@ -22,30 +32,45 @@ function checkManifest(ctx: MutationContext): void {
   try {
     manifest = JSON.parse(text) as JsonValue;
   } catch {
-    throw new HostError("artifact_invalid", `${label}: the stored manifest ${digest} does not decode as JSON`, { hostCode: "manifest_undecodable" });
+    throw new HostError("artifact_invalid", `${subject}: the stored manifest ${digest} does not decode as JSON`, { hostCode: "manifest_undecodable" });
   }
   if (digestBytes(canonicalJson(manifest)) !== digest) {
-    throw new HostError("artifact_invalid", `${label}: the stored manifest is not canonical to its digest ${digest}`, { hostCode: "manifest_digest_mismatch" });
+    throw new HostError("artifact_invalid", `${subject}: the stored manifest is not canonical to its digest ${digest}`, {
+      hostCode: "manifest_digest_mismatch",
+    });
   }
-  if (manifest === null || typeof manifest !== "object" || Array.isArray(manifest) || manifest.kind !== "WorkerBundle") {
-    const kind = manifest !== null && typeof manifest === "object" && !Array.isArray(manifest) ? String(manifest.kind) : typeof manifest;
-    throw new HostError("artifact_invalid", `${label}: manifest ${digest} is a ${kind} manifest; a WorkerBundle needs a WorkerBundle manifest`, {
+  const kind = manifest !== null && typeof manifest === "object" && !Array.isArray(manifest) ? String(manifest.kind) : typeof manifest;
+  if (kind !== wanted) {
+    throw new HostError("artifact_invalid", `${subject}: manifest ${digest} is a ${kind} manifest; a ${formKind} needs a ${wanted} manifest`, {
       hostCode: "manifest_wrong_kind",
     });
   }
-  if (typeof manifest.mainModule !== "string" || !Array.isArray(manifest.modules)) {
-    throw new HostError("artifact_invalid", `${label}: manifest ${digest} carries no mainModule and modules`, { hostCode: "manifest_undecodable" });
+  try {
+    return validateManifest(manifest, policy).manifest;
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    throw new HostError("artifact_invalid", `${subject}: manifest ${digest} breaks this lane's manifest rules: ${error.message}`, {
+      hostCode: "manifest_invalid",
+    });
   }
 }
 
-/** Publishes the bundle size ceiling the artifact protocol enforces. */
-export function withLimit(host: RuleHost, profile: WireSupportProfile): WireSupportProfile {
-  return { ...profile, limits: { ...(profile.limits ?? {}), maximumBundleBytes: host.maximumBundleBytes } };
+function checkManifest(host: RuleHost, ctx: MutationContext): void {
+  const digest = ctx.spec.manifestDigest;
+  if (typeof digest !== "string") return;
+  requireManifest(ctx.view, host.artifacts, digest, ctx.form.ref.kind, `${ctx.form.ref.kind} "${ctx.name}"`);
 }
 
-export function workerBundleRules(host: RuleHost): FormRules {
+/** Publishes the lane's artifact ceilings for a Form (WorkerVersion publishes the byte ceiling too). */
+export function withLimit(host: RuleHost, profile: WireSupportProfile): WireSupportProfile {
+  const kind = profile.formRef?.kind ?? "";
+  return { ...profile, limits: { ...(profile.limits ?? {}), ...host.artifacts.profileLimits(kind) } };
+}
+
+/** Rules of one artifact-backed Form kind (every kind of ARTIFACT_MANIFEST_KIND). */
+export function artifactBackedRules(host: RuleHost): FormRules {
   return {
-    checkMutation: checkManifest,
+    checkMutation: (ctx) => checkManifest(host, ctx),
     supportProfile: (profile) => withLimit(host, profile),
   };
 }

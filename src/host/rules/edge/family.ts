@@ -17,6 +17,10 @@ export const KIND = {
   cron: "WorkerCronTrigger",
   queue: "AtLeastOnceQueue",
   consumer: "QueueConsumer",
+  assets: "StaticAssetBundle",
+  database: "SQLiteDatabase",
+  migrationSet: "SQLiteMigrationSet",
+  migrationApplication: "SQLiteMigrationApplication",
 } as const;
 
 /** Derived relation pointers (with `*` for array elements) the rules read. */
@@ -27,6 +31,9 @@ export const RELATION = {
   serviceBindings: "/serviceBindings/*/resource",
   queue: "/queue",
   deadLetterQueue: "/deadLetterQueue",
+  assetsBundle: "/assets/bundle",
+  database: "/database",
+  migrationSet: "/migrationSet",
 } as const;
 
 export type Handler = string;

@@ -7,6 +7,8 @@
 //   checkMutation  every declared handler is exported by the bundle's main module
 //                                                                           invalid_argument
 //                  every service binding targets a worker that serves fetch  unsupported_capability
+//                  assets: the bundle's manifest resolves; SPA needs index.html (assets.ts)
+//                                                        artifact_missing / artifact_invalid / invalid_argument
 //   renderDependents  the workers of the deployments weighting it
 //   supportProfile    handlers = the contract's vocabulary; limits.maximumBundleBytes
 
@@ -22,6 +24,7 @@ import { environmentProblems } from "./environment.ts";
 import { moduleExports, type ModuleExports } from "./module-exports.ts";
 import { runtimeContract } from "./runtime-contract.ts";
 import { withLimit } from "./bundle.ts";
+import { checkAssets } from "./assets.ts";
 
 const JS_MODULE = "application/javascript+module";
 
@@ -123,6 +126,7 @@ export function workerVersionRules(host: RuleHost): FormRules {
     checkMutation: (ctx) => {
       checkExports(ctx);
       checkServiceBindings(ctx);
+      checkAssets(host, ctx);
     },
     renderDependents: ({ view, resource }: RenderContext) => workersWeighting(view, resource.uid),
     supportProfile: (profile) => versionProfile(host, profile),

@@ -9,6 +9,7 @@ import type { KvStore } from "./kv-store.ts";
 import { OBJECT_LIMITS, type ObjectStore } from "./object-store.ts";
 import type { QueueStore } from "./queue-store.ts";
 import type { SqlStore } from "./sql-store.ts";
+import { checkLaneLimits } from "./lane-limits.ts";
 
 export interface BindingStores {
   kv: KvStore;
@@ -49,6 +50,12 @@ export async function callBinding(
     );
   }
   const uid = binding.targetUid;
+  try {
+    checkLaneLimits(version.dataPlane, binding.kind, op, args);
+  } catch (error) {
+    body?.cancel().catch(() => undefined);
+    throw error;
+  }
   const unknown = (): never => {
     throw new BindingError("backend_unavailable", `binding ${name} has no operation ${op}`);
   };
@@ -86,9 +93,9 @@ export async function callBinding(
       return unknown();
     }
     case "sql":
-      if (op === "execute") return { value: stores.sql.execute(uid, args[0], args[1]) };
-      if (op === "query") return { value: stores.sql.query(uid, args[0], args[1]) };
-      if (op === "transaction") return { value: stores.sql.transaction(uid, args[0]) };
+      if (op === "execute") return { value: stores.sql.execute(uid, version.dataPlane.sqlValues, args[0], args[1]) };
+      if (op === "query") return { value: stores.sql.query(uid, version.dataPlane.sqlValues, args[0], args[1]) };
+      if (op === "transaction") return { value: stores.sql.transaction(uid, version.dataPlane.sqlValues, args[0]) };
       return unknown();
     case "objects":
       return objects(stores.objects, uid, op, args, body, unknown);

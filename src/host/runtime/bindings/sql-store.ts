@@ -1,8 +1,12 @@
-// edge.sql@1.0.0: one SQLite database per SQLiteDatabase incarnation, in a file of its own under
-// the data directory (`runtime/sql/<uid>.db`; in memory for a `:memory:` host), never a table of
-// the host's database — module code runs arbitrary SQL here. Every parameter and result cell
-// names its storage class as the Interface does ({type: null|integer|real|text|blob}), which is
-// how a 64-bit integer (a decimal string) and a blob (base64) survive unchanged.
+// edge.sql@1.0.0: one SQLite database per SQLiteDatabase incarnation (src/host/sqlite/databases.ts:
+// a file of its own under the data directory, `runtime/sql/<uid>.db`; in memory for a `:memory:`
+// host), never a table of the host's database — module code runs arbitrary SQL here. Which value
+// model a call uses is the worker's lane's (src/core/lanes.ts dataPlane.sqlValues): `safe-number`
+// is sql-safe.ts; `tagged`, the first lane's, is this file.
+//
+// Tagged: every parameter and result cell names its storage class as the Interface does
+// ({type: null|integer|real|text|blob}), which is how a 64-bit integer (a decimal string) and a
+// blob (base64) survive unchanged.
 //
 // `execute` runs one statement; `query` one that only reads (anything else is sql_error);
 // `transaction` runs its statements all-or-nothing. SQLITE_BUSY is `busy`, every other failure
@@ -10,11 +14,14 @@
 // database. Limits: 100 parameters, 10000 rows and 256 columns per statement, 100000 bytes of
 // SQL, 100 statements per transaction.
 
-import Database from "better-sqlite3";
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import type { Db } from "../../store/db.ts";
+import type { Lane } from "../../../core/index.ts";
+import type { SqliteDatabases } from "../../sqlite/databases.ts";
 import { BindingError } from "./errors.ts";
+import { safeExecute, safeQuery, safeTransaction } from "./sql-safe.ts";
+import { numberParameters } from "./sql-params.ts";
+
+export type SqlValueModel = Lane["dataPlane"]["sqlValues"];
 
 export const SQL_LIMITS = {
   maxBoundParameters: 100,
@@ -71,54 +78,6 @@ function cellOf(value: unknown): Cell {
 const REFUSED = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:ATTACH|DETACH)\b|^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*VACUUM\b[\s\S]*\bINTO\b/i;
 const INSERTS = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:INSERT|REPLACE)\b/i;
 
-/**
- * SQLite numbers parameters `?` (the next index) and `?NNN`; better-sqlite3 binds only `?` and
- * named ones. Both are rewritten to `@pN` outside literals, identifiers and comments, so a
- * params list binds by SQLite's own numbering. Returns the text and the highest index used.
- */
-export function numberParameters(sql: string): { sql: string; count: number } {
-  let out = "";
-  let max = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    const quote = c === "'" ? "'" : c === '"' ? '"' : c === "`" ? "`" : c === "[" ? "]" : null;
-    if (quote !== null) {
-      const end = sql.indexOf(quote, i + 1);
-      const stop = end < 0 ? sql.length : end + 1;
-      out += sql.slice(i, stop);
-      i = stop;
-      continue;
-    }
-    if (c === "-" && sql[i + 1] === "-") {
-      const end = sql.indexOf("\n", i);
-      const stop = end < 0 ? sql.length : end;
-      out += sql.slice(i, stop);
-      i = stop;
-      continue;
-    }
-    if (c === "/" && sql[i + 1] === "*") {
-      const end = sql.indexOf("*/", i + 2);
-      const stop = end < 0 ? sql.length : end + 2;
-      out += sql.slice(i, stop);
-      i = stop;
-      continue;
-    }
-    if (c === "?") {
-      let j = i + 1;
-      while (j < sql.length && sql[j]! >= "0" && sql[j]! <= "9") j++;
-      const index = j > i + 1 ? Number(sql.slice(i + 1, j)) : max + 1;
-      max = Math.max(max, index);
-      out += `@p${index}`;
-      i = j;
-      continue;
-    }
-    out += c;
-    i++;
-  }
-  return { sql: out, count: max };
-}
-
 function failure(error: unknown): BindingError {
   if (error instanceof BindingError) return error;
   const code = (error as { code?: unknown }).code;
@@ -127,24 +86,11 @@ function failure(error: unknown): BindingError {
 }
 
 export class SqlStore {
-  private readonly open = new Map<string, Db>();
-
-  /** `dir`: where database files live, or null to keep every database in memory. */
-  constructor(private readonly dir: string | null) {}
+  /** The databases are the host store's (the control plane applies migrations to the same ones). */
+  constructor(private readonly databases: SqliteDatabases) {}
 
   private database(uid: string): Db {
-    let db = this.open.get(uid);
-    if (db === undefined) {
-      if (this.dir === null) db = new Database(":memory:");
-      else {
-        mkdirSync(this.dir, { recursive: true });
-        db = new Database(join(this.dir, `${uid}.db`));
-        db.pragma("journal_mode = WAL");
-      }
-      db.defaultSafeIntegers(true);
-      this.open.set(uid, db);
-    }
-    return db;
+    return this.databases.connection(uid);
   }
 
   private statement(db: Db, input: unknown, at: string, readOnly: boolean): StatementResult {
@@ -190,15 +136,22 @@ export class SqlStore {
     }
   }
 
-  execute(uid: string, sql: unknown, params: unknown): StatementResult {
+  execute(uid: string, model: SqlValueModel, sql: unknown, params: unknown): unknown {
+    if (model === "safe-number") return safeExecute(this.database(uid), sql, params);
     return this.statement(this.database(uid), { sql, params }, "execute", false);
   }
 
-  query(uid: string, sql: unknown, params: unknown): StatementResult {
+  query(uid: string, model: SqlValueModel, sql: unknown, params: unknown): unknown {
+    if (model === "safe-number") return safeQuery(this.database(uid), sql, params);
     return this.statement(this.database(uid), { sql, params }, "query", true);
   }
 
-  transaction(uid: string, statements: unknown): { results: StatementResult[] } {
+  transaction(uid: string, model: SqlValueModel, statements: unknown): unknown {
+    if (model === "safe-number") return safeTransaction(this.database(uid), statements);
+    return this.taggedTransaction(uid, statements);
+  }
+
+  private taggedTransaction(uid: string, statements: unknown): { results: StatementResult[] } {
     if (!Array.isArray(statements) || statements.length === 0 || statements.length > SQL_LIMITS.maxStatementsPerTransaction) {
       throw new BindingError("sql_error", `a transaction runs 1..${SQL_LIMITS.maxStatementsPerTransaction} statements`);
     }
@@ -212,13 +165,6 @@ export class SqlStore {
 
   /** Removes a deleted database incarnation's data. */
   drop(uid: string): void {
-    this.open.get(uid)?.close();
-    this.open.delete(uid);
-    if (this.dir !== null) for (const suffix of ["", "-wal", "-shm"]) rmSync(join(this.dir, `${uid}.db${suffix}`), { force: true });
-  }
-
-  close(): void {
-    for (const db of this.open.values()) db.close();
-    this.open.clear();
+    this.databases.drop(uid);
   }
 }

@@ -153,22 +153,45 @@ function queueBinding(name: string, link: HostLink, realm: Realm): Record<string
   });
 }
 
-/** module-worker.sqlite: parameters and result cells are edge.sql's tagged values. */
-function sqlBinding(name: string, link: HostLink, realm: Realm): Record<string, Method> {
+/**
+ * module-worker.sqlite: parameters and result cells are the lane's edge.sql values — tagged
+ * objects on the first lane; on the safe-number lane null, numbers, strings and base64 objects,
+ * sent as they are (a bigint or a non-finite number reaches the host, which refuses it with the
+ * Interface's code, instead of being turned into something else on the way).
+ */
+function sqlBinding(name: string, link: HostLink, realm: Realm, model: "tagged" | "safe-number"): Record<string, Method> {
+  const convert = model === "safe-number" ? (a: unknown) => sqlData(realm, a, 0) : (a: unknown) => plain(realm, a);
   const run =
     (op: string) =>
     async (...args: unknown[]) =>
-      realmJson(
-        realm,
-        (
-          await link.call(
-            name,
-            op,
-            args.map((a) => plain(realm, a)),
-          )
-        ).value,
-      );
+      realmJson(realm, (await link.call(name, op, args.map(convert))).value);
   return objectOf(realm, { execute: run("execute"), query: run("query"), transaction: run("transaction") });
+}
+
+function sqlError(realm: Realm, message: string): Error {
+  const error = new realm.Error(message) as Error & { code: string };
+  error.name = "sql_error";
+  error.code = "sql_error";
+  return error;
+}
+
+/** A copy of an edge.sql argument as plain data (primitives, arrays, plain objects); anything else is sql_error. */
+function sqlData(realm: Realm, value: unknown, depth: number): unknown {
+  if (depth > 8) throw sqlError(realm, "edge.sql arguments nest at most 8 levels");
+  if (value === undefined || value === null) return null;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean" || type === "bigint") return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => (v === undefined ? undefined : sqlData(realm, v, depth + 1)));
+  if (type === "object") {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto === null || proto === realm.Object.prototype || proto === Object.prototype) {
+      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, sqlData(realm, v, depth + 1)]));
+    }
+  }
+  throw sqlError(
+    realm,
+    `an edge.sql argument is plain data (null, a number, a string, an array or an object), not ${type === "object" ? "an instance" : `a ${type}`}`,
+  );
 }
 
 /** Arguments cross to the host as JSON data: anything else is refused here, not half-copied. */
@@ -248,7 +271,7 @@ export function buildEnv(init: EnvInit, link: HostLink, realm: Realm): Record<st
         env[binding.name] = queueBinding(binding.name, link, realm);
         break;
       case "sql":
-        env[binding.name] = sqlBinding(binding.name, link, realm);
+        env[binding.name] = sqlBinding(binding.name, link, realm, binding.sqlValues ?? "tagged");
         break;
       case "objects":
         env[binding.name] = objectsBinding(binding.name, link, realm);
