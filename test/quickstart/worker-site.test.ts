@@ -10,12 +10,16 @@
 //   0002_….sql added        2 added, 0 changed, 2 destroyed: a new migration set and application,
 //                           the old two deleted; the deployment only waits for it
 //   plan                    empty (--detailed-exitcode 0)
+//   dev                     serves it: the worker's API writes to the migrated table (its count
+//                           shows 0002's seed row, so each migration ran once); every other path
+//                           is the worker's 404 answered by the assets — index.html for `/` and,
+//                           SPA mode, for a path the bundle lacks; app.css as changed
 //   destroy                 9 destroyed
 //
 // The example is copied to a scratch project; its node_modules links to this package's.
 
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,10 +56,39 @@ function names(): Record<string, string> {
   return Object.fromEntries(state.resources.map((r) => [r.type, String(r.attributes["name"])]));
 }
 
-afterAll(() => rmSync(project, { recursive: true, force: true }));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  rmSync(project, { recursive: true, force: true });
+});
+
+/** Starts `takoform dev` on the project; resolves with the worker's path-form address. */
+async function startDev(): Promise<{ child: ChildProcess; path: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, "dev", "-C", project, "--listen", "127.0.0.1:0"], {
+    env: { ...process.env, ...bare },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = /^worker default\/site:\n {2}http:\/\/\S+\n {2}(http:\/\/\S+)\n/m.exec(out);
+    if (m !== null) return { child, path: m[1]!, exited };
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`dev printed no worker address:\n${out}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function get(url: string): Promise<string> {
+  const response = await fetch(url);
+  return `${response.status} ${await response.text()}`;
+}
 
 describe("examples/worker-site", () => {
-  it("deploys a worker with its assets and its schema in one apply; a change of either is new revisions beside the old; the plan after is empty", () => {
+  it("deploys a worker with its assets and its schema in one apply; a change of either is new revisions beside the old; the plan after is empty; dev serves its API and its site", async () => {
     cpSync(join(ROOT, "examples", "worker-site"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "worker-site", private: true, type: "module" }));
     linkNodeModules();
@@ -79,7 +112,7 @@ describe("examples/worker-site", () => {
     expect(two["takoform_static_asset_bundle"]!.slice(-12)).toBe(one["takoform_static_asset_bundle"]!.slice(-12));
     expect(two["takoform_sqlite_migration_set"]).toBe(one["takoform_sqlite_migration_set"]);
 
-    writeFileSync(join(project, "migrations", "0002_visit_path.sql"), "ALTER TABLE visits ADD COLUMN path TEXT;\n");
+    writeFileSync(join(project, "migrations", "0002_seed.sql"), "INSERT INTO visits (at) VALUES ('seed');\n");
     const schema = takoform("apply", "--auto-approve");
     expect(schema.status, schema.out).toBe(0);
     expect(schema.out).toContain("Apply complete! Resources: 2 added, 0 changed, 2 destroyed.");
@@ -90,6 +123,19 @@ describe("examples/worker-site", () => {
 
     const plan = takoform("plan", "--detailed-exitcode");
     expect(plan.status, plan.out).toBe(0);
+
+    const dev = await startDev();
+    try {
+      const index = readFileSync(join(project, "public", "index.html"), "utf8");
+      expect(await get(`${dev.path}api/visits`)).toBe("200 visits: 2\n");
+      expect(await get(`${dev.path}api/visits`)).toBe("200 visits: 3\n");
+      expect(await get(dev.path)).toBe(`200 ${index}`);
+      expect(await get(`${dev.path}app.css`)).toBe("200 body { font-family: serif; }\n");
+      expect(await get(`${dev.path}some/client/route`)).toBe(`200 ${index}`);
+    } finally {
+      dev.child.kill("SIGTERM");
+    }
+    expect(await dev.exited).toBe(0);
 
     const destroy = takoform("destroy", "--auto-approve");
     expect(destroy.status, destroy.out).toBe(0);
