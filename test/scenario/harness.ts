@@ -13,7 +13,7 @@ import { App, TerraformStack } from "cdktf";
 import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
-import type { FormRef } from "../../src/core/protocol.ts";
+import type { FormRef, LaneName } from "../../src/core/index.ts";
 import { loadConfigFile } from "../../src/engine/config/load.ts";
 import type { StackConfig } from "../../src/engine/config/types.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
@@ -95,8 +95,12 @@ export interface Engine {
   close(): void;
 }
 
-export async function engineFor(url: string): Promise<Engine> {
-  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, lane: SCENARIO_LANE.name });
+/**
+ * An engine whose client speaks `lane`, or negotiates with the host when it is left out (a host
+ * serving one lane — startHost's, or a runtime host of a lane a test picks — then decides).
+ */
+export async function engineFor(url: string, lane?: LaneName): Promise<Engine> {
+  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, ...(lane !== undefined ? { lane } : {}) });
   const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   return {
     client,
@@ -120,7 +124,7 @@ export function useEngine(options: TestHostOptions = {}): EngineContext {
   let engine: Engine | undefined;
   beforeAll(async () => {
     host = await startHost(options);
-    engine = await engineFor(host.url);
+    engine = await engineFor(host.url, SCENARIO_LANE.name);
   });
   afterAll(async () => {
     engine?.close();
