@@ -13,11 +13,14 @@ import {
   type EngineEvent,
   PlanFileError,
   type PlanMode,
+  planSummary,
+  LiveCounter,
   ProgressPrinter,
   readPlanFile,
   renderPlan,
   runApply,
   runClosingLines,
+  runTimingLine,
   type RunKind,
   runToJson,
   type SavedPlan,
@@ -69,7 +72,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const { store, connection, host } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);
 
-  const display = new RunDisplay(io);
+  const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
   const approval = new Approval(kind, io, interrupts, options.input);
   try {
@@ -94,6 +97,8 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       stopped: () => interrupts.count > 0,
       ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
     });
+    // The live counter is erased before the outcome is printed below it.
+    display.close();
     return report(kind, run, io, display, approval);
   } finally {
     interrupts.close();
@@ -158,27 +163,49 @@ async function loadSavedPlan(file: string | undefined): Promise<SavedPlan | Plan
   }
 }
 
-/** What the engine reports as it runs, shown to a person (nothing with --json: the document says it all). */
+/**
+ * What the engine reports as it runs, shown to a person (nothing with --json: the document says
+ * it all). On a terminal a live counter stays on the last line while the steps run
+ * (engine/render/live.ts); off a terminal each event is one line and nothing else.
+ */
 class RunDisplay {
   private readonly printer: ProgressPrinter | null;
+  private readonly live: LiveCounter | null;
   /** The notes shown as they came (not again at the end). */
   readonly noted = new Set<Diagnostic>();
 
-  constructor(private readonly io: Console) {
-    this.printer = io.json ? null : new ProgressPrinter((line) => io.out(line), io.color);
+  constructor(
+    private readonly io: Console,
+    /** The saved plan being applied: it was shown when it was made, so only its summary is. */
+    private readonly planFile: string | undefined,
+  ) {
+    this.live = !io.json && io.terminal ? new LiveCounter((text) => process.stdout.write(text), io.color) : null;
+    const live = this.live;
+    this.printer = io.json ? null : new ProgressPrinter(live !== null ? (line) => live.line(line) : (line) => io.out(line), io.color);
   }
 
   show(event: EngineEvent): void {
     if (this.io.json) return;
-    if (event.kind === "plan") this.io.out(renderPlan(event.plan, { color: this.io.color }));
-    else if (event.kind === "note") {
+    if (event.kind === "plan") {
+      this.live?.setTotal(event.plan.steps.length);
+      if (this.planFile !== undefined) {
+        const [first, ...rest] = planSummary(event.plan);
+        this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
+      } else this.io.out(renderPlan(event.plan, { color: this.io.color }));
+    } else if (event.kind === "note") {
+      this.live?.clear();
       this.io.diagnostics([event.diagnostic]);
+      this.live?.draw();
       this.noted.add(event.diagnostic);
-    } else this.printer?.sink(event);
+    } else {
+      this.live?.count(event);
+      this.printer?.sink(event);
+    }
   }
 
   close(): void {
     this.printer?.close();
+    this.live?.close();
   }
 }
 
@@ -284,6 +311,8 @@ function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay
     return 1;
   }
   for (const line of runClosingLines(kind, run)) io.out(line);
+  const timings = runTimingLine(run);
+  if (timings !== null && run.status === "applied") io.out(`\n${timings}`);
   return run.ok ? 0 : 1;
 }
 

@@ -24,13 +24,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HostClient, inProcessTransport } from "../client/index.ts";
-import { DiagnosticError, type LaneName, laneNamesText } from "../core/index.ts";
+import { HostClient, inProcessTransport, type NegotiatedLane } from "../client/index.ts";
+import { DiagnosticError, type LaneName } from "../core/index.ts";
 import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
 import type { HostBinding } from "../state/index.ts";
 import type { LocalHost } from "../host/index.ts";
-import { HostProvider, type Provider, providerCode } from "../provider/index.ts";
+import { HostProvider, type Provider, providerCode, unreachableDiagnostic } from "../provider/index.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
 import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, RegistryError } from "../registry/index.ts";
 
@@ -45,6 +45,12 @@ export interface Connection {
   describe: string;
   /** Notices worth printing (a project registry shadowing bundled types). */
   notices: string[];
+  /**
+   * Connects (discovery only, no resource is read) and returns the negotiated lane. A host that
+   * cannot be used — refused, unresolvable, TLS, 401, 403, not a discovery document — is a
+   * ConnectError carrying the one diagnostic for that cause.
+   */
+  reach(): Promise<NegotiatedLane>;
   /**
    * Who the host is (docs/state.md §4): connects (discovery only, no resource is read) and
    * returns the binding a state of this lineage records for it. A host that cannot be reached
@@ -203,6 +209,16 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     if (settings.endpoint !== null) return settings.endpoint;
     return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
   };
+  // A host that cannot be used at all is ONE diagnostic, classified by its cause (refused, DNS,
+  // TLS, 401, 403, not a discovery document), never one per resource (docs/cli.md).
+  const reach = async (): Promise<NegotiatedLane> => {
+    try {
+      return (await connectOnce()).lane;
+    } catch (error) {
+      if (error instanceof ConnectError) throw error;
+      throw new ConnectError(unreachableDiagnostic(error, { endpoint: describeHost(), ...(settings.lane !== null ? { pinnedLane: settings.lane } : {}) }));
+    }
+  };
   return {
     provider,
     settings,
@@ -210,21 +226,9 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       return describeHost();
     },
     notices,
+    reach,
     async identity(lineage: string): Promise<HostBinding> {
-      let lane;
-      try {
-        lane = (await connectOnce()).lane;
-      } catch (error) {
-        throw new ConnectError({
-          severity: "error",
-          code: providerCode("lane-unavailable"),
-          summary: "Takoform Host API lane unavailable",
-          detail: `The command could not reach a Takoform host speaking the Host API (${settings.lane !== null ? `lane ${settings.lane}, as pinned` : `lane ${laneNamesText()}`}) at ${describeHost()}, so it cannot tell which host it runs against and reads or writes nothing.`,
-          cause: error instanceof Error ? error.message : String(error),
-          repair:
-            "Point the provider endpoint (or TAKOFORM_ENDPOINT) at a host that serves the Host API, check the token and the provider's lane pin, and run again.",
-        });
-      }
+      const lane = await reach();
       const origin = settings.endpoint !== null ? lane.origin.origin : EMBEDDED_ORIGIN;
       return hostBindingOf(
         {

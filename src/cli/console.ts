@@ -1,14 +1,17 @@
 // Where a command's output goes: results on stdout, diagnostics on stderr through the one human
 // renderer — or, with --json, one JSON document on stdout and nothing else.
 
-import { diagnosticsToJson, renderDiagnostic, type Diagnostic } from "../core/index.ts";
+import { diagnosticsToJson, renderDiagnostics, type Diagnostic } from "../core/index.ts";
 import type { ParsedArgs } from "./command.ts";
 
 export class Console {
   readonly color: boolean;
   readonly json: boolean;
+  /** stdout is a terminal that can redraw a line (a live progress counter may be shown). */
+  readonly terminal: boolean;
   constructor(args: ParsedArgs) {
     this.json = args.switches.has("--json");
+    this.terminal = process.stdout.isTTY === true && process.env["TERM"] !== "dumb";
     this.color = !this.json && !args.switches.has("--no-color") && process.stdout.isTTY === true && !process.env["NO_COLOR"];
   }
   out(text: string): void {
@@ -17,9 +20,12 @@ export class Console {
   err(text: string): void {
     process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
   }
-  /** Diagnostics for people: errors and warnings on stderr, through the one renderer. */
+  /**
+   * Diagnostics for people: errors and warnings on stderr, through the one renderer; the same
+   * finding on many resources is printed once, with a count and the first addresses.
+   */
   diagnostics(list: readonly Diagnostic[]): void {
-    for (const d of list) this.err(`${renderDiagnostic(d, { color: process.stderr.isTTY === true && this.color })}\n`);
+    for (const text of renderDiagnostics(list, { color: process.stderr.isTTY === true && this.color })) this.err(`${text}\n`);
   }
   emitJson(value: unknown): void {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

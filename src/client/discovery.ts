@@ -137,13 +137,20 @@ export function isLoopbackHost(hostname: string): boolean {
  * fragment; plain http only for a loopback host.
  */
 export function parseEndpoint(endpoint: string): HostOrigin {
-  const { parts, origin } = parseOrigin(endpoint, "endpoint", ["http", "https"]);
+  let parsed;
+  try {
+    parsed = parseOrigin(endpoint, "endpoint", ["http", "https"]);
+  } catch (err) {
+    throw err instanceof DiscoveryError ? new DiscoveryError(err.message, { reason: "endpoint" }) : err;
+  }
+  const { parts, origin } = parsed;
   if (parts.path !== "" && parts.path !== "/") {
-    throw new DiscoveryError(`takoform: endpoint ${JSON.stringify(endpoint)} must be an origin; its path must be empty or "/"`);
+    throw new DiscoveryError(`takoform: endpoint ${JSON.stringify(endpoint)} must be an origin; its path must be empty or "/"`, { reason: "endpoint" });
   }
   if (origin.scheme === "http" && !isLoopbackHost(origin.hostname)) {
     throw new DiscoveryError(
       `takoform: endpoint ${JSON.stringify(endpoint)} uses plain http for a non-loopback host; use https (http is allowed only for localhost, 127.0.0.0/8 and ::1)`,
+      { reason: "endpoint" },
     );
   }
   return origin;

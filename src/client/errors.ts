@@ -101,11 +101,20 @@ export class AcceptedError extends TakoformClientError {
   }
 }
 
+/**
+ * Why discovery failed: the configured endpoint is not a usable origin, the host's discovery
+ * document broke a rule, the host offers no lane this client speaks, or the discovery request
+ * itself failed (its `cause` says how: a transport failure, a refused credential, …).
+ */
+export type DiscoveryFailure = "endpoint" | "document" | "not-offered" | "request";
+
 /** The configured endpoint or the host's discovery document is not a usable Host API lane. */
 export class DiscoveryError extends TakoformClientError {
   override name = "DiscoveryError";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly reason: DiscoveryFailure;
+  constructor(message: string, options?: { cause?: unknown; reason?: DiscoveryFailure }) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.reason = options?.reason ?? "document";
   }
 }
 

@@ -61,9 +61,9 @@ export async function negotiateLane(probe: HostConnection, origin: HostOrigin, o
         continue;
       }
       const message = err instanceof Error ? err.message.replace(/^takoform: /, "") : String(err);
-      throw new DiscoveryError(`takoform: ${lane.name} discovery at ${origin.origin} failed: ${message}`, { cause: err });
+      throw new DiscoveryError(`takoform: ${lane.name} discovery at ${origin.origin} failed: ${message}`, { cause: err, reason: "request" });
     }
   }
   const what = options.pinned !== undefined ? `the pinned lane ${refused.join("")}` : `any lane this client speaks: ${refused.join(", ")}`;
-  throw new DiscoveryError(`takoform: the host at ${origin.origin} does not serve ${what}`);
+  throw new DiscoveryError(`takoform: the host at ${origin.origin} does not serve ${what}`, { reason: "not-offered" });
 }

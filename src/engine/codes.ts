@@ -25,6 +25,8 @@ const engineCodes = defineCodes("engine", [
   "import-already-managed",
   "import-failed",
   "target-unknown",
+  "targeting-in-effect",
+  "applied-changes-incomplete",
   "replace-unmatched",
   "move-source-missing",
   "move-target-exists",

@@ -38,6 +38,7 @@ export { planHasChanges } from "./plan-data.ts";
 export { applyPlan } from "./apply/execute.ts";
 export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
 export { progressLine, ProgressPrinter } from "./render/progress.ts";
+export { LiveCounter } from "./render/live.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
 export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
@@ -58,10 +59,10 @@ export {
   type EngineSetup,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
-export { renderPlan, summarize } from "./render/human.ts";
+export { planSummary, renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
 export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";
-export { runToJson, runClosingLines } from "./render/run.ts";
+export { runToJson, runClosingLines, runTimingLine } from "./render/run.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.
 export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, laneOfBinding, recordedLane } from "./host-binding.ts";

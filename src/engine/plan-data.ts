@@ -45,6 +45,14 @@ export interface ResourceChange {
   importingId?: string;
   /** This resource starts as a placeholder of a dependency cycle (RFC 0011). */
   placeholder?: boolean;
+  /**
+   * What a person is shown of this change (plan/shown.ts; the human plan only, never the JSON):
+   * the attribute names its configuration sets, and those of its attributes the configuration
+   * reads elsewhere (a reference from another resource or an output). Absent on drift and on a
+   * plan saved before they existed, which then show every attribute.
+   */
+  configuredAttributes?: string[];
+  readAttributes?: string[];
 }
 
 /** What one apply step does. `create`/`update`/`delete` are the ordinary provider calls. */

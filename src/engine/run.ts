@@ -21,6 +21,7 @@ import type { ApplyHooks } from "./apply/types.ts";
 import { importObject } from "./imports.ts";
 import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+import { appliedChangesIncomplete } from "./plan/targets.ts";
 import { runCounts, type RunCounts } from "./summary.ts";
 import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
@@ -69,6 +70,17 @@ export interface ApplyRun {
   recovered: number;
   /** What the apply wrote: resources added, changed, destroyed, imported (steps that wrote only). */
   counts: RunCounts;
+  /**
+   * How long each phase took, in milliseconds: reading the host (refresh), the rest of the plan,
+   * and the apply. A phase that did not run is absent (a saved plan is not refreshed or planned).
+   */
+  timings: RunTimings;
+}
+
+export interface RunTimings {
+  refreshMs?: number;
+  planMs?: number;
+  applyMs?: number;
 }
 
 export interface ApplyRunOptions {
@@ -90,7 +102,7 @@ export interface ApplyRunOptions {
   stopped?: () => boolean;
 }
 
-type Unfinished = Omit<ApplyRun, "ok" | "counts">;
+type Unfinished = Omit<ApplyRun, "ok" | "counts" | "timings"> & { timings?: RunTimings };
 
 /**
  * Lock → check the saved plan → check the host → finish interrupted writes and plan (or take the
@@ -105,7 +117,7 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
     (session) => applyLocked(setup, store, options, session),
   );
   const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
-  return { ...run, ok, counts: runCounts(run.result) };
+  return { ...run, ok, counts: runCounts(run.result), timings: run.timings ?? {} };
 }
 
 async function applyLocked(setup: EngineSetup, store: StateStore, options: ApplyRunOptions, session: LockSession): Promise<Unfinished> {
@@ -132,6 +144,7 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
   }
   let plan: Plan;
   let recovered = 0;
+  const timings: RunTimings = {};
   let snapshot: StateSnapshot | undefined;
   if (options.saved !== undefined) {
     plan = options.saved.plan;
@@ -147,13 +160,16 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     if (dropped.length > 0) snapshot = await readSnapshot(store);
     const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? DEFAULT_PARALLELISM, ...options.plan } });
     plan = outcome.plan;
+    timings.refreshMs = outcome.timings.refreshMs;
+    timings.planMs = outcome.timings.planMs;
     diagnostics.push(...plan.diagnostics);
     events?.({ kind: "plan", plan });
-    if (!outcome.ok) return { status: "plan-failed", plan, diagnostics, recovered };
+    if (!outcome.ok) return { status: "plan-failed", plan, diagnostics, recovered, timings };
     const changes = planChangesSomething(plan);
     if (changes && options.confirm !== undefined && !(await options.confirm(plan))) return { status: "cancelled", plan, diagnostics, recovered };
-    if (!changes && (plan.resourceDrift?.length ?? 0) === 0) return { status: "no-changes", plan, diagnostics, recovered };
+    if (!changes && (plan.resourceDrift?.length ?? 0) === 0) return { status: "no-changes", plan, diagnostics, recovered, timings };
   }
+  const applyStarted = performance.now();
   const result = await applyPlan({
     ...setup,
     store,
@@ -164,9 +180,12 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     ...(events !== undefined ? { progress: events } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
+  timings.applyMs = performance.now() - applyStarted;
   diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
+  // As Terraform: what a targeted plan applied may not be everything the configuration asks for.
+  if ((plan.targets?.length ?? 0) > 0) diagnostics.push(appliedChangesIncomplete());
   const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";
-  return { status, plan, result, diagnostics, recovered };
+  return { status, plan, result, diagnostics, recovered, timings };
 }
 
 /** A saved plan applies only to the state and host it was made against. */

@@ -5,6 +5,7 @@ export { HostProvider, type HostProviderOptions } from "./provider.ts";
 export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
+export { unreachableCause, unreachableDiagnostic, type UnreachableCause, type UnreachableContext } from "./diagnostics/unreachable.ts";
 export { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
 // The renderers live in core (the one diagnostics path); `takoform-cdk/provider` is their public entry.
 export { renderDiagnostic, renderDetail, diagnosticToJson, diagnosticsToJson, Diagnostics, type Diagnostic } from "../core/index.ts";

@@ -49,6 +49,21 @@ export const ENVELOPE_ATTRIBUTES = [
 ] as const;
 
 /**
+ * The envelope's bookkeeping: the exact Form identity a resource was written under and the
+ * state's own markers. A human plan shows them only when they change from one known value to
+ * another (a changed FormRef on an update or replace), never on a create (engine/render/human.ts).
+ */
+export const BOOKKEEPING_ATTRIBUTES: readonly string[] = [
+  "form_api_version",
+  "form_kind",
+  "form_definition_version",
+  "form_schema_digest",
+  "form_package_digest",
+  "pending_operation_id",
+  "relation_drift_reason",
+];
+
+/**
  * Extra names taken on an artifact-backed revision, whatever its manifest kind: the modules
  * surface (WorkerBundle) and the files surface (StaticAssetBundle, MigrationBundle).
  */

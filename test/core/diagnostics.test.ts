@@ -4,7 +4,17 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { declaredCodes, defineCodes, diagnosticToJson, Diagnostics, isDeclaredCode, renderDetail, type Diagnostic } from "../../src/core/index.ts";
+import {
+  declaredCodes,
+  defineCodes,
+  diagnosticsToJson,
+  diagnosticToJson,
+  Diagnostics,
+  isDeclaredCode,
+  renderDetail,
+  renderDiagnostics,
+  type Diagnostic,
+} from "../../src/core/index.ts";
 import { importGraph } from "../architecture/imports.ts";
 // Each layer's table is declared when its module loads.
 import { ENGINE_CODES } from "../../src/engine/index.ts";
@@ -44,6 +54,45 @@ describe("Diagnostics", () => {
     expect(list.toArray().map((d) => d.summary)).toEqual(["new"]);
     list.replace("r", list.toArray(), []);
     expect(list.hasErrors()).toBe(false);
+  });
+});
+
+describe("identical findings on many resources collapse into one (issue 14 item 6)", () => {
+  const denied = (i: number): Diagnostic =>
+    finding("Failed to create EdgeKVNamespace", {
+      address: `kv.k${i}`,
+      resourceType: "kv",
+      name: `k${i}`,
+      code: "takoform.provider/x",
+      cause: `PUT /resources/k${i}: refused`,
+      repair: "Ask for access.",
+    });
+
+  it("prints one diagnostic with a count, the first three addresses and the first cause; different findings stay apart", () => {
+    const other = finding("Another problem", { address: "kv.k1", repair: "Ask for access." });
+    const list = new Diagnostics()
+      .append([denied(0), denied(1), denied(2), denied(3), denied(4)])
+      .append(other)
+      .append(finding("no resource"));
+    expect(list.collapsed().map((g) => g.members.length)).toEqual([5, 1, 1]);
+    const text = renderDiagnostics(list.toArray());
+    expect(text).toHaveLength(3);
+    expect(text[0]).toContain("with kv.k0, kv.k1, kv.k2 and 2 more (5 resources),");
+    expect(text[0]).toContain("Cause: (kv.k0) PUT /resources/k0: refused");
+    expect(text[0]).not.toContain("Resource:");
+    expect(text[0]).not.toContain("k4");
+    expect(text[1]).toContain("with kv.k1,");
+  });
+
+  it("JSON keeps every diagnostic and marks each member of a group with the index of the printed one and the count", () => {
+    const json = diagnosticsToJson([finding("alone"), denied(0), denied(1), denied(2)]);
+    expect(json).toHaveLength(4);
+    expect(json[0]!["group"]).toBeUndefined();
+    expect(json.slice(1).map((d) => [d["address"], d["group"]])).toEqual([
+      ["kv.k0", { first: 1, count: 3 }],
+      ["kv.k1", { first: 1, count: 3 }],
+      ["kv.k2", { first: 1, count: 3 }],
+    ]);
   });
 });
 

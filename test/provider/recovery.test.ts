@@ -16,7 +16,9 @@ async function interruptedCreate(r: Rig, mode: Mode, type: string, kind: string,
   r.host.controls.holdNewOperations(true);
   if (mode === "never") r.inject = (req) => (req.method === "PUT" && req.url.includes(`/${kind}/`) ? { "Takoform-Conformance-Probe": "async" } : undefined);
   try {
-    const plan = await r.provider.plan({ type, address: "a", prior: null, config: { ...config, create_timeout: "300ms" } });
+    // The deadline covers the PUT too: long enough that its 202 arrives on a loaded machine, short
+    // enough that waiting out the held operation stays cheap.
+    const plan = await r.provider.plan({ type, address: "a", prior: null, config: { ...config, create_timeout: "1s" } });
     const out = await r.provider.create(type, plan.planned!, r.context());
     return { ...out, operationId: out.state?.attributes["pending_operation_id"] as string };
   } finally {

@@ -103,18 +103,19 @@ export const command: Command = {
     try {
       for (const notice of connection.notices) if (!io.json) io.err(notice);
       const state = reader !== null ? await readSnapshot(reader) : { lineage: "", serial: 0, records: [], outputs: {} };
-      // Which host this is decides whether state may be read there at all (and a saved plan
-      // records it); without state there is nothing to compare.
+      // The host is reached before anything is planned: a host that cannot be used is one error
+      // for its cause and exit 1, not a warning per resource and a plan that "succeeds". Which
+      // host this is decides whether state may be read there at all (and a saved plan records
+      // it); without state there is nothing to compare.
       let host;
-      if (reader !== null) {
-        try {
-          host = await connection.identity(reader.lineage);
-        } catch (error) {
-          if (!(error instanceof ConnectError)) throw error;
-          if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
-          else io.diagnostics(error.diagnostics);
-          return 1;
-        }
+      try {
+        if (reader !== null) host = await connection.identity(reader.lineage);
+        else await connection.reach();
+      } catch (error) {
+        if (!(error instanceof ConnectError)) throw error;
+        if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
+        else io.diagnostics(error.diagnostics);
+        return 1;
       }
       const { plan, ok } = await createPlan({
         provider: connection.provider,

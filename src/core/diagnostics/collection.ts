@@ -3,6 +3,7 @@
 // A finding reported twice is kept once; the order is stable whatever the parallelism.
 
 import type { Diagnostic } from "./types.ts";
+import { collapseDiagnostics, type DiagnosticGroup } from "./collapse.ts";
 
 export function hasErrors(diagnostics: Iterable<Diagnostic>): boolean {
   for (const d of diagnostics) if (d.severity === "error") return true;
@@ -75,5 +76,10 @@ export class Diagnostics {
   toArray(): Diagnostic[] {
     const keys = [...this.groups.keys()].sort();
     return [...this.ungrouped, ...keys.flatMap((k) => this.groups.get(k)!)];
+  }
+
+  /** The list as people read it: the same finding on several resources as one group (collapse.ts). */
+  collapsed(): DiagnosticGroup[] {
+    return collapseDiagnostics(this.toArray());
   }
 }

@@ -3,6 +3,7 @@
 
 import { codeText, hostRetryable, repairText } from "./render.ts";
 import type { Diagnostic } from "./types.ts";
+import { collapseDiagnostics } from "./collapse.ts";
 
 const FIELDS = [
   "detail",
@@ -37,6 +38,20 @@ export function diagnosticToJson(d: Diagnostic): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The list as data: EVERY diagnostic stays its own element (a program wants each address). The
+ * members of a group that people see collapsed (collapse.ts) each carry
+ * `"group": {"first": I, "count": N}` — I the index in this array of the member that is printed,
+ * N how many there are — so a program can collapse them the same way.
+ */
 export function diagnosticsToJson(list: Iterable<Diagnostic>): Record<string, unknown>[] {
-  return [...list].map(diagnosticToJson);
+  const all = [...list];
+  const out = all.map(diagnosticToJson);
+  const index = new Map(all.map((d, i) => [d, i]));
+  for (const group of collapseDiagnostics(all)) {
+    if (group.members.length < 2) continue;
+    const first = index.get(group.first)!;
+    for (const member of group.members) out[index.get(member)!]!["group"] = { first, count: group.members.length };
+  }
+  return out;
 }

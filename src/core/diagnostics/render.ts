@@ -3,6 +3,7 @@
 // printed empty.
 
 import { hostRepair } from "./codes.ts";
+import { collapseDiagnostics, groupAddresses, type DiagnosticGroup } from "./collapse.ts";
 import type { Diagnostic, HostFault } from "./types.ts";
 
 /** The `Code:` line: host codes verbatim with their HTTP status, else the layer's code. */
@@ -78,12 +79,52 @@ export interface RenderOptions {
 
 /** A diagnostic as a person reads it: severity and summary, the address, then the fact block. */
 export function renderDiagnostic(d: Diagnostic, options: RenderOptions = {}): string {
+  return renderWith(d, d.address, options);
+}
+
+function renderWith(d: Diagnostic, address: string | undefined, options: RenderOptions): string {
   const label = d.severity === "error" ? "Error" : "Warning";
   const paint = options.color ? (d.severity === "error" ? "\x1b[1;31m" : "\x1b[1;33m") : "";
   const reset = options.color ? "\x1b[0m" : "";
   const head = `${paint}${label}:${reset} ${d.summary}`;
-  const where = d.address !== undefined ? `\n\n  with ${d.address}${d.attribute !== undefined ? `, attribute ${d.attribute}` : ""},` : "";
+  const where = address !== undefined ? `\n\n  with ${address}${d.attribute !== undefined ? `, attribute ${d.attribute}` : ""},` : "";
   return `${head}${where}\n\n${indent(renderDetail(d))}`;
+}
+
+/**
+ * A group of the same finding on several resources, printed once: the addresses (the first few
+ * and a count), the facts they share, and the first one's cause, labelled with its address. The
+ * facts that differ per resource (which resource, its Form and fences) are left out.
+ */
+export function renderGroup(group: DiagnosticGroup, options: RenderOptions = {}): string {
+  if (group.members.length === 1) return renderDiagnostic(group.first, options);
+  const {
+    resourceType: _t,
+    space: _s,
+    name: _n,
+    ref: _r,
+    expectedUid: _a,
+    currentUid: _b,
+    expectedGeneration: _c,
+    currentGeneration: _d,
+    expectedRevision: _e,
+    currentRevision: _f,
+    operationId: _o,
+    ...shared
+  } = group.first;
+  const d: Diagnostic = { ...shared };
+  if (d.cause !== undefined) d.cause = `(${group.first.address}) ${d.cause}`;
+  if (d.host?.message !== undefined) d.host = { ...d.host, message: `(${group.first.address}) ${d.host.message}` };
+  if (d.host?.requestId !== undefined) {
+    const { requestId: _q, ...host } = d.host;
+    d.host = host;
+  }
+  return renderWith(d, groupAddresses(group), options);
+}
+
+/** A list for people: identical findings on many resources collapsed into one (collapse.ts). */
+export function renderDiagnostics(list: readonly Diagnostic[], options: RenderOptions = {}): string[] {
+  return collapseDiagnostics(list).map((group) => renderGroup(group, options));
 }
 
 function indent(text: string): string {

@@ -17,6 +17,7 @@ import { refresh } from "./phases/refresh.ts";
 import { checkReplace, readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
 import { relevantAttributes } from "./relevance.ts";
+import { withShownAttributes } from "./shown.ts";
 
 export type { PlanInput, PlanMode, PlanOptions, StateSnapshot } from "./context.ts";
 
@@ -24,6 +25,13 @@ export interface PlanOutcome {
   plan: Plan;
   /** No error diagnostic: the plan may be applied. */
   ok: boolean;
+  /** How long the plan took: reading the host (the refresh phase) and everything else. */
+  timings: PlanTimings;
+}
+
+export interface PlanTimings {
+  refreshMs: number;
+  planMs: number;
 }
 
 export interface PlanPhase {
@@ -63,15 +71,19 @@ export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
 
 export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
   const ctx = new PlanContext(input);
+  const started = performance.now();
+  let refreshMs = 0;
+  const finish = (plan: Plan): PlanOutcome => {
+    const total = performance.now() - started;
+    return { plan, ok: !hasErrors(plan.diagnostics), timings: { refreshMs, planMs: Math.max(0, total - refreshMs) } };
+  };
   for (const step of PLAN_SETUPS[ctx.mode]) {
+    const before = performance.now();
     await step.run(ctx);
+    if (step === REFRESH) refreshMs += performance.now() - before;
     if (step.gate === true && ctx.diagnostics.hasErrors()) return finish(emptyPlan(ctx));
   }
   return finish(assemble(ctx));
-}
-
-function finish(plan: Plan): PlanOutcome {
-  return { plan, ok: !hasErrors(plan.diagnostics) };
 }
 
 /** A plan of nothing but its diagnostics (and what it was made against). */
@@ -97,7 +109,7 @@ function assemble(ctx: PlanContext): Plan {
   const refreshOnly = ctx.mode === "refresh-only";
   return {
     ...emptyPlan(ctx),
-    resourceChanges: refreshOnly ? [] : resourceChanges,
+    resourceChanges: refreshOnly ? [] : withShownAttributes(ctx.stack, resourceChanges),
     outputChanges: ctx.outputs.changes,
     steps: ctx.diagnostics.hasErrors() ? [] : ctx.steps,
     resourceDrift: ctx.drift,

@@ -125,7 +125,7 @@ export function reportedDrift(plan: Plan): ResourceChange[] {
   return out;
 }
 
-function configuredNames(resource: ResourceConfig): Set<string> {
+export function configuredNames(resource: ResourceConfig): Set<string> {
   const names = new Set(Object.keys(resource.attributes));
   for (const contribution of resource.contributions) for (const name of Object.keys(contribution.values)) names.add(name);
   return names;
@@ -142,7 +142,7 @@ function expressionsFor(resource: ResourceConfig, name: string): Expression[] {
   return out;
 }
 
-function everyExpression(resource: ResourceConfig): Expression[] {
+export function everyExpression(resource: ResourceConfig): Expression[] {
   const out: Expression[] = [...Object.values(resource.attributes)];
   for (const contribution of resource.contributions) out.push(...Object.values(contribution.values));
   out.push(...resource.lifecycle.replaceTriggeredBy);

@@ -19,6 +19,31 @@ export interface TargetScope {
   diagnostics: Diagnostic[];
 }
 
+// Terraform's two warnings about -target, in its words (with this tool's name): the plan may be
+// partial, and after the apply, what was applied may be too.
+const NOT_ROUTINE =
+  "is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when Takoform specifically suggests to use it as part of an error message.";
+
+/** The plan-time warning of a plan made with --target. */
+export function targetingInEffect(): Diagnostic {
+  return {
+    severity: "warning",
+    code: engineCode("targeting-in-effect"),
+    summary: "Resource targeting is in effect",
+    detail: `You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target option ${NOT_ROUTINE}`,
+  };
+}
+
+/** The apply-time warning after applying a plan made with --target. */
+export function appliedChangesIncomplete(): Diagnostic {
+  return {
+    severity: "warning",
+    code: engineCode("applied-changes-incomplete"),
+    summary: "Applied changes may be incomplete",
+    detail: `The plan was created with the -target option in effect, so some changes requested in the configuration may have been ignored and the output values may not be fully updated. Run the following command to verify that no other changes are pending:\n    takoform plan\n\nNote that the -target option ${NOT_ROUTINE.replace(/^is not for/, "is not suitable for")}`,
+  };
+}
+
 export function targetScope(
   targets: readonly string[] | undefined,
   destroy: boolean,
@@ -38,6 +63,7 @@ export function targetScope(
       repair: "Use an address as `takoform state list` or the plan shows it, e.g. takoform_worker_bundle.app.",
     }));
   if (diagnostics.length > 0) return { planned: null, state: null, diagnostics };
+  diagnostics.push(targetingInEffect());
   if (destroy) {
     const stateGraph = buildDependencyGraph(
       records.map((r) => r.address),

@@ -1,7 +1,8 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { hasErrors, renderDiagnostic } from "../../core/index.ts";
+import { hasErrors, isUnknown, renderDiagnostics, type Value } from "../../core/index.ts";
+import { BOOKKEEPING_ATTRIBUTES } from "../../registry/index.ts";
 import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
 import { reportedDrift } from "../plan/relevance.ts";
 import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
@@ -59,7 +60,7 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
   const forcing = new Set(change.replacePaths.map((p) => String(p[0])));
   const before = change.before ?? {};
   const after = change.after ?? {};
-  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort().filter((n) => drift || shown(change, key, n));
   const width = Math.max(0, ...names.map((n) => n.length));
   const body: string[] = [];
   let hidden = 0;
@@ -81,6 +82,33 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
   const head = `  # ${who} ${headline}`;
   const open = `${paint(symbol, colorOf(key), options)} resource "${change.type}" "${change.name}" {`;
   return [paint(head, "1", options), open, ...body, ...reasons, "    }"].join("\n");
+}
+
+const BOOKKEEPING = new Set(BOOKKEEPING_ATTRIBUTES);
+
+function knownNonNull(value: unknown): boolean {
+  return value !== undefined && value !== null && !isUnknown(value as Value);
+}
+
+/**
+ * Whether a person sees attribute `name` of a change (issue 14 item 4; plan/shown.ts records the
+ * names). A create shows what the configuration sets and the computed attributes the
+ * configuration reads ("(known after apply)"). Elsewhere the diff shows what changes, except
+ * what is not the user's to see: bookkeeping (the Form identity, the state's markers) unless it
+ * moves from one known value to another — a changed FormRef — and a computed attribute nothing
+ * reads becoming "(known after apply)", which every write does. A change planned before these
+ * lists existed shows everything.
+ */
+function shown(change: ResourceChange, key: string, name: string): boolean {
+  if (change.configuredAttributes === undefined) return true;
+  const configured = change.configuredAttributes.includes(name);
+  const read = change.readAttributes?.includes(name) ?? false;
+  if (key === "create") return configured || read;
+  const b = change.before?.[name];
+  const a = change.after?.[name];
+  if (BOOKKEEPING.has(name)) return knownNonNull(b) && knownNonNull(a);
+  if (isUnknown(a as Value) && !configured && !read) return false;
+  return true;
 }
 
 /** Counts for the summary line; a replacement counts once as an add and once as a destroy. */
@@ -195,7 +223,10 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
       out.push(`  ${paint(SYMBOL[key]!.trim().padStart(3), colorOf(key), options)} ${label}`);
     }
     out.push("", "Takoform will perform the following actions:", "");
-    for (const change of changes) out.push(renderChange(change, options, plan.stateLineage), "");
+    // One line shorter per resource than Terraform: consecutive blocks are not separated by a
+    // blank line, the `# ADDRESS will be …` line that opens each one is the separator (a
+    // 300-resource plan is 300 lines shorter; docs/cli.md).
+    out.push(changes.map((change) => renderChange(change, options, plan.stateLineage)).join("\n"), "");
   }
   if (plan.steps.some((s) => CYCLE_STEPS.has(s.action))) {
     out.push("Dependency cycles are resolved with placeholders (RFC 0011); the apply runs these steps:", "");
@@ -208,23 +239,33 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     for (const o of outputs) out.push(outputLine(o, width));
     out.push("");
   }
-  for (const d of plan.diagnostics) out.push(renderDiagnostic(d, { color: options.color }), "");
+  for (const text of renderDiagnostics(plan.diagnostics, { color: options.color })) out.push(text, "");
   // A plan with an error is no plan to apply: it ends with its diagnostics, and no summary line
   // ("Plan: …" or "No changes.") claims otherwise; Terraform prints none either.
   if (hasErrors(plan.diagnostics)) return out.join("\n").replace(/\n+$/, "");
+  out.push(...planSummary(plan));
+  return out.join("\n");
+}
+
+/**
+ * The plan's closing lines: `Plan: N to add, …` (and what the cycle steps add), `No changes. …`,
+ * or what a refresh-only plan does. Also what `apply PLANFILE` prints instead of the whole plan.
+ */
+export function planSummary(plan: Plan): string[] {
+  const outputs = plan.outputChanges.filter((o) => o.actions[0] !== "no-op");
   if (plan.refreshOnly) {
-    out.push(
-      drift.length === 0 && outputs.length === 0
+    return [
+      reportedDrift(plan).length === 0 && outputs.length === 0
         ? "No changes. State matches the host."
         : "This is a refresh-only plan: applying it records these values in state and changes nothing on the host.",
-    );
-  } else if (changes.length === 0 && outputs.length === 0) {
-    out.push("No changes. Your infrastructure matches the configuration.");
-  } else {
-    const s = summarize(plan);
-    out.push(`Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`);
-    const cycle = cycleSummary(plan.steps);
-    if (cycle !== null) out.push(cycle);
+    ];
   }
-  return out.join("\n");
+  const changes = plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined);
+  if (!changes && outputs.length === 0) return ["No changes. Your infrastructure matches the configuration."];
+  const s = summarize(plan);
+  const cycle = cycleSummary(plan.steps);
+  return [
+    `Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`,
+    ...(cycle !== null ? [cycle] : []),
+  ];
 }

@@ -31,7 +31,8 @@ const STILL: Record<StepAction, string> = {
   resume: "Still resuming...",
 };
 
-function seconds(ms: number): string {
+/** A duration as Terraform prints one: `0.2s` under ten seconds, whole seconds above. */
+export function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
 }
 

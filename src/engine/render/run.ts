@@ -6,6 +6,7 @@ import { diagnosticsToJson, diagnosticToJson, type Diagnostic } from "../../core
 import type { ApplyRun } from "../run.ts";
 import type { RunKind } from "../summary.ts";
 import { planToJson } from "./json.ts";
+import { seconds } from "./progress.ts";
 
 /**
  * The run as JSON: status, counts, the plan, every step, the diagnostics and the outputs (sensitive
@@ -35,7 +36,25 @@ export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagn
     })),
     diagnostics: diagnosticsToJson([...run.diagnostics, ...refusals]),
     outputs,
+    timings_ms: Object.fromEntries(
+      (["refresh", "plan", "apply"] as const).flatMap((phase) => {
+        const ms = run.timings[`${phase}Ms`];
+        return ms === undefined ? [] : [[phase, Math.round(ms)]];
+      }),
+    ),
   };
+}
+
+/**
+ * How long each phase of the run took — `Timings: refresh 1.2s, plan 0.3s, apply 40s.` — or null
+ * when none ran. A phase that did not run (a saved plan is neither refreshed nor planned) is left out.
+ */
+export function runTimingLine(run: ApplyRun): string | null {
+  const parts = (["refresh", "plan", "apply"] as const).flatMap((phase) => {
+    const ms = run.timings[`${phase}Ms`];
+    return ms === undefined ? [] : [`${phase} ${seconds(ms)}`];
+  });
+  return parts.length === 0 ? null : `Timings: ${parts.join(", ")}.`;
 }
 
 /** The lines after the apply: the outcome and counts, resolved interrupted writes, the outputs. */

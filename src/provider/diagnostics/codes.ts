@@ -8,6 +8,12 @@ import { contributeHostRepairs, defineCodes, type ErrorCode } from "../../core/i
 const providerCodes = defineCodes("provider", [
   "not-configured",
   "lane-unavailable",
+  "host-connection-refused",
+  "host-name-unresolved",
+  "host-tls-failed",
+  "host-unauthenticated",
+  "host-permission-denied",
+  "host-discovery-invalid",
   "immutable-revision-same-name",
   "revision-name-unresolved",
   "revision-owner-missing",
