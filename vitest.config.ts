@@ -59,6 +59,9 @@ const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker
 const LANE_OWN = ["test/provider/{lanes,artifact-files,revision-names}.test.ts"];
 
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+// The tiers that hold pg tests start one PostgreSQL server each for them (test/support/pg-global.ts);
+// unit tests never reach a server.
+const pg = { globalSetup: ["test/support/pg-global.ts"] };
 
 // vitest's default is one worker per core less one: a single worker on a 2-core machine, idle
 // while its test waits on a child process or the host. Two keep both cores busy.
@@ -73,11 +76,11 @@ export default defineConfig({
       // Unit files share their workers' module graph (no isolation): they start no host and keep no
       // global state, and re-importing the sources for each of ~50 files cost most of the tier's time.
       { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
-      { extends: true, test: { ...shared, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
-      { extends: true, test: { ...shared, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
+      { extends: true, test: { ...shared, ...pg, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
+      { extends: true, test: { ...shared, ...pg, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
       {
         extends: true,
-        test: { ...shared, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } },
+        test: { ...shared, ...pg, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } },
       },
     ],
   },

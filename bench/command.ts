@@ -14,7 +14,12 @@
 // It prints a table and then one JSON line. A command that fails stops the bench with exit 1 and
 // its output; a figure over its target is marked, never fatal (time is not a test).
 //
+// The pg column (issue 13): each size again with the stack's state in PostgreSQL on loopback TCP
+// (`terraform.backend.pg`; TAKOFORM_BENCH_PG_URL, else a throwaway cluster from initdb/pg_ctl),
+// and the pg/sqlite ratios against the team store's targets: create-all ≤ 1.5×, no-op plan ≤ 1.3×.
+//
 // Options: --sizes 1000,10000   --version-runs 10   --synth-runs 3   --skip-synth
+//          --state sqlite,pg (pg is skipped, saying so, when there is no server)
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +27,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { flag } from "./flags.ts";
+import { benchPgServer } from "./harness.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -64,10 +70,27 @@ async function takoform(args: string[], cwd: string, expect: number[] = [0]): Pr
   return { ms, cpuMs: probe.cpuMs, peakRssMb: probe.peakRssMb, stdout };
 }
 
-function stack(n: number): unknown {
+/** Where a run keeps its state: the project's local file, or a schema of its own in PostgreSQL. */
+type StateAt = { store: "sqlite" } | { store: "pg"; url: string; schema: string };
+
+function stack(n: number, state: StateAt): unknown {
   const kv: Record<string, unknown> = {};
   for (let i = 0; i < n; i++) kv[`r${i}`] = { name: `bench-r${i}`, ...(i >= 10 ? { depends_on: [`takoform_edge_kv_namespace.r${i - 10}`] } : {}) };
-  return { resource: { takoform_edge_kv_namespace: kv } };
+  const backend = state.store === "pg" ? { terraform: { backend: { pg: { conn_str: state.url, schema_name: state.schema } } } } : {};
+  return { ...backend, resource: { takoform_edge_kv_namespace: kv } };
+}
+
+/** Drops a pg run's schema (a server given by URL outlives the bench). */
+async function dropSchema(state: StateAt): Promise<void> {
+  if (state.store !== "pg") return;
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: state.url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${state.schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 function median(values: number[]): number {
@@ -83,10 +106,10 @@ interface SizeResult {
   peakRssMb: number;
 }
 
-async function size(n: number): Promise<SizeResult> {
+async function size(n: number, state: StateAt): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), `takoform-bench-${n}-`));
   try {
-    writeFileSync(join(dir, "stack.json"), JSON.stringify(stack(n)));
+    writeFileSync(join(dir, "stack.json"), JSON.stringify(stack(n, state)));
     const config = ["--config", "stack.json"];
     const create = await takoform(["apply", ...config, "--auto-approve"], dir);
     if (!create.stdout.includes(`Apply complete! Resources: ${n} added, 0 changed, 0 destroyed.`))
@@ -98,6 +121,7 @@ async function size(n: number): Promise<SizeResult> {
     return { create, plan, destroy, peakRssMb: Math.max(create.peakRssMb, plan.peakRssMb, destroy.peakRssMb) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await dropSchema(state);
   }
 }
 
@@ -107,6 +131,8 @@ const TARGETS = {
   "1000": { createMs: 1_500, planMs: 500 },
   "10000": { createMs: 6_000, planMs: 2_000, destroyMs: 6_000, peakRssMb: 400 },
   ratio: 11,
+  /** State in PostgreSQL against the local file, for the same size (issue 13). */
+  pg: { create: 1.5, plan: 1.3 },
 } as const;
 
 interface Row {
@@ -124,6 +150,17 @@ async function main(): Promise<void> {
   const sizes = flag("--sizes", "1000,10000").split(",").map(Number);
   const versionRuns = Number(flag("--version-runs", "10"));
   const synthRuns = Number(flag("--synth-runs", "3"));
+  const stores = flag("--state", "sqlite,pg").split(",");
+  const pg = stores.includes("pg") ? await benchPgServer() : null;
+  if (stores.includes("pg") && pg === null) console.log("(no PostgreSQL server: set TAKOFORM_BENCH_PG_URL or install initdb/pg_ctl; the pg column is skipped)");
+  try {
+    await measureAll(sizes, versionRuns, synthRuns, pg?.url ?? null);
+  } finally {
+    pg?.stop();
+  }
+}
+
+async function measureAll(sizes: number[], versionRuns: number, synthRuns: number, pgUrl: string | null): Promise<void> {
   const loadBefore = loadavg();
   const rows: Row[] = [];
   const json: Record<string, unknown> = { bench: "takoform command", node: process.version, cores: availableParallelism() };
@@ -163,7 +200,7 @@ async function main(): Promise<void> {
 
   const bySize = new Map<number, SizeResult>();
   for (const n of sizes) {
-    const result = await size(n);
+    const result = await size(n, { store: "sqlite" });
     bySize.set(n, result);
     const t = (TARGETS as Record<string, unknown>)[String(n)] as { createMs?: number; planMs?: number; destroyMs?: number; peakRssMb?: number } | undefined;
     const label = n.toLocaleString("en-US");
@@ -196,6 +233,31 @@ async function main(): Promise<void> {
       destroyCpuMs: Math.round(result.destroy.cpuMs),
       peakRssMb: Math.round(result.peakRssMb),
     };
+    if (pgUrl !== null) {
+      const team = await size(n, { store: "pg", url: pgUrl, schema: `takoform_bench_${n}_${process.pid}` });
+      const ratios: Record<string, number> = {};
+      for (const [op, key, target] of [
+        ["create-all", "create", TARGETS.pg.create],
+        ["no-op plan", "plan", TARGETS.pg.plan],
+        ["destroy", "destroy", undefined],
+      ] as const) {
+        const ratio = team[key].ms / result[key].ms;
+        ratios[key] = Number(ratio.toFixed(2));
+        rows.push({
+          what: `${label} [pg]: ${op}`,
+          value: s(team[key].ms),
+          target: target === undefined ? "" : `≤ ${target}× sqlite`,
+          verdict: verdict(ratio, target),
+          detail: `${ratio.toFixed(2)}× sqlite; CPU of the command ${s(team[key].cpuMs)}`,
+        });
+      }
+      (bySizeJson[String(n)] as Record<string, unknown>)["pg"] = {
+        createMs: Math.round(team.create.ms),
+        planMs: Math.round(team.plan.ms),
+        destroyMs: Math.round(team.destroy.ms),
+        ratios,
+      };
+    }
   }
 
   json["resources"] = bySizeJson;

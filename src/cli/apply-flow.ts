@@ -28,6 +28,7 @@ import {
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { openSession } from "./session.ts";
+import { restoreConnStr } from "./state-access.ts";
 import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 
@@ -67,6 +68,8 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     const mismatch = checkSensitiveVariables(saved, ws.variables);
     if (mismatch.length > 0) return io.fail(kind, mismatch);
   }
+  // A saved plan's stack carries no backend password; take it from the stack file it was made from.
+  if (saved !== undefined) ws.state = restoreConnStr(ws.state, saved.stackFile);
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail(kind, session.diagnostics);
   const { store, connection, host } = session;

@@ -26,7 +26,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
   state: {
-    summary: "Inspect or edit state (state list | show | pull | mv | rm | rebind | upgrade-lane)",
+    summary: "Inspect, edit or move state (state list | show | pull | push | mv | rm | migrate | rebind | upgrade-lane)",
     load: async () => (await import("./commands/state.ts")).command,
   },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },

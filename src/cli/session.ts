@@ -1,14 +1,14 @@
 // Opening what a state-writing command (apply, destroy, refresh, import, state rebind and
-// upgrade-lane) works on:
-// the project's state, a provider connected for the stack, and which host that is. They open
-// together or not at all, so a command that cannot connect leaves no state store open behind it.
+// upgrade-lane) works on: the state the stack's backend names, a provider connected for the stack,
+// and which host that is. They open together or not at all, so a command that cannot connect leaves no state store open behind it.
 // Finding out which host it is reads discovery only; whether the state may be used there is
 // decided by the engine under the state lock, before the first resource is read.
 
 import type { Diagnostic, LaneName } from "../core/index.ts";
-import { type HostBinding, openLocalState, type StateStore } from "../state/index.ts";
+import type { HostBinding, StateStore } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
 import { recordedLane } from "../engine/index.ts";
+import { openStore } from "./state-access.ts";
 import type { Workspace } from "./workspace.ts";
 
 export interface Session {
@@ -25,7 +25,9 @@ export interface Session {
  * upgrade-lane`: the lane the state moves to).
  */
 export async function openSession(ws: Workspace, options: { lane?: LaneName } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
-  const store = openLocalState(ws.statePath);
+  const opened = await openStore(ws.state);
+  if (!("store" in opened)) return opened;
+  const { store } = opened;
   let connection: Connection | undefined;
   try {
     const stateLane = options.lane === undefined ? await recordedLane(store) : undefined;

@@ -17,6 +17,7 @@ import {
   type VarFile,
 } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
+import { stateTarget, type StateTarget } from "./state-access.ts";
 
 /**
  * The flags of every command that reads the project (the plan/apply family). `--input` is
@@ -40,6 +41,14 @@ export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default
 Every flag may be written with one dash or two, and its value after = or a space
 (-var-file=x.json, --var-file x.json); on/off flags take =true or =false.`;
 
+/** The flags of the commands that only find the state (state …, output): its backend comes from the stack. */
+export const STATE_FLAGS = { values: ["--chdir", "--config", "--stack"], switches: ["--help", "--json", "--no-color", "--no-typecheck"] } as const;
+
+export const STATE_HELP = `  -C DIR                 Project directory (default: the current directory)
+  --config FILE          A synthesized stack whose backend names the state (default: the app's,
+                         when the project has a cdktf.json; else .takoform/state.db)
+  --stack NAME           The stack of the app to use (required when it has several)`;
+
 /** Short spellings every command takes. */
 export const FLAG_ALIASES: Readonly<Record<string, string>> = { "-C": "--chdir", "-h": "--help" };
 export function flagSpec(...parts: { values?: readonly string[]; switches?: readonly string[] }[]): FlagSpec {
@@ -52,7 +61,8 @@ export function flagSpec(...parts: { values?: readonly string[]; switches?: read
 
 export interface Workspace {
   projectDir: string;
-  statePath: string;
+  /** The state the stack's backend names (state-access.ts). */
+  state: StateTarget;
   stack: StackConfig;
   /** The stack's JSON text, exactly as loaded (for plan files). */
   stackDocument: string;
@@ -81,6 +91,7 @@ export function projectDir(_args: ParsedArgs): string {
   return process.cwd();
 }
 
+/** The default local state file of a project (what `takoform dev` reads its state's lane from). */
 export function statePathOf(dir: string): string {
   return join(dir, ".takoform", "state.db");
 }
@@ -155,6 +166,8 @@ export async function loadWorkspace(
     stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
   }
   if (stack === null || hasErrors(diagnostics)) return { diagnostics };
+  const state = stateTarget(dir, stack);
+  if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
   const files: VarFile[] = [];
   for (const file of args.values.get("--var-file") ?? []) {
     const read = await readVarFile(file);
@@ -165,7 +178,7 @@ export async function loadWorkspace(
   const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, files, env: process.env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
-  return { projectDir: dir, statePath: statePathOf(dir), stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
+  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
 }
 
 /** Where the approval prompt reads and writes, and where an interrupt comes from (tests pass their own). */

@@ -21,8 +21,12 @@ function percent(b: number): string {
   return `%${HEX[b >> 4]}${HEX[b & 0xf]}`;
 }
 
+/** Text with nothing to escape in a path segment or a query (unreserved ASCII only): the common case. */
+const UNRESERVED_TEXT = /^[A-Za-z0-9._~-]*$/;
+
 /** One path segment, escaped like Go's `url.PathEscape`. */
 export function pathEscape(segment: string): string {
+  if (UNRESERVED_TEXT.test(segment)) return segment;
   let out = "";
   for (const b of UTF8.encode(segment)) {
     out += isUnreserved(b) || SEGMENT_RAW.has(b) ? String.fromCharCode(b) : percent(b);
@@ -32,6 +36,7 @@ export function pathEscape(segment: string): string {
 
 /** One query key or value, escaped like Go's `url.QueryEscape` (space becomes `+`). */
 export function queryEscape(value: string): string {
+  if (UNRESERVED_TEXT.test(value)) return value;
   let out = "";
   for (const b of UTF8.encode(value)) {
     if (isUnreserved(b)) out += String.fromCharCode(b);
@@ -62,6 +67,17 @@ export function groupSegments(apiVersion: string): [string, string] {
 
 /** `?definitionVersion=…&group=…&kind=…&schemaDigest=…&space=…` (keys in sorted order). */
 export function exactQuery(space: string, ref: FormRef): string {
+  // Every resource of one exact Form in one space shares its query: the last one is kept.
+  const last = lastQuery;
+  if (
+    last !== undefined &&
+    last.space === space &&
+    last.apiVersion === ref.apiVersion &&
+    last.kind === ref.kind &&
+    last.definitionVersion === ref.definitionVersion &&
+    last.schemaDigest === ref.schemaDigest
+  )
+    return last.query;
   const pairs: [string, string][] = [
     ["definitionVersion", ref.definitionVersion],
     ["group", ref.apiVersion],
@@ -69,8 +85,12 @@ export function exactQuery(space: string, ref: FormRef): string {
     ["schemaDigest", ref.schemaDigest],
     ["space", space],
   ];
-  return `?${pairs.map(([k, v]) => `${k}=${queryEscape(v)}`).join("&")}`;
+  const query = `?${pairs.map(([k, v]) => `${k}=${queryEscape(v)}`).join("&")}`;
+  lastQuery = { space, apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest, query };
+  return query;
 }
+
+let lastQuery: (FormRef & { space: string; query: string }) | undefined;
 
 /** `{api}/resources/{G}/{V}/{Kind}/{name}` (no query). */
 export function resourcePath(apiPath: string, ref: FormRef, name: string): string {

@@ -50,9 +50,18 @@ export function label(verb: string, ref: FormRef, space: string, name: string): 
   return `${verb} ${ref.apiVersion} ${ref.kind} ${JSON.stringify(space)}/${name}`;
 }
 
+/** Frozen refs already found well formed (a frozen ref cannot change): the registry's refs, asked about once per resource. */
+const wellFormedRefs = new WeakSet<FormRef>();
+
 /** The exact FormRef is complete and well formed. */
 export function checkRef(ref: FormRef): void {
   if (typeof ref !== "object" || ref === null) throw new ClientInputError("takoform: request has no FormRef");
+  if (wellFormedRefs.has(ref)) return;
+  checkRefMembers(ref);
+  if (Object.isFrozen(ref)) wellFormedRefs.add(ref);
+}
+
+function checkRefMembers(ref: FormRef): void {
   if (!isFormApiVersion(ref.apiVersion)) throw new ClientInputError(`takoform: FormRef apiVersion ${JSON.stringify(ref.apiVersion)} is not a valid Form group`);
   // Stricter than the FormRef schema, as the Go client (reference v1beta1 §8.1): the apex Host API
   // group names the protocol, never a Form family, on every lane.

@@ -18,6 +18,8 @@ export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
 }
 
 function escapeToken(token: string): string {
+  // Pointers are built for every member read; almost no member name needs escaping.
+  if (token.indexOf("~") === -1 && token.indexOf("/") === -1) return token;
   return token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

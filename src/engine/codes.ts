@@ -47,6 +47,10 @@ const engineCodes = defineCodes("engine", [
   "upgrade-lane-unverified",
   "duplicate-host-object",
   "object-already-managed",
+  "backend-changed",
+  "backend-unavailable",
+  "migrate-refused",
+  "push-refused",
   "internal",
 ]);
 

@@ -59,6 +59,7 @@ export {
   type EngineSetup,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
+export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";
 export { planSummary, renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";
 export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";

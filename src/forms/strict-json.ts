@@ -35,14 +35,79 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** Parses one strict I-JSON document. Throws StrictJsonError on anything else. */
 export function parseStrictJson(input: string | Uint8Array, options: StrictJsonOptions = {}): JsonValue {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (typeof input === "string") return new Scanner(input, maxDepth).document();
   let text: string;
-  try {
-    text = utf8.decode(input);
-  } catch {
-    throw invalidUtf8(input, maxDepth);
+  if (typeof input === "string") text = input;
+  else {
+    try {
+      text = utf8.decode(input);
+    } catch {
+      throw invalidUtf8(input, maxDepth);
+    }
   }
-  return new Scanner(text, maxDepth).document();
+  const fast = nativeStrict(text, maxDepth);
+  return fast !== undefined ? fast.value : new Scanner(text, maxDepth).document();
+}
+
+/** A string token, escapes included (JSON.parse has checked the syntax by the time it is used). */
+const STRING_TOKEN = /"(?:[^"\\]|\\.)*"/g;
+
+/** ES2024's String.prototype.isWellFormed, in Node since 20 (the project's lib is ES2023). */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+const isWellFormed = (text: string): boolean => (text as WellFormedCheck).isWellFormed();
+
+/**
+ * The common case at native speed: JSON.parse, then a check of what it lets through and I-JSON
+ * refuses. Undefined whenever anything is in doubt, and the scanner then reads the text again,
+ * refusing it with its position and pointer or accepting it, so the result and every error are
+ * the scanner's own.
+ * - Well-formed UTF-16 text (decoded bytes always are; a string argument may not be), and, when
+ *   the text has escapes, every decoded string and member name (an escape may spell a lone surrogate).
+ * - Duplicate member names collapse in JSON.parse: the member names in the text are counted
+ *   (the `:` left once every string token is removed) and must equal the members of the parsed
+ *   objects. Two spellings of one name (`"a"`, `"\u0061"`) collapse too, and are refused the same way.
+ * - Negative zero, non-finite numbers and nesting beyond maxDepth are found by walking the result.
+ */
+function nativeStrict(text: string, maxDepth: number): { value: JsonValue } | undefined {
+  if (!isWellFormed(text)) return undefined;
+  let value: JsonValue;
+  let outside: string;
+  try {
+    value = JSON.parse(text) as JsonValue;
+    outside = text.replace(STRING_TOKEN, "");
+  } catch {
+    return undefined;
+  }
+  const names = outside.length - outside.replaceAll(":", "").length;
+  const members = membersIfStrict(value, 0, maxDepth, text.indexOf("\\") !== -1);
+  return members === names ? { value } : undefined;
+}
+
+/**
+ * How many object members `value` holds, or -1 on negative zero, a non-finite number, excess
+ * depth or (with `strings`) a string or member name that is not well-formed UTF-16.
+ */
+function membersIfStrict(value: JsonValue, depth: number, maxDepth: number, strings: boolean): number {
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0) ? 0 : -1;
+  if (typeof value === "string") return strings && !isWellFormed(value) ? -1 : 0;
+  if (value === null || typeof value !== "object") return 0;
+  if (depth + 1 > maxDepth) return -1;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const element of value) {
+      const inner = membersIfStrict(element, depth + 1, maxDepth, strings);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  for (const key in value) {
+    if (strings && !isWellFormed(key)) return -1;
+    const inner = membersIfStrict(value[key]!, depth + 1, maxDepth, strings);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
 }
 
 interface Frame {

@@ -24,14 +24,14 @@ import { RulesRegistry } from "./rules/registry.ts";
 import { outputRules } from "./rules/outputs.ts";
 import { edgeRules } from "./rules/edge/index.ts";
 import type { RuleModule } from "./rules/types.ts";
-import { startServer, type RunningServer } from "./server.ts";
+import type { RunningServer } from "./server.ts";
 import { checkWrite, type WriteInput } from "./gauntlet.ts";
 import { recordedRef, Store, type ResourceAddress, type StoredResource } from "./store/index.ts";
 import { writeExecutor } from "./handlers/write.ts";
 import { deleteExecutor } from "./handlers/resource.ts";
 import { rerender, affectedBy } from "./derive.ts";
 import { startSweeper, sweepExpired } from "./maintenance.ts";
-import { WorkerRuntime, type RuntimeOptions, type ServedWorker } from "./runtime/runtime.ts";
+import type { RuntimeOptions, ServedWorker, WorkerRuntime } from "./runtime/runtime.ts";
 import { runtimeRules } from "./runtime/rules.ts";
 import { moveSpaceToLane, type LaneMoveRequest, type LaneMoveResult } from "./lane-move.ts";
 import { handleLaneUpgrade, isLaneUpgradeTarget } from "./handlers/lane-upgrade.ts";
@@ -208,7 +208,12 @@ export class LocalHost {
     host.dataDir = options.data === undefined || options.data === ":memory:" ? null : options.data;
     host.devToken = (options.tokens ?? []).length === 0;
     try {
-      if (options.runtime !== undefined) host.runtime = new WorkerRuntime(store, (header) => host.auth.authenticate(header), { log, ...options.runtime });
+      // The worker runtime and the HTTP server are loaded only by a host that runs workers or
+      // listens: an embedded host answering a command in process needs neither.
+      if (options.runtime !== undefined) {
+        const { WorkerRuntime } = await import("./runtime/runtime.ts");
+        host.runtime = new WorkerRuntime(store, (header) => host.auth.authenticate(header), { log, ...options.runtime });
+      }
       sweepExpired(store, now());
       // An operation accepted but never committed by a previous process is settled now.
       operations.settleAbandoned();
@@ -252,6 +257,7 @@ export class LocalHost {
   async listen(host = "127.0.0.1", port = 0): Promise<{ url: string; host: string; port: number }> {
     if (this.server !== undefined) throw new Error("the local host is already listening");
     const runtime = this.runtime;
+    const { startServer } = await import("./server.ts");
     this.server = await startServer(
       (request) => this.handle(request),
       host,

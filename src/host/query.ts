@@ -50,8 +50,22 @@ export interface ExactFormQuery {
   complete: boolean;
 }
 
-/** Parses the closed exact-form query. */
-export function parseExactFormQuery(raw: string | null): ExactFormQuery {
+/** The last query parsed and what it parsed to (frozen: every caller only reads it). */
+let lastExact: { raw: string; parsed: Readonly<ExactFormQuery> } | undefined;
+
+/**
+ * Parses the closed exact-form query. Consecutive reads of one kind of resource send the same
+ * query, so the last accepted one is remembered; a refused query is parsed (and refused) every time.
+ */
+export function parseExactFormQuery(raw: string | null): Readonly<ExactFormQuery> {
+  if (raw !== null && lastExact !== undefined && lastExact.raw === raw) return lastExact.parsed;
+  const parsed = parseExactQueryText(raw);
+  Object.freeze(parsed.ref);
+  if (raw !== null) lastExact = { raw, parsed: Object.freeze(parsed) };
+  return parsed;
+}
+
+function parseExactQueryText(raw: string | null): ExactFormQuery {
   const params = parseQuery(raw);
   for (const [key, values] of params) {
     if (!(EXACT_QUERY_KEYS as readonly string[]).includes(key)) {

@@ -19,3 +19,5 @@ export { cronProblem } from "./validate/cron.ts";
 export { canonicalHostname } from "./validate/hostname.ts";
 // Used by other modules.
 export { suggestName } from "./validate/suggest.ts";
+// Debug counters of per-resource work (tests prove what a command does not do).
+export { providerWork, type ProviderWork } from "./work-counters.ts";

@@ -30,6 +30,9 @@ export class CodecTable {
   readonly #codecs: ReadonlyMap<string, CodecSource>;
   /** Type name → its lines, lead first. */
   readonly #types: ReadonlyMap<string, readonly ResourceTypeEntry[]>;
+  /** formRefKey → what tryForStateRef served, and groupKindKey → defaultCreate's answer (the table never changes). */
+  readonly #served = new Map<string, ServedRef>();
+  readonly #defaultCreates = new Map<string, ServedRef>();
 
   private constructor(
     readonly registry: FormRegistry,
@@ -68,8 +71,11 @@ export class CodecTable {
     return new CodecTable(registry, codecs, types);
   }
 
-  /** The create target of a line: its default ref and that ref's codec. */
+  /** The create target of a line: its default ref and that ref's codec (looked up once per line). */
   defaultCreate(line: GroupKind): ServedRef {
+    const lineKey = typeof line.apiVersion === "string" && typeof line.kind === "string" ? groupKindKey(line) : undefined;
+    const known = lineKey === undefined ? undefined : this.#defaultCreates.get(lineKey);
+    if (known !== undefined) return known;
     const ref = this.registry.defaultCreate(line);
     const codec = this.#codecs.get(formRefKey(ref))?.();
     if (codec === undefined) {
@@ -79,7 +85,9 @@ export class CodecTable {
         this.renderedCodecRefsForKind(ref.kind),
       );
     }
-    return { ref, codec };
+    const served: ServedRef = { ref, codec };
+    if (lineKey !== undefined) this.#defaultCreates.set(lineKey, served);
+    return served;
   }
 
   /** The ref recorded in state, served only when Supported AND compiled; otherwise a RegistryError. */
@@ -99,9 +107,20 @@ export class CodecTable {
 
   /** forStateRef without the error: undefined is the fail-closed signal. */
   tryForStateRef(ref: FormRef): ServedRef | undefined {
+    // Every record of a state names one of a few refs: each is looked up (grammars, membership,
+    // codec) once per table. Only a served ref is remembered; its key has exactly three spaces,
+    // and no string members spell that key but its own (no grammar admits a space).
+    const strings =
+      typeof ref.apiVersion === "string" && typeof ref.kind === "string" && typeof ref.definitionVersion === "string" && typeof ref.schemaDigest === "string";
+    const key = strings ? formRefKey(ref) : undefined;
+    const known = key === undefined ? undefined : this.#served.get(key);
+    if (known !== undefined) return known;
     const held = this.registry.lookup(ref);
     const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
-    return held === undefined || codec === undefined ? undefined : { ref: held, codec };
+    if (held === undefined || codec === undefined) return undefined;
+    const served: ServedRef = { ref: held, codec };
+    if (key !== undefined) this.#served.set(key, served);
+    return served;
   }
 
   codec(ref: FormRef): FormCodec | undefined {

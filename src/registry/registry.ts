@@ -158,8 +158,8 @@ export class FormRegistry {
   /** The exact identity new resources of a line are created under. */
   defaultCreate(line: GroupKind): SupportedRef {
     const key = this.#defaults.get(groupKindKey(line));
-    const known = this.renderedRefsForKind(line.kind);
     if (key === undefined) {
+      const known = this.renderedRefsForKind(line.kind);
       throw new RegistryError(
         "no-default-create",
         `takoform: this build has no default create Form for ${line.apiVersion} kind "${line.kind}"; known ${line.kind} refs: ${listRefs(known)}`,
@@ -169,7 +169,7 @@ export class FormRegistry {
     const ref = this.#supported.get(key);
     if (ref === undefined) {
       // Unreachable through register(); kept so a corrupt snapshot still fails closed.
-      throw new RegistryError("default-not-supported", `takoform: default create Form ${key} is not in the supported set`, known);
+      throw new RegistryError("default-not-supported", `takoform: default create Form ${key} is not in the supported set`, this.renderedRefsForKind(line.kind));
     }
     return ref;
   }

@@ -266,17 +266,28 @@ function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCod
  * to) does not declare. A value equal to the attribute's static default is not a problem: the
  * plan materializes defaults for every resource of the type.
  */
+/** Per codec and schema, the schema's attributes the codec does not declare (neither envelope nor output); asked once per resource. */
+const undeclaredCache = new WeakMap<FormCodec, WeakMap<ResourceTypeSchema, readonly string[]>>();
+
+function undeclaredAttributes(codec: FormCodec, schema: ResourceTypeSchema): readonly string[] {
+  let bySchema = undeclaredCache.get(codec);
+  if (bySchema === undefined) undeclaredCache.set(codec, (bySchema = new WeakMap()));
+  let names = bySchema.get(schema);
+  if (names === undefined) {
+    const declared = new Set(codec.fields.map((f) => f.attribute));
+    const envelope = new Set<string>([...RESERVED_ATTRIBUTES, ...ARTIFACT_ATTRIBUTES]);
+    names = Object.entries(schema.attributes)
+      .filter(([name, a]) => a.mode !== "computed" && !envelope.has(name) && !declared.has(name))
+      .map(([name]) => name);
+    bySchema.set(schema, names);
+  }
+  return names;
+}
+
 export function undeclaredFieldProblems(codec: FormCodec, schema: ResourceTypeSchema, attributes: Attributes): Diagnostic[] {
-  const declared = new Set(codec.fields.map((f) => f.attribute));
-  const envelope = new Set<string>([...RESERVED_ATTRIBUTES, ...ARTIFACT_ATTRIBUTES]);
-  const outputs = new Set(
-    Object.entries(schema.attributes)
-      .filter(([, a]) => a.mode === "computed")
-      .map(([n]) => n),
-  );
   const problems: Diagnostic[] = [];
-  for (const [name, attribute] of Object.entries(schema.attributes)) {
-    if (envelope.has(name) || outputs.has(name) || declared.has(name)) continue;
+  for (const name of undeclaredAttributes(codec, schema)) {
+    const attribute = schema.attributes[name]!;
     const value = attributes[name];
     if (value === undefined || value === null) continue;
     if (attribute.default !== undefined && valuesEqual(value, attribute.default)) continue;

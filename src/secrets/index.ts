@@ -12,7 +12,8 @@
 //   credential.ts  the digest of a bearer token a state keeps instead of the token
 //   mask.ts        what output shows in place of a secret
 //
-// Callers: the state writer (engine/apply/records.ts `stateInput`; the store's putOutputs), the
+// Callers: the state writer (engine/apply/records.ts `stateInput`; execute.ts seals outputs before
+// putOutputs — the stores seal nothing, they keep seals as opaque data), the
 // plan-file writer (engine/plan/file.ts), the intent recorder and recovery (engine/apply), the
 // planner's comparisons (refresh, plan, outputs) and the renderers (engine/render).
 

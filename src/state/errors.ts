@@ -16,8 +16,10 @@ export class StateLockedError extends StateError {
     /** When known: the holder's process is not running on this host. */
     readonly holderGone: boolean,
     reason: string,
+    /** This store takes an expired lease over by itself (the shared PostgreSQL store), so no --force-unlock is needed. */
+    readonly takesOverExpired = false,
   ) {
-    super(`${reason}\n${describeHolder(lock, stale, holderGone)}`);
+    super(`${reason}\n${describeHolder(lock, stale, holderGone, takesOverExpired)}`);
   }
 }
 
@@ -121,13 +123,19 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function describeHolder(lock: LockInfo, stale: boolean, holderGone: boolean): string {
+function describeHolder(lock: LockInfo, stale: boolean, holderGone: boolean, takesOverExpired: boolean): string {
   const who = `Lock holder: "${lock.holder}", pid ${lock.pid} on host ${lock.hostname}, since ${iso(lock.acquiredAt)} (token ${lock.token}).`;
   if (holderGone) {
     return `${who} Process ${lock.pid} is no longer running on this host, so the next takoform command that takes the lock takes it over at once.`;
   }
   if (stale) {
     return `${who} Its lease expired at ${iso(lock.expiresAt)}: the holder stopped renewing it (it crashed on another host, or it is paused). If no other takoform process is working on this state, take the lock over with --force-unlock.`;
+  }
+  if (takesOverExpired) {
+    return (
+      `${who} Its lease is live until ${iso(lock.expiresAt)}. Wait for that run to finish. ` +
+      `Should its process have died, the lock is taken over once the lease expires (at once by a takoform command on host ${lock.hostname}); wait for it with --lock-timeout.`
+    );
   }
   return (
     `${who} Its lease is live until ${iso(lock.expiresAt)}. Wait for that run to finish. ` +

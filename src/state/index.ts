@@ -1,15 +1,18 @@
-// src/state — durable state and its lock.
+// src/state — durable state and its lock, in two stores behind one contract (StateStore): the
+// local SQLite file (sqlite/) and PostgreSQL for teams (pg/), chosen by the stack's backend
+// (backend/: `local` by default, or `pg`).
 //
 // How the engine uses it
 // ----------------------
-//   const store = openLocalState(join(projectDir, ".takoform", "state.db"));
+//   const store = await openBackendStore(resolveBackend(stack.backend, { projectDir, env }));
+//   // (or openLocalState(join(projectDir, ".takoform", "state.db")) directly)
 //   await store.acquire({ holder: `apply:${runId}`, leaseMs: 60_000, wait: { timeoutMs: 0 } });
 //   const timer = setInterval(() => store.renew().catch(stop), 20_000);   // renew well inside the lease
 //
 //   // Before planning: finish what a crash interrupted.
 //   for (const record of await store.inFlight()) {
-//     // record.intent.write is the exact request; record.intent.previousStatus what it was before.
-//     const result = await provider.resumeWrite(record.intent!.write, priorStateOf(record));
+//     // An InFlightRecord: record.intent.write is the exact request; record.intent.previousStatus what it was before.
+//     const result = await provider.resumeWrite(record.intent.write, priorStateOf(record));
 //     await store.settle(record.address, result.state ? toInput(result.state) : null);
 //   }
 //
@@ -23,7 +26,8 @@
 //
 // where `toInput(state)` is `{ type: state.type, status: "ready" | "placeholder", attributes,
 // dependencies, contributions }` with sensitive attributes sealed by `sealAttributes(…, store.lineage)`
-// (src/secrets, the one owner of sealing).
+// (src/secrets, the one owner of sealing), and a sensitive output's value is handed to putOutputs
+// sealed (`sealSensitive(value, store.lineage)`).
 //
 // Guarantees
 // - Each write is one transaction on one record; the whole state is never rewritten.
@@ -42,16 +46,20 @@
 // - Identity columns (ref, space, name, uid, generation, revision, pending_operation_id,
 //   relation_drift_reason) are derived from the provider's envelope attributes on every write.
 // - Values are known JSON only (an unknown is a StateWriteError); credentials are stripped from
-//   stored intents; sensitive values are stored sealed (src/secrets/seal.ts).
+//   stored intents; sensitive values arrive sealed (src/secrets/seal.ts) and are kept as opaque data.
+// - A record is settled (no intent) or in flight (exactly one intent): `ResourceRecord` is a union
+//   on status, and both stores' tables refuse anything else.
+// - `replaceState(document)` writes a whole `pull()` document in one fenced transaction
+//   (`state push`, `state migrate`).
 //
-// `openLocalStateReadOnly` serves `state list/show/pull` without touching the lock.
-// A PostgreSQL store for teams is planned behind the same StateStore interface (docs/state.md).
+// `openLocalStateReadOnly` / `openBackendReader` serve `state list/show/pull` without touching the lock.
 
 export type {
   AcquireOptions,
   AcquiredLease,
   ContributionEdge,
   HostBinding,
+  InFlightRecord,
   InFlightStatus,
   LockInfo,
   LockTakeover,
@@ -59,6 +67,7 @@ export type {
   ResourceInput,
   ResourceRecord,
   ResourceStatus,
+  SettledRecord,
   SettledStatus,
   StateDocument,
   StateMove,
@@ -84,3 +93,21 @@ export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type S
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
 export { movedAddress, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
+export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
+export { pgLayoutDdl } from "./pg/schema.ts";
+export { checkStateDocument, StateDocumentError } from "./document.ts";
+export { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig, type LocalBackendConfig, type PgBackendConfig } from "./backend/config.ts";
+export {
+  backendIdentity,
+  BackendError,
+  describeBackend,
+  resolveBackend,
+  sameIdentity,
+  type BackendIdentity,
+  type BackendSpec,
+  type LocalBackendSpec,
+  type PgBackendSpec,
+} from "./backend/resolve.ts";
+// What a command needs to keep a pg backend's password out of what it prints (no pg import).
+export { connStrSecrets, redactConnStr, scrub } from "./pg/connection.ts";
+export { openBackendReader, openBackendStore } from "./backend/open.ts";

@@ -5,7 +5,8 @@
 import { type KnownValue, Unknown } from "../core/index.ts";
 import type { WriteIntent } from "../provider/index.ts";
 import { StateWriteError } from "./errors.ts";
-import type { ResourceRecord } from "./types.ts";
+import { isSealedSensitive } from "../secrets/index.ts";
+import { IN_FLIGHT_STATUSES, SETTLED_STATUSES, type ContributionEdge, type InFlightStatus, type ResourceInput, type ResourceRecord } from "./types.ts";
 
 /**
  * Envelope attribute names every Takoform resource carries (takoform-provider §0.3). The store
@@ -135,4 +136,88 @@ export function deposedAddress(address: string, key: string): string {
 export function parseStateAddress(address: string): { address: string; deposed: string | null } {
   const at = address.indexOf(DEPOSED_MARK);
   return at < 0 ? { address, deposed: null } : { address: address.slice(0, at), deposed: address.slice(at + DEPOSED_MARK.length) };
+}
+
+/** A settled record's input, validated and serialized once, before any transaction opens. */
+export interface CheckedInput {
+  attributesJson: string;
+  dependencies: string[];
+  contributions: ContributionEdge[];
+}
+
+/** Validates a settled record before any transaction opens (serialization is the costly part). */
+export function checkInput(address: string, input: ResourceInput): CheckedInput {
+  if (!(SETTLED_STATUSES as readonly string[]).includes(input.status)) {
+    throw new StateWriteError(
+      address,
+      `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`,
+    );
+  }
+  if (typeof input.type !== "string" || input.type === "") throw new StateWriteError(address, "the record has no resource type");
+  if (input.attributes === null || typeof input.attributes !== "object" || Array.isArray(input.attributes)) {
+    throw new StateWriteError(address, "attributes must be an object");
+  }
+  assertKnownJson(address, input.attributes);
+  const dependencies = [...new Set(input.dependencies ?? [])].sort();
+  for (const dependency of dependencies) {
+    if (typeof dependency !== "string" || dependency === "") throw new StateWriteError(address, "a dependency is not an address");
+  }
+  const contributions = (input.contributions ?? [])
+    .map((edge) => {
+      if (edge === null || typeof edge !== "object" || typeof edge.from !== "string" || edge.from === "" || !Array.isArray(edge.fields)) {
+        throw new StateWriteError(address, "a contribution edge needs a `from` address and a list of fields");
+      }
+      return { from: edge.from, fields: [...new Set(edge.fields)].sort() };
+    })
+    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  return { attributesJson: JSON.stringify(input.attributes), dependencies, contributions };
+}
+
+/** Refuses a status `setIntent` may not record. */
+export function checkInFlightStatus(address: string, status: InFlightStatus): void {
+  if (!(IN_FLIGHT_STATUSES as readonly string[]).includes(status)) {
+    throw new StateWriteError(address, `"${status}" is not an in-flight status (${IN_FLIGHT_STATUSES.join(", ")})`);
+  }
+}
+
+/** One stack output as stored: JSON text, and whether it is sensitive. */
+export interface OutputRow {
+  name: string;
+  value: string;
+  sensitive: boolean;
+}
+
+/**
+ * The stack outputs as rows, in name order. Sealing is the caller's (the engine seals a sensitive
+ * output before it hands it over; the stores keep what they are given as opaque data), so a
+ * sensitive value that is not a seal is refused: it would put a secret into state in the clear.
+ */
+export function outputRows(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): OutputRow[] {
+  const rows: OutputRow[] = [];
+  for (const name of Object.keys(outputs).sort()) {
+    const { value, sensitive } = outputs[name]!;
+    assertKnownJson(`output.${name}`, value);
+    if (sensitive === true && value !== null && !isSealedSensitive(value)) {
+      throw new StateWriteError(
+        `output.${name}`,
+        "the output is sensitive and its value is not sealed; seal it with sealSensitive(value, lineage) before storing it",
+      );
+    }
+    rows.push({ name, value: JSON.stringify(value), sensitive: sensitive === true });
+  }
+  return rows;
+}
+
+/**
+ * The identity columns of a record that a create intent starts (no attributes yet): what the
+ * write names. Both `setIntent` and a replaced document's in-flight create use it.
+ */
+export function intentColumns(write: WriteIntent): DerivedColumns {
+  return {
+    ...deriveColumns({}),
+    ref: write.ref,
+    space: write.space || null,
+    name: write.name || null,
+    uid: write.uid || null,
+  };
 }

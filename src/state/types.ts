@@ -57,14 +57,13 @@ export interface ResourceInput {
 }
 
 /**
- * One stored resource. The identity columns (`ref`, `space`, `name`, `uid`, …) are derived by
- * the store from the envelope attributes on every write, so they can never disagree with the
- * attribute document, and listing or looking them up needs no JSON parse.
+ * What every stored resource holds, whatever its lifecycle. The identity columns (`ref`, `space`,
+ * `name`, `uid`, …) are derived by the store from the envelope attributes on every write, so they
+ * can never disagree with the attribute document, and listing or looking them up needs no JSON parse.
  */
-export interface ResourceRecord {
+interface StoredRecord {
   address: string;
   type: string;
-  status: ResourceStatus;
   /** The exact FormRef recorded (`form_api_version`, `form_kind`, `form_definition_version`, `form_schema_digest`). */
   ref: FormRef | null;
   packageDigest: string | null;
@@ -81,10 +80,28 @@ export interface ResourceRecord {
   conditions: KnownValue[];
   dependencies: string[];
   contributions: ContributionEdge[];
-  intent: RecordedIntent | null;
   /** The state serial of the write that last changed this record. */
   serial: number;
 }
+
+/** A record with no host write in flight: it carries no intent. */
+export interface SettledRecord extends StoredRecord {
+  status: SettledStatus;
+  intent: null;
+}
+
+/** A record whose host write is in flight: it carries exactly the intent persisted before the write was sent. */
+export interface InFlightRecord extends StoredRecord {
+  status: InFlightStatus;
+  intent: RecordedIntent;
+}
+
+/**
+ * One stored resource. The status decides whether an intent exists, so a settled record with an
+ * intent, or an in-flight one without, cannot be written down (both stores enforce the same rule
+ * in their tables too).
+ */
+export type ResourceRecord = SettledRecord | InFlightRecord;
 
 /** A stack output (`output` block) as stored; sensitive values are sealed. */
 export interface StoredOutput {
@@ -181,9 +198,10 @@ export interface LockTakeover {
   /**
    * `holder-gone`: the holder ran on this host and its process no longer exists, so it can never
    * renew or release (taken at once, live lease or not). `stale`: its lease had expired and the
-   * caller asked for the takeover (`--force-unlock`).
+   * caller asked for the takeover (`--force-unlock`). `expired`: its lease had expired and the store
+   * takes such a lease over by itself (the PostgreSQL store, whose holders may run on any machine).
    */
-  reason: "holder-gone" | "stale";
+  reason: "holder-gone" | "stale" | "expired";
 }
 
 /** What `acquire` hands back: the lease, and the one it took over, if any. */
@@ -193,7 +211,10 @@ export interface AcquiredLease extends LockInfo {
 
 /** Read access: what `state list/show/pull` and plan need. Takes no lock. */
 export interface StateReader {
-  /** Fixed at creation; identifies this state across copies. */
+  /**
+   * Fixed when the state is created, and kept by every copy of it (`state migrate`, `state push`):
+   * it identifies this state wherever it is stored, and keys its sealed values.
+   */
   readonly lineage: string;
   /** Bumped by every data write (not by lock traffic), so a saved plan can detect that state moved. */
   serial(): Promise<number>;
@@ -201,7 +222,7 @@ export interface StateReader {
   list(): Promise<ResourceRecord[]>;
   get(address: string): Promise<ResourceRecord | undefined>;
   /** Records with an unsettled intent, ordered by address: the steps a crash interrupted. */
-  inFlight(): Promise<ResourceRecord[]>;
+  inFlight(): Promise<InFlightRecord[]>;
   outputs(): Promise<Record<string, StoredOutput>>;
   /** The current lock row, if any (live or expired). */
   lockInfo(): Promise<LockInfo | null>;
@@ -267,6 +288,20 @@ export interface StateStore extends StateReader {
    * recorded step names its address, and resuming it must find the record where it was).
    */
   moveResource(from: string, to: string): Promise<StateMove>;
-  /** Replaces the stack outputs; values marked sensitive are sealed by the store. */
+  /**
+   * Replaces the stack outputs. A sensitive value must arrive sealed (`sealSensitive(value,
+   * lineage)`, which the engine does); the store keeps values as opaque data and refuses a
+   * sensitive one that is not a seal, so no secret reaches state in the clear.
+   */
   putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void>;
+  /**
+   * Replaces the whole state with `document` (`state push`, `state migrate`) in one fenced
+   * transaction: lineage, records with their intents, outputs and host binding, checked as every
+   * single write is checked (document.ts). The serial becomes the document's when this state was
+   * never written (serial 0: a copy keeps lineage and serial exactly), else the higher of the
+   * document's and this state's serial + 1, so a plan saved against this state before is refused.
+   * Whether this document may replace this state (lineage, serial, intents in flight) is the
+   * caller's decision; the rules differ between push and migrate.
+   */
+  replaceState(document: StateDocument): Promise<void>;
 }

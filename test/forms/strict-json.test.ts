@@ -60,6 +60,14 @@ describe("parseStrictJson refuses", () => {
     // The same name spelled with an escape is the same name.
     expectRefusal('{"ab":1,"a\\u0062":2}', "duplicate-member", { line: 1, column: 9, pointer: "/ab" });
   });
+  it("duplicates JSON.parse would collapse, whatever the spacing, in any container (the escape-free native path)", () => {
+    expectRefusal('{"a" : 1, "a"\n\t: 2}', "duplicate-member", { line: 1, column: 11, pointer: "/a" });
+    expectRefusal('{"__proto__":1,"__proto__":2}', "duplicate-member", { line: 1, column: 16, pointer: "/__proto__" });
+    expect(refusal('[{"k":":"},{"x":{"y":1,"z":[{"y":2,"y":3}]}}]')).toMatchObject({ reason: "duplicate-member", pointer: "/1/x/z/0/y" });
+    // A name that only looks like a duplicate inside a string value is not one.
+    expect(parseStrictJson('{"a":"\\"a\\":1","b":"a:"}')).toEqual({ a: '"a":1', b: "a:" });
+    expect(parseStrictJson('{"a":"a","b":[":",{"a":1}]}')).toEqual({ a: "a", b: [":", { a: 1 }] });
+  });
   it("invalid UTF-8, at its byte offset and inside the value it belongs to", () => {
     const bytes = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
     const error = expectRefusal(bytes, "invalid-utf8", { line: 1, column: 7, pointer: "/a" });

@@ -72,6 +72,9 @@ describe("what the command loads", () => {
     expect(run.stdout).toContain("Plan: 1 to add, 0 to change, 0 to destroy.");
     const m = run.modules;
     expect(under(m, "dist/src/host/").length).toBeGreaterThan(0);
+    // The embedded host answers in process: neither its worker runtime nor its HTTP server is loaded.
+    expect(m).not.toContain("dist/src/host/runtime/runtime.js");
+    expect(m).not.toContain("dist/src/host/server.js");
     expect(ours(m, "constructs")).toEqual([]);
     expect(ours(m, "generate")).toEqual([]);
     expect(under(m, "dist/src/cli/commands/")).toEqual(["dist/src/cli/commands/plan.js"]);

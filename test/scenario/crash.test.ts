@@ -4,17 +4,22 @@
 // its result is recorded). The next apply — at once, with no --force-unlock and no waiting for the
 // 60 s lease — takes the dead run's lock over (its process is gone from this host), says so,
 // resolves the interrupted write, and finishes. Afterwards the host's whole store and state agree
-// exactly: no duplicate, lost or orphaned host resource.
+// exactly: no duplicate, lost or orphaned host resource. All of it with state in the local file
+// and, unchanged, with state in PostgreSQL (the stack names it with a pg backend).
 
 import { afterEach, describe, expect, it } from "vitest";
-import { openLocalStateReadOnly } from "../../src/state/index.ts";
+import type { StateReader } from "../../src/state/index.ts";
+import { describePg, dropSchemasAfterAll } from "../support/pg.ts";
+import { pgTarget, sqliteTarget, type Place, type StoreTarget } from "../state/conformance/target.ts";
 import { runCli, Scratch, startHost, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";
 
-function stack(prefix: string) {
+function stack(prefix: string, place: Place) {
+  const backend = place.backendBlock();
   return {
+    ...(backend !== undefined ? { terraform: { backend } } : {}),
     resource: {
       [KV]: {
         a: { name: `${prefix}-a`, lifecycle: { create_before_destroy: true } },
@@ -26,8 +31,8 @@ function stack(prefix: string) {
   };
 }
 
-async function agree(host: TestHost, scratch: Scratch): Promise<void> {
-  const reader = openLocalStateReadOnly(scratch.path(".takoform", "state.db"));
+async function agree(host: TestHost, place: Place): Promise<void> {
+  const reader: StateReader = await place.openReader();
   try {
     const records = await reader.list();
     expect(await reader.inFlight()).toEqual([]);
@@ -49,7 +54,7 @@ async function agree(host: TestHost, scratch: Scratch): Promise<void> {
   }
 }
 
-describe("crash safety of apply", () => {
+function crashSafety(target: StoreTarget): void {
   let host: TestHost | undefined;
   let scratch: Scratch | undefined;
   afterEach(async () => {
@@ -60,11 +65,12 @@ describe("crash safety of apply", () => {
   async function crashThenRecover(hook: string, n: number, phases: string[]): Promise<{ killed: boolean }> {
     host = await startHost();
     scratch = new Scratch();
+    const place = target.place(scratch.dir);
     // The default 60 s lease: a killed run's lease is still live when the next run starts.
     const env = { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: "takoform-dev-token" };
     let killed = false;
     for (let i = 0; i < phases.length; i++) {
-      scratch.write("stack.json", JSON.stringify(stack(phases[i]!)));
+      scratch.write("stack.json", JSON.stringify(stack(phases[i]!, place)));
       const last = i === phases.length - 1;
       const crashed = await runCli(["apply", "--config", "stack.json", "--auto-approve"], {
         cwd: scratch.dir,
@@ -79,13 +85,13 @@ describe("crash safety of apply", () => {
     }
     let interrupted = 0;
     if (killed) {
-      const reader = openLocalStateReadOnly(scratch.path(".takoform", "state.db"));
+      const reader = await place.openReader();
       interrupted = (await reader.inFlight()).length;
       await reader.close();
       // The hook fires once an intent is durable and before its result is, so at least that write
       // is in flight (independent steps run in parallel, so another may be too).
       expect(interrupted).toBeGreaterThanOrEqual(1);
-      const reader2 = openLocalStateReadOnly(scratch.path(".takoform", "state.db"));
+      const reader2 = await place.openReader();
       const lease = await reader2.lockInfo();
       await reader2.close();
       expect(lease!.expiresAt).toBeGreaterThan(Date.now()); // live: only the holder being gone lets the next run in
@@ -97,7 +103,7 @@ describe("crash safety of apply", () => {
       expect(recovered.stderr).toMatch(/process \d+ no longer exists on this host/);
       expect(recovered.stdout).toContain("write(s) an interrupted apply had left unfinished were resolved first");
     }
-    await agree(host, scratch);
+    await agree(host, place);
     const again = await runCli(["plan", "--config", "stack.json", "--detailed-exitcode"], { cwd: scratch.dir, env });
     expect(again.code, again.stdout).toBe(0);
     return { killed };
@@ -131,4 +137,11 @@ describe("crash safety of apply", () => {
       expect(killed).toBe(true);
     }, 90_000);
   }
+}
+
+describe("crash safety of apply: state in the local file", () => crashSafety(sqliteTarget));
+
+describePg("crash safety of apply: state in PostgreSQL", () => {
+  dropSchemasAfterAll();
+  crashSafety(pgTarget);
 });

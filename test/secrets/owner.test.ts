@@ -50,11 +50,15 @@ describe("the owner of secrets", () => {
     }
   });
 
-  it("is what the state writer and the plan-file writer call", () => {
+  it("is what the state writer, the output writer and the plan-file writer call, and never a store", () => {
     const imports = importGraph(ROOT).edges;
     const calls = (from: string) => imports.some((e) => e.from === from && e.to.startsWith(OWNER));
     expect(calls("src/engine/apply/records.ts"), "the state writer (stateInput)").toBe(true);
-    expect(calls("src/state/sqlite/store.ts"), "the store's putOutputs").toBe(true);
+    // Outputs are sealed by the engine before putOutputs; the stores keep sealed values as opaque
+    // data and never seal anything themselves (docs/state.md §3).
+    expect(calls("src/engine/apply/execute.ts"), "the output writer (storeOutputs)").toBe(true);
+    const stores = imports.filter((e) => /^src\/state\/(sqlite|pg)\//.test(e.from) && e.to.startsWith(OWNER)).map((e) => e.from);
+    expect(stores, "a store that imports the owner of secrets").toEqual([]);
     expect(calls("src/engine/plan/file.ts"), "the plan-file writer").toBe(true);
   });
 });

@@ -9,11 +9,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
-import { openLocalStateReadOnly, type ResourceRecord, type StoredOutput } from "../../state/index.ts";
+import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
 import { outputJson } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { loadStateTarget, openReader } from "../state-access.ts";
+import { enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
@@ -21,7 +22,7 @@ const USAGE = `Usage: takoform output [options] [NAME]
 Show the outputs recorded by the last apply (all of them, or NAME's value).
 
 Options:
-  -C DIR                 Project directory (default: the current directory)
+${STATE_HELP}
   --json                 As Terraform: {NAME: {sensitive, type, value}}; with NAME, its value only
   --raw                  With NAME: a string, number or bool printed as it is (for shell scripts)
   --no-color             No ANSI colour
@@ -31,7 +32,7 @@ Sensitive outputs are recorded only as a seal: they show as <sensitive>, carry n
 --json, and \`output --json NAME\` / \`--raw NAME\` refuse them.
 Exit status: 0 on success, 1 when NAME is not an output or cannot be printed as asked.`;
 
-export const FLAGS = flagSpec({ values: ["--chdir"], switches: ["--help", "--json", "--raw", "--no-color"] });
+export const FLAGS = flagSpec(STATE_FLAGS, { switches: ["--raw"] });
 
 function refuse(io: Console, summary: string, detail: string, repair: string): number {
   io.diagnostics([{ severity: "error", summary, detail, repair }]);
@@ -45,16 +46,18 @@ export const command: Command = {
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
-    const path = statePathOf(projectDir(args));
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail("output", target.diagnostics);
     let outputs: Record<string, StoredOutput> = {};
     let records: ResourceRecord[] = [];
-    if (existsSync(path)) {
-      const reader = openLocalStateReadOnly(path);
+    const opened = await openReader(target);
+    if ("diagnostics" in opened) return io.fail("output", opened.diagnostics);
+    if ("reader" in opened) {
       try {
-        outputs = await reader.outputs();
-        records = await reader.list();
+        outputs = await opened.reader.outputs();
+        records = await opened.reader.list();
       } finally {
-        await reader.close();
+        await opened.reader.close();
       }
     }
     const name = args.positionals[0];

@@ -2,7 +2,6 @@
 // Writes nothing to state or the host.
 
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
-import { existsSync } from "node:fs";
 import {
   createPlan,
   DEFAULT_PARALLELISM,
@@ -14,9 +13,10 @@ import {
   renderPlan,
   writePlanFile,
 } from "../../engine/index.ts";
-import { openLocalState, openLocalStateReadOnly, type StateReader } from "../../state/index.ts";
+import type { StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
+import { openReader, openStore } from "../state-access.ts";
 import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 
@@ -79,11 +79,17 @@ export const command: Command = {
     }
     if (!io.json) io.diagnostics(ws.diagnostics);
 
-    // A saved plan is bound to a state lineage, so --out creates the (empty) state file when
-    // there is none yet; a plain plan touches nothing.
+    // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
+    // none yet; a plain plan touches nothing.
     let reader: StateReader | null = null;
-    if (out !== undefined) reader = openLocalState(ws.statePath);
-    else if (existsSync(ws.statePath)) reader = openLocalStateReadOnly(ws.statePath);
+    const opened = out !== undefined ? await openStore(ws.state) : await openReader(ws.state);
+    if ("diagnostics" in opened) {
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(opened.diagnostics) });
+      else io.diagnostics(opened.diagnostics);
+      return 1;
+    }
+    if ("store" in opened) reader = opened.store;
+    else if ("reader" in opened) reader = opened.reader;
     let connection;
     try {
       const stateLane = reader !== null ? await recordedLane(reader) : undefined;

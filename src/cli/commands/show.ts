@@ -1,12 +1,12 @@
 // `takoform show [PLAN-FILE]`: the current state, or a saved plan, for people or (--json) as
 // `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
 
-import { existsSync } from "node:fs";
 import { packageVersion } from "../../core/package-root.ts";
 import { PlanFileError, planToJson, readPlanFile, renderPlan, stateToJson } from "../../engine/index.ts";
-import { openLocalStateReadOnly, type StateDocument } from "../../state/index.ts";
+import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { loadStateTarget, openReader } from "../state-access.ts";
+import { enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 import { showRecord } from "./state.ts";
 
@@ -16,7 +16,7 @@ Show the current state (every resource and output), or the plan saved in PLAN-FI
 \`takoform plan --out\`. Reads only: no lock, no host.
 
 Options:
-  -C DIR                 Project directory (default: the current directory)
+${STATE_HELP}
   --json                 As \`terraform show -json\`: the state as values.root_module.resources and
                          values.outputs; a plan file as the same JSON \`takoform plan --json\` prints
   --no-color             No ANSI colour
@@ -25,7 +25,7 @@ Options:
 Sensitive values are recorded only as seals and show as (sensitive value).
 Exit status: 0 on success, 1 when PLAN-FILE cannot be read.`;
 
-export const FLAGS = flagSpec({ values: ["--chdir"], switches: ["--help", "--json", "--no-color"] });
+export const FLAGS = flagSpec(STATE_FLAGS);
 
 export const command: Command = {
   async run(argv) {
@@ -47,14 +47,16 @@ export const command: Command = {
       else io.out(renderPlan(saved.plan, { color: io.color }));
       return 0;
     }
-    const path = statePathOf(projectDir(args));
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail("show", target.diagnostics);
+    const opened = await openReader(target);
+    if ("diagnostics" in opened) return io.fail("show", opened.diagnostics);
     let document: StateDocument | null = null;
-    if (existsSync(path)) {
-      const reader = openLocalStateReadOnly(path);
+    if ("reader" in opened) {
       try {
-        document = await reader.pull();
+        document = await opened.reader.pull();
       } finally {
-        await reader.close();
+        await opened.reader.close();
       }
     }
     if (io.json) {

@@ -2,12 +2,12 @@
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { openReader } from "../state-access.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -40,14 +40,17 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  if (!existsSync(statePathOf(projectDir(args)))) {
-    io.err("No state: nothing has been applied in this project yet.");
-    return 1;
-  }
   const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
+  const existing = await openReader(ws.state);
+  if ("diagnostics" in existing) return io.fail("state rebind", existing.diagnostics);
+  if ("missing" in existing) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return 1;
+  }
+  await existing.reader.close();
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail("state rebind", session.diagnostics);
   const { store, connection, host } = session;

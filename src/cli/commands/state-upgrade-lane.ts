@@ -2,13 +2,13 @@
 // identities, after reading every recorded object under its new identity and finding it with its
 // recorded uid (src/engine/upgrade-lane.ts; docs/state.md, "Upgrading a state's lane").
 
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { diagnosticsToJson, formatFormRef, hasErrors, isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, projectDir, statePathOf, usage } from "../workspace.ts";
+import { openReader } from "../state-access.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -46,14 +46,17 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   if (!isLaneName(laneText)) throw new CliUsageError(`--lane takes ${LANES.map((l) => l.name).join(" or ")}, got ${JSON.stringify(laneText)}`);
   enterProject(args);
   const io = new Console(args);
-  if (!existsSync(statePathOf(projectDir(args)))) {
-    io.err("No state: nothing has been applied in this project yet.");
-    return 1;
-  }
   const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state upgrade-lane", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);
+  const existing = await openReader(ws.state);
+  if ("diagnostics" in existing) return io.fail("state upgrade-lane", existing.diagnostics);
+  if ("missing" in existing) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return 1;
+  }
+  await existing.reader.close();
   const session = await openSession(ws, { lane: laneText });
   if (!("store" in session)) return io.fail("state upgrade-lane", session.diagnostics);
   const { store, connection, host } = session;

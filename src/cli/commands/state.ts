@@ -1,16 +1,21 @@
-// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | rebind |
-// upgrade-lane`: read state without locking it, move or forget records (the host resources are
-// untouched), re-bind it to another host (state-rebind.ts), or move it to another Host API
-// lane's identities (state-upgrade-lane.ts).
+// `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | push FILE |
+// migrate | rebind | upgrade-lane`: read state without locking it, move or forget records (the host
+// resources are untouched), replace it with a pulled document (state-push.ts), move it to the
+// stack's new backend (state-migrate.ts), re-bind it to another host (state-rebind.ts), or move it
+// to another Host API lane's identities (state-upgrade-lane.ts). The state is the one
+// the stack's backend names: the stack of --config, or the project's app when there is a
+// cdktf.json, else the project's default local file.
 
 import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
+import { migrateCommand } from "./state-migrate.ts";
+import { pushCommand } from "./state-push.ts";
 import { formatValue, runStateMove, runStateRemove } from "../../engine/index.ts";
-import { openLocalState, openLocalStateReadOnly, parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
+import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { enterProject, durationFlag, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { loadStateTarget, openReader, openStore, type StateTarget } from "../state-access.ts";
+import { enterProject, durationFlag, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -25,6 +30,10 @@ Subcommands:
                          not contacted
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
+  push FILE              Replace the state with a document \`state pull\` wrote ("-": stdin);
+                         refused for another lineage or a lower serial unless --force
+  migrate                Move the state to the backend the stack names now, keeping its
+                         lineage and serial (\`takoform state migrate --help\`)
   rebind                 Bind state to the host this command reaches, after finding every
                          recorded object there with its uid (\`takoform state rebind --help\`)
   upgrade-lane           Move state to another Host API lane's identities, after finding every
@@ -32,16 +41,18 @@ Subcommands:
                          (\`takoform state upgrade-lane --help\`)
 
 Options:
-  -C DIR                 Project directory (default: the current directory)
+${STATE_HELP}
   --json                 Machine-readable output (list, show)
 ${LOCK_HELP}
   -h, --help             Show this help
 
+The state is the one the stack's backend names (terraform.backend: local, or pg with PgBackend),
+in the workspace TAKOFORM_WORKSPACE or TF_WORKSPACE names (default "default").
 list, show and pull read state without locking it; mv and rm take the lock. Exit status: 0 on
 success, 1 otherwise.`;
 
-/** The flags of `state list | show | pull | mv | rm` (rebind has its own). */
-export const FLAGS = flagSpec({ values: ["--chdir", ...LOCK_FLAGS.values], switches: ["--help", "--json", "--no-color", ...LOCK_FLAGS.switches] });
+/** The flags of `state list | show | pull | mv | rm` (push, migrate and rebind have their own). */
+export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS);
 
 function lockOptions(args: ParsedArgs, what: string) {
   return {
@@ -74,16 +85,20 @@ export function showRecord(record: ResourceRecord): string {
   return lines.join("\n");
 }
 
-async function withReader<T>(path: string, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
-  if (!existsSync(path)) {
-    io.err("No state: nothing has been applied in this project yet.");
+async function withReader<T>(target: StateTarget, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
+  const opened = await openReader(target);
+  if ("diagnostics" in opened) {
+    io.diagnostics(opened.diagnostics);
     return null;
   }
-  const reader = openLocalStateReadOnly(path);
+  if ("missing" in opened) {
+    io.err(`No state: nothing has been applied in this project yet (${target.describe}).`);
+    return null;
+  }
   try {
-    return await body(reader);
+    return await body(opened.reader);
   } finally {
-    await reader.close();
+    await opened.reader.close();
   }
 }
 
@@ -97,15 +112,20 @@ export const command: Command = {
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     if (sub === "rebind") return rebindCommand(rest);
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
+    if (sub === "push") return pushCommand(rest);
+    if (sub === "migrate") return migrateCommand(rest);
     const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
+    if (!["list", "show", "pull", "mv", "rm"].includes(sub))
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
     enterProject(args);
     const io = new Console(args);
-    const path = statePathOf(projectDir(args));
+    const target = await loadStateTarget(args, projectDir(args));
+    if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
     switch (sub) {
       case "list": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const records = await withReader(path, io, (r) => r.list());
+        const records = await withReader(target, io, (r) => r.list());
         if (records === null) return 1; // no state (as for show and pull), with or without --json
         if (io.json) io.emitJson(records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
         else for (const r of records) io.out(r.address);
@@ -114,7 +134,7 @@ export const command: Command = {
       case "show": {
         if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
         const address = args.positionals[0]!;
-        const record = await withReader(path, io, (r) => r.get(address));
+        const record = await withReader(target, io, (r) => r.get(address));
         if (record === null) return 1;
         if (record === undefined) {
           io.diagnostics([notInState(address)]);
@@ -126,18 +146,18 @@ export const command: Command = {
       }
       case "pull": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const document = await withReader(path, io, (r) => r.pull());
+        const document = await withReader(target, io, (r) => r.pull());
         if (document === null) return 1;
         io.emitJson(document);
         return 0;
       }
       case "rm": {
         if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
-        if (!existsSync(path)) {
-          io.err("No state: nothing has been applied in this project yet.");
-          return 1;
-        }
-        const store = openLocalState(path);
+        const probe = await withReader(target, io, async () => true);
+        if (probe === null) return 1;
+        const opened = await openStore(target);
+        if ("diagnostics" in opened) return io.fail("state rm", opened.diagnostics);
+        const { store } = opened;
         try {
           const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
           if (io.json) {
@@ -155,11 +175,11 @@ export const command: Command = {
       case "mv": {
         if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
         const [from, to] = args.positionals as [string, string];
-        if (!existsSync(path)) {
-          io.err("No state: nothing has been applied in this project yet.");
-          return 1;
-        }
-        const store = openLocalState(path);
+        const probe = await withReader(target, io, async () => true);
+        if (probe === null) return 1;
+        const opened = await openStore(target);
+        if ("diagnostics" in opened) return io.fail("state mv", opened.diagnostics);
+        const { store } = opened;
         try {
           const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
           if (io.json) {
@@ -182,7 +202,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, rebind or upgrade-lane)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
     }
   },
 };

@@ -5,7 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hasErrors, type Attributes, type Diagnostic, type KnownValue } from "../../core/index.ts";
-import { sealedAttributePaths } from "../../secrets/index.ts";
+import { sealedAttributePaths, sealSensitive } from "../../secrets/index.ts";
 import type { ResourceRecord } from "../../state/index.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
@@ -147,6 +147,11 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
       out[name] = { value: previous[name]!.value, sensitive: previous[name]!.sensitive || output.sensitive };
     }
   }
-  await store.putOutputs(out);
+  // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
+  // from before stays as it is; sealing is idempotent).
+  const stored: ApplyResult["outputs"] = {};
+  for (const [name, o] of Object.entries(out))
+    stored[name] = o.sensitive && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : o;
+  await store.putOutputs(stored);
   return out;
 }

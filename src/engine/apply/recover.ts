@@ -10,7 +10,7 @@
 
 import { type Diagnostic, hasErrors, located } from "../../core/index.ts";
 import type { AttributePath, Provider, ResourceState } from "../../provider/index.ts";
-import { parseStateAddress, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
+import { parseStateAddress, type InFlightRecord, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 import { mapBounded } from "../dag.ts";
 import { openIntent, sealedAttributePaths } from "../../secrets/index.ts";
@@ -45,8 +45,8 @@ export interface RecoverResult {
 }
 
 /** What the settled record's status is after the write the intent describes. */
-function statusAfter(record: ResourceRecord): SettledStatus {
-  const step = record.intent?.stepId ?? "";
+function statusAfter(record: InFlightRecord): SettledStatus {
+  const step = record.intent.stepId;
   if (step.startsWith("create-placeholder:") || step.startsWith("revert:")) return "placeholder";
   return "ready";
 }
@@ -56,7 +56,7 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
   const diagnostics: Diagnostic[] = [];
   let ok = true;
   await mapBounded(records, input.parallelism, async (record) => {
-    const intent = record.intent!;
+    const { intent } = record; // an in-flight record carries exactly one
     // A sealed intent opens only with the sensitive values it was sent with; otherwise it stays
     // in state untouched and the apply stops, naming the variables to supply.
     const opened = openIntent(intent.write, record.address, input.store.lineage, sensitiveLookup(input.variables));

@@ -28,7 +28,11 @@ export function takeoverNote(takeover: LockTakeover): Diagnostic {
     severity: "warning",
     code: engineCode("lock-taken-over"),
     summary:
-      takeover.reason === "holder-gone" ? "Took over the state lock of a run that is no longer running" : "Took over a stale state lock (--force-unlock)",
+      takeover.reason === "holder-gone"
+        ? "Took over the state lock of a run that is no longer running"
+        : takeover.reason === "expired"
+          ? "Took over the state lock of a run whose lease expired"
+          : "Took over a stale state lock (--force-unlock)",
     detail:
       (takeover.reason === "holder-gone"
         ? `The lock was held by ${who}, and process ${previous.pid} no longer exists on this host, so it can never finish or release it.`
@@ -108,7 +112,11 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
   const waited = lock.timeoutMs ?? 0;
   let repair: string;
   if (error.stale) repair = "If no other takoform process works on this state, take the stale lock over with --force-unlock.";
-  else if (waited > 0) {
+  else if (waited > 0 && error.takesOverExpired) {
+    repair =
+      `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds a live lease. Retry once it has finished, ` +
+      `or with a longer --lock-timeout: should its process have died, its lease is taken over once it expires (${new Date(error.lock.expiresAt).toISOString()}).`;
+  } else if (waited > 0) {
     repair =
       `This run waited ${durationText(waited)} (--lock-timeout) and that run still holds the lock. Retry once it has finished, ` +
       "or with a longer --lock-timeout. (Had its process died on this machine, this run would have taken the lock over at once; one that died on another machine leaves a lease that goes stale when it expires, and --force-unlock can then take it over.)";

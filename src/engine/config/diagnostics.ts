@@ -30,6 +30,8 @@ const configCodes = defineCodes("config", [
   "app-validation",
   "type-error",
   "typecheck-failed",
+  "backend-unsupported",
+  "backend-invalid",
 ]);
 
 /** The configuration loader's codes, `takoform.config/<name>` (its part of core's one table). */

@@ -34,8 +34,9 @@
 //   count, for_each, provisioner, connection, lifecycle conditions, variable validation, provider
 //   aliases or other providers, functions/operators/conditionals/splats/`for` in interpolations,
 //   `local.*`, references to undeclared resources or variables, self-references.
-// - Ignored without error: terraform.backend, terraform.required_providers, terraform.required_version;
-//   other terraform settings produce a warning.
+// - terraform.backend is read (blocks/backend.ts: local or pg; any other type is refused).
+//   Ignored without error: terraform.required_providers, terraform.required_version; other
+//   terraform settings produce a warning.
 
 export type {
   ContributionConfig,
@@ -67,3 +68,4 @@ export { formatPath } from "./expression/traversal.ts";
 export { configEdges } from "./edges.ts";
 export { providerSettings, DEFAULT_SPACE, type ProviderSettings, type ProviderSettingProblem } from "./provider-settings.ts";
 export { CONFIG_CODES, configCode, type ConfigCode, type ConfigCodeName } from "./diagnostics.ts";
+export { readStrictJson, STACK_MAX_DEPTH } from "./strict-read.ts";

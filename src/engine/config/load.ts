@@ -3,6 +3,7 @@
 // no error, so nothing downstream can plan from a half-understood stack.
 
 import type { Diagnostic } from "../../core/index.ts";
+import { readBackend } from "./blocks/backend.ts";
 import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
 import { readProvider } from "./blocks/provider.ts";
@@ -47,7 +48,7 @@ const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
 };
 
 /** Settings of the `terraform` block that have no meaning for takoform and are skipped silently. */
-const IGNORED_TERRAFORM = new Set(["backend", "required_providers", "required_version"]);
+const IGNORED_TERRAFORM = new Set(["required_providers", "required_version"]);
 
 export async function loadConfigFile(file: string): Promise<LoadResult> {
   const read = await readInputBytes(file, {
@@ -106,7 +107,7 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
         config.imports = readImports(block, problems);
         break;
       case "terraform":
-        readTerraformSettings(block, problems);
+        config.backend = readTerraformSettings(block, problems);
         break;
       default: {
         const refused = REFUSED_BLOCKS[key];
@@ -124,20 +125,27 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
   return { config: failed ? null : config, diagnostics: problems.diagnostics };
 }
 
-function readTerraformSettings(block: unknown, problems: Problems): void {
-  if (!isPlainObject(block)) return;
+/** Reads the `terraform` block: the backend, and a warning for each setting takoform does not use. */
+function readTerraformSettings(block: unknown, problems: Problems): StackConfig["backend"] {
+  if (!isPlainObject(block)) return null;
+  let backend: StackConfig["backend"] = null;
   for (const key of Object.keys(block)) {
+    if (key === "backend") {
+      backend = readBackend(block[key], problems);
+      continue;
+    }
     if (IGNORED_TERRAFORM.has(key) || key === "//") continue;
     problems.warning({
       code: configCode("ignored-setting"),
       summary: `terraform.${key} is ignored`,
       detail:
         key === "cloud"
-          ? "takoform keeps state in the project's .takoform directory, not in a Terraform backend or cloud."
+          ? "takoform keeps state in its own backends (the local file, or PostgreSQL with PgBackend), not in Terraform Cloud."
           : "takoform does not use this Terraform setting.",
       repair: `Remove terraform.${key} to silence this warning.`,
     });
   }
+  return backend;
 }
 
 /** Every reference must name something declared, and no resource may refer to itself. */

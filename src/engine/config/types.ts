@@ -1,6 +1,7 @@
 // The typed model of a synthesized stack: what the engine plans from. Expressions are parsed once
 // at load time; nothing here is evaluated until the engine supplies values (evaluate.ts).
 
+import type { BackendConfig } from "../../state/index.ts";
 import type { KnownValue } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/index.ts";
 
@@ -150,4 +151,6 @@ export interface StackConfig {
   variables: Map<string, VariableConfig>;
   provider: ProviderConfig | null;
   imports: ImportConfig[];
+  /** `terraform.backend`: where state lives; null when the stack names none (the default local file). */
+  backend?: BackendConfig | null;
 }

@@ -78,6 +78,13 @@ export class PlanContext {
   /** Configuration address → what it depends on, without the edges placeholders defer. */
   configDependencies: Map<string, string[]>;
 
+  /**
+   * Configuration address → the attributes the validate phase had the provider validate. Planning
+   * a resource whose evaluated configuration is the same values validates nothing again (its
+   * findings were reported once already); one whose references now resolve to values is validated.
+   */
+  readonly validated = new Map<string, Attributes>();
+
   // ---- state ----
   readonly records = new Map<string, ResourceRecord>();
   readonly recordedDependencies = new Map<string, readonly string[]>();

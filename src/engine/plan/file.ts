@@ -7,12 +7,15 @@
 //   of each, so apply can tell that the value re-supplied through the environment is the same;
 // - values at a change's sensitive paths, sensitive outputs and sealed drift values are sealed;
 // - a literal provider `token` is removed from the stored stack document (give it through
-//   TAKOFORM_TOKEN when applying the file).
+//   TAKOFORM_TOKEN when applying the file);
+// - the password of a pg backend's `conn_str` is removed from it too; `apply FILE` takes it again
+//   from the stack file the plan was made from, or from PGPASSWORD / ~/.pgpass.
 // UNKNOWN values are encoded losslessly (values.ts).
 
 import { readFile, writeFile } from "node:fs/promises";
 import { type AttributePath, type Diagnostic, DiagnosticError, type KnownValue } from "../../core/index.ts";
 import { digestMatches, sealDigest, sealedAttributePaths, sealPlanned, sealSensitive } from "../../secrets/index.ts";
+import { redactConnStr } from "../../state/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { engineCode } from "../codes.ts";
@@ -81,6 +84,22 @@ export function withoutLiteralToken(document: string): string {
   return changed ? JSON.stringify(parsed, null, 2) : document;
 }
 
+/** Removes the password from a pg backend's conn_str (the rest names the state, and stays). */
+export function withoutBackendPassword(document: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(document);
+  } catch {
+    return document;
+  }
+  const pg = ((parsed as Record<string, unknown>)["terraform"] as { backend?: { pg?: Record<string, unknown> } } | undefined)?.backend?.pg;
+  if (pg === undefined || pg === null || typeof pg !== "object" || typeof pg["conn_str"] !== "string") return document;
+  const redacted = redactConnStr(pg["conn_str"]);
+  if (redacted === pg["conn_str"]) return document;
+  pg["conn_str"] = redacted;
+  return JSON.stringify(parsed, null, 2);
+}
+
 export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "variables"> & { variables: ResolvedVariables }): string {
   const lineage = saved.plan.stateLineage;
   const variables: Record<string, KnownValue> = {};
@@ -96,7 +115,7 @@ export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "va
     mode: saved.mode,
     refresh: saved.refresh,
     stackFile: saved.stackFile,
-    stackDocument: withoutLiteralToken(saved.stackDocument),
+    stackDocument: withoutBackendPassword(withoutLiteralToken(saved.stackDocument)),
     variables,
     sensitiveVariables,
     plan: {

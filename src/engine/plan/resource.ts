@@ -11,7 +11,7 @@
 // As Terraform does, the `after` of a replacement is the provider's plan of a CREATE (no prior):
 // the new object shares nothing computed with the old one, and the apply re-plans it the same way.
 
-import { appendUnique, type Attributes, type Diagnostic, hasErrors, type KnownValue, located } from "../../core/index.ts";
+import { appendUnique, type Attributes, type Diagnostic, hasErrors, type KnownValue, located, valuesEqual } from "../../core/index.ts";
 import type { AttributePath, Provider, ResourceState, ResourceTypeSchema } from "../../provider/index.ts";
 import { unsealPrior } from "../../secrets/index.ts";
 import type { ResourceConfig } from "../config/types.ts";
@@ -36,6 +36,11 @@ export interface ResourcePlanInput {
   placeholder?: boolean;
   /** State lineage, the key of sealed sensitive values. */
   lineage: string;
+  /**
+   * The configuration the validate phase already had the provider validate (its findings are
+   * reported): the same values are not validated again.
+   */
+  validated?: Attributes;
 }
 
 export interface ResourcePlanResult {
@@ -77,9 +82,12 @@ export async function planChange(input: ResourcePlanInput): Promise<ResourcePlan
   if (hasErrors(diagnostics)) return { change: null, diagnostics };
 
   let config = input.placeholder ? evaluated.placeholder : evaluated.attributes;
-  // What the stack says is validated, before ignore_changes puts prior values (seals included) in.
-  diagnostics.push(...located(provider.validate(resource.type, config), address, resource.type));
-  if (hasErrors(diagnostics)) return { change: null, diagnostics };
+  // What the stack says is validated, before ignore_changes puts prior values (seals included) in;
+  // validating is a function of the values alone, so the values the validate phase checked are not.
+  if (input.validated === undefined || !valuesEqual(config, input.validated)) {
+    diagnostics.push(...located(provider.validate(resource.type, config), address, resource.type));
+    if (hasErrors(diagnostics)) return { change: null, diagnostics };
+  }
 
   let prior = input.prior;
   if (prior !== null) {

@@ -12,7 +12,7 @@
 //     lifecycle.ignore_changes path must name an attribute the referenced type's schema has;
 // and every output's references are checked the same way.
 
-import { type Diagnostic, located } from "../../core/index.ts";
+import { type Attributes, type Diagnostic, located } from "../../core/index.ts";
 import { type AttributePath, type AttributeType, type Provider, type ResourceTypeSchema, suggestName } from "../../provider/index.ts";
 import { referencesOf } from "../config/expression/evaluate.ts";
 import { formatPath } from "../config/expression/traversal.ts";
@@ -81,12 +81,17 @@ function referenceProblem(
   };
 }
 
-/** Every configuration error of the resources in `addresses` (all when null), found without the host. */
+/**
+ * Every configuration error of the resources in `addresses` (all when null), found without the
+ * host. With `validated`, each resource's configuration as the provider validated it is kept
+ * there by address, so the plan does not ask the provider to validate the same values again.
+ */
 export function validateConfiguration(
   provider: Provider,
   stack: StackConfig,
   variables: ResolvedVariables,
   addresses: ReadonlySet<string> | null,
+  validated?: Map<string, Attributes>,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const checkReferences = (expr: Expression, where: { address?: string; attribute: string; context: string }) => {
@@ -112,6 +117,7 @@ export function validateConfiguration(
     );
     out.push(...evaluated.diagnostics);
     out.push(...located(provider.validate(resource.type, evaluated.attributes), address, resource.type));
+    validated?.set(address, evaluated.attributes);
 
     for (const [attribute, expr] of Object.entries(resource.attributes)) checkReferences(expr, { address, attribute, context: `${address}.${attribute}` });
     for (const contribution of resource.contributions) {

@@ -45,3 +45,33 @@ export function completeAttributes(schema: ResourceTypeSchema, attributes: Attri
   }
   return out;
 }
+
+/** Whether `value` already has the shape completeValue gives it (every declared member present, all the way down). */
+function isComplete(type: AttributeType, value: Value): boolean {
+  switch (type.kind) {
+    case "list":
+    case "set":
+      return !Array.isArray(value) || value.every((item) => isComplete(type.element, item));
+    case "object":
+      if (!isPlainObject(value)) return true;
+      for (const [name, member] of Object.entries(type.attributes)) {
+        if (!Object.hasOwn(value, name) || !isComplete(member.type, value[name]!)) return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+/**
+ * completeAttributes for a reader: `attributes` itself when it already has that shape (what state
+ * written by this build always has), so comparing a record with its configuration copies nothing;
+ * a completed copy otherwise. The result must not be mutated.
+ */
+export function completedForReading(schema: ResourceTypeSchema, attributes: Attributes): Attributes {
+  for (const [name, value] of Object.entries(attributes)) {
+    const attribute = schema.attributes[name];
+    if (attribute !== undefined && !isComplete(attribute.type, value)) return completeAttributes(schema, attributes);
+  }
+  return attributes;
+}

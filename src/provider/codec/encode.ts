@@ -15,6 +15,7 @@
 import { type Attributes, compareUtf8, type Diagnostic, formatFormRef, type GroupKind, isUnknown, type Value } from "../../core/index.ts";
 import { isJsonObject, type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
 import type { CodecField, CodecMember, CodecScalarType, FormCodec } from "../../registry/index.ts";
+import { providerWork } from "../work-counters.ts";
 
 export interface EncodeOptions {
   /** "plan": an unknown only marks the spec unresolved. "apply" (default): it is also an error. */
@@ -51,6 +52,7 @@ const OMIT = Symbol("omit");
 type Projected = JsonValue | typeof OMIT;
 
 export function encodeSpec(codec: FormCodec, attributes: Attributes, options: EncodeOptions = {}): EncodedSpec {
+  providerWork.specsEncoded++;
   const mode = options.mode ?? "apply";
   const kind = codec.ref.kind;
   const spec: JsonObject = {};

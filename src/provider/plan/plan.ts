@@ -13,7 +13,7 @@
 import { type Attributes, type Lane, laneOfGroup, PREFERRED_LANE, UNKNOWN } from "../../core/index.ts";
 import { type ResourceTypeEntry, undeclaredFieldProblems } from "../../registry/index.ts";
 import { cloneAttributes } from "../attributes.ts";
-import { completeAttributes } from "../codec/complete.ts";
+import { completedForReading } from "../codec/complete.ts";
 import { formAttributes, laneMismatch, serveCreate, serveState, type Dispatch } from "../dispatch.ts";
 
 /** The lane of a type's lead line (the preferred lane for a lane-neutral one). */
@@ -44,7 +44,8 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   // Compared and proposed against in the shape configuration is brought to (every nested member
   // present), so state written before that shape was enforced plans no spurious change either.
   const stored: Attributes | null = request.prior?.attributes ?? null;
-  const prior: Attributes | null = stored === null ? null : completeAttributes(schema, stored);
+  // Only read from here on (propose copies what it takes), so a record already in shape is used as it is.
+  const prior: Attributes | null = stored === null ? null : completedForReading(schema, stored);
 
   // An existing resource is planned under the ref its state records (fail closed, and never under
   // another lane's identity); a new one under the create default of the negotiated lane's line.

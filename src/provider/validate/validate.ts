@@ -15,6 +15,7 @@ import { fieldProblems } from "./fields.ts";
 import { localFileProblems } from "./files.ts";
 import { hostnameProblem } from "./hostname.ts";
 import { schemaProblems } from "./schema.ts";
+import { providerWork } from "../work-counters.ts";
 
 /** A name_prefix leaves room for the 8 hex digits a generated name appends. */
 const NAME_PREFIX = /^[a-z][a-z0-9-]{0,54}$/;
@@ -110,6 +111,7 @@ function weightProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
 }
 
 export function validateConfig(rt: ProviderRuntime, type: string, config: Attributes): Diagnostic[] {
+  providerWork.configsValidated++;
   const line = rt.line(type);
   if (line === undefined) return [rt.unserved(type)];
   const codec = rt.table.defaultCreate(line).codec;

@@ -14,16 +14,13 @@
 //   taken over can never write again (the "zombie" case). The same fence protects a holder that
 //   was wrongly judged gone.
 
-import { readlinkSync } from "node:fs";
-import { hostname as osHostname } from "node:os";
 import type BetterSqlite3 from "better-sqlite3";
 import { LeaseLostError, StateLockedError } from "../errors.ts";
-import type { AcquireOptions, AcquiredLease, LockInfo, LockTakeover } from "../types.ts";
-import { lockFromRow, type LockRow } from "./rows.ts";
+import { holderGone, ownHolderIdentity, type AcquireAttempt } from "../lease.ts";
+import type { AcquireOptions, LockInfo, LockTakeover } from "../types.ts";
+import { lockFromRow, type LockRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
-
-export type AcquireAttempt = { acquired: AcquiredLease } | { blocked: LockInfo; stale: boolean };
 
 export class LeaseTable {
   private readonly selectLock;
@@ -73,11 +70,12 @@ export class LeaseTable {
         else return { blocked: existing, stale };
       }
       const token = this.nextToken.get()!.lock_token;
+      const self = ownHolderIdentity();
       const row: LockRow = {
         holder: options.holder,
-        pid: process.pid,
-        hostname: osHostname(),
-        pid_namespace: ownPidNamespace(),
+        pid: self.pid,
+        hostname: self.hostname,
+        pid_namespace: self.pidNamespace,
         acquired_at: now,
         renewed_at: now,
         expires_at: now + options.leaseMs,
@@ -123,39 +121,5 @@ export class LeaseTable {
         "the state is locked by another run, and this handle holds no lease, so it may not write",
       );
     }
-  }
-}
-
-let namespace: string | null | undefined;
-
-/**
- * This process's PID namespace as Linux names it (`pid:[4026531836]`); null where the platform
- * does not tell it. Two processes share PIDs only inside one namespace.
- */
-export function ownPidNamespace(): string | null {
-  if (namespace === undefined) {
-    try {
-      namespace = readlinkSync("/proc/self/ns/pid");
-    } catch {
-      namespace = null;
-    }
-  }
-  return namespace;
-}
-
-/**
- * True only when the holder ran on this host — same hostname, and the same PID namespace when
- * both sides recorded one — and its process no longer exists. A PID that was reused by another
- * process reads as alive, which only makes this answer err on the side of waiting.
- */
-export function holderGone(lock: LockInfo): boolean {
-  if (lock.hostname !== osHostname() || lock.pid === process.pid) return false;
-  const own = ownPidNamespace();
-  if (lock.pidNamespace !== null && own !== null && lock.pidNamespace !== own) return false;
-  try {
-    process.kill(lock.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
 }

@@ -1,6 +1,7 @@
 // The local state store: one SQLite file (`<project>/.takoform/state.db`), one row per resource
 // address, one transaction per write. better-sqlite3 is synchronous; the methods are async only
-// to match the storage-neutral StateStore interface.
+// to match the storage-neutral StateStore interface. The reads are reader.ts's; this file opens
+// the file and writes it.
 
 import { mkdirSync, existsSync } from "node:fs";
 import { dirname } from "node:path";
@@ -9,33 +10,37 @@ import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
 import type { KnownValue } from "../../core/index.ts";
 import type { WriteIntent } from "../../provider/index.ts";
-import { StateConflictError, StateFormatError, StateLockedError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
-import { assertKnownJson, deriveColumns, parseStateAddress, withoutCredentials, type DerivedColumns } from "../records.ts";
-import { sealSensitive } from "../../secrets/index.ts";
+import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { prepareDocument } from "../document.ts";
+import { waitForLease, type LeasePolicy } from "../lease.ts";
 import {
-  IN_FLIGHT_STATUSES,
-  SETTLED_STATUSES,
-  type AcquireOptions,
-  type AcquiredLease,
-  type ContributionEdge,
-  type HostBinding,
-  type InFlightStatus,
-  type LockInfo,
-  type RecordedIntent,
-  type ResourceInput,
-  type ResourceRecord,
-  type SettledStatus,
-  type StateDocument,
-  type StateMove,
-  type StateReader,
-  type StateStore,
-  type StoredHostBinding,
-  type StoredOutput,
+  checkInFlightStatus,
+  checkInput,
+  deriveColumns,
+  intentColumns,
+  outputRows,
+  parseStateAddress,
+  withoutCredentials,
+  type CheckedInput,
+} from "../records.ts";
+import type {
+  AcquireOptions,
+  AcquiredLease,
+  HostBinding,
+  InFlightStatus,
+  LockInfo,
+  RecordedIntent,
+  ResourceInput,
+  SettledStatus,
+  StateDocument,
+  StateMove,
+  StateReader,
+  StateStore,
 } from "../types.ts";
-import { holderGone, LeaseTable } from "./lease.ts";
+import { SqliteStateReader } from "./reader.ts";
 import { MoveStatements } from "./move.ts";
-import { configureConnection, ensureSchema, SCHEMA_VERSION, verifySchema } from "./schema.ts";
-import { bindingFromRow, fromRow, RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "./rows.ts";
+import { configureConnection, ensureSchema, verifySchema } from "./schema.ts";
+import { RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -57,7 +62,7 @@ export function openLocalState(path: string, options: LocalStateOptions = {}): S
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateStore(db, options.now ?? Date.now);
+  return new SqliteStateStore(db, path, options.now ?? Date.now);
 }
 
 /** Opens an existing state file for reading only (`state list/show/pull`); takes no lock. */
@@ -73,8 +78,15 @@ export function openLocalStateReadOnly(path: string, options: LocalStateOptions 
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateReader(db, options.now ?? Date.now, layout);
+  return new SqliteStateReader(db, path, options.now ?? Date.now, layout);
 }
+
+/**
+ * Every holder of a local state file runs on this machine: a dead one is known by its pid, and an
+ * expired lease of a live one belongs to a process that is only slow (or stopped with Ctrl-Z), so
+ * it is taken over only with --force-unlock.
+ */
+const POLICY: LeasePolicy = { takesOverExpired: false };
 
 function openDatabase(path: string, options: BetterSqlite3.Options): Db {
   try {
@@ -88,101 +100,6 @@ function asFormatError(path: string, error: unknown): unknown {
   // SQLITE_NOTADB: the bytes are not an SQLite database at all.
   if ((error as { code?: string }).code === "SQLITE_NOTADB") return new StateFormatError(path, "it is not an SQLite database");
   return error;
-}
-
-class SqliteStateReader implements StateReader {
-  readonly lineage: string;
-  protected readonly selectAll;
-  protected readonly selectOne;
-  protected readonly selectInFlight;
-  protected readonly selectOutputs;
-  protected readonly selectSerial;
-  protected readonly selectBinding;
-  protected readonly leases: LeaseTable;
-
-  constructor(
-    protected readonly db: Db,
-    protected readonly now: () => number = Date.now,
-    layout: number = SCHEMA_VERSION,
-  ) {
-    this.lineage = (db.prepare("SELECT lineage FROM info WHERE id = 1").get() as { lineage: string }).lineage;
-    this.selectAll = db.prepare<[], ResourceRow>("SELECT * FROM resources ORDER BY address");
-    this.selectOne = db.prepare<[string], ResourceRow>("SELECT * FROM resources WHERE address = ?");
-    this.selectInFlight = db.prepare<[], ResourceRow>("SELECT * FROM resources WHERE intent IS NOT NULL ORDER BY address");
-    this.selectOutputs = db.prepare<[], { name: string; value: string; sensitive: number }>("SELECT name, value, sensitive FROM outputs ORDER BY name");
-    this.selectSerial = db.prepare<[], { serial: number }>("SELECT serial FROM info WHERE id = 1");
-    // A layout-1 file (read as it is) predates host bindings: it is unbound.
-    this.selectBinding =
-      layout >= 2
-        ? db.prepare<[], HostBindingRow>(
-            `SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`,
-          )
-        : null;
-    this.leases = new LeaseTable(db, now, layout);
-  }
-
-  async serial(): Promise<number> {
-    return this.readSerial();
-  }
-
-  async list(): Promise<ResourceRecord[]> {
-    return this.selectAll.all().map(fromRow);
-  }
-
-  async get(address: string): Promise<ResourceRecord | undefined> {
-    const row = this.selectOne.get(address);
-    return row ? fromRow(row) : undefined;
-  }
-
-  async inFlight(): Promise<ResourceRecord[]> {
-    return this.selectInFlight.all().map(fromRow);
-  }
-
-  async outputs(): Promise<Record<string, StoredOutput>> {
-    return this.readOutputs();
-  }
-
-  async lockInfo(): Promise<LockInfo | null> {
-    return this.leases.current();
-  }
-
-  async hostBinding(): Promise<StoredHostBinding | null> {
-    return this.readBinding();
-  }
-
-  async pull(): Promise<StateDocument> {
-    // One read transaction: binding, records, outputs and serial from the same snapshot.
-    const snapshot = this.db.transaction((): StateDocument => ({
-      version: 1,
-      lineage: this.lineage,
-      serial: this.readSerial(),
-      host: this.readBinding(),
-      resources: this.selectAll.all().map(fromRow),
-      outputs: this.readOutputs(),
-    }));
-    return snapshot();
-  }
-
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
-  }
-
-  protected readSerial(): number {
-    return this.selectSerial.get()!.serial;
-  }
-
-  private readBinding(): StoredHostBinding | null {
-    const row = this.selectBinding?.get();
-    return row === undefined ? null : bindingFromRow(row);
-  }
-
-  private readOutputs(): Record<string, StoredOutput> {
-    const outputs: Record<string, StoredOutput> = {};
-    for (const row of this.selectOutputs.all()) {
-      outputs[row.name] = { value: JSON.parse(row.value) as KnownValue, sensitive: row.sensitive === 1 };
-    }
-    return outputs;
-  }
 }
 
 interface HeldLease {
@@ -203,10 +120,12 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly sameUid;
   private readonly sameObject;
   private readonly fenced;
+  private readonly clearAll;
+  private readonly setInfo;
   private readonly moves: MoveStatements;
 
-  constructor(db: Db, now: () => number) {
-    super(db, now);
+  constructor(db: Db, path: string, now: () => number) {
+    super(db, path, now);
     this.moves = new MoveStatements(db);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
@@ -233,6 +152,8 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     this.sameObject = db.prepare<[string, string, string, string], { address: string }>(
       "SELECT address FROM resources WHERE space = ? AND form_api_version = ? AND form_kind = ? AND name = ?",
     );
+    this.clearAll = db.prepare("DELETE FROM resources");
+    this.setInfo = db.prepare<[string, number]>("UPDATE info SET lineage = ?, serial = ? WHERE id = 1");
   }
 
   get lease(): LockInfo | null {
@@ -246,34 +167,11 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     if (this.held && this.leases.current()?.token === this.held.info.token) {
       throw new StateUsageError(`this handle already holds the state lease (token ${this.held.info.token}); release it first`);
     }
-    if (!(options.leaseMs > 0)) throw new StateUsageError("leaseMs must be a positive number of milliseconds");
-    const started = this.now();
-    const deadline = started + (options.wait?.timeoutMs ?? 0);
-    let delay = 25;
-    for (;;) {
-      const attempt = this.leases.tryAcquire(options);
-      if ("acquired" in attempt) {
-        const { takenOver, ...info } = attempt.acquired;
-        this.held = { info, leaseMs: options.leaseMs };
-        return attempt.acquired;
-      }
-      // The whole wait is spent even on an expired lease: its holder may only be slow (paused,
-      // swapping) and still renew or release it. A holder that is gone from this host never
-      // comes back, and tryAcquire has already taken its lease over.
-      const { blocked, stale } = attempt;
-      const now = this.now();
-      if (now >= deadline) {
-        const waited = options.wait ? `; gave up after waiting ${now - started} ms` : "";
-        const reason = stale
-          ? `the state is locked by a run whose lease has expired${waited}`
-          : options.takeover
-            ? `refusing to take over the state lock: its lease is still live, so its holder may still be writing${waited}`
-            : `the state is locked by another run${waited}`;
-        throw new StateLockedError(blocked, stale, holderGone(blocked), reason);
-      }
-      await sleep(Math.min(delay, deadline - now));
-      delay = Math.min(delay * 2, 1_000);
-    }
+    // A holder that is gone from this host never comes back: tryAcquire takes its lease over at once.
+    const acquired = await waitForLease(options, POLICY, this.now, async () => this.leases.tryAcquire(options));
+    const { takenOver, ...info } = acquired;
+    this.held = { info, leaseMs: options.leaseMs };
+    return acquired;
   }
 
   async renew(): Promise<LockInfo> {
@@ -328,9 +226,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   async setIntent(address: string, status: InFlightStatus, intent: { stepId: string; write: WriteIntent }): Promise<void> {
-    if (!(IN_FLIGHT_STATUSES as readonly string[]).includes(status)) {
-      throw new StateWriteError(address, `"${status}" is not an in-flight status (${IN_FLIGHT_STATUSES.join(", ")})`);
-    }
+    checkInFlightStatus(address, status);
     const write = withoutCredentials(intent.write);
     this.write(() => {
       const existing = this.selectIntent.get(address);
@@ -350,14 +246,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         this.setIntentRow.run(status, JSON.stringify(recorded), serial, address);
         return;
       }
-      const columns: DerivedColumns = {
-        ...deriveColumns({}),
-        ref: write.ref,
-        space: write.space || null,
-        name: write.name || null,
-        uid: write.uid || null,
-      };
-      const row = toRow(address, write.type, status, "{}", columns, [], [], recorded, serial);
+      const row = toRow(address, write.type, status, "{}", intentColumns(write), [], [], recorded, serial);
       // Checked before the intent exists, so a second record for one host object is refused
       // before its request is ever sent.
       this.checkOneRecordPerObject(row);
@@ -391,18 +280,27 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   }
 
   async putOutputs(outputs: Record<string, { value: KnownValue; sensitive: boolean }>): Promise<void> {
-    const rows: [string, string, number][] = [];
-    for (const name of Object.keys(outputs).sort()) {
-      const { value, sensitive } = outputs[name]!;
-      assertKnownJson(`output.${name}`, value);
-      const stored = sensitive && value !== null ? sealSensitive(value, this.lineage) : value;
-      rows.push([name, JSON.stringify(stored), sensitive ? 1 : 0]);
-    }
+    const rows = outputRows(outputs);
     this.write(() => {
       this.clearOutputs.run();
-      for (const row of rows) this.insertOutput.run(...row);
+      for (const row of rows) this.insertOutput.run(row.name, row.value, row.sensitive ? 1 : 0);
       this.nextSerial();
     });
+  }
+
+  async replaceState(document: StateDocument): Promise<void> {
+    const prepared = prepareDocument(document);
+    this.write(() => {
+      const current = this.readSerial();
+      this.clearAll.run();
+      for (const row of prepared.resources) this.upsertRow.run(row);
+      this.clearOutputs.run();
+      for (const row of prepared.outputs) this.insertOutput.run(row.name, row.value, row.sensitive ? 1 : 0);
+      if (prepared.binding === null) this.db.prepare("DELETE FROM host_binding").run();
+      else this.upsertBinding.run(prepared.binding);
+      this.setInfo.run(prepared.lineage, current === 0 ? prepared.serial : Math.max(prepared.serial, current + 1));
+    });
+    this.currentLineage = prepared.lineage;
   }
 
   /**
@@ -447,42 +345,4 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
       serial,
     );
   }
-}
-
-interface CheckedInput {
-  attributesJson: string;
-  dependencies: string[];
-  contributions: ContributionEdge[];
-}
-
-/** Validates a settled record before any transaction opens (serialization is the costly part). */
-function checkInput(address: string, input: ResourceInput): CheckedInput {
-  if (!(SETTLED_STATUSES as readonly string[]).includes(input.status)) {
-    throw new StateWriteError(
-      address,
-      `status "${input.status}" is not a settled status (${SETTLED_STATUSES.join(", ")}); in-flight statuses are set with setIntent`,
-    );
-  }
-  if (typeof input.type !== "string" || input.type === "") throw new StateWriteError(address, "the record has no resource type");
-  if (input.attributes === null || typeof input.attributes !== "object" || Array.isArray(input.attributes)) {
-    throw new StateWriteError(address, "attributes must be an object");
-  }
-  assertKnownJson(address, input.attributes);
-  const dependencies = [...new Set(input.dependencies ?? [])].sort();
-  for (const dependency of dependencies) {
-    if (typeof dependency !== "string" || dependency === "") throw new StateWriteError(address, "a dependency is not an address");
-  }
-  const contributions = (input.contributions ?? [])
-    .map((edge) => {
-      if (typeof edge.from !== "string" || edge.from === "" || !Array.isArray(edge.fields)) {
-        throw new StateWriteError(address, "a contribution edge needs a `from` address and a list of fields");
-      }
-      return { from: edge.from, fields: [...new Set(edge.fields)].sort() };
-    })
-    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
-  return { attributesJson: JSON.stringify(input.attributes), dependencies, contributions };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

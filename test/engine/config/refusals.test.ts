@@ -203,7 +203,7 @@ describe("provider, variables, outputs and imports", () => {
 });
 
 describe("what is accepted or only warned about", () => {
-  it("ignores backend, required_providers and required_version silently; warns about other terraform settings", () => {
+  it("reads the backend, ignores required_providers and required_version silently, and warns about other terraform settings", () => {
     const loaded = loadStackConfig(
       JSON.stringify(
         stack({
@@ -212,6 +212,7 @@ describe("what is accepted or only warned about", () => {
       ),
     );
     expect(loaded.config).not.toBeNull();
+    expect(loaded.config!.backend).toEqual({ type: "local", path: "/abs/x.tfstate" });
     expect(loaded.diagnostics).toHaveLength(1);
     expect(loaded.diagnostics[0]).toMatchObject({ severity: "warning", code: "takoform.config/ignored-setting", summary: "terraform.cloud is ignored" });
   });

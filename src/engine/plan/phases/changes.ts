@@ -88,6 +88,7 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
     // A placeholder (RFC 0011) is shown with its full configuration, its peers' values unknown
     // until they exist; the apply creates it from its own configuration, checked here too.
     const placeholder = prior === null && resolution.placeholders.has(address);
+    const validated = ctx.validated.get(address);
     const result = await planChange({
       provider,
       resource,
@@ -99,6 +100,7 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
       trigger: prior === null ? null : replaceTrigger(resource, (a) => ctx.changes.get(a)),
       requested: ctx.replace.has(address),
       lineage: state.lineage,
+      ...(validated !== undefined ? { validated } : {}),
     });
     if (placeholder && result.change !== null) {
       result.change.placeholder = true;

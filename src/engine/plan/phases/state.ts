@@ -72,5 +72,5 @@ export function checkReplace(ctx: PlanContext): void {
 
 /** Every planned resource's configuration on its own, before the host is asked anything. */
 export function validateResources(ctx: PlanContext): void {
-  for (const d of validateConfiguration(ctx.provider, ctx.stack, ctx.variables, ctx.planSet)) ctx.diagnostics.append([d], d.address);
+  for (const d of validateConfiguration(ctx.provider, ctx.stack, ctx.variables, ctx.planSet, ctx.validated)) ctx.diagnostics.append([d], d.address);
 }

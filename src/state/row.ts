@@ -1,8 +1,11 @@
-// Row shapes of the SQLite layout and their conversion to and from the state model.
+// Row shapes shared by both stores (the SQLite file and the PostgreSQL tables have the same
+// columns) and their conversion to and from the state model.
 
-import type { KnownValue } from "../../core/index.ts";
-import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "../types.ts";
-import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "../records.ts";
+import type { KnownValue } from "../core/index.ts";
+import { StateFormatError } from "./errors.ts";
+import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "./types.ts";
+import { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
+import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "./records.ts";
 
 export interface ResourceRow {
   address: string;
@@ -39,7 +42,7 @@ export interface LockRow {
   token: number;
 }
 
-/** Column order of `INSERT OR REPLACE INTO resources`. */
+/** Column order of the resource upsert. */
 export const RESOURCE_COLUMNS = [
   "address",
   "type",
@@ -103,7 +106,11 @@ export function toRow(
   };
 }
 
-export function fromRow(row: ResourceRow): ResourceRecord {
+/**
+ * A stored row as a record. `where` names the state in the error a row breaking the lifecycle
+ * rule raises (both stores' tables forbid one, so only a hand-edited table can hold it).
+ */
+export function fromRow(row: ResourceRow, where = "the state"): ResourceRecord {
   const attributes = JSON.parse(row.attributes) as Record<string, KnownValue>;
   const ref =
     row.form_api_version !== null && row.form_kind !== null && row.form_definition_version !== null && row.form_schema_digest !== null
@@ -114,10 +121,14 @@ export function fromRow(row: ResourceRow): ResourceRecord {
           schemaDigest: row.form_schema_digest,
         }
       : null;
-  return {
+  const dependencies = row.dependencies === null ? [] : (JSON.parse(row.dependencies) as string[]);
+  const contributions = row.contributions === null ? [] : (JSON.parse(row.contributions) as ContributionEdge[]);
+  const status = row.status;
+  // Built member by member in one order, so every record serializes alike (`state show --json`).
+  const record = <S, I>(lifecycle: S, intent: I) => ({
     address: row.address,
     type: row.type,
-    status: row.status,
+    status: lifecycle,
     ref,
     packageDigest: row.package_digest,
     space: row.space,
@@ -130,11 +141,21 @@ export function fromRow(row: ResourceRow): ResourceRecord {
     attributes,
     outputs: decodeOutputs(attributes[ENVELOPE.outputsJson]),
     conditions: conditionsOf(attributes),
-    dependencies: row.dependencies === null ? [] : (JSON.parse(row.dependencies) as string[]),
-    contributions: row.contributions === null ? [] : (JSON.parse(row.contributions) as ContributionEdge[]),
-    intent: row.intent === null ? null : (JSON.parse(row.intent) as RecordedIntent),
-    serial: row.serial,
-  };
+    dependencies,
+    contributions,
+    intent,
+    serial: Number(row.serial),
+  });
+  if (row.intent === null && (SETTLED_STATUSES as readonly string[]).includes(status)) {
+    return record(status as (typeof SETTLED_STATUSES)[number], null);
+  }
+  if (row.intent !== null && (IN_FLIGHT_STATUSES as readonly string[]).includes(status)) {
+    return record(status as (typeof IN_FLIGHT_STATUSES)[number], JSON.parse(row.intent) as RecordedIntent);
+  }
+  throw new StateFormatError(
+    where,
+    `the record ${row.address} has status "${status}" ${row.intent === null ? "without" : "with"} an intent; an intent exists exactly while a write is in flight`,
+  );
 }
 
 export function lockFromRow(row: LockRow): LockInfo {

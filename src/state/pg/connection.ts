@@ -1,0 +1,165 @@
+// Reaching the PostgreSQL server that holds a team's state: the connection string as Terraform's
+// pg backend takes it (a postgres:// URL; the libpq environment variables PGHOST, PGUSER,
+// PGPASSWORD, PGDATABASE, PGPORT, PGSSLMODE … fill in what it leaves out, and ~/.pgpass a missing
+// password), a small pool, and the rule that the password never leaves this file: every text
+// this store shows or stores names the server through `redactConnStr`, and every error from the
+// driver is scrubbed of the password before anyone sees it.
+
+import type { Client, Pool, PoolConfig } from "pg";
+import { StateUsageError } from "../errors.ts";
+
+/** The URL schemes libpq and node-postgres accept for a connection string. */
+const SCHEMES = new Set(["postgres:", "postgresql:"]);
+/** Query parameters that carry secrets. */
+const SECRET_PARAMS = ["password", "sslpassword"];
+
+/** A connection string that is not a postgres:// URL (never quoting it: it may hold a password). */
+export class ConnStrError extends StateUsageError {
+  override name = "ConnStrError";
+}
+
+/** Checks the form of a connection string without ever echoing it. Empty means "the libpq environment only". */
+export function checkConnStr(connStr: string): void {
+  if (connStr === "") return;
+  let url: URL;
+  try {
+    url = new URL(connStr);
+  } catch {
+    throw new ConnStrError("the pg backend's conn_str is not a URL; give a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?sslmode=…)");
+  }
+  if (!SCHEMES.has(url.protocol)) {
+    throw new ConnStrError(`the pg backend's conn_str uses the scheme "${url.protocol}"; give a postgres:// or postgresql:// URL`);
+  }
+}
+
+/** The secrets a connection string carries (its password, in every spelling a message could show). */
+export function connStrSecrets(connStr: string): string[] {
+  const found = new Set<string>();
+  const add = (value: string | null | undefined): void => {
+    if (value === null || value === undefined || value === "") return;
+    found.add(value);
+    try {
+      found.add(decodeURIComponent(value));
+    } catch {
+      // not percent-encoded text; the raw form is enough
+    }
+    found.add(encodeURIComponent(value));
+  };
+  try {
+    const url = new URL(connStr);
+    add(url.password);
+    for (const name of SECRET_PARAMS) add(url.searchParams.get(name));
+  } catch {
+    // not a URL: nothing we can tell apart, and checkConnStr refuses it anyway
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+/** The connection string with every secret removed: what messages, records and plan files may show. */
+export function redactConnStr(connStr: string): string {
+  if (connStr === "") return "";
+  let url: URL;
+  try {
+    url = new URL(connStr);
+  } catch {
+    return "(an unparsable connection string)";
+  }
+  url.password = "";
+  for (const name of SECRET_PARAMS) url.searchParams.delete(name);
+  return url.toString();
+}
+
+/** `text` with every secret replaced by `***`. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret !== "") out = out.split(secret).join("***");
+  return out;
+}
+
+/** An error from the driver with the password taken out of its message (and its stack). */
+export function scrubError(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof Error) || secrets.length === 0) return error;
+  error.message = scrub(error.message, secrets);
+  if (error.stack !== undefined) error.stack = scrub(error.stack, secrets);
+  return error;
+}
+
+/** int8 (bigint) as a JS number: serials, tokens and epoch milliseconds stay far below 2^53. */
+const INT8_OID = 20;
+
+/**
+ * A pool for one store handle. `pg` is imported here, lazily, so a command that never uses the
+ * PostgreSQL backend never loads it.
+ */
+export async function openPool(connStr: string, max: number): Promise<Pool> {
+  const pg = (await import("pg")).default;
+  const config: PoolConfig = {
+    max,
+    application_name: "takoform",
+    // Idle connections are closed so a finished command never waits on them.
+    idleTimeoutMillis: 10_000,
+    // Set when the session starts (the startup packet), before any statement of this store runs.
+    // A conn_str's own `options` parameter replaces it (and keeps the server's default).
+    options: SESSION_OPTIONS,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    },
+  };
+  if (connStr !== "") config.connectionString = connStr;
+  const pool = new pg.Pool({ ...config, Client: closingClient(pg.Client) });
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/**
+ * Every session of the store runs with synchronous_commit off: the same durability trade as the
+ * local file's WAL with synchronous=NORMAL (docs/state.md §2). A commit is in the server's WAL
+ * before the call returns, so a killed takoform process loses nothing; what a crash of the SERVER
+ * may lose is its last few hundred milliseconds of commits, which the next run reconciles like a
+ * lost reply. It spares a WAL flush per step (two per resource), each of which would hold the
+ * workspace row and so every other step of the apply behind it.
+ */
+const SESSION_OPTIONS = "-c synchronous_commit=off";
+
+/**
+ * A client that closes its socket when it fails to connect. The driver leaves the socket of a
+ * failed login open (a SCRAM login without a password fails on the client side), and the server
+ * then holds it until its authentication_timeout (60 s by default): the command would wait that
+ * long to exit after reporting the failure.
+ */
+function closingClient(Base: typeof Client): typeof Client {
+  type Callback = (error: Error | null) => void;
+  const connect = Base.prototype.connect as (this: Client, callback?: Callback) => Promise<unknown> | void;
+  class ClosingClient extends Base {}
+  const close = (client: Client): void => (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  // Both of the driver's forms: the pool calls connect(callback); connect() returns a promise.
+  ClosingClient.prototype.connect = function (this: Client, callback?: Callback) {
+    if (callback === undefined) {
+      return (connect.call(this) as Promise<unknown>).catch((error: unknown) => {
+        close(this);
+        throw error;
+      });
+    }
+    return connect.call(this, (error) => {
+      if (error) close(this);
+      callback(error);
+    });
+  } as Client["connect"];
+  return ClosingClient;
+}
+
+/** SQLSTATEs after which the whole statement was rolled back and may simply be run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+/** True when the statement failed as a whole and changed nothing (serialization failure, deadlock). */
+export function isRetryable(error: unknown): boolean {
+  return RETRYABLE.has((error as { code?: string }).code ?? "");
+}
+
+/** SQLSTATEs of a missing schema or table. */
+export function isMissingRelation(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === "42P01" || code === "3F000";
+}
