@@ -50,6 +50,14 @@ const SLOW = [
   "test/package/tarball.test.ts",
 ];
 
+// The provider's and the engine's scenario suites run once per Host API lane (issue 17): the
+// `unit` and `integration` projects on the preferred lane, and `lane-v1alpha3` again on the other
+// one. Their harnesses read the lane from TAKOFORM_TEST_LANE (test/support/lane.ts), so every
+// test is written once. Left out of the second run: the suites that name their lanes themselves,
+// or test what only the preferred lane has (the v1beta1 files Forms).
+const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply,host-objects}.test.ts"];
+const LANE_OWN = ["test/provider/{lanes,artifact-files,revision-names}.test.ts"];
+
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
 // The tiers that hold pg tests start one PostgreSQL server each for them (test/support/pg-global.ts);
 // unit tests never reach a server.
@@ -70,6 +78,10 @@ export default defineConfig({
       { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
       { extends: true, test: { ...shared, ...pg, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
       { extends: true, test: { ...shared, ...pg, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
+      {
+        extends: true,
+        test: { ...shared, ...pg, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } },
+      },
     ],
   },
 });

@@ -5,12 +5,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 
 const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
-// Tiers (vitest.config.ts): `npm test` runs unit and integration; `--all` adds slow
+// Tiers (vitest.config.ts): `npm test` runs unit, integration and lane-v1alpha3 (the provider and
+// scenario suites again on the other Host API lane); `--all` adds slow
 // (`npm run test:all`, what CI runs). A `--project NAME` given on the command line picks instead.
 const all = process.argv.includes("--all");
 const extra = process.argv.slice(2).filter((a) => a !== "--all");
 const picked = extra.some((a) => a === "--project" || a.startsWith("--project="));
-const projects = all || picked ? [] : ["--project", "unit", "--project", "integration"];
+const projects = all || picked ? [] : ["--project", "unit", "--project", "integration", "--project", "lane-v1alpha3"];
 
 const tsc = spawnSync("npx", ["tsc", "-p", ".", "--noEmit"], { stdio: "inherit", env });
 const typecheckOk = tsc.status === 0;

@@ -113,6 +113,11 @@ export interface ConnectOptions {
    * no lane is pinned, and served by the embedded host, so an existing state keeps its lane.
    */
   stateLane?: LaneName;
+  /**
+   * Speak exactly this lane (`takoform state upgrade-lane`: the lane the state moves to). A
+   * provider block or TAKOFORM_LANE pinning another lane is refused: the two would disagree.
+   */
+  lane?: LaneName;
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -127,6 +132,18 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     );
   }
   const settings = evaluated.settings;
+  if (options.lane !== undefined) {
+    if (settings.lane !== null && settings.lane !== options.lane) {
+      throw new ConnectError({
+        severity: "error",
+        code: providerCode("not-configured"),
+        summary: `The provider's lane is pinned to ${settings.lane}, not ${options.lane}`,
+        detail: `This command speaks the Host API lane ${options.lane}; the provider block's lane (or TAKOFORM_LANE) pins ${settings.lane}.`,
+        repair: `Set the provider's lane to ${options.lane}, or remove the pin, and run again.`,
+      });
+    }
+    settings.lane = options.lane;
+  }
   const { registry, notices } = await projectRegistry(options.projectDir);
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;

@@ -14,7 +14,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Generate the Form registry, codecs and constructs (--forms DIR for a project)",
     load: async () => (await import("./commands/get.ts")).command,
   },
-  host: { summary: "Serve the embedded local host over HTTP (host serve)", load: async () => (await import("./commands/host.ts")).command },
+  host: {
+    summary: "Serve the embedded local host over HTTP, or move a space to a Host API lane (host serve | upgrade-lane)",
+    load: async () => (await import("./commands/host.ts")).command,
+  },
   dev: { summary: "Serve the project's embedded host and run its workers (-C DIR)", load: async () => (await import("./commands/dev.ts")).command },
   synth: { summary: "Run the app and write the synthesized stacks", load: async () => (await import("./commands/synth.ts")).command },
   plan: { summary: "Show what apply would change (writes nothing; --out FILE saves it)", load: async () => (await import("./commands/plan.ts")).command },
@@ -23,7 +26,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   refresh: { summary: "Record in state what changed on the host", load: async () => (await import("./commands/refresh.ts")).command },
   import: { summary: "Bring an existing host resource under management (import ADDRESS ID)", load: async () => (await import("./commands/import.ts")).command },
   state: {
-    summary: "Inspect, edit or move state (state list | show | pull | push | mv | rm | migrate | rebind)",
+    summary: "Inspect, edit or move state (state list | show | pull | push | mv | rm | migrate | rebind | upgrade-lane)",
     load: async () => (await import("./commands/state.ts")).command,
   },
   output: { summary: "Show the outputs recorded by the last apply", load: async () => (await import("./commands/output.ts")).command },

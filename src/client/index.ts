@@ -20,7 +20,15 @@ export {
 // Go-compatible JSON is core's (the provider and the generator use it too); re-exported for embedders.
 export { goJson, goNumber, goString, goStruct, GoJsonFragment, GoJsonError, compareUtf8 } from "../core/index.ts";
 export { mutationKey, incarnationKey, bodyDigestHex, uploadStartKey, commitKey, cancelKey, abandonKey } from "./keys.ts";
-export { buildWorkerBundleManifest, type BundleModule, type BuiltManifest, type WorkerBundleManifest } from "./manifest.ts";
+export {
+  buildFilesManifest,
+  buildWorkerBundleManifest,
+  type ArtifactFile,
+  type BuiltFilesManifest,
+  type BundleModule,
+  type BuiltManifest,
+  type WorkerBundleManifest,
+} from "./manifest.ts";
 export type { ResourceRequest } from "./resource-reads.ts";
 export type {
   ApplyFence,

@@ -1,8 +1,19 @@
-// The WorkerBundle artifact manifest (reference provider §5.6), computed without any network so
-// the provider can know the manifest digest at plan time. The digest is RFC 8785 over the
-// manifest; each module's digest is SHA-256 over its raw bytes.
+// Artifact manifests (reference provider §5.6; v1beta1 §7), computed without any network so the
+// provider can know the manifest digest at plan time: a WorkerBundle (mainModule + modules) or a
+// files manifest (StaticAssetBundle, MigrationBundle). The digest is RFC 8785 over the manifest;
+// each entry's digest is SHA-256 over its raw bytes. Entries keep the author's order: for a
+// MigrationBundle it is the migration order, and for every kind it is part of the digest.
 
-import { ARTIFACT_API_VERSION, ARTIFACT_MEDIA_TYPES } from "../core/index.ts";
+import {
+  ARTIFACT_API_VERSION,
+  ARTIFACT_MEDIA_TYPES,
+  ARTIFACT_PATH_MAX,
+  isArtifactPath,
+  MANIFEST_POLICIES,
+  MAX_BLOB_BYTES,
+  mediaTypeProblem,
+  type ManifestKind,
+} from "../core/index.ts";
 import { digestBytes, digestCanonical, type JsonValue } from "../forms/index.ts";
 import { ClientInputError } from "./errors.ts";
 
@@ -73,5 +84,57 @@ export function buildWorkerBundleManifest(input: { mainModule: string; modules: 
     throw new ClientInputError(`takoform: mainModule ${mainModule} has media type ${main.mediaType}, which is not loadable`);
   }
   const manifest: WorkerBundleManifest = { apiVersion: ARTIFACT_API_VERSION, kind: "WorkerBundle", mainModule, modules: entries };
+  return { manifest, manifestDigest: digestCanonical(manifest as unknown as JsonValue), blobs };
+}
+
+/** One file of a files manifest, with its bytes. */
+export interface ArtifactFile {
+  /** Relative artifact path, e.g. `index.html` or `0001_init.sql`. */
+  path: string;
+  mediaType: string;
+  bytes: Uint8Array;
+}
+
+export interface FilesManifest {
+  apiVersion: typeof ARTIFACT_API_VERSION;
+  kind: Exclude<ManifestKind, "WorkerBundle">;
+  files: { path: string; mediaType: string; size: number; digest: string }[];
+}
+
+export interface BuiltFilesManifest {
+  manifest: FilesManifest;
+  manifestDigest: string;
+  blobs: Map<string, Uint8Array>;
+}
+
+/**
+ * Builds `{"apiVersion","kind","files":[{path, mediaType, size, digest}…]}` for a StaticAssetBundle
+ * or MigrationBundle, the files in the order given (never sorted), and its digest. Each path and
+ * media type is checked against the kind's policy (core/artifact-kinds.ts).
+ */
+export function buildFilesManifest(kind: Exclude<ManifestKind, "WorkerBundle">, files: readonly ArtifactFile[]): BuiltFilesManifest {
+  const policy = MANIFEST_POLICIES[kind];
+  if (!Array.isArray(files) || files.length === 0) throw new ClientInputError(`takoform: a ${kind} manifest needs at least one file`);
+  if (files.length > policy.maximumEntries)
+    throw new ClientInputError(`takoform: a ${kind} manifest lists at most ${policy.maximumEntries} files, not ${files.length}`);
+  const paths = new Set<string>();
+  const blobs = new Map<string, Uint8Array>();
+  const entries: FilesManifest["files"] = [];
+  for (const file of files) {
+    if (!isArtifactPath(file.path)) {
+      throw new ClientInputError(`takoform: file path ${JSON.stringify(file.path)} is not a relative artifact path of at most ${ARTIFACT_PATH_MAX} characters`);
+    }
+    if (paths.has(file.path)) throw new ClientInputError(`takoform: file path ${JSON.stringify(file.path)} is declared twice`);
+    paths.add(file.path);
+    const mediaProblem = typeof file.mediaType === "string" ? mediaTypeProblem(policy, file.mediaType) : "is not a string";
+    if (mediaProblem !== undefined)
+      throw new ClientInputError(`takoform: file ${file.path} has media type ${JSON.stringify(file.mediaType)}, which ${mediaProblem}`);
+    if (!(file.bytes instanceof Uint8Array)) throw new ClientInputError(`takoform: file ${file.path} has no bytes`);
+    if (file.bytes.byteLength > MAX_BLOB_BYTES) throw new ClientInputError(`takoform: file ${file.path} exceeds ${MAX_BLOB_BYTES} bytes`);
+    const digest = digestBytes(file.bytes);
+    blobs.set(digest, file.bytes);
+    entries.push({ path: file.path, mediaType: file.mediaType, size: file.bytes.byteLength, digest });
+  }
+  const manifest: FilesManifest = { apiVersion: ARTIFACT_API_VERSION, kind, files: entries };
   return { manifest, manifestDigest: digestCanonical(manifest as unknown as JsonValue), blobs };
 }

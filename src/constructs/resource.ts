@@ -75,6 +75,27 @@ export interface BundleModule {
   readonly contentFile: string;
 }
 
+/** One file of a files manifest (StaticAssetBundle, MigrationBundle), in the order it is listed. */
+export interface ArtifactFile {
+  /** Path inside the manifest (relative, `/`-separated), e.g. `index.html` or `0001_init.sql`. */
+  readonly path: string;
+  /** Normalised `type/subtype` (a migration file: exactly `application/sql`). */
+  readonly mediaType: string;
+  /** Local file holding the bytes. */
+  readonly contentFile: string;
+}
+
+/**
+ * The files authoring surface of a static asset bundle or migration set: `manifestDigest` alone,
+ * or `files` (both spellings may agree). The order of `files` is kept: for a migration set it is
+ * the migration order, and for both it is part of the manifest digest.
+ */
+export interface ArtifactFilesConfig {
+  /** `sha256:<hex>` of a committed artifact manifest. */
+  readonly manifestDigest?: string;
+  readonly files?: readonly ArtifactFile[];
+}
+
 /** The bundle authoring surface: `manifestDigest` alone, or `mainModule` + `modules` (both spellings may agree). */
 export interface ArtifactBundleConfig {
   /** `sha256:<hex>` of a committed artifact manifest. */
@@ -88,6 +109,8 @@ export interface ResourceTraits {
   readonly revision: boolean;
   readonly declaresUpdate: boolean;
   readonly artifactBacked: boolean;
+  /** The artifact authoring surface: `modules` (a WorkerBundle manifest; the default) or `files`. */
+  readonly artifactEntries?: "modules" | "files";
 }
 
 export interface TakoformResourceSpec {
@@ -135,7 +158,10 @@ export abstract class TakoformResource extends TerraformResource {
     this.formLine = { apiVersion: spec.apiVersion, kind: spec.kind };
     const report: ReportProblem = (message) => reportProblem(this, message);
     for (const [key, message] of UNSUPPORTED_META) if (raw[key] !== undefined) report(`${message}.`);
-    if (spec.traits.artifactBacked) {
+    if (spec.traits.artifactBacked && spec.traits.artifactEntries === "files") {
+      // The two authoring modes (reference v1beta1 §10.4); the provider checks the rest at plan time.
+      if (raw.files === undefined && raw.manifestDigest === undefined) report("author the files with files, or name a committed manifest with manifestDigest.");
+    } else if (spec.traits.artifactBacked) {
       // The two authoring modes (reference §5.6); the provider checks the rest at plan time.
       const local = [raw.mainModule, raw.modules].filter((v) => v !== undefined).length;
       if (local === 1) report("set mainModule and modules together (local bundle authoring), or neither.");
@@ -252,7 +278,11 @@ export abstract class TakoformResource extends TerraformResource {
     if (traits.declaresUpdate) out.update_timeout = c.updateTimeout;
     out.delete_timeout = c.deleteTimeout;
     if (traits.revision) out.revision_owner = this.#synthesized.revision_owner;
-    if (traits.artifactBacked) {
+    if (traits.artifactBacked && traits.artifactEntries === "files") {
+      out.manifest_digest = c.manifestDigest;
+      const files = c.files as readonly ArtifactFile[] | undefined;
+      out.files = files?.map((f) => ({ path: f.path, media_type: f.mediaType, content_file: f.contentFile }));
+    } else if (traits.artifactBacked) {
       out.manifest_digest = c.manifestDigest;
       out.main_module = c.mainModule;
       const modules = c.modules as readonly BundleModule[] | undefined;

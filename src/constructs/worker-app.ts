@@ -8,6 +8,14 @@
 //   WorkerDeployment <name>-deployment  updated in place to weight the new version (no create_before_destroy)
 //   WorkerEndpoint   <name>-endpoint    optional; waits for the deployment (it needs a served fetch)
 //   WorkerCronTrigger <name>-cron       optional; waits for the deployment (it needs `scheduled`)
+//   StaticAssetBundle static-asset-bundle-<content>-<owner>  optional (`assets`): derived name,
+//                                       create_before_destroy; the version serves it (`assets`)
+//   SQLiteMigrationSet sqlite-migration-set-<content>-<owner>  optional (`migrations`): derived
+//                                       name, create_before_destroy
+//   SQLiteMigrationApplication <name>-migrations-<8 hex>  applies the set to the bound database;
+//                                       name_prefix and create_before_destroy, so a new set's
+//                                       application runs beside the old one before it goes; the
+//                                       deployment waits for it (the schema before the code)
 //
 // Neither revision writes a name: changed content derives a different name, so the new revision is
 // created beside the old one, the deployment moves to it, and only then are the old ones deleted.
@@ -32,6 +40,12 @@ import { WorkerCronTrigger } from "./generated/worker-cron-trigger.gen.ts";
 import { WorkerDeployment } from "./generated/worker-deployment.gen.ts";
 import { WorkerEndpoint } from "./generated/worker-endpoint.gen.ts";
 import { WorkerVersion } from "./generated/worker-version.gen.ts";
+import type { SQLiteMigrationApplication } from "./generated/sqlite-migration-application.gen.ts";
+import type { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
+import type { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
+import { assetBundleOf, migrationsOf, type WorkerAppAssets, type WorkerAppMigrations } from "./worker-app-artifacts.ts";
+
+export type { WorkerAppAssets, WorkerAppMigrations };
 
 /** File extension (lowercase, without the dot) → module media type; anything else is octet-stream. */
 export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleContentType>> = {
@@ -72,6 +86,16 @@ export interface WorkerAppConfig {
   readonly endpoint?: boolean;
   /** A five-field UTC cron schedule; adds `<name>-cron` (the handlers must include `scheduled`). */
   readonly cron?: string;
+  /**
+   * Static assets the worker serves (a StaticAssetBundle attached to every version): every file
+   * under `directory` (recursively, sorted by path; dotfiles left out).
+   */
+  readonly assets?: WorkerAppAssets;
+  /**
+   * SQLite migrations applied to a database the worker binds before the deployment moves: the
+   * `.sql` files directly in `directory`, in name order.
+   */
+  readonly migrations?: WorkerAppMigrations;
   /** Go durations bounding each resource's create, update and delete. */
   readonly createTimeout?: string;
   readonly deleteTimeout?: string;
@@ -98,6 +122,8 @@ function mediaTypeOf(path: string, table: Readonly<Record<string, BundleModuleCo
   return table[extension] ?? "application/octet-stream";
 }
 
+/** The longest WorkerApp name whose migration application name (`<name>-migrations-<8 hex>`) fits 63 characters. */
+
 /** The upstream module's `name` validation; a token (e.g. a variable) is checked by the provider at plan time. */
 const APP_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
@@ -116,6 +142,11 @@ export class WorkerApp extends Construct {
   readonly deployment: WorkerDeployment;
   readonly endpoint?: WorkerEndpoint;
   readonly cronTrigger?: WorkerCronTrigger;
+  /** The static asset bundle (with `assets`). */
+  readonly assetBundle?: StaticAssetBundle;
+  /** The migration set and its application to the database (with `migrations`). */
+  readonly migrationSet?: SQLiteMigrationSet;
+  readonly migrationApplication?: SQLiteMigrationApplication;
   /** The endpoint outputs read without an endpoint, each reported once. */
   readonly #missingRead = new Set<string>();
 
@@ -181,6 +212,8 @@ export class WorkerApp extends Construct {
       lifecycle: { createBeforeDestroy: true },
     });
 
+    if (config.assets !== undefined) this.assetBundle = assetBundleOf(this, config.name, config.assets, common, report);
+
     const vars = varsUsable && config.vars !== undefined && Object.keys(config.vars).length > 0 ? config.vars : undefined;
     this.version = new WorkerVersion(this, "version", {
       ...common,
@@ -195,8 +228,23 @@ export class WorkerApp extends Construct {
       sqliteBindings: bindingList(config.sqliteBindings),
       queueProducerBindings: bindingList(config.queueProducerBindings),
       serviceBindings: bindingList(config.serviceBindings),
+      ...(this.assetBundle !== undefined
+        ? {
+            assets: {
+              bundle: this.assetBundle,
+              runWorkerFirst: config.assets?.runWorkerFirst === true,
+              notFoundHandling: config.assets?.spa === true ? ("single_page_application" as const) : ("none" as const),
+            },
+          }
+        : {}),
       lifecycle: { createBeforeDestroy: true },
     });
+
+    if (config.migrations !== undefined) {
+      const migrations = migrationsOf(this, config.name, config.migrations, config.sqliteBindings, common, report);
+      this.migrationSet = migrations.set;
+      this.migrationApplication = migrations.application;
+    }
 
     this.deployment = new WorkerDeployment(this, "deployment", {
       ...common,
@@ -204,6 +252,8 @@ export class WorkerApp extends Construct {
       name: `${config.name}-deployment`,
       worker: this.worker,
       versions: [{ workerVersion: this.version, weight: 10000 }],
+      // The schema is migrated before traffic moves to code that may need it.
+      ...(this.migrationApplication !== undefined ? { dependsOn: [this.migrationApplication] } : {}),
     });
 
     // Attachments need a deployment that serves their handler; the host refuses them before it.

@@ -2,6 +2,7 @@
 // share; no behaviour of its own. The host imports only this and forms (ARCHITECTURE §3).
 //
 //   protocol.ts     Host API vocabulary: error taxonomy, headers, wire shapes (the same on every lane)
+//   artifact-kinds.ts the three artifact manifest kinds as data (entries, media policy, order, ceilings)
 //   lanes.ts        the Host API lane table: each lane's paths, group version, Edge groups, packages
 //   grammar.ts      the portable grammars (names, kinds, digests, uids, SpaceIDs)
 //   refs.ts         exact contract identities (FormRef, Interface and Binding refs) and their keys
@@ -14,6 +15,7 @@
 //   package-root.ts where the package lives on disk (imported alone by `takoform --version`)
 
 export * from "./protocol.ts";
+export * from "./artifact-kinds.ts";
 export * from "./lanes.ts";
 export * from "./grammar.ts";
 export * from "./refs.ts";

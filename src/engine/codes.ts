@@ -43,6 +43,8 @@ const engineCodes = defineCodes("engine", [
   "lane-mismatch",
   "rebind-unverified",
   "rebind-in-flight",
+  "upgrade-lane-in-flight",
+  "upgrade-lane-unverified",
   "duplicate-host-object",
   "object-already-managed",
   "backend-changed",

@@ -66,6 +66,7 @@ export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/sta
 export { runToJson, runClosingLines, runTimingLine } from "./render/run.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.
-export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, recordedLane } from "./host-binding.ts";
+export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, laneOfBinding, recordedLane } from "./host-binding.ts";
 export { runRebind } from "./rebind.ts";
+export { runUpgradeLane, type UpgradeLaneResult } from "./upgrade-lane.ts";
 export { formatValue } from "./render/values.ts";

@@ -14,7 +14,7 @@
 // names are every binding's name, the keys of every JSON map, and the items of every string set
 // whose items are free-form names (a `pattern`, not an `enum` vocabulary).
 
-import { ARTIFACT_MANIFEST_KIND, compareUtf8, goJson, type KnownValue } from "../core/index.ts";
+import { compareUtf8, goJson, type KnownValue, manifestKindOfForm } from "../core/index.ts";
 import {
   BINDING_ANNOTATION,
   child,
@@ -85,6 +85,9 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
   }
 
   const outputs = deriveOutputs(form, file, fail);
+  // A revision whose whole desired state is one manifest digest is authored from local files of
+  // its manifest kind (reference v1beta1 §7.1, §10.4): the three kinds alike.
+  const artifactBacked = role === "revision" && fields.length === 1 && fields[0]!.wire === "manifestDigest" && fields[0]!.type.kind === "string";
   const codec: FormCodec = {
     ref: { ...form.ref },
     packageDigest: source.packageDigest,
@@ -92,12 +95,8 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
     title: definition.title,
     role,
     declaresUpdate: form.declaresUpdate,
-    artifactBacked:
-      role === "revision" &&
-      fields.length === 1 &&
-      fields[0]!.wire === "manifestDigest" &&
-      fields[0]!.type.kind === "string" &&
-      workerBundleBacked(form.ref.kind),
+    artifactBacked,
+    ...(artifactBacked ? { manifestKind: manifestKindOfForm(form.ref.kind) } : {}),
     fields,
     outputs,
     providedInterfaces: (definition.providedInterfaces ?? []).map((i) => ({ name: i.name, version: i.version, schemaDigest: i.schemaDigest })),
@@ -105,16 +104,6 @@ export function deriveCodec(form: FormModel, source: CodecSource): FormCodec {
   };
   if (definition.description !== undefined) codec.description = definition.description;
   return reorder(codec);
-}
-
-/**
- * Whether a manifest-digest revision takes the WorkerBundle authoring surface (`main_module` +
- * `modules`). A Form the protocol backs by another manifest kind (StaticAssetBundle,
- * SQLiteMigrationSet: core/protocol.ts ARTIFACT_MANIFEST_KIND) is, until its own file authoring
- * exists, a plain revision whose `manifest_digest` is set directly.
- */
-function workerBundleBacked(kind: string): boolean {
-  return (ARTIFACT_MANIFEST_KIND[kind] ?? "WorkerBundle") === "WorkerBundle";
 }
 
 /** Stable member order for rendering: the interface's declaration order, optional members dropped when absent. */
@@ -128,6 +117,7 @@ function reorder(codec: FormCodec): FormCodec {
     role: codec.role,
     declaresUpdate: codec.declaresUpdate,
     artifactBacked: codec.artifactBacked,
+    ...(codec.manifestKind !== undefined ? { manifestKind: codec.manifestKind } : {}),
     fields: codec.fields.map((f) => ({
       wire: f.wire,
       attribute: f.attribute,

@@ -4,7 +4,7 @@
 // Terraform attribute. Declared outputs become typed getters.
 
 import { type SynthField, type SynthMember, TakoformResource } from "../constructs/resource.ts";
-import { groupKindKey } from "../core/index.ts";
+import { groupKindKey, MANIFEST_POLICIES } from "../core/index.ts";
 import type { CodecField, CodecFieldType, CodecMember, CodecScalarType } from "../registry/index.ts";
 import { GenerateError } from "./errors.ts";
 import { GENERATED_HEADER, runtimeImport, specifier, type Layout } from "./layout.ts";
@@ -230,7 +230,9 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
   const revision = codec.role === "revision";
   const bases = revision ? ["RevisionResourceConfig"] : ["NamedResourceConfig"];
   if (codec.declaresUpdate) bases.push("UpdateTimeoutConfig");
-  if (codec.artifactBacked) bases.push("ArtifactBundleConfig");
+  // The artifact authoring surface of the manifest kind (core/artifact-kinds.ts): modules or files.
+  const artifactFiles = codec.artifactBacked && MANIFEST_POLICIES[codec.manifestKind ?? "WorkerBundle"].entries === "files";
+  if (codec.artifactBacked) bases.push(artifactFiles ? "ArtifactFilesConfig" : "ArtifactBundleConfig");
   const reserved = baseMemberNames();
   const taken = new Set<string>();
   const getters = codec.outputs.flatMap((o) => ["", ...outputGetter(o, reserved, taken)]);
@@ -279,7 +281,7 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
     `        type: ${JSON.stringify(line.type)},`,
     `        apiVersion: ${JSON.stringify(line.apiVersion)},`,
     `        kind: ${JSON.stringify(line.kind)},`,
-    `        traits: { revision: ${revision}, declaresUpdate: ${codec.declaresUpdate}, artifactBacked: ${codec.artifactBacked} },`,
+    `        traits: { revision: ${revision}, declaresUpdate: ${codec.declaresUpdate}, artifactBacked: ${codec.artifactBacked}${artifactFiles ? ', artifactEntries: "files"' : ""} },`,
     "        fields: FIELDS,",
     "      },",
     "      config,",

@@ -16,6 +16,7 @@
 //   8. declared outputs can be assigned                        unsupported_capability
 //   9. (apply) the prepare binding matches the post-fence state  invalid_argument
 
+import { refuseMovedAway } from "./moved-away.ts";
 import { canonicalJson, type JsonObject, type JsonValue, parsePointer } from "../forms/index.ts";
 import { formatFormRef, type FormRef, formRefsEqual } from "../core/index.ts";
 import type { CatalogForm } from "./catalog.ts";
@@ -82,6 +83,8 @@ export function checkWrite(
   requireWritableSpec(form, spec);
   const address = { tenant: input.tenant, space: input.space, apiVersion: form.ref.apiVersion, kind: form.ref.kind, name: input.name };
   const current = store.resources.byAddress(address);
+  // An address a lane upgrade moved away from takes no create and no update (lane-move.ts).
+  if (current === undefined) refuseMovedAway(ctx, address);
   const sameRef = current !== undefined && formRefsEqual(recordedRef(current), form.ref);
 
   if (phase === "commit" && !input.createIntent && accepted !== undefined) {

@@ -6,6 +6,9 @@ export type { HostRequest, HostResponse, Transport } from "./http.ts";
 export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
+export { LANE_UPGRADE_PATH } from "./handlers/lane-upgrade.ts";
+export type { LaneMoveRequest, LaneMoveResult, MovedObject } from "./lane-move.ts";
+export { HostError } from "./errors.ts";
 export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
 export type {
   FormRules,

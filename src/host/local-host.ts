@@ -33,6 +33,8 @@ import { rerender, affectedBy } from "./derive.ts";
 import { startSweeper, sweepExpired } from "./maintenance.ts";
 import type { RuntimeOptions, ServedWorker, WorkerRuntime } from "./runtime/runtime.ts";
 import { runtimeRules } from "./runtime/rules.ts";
+import { moveSpaceToLane, type LaneMoveRequest, type LaneMoveResult } from "./lane-move.ts";
+import { handleLaneUpgrade, isLaneUpgradeTarget } from "./handlers/lane-upgrade.ts";
 import type { LedgerEntry } from "./sqlite/ledger.ts";
 
 /** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
@@ -231,7 +233,19 @@ export class LocalHost {
   /** Answers one request; every refusal is an error envelope. Rejects only once the host is closed. */
   async handle(request: HostRequest): Promise<HostResponse> {
     if (this.closed) throw new Error("the local host is closed");
+    // This host's own lane-upgrade route (not the Host API): handlers/lane-upgrade.ts.
+    if (isLaneUpgradeTarget(request.url)) return handleLaneUpgrade(this.env, request);
     return dispatch(this.env, request);
+  }
+
+  /**
+   * Moves one tenant's space to `lane`'s identities: every object recorded under another lane's
+   * Edge group, in one transaction, same uids (docs/host.md, "Lane upgrade"; lane-move.ts).
+   * Refusals are HostErrors; nothing moves unless everything does.
+   */
+  upgradeLane(request: LaneMoveRequest): LaneMoveResult {
+    if (this.closed) throw new Error("the local host is closed");
+    return moveSpaceToLane(this.contexts, request);
   }
 
   /** The in-process transport: the same request → response function the HTTP server calls. */

@@ -3,6 +3,7 @@
 // then the fences, then the dependency scan (reference §3.6): a resource that merely took the
 // deleted one's name is never touched, and one that acquired a holder meanwhile survives.
 
+import { refuseMovedAway } from "./moved-away.ts";
 import { formatFormRef, formRefsEqual, type FormRef } from "../core/index.ts";
 import type { HostContext } from "./context.ts";
 import { HostError } from "./errors.ts";
@@ -44,6 +45,8 @@ export function checkDelete(ctx: HostContext, input: DeleteInput, phase: Mutatio
       );
     }
   } else if (current === undefined || !formRefsEqual(recordedRef(current), input.formRef)) {
+    if (current === undefined)
+      refuseMovedAway(ctx, { tenant: input.tenant, space: input.space, apiVersion: input.formRef.apiVersion, kind: input.formRef.kind, name: input.name });
     throw new HostError("resource_not_found", `${label} does not exist in space "${input.space}" under ${formatFormRef(input.formRef)}`);
   }
   if (input.generationFence !== String(current.generation)) {

@@ -2,7 +2,7 @@
 // one exact Form identity and one host incarnation. Each operation lives in its own module; this
 // class only wires them to one shared runtime (codec table, default space, client, caches).
 
-import type { Attributes, Diagnostic } from "../core/index.ts";
+import { type Attributes, type Diagnostic, laneNamed, type LaneName } from "../core/index.ts";
 import { importState } from "./import/import.ts";
 import { planResource } from "./plan/plan.ts";
 import { readResource } from "./read/read.ts";
@@ -16,6 +16,7 @@ import type {
   RelationTarget,
   ResourceState,
   ResourceTypeSchema,
+  LaneSuccessor,
   WriteContext,
   WriteIntent,
   WriteResult,
@@ -28,6 +29,7 @@ import { createResource } from "./write/create.ts";
 import { deleteResource } from "./write/delete.ts";
 import { resumeWrite } from "./write/resume.ts";
 import { updateResource } from "./write/update.ts";
+import { laneSuccessor } from "./lane-successor.ts";
 
 export class HostProvider implements Provider {
   readonly #rt: ProviderRuntime;
@@ -65,6 +67,10 @@ export class HostProvider implements Provider {
   async plan(request: PlanRequest): Promise<PlanResponse> {
     const response = await planResource(this.#rt, request);
     return { ...response, diagnostics: redactDiagnostics(response.diagnostics, this.#rt.redact) };
+  }
+
+  laneSuccessor(state: ResourceState, lane: LaneName): LaneSuccessor {
+    return laneSuccessor(this.#rt, state, laneNamed(lane));
   }
 
   async create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {

@@ -3,7 +3,7 @@
 // here), create, read, update, delete, importState — plus resumeWrite, which re-sends a write
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
-import type { AttributePath, Attributes, Diagnostic, FormRef, KnownValue } from "../core/index.ts";
+import type { AttributePath, Attributes, Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
 
 // A path into a value is the Value model's (core); the provider's interface names it too.
 export type { AttributePath } from "../core/index.ts";
@@ -146,9 +146,23 @@ export interface Provider {
   importState(type: string, id: string): Promise<ImportResult>;
 
   /**
+   * The state of a resource re-pointed at its identity under another Host API lane: the type's
+   * line under `lane` at the recorded definitionVersion (`form_*` replaced, nothing else). Pure:
+   * no host call; only a read under the new identity can prove the host holds it (state
+   * upgrade-lane). `unchanged` for an identity `lane` already serves (its own, or lane-neutral).
+   */
+  laneSuccessor(state: ResourceState, lane: LaneName): LaneSuccessor;
+
+  /**
    * Re-sends a write whose intent was recorded but whose outcome was never recorded (the process
    * died). The host replays it by Idempotency-Key when it committed, or executes it when it never
    * arrived; nothing is ever adopted by name.
    */
   resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult>;
 }
+
+/** What `laneSuccessor` answers. */
+export type LaneSuccessor =
+  | { state: ResourceState; from: FormRef; to: FormRef; unchanged?: undefined; diagnostic?: undefined }
+  | { unchanged: true; state?: undefined; diagnostic?: undefined }
+  | { diagnostic: Diagnostic; state?: undefined; unchanged?: undefined };

@@ -91,10 +91,17 @@ export interface FormCodec {
   role: FormRole;
   declaresUpdate: boolean;
   /**
-   * A revision whose whole desired state is `manifestDigest`: it takes the WorkerBundle authoring
-   * surface (`manifest_digest` | `main_module` + `modules`).
+   * A revision whose whole desired state is `manifestDigest`: it takes the artifact authoring
+   * surface of its manifest kind — `manifest_digest` | `main_module` + `modules` (WorkerBundle),
+   * `manifest_digest` | `files` (StaticAssetBundle, MigrationBundle).
    */
   artifactBacked: boolean;
+  /**
+   * The manifest kind an artifact-backed revision's digest names (core/protocol.ts
+   * ARTIFACT_MANIFEST_KIND). Absent on other codecs, and on an artifact-backed codec generated
+   * before it was recorded, which is WorkerBundle-backed.
+   */
+  manifestKind?: "WorkerBundle" | "StaticAssetBundle" | "MigrationBundle";
   /** Desired fields in declaration order. */
   fields: CodecField[];
   /** Declared outputs (outputSchema), in declaration order. */

@@ -1,5 +1,5 @@
-// The state envelope every Takoform resource type carries (reference §0.3), the WorkerBundle
-// authoring surface (§5.6), and the names a Form field or output may never take.
+// The state envelope every Takoform resource type carries (reference §0.3), the artifact
+// authoring surfaces (§5.6; v1beta1 §10.4), and the names a Form field or output may never take.
 //
 // Deliberate choices (docs/authoring.md):
 // - Non-revision types also get `name_prefix` (Optional, ForceNew), and their `name` is
@@ -11,6 +11,7 @@
 
 import type { AttributeSchema, AttributeType } from "./schema-types.ts";
 import type { FormCodec } from "./codec-types.ts";
+import { MANIFEST_POLICIES } from "../core/index.ts";
 
 export const OPERATION_TIMEOUT_DEFAULTS = { create_timeout: "20m", update_timeout: "20m", delete_timeout: "30m" } as const;
 
@@ -62,8 +63,11 @@ export const BOOKKEEPING_ATTRIBUTES: readonly string[] = [
   "relation_drift_reason",
 ];
 
-/** Extra names taken on an artifact-backed revision (the bundle authoring surface). */
-export const ARTIFACT_ATTRIBUTES = ["manifest_digest", "main_module", "modules"] as const;
+/**
+ * Extra names taken on an artifact-backed revision, whatever its manifest kind: the modules
+ * surface (WorkerBundle) and the files surface (StaticAssetBundle, MigrationBundle).
+ */
+export const ARTIFACT_ATTRIBUTES = ["manifest_digest", "main_module", "modules", "files"] as const;
 
 /** Terraform meta-arguments: a resource block reserves these names. */
 export const META_ARGUMENTS = ["count", "for_each", "depends_on", "provider", "lifecycle", "connection", "provisioner", "import"] as const;
@@ -123,8 +127,41 @@ export function envelopeAttributes(codec: FormCodec): Record<string, AttributeSc
   return out;
 }
 
-/** The WorkerBundle authoring surface, for an artifact-backed revision. Replaces the manifest_digest field attribute. */
-export function artifactAttributes(): Record<string, AttributeSchema> {
+/**
+ * The artifact authoring surface of an artifact-backed revision, by the manifest kind its digest
+ * names (bundle/artifact.ts): `main_module` + `modules` for a WorkerBundle manifest, `files` for
+ * a StaticAssetBundle or MigrationBundle manifest. Replaces the manifest_digest field attribute.
+ */
+export function artifactAttributes(codec: Pick<FormCodec, "manifestKind">): Record<string, AttributeSchema> {
+  const policy = MANIFEST_POLICIES[codec.manifestKind ?? "WorkerBundle"];
+  const manifestDigest = attr("optional-computed", str, {
+    forceNew: true,
+    description: `sha256 of the committed ${policy.kind} artifact manifest; computed from ${policy.entries} when they are given.`,
+  });
+  if (policy.entries === "files") {
+    const media = policy.media.kind === "exact" ? `exactly ${policy.media.type}` : "a normalised type/subtype, no parameters";
+    const fileElement: AttributeType = {
+      kind: "object",
+      attributes: {
+        path: attr("required", str, { forceNew: true, description: "The file's path in the manifest (relative, /-separated)." }),
+        media_type: attr("required", str, { forceNew: true, description: `The file's media type: ${media}.` }),
+        content_file: attr("required", str, { forceNew: true, description: "Local file holding the bytes; read at plan and apply, never stored." }),
+        size: attr("computed", { kind: "number", integer: true }),
+        digest: attr("computed", str),
+      },
+    };
+    const order = policy.orderIsMeaning
+      ? " Their order is the migration order and part of the digest."
+      : " Their order is kept as written and is part of the digest.";
+    return {
+      manifest_digest: manifestDigest,
+      files: attr(
+        "optional",
+        { kind: "list", element: fileElement, minItems: 1, maxItems: policy.maximumEntries },
+        { forceNew: true, description: `Local files uploaded as the ${policy.kind} manifest.${order}` },
+      ),
+    };
+  }
   const moduleElement: AttributeType = {
     kind: "object",
     attributes: {
@@ -136,14 +173,11 @@ export function artifactAttributes(): Record<string, AttributeSchema> {
     },
   };
   return {
-    manifest_digest: attr("optional-computed", str, {
-      forceNew: true,
-      description: "sha256 of the committed artifact manifest; computed from modules when they are given.",
-    }),
+    manifest_digest: manifestDigest,
     main_module: attr("optional", str, { forceNew: true, description: "The module the host loads first; names one of modules." }),
     modules: attr(
       "optional",
-      { kind: "list", element: moduleElement, minItems: 1 },
+      { kind: "list", element: moduleElement, minItems: 1, maxItems: policy.maximumEntries },
       { forceNew: true, description: "Local module files uploaded as the bundle." },
     ),
   };

@@ -158,7 +158,7 @@ export function resourceTypeSchema(
   lines: readonly GroupKind[] = [defaultCodec.ref],
 ): ResourceTypeSchema {
   const attributes: Record<string, AttributeSchema> = envelopeAttributes(defaultCodec);
-  if (defaultCodec.artifactBacked) Object.assign(attributes, artifactAttributes());
+  if (defaultCodec.artifactBacked) Object.assign(attributes, artifactAttributes(defaultCodec));
   const reserved = new Set<string>([...RESERVED_ATTRIBUTES, ...(defaultCodec.artifactBacked ? ARTIFACT_ATTRIBUTES : [])]);
   const others = codecs.filter((c) => c !== defaultCodec).sort((a, b) => compareRefKeys(a, b));
   const served = new Set(lines.map((l) => groupKindKey(l)));
@@ -246,7 +246,12 @@ function checkSameLine(typeName: string, codec: FormCodec, defaultCodec: FormCod
   if (!served.has(groupKindKey(codec.ref)) || codec.ref.kind !== defaultCodec.ref.kind) {
     throw new CodecSurfaceError("line-mismatch", typeName, "form_kind", `${ref} is not of the line ${defaultCodec.ref.apiVersion} ${defaultCodec.ref.kind}`);
   }
-  if (codec.role !== defaultCodec.role || codec.declaresUpdate !== defaultCodec.declaresUpdate || codec.artifactBacked !== defaultCodec.artifactBacked) {
+  if (
+    codec.role !== defaultCodec.role ||
+    codec.declaresUpdate !== defaultCodec.declaresUpdate ||
+    codec.artifactBacked !== defaultCodec.artifactBacked ||
+    (codec.artifactBacked && (codec.manifestKind ?? "WorkerBundle") !== (defaultCodec.manifestKind ?? "WorkerBundle"))
+  ) {
     throw new CodecSurfaceError(
       "line-mismatch",
       typeName,

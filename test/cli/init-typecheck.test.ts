@@ -133,10 +133,10 @@ describe("typecheck before synth", () => {
     cpSync(join(ROOT, "examples"), join(copy, "examples"), { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     linkNodeModules(copy);
     writeFileSync(join(copy, "package.json"), JSON.stringify({ name: "repo", private: true, type: "module" }));
-    for (const example of ["worker-app", "cycles", "raw-pinned"]) {
+    for (const example of ["worker-app", "worker-site", "cycles", "raw-pinned"]) {
       const synth = await runCli(["synth", "-C", join(copy, "examples", example), "--json"], { cwd: copy, env: bare, timeoutMs: 180_000 });
       expect(synth.code, synth.stdout + synth.stderr).toBe(0);
-      // One tsconfig (examples/tsconfig.json) checks all three; each project keeps its own build info.
+      // One tsconfig (examples/tsconfig.json) checks them all; each project keeps its own build info.
       expect(JSON.parse(synth.stdout)).toMatchObject({ ok: true, typecheck: { status: "passed" } });
     }
   }, 240_000);

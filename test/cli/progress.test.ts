@@ -77,7 +77,9 @@ describe("live progress", () => {
       let release!: () => void;
       host.gate = new Promise<void>((resolve) => (release = resolve));
       const run = onTerminal(["apply", "--config", "stack.json", "-auto-approve"], p.dir, env(), (output) => {
-        if (/Still creating\.\.\. \[\d+s elapsed\]/.test(output)) {
+        // Released once each of the three held creates has said so: their 10 s ticks start when
+        // each PUT went out, a few milliseconds apart, so the first line alone is not all three.
+        if (["a", "b", "c"].every((name) => new RegExp(`${KV}\\.${name}: Still creating\\.\\.\\. \\[\\d+s elapsed\\]`).test(output))) {
           host.gate = null;
           release();
         }

@@ -91,15 +91,20 @@ describe("deriveCodec", () => {
     expect(codec("WorkerVersion").fields.some((f) => f.wire === "assets")).toBe(false);
   });
 
-  it("only a WorkerBundle-backed revision takes the module authoring surface; the other manifest kinds set manifest_digest directly", () => {
+  it("the three manifest-digest revisions are artifact-backed, each recording the manifest kind its digest names (§7.1)", () => {
     const beta = "edge.takoform-cdk.dev/v1beta1";
-    expect(codec("WorkerBundle", beta).artifactBacked).toBe(true);
-    for (const kind of ["StaticAssetBundle", "SQLiteMigrationSet"]) {
+    const expected = { WorkerBundle: "WorkerBundle", StaticAssetBundle: "StaticAssetBundle", SQLiteMigrationSet: "MigrationBundle" } as const;
+    for (const [kind, manifestKind] of Object.entries(expected)) {
       const c = codec(kind, beta);
-      expect(c.artifactBacked, kind).toBe(false);
+      expect(c.artifactBacked, kind).toBe(true);
+      expect(c.manifestKind, kind).toBe(manifestKind);
       expect(c.role).toBe("revision");
       expect(c.fields).toEqual([expect.objectContaining({ wire: "manifestDigest", attribute: "manifest_digest", required: true, immutable: true })]);
     }
+    // The first lane's WorkerBundle too; any other codec records no manifest kind.
+    expect(codec("WorkerBundle", "edge.takoform-cdk.dev/v1alpha1").manifestKind).toBe("WorkerBundle");
+    expect(codec("SQLiteMigrationApplication", beta).artifactBacked).toBe(false);
+    expect(codec("SQLiteMigrationApplication", beta).manifestKind).toBeUndefined();
   });
 
   it("converts declared defaults to attribute form (sorted sets, JSON text, target names)", () => {

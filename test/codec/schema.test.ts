@@ -60,7 +60,7 @@ describe("resource type schemas", () => {
       const own = formAttributes(l);
       for (const name of Object.keys(l.schema.attributes)) {
         if (own.has(name)) continue;
-        const allowed = l.defaultCodec.artifactBacked ? [...RESERVED_ATTRIBUTES, "manifest_digest", "main_module", "modules"] : RESERVED_ATTRIBUTES;
+        const allowed = l.defaultCodec.artifactBacked ? [...RESERVED_ATTRIBUTES, "manifest_digest", "main_module", "modules", "files"] : RESERVED_ATTRIBUTES;
         expect(allowed, `${l.type}.${name}`).toContain(name);
       }
     }
@@ -224,11 +224,32 @@ describe("resource type schemas", () => {
       size: "computed",
       digest: "computed",
     });
+    expect(a.files).toBeUndefined();
     expect(
       lines()
         .filter((l) => l.defaultCodec.artifactBacked)
-        .map((l) => l.type),
-    ).toEqual(["takoform_worker_bundle"]);
+        .map((l) => l.type)
+        .sort(),
+    ).toEqual(["takoform_sqlite_migration_set", "takoform_static_asset_bundle", "takoform_worker_bundle"]);
+  });
+
+  it("StaticAssetBundle and SQLiteMigrationSet carry the files authoring surface (manifest_digest Optional+Computed, files)", () => {
+    for (const kind of ["StaticAssetBundle", "SQLiteMigrationSet"]) {
+      const a = line(kind, "edge.takoform-cdk.dev/v1beta1").schema.attributes;
+      expect(a.manifest_digest, kind).toEqual(expect.objectContaining({ mode: "optional-computed", forceNew: true }));
+      expect(a.main_module, kind).toBeUndefined();
+      expect(a.modules, kind).toBeUndefined();
+      const files = a.files!.type;
+      expect(files.kind === "list" && [files.minItems, files.maxItems], kind).toEqual([1, 16384]);
+      const element = files.kind === "list" ? files.element : null;
+      expect(element?.kind === "object" && Object.fromEntries(Object.entries(element.attributes).map(([k, v]) => [k, v.mode])), kind).toEqual({
+        path: "required",
+        media_type: "required",
+        content_file: "required",
+        size: "computed",
+        digest: "computed",
+      });
+    }
   });
 
   it("desired attributes follow §5.7: sets, JSON maps, binding and object lists, enums and integer bounds", () => {

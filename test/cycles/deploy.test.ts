@@ -195,6 +195,7 @@ describe("deploying a cycle", () => {
       read: (prior) => base.read(prior),
       relationTargets: (state) => base.relationTargets(state),
       importState: (type, id) => base.importState(type, id),
+      laneSuccessor: (state, lane) => base.laneSuccessor(state, lane),
       resumeWrite: (intent, prior) => base.resumeWrite(intent, prior),
     };
     const run = await runApply({ ...setup, provider }, w.store, { lock: { holder: "test" } });

@@ -12,11 +12,14 @@ import { deriveCodec } from "../../src/generate/derive-codec.ts";
 import { providerCode } from "../../src/provider/diagnostics/codes.ts";
 import type { ResourceState } from "../../src/provider/types.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
-import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, rig, show, SPACE, useRig, workerStack, type Rig } from "./harness.ts";
+import { converge, EDGE, errorsOf, MODES, mustCreate, mustRead, RIG_LANE, rig, show, SPACE, useRig, workerStack, type Rig } from "./harness.ts";
 
 /** An older AtLeastOnceQueue definition (0.0.9) that declared only messageRetentionSeconds. */
 function olderQueue() {
-  const doc = JSON.parse(readFileSync(new URL("../../registry/packages/forms/edge/v1alpha1/at-least-once-queue/definition.json", import.meta.url), "utf8"));
+  // The rig's lane's own family (its first bundled package folder).
+  const doc = JSON.parse(
+    readFileSync(new URL(`../../registry/packages/${RIG_LANE.bundledPackages[0]}/at-least-once-queue/definition.json`, import.meta.url), "utf8"),
+  );
   doc.definitionVersion = "0.0.9";
   delete doc.desiredSchema.properties.deliveryDelaySeconds;
   delete doc.conformanceFixtures;

@@ -12,7 +12,8 @@ import { createNodeTransport, type HostTransport, type HostTransportRequest, typ
 import { type Diagnostic, hasErrors, renderDiagnostic } from "../../src/core/index.ts";
 import { type Attributes, valuesEqual } from "../../src/core/values.ts";
 import type { FormRef } from "../../src/core/index.ts";
-import { laneNamed } from "../../src/core/lanes.ts";
+import type { LaneName } from "../../src/core/lanes.ts";
+import { testLane } from "../support/lane.ts";
 import { LocalHost, type LocalHostOptions } from "../../src/host/local-host.ts";
 import { HostProvider } from "../../src/provider/provider.ts";
 import type { PlanResponse, ResourceState, WriteContext, WriteIntent } from "../../src/provider/types.ts";
@@ -22,10 +23,12 @@ import type { CodecTable } from "../../src/registry/codec-table.ts";
 export const TOKEN = "takoform-dev-token";
 export const SPACE = "default";
 /**
- * The provider tests run against a host serving the v1alpha3 lane unless a test names its lanes
- * (test/provider/lanes.test.ts covers both): their specs and refs are that lane's Edge family.
+ * The lane the provider suites run on (test/support/lane.ts): TAKOFORM_TEST_LANE, which a vitest
+ * project per lane sets, else the preferred lane. A test that names its own lanes
+ * (test/provider/lanes.test.ts) passes them to the rig instead. Specs and refs a test writes by
+ * hand use this lane's Edge family (EDGE).
  */
-export const RIG_LANE = laneNamed("v1alpha3");
+export const RIG_LANE = testLane();
 export const EDGE = RIG_LANE.edgeGroups.bundled;
 export const CALLER = { tenant: "dev", principal: "developer" };
 
@@ -71,10 +74,12 @@ const text = (b: Uint8Array | undefined) => (b === undefined ? "" : Buffer.from(
 export interface RigOptions extends LocalHostOptions {
   registry?: CodecTable;
   planPreviewTimeoutMs?: number;
+  /** Pins the client's lane (default: negotiated, the host's preferred lane it serves). */
+  clientLane?: LaneName;
 }
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
-  const { registry, planPreviewTimeoutMs, ...hostOptions } = options;
+  const { registry, planPreviewTimeoutMs, clientLane, ...hostOptions } = options;
   const host = await LocalHost.open({ data: ":memory:", lanes: [RIG_LANE.name], ...hostOptions });
   const { url } = await host.listen("127.0.0.1", 0);
   const node = createNodeTransport();
@@ -100,7 +105,13 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     });
     return response;
   };
-  const client = await HostClient.connect({ endpoint: url, token: TOKEN, transport, random: () => 0 });
+  const client = await HostClient.connect({
+    endpoint: url,
+    token: TOKEN,
+    transport,
+    random: () => 0,
+    ...(clientLane !== undefined ? { lane: clientLane } : {}),
+  });
   const provider = new HostProvider({
     client,
     registry: registry ?? bundledRegistry,

@@ -206,7 +206,17 @@ for (const mode of MODES) {
     });
 
     it("TestV3JSONObjectAttributesRejectTheLiteralNull (apply): refused before the host", async () => {
-      const planned = { name: "version-x", revision_owner: null, worker: "w", bundle: "b", handlers: ["fetch"], vars_json: "null", space: "default" };
+      // Every attribute of the type (assets: only the v1beta1 definition declares it).
+      const planned = {
+        name: "version-x",
+        revision_owner: null,
+        worker: "w",
+        bundle: "b",
+        handlers: ["fetch"],
+        vars_json: "null",
+        assets: null,
+        space: "default",
+      };
       const out = await r.provider.create("takoform_worker_version", planned, r.context());
       expect(out.state).toBeNull();
       expect(out.diagnostics[0]).toMatchObject({ summary: "Invalid JSON object", attribute: "vars_json" });

@@ -9,6 +9,8 @@ import { isResourceName } from "../../src/core/grammar.ts";
 import { contentDigest, deriveName, deriveRevisionName, ownerDigestHex, specDigest } from "../../src/provider/revision/names.ts";
 import { canonicalJson } from "../../src/forms/digest.ts";
 import { bundledCodecTable } from "../../src/registry/bundled.ts";
+import { encodeSpec } from "../../src/provider/codec/encode.ts";
+import { derivedNamesUnderOtherLanes } from "../../src/provider/revision/other-lanes.ts";
 import { moduleSource } from "./harness.ts";
 
 const sha = (s: string) => createHash("sha256").update(Buffer.from(s, "utf8")).digest("hex");
@@ -130,5 +132,105 @@ describe("TestV3DerivedRevisionNamesAreDeterministicAndDistinct", () => {
     expect(deriveName("bundle", "o", "md5:abc")).toBeUndefined();
     expect(deriveName("bundle", "o", "sha256:abcdef")).toBeUndefined();
     expect(contentDigest(bundleCodec, {})).toBeUndefined();
+  });
+});
+
+describe("v1beta1 revision names (reference v1beta1 §10.3, §13 item 17)", () => {
+  const table = bundledCodecTable();
+  const beta = (kind: string) => table.defaultCreate({ apiVersion: "edge.takoform-cdk.dev/v1beta1", kind }).codec;
+  const test = `sha256:${"ab".repeat(32)}`;
+
+  it("a static asset bundle and a migration set are named by their manifest digest, 45 and 46 characters", () => {
+    const assets = deriveRevisionName(beta("StaticAssetBundle"), "counter", { manifestDigest: test })!;
+    const migrations = deriveRevisionName(beta("SQLiteMigrationSet"), "counter", { manifestDigest: test })!;
+    expect(assets).toBe("static-asset-bundle-abababababab-efe899c74558");
+    expect(migrations).toBe("sqlite-migration-set-abababababab-efe899c74558");
+    expect([assets.length, migrations.length]).toEqual([45, 46]);
+    expect(isResourceName(assets) && isResourceName(migrations)).toBe(true);
+    // The content half is the manifest digest's, as for a WorkerBundle: never a hash of the one-field spec.
+    expect(assets).not.toBe(`static-asset-bundle-${specDigest({ manifestDigest: test }).slice(7, 19)}-efe899c74558`);
+  });
+
+  it("a WorkerVersion's name covers assets: the materialized spec hashed as Go's json.Marshal bytes, and another attachment is another name", () => {
+    const codec = beta("WorkerVersion");
+    const group = "edge.takoform-cdk.dev/v1beta1";
+    const attributes = {
+      worker: "counter",
+      bundle: "bundle-abababababab-efe899c74558",
+      handlers: ["fetch"],
+      vars_json: "{}",
+      required_sensitive_vars: [],
+      kv_bindings: [],
+      bucket_bindings: [],
+      sqlite_bindings: [],
+      queue_producer_bindings: [],
+      service_bindings: [],
+      assets: null,
+    };
+    const withAssets = {
+      ...attributes,
+      assets: { bundle: "static-asset-bundle-abababababab-efe899c74558", run_worker_first: false, not_found_handling: "single_page_application" },
+    };
+    const plain = encodeSpec(codec, attributes, { mode: "plan" });
+    const attached = encodeSpec(codec, withAssets, { mode: "plan" });
+    expect([plain.errors, attached.errors, plain.unresolved, attached.unresolved], JSON.stringify([plain.errors, attached.errors])).toEqual([
+      [],
+      [],
+      false,
+      false,
+    ]);
+    // Typed out as Go writes the map: every key sorted, nested ones too, the bool bare.
+    const ref = (kind: string, name: string) => `{"apiVersion":"${group}","kind":"${kind}","name":"${name}"}`;
+    const goBytes =
+      `{"assets":{"bundle":${ref("StaticAssetBundle", "static-asset-bundle-abababababab-efe899c74558")},"notFoundHandling":"single_page_application","runWorkerFirst":false},` +
+      `"bucketBindings":[],"bundle":${ref("WorkerBundle", "bundle-abababababab-efe899c74558")},"handlers":["fetch"],"kvBindings":[],"queueProducerBindings":[],` +
+      `"requiredSensitiveVars":[],"serviceBindings":[],"sqliteBindings":[],"vars":{},"worker":${ref("ModuleWorker", "counter")}}`;
+    expect(specDigest(attached.spec)).toBe(`sha256:${sha(goBytes)}`);
+    const named = deriveRevisionName(codec, "counter", attached.spec)!;
+    expect(named).toBe(`version-${sha(goBytes).slice(0, 12)}-efe899c74558`);
+    // No assets member at all without the attachment (absence means no asset lookup).
+    expect(Object.keys(plain.spec)).not.toContain("assets");
+    expect(deriveRevisionName(codec, "counter", plain.spec)).not.toBe(named);
+    const other = encodeSpec(codec, { ...withAssets, assets: { ...withAssets.assets, not_found_handling: "none" } }, { mode: "plan" });
+    expect(deriveRevisionName(codec, "counter", other.spec)).not.toBe(named);
+  });
+});
+
+describe("a derived name survives a lane upgrade (revision/other-lanes.ts)", () => {
+  const table = bundledCodecTable();
+  const codecOf = (group: string, kind: string) => table.defaultCreate({ apiVersion: group, kind }).codec;
+  const ALPHA = "edge.takoform-cdk.dev/v1alpha1";
+  const BETA = "edge.takoform-cdk.dev/v1beta1";
+  const attributes = (extra: Record<string, unknown> = {}) => ({
+    worker: "counter",
+    bundle: "bundle-abababababab-efe899c74558",
+    handlers: ["fetch"],
+    vars_json: "{}",
+    required_sensitive_vars: [],
+    kv_bindings: [{ name: "COUNTER", target_name: "counter-state" }],
+    bucket_bindings: [],
+    sqlite_bindings: [],
+    queue_producer_bindings: [],
+    service_bindings: [],
+    ...extra,
+  });
+
+  it("the v1beta1 spelling of a version moved from v1alpha3 also derives its v1alpha3 name; any other content does not", () => {
+    const alpha = codecOf(ALPHA, "WorkerVersion");
+    const beta = codecOf(BETA, "WorkerVersion");
+    const alphaSpec = encodeSpec(alpha, attributes(), { mode: "plan" }).spec;
+    const betaSpec = encodeSpec(beta, attributes({ assets: null }), { mode: "plan" }).spec;
+    const recorded = deriveRevisionName(alpha, "counter", alphaSpec)!;
+    const derived = deriveRevisionName(beta, "counter", betaSpec)!;
+    // Different spellings of the same content: different names under each lane's own rule.
+    expect(derived).not.toBe(recorded);
+    expect(JSON.stringify(betaSpec)).toBe(JSON.stringify(alphaSpec).replaceAll(ALPHA, BETA));
+    expect(derivedNamesUnderOtherLanes(beta, "counter", betaSpec)).toEqual([recorded]);
+    expect(derivedNamesUnderOtherLanes(alpha, "counter", alphaSpec)).toEqual([derived]);
+    // Changed content is a new name under every spelling.
+    const changed = encodeSpec(beta, attributes({ assets: null, handlers: ["fetch", "scheduled"] }), { mode: "plan" }).spec;
+    expect(derivedNamesUnderOtherLanes(beta, "counter", changed)).not.toContain(recorded);
+    // A revision named by its manifest digest does not depend on the lane at all.
+    expect(derivedNamesUnderOtherLanes(codecOf(BETA, "WorkerBundle"), "counter", { manifestDigest: `sha256:${"ab".repeat(32)}` })).toEqual([]);
   });
 });

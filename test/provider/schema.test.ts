@@ -43,7 +43,7 @@ describe("resource-type schemas", () => {
       for (const n of Object.keys(s.attributes)) {
         const desired = p.table.defaultCreate({ apiVersion: s.apiVersion, kind: s.kind }).codec;
         const isField = desired.fields.some((f) => f.attribute === n) || desired.outputs.some((o) => o.attribute === n);
-        if (!isField && !["manifest_digest", "main_module", "modules"].includes(n)) expect(RESERVED_ATTRIBUTES, `${s.type}.${n}`).toContain(n);
+        if (!isField && !["manifest_digest", "main_module", "modules", "files"].includes(n)) expect(RESERVED_ATTRIBUTES, `${s.type}.${n}`).toContain(n);
       }
     }
   });

@@ -26,14 +26,27 @@ import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
 import { HttpClient } from "../host/harness.ts";
-import { PREFERRED_LANE } from "../../src/core/lanes.ts";
+import {
+  apply,
+  EDGE_GROUP,
+  formRefOf,
+  moduleSource,
+  plan,
+  ReadySampler,
+  runCli,
+  SCENARIO_LANE,
+  Scratch,
+  synthStack,
+  timeline,
+  useEngine,
+  withScratch,
+} from "./harness.ts";
 
-/** The scenario hosts serve the preferred lane (a new project's). */
-const API = PREFERRED_LANE.apiRoot;
-import { apply, formRefOf, moduleSource, plan, ReadySampler, runCli, Scratch, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
+/** The scenario hosts serve the run's lane only (harness.ts). */
+const API = SCENARIO_LANE.apiRoot;
 
 const KV_REF: FormRef = (() => {
-  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === "edge.takoform-cdk.dev/v1beta1")!;
+  const ref = bundledRegistry.defaultCreates.find((r) => r.kind === "EdgeKVNamespace" && r.apiVersion === EDGE_GROUP)!;
   return { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest };
 })();
 

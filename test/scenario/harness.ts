@@ -13,7 +13,7 @@ import { App, TerraformStack } from "cdktf";
 import { afterAll, beforeAll } from "vitest";
 import type { Construct } from "constructs";
 import { HostClient } from "../../src/client/client.ts";
-import type { FormRef } from "../../src/core/protocol.ts";
+import type { FormRef, LaneName } from "../../src/core/index.ts";
 import { loadConfigFile } from "../../src/engine/config/load.ts";
 import type { StackConfig } from "../../src/engine/config/types.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
@@ -26,6 +26,7 @@ import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalState } from "../../src/state/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { TakoformProvider as ProviderConstruct } from "../../src/constructs/provider.ts";
+import { testLane } from "../support/lane.ts";
 
 export interface Mutation {
   method: "PUT" | "DELETE";
@@ -51,8 +52,21 @@ export interface TestHostOptions {
   conformanceProbes?: boolean;
 }
 
+/**
+ * The lane the scenarios run on (test/support/lane.ts): TAKOFORM_TEST_LANE, which a vitest project
+ * per lane sets, else the preferred lane. The host serves only it and the engine speaks it.
+ */
+export const SCENARIO_LANE = testLane();
+/** The bundled Edge family group of that lane, for refs and addresses a test writes by hand. */
+export const EDGE_GROUP = SCENARIO_LANE.edgeGroups.bundled;
+
 export async function startHost(options: TestHostOptions = {}): Promise<TestHost> {
-  const host = await LocalHost.open({ data: ":memory:", log: () => undefined, ...(options.conformanceProbes ? { conformanceProbes: true } : {}) });
+  const host = await LocalHost.open({
+    data: ":memory:",
+    lanes: [SCENARIO_LANE.name],
+    log: () => undefined,
+    ...(options.conformanceProbes ? { conformanceProbes: true } : {}),
+  });
   const mutations: Mutation[] = [];
   const handle = host.handle.bind(host);
   const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
@@ -81,8 +95,12 @@ export interface Engine {
   close(): void;
 }
 
-export async function engineFor(url: string): Promise<Engine> {
-  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
+/**
+ * An engine whose client speaks `lane`, or negotiates with the host when it is left out (a host
+ * serving one lane — startHost's, or a runtime host of a lane a test picks — then decides).
+ */
+export async function engineFor(url: string, lane?: LaneName): Promise<Engine> {
+  const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token, ...(lane !== undefined ? { lane } : {}) });
   const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
   return {
     client,
@@ -106,7 +124,7 @@ export function useEngine(options: TestHostOptions = {}): EngineContext {
   let engine: Engine | undefined;
   beforeAll(async () => {
     host = await startHost(options);
-    engine = await engineFor(host.url);
+    engine = await engineFor(host.url, SCENARIO_LANE.name);
   });
   afterAll(async () => {
     engine?.close();

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WorkerBundle } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
-import { moduleSource, runCli, Scratch, startHost, synthStack, timeline, type CliResult, type TestHost } from "./harness.ts";
+import { EDGE_GROUP, moduleSource, runCli, Scratch, startHost, synthStack, timeline, type CliResult, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 
@@ -43,7 +43,7 @@ describe("two addresses, one object", () => {
     const planned = await takoform(["plan", "--config", "stack.json"]);
     expect(planned.code).toBe(1);
     expect(planned.stdout).toContain(`Error: ${KV}.first and ${KV}.second are the same host object`);
-    expect(planned.stdout).toContain(`Both address EdgeKVNamespace "shared" (edge.takoform-cdk.dev/v1beta1) in space "default".`);
+    expect(planned.stdout).toContain(`Both address EdgeKVNamespace "shared" (${EDGE_GROUP}) in space "default".`);
     expect(planned.stdout).toContain(`with ${KV}.second`);
     expect(planned.stdout).toContain(`remove one of ${KV}.first and ${KV}.second`);
     // The same name in another space is another object.
@@ -83,7 +83,9 @@ describe("two addresses, one object", () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(`Error: ${KV}.copy addresses the host object ${KV}.source already manages`);
     expect(applied.stderr).toMatch(
-      /The object default\/edge\.takoform-cdk\.dev\/v1beta1\/EdgeKVNamespace\/minted-[a-z0-9]+ \(space\/group\/kind\/name\) is recorded under takoform_edge_kv_namespace\.source/,
+      new RegExp(
+        `The object default/${EDGE_GROUP.replaceAll(".", "\\.")}/EdgeKVNamespace/minted-[a-z0-9]+ \\(space/group/kind/name\\) is recorded under takoform_edge_kv_namespace\\.source`,
+      ),
     );
     expect(applied.stderr).toContain("this write was refused before anything was sent to the host");
     expect(timeline(host!.mutations)).toEqual([expect.stringMatching(/^PUT EdgeKVNamespace minted-[a-z0-9]+ 201$/)]);
@@ -116,9 +118,7 @@ describe("importing an object another record manages", () => {
     const imported = await takoform(["import", "--config", "stack.json", `${KV}.again`, "held"]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain(`Error: ${KV}.managed already manages the object ${KV}.again would import`);
-    expect(imported.stderr).toContain(
-      `EdgeKVNamespace "held" (edge.takoform-cdk.dev/v1beta1) in space "default" (uid ${uid}) is recorded in state under ${KV}.managed`,
-    );
+    expect(imported.stderr).toContain(`EdgeKVNamespace "held" (${EDGE_GROUP}) in space "default" (uid ${uid}) is recorded in state under ${KV}.managed`);
     expect(imported.stderr).toContain(`takoform state rm ${KV}.managed`);
     expect((await records()).map((r) => r.address)).toEqual([`${KV}.managed`]);
 

@@ -12,10 +12,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { FaultProxy, isResourceMutation, type FaultKind } from "../support/fault-proxy.ts";
-import { runCli, Scratch, startHost, type CliResult, type TestHost } from "./harness.ts";
+import { EDGE_GROUP, runCli, Scratch, startHost, type CliResult, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
-const KV_REF = { apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace" };
+const KV_REF = { apiVersion: EDGE_GROUP, kind: "EdgeKVNamespace" };
 
 interface Rig {
   host: TestHost;
@@ -208,8 +208,7 @@ describe("a create whose reply is lost is not forgotten (issue 11, item 1)", () 
     const r = await start({ name: "kv1" });
     r.stack({ [Q]: { q1: { name: "q1", message_retention_seconds: 3600 } } });
     expect((await r.cli(["apply", "--config", "stack.json", "--auto-approve"])).code).toBe(0);
-    const stored = () =>
-      r.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "AtLeastOnceQueue", name: "q1" })!;
+    const stored = () => r.host.host.controls.resource({ tenant: "dev", space: "default", apiVersion: EDGE_GROUP, kind: "AtLeastOnceQueue", name: "q1" })!;
     const uid = stored().uid;
 
     r.stack({ [Q]: { q1: { name: "q1", message_retention_seconds: 7200 } } });

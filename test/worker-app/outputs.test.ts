@@ -60,8 +60,9 @@ describe("every module variable has an equivalent", () => {
       const db = new SQLiteDatabase(stack, "db", { name: "db" });
       const queue = new AtLeastOnceQueue(stack, "queue", { name: "queue", messageRetentionSeconds: 600 });
       const peer = new ModuleWorker(stack, "peer", { name: "peer" });
-      // Every upstream variable, under its camelCase name.
-      const config: Required<Omit<WorkerAppConfig, "cron" | "provider">> = {
+      // Every upstream variable, under its camelCase name (assets and migrations are this
+      // project's own options: test/worker-app/assets-migrations.test.ts).
+      const config: Required<Omit<WorkerAppConfig, "cron" | "provider" | "assets" | "migrations">> = {
         name: "counter",
         space: "team",
         contentDir: dir,

@@ -1,4 +1,4 @@
-// `takoform host serve`: the embedded local host over HTTP, running every deployed worker (the
+// `takoform host serve | upgrade-lane` (the latter: host-upgrade-lane.ts). `serve`: the embedded local host over HTTP, running every deployed worker (the
 // runtime, docs/runtime.md) unless --no-runtime. Prints `listening on http://HOST:PORT` first when
 // ready, then the workers it serves and their addresses (and again whenever they change), and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -30,6 +30,7 @@ export function parseLaneFlag(text: string): LaneName[] {
 }
 
 const USAGE = `Usage: takoform host serve [options]
+       takoform host upgrade-lane [options]   (move a space to a Host API lane: --help for its options)
 
 Serve the embedded Takoform host over HTTP, on Host API ${LANES.map((l) => l.hostApiVersion).join(", ")}.
 
@@ -179,7 +180,8 @@ export const command: Command = {
       process.stdout.write(`${USAGE}\n`);
       return sub === undefined ? 1 : 0;
     }
-    if (sub !== "serve") throw new CliUsageError(`unknown subcommand "${sub}" (expected serve)`);
+    if (sub === "upgrade-lane") return (await import("./host-upgrade-lane.ts")).upgradeLaneCommand(rest);
+    if (sub !== "serve") throw new CliUsageError(`unknown subcommand "${sub}" (expected serve or upgrade-lane)`);
     return serve(rest);
   },
 };

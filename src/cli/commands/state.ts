@@ -1,7 +1,8 @@
 // `takoform state list | show ADDRESS | pull | mv SOURCE DESTINATION | rm ADDRESS… | push FILE |
-// migrate | rebind`: read state without locking it, move or forget records (the host resources are
-// untouched), replace it with a pulled document (state-push.ts), move it to the stack's new
-// backend (state-migrate.ts), or re-bind it to another host (state-rebind.ts). The state is the one
+// migrate | rebind | upgrade-lane`: read state without locking it, move or forget records (the host
+// resources are untouched), replace it with a pulled document (state-push.ts), move it to the
+// stack's new backend (state-migrate.ts), re-bind it to another host (state-rebind.ts), or move it
+// to another Host API lane's identities (state-upgrade-lane.ts). The state is the one
 // the stack's backend names: the stack of --config, or the project's app when there is a
 // cdktf.json, else the project's default local file.
 
@@ -35,6 +36,9 @@ Subcommands:
                          lineage and serial (\`takoform state migrate --help\`)
   rebind                 Bind state to the host this command reaches, after finding every
                          recorded object there with its uid (\`takoform state rebind --help\`)
+  upgrade-lane           Move state to another Host API lane's identities, after finding every
+                         recorded object under them with its uid
+                         (\`takoform state upgrade-lane --help\`)
 
 Options:
 ${STATE_HELP}
@@ -107,12 +111,13 @@ export const command: Command = {
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     if (sub === "rebind") return rebindCommand(rest);
+    if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     if (sub === "push") return pushCommand(rest);
     if (sub === "migrate") return migrateCommand(rest);
     const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (!["list", "show", "pull", "mv", "rm"].includes(sub))
-      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate or rebind)`);
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
     enterProject(args);
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));
@@ -197,7 +202,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate or rebind)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
     }
   },
 };

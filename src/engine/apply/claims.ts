@@ -45,6 +45,7 @@ export class ObjectClaims {
       read: (prior) => provider.read(prior),
       relationTargets: (state) => provider.relationTargets(state),
       importState: (type, id) => provider.importState(type, id),
+      laneSuccessor: (state, lane) => provider.laneSuccessor(state, lane),
       resumeWrite: (intent, prior) => provider.resumeWrite(intent, prior),
     };
   }

@@ -1,5 +1,6 @@
 // Helpers shared by the resource handlers.
 
+import { refuseMovedAway } from "../moved-away.ts";
 import { formatFormRef, formRefsEqual } from "../../core/index.ts";
 import type { CatalogForm } from "../catalog.ts";
 import type { HostContext, RequestContext } from "../context.ts";
@@ -32,13 +33,10 @@ export function exactTarget(ctx: HostContext, rc: RequestContext): ExactTarget {
 
 /** The caller's resource at the target, recorded under exactly the target's ref. */
 export function resourceUnderExactRef(ctx: HostContext, rc: RequestContext, target: ExactTarget): StoredResource {
-  const resource = ctx.store.resources.byAddress({
-    tenant: rc.caller.tenant,
-    space: target.space,
-    apiVersion: target.form.ref.apiVersion,
-    kind: target.form.ref.kind,
-    name: target.name,
-  });
+  const address = { tenant: rc.caller.tenant, space: target.space, apiVersion: target.form.ref.apiVersion, kind: target.form.ref.kind, name: target.name };
+  const resource = ctx.store.resources.byAddress(address);
+  // Moved to another lane's identity: never "absent" to a client recorded under this one.
+  if (resource === undefined) refuseMovedAway(ctx, address);
   // A resource recorded under another exact ref is not addressed by this request (decision 0022 rule 3).
   if (resource === undefined || !formRefsEqual(recordedRef(resource), target.form.ref)) {
     throw new HostError(

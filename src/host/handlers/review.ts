@@ -11,6 +11,7 @@
 // not resolve relations, run aggregate rules or the spec-only semantic rules; those surface at
 // apply (§2.7 step 6, §11 Q20).
 
+import { refuseMovedAway } from "../moved-away.ts";
 import { formRefsEqual, HEADER } from "../../core/index.ts";
 import type { HostContext, RequestContext } from "../context.ts";
 import { decodeJsonBody, decodeResourceCore } from "../envelope.ts";
@@ -49,13 +50,9 @@ export function handlePrepare(ctx: HostContext, rc: RequestContext): HostRespons
   ctx.availability.assert(rc.caller, form.ref);
   const spec = requireValidSpec(form, core.spec);
   const fence = generationHeader(rc.headers);
-  const current = ctx.store.resources.byAddress({
-    tenant: rc.caller.tenant,
-    space: core.space,
-    apiVersion: form.ref.apiVersion,
-    kind: form.ref.kind,
-    name: core.name,
-  });
+  const address = { tenant: rc.caller.tenant, space: core.space, apiVersion: form.ref.apiVersion, kind: form.ref.kind, name: core.name };
+  const current = ctx.store.resources.byAddress(address);
+  if (current === undefined) refuseMovedAway(ctx, address);
   // Resolved under the exact ref: a name held under another contract is absent here, and the
   // create it prepares conflicts at apply (§11 Q22).
   const existing = current !== undefined && formRefsEqual(recordedRef(current), form.ref) ? current : undefined;

@@ -62,6 +62,23 @@ CREATE INDEX IF NOT EXISTS relations_by_target_uid ON relations (target_uid);
 -- Holders by the name they reference (drift when a new incarnation takes the name).
 CREATE INDEX IF NOT EXISTS relations_by_target_name ON relations (tenant, space, target_api_version, target_kind, target_name);
 
+-- Objects a lane upgrade moved to another Host API lane's identity (docs/host.md, "Lane
+-- upgrade"): the old address, and the uid and exact FormRef it answers under now. A request at
+-- the old address is refused with migration_required while that uid lives, never read as absent.
+CREATE TABLE IF NOT EXISTS lane_moves (
+  tenant TEXT NOT NULL,
+  space TEXT NOT NULL,
+  api_version TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  uid TEXT NOT NULL,
+  to_api_version TEXT NOT NULL,
+  to_definition_version TEXT NOT NULL,
+  to_schema_digest TEXT NOT NULL,
+  moved_at TEXT NOT NULL,
+  PRIMARY KEY (tenant, space, api_version, kind, name)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS operations (
   id TEXT PRIMARY KEY,
   tenant TEXT NOT NULL,

@@ -10,6 +10,7 @@ import { RelationStore } from "./relations.ts";
 import { ReplayStore } from "./replay.ts";
 import { OperationStore } from "./operations.ts";
 import { ArtifactStore } from "./artifacts.ts";
+import { LaneMoveStore } from "./lane-moves.ts";
 
 export { DataDirLockedError } from "./db.ts";
 export type { ResourceAddress, StoredResource } from "./resources.ts";
@@ -19,6 +20,7 @@ export { pinsEqual } from "./relations.ts";
 export type { ReplayKey, ReplayRecord } from "./replay.ts";
 export type { OperationRecord, OperationAction, CommitPolicy } from "./operations.ts";
 export type { UploadSession } from "./artifacts.ts";
+export type { LaneMove } from "./lane-moves.ts";
 
 export class Store {
   readonly db: Db;
@@ -27,6 +29,7 @@ export class Store {
   readonly replay: ReplayStore;
   readonly operations: OperationStore;
   readonly artifacts: ArtifactStore;
+  readonly laneMoves: LaneMoveStore;
   /** One SQLite database per SQLiteDatabase incarnation (`runtime/sql/<uid>.db`, or in memory). */
   readonly databases: SqliteDatabases;
   readonly secret: Buffer;
@@ -48,6 +51,7 @@ export class Store {
     this.replay = new ReplayStore(this.db);
     this.operations = new OperationStore(this.db);
     this.artifacts = new ArtifactStore(this.db);
+    this.laneMoves = new LaneMoveStore(this.db);
     this.databases = new SqliteDatabases(data === ":memory:" ? null : join(data, "runtime", "sql"));
     this.runner = this.db.transaction((fn: () => unknown) => fn());
   }

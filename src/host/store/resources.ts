@@ -91,6 +91,8 @@ export class ResourceStore {
   private readonly recontractStmt;
   private readonly deleteStmt;
   private readonly countStmt;
+  private readonly inSpaceStmt;
+  private readonly reidentifyStmt;
   /** Told of every row write (uid, and whether the row was deleted); see onChange. */
   private readonly listeners: ((uid: string, deleted: boolean) => void)[] = [];
   /** Per indexed spec member, its lookup statement (see indexSpecMember). */
@@ -114,6 +116,11 @@ export class ResourceStore {
     this.recontractStmt = db.prepare("UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?");
     this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
     this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
+    this.inSpaceStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? ORDER BY api_version, kind, name");
+    this.reidentifyStmt = db.prepare(
+      `UPDATE resources SET api_version = @apiVersion, definition_version = @definitionVersion, schema_digest = @schemaDigest,
+         spec = @spec, spec_digest = @specDigest, revision = @revision WHERE uid = @uid`,
+    );
   }
 
   /**
@@ -190,6 +197,20 @@ export class ResourceStore {
   recontract(uid: string, ref: FormRef): void {
     this.recontractStmt.run(ref.definitionVersion, ref.schemaDigest, uid);
     this.changed(uid, false);
+  }
+
+  /** One tenant's resources in one space (a lane upgrade moves a space at once). */
+  inSpace(tenant: string, space: string): StoredResource[] {
+    return (this.inSpaceStmt.all(tenant, space) as Row[]).map((row) => fromRow(row)!);
+  }
+
+  /**
+   * A lane upgrade only (lane-move.ts): the same incarnation (uid, generation) recorded under
+   * another Host API lane's exact FormRef, with its relation references re-spelled for it.
+   */
+  reidentify(resource: Pick<StoredResource, "uid" | "apiVersion" | "definitionVersion" | "schemaDigest" | "spec" | "specDigest" | "revision">): void {
+    this.reidentifyStmt.run(resource);
+    this.changed(resource.uid, false);
   }
 
   delete(uid: string): void {

@@ -1,11 +1,12 @@
-// The WorkerBundle authoring surface (reference §5.6) of an artifact-backed revision: either a
+// The modules authoring surface (reference §5.6) of a WorkerBundle-backed revision: either a
 // bare `manifest_digest` (the bundle already exists on the host), or local files — `main_module`
 // plus `modules[]` — whose manifest the provider computes, uploads and then applies by digest.
-// Module bytes are read here and never enter state; only paths, sizes and digests do.
+// Module bytes are read here and never enter state; only paths, sizes and digests do. The other
+// manifest kinds' surface is files.ts; artifact.ts picks one by the codec's manifest kind.
 
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { buildWorkerBundleManifest, type BundleModule } from "../../client/index.ts";
+import { buildWorkerBundleManifest, type BuiltManifest, type BundleModule } from "../../client/index.ts";
 import { ARTIFACT_MEDIA_TYPES, type Attributes, type Diagnostic, errorText, isDigest, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
 import { BUNDLE_MEDIA_TYPES } from "../../registry/index.ts";
 
@@ -26,7 +27,7 @@ export type BundleAuthoring =
   /** The bundle is named by digest only; nothing is uploaded. */
   | { mode: "digest"; manifestDigest: string }
   /** Local files: the computed manifest digest, the resolved module list, and the bytes to upload. */
-  | { mode: "local"; manifestDigest: string; mainModule: string; modules: ResolvedModule[]; upload: BundleModule[] }
+  | { mode: "local"; manifestDigest: string; mainModule: string; modules: ResolvedModule[]; upload: BundleModule[]; built: BuiltManifest }
   /** Something is unknown or unreadable at plan time: the digest cannot be resolved yet. */
   | { mode: "unresolved"; modules?: Value };
 
@@ -236,7 +237,7 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
       ],
     };
   }
-  return { authoring: { mode: "local", manifestDigest: built.manifestDigest, mainModule: main as string, modules: resolved, upload }, diagnostics: [] };
+  return { authoring: { mode: "local", manifestDigest: built.manifestDigest, mainModule: main as string, modules: resolved, upload, built }, diagnostics: [] };
 }
 
 /** The modules attribute value of a resolved local authoring (what state records: no bytes). */

@@ -78,7 +78,8 @@ export const HOST_CODE_REPAIRS: Record<ErrorCode, string> = {
   artifact_invalid: "The host refused the artifact's contents; fix the manifest or module files the message names and re-run.",
   unsupported_capability:
     "The host cannot provide what this configuration needs; change the configuration to what the host supports, or use a host that offers the capability.",
-  migration_required: "The host needs a migration before this change; apply the migration the message names, then re-run.",
+  migration_required:
+    "The host needs a migration before this change; apply the migration the message names (for an object moved to another Host API lane: `takoform state upgrade-lane`), then re-run.",
   uid_mismatch:
     "The resource was replaced by a different incarnation since it was read; refresh, then decide whether to import the new incarnation or delete it.",
   revision_conflict: "The resource's representation changed since it was read; refresh and re-run the plan.",

@@ -3,12 +3,14 @@
 // 1. the exact Form (refusal: error; could not ask: a warning, and nothing further is checked);
 // 2. the lifecycle operations the profile lists, when it lists any;
 // 3. each Interface the Form provides, and each Binding the planned configuration actually uses;
-// 4. planned values against the published enums, ranges and collection limits.
+// 4. planned values against the published enums, ranges and collection limits, and an
+//    artifact-backed revision's authored manifest against maximumBundleFiles / maximumBundleBytes.
 // Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
 // surface is a warning — apply stays the backstop. Plans never mutate the host.
 
-import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type Value, type WireSupportProfile } from "../../core/index.ts";
+import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type ManifestKind, type Value, type WireSupportProfile } from "../../core/index.ts";
 import type { CodecField, FormCodec } from "../../registry/index.ts";
+import { artifactSurface } from "../bundle/artifact.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import type { SupportAnswer } from "./support-cache.ts";
 import { planIdentity, type PlanPass } from "./state.ts";
@@ -239,25 +241,54 @@ function checkValues(p: PlanPass, codec: FormCodec, profile: WireSupportProfile,
       });
     }
   }
+  if (codec.artifactBacked) artifactLimitProblems(p, limits, identity);
+}
+
+/** What an artifact of each manifest kind is called in a diagnostic. */
+const ARTIFACT_NOUN: Record<ManifestKind, string> = { WorkerBundle: "bundle", StaticAssetBundle: "static asset bundle", MigrationBundle: "migration set" };
+
+/**
+ * The ceilings of an artifact-backed revision's manifest (reference v1beta1 §7.4, §10.4): its
+ * entry count against `limits.maximumBundleFiles` and its total bytes against
+ * `limits.maximumBundleBytes`, for each manifest kind alike, before anything is uploaded. Only a
+ * wholly known authored list is counted (a bare manifest_digest names a manifest already committed).
+ */
+function artifactLimitProblems(p: PlanPass, limits: Record<string, unknown>, identity: Partial<Diagnostic>): void {
+  const surface = artifactSurface(p.served.codec);
+  const list = p.planned[surface.list];
+  if (!Array.isArray(list) || !isWhollyKnown(list)) return;
+  const noun = surface.list === "modules" ? "modules" : "files";
+  const what = ARTIFACT_NOUN[surface.manifestKind];
+  const maximumBundleFiles = limits["maximumBundleFiles"];
+  if (typeof maximumBundleFiles === "number" && list.length > maximumBundleFiles) {
+    p.diagnostics.push({
+      severity: "error",
+      summary: `This ${what} lists more ${noun} than the host accepts`,
+      detail: `The manifest lists ${list.length} ${noun}; the host's support profile sets maximumBundleFiles to ${maximumBundleFiles}. Nothing has been uploaded.`,
+      code: providerCode("host-limit-exceeded"),
+      ...identity,
+      attribute: surface.list,
+      pointer: "/manifestDigest",
+      repair: `List at most ${maximumBundleFiles} ${noun}, or use a host that accepts more.`,
+    });
+  }
   const maximumBundleBytes = limits["maximumBundleBytes"];
-  const modules = p.planned["modules"];
-  if (codec.artifactBacked && typeof maximumBundleBytes === "number" && Array.isArray(modules) && isWhollyKnown(modules)) {
-    let total = 0;
-    for (const m of modules) {
-      const size = m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, Value>)["size"] : undefined;
-      if (typeof size === "number") total += size;
-    }
-    if (total > maximumBundleBytes) {
-      p.diagnostics.push({
-        severity: "error",
-        summary: "This bundle is larger than the host accepts",
-        detail: `The bundle's modules total ${total} bytes; the host's support profile sets maximumBundleBytes to ${maximumBundleBytes}. Nothing has been uploaded.`,
-        code: providerCode("host-limit-exceeded"),
-        ...identity,
-        attribute: "modules",
-        pointer: "/manifestDigest",
-        repair: "Make the bundle smaller (fewer or smaller modules), or use a host that accepts larger bundles.",
-      });
-    }
+  if (typeof maximumBundleBytes !== "number") return;
+  let total = 0;
+  for (const entry of list) {
+    const size = entry !== null && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, Value>)["size"] : undefined;
+    if (typeof size === "number") total += size;
+  }
+  if (total > maximumBundleBytes) {
+    p.diagnostics.push({
+      severity: "error",
+      summary: `This ${what} is larger than the host accepts`,
+      detail: `The ${what}'s ${noun} total ${total} bytes; the host's support profile sets maximumBundleBytes to ${maximumBundleBytes}. Nothing has been uploaded.`,
+      code: providerCode("host-limit-exceeded"),
+      ...identity,
+      attribute: surface.list,
+      pointer: "/manifestDigest",
+      repair: `Make it smaller (fewer or smaller ${noun}), or use a host that accepts larger manifests.`,
+    });
   }
 }

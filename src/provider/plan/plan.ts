@@ -27,7 +27,7 @@ function unknownFormAttributes(): Attributes {
 }
 import { type ProviderRuntime } from "../runtime.ts";
 import type { PlanRequest, PlanResponse } from "../types.ts";
-import { planWorkerBundle } from "./bundle.ts";
+import { planArtifact } from "./bundle.ts";
 import { planHostSupport } from "./host-support.ts";
 import { attributesEqual, forceNewChanges, markComputedUnknown, propose } from "./propose.ts";
 import { planRelationRecovery } from "./relation-recovery.ts";
@@ -83,7 +83,7 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   };
 
   planRelationRecovery(pass);
-  await planWorkerBundle(pass);
+  await planArtifact(pass);
   planRevisionName(pass);
   planImmutableRevisionSafety(pass);
   await planHostSupport(pass);

@@ -8,7 +8,9 @@
 // - a changed derived name forces a replacement, added here by hand because attribute-level
 //   replacement has already been decided when this hook runs;
 // - a relation-drift replacement's new object is named as the drifted revision's successor, and a
-//   recorded successor name is kept (revision/successor.ts).
+//   recorded successor name is kept (revision/successor.ts);
+// - a recorded name derived from the same content as another Host API lane spells it is kept
+//   (a revision moved by a lane upgrade; revision/other-lanes.ts).
 
 import { type Diagnostic, UNKNOWN, type Value, valuesEqual } from "../../core/index.ts";
 import type { JsonObject } from "../../forms/index.ts";
@@ -17,6 +19,7 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { knownString } from "../attributes.ts";
 import { deriveRevisionName } from "../revision/names.ts";
 import { isNameOfRevision, successorName } from "../revision/successor.ts";
+import { derivedNamesUnderOtherLanes } from "../revision/other-lanes.ts";
 import { addReplace, planIdentity, removeReplace, type PlanPass } from "./state.ts";
 
 export function ownerMissing(kind: string, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
@@ -81,7 +84,7 @@ export function planRevisionName(p: PlanPass): void {
   if (spec !== undefined && typeof configuredOwner === "string") {
     const name = deriveRevisionName(codec, configuredOwner, spec);
     if (name === undefined) return;
-    derived = recordedOrSuccessor(p, name);
+    derived = recordedOrSuccessor(p, name, derivedNamesUnderOtherLanes(codec, configuredOwner, spec));
   } else if (p.prior !== null) {
     return;
   } else {
@@ -101,9 +104,13 @@ export function planRevisionName(p: PlanPass): void {
  *   name the replaced revision still occupies, is named as its successor, so it is created beside
  *   the old one while a holder moves over (0015 rule 9: the repairing apply stays reachable).
  */
-function recordedOrSuccessor(p: PlanPass, derived: string): string {
+function recordedOrSuccessor(p: PlanPass, derived: string, underOtherLanes: readonly string[]): string {
   const recorded = knownString(p.prior, "name");
-  if (recorded !== undefined) return isNameOfRevision(derived, recorded) ? recorded : derived;
+  if (recorded !== undefined) {
+    // A name derived from the same content as another lane spells it: the same revision, moved
+    // by a lane upgrade (revision/other-lanes.ts).
+    return [derived, ...underOtherLanes].some((name) => isNameOfRevision(name, recorded)) ? recorded : derived;
+  }
   const replaced = knownString(p.replacing, "name");
   const replacedUid = knownString(p.replacing, "uid");
   if (knownString(p.replacing, "relation_drift_reason") === undefined || replaced === undefined || replacedUid === undefined) return derived;

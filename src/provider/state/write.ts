@@ -21,7 +21,7 @@ import type { ResourceTypeSchema } from "../types.ts";
 import { projectConditions } from "./conditions.ts";
 
 /** Attributes the provider keeps from configuration; the host never sees them. */
-const PROVIDER_SIDE = ["name_prefix", "revision_owner", "create_timeout", "update_timeout", "delete_timeout", "main_module", "modules"] as const;
+const PROVIDER_SIDE = ["name_prefix", "revision_owner", "create_timeout", "update_timeout", "delete_timeout", "main_module", "modules", "files"] as const;
 
 export interface StateContext {
   type: string;

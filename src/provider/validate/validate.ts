@@ -4,7 +4,7 @@
 
 import { type Attributes, type Diagnostic, isResourceName, isSpaceId, isUnknown, isWhollyKnown, UNKNOWN, type Value } from "../../core/index.ts";
 import type { FormCodec } from "../../registry/index.ts";
-import { staticBundleProblems } from "../bundle/authoring.ts";
+import { staticArtifactProblems } from "../bundle/artifact.ts";
 import { isOwnerToken } from "../revision/names.ts";
 import { type ProviderRuntime } from "../runtime.ts";
 import { timeoutProblem } from "../timeouts.ts";
@@ -12,7 +12,7 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { cronProblem } from "./cron.ts";
 import { environmentProblems } from "./environment.ts";
 import { fieldProblems } from "./fields.ts";
-import { moduleFileProblems } from "./files.ts";
+import { localFileProblems } from "./files.ts";
 import { hostnameProblem } from "./hostname.ts";
 import { schemaProblems } from "./schema.ts";
 import { providerWork } from "../work-counters.ts";
@@ -178,8 +178,8 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
   out.push(...weightProblems(codec, config));
   out.push(...environmentProblems(codec, config));
   if (codec.artifactBacked) {
-    out.push(...staticBundleProblems(config));
-    out.push(...moduleFileProblems(config));
+    out.push(...staticArtifactProblems(codec, config));
+    out.push(...localFileProblems(config));
     const digest = config["manifest_digest"];
     if (typeof digest === "string" && !/^sha256:[0-9a-f]{64}$/.test(digest)) {
       out.push({

@@ -2,8 +2,8 @@
 // line served under the negotiated lane.
 // The client runs availability → prepare → PUT with `If-None-Match: *`, so a create never
 // overwrites anything; a positive availability answer is remembered for the run
-// (AvailabilityMemo). An artifact-backed revision uploads its local modules first (only the
-// blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
+// (AvailabilityMemo). An artifact-backed revision uploads the manifest of its local files first
+// (only the blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
 // whole call. A create the host accepted but did not verifiably finish still writes state; one
 // whose answer never arrived is unresolved, and its recorded intent is left to the next run.
 
@@ -68,8 +68,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   if (built.authoring?.mode === "local") {
     let committed: string;
     try {
-      committed = (await client.uploadWorkerBundle({ mainModule: built.authoring.mainModule, modules: built.authoring.upload }, { deadline, ...scope }))
-        .manifestDigest;
+      committed = (await client.uploadArtifact(built.authoring.manifest, built.authoring.blobs, { deadline, ...scope })).manifestDigest;
     } catch (err) {
       return fail([hostCallDiagnostic(`Failed to upload the ${kind} artifact`, err, { ...nameIdentity, pointer: "/manifestDigest" })]);
     }
@@ -78,7 +77,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
         {
           severity: "error",
           summary: `Failed to upload the ${kind} artifact`,
-          detail: `The host committed manifest ${committed}, not the authored ${built.authoring.manifestDigest}; the provider will not apply a bundle other than the one it uploaded.`,
+          detail: `The host committed manifest ${committed}, not the authored ${built.authoring.manifestDigest}; the provider will not apply an artifact other than the one it uploaded.`,
           code: providerCode("host-response-invalid"),
           ...nameIdentity,
           pointer: "/manifestDigest",

@@ -9,7 +9,7 @@ import type { FormCodec } from "../../registry/index.ts";
 import type { WriteContext, WriteIntent } from "../types.ts";
 
 /** Attributes a resumed write needs to record the state the original would have. */
-const CARRIED = ["name_prefix", "revision_owner", "create_timeout", "update_timeout", "delete_timeout", "main_module", "modules", "manifest_digest"];
+const CARRIED = ["name_prefix", "revision_owner", "create_timeout", "update_timeout", "delete_timeout", "main_module", "modules", "files", "manifest_digest"];
 
 /** The wholly known provider-side and desired attributes of a write, for the intent. */
 export function intentAttributes(codec: FormCodec, values: Attributes): Record<string, KnownValue> {

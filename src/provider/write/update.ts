@@ -19,6 +19,7 @@ import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../
 import { verifiedState } from "../state/write.ts";
 import { operationTimeout } from "../timeouts.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
+import { artifactSurface } from "../bundle/artifact.ts";
 import { buildSpec } from "./spec.ts";
 import { recordedIncarnation } from "./incarnation.ts";
 import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
@@ -125,9 +126,8 @@ async function providerSideUpdate(
       built.authoring.mode === "unresolved" ||
       built.authoring.manifestDigest !== knownString(prior.attributes, "manifest_digest")
     )
-      return refuse("the bundle's manifest digest");
-    next["main_module"] = unknownToNull(cloneValue(values["main_module"] ?? null));
-    next["modules"] = unknownToNull(cloneValue(values["modules"] ?? null));
+      return refuse("the artifact's manifest digest");
+    for (const name of artifactSurface(served.codec).authoring) next[name] = unknownToNull(cloneValue(values[name] ?? null));
   } else {
     const before = specText(served, prior.attributes);
     const after = specText(served, planned);

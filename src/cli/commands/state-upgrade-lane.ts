@@ -1,0 +1,106 @@
+// `takoform state upgrade-lane`: re-bind this project's state to another Host API lane's
+// identities, after reading every recorded object under its new identity and finding it with its
+// recorded uid (src/engine/upgrade-lane.ts; docs/state.md, "Upgrading a state's lane").
+
+import { hostname } from "node:os";
+import { diagnosticsToJson, formatFormRef, hasErrors, isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
+import { CliUsageError, lastValue, parseArgs } from "../command.ts";
+import { openSession } from "../session.ts";
+import { openReader } from "../state-access.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { Console } from "../console.ts";
+
+export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
+
+Move this project's state to the identities of a Host API lane (default ${PREFERRED_LANE.name}).
+State keeps the exact Form identities it was written under (decision 0017), so a state written
+under ${LANES.filter((l) => l !== PREFERRED_LANE)
+  .map((l) => l.name)
+  .join(", ")} stays there until this command moves it.
+
+Each recorded object is read on the host under its identity of the new lane (the same Form at the
+same definitionVersion) and must be found with the uid state records; only then is every record
+re-bound and the state's lane recorded. Nothing is ever re-bound by name alone. The host must
+hold the same objects under the new identities already: on a takoform-cdk host, move them with
+\`takoform host upgrade-lane\` first. Refused while any write or accepted operation is in
+flight. Nothing is written unless every record is verified.
+
+Options:
+  --lane ${LANES.map((l) => l.name).join("|")}        The lane to move to (default ${PREFERRED_LANE.name})
+${PROJECT_HELP}
+  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
+${LOCK_HELP}
+  -h, --help             Show this help
+
+Exit status: 0 when the state is on the lane, 1 otherwise.`;
+
+export const UPGRADE_LANE_FLAGS = flagSpec(PROJECT_FLAGS, LOCK_FLAGS, { values: ["--parallelism", "--lane"] });
+
+export async function upgradeLaneCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, UPGRADE_LANE_FLAGS);
+  if (args.switches.has("--help")) return usage(UPGRADE_LANE_USAGE);
+  if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+  const laneText = lastValue(args, "--lane") ?? PREFERRED_LANE.name;
+  if (!isLaneName(laneText)) throw new CliUsageError(`--lane takes ${LANES.map((l) => l.name).join(" or ")}, got ${JSON.stringify(laneText)}`);
+  enterProject(args);
+  const io = new Console(args);
+  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
+  const ws = await loadWorkspace(args);
+  if (!("stack" in ws)) return io.fail("state upgrade-lane", ws.diagnostics);
+  if (!io.json) io.diagnostics(ws.diagnostics);
+  const existing = await openReader(ws.state);
+  if ("diagnostics" in existing) return io.fail("state upgrade-lane", existing.diagnostics);
+  if ("missing" in existing) {
+    io.err("No state: nothing has been applied in this project yet.");
+    return 1;
+  }
+  await existing.reader.close();
+  const session = await openSession(ws, { lane: laneText });
+  if (!("store" in session)) return io.fail("state upgrade-lane", session.diagnostics);
+  const { store, connection, host } = session;
+  try {
+    const result = await runUpgradeLane({ provider: connection.provider, host }, store, {
+      lane: laneText,
+      lock: {
+        holder: `takoform state upgrade-lane (pid ${process.pid} on ${hostname()})`,
+        leaseMs: leaseMs(),
+        timeoutMs: durationFlag(args, "--lock-timeout", 0),
+        forceUnlock: args.switches.has("--force-unlock"),
+      },
+      parallelism,
+    });
+    const ok = (result.status === "upgraded" || result.status === "unchanged") && !hasErrors(result.diagnostics);
+    if (io.json) {
+      io.emitJson({
+        command: "state upgrade-lane",
+        ok,
+        status: result.status,
+        lane: host.lane,
+        previous: result.previous,
+        host,
+        rebound: result.rebound,
+        verified: result.verified,
+        unverified: result.unverified,
+        diagnostics: diagnosticsToJson(result.diagnostics),
+      });
+      return ok ? 0 : 1;
+    }
+    io.diagnostics(result.diagnostics);
+    if (result.status === "unchanged")
+      io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
+    if (result.status === "upgraded") {
+      for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
+      const was = result.previous !== null ? laneOfBinding(result.previous) : "the lane it was written under";
+      io.out(
+        `Re-bound ${result.rebound.length} record${result.rebound.length === 1 ? "" : "s"} (each read under its new identity with its recorded uid); ${result.verified.length} other${result.verified.length === 1 ? "" : "s"} verified unchanged.`,
+      );
+      io.out(`State is now on ${host.lane} (was ${was}), bound to ${describeBinding(host)}.`);
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await connection.close();
+    await store.close();
+  }
+}
