@@ -384,6 +384,11 @@ class PgStateStore extends PgStateReader implements StateStore {
   }
 }
 
+/**
+ * What a batch can carry as a literal. A string with a NUL cannot be written into a query's text
+ * (the message would end there); alone, as a bound parameter, the server refuses it cleanly.
+ */
 function isScalar(value: unknown): value is Scalar {
-  return value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+  if (typeof value === "string") return !value.includes("\u0000");
+  return value === null || typeof value === "number" || typeof value === "boolean";
 }
