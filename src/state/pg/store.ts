@@ -1,10 +1,11 @@
 // The PostgreSQL state store: team state shared by every working directory and machine that
 // reaches one server, behind the same StateStore contract as the local file (and the same
 // conformance suite). One workspace per row of takoform_states (schema.ts); each data write is one
-// statement, one round trip and one transaction, fenced by the lease token in that row (sql.ts);
-// the whole state is read in one round trip. The steps of one apply write at once through the
-// pool: each write holds the workspace row only from its update to its commit, so their round
-// trips overlap while the writes themselves stay in one order.
+// statement, fenced by the lease token in that row (sql.ts); the whole state is read in one round
+// trip. Every write holds the workspace row from its update to its commit, so the writes of one
+// workspace run one at a time on the server whatever the client does; the steps of one apply
+// therefore hand their writes to a group commit (group-commit.ts): the writes issued while a
+// transaction is in flight go together in the next one, one round trip and one commit for all.
 
 import type { KnownValue } from "../../core/index.ts";
 import type { WriteIntent } from "../../provider/index.ts";
