@@ -64,12 +64,12 @@ export class GroupCommit<R extends QueryResultRow> {
     private readonly alone: (write: BatchedWrite) => Promise<R>,
   ) {}
 
-  /** Queues a write; resolves with its report once the transaction that carried it has committed. */
   /** Whether `write` runs a statement batches carry. */
   carries(write: BatchedWrite): boolean {
     return Object.hasOwn(this.statements, write.name) && this.statements[write.name] === write.text;
   }
 
+  /** Queues a write; resolves with its report once the transaction that carried it has committed. */
   submit(write: BatchedWrite): Promise<R> {
     if (!this.carries(write)) throw new Error(`the statement "${write.name}" is not one a batch carries`);
     return new Promise<R>((resolve, reject) => {
