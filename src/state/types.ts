@@ -240,9 +240,11 @@ export interface StateMove {
 }
 
 /**
- * Read-write access. Every write is one transaction on one record (never a rewrite of the whole
- * state), bumps the serial, and — when this handle holds the lease — verifies inside the same
- * transaction that the fencing token is still ours, so a process that lost its lease cannot write.
+ * Read-write access. Every write is atomic on one record (never a rewrite of the whole state) and
+ * committed before it returns (the PostgreSQL store may commit the writes issued at the same
+ * moment in one transaction), bumps the serial, and — when this handle holds the lease — verifies
+ * inside the transaction that carries it that the fencing token is still ours, so a process that
+ * lost its lease cannot write.
  */
 export interface StateStore extends StateReader {
   acquire(options: AcquireOptions): Promise<AcquiredLease>;

@@ -25,7 +25,7 @@ export interface PgStateOptions {
   skipIndexCreation?: boolean;
   /** Tests only: a clock in epoch milliseconds instead of the server's. */
   now?: () => number;
-  /** Connections in the pool (default 10, the engine's default parallelism: its steps write at once). */
+  /** Connections in the pool (default 10). Writes take one at a time (group-commit.ts); reads, lease traffic and a renewal during a write take others. */
   poolSize?: number;
 }
 

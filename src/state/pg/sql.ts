@@ -1,7 +1,9 @@
-// The statements of the PostgreSQL store. Each data write is ONE statement, so one round trip and
-// one transaction: a data-modifying CTE first bumps the workspace row's serial — and only when the
-// fence holds and the write is allowed — then writes the records from that CTE's row, and the
-// final SELECT reports, from the same snapshot, why a refused write was refused.
+// The statements of the PostgreSQL store. Each data write is ONE statement: a data-modifying CTE
+// first bumps the workspace row's serial — and only when the fence holds and the write is allowed —
+// then writes the records from that CTE's row, and the final SELECT reports, from the same
+// snapshot, why a refused write was refused. Alone it is one round trip and one transaction; the
+// writes a handle issues at once run one after another in one transaction (group-commit.ts),
+// where each statement still checks its own fence and takes a snapshot that sees the ones before.
 //
 // Why this is exact. Every write first updates the workspace row, which holds that row until the
 // write commits. At READ COMMITTED, an UPDATE that finds the row changed by a transaction that

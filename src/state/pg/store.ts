@@ -1,10 +1,11 @@
 // The PostgreSQL state store: team state shared by every working directory and machine that
 // reaches one server, behind the same StateStore contract as the local file (and the same
 // conformance suite). One workspace per row of takoform_states (schema.ts); each data write is one
-// statement, one round trip and one transaction, fenced by the lease token in that row (sql.ts);
-// the whole state is read in one round trip. The steps of one apply write at once through the
-// pool: each write holds the workspace row only from its update to its commit, so their round
-// trips overlap while the writes themselves stay in one order.
+// statement, fenced by the lease token in that row (sql.ts); the whole state is read in one round
+// trip. Every write holds the workspace row from its update to its commit, so the writes of one
+// workspace run one at a time on the server whatever the client does; the steps of one apply
+// therefore hand their writes to a group commit (group-commit.ts): the writes issued while a
+// transaction is in flight go together in the next one, one round trip and one commit for all.
 
 import type { KnownValue } from "../../core/index.ts";
 import type { WriteIntent } from "../../provider/index.ts";
@@ -16,6 +17,7 @@ import { toRow, type ResourceRow } from "../row.ts";
 import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockInfo, ResourceInput, StateDocument, StateMove, StateStore } from "../types.ts";
 import type { PoolClient } from "pg";
 import { isRetryable, scrubError } from "./connection.ts";
+import { GroupCommit, type BatchedWrite, type Scalar } from "./group-commit.ts";
 import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
 import { moveRecords } from "./move.ts";
 import { connect, PgStateReader, type PgStateOptions } from "./reader.ts";
@@ -46,6 +48,15 @@ interface HeldLease {
 
 class PgStateStore extends PgStateReader implements StateStore {
   #held: HeldLease | null = null;
+  /** The writes that arrive while one is in flight share the next transaction (group-commit.ts). */
+  /** The write statements a batch carries, built once for this workspace's tables. */
+  readonly #statements = {
+    set_intent: sql.setIntent(this.t),
+    upsert: sql.upsertSettled(this.t),
+    remove: sql.removeRecord(this.t),
+    bind_host: sql.bindHost(this.t),
+  };
+  readonly #group = new GroupCommit<Report>(this.setup.pool, this.#statements, this.setup.secrets, (write) => this.alone(write));
 
   get lease(): LockInfo | null {
     return this.#held?.info ?? null;
@@ -63,12 +74,20 @@ class PgStateStore extends PgStateReader implements StateStore {
     }
   }
 
-  /** One fenced write statement: $1 id, $2 our token, $3 clock, then `values`. */
+  /**
+   * One fenced write statement: $1 id, $2 our token, $3 clock, then `values`. The token is the
+   * one held when the write is issued; the statement checks it inside the transaction that
+   * carries it, batched with others (group-commit.ts) or, with an array parameter, alone.
+   */
   private async write(name: string, text: string, values: unknown[]): Promise<Report> {
-    return this.retrying(async () => {
-      const [report] = await this.query<Report>(name, text, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values]);
-      return report!;
-    });
+    const all = [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values];
+    const write = { name, text, values: all as Scalar[] };
+    return all.every(isScalar) && this.#group.carries(write) ? this.#group.submit(write) : this.alone(write);
+  }
+
+  /** A write as one statement and one transaction of its own. */
+  private alone(write: BatchedWrite): Promise<Report> {
+    return this.retrying(async () => (await this.query<Report>(write.name, write.text, [...write.values]))[0]!);
   }
 
   /** The error for a write the fence refused, or null when the fence held. */
@@ -150,7 +169,7 @@ class PgStateStore extends PgStateReader implements StateStore {
       throw new StateWriteError("the host binding", "a binding needs an origin and a space");
     }
     const bound = new Date(this.setup.now?.() ?? Date.now()).toISOString();
-    const report = await this.write("bind_host", sql.bindHost(this.t), [
+    const report = await this.write("bind_host", this.#statements.bind_host, [
       binding.origin,
       binding.hostId,
       binding.space,
@@ -188,7 +207,7 @@ class PgStateStore extends PgStateReader implements StateStore {
       0,
     );
     const report = await this.claiming(address, row, () =>
-      this.write("upsert", sql.upsertSettled(this.t), [
+      this.write("upsert", this.#statements.upsert, [
         address,
         parseStateAddress(address).address,
         row.type,
@@ -265,7 +284,7 @@ class PgStateStore extends PgStateReader implements StateStore {
     const columns = intentColumns(write);
     const claimed = { uid: columns.uid, space: columns.space, form_api_version: write.ref.apiVersion, form_kind: write.ref.kind, name: columns.name };
     const report = await this.claiming(address, claimed, () =>
-      this.write("set_intent", sql.setIntent(this.t), [
+      this.write("set_intent", this.#statements.set_intent, [
         address,
         parseStateAddress(address).address,
         write.type,
@@ -290,7 +309,7 @@ class PgStateStore extends PgStateReader implements StateStore {
   }
 
   private async remove(address: string): Promise<boolean> {
-    const report = await this.write("remove", sql.removeRecord(this.t), [address]);
+    const report = await this.write("remove", this.#statements.remove, [address]);
     if (report.written !== null) return true;
     const fenced = this.fenceError(report);
     if (fenced) throw fenced;
@@ -364,4 +383,13 @@ class PgStateStore extends PgStateReader implements StateStore {
       }
     });
   }
+}
+
+/**
+ * What a batch can carry as a literal. A string with a NUL cannot be written into a query's text
+ * (the message would end there); alone, as a bound parameter, the server refuses it cleanly.
+ */
+function isScalar(value: unknown): value is Scalar {
+  if (typeof value === "string") return !value.includes("\u0000");
+  return value === null || typeof value === "number" || typeof value === "boolean";
 }
