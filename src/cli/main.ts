@@ -68,7 +68,20 @@ function globalChdir(argv: string[]): string[] | number {
   return argv.slice(m[1] !== undefined ? 1 : 2);
 }
 
+/**
+ * A reader that goes away early (`takoform apply | head`) must not kill a run between a write's
+ * intent and its result: output to that stream stops, the run goes on, and the exit status is the
+ * run's own. Any other stream error still surfaces.
+ */
+function outliveClosedReaders(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  outliveClosedReaders();
   const rest0 = globalChdir(argv);
   if (typeof rest0 === "number") return rest0;
   const [name, ...rest] = rest0;
