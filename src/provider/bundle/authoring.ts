@@ -4,11 +4,10 @@
 // Module bytes are read here and never enter state; only paths, sizes and digests do. The other
 // manifest kinds' surface is files.ts; artifact.ts picks one by the codec's manifest kind.
 
-import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { buildWorkerBundleManifest, type BuiltManifest, type BundleModule } from "../../client/index.ts";
 import { ARTIFACT_MEDIA_TYPES, type Attributes, type Diagnostic, errorText, isDigest, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
 import { BUNDLE_MEDIA_TYPES } from "../../registry/index.ts";
+import { listElements, manifestProblem, readAuthoredFile, readEntries } from "./entries.ts";
 
 /** Largest module file the provider reads (256 MiB). */
 export const MAX_MODULE_FILE_BYTES = 268_435_456;
@@ -36,17 +35,6 @@ export interface AuthoringResult {
   diagnostics: Diagnostic[];
 }
 
-function problem(summary: string, detail: string, attribute: string): Diagnostic {
-  return { severity: "error", summary, detail, attribute, pointer: "/manifestDigest" };
-}
-
-type ModuleElement = Record<string, Value>;
-
-function moduleElements(value: Value): ModuleElement[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  return value.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) && !isUnknown(item) ? (item as ModuleElement) : {}));
-}
-
 /**
  * Checks that need no file access (configuration validation): the authoring mode, media types,
  * module names, and the main module. Unknown values are skipped.
@@ -57,7 +45,7 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
   const modules = attributes["modules"] ?? null;
   if ((main === null) !== (modules === null)) {
     out.push(
-      problem(
+      manifestProblem(
         "Incomplete local bundle authoring",
         "main_module and modules author a bundle from local files together; set both, or neither and name the bundle by manifest_digest.",
         main === null ? "main_module" : "modules",
@@ -66,10 +54,10 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     return out;
   }
   if (main === null || isUnknown(modules)) return out;
-  const elements = moduleElements(modules);
+  const elements = listElements(modules);
   if (elements === undefined) return out;
   if (elements.length === 0) {
-    out.push(problem("Empty bundle", "modules must list at least one module.", "modules"));
+    out.push(manifestProblem("Empty bundle", "modules must list at least one module.", "modules"));
     return out;
   }
   const seen = new Map<string, number>();
@@ -78,17 +66,21 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     const type = element["content_type"];
     if (typeof name === "string") {
       if (!MODULE_PATH.test(name))
-        out.push(problem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
+        out.push(manifestProblem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
       const first = seen.get(name);
       if (first !== undefined)
         out.push(
-          problem("Duplicate module name", `modules[${i}].name ${JSON.stringify(name)} is already declared by modules[${first}].`, `modules[${i}].name`),
+          manifestProblem(
+            "Duplicate module name",
+            `modules[${i}].name ${JSON.stringify(name)} is already declared by modules[${first}].`,
+            `modules[${i}].name`,
+          ),
         );
       else seen.set(name, i);
     }
     if (typeof type === "string" && !(BUNDLE_MEDIA_TYPES as readonly string[]).includes(type)) {
       out.push(
-        problem(
+        manifestProblem(
           "Invalid module content type",
           `modules[${i}].content_type ${JSON.stringify(type)} is not one of ${BUNDLE_MEDIA_TYPES.join(", ")}.`,
           `modules[${i}].content_type`,
@@ -97,16 +89,17 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     }
   });
   if (typeof main === "string") {
-    if (!MODULE_PATH.test(main)) out.push(problem("Invalid main module", `main_module ${JSON.stringify(main)} is not a relative module path.`, "main_module"));
+    if (!MODULE_PATH.test(main))
+      out.push(manifestProblem("Invalid main module", `main_module ${JSON.stringify(main)} is not a relative module path.`, "main_module"));
     const index = seen.get(main);
     const allKnown = elements.every((e) => typeof e["name"] === "string");
     if (index === undefined && allKnown) {
-      out.push(problem("Unknown main module", `main_module ${JSON.stringify(main)} names no declared module.`, "main_module"));
+      out.push(manifestProblem("Unknown main module", `main_module ${JSON.stringify(main)} names no declared module.`, "main_module"));
     } else if (index !== undefined) {
       const type = elements[index]!["content_type"];
       if (typeof type === "string" && !LOADABLE.includes(type)) {
         out.push(
-          problem(
+          manifestProblem(
             "Main module is not loadable",
             `main_module ${JSON.stringify(main)} has content type ${type}, which the runtime cannot load as a main module; a source map may be carried but never be main.`,
             "main_module",
@@ -116,14 +109,6 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     }
   }
   return out;
-}
-
-async function readModuleFile(path: string): Promise<Uint8Array> {
-  const absolute = resolve(path);
-  const info = await stat(absolute);
-  if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-  if (info.size > MAX_MODULE_FILE_BYTES) throw new Error(`${path} is ${info.size} bytes; a module file may hold at most ${MAX_MODULE_FILE_BYTES}`);
-  return new Uint8Array(await readFile(absolute));
 }
 
 /**
@@ -143,7 +128,7 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
     if (isUnknown(pinned) && mode === "plan") return { authoring: { mode: "unresolved" }, diagnostics: [] };
     return {
       diagnostics: [
-        problem(
+        manifestProblem(
           "No bundle authored",
           pinned === null || isUnknown(pinned)
             ? "A worker bundle needs manifest_digest, or main_module and modules naming local files, wholly known before it can be applied."
@@ -158,7 +143,7 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
     if (mode === "plan") return { authoring: { mode: "unresolved", modules: UNKNOWN }, diagnostics: [] };
     return {
       diagnostics: [
-        problem(
+        manifestProblem(
           "Unknown bundle authoring",
           "main_module and modules must be wholly known before the provider can apply this bundle.",
           isUnknown(main) ? "main_module" : "modules",
@@ -166,61 +151,31 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
       ],
     };
   }
-  const elements = moduleElements(modules)!;
-  const upload: BundleModule[] = [];
-  const resolved: ResolvedModule[] = [];
-  let unresolved = false;
-  const partial: Value[] = [];
-  for (let i = 0; i < elements.length; i++) {
-    const element = elements[i]!;
-    const name = element["name"];
-    const type = element["content_type"];
-    const file = element["content_file"] ?? null;
-    if (typeof name !== "string" || typeof type !== "string" || typeof file !== "string") {
-      if (mode === "apply") {
-        const missing = typeof file !== "string" && !isUnknown(file);
-        return {
-          diagnostics: [
-            problem(
-              missing ? "Missing module content_file" : "Unknown bundle authoring",
-              missing
-                ? `modules[${i}] has no content_file, so the provider has no bytes to upload; name the local file, or author the bundle by manifest_digest.`
-                : `modules[${i}] must be wholly known before the provider can apply this bundle.`,
-              `modules[${i}]`,
-            ),
-          ],
-        };
-      }
-      unresolved = true;
-      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
-      continue;
-    }
-    try {
-      const bytes = await readModuleFile(file);
-      upload.push({ name, mediaType: type, bytes });
-      partial.push({ ...element, size: bytes.byteLength, digest: "" });
-    } catch (err) {
-      // At plan too: a known file that cannot be read would fail the apply midway, after the
-      // resources before this one were created (validate's files.ts reports it first).
-      return {
-        diagnostics: [
-          problem(
-            "Unreadable module file",
-            `modules[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`,
-            `modules[${i}].content_file`,
-          ),
-        ],
-      };
-    }
-    resolved.push({ name, content_type: type, content_file: file, size: 0, digest: "" });
-  }
-  if (unresolved) return { authoring: { mode: "unresolved", modules: partial }, diagnostics: [] };
+  const read = await readEntries(
+    listElements(modules)!,
+    {
+      list: "modules",
+      keyField: "name",
+      typeField: "content_type",
+      missingSummary: "Missing module content_file",
+      missingRepair: "name the local file, or author the bundle by manifest_digest.",
+      unknownSummary: "Unknown bundle authoring",
+      unknownWhat: "this bundle",
+      unreadableSummary: "Unreadable module file",
+      read: (file) => readAuthoredFile(file, MAX_MODULE_FILE_BYTES, "a module file"),
+    },
+    mode,
+  );
+  if ("diagnostics" in read) return read;
+  if (read.unresolved) return { authoring: { mode: "unresolved", modules: read.partial }, diagnostics: [] };
+  const upload: BundleModule[] = read.entries.map((e) => ({ name: e.key, mediaType: e.mediaType, bytes: e.bytes }));
+  const resolved: ResolvedModule[] = read.entries.map((e) => ({ name: e.key, content_type: e.mediaType, content_file: e.file, size: 0, digest: "" }));
 
   let built: ReturnType<typeof buildWorkerBundleManifest>;
   try {
     built = buildWorkerBundleManifest({ mainModule: main as string, modules: upload });
   } catch (err) {
-    return { diagnostics: [problem("Invalid local bundle", errorText(err), "modules")] };
+    return { diagnostics: [manifestProblem("Invalid local bundle", errorText(err), "modules")] };
   }
   built.manifest.modules.forEach((entry, i) => {
     resolved[i]!.size = entry.size;
@@ -229,7 +184,7 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
   if (typeof pinned === "string" && pinned !== built.manifestDigest) {
     return {
       diagnostics: [
-        problem(
+        manifestProblem(
           "Conflicting bundle authoring",
           `manifest_digest is ${pinned} but the authored modules commit manifest ${built.manifestDigest}; the two spellings of one bundle must agree.`,
           "manifest_digest",

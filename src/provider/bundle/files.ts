@@ -5,8 +5,6 @@
 // for a migration set it is the migration order, and for both it is part of the digest. File
 // bytes are read here and never enter state; only paths, media types, sizes and digests do.
 
-import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { buildFilesManifest, type ArtifactFile, type BuiltFilesManifest } from "../../client/index.ts";
 import {
   ARTIFACT_PATH_MAX,
@@ -22,6 +20,7 @@ import {
   UNKNOWN,
   type Value,
 } from "../../core/index.ts";
+import { listElements, manifestProblem, readAuthoredFile, readEntries } from "./entries.ts";
 
 /** One authored file as state records it (no bytes). */
 export interface ResolvedFile {
@@ -40,17 +39,6 @@ export type FilesAuthoring =
   /** Something is unknown at plan time: the digest cannot be resolved yet. */
   | { mode: "unresolved"; files?: Value };
 
-function problem(summary: string, detail: string, attribute: string): Diagnostic {
-  return { severity: "error", summary, detail, attribute, pointer: "/manifestDigest" };
-}
-
-type FileElement = Record<string, Value>;
-
-function fileElements(value: Value): FileElement[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  return value.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) && !isUnknown(item) ? (item as FileElement) : {}));
-}
-
 /** What a file of this manifest kind is called in messages. */
 function noun(policy: ManifestPolicy): string {
   return policy.kind === "MigrationBundle" ? "migration file" : "file";
@@ -63,12 +51,14 @@ function noun(policy: ManifestPolicy): string {
 export function staticFilesProblems(policy: ManifestPolicy, attributes: Attributes): Diagnostic[] {
   const files = attributes["files"] ?? null;
   if (files === null || isUnknown(files)) return [];
-  const elements = fileElements(files);
+  const elements = listElements(files);
   if (elements === undefined) return [];
   const out: Diagnostic[] = [];
-  if (elements.length === 0) return [problem("No files", `files must list at least one ${noun(policy)}.`, "files")];
+  if (elements.length === 0) return [manifestProblem("No files", `files must list at least one ${noun(policy)}.`, "files")];
   if (elements.length > policy.maximumEntries) {
-    out.push(problem("Too many files", `files lists ${elements.length} entries; a ${policy.kind} manifest holds at most ${policy.maximumEntries}.`, "files"));
+    out.push(
+      manifestProblem("Too many files", `files lists ${elements.length} entries; a ${policy.kind} manifest holds at most ${policy.maximumEntries}.`, "files"),
+    );
   }
   const seen = new Map<string, number>();
   elements.forEach((element, i) => {
@@ -77,7 +67,7 @@ export function staticFilesProblems(policy: ManifestPolicy, attributes: Attribut
     if (typeof path === "string" && !isUnknown(path)) {
       if (!isArtifactPath(path)) {
         out.push(
-          problem(
+          manifestProblem(
             "Invalid file path",
             `files[${i}].path ${JSON.stringify(path)} is not a relative artifact path: segments of letters, digits, "_", "." and "-" joined by "/", none starting with "." or "-", at most ${ARTIFACT_PATH_MAX} characters.`,
             `files[${i}].path`,
@@ -86,23 +76,18 @@ export function staticFilesProblems(policy: ManifestPolicy, attributes: Attribut
       }
       const first = seen.get(path);
       if (first !== undefined)
-        out.push(problem("Duplicate file path", `files[${i}].path ${JSON.stringify(path)} is already declared by files[${first}].`, `files[${i}].path`));
+        out.push(
+          manifestProblem("Duplicate file path", `files[${i}].path ${JSON.stringify(path)} is already declared by files[${first}].`, `files[${i}].path`),
+        );
       else seen.set(path, i);
     }
     if (typeof type === "string" && !isUnknown(type)) {
       const why = mediaTypeProblem(policy, type);
-      if (why !== undefined) out.push(problem("Invalid file media type", `files[${i}].media_type ${JSON.stringify(type)} ${why}.`, `files[${i}].media_type`));
+      if (why !== undefined)
+        out.push(manifestProblem("Invalid file media type", `files[${i}].media_type ${JSON.stringify(type)} ${why}.`, `files[${i}].media_type`));
     }
   });
   return out;
-}
-
-async function readLocalFile(path: string): Promise<Uint8Array> {
-  const absolute = resolve(path);
-  const info = await stat(absolute);
-  if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-  if (info.size > MAX_BLOB_BYTES) throw new Error(`${path} is ${info.size} bytes; a file may hold at most ${MAX_BLOB_BYTES}`);
-  return new Uint8Array(await readFile(absolute));
 }
 
 /**
@@ -125,7 +110,7 @@ export async function resolveFilesAuthoring(
     if (isUnknown(pinned) && mode === "plan") return { authoring: { mode: "unresolved" }, diagnostics: [] };
     return {
       diagnostics: [
-        problem(
+        manifestProblem(
           `No ${form} authored`,
           pinned === null || isUnknown(pinned)
             ? `A ${form} needs manifest_digest, or files naming local files, wholly known before it can be applied.`
@@ -137,61 +122,33 @@ export async function resolveFilesAuthoring(
   }
   if (isUnknown(files)) {
     if (mode === "plan") return { authoring: { mode: "unresolved", files: UNKNOWN }, diagnostics: [] };
-    return { diagnostics: [problem(`Unknown ${form} authoring`, "files must be wholly known before the provider can apply it.", "files")] };
+    return { diagnostics: [manifestProblem(`Unknown ${form} authoring`, "files must be wholly known before the provider can apply it.", "files")] };
   }
-  const elements = fileElements(files)!;
-  const upload: ArtifactFile[] = [];
-  const resolved: ResolvedFile[] = [];
-  const partial: Value[] = [];
-  let unresolved = false;
-  for (let i = 0; i < elements.length; i++) {
-    const element = elements[i]!;
-    const path = element["path"];
-    const type = element["media_type"];
-    const file = element["content_file"] ?? null;
-    if (typeof path !== "string" || typeof type !== "string" || typeof file !== "string" || isUnknown(path) || isUnknown(type) || isUnknown(file)) {
-      if (mode === "apply") {
-        const missing = file === null;
-        return {
-          diagnostics: [
-            problem(
-              missing ? `Missing ${noun(policy)} content_file` : `Unknown ${form} authoring`,
-              missing
-                ? `files[${i}] has no content_file, so the provider has no bytes to upload; name the local file.`
-                : `files[${i}] must be wholly known before the provider can apply it.`,
-              `files[${i}]`,
-            ),
-          ],
-        };
-      }
-      unresolved = true;
-      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
-      continue;
-    }
-    try {
-      const bytes = await readLocalFile(file);
-      upload.push({ path, mediaType: type, bytes });
-      partial.push({ ...element, size: bytes.byteLength, digest: "" });
-    } catch (err) {
-      return {
-        diagnostics: [
-          problem(
-            `Unreadable ${noun(policy)}`,
-            `files[${i}].content_file ${JSON.stringify(file)} could not be read: ${errorText(err)}`,
-            `files[${i}].content_file`,
-          ),
-        ],
-      };
-    }
-    resolved.push({ path, media_type: type, content_file: file, size: 0, digest: "" });
-  }
-  if (unresolved) return { authoring: { mode: "unresolved", files: partial }, diagnostics: [] };
+  const read = await readEntries(
+    listElements(files)!,
+    {
+      list: "files",
+      keyField: "path",
+      typeField: "media_type",
+      missingSummary: `Missing ${noun(policy)} content_file`,
+      missingRepair: "name the local file.",
+      unknownSummary: `Unknown ${form} authoring`,
+      unknownWhat: "it",
+      unreadableSummary: `Unreadable ${noun(policy)}`,
+      read: (file) => readAuthoredFile(file, MAX_BLOB_BYTES, "a file"),
+    },
+    mode,
+  );
+  if ("diagnostics" in read) return read;
+  if (read.unresolved) return { authoring: { mode: "unresolved", files: read.partial }, diagnostics: [] };
+  const upload: ArtifactFile[] = read.entries.map((e) => ({ path: e.key, mediaType: e.mediaType, bytes: e.bytes }));
+  const resolved: ResolvedFile[] = read.entries.map((e) => ({ path: e.key, media_type: e.mediaType, content_file: e.file, size: 0, digest: "" }));
 
   let built: BuiltFilesManifest;
   try {
     built = buildFilesManifest(policy.kind as BuiltFilesManifest["manifest"]["kind"], upload);
   } catch (err) {
-    return { diagnostics: [problem(`Invalid local ${form}`, errorText(err), "files")] };
+    return { diagnostics: [manifestProblem(`Invalid local ${form}`, errorText(err), "files")] };
   }
   built.manifest.files.forEach((entry, i) => {
     resolved[i]!.size = entry.size;
@@ -200,7 +157,7 @@ export async function resolveFilesAuthoring(
   if (typeof pinned === "string" && pinned !== built.manifestDigest) {
     return {
       diagnostics: [
-        problem(
+        manifestProblem(
           `Conflicting ${form} authoring`,
           `manifest_digest is ${pinned} but the authored files make manifest ${built.manifestDigest}; the two spellings of one ${form} must agree.`,
           "manifest_digest",

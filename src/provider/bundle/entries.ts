@@ -1,0 +1,98 @@
+// What the two file-authoring surfaces share: a WorkerBundle's `modules` and a StaticAssetBundle's
+// or SQLiteMigrationSet's `files` are both lists of local files, each with a name in the manifest
+// and a media type. Reading them — unknown at plan, missing or unknown at apply, unreadable in
+// either — is one loop; each surface names its own fields and words.
+
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Diagnostic, errorText, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
+
+/** A manifest authoring problem: reported at the attribute, pointing at the manifest digest it decides. */
+export function manifestProblem(summary: string, detail: string, attribute: string): Diagnostic {
+  return { severity: "error", summary, detail, attribute, pointer: "/manifestDigest" };
+}
+
+export type Element = Record<string, Value>;
+
+/** The list's elements, each an object (anything else reads as an empty one), or undefined for no list. */
+export function listElements(value: Value): Element[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) && !isUnknown(item) ? (item as Element) : {}));
+}
+
+/** Reads one local file's bytes, refusing what is not a regular file or is over `maxBytes`. */
+export async function readAuthoredFile(path: string, maxBytes: number, what: string): Promise<Uint8Array> {
+  const absolute = resolve(path);
+  const info = await stat(absolute);
+  if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+  if (info.size > maxBytes) throw new Error(`${path} is ${info.size} bytes; ${what} may hold at most ${maxBytes}`);
+  return new Uint8Array(await readFile(absolute));
+}
+
+export interface EntryShape {
+  /** The list attribute ("modules", "files") and its elements' name and media-type fields. */
+  list: string;
+  keyField: string;
+  typeField: string;
+  /** "Missing module content_file", and its repair. */
+  missingSummary: string;
+  missingRepair: string;
+  /** "Unknown bundle authoring", and what must be wholly known. */
+  unknownSummary: string;
+  unknownWhat: string;
+  /** "Unreadable module file". */
+  unreadableSummary: string;
+  read(file: string): Promise<Uint8Array>;
+}
+
+export interface ReadEntry {
+  key: string;
+  mediaType: string;
+  file: string;
+  bytes: Uint8Array;
+}
+
+export type ReadEntries = { entries: ReadEntry[]; partial: Value[]; unresolved: boolean } | { diagnostics: Diagnostic[] };
+
+/**
+ * Reads every element's file, in the author's order. At plan an element not yet known leaves the
+ * list unresolved (`partial` is what the plan shows); at apply it is an error. A known file that
+ * cannot be read is an error in both: at plan too, since it would fail the apply midway, after the
+ * resources before this one were created.
+ */
+export async function readEntries(elements: readonly Element[], shape: EntryShape, mode: "plan" | "apply"): Promise<ReadEntries> {
+  const entries: ReadEntry[] = [];
+  const partial: Value[] = [];
+  let unresolved = false;
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i]!;
+    const key = element[shape.keyField];
+    const type = element[shape.typeField];
+    const file = element["content_file"] ?? null;
+    if (typeof key !== "string" || typeof type !== "string" || typeof file !== "string") {
+      if (mode === "apply") {
+        const missing = typeof file !== "string" && !isUnknown(file);
+        const at = `${shape.list}[${i}]`;
+        return {
+          diagnostics: [
+            missing
+              ? manifestProblem(shape.missingSummary, `${at} has no content_file, so the provider has no bytes to upload; ${shape.missingRepair}`, at)
+              : manifestProblem(shape.unknownSummary, `${at} must be wholly known before the provider can apply ${shape.unknownWhat}.`, at),
+          ],
+        };
+      }
+      unresolved = true;
+      partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });
+      continue;
+    }
+    try {
+      const bytes = await shape.read(file);
+      entries.push({ key, mediaType: type, file, bytes });
+      partial.push({ ...element, size: bytes.byteLength, digest: "" });
+    } catch (err) {
+      const at = `${shape.list}[${i}].content_file`;
+      return { diagnostics: [manifestProblem(shape.unreadableSummary, `${at} ${JSON.stringify(file)} could not be read: ${errorText(err)}`, at)] };
+    }
+  }
+  return { entries, partial, unresolved };
+}
