@@ -9,7 +9,7 @@ import type { KnownValue } from "../core/index.ts";
 import type { WriteIntent } from "../provider/index.ts";
 import { StateWriteError } from "./errors.ts";
 import { assertKnownJson, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials, type OutputRow } from "./records.ts";
-import { toRow, type HostBindingRow, type ResourceRow } from "./row.ts";
+import { settledRow, toRow, type HostBindingRow, type ResourceRow } from "./row.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES, type RecordedIntent, type SettledStatus, type StateDocument } from "./types.ts";
 
 /** What `replaceState` writes: every row of one state. */
@@ -153,19 +153,7 @@ export function prepareDocument(input: unknown): PreparedDocument {
       };
       need(Array.isArray(input.dependencies) && Array.isArray(input.contributions), at, "dependencies and contributions must be lists");
       const checked = checkInput(address, input);
-      resources.push(
-        toRow(
-          address,
-          input.type,
-          input.status,
-          checked.attributesJson,
-          deriveColumns(input.attributes),
-          checked.dependencies,
-          checked.contributions,
-          null,
-          serial,
-        ),
-      );
+      resources.push(settledRow(address, input, checked, serial));
       return;
     }
     need(

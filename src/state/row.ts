@@ -3,9 +3,9 @@
 
 import type { KnownValue } from "../core/index.ts";
 import { StateFormatError } from "./errors.ts";
-import type { ContributionEdge, LockInfo, RecordedIntent, ResourceRecord, ResourceStatus, StoredHostBinding } from "./types.ts";
+import type { ContributionEdge, LockInfo, RecordedIntent, ResourceInput, ResourceRecord, ResourceStatus, StoredHostBinding } from "./types.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
-import { conditionsOf, decodeOutputs, ENVELOPE, type DerivedColumns } from "./records.ts";
+import { type CheckedInput, conditionsOf, decodeOutputs, deriveColumns, ENVELOPE, type DerivedColumns } from "./records.ts";
 
 export interface ResourceRow {
   address: string;
@@ -69,6 +69,21 @@ export const RESOURCE_COLUMNS = [
 /** Empty lists are stored as NULL, which keeps rows small and reads free of parses. */
 function jsonOrNull(value: readonly unknown[]): string | null {
   return value.length === 0 ? null : JSON.stringify(value);
+}
+
+/** The row of a settled record, from its checked input (checkInput): no intent. */
+export function settledRow(address: string, input: ResourceInput, checked: CheckedInput, serial: number): ResourceRow {
+  return toRow(
+    address,
+    input.type,
+    input.status,
+    checked.attributesJson,
+    deriveColumns(input.attributes),
+    checked.dependencies,
+    checked.contributions,
+    null,
+    serial,
+  );
 }
 
 export function toRow(

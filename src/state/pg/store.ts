@@ -12,8 +12,8 @@ import type { WriteIntent } from "../../provider/index.ts";
 import { prepareDocument } from "../document.ts";
 import { LeaseLostError, StateConflictError, StateLockedError, StateUsageError, StateWriteError } from "../errors.ts";
 import { holderGone, waitForLease, type LeasePolicy } from "../lease.ts";
-import { checkInFlightStatus, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
-import { toRow, type ResourceRow } from "../row.ts";
+import { checkInFlightStatus, checkInput, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
+import { settledRow, type ResourceRow } from "../row.ts";
 import type { AcquireOptions, AcquiredLease, HostBinding, InFlightStatus, LockInfo, ResourceInput, StateDocument, StateMove, StateStore } from "../types.ts";
 import type { PoolClient } from "pg";
 import { isRetryable, scrubError } from "./connection.ts";
@@ -195,17 +195,7 @@ class PgStateStore extends PgStateReader implements StateStore {
 
   private async upsert(address: string, input: ResourceInput, refuseInFlight: boolean): Promise<void> {
     const checked = checkInput(address, input);
-    const row = toRow(
-      address,
-      input.type,
-      input.status,
-      checked.attributesJson,
-      deriveColumns(input.attributes),
-      checked.dependencies,
-      checked.contributions,
-      null,
-      0,
-    );
+    const row = settledRow(address, input, checked, 0);
     const report = await this.claiming(address, row, () =>
       this.write("upsert", this.#statements.upsert, [
         address,

@@ -13,16 +13,7 @@ import type { WriteIntent } from "../../provider/index.ts";
 import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { prepareDocument } from "../document.ts";
 import { waitForLease, type LeasePolicy } from "../lease.ts";
-import {
-  checkInFlightStatus,
-  checkInput,
-  deriveColumns,
-  intentColumns,
-  outputRows,
-  parseStateAddress,
-  withoutCredentials,
-  type CheckedInput,
-} from "../records.ts";
+import { checkInFlightStatus, checkInput, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
 import type {
   AcquireOptions,
   AcquiredLease,
@@ -40,7 +31,7 @@ import type {
 import { SqliteStateReader } from "./reader.ts";
 import { MoveStatements } from "./move.ts";
 import { configureConnection, ensureSchema, verifySchema } from "./schema.ts";
-import { RESOURCE_COLUMNS, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
+import { RESOURCE_COLUMNS, settledRow, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
 
@@ -219,7 +210,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         const intent = JSON.parse(existing.intent) as RecordedIntent;
         throw new StateWriteError(address, `it has an unsettled ${existing.status} intent (step ${intent.stepId}); settle that write first`);
       }
-      const row = this.rowFor(address, input, checked, this.nextSerial());
+      const row = settledRow(address, input, checked, this.nextSerial());
       this.checkOneRecordPerObject(row);
       this.upsertRow.run(row);
     });
@@ -261,7 +252,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
         if (this.deleteRow.run(address).changes > 0) this.nextSerial();
         return;
       }
-      const row = this.rowFor(address, input, checked, this.nextSerial());
+      const row = settledRow(address, input, checked, this.nextSerial());
       this.checkOneRecordPerObject(row);
       this.upsertRow.run(row);
     });
@@ -330,19 +321,5 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
 
   private nextSerial(): number {
     return this.bumpSerial.get()!.serial;
-  }
-
-  private rowFor(address: string, input: ResourceInput, checked: CheckedInput, serial: number): ResourceRow {
-    return toRow(
-      address,
-      input.type,
-      input.status,
-      checked.attributesJson,
-      deriveColumns(input.attributes),
-      checked.dependencies,
-      checked.contributions,
-      null,
-      serial,
-    );
   }
 }
