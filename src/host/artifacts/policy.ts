@@ -11,12 +11,14 @@
 // may be set per host (LocalHostOptions.supportLimits); whatever is published is what is enforced,
 // at upload start, at commit, and again when a Form names the manifest.
 
-import { ARTIFACT_MANIFEST_KIND, type Lane, type WireArtifactManifest } from "../../core/index.ts";
+import { ARTIFACT_MANIFEST_KIND, type Lane, MANIFEST_POLICIES, type ManifestKind } from "../../core/index.ts";
 
-export type ManifestKind = WireArtifactManifest["kind"];
+export type { ManifestKind };
 
-/** The manifest schema's own maxima: no host may publish more. */
-export const SCHEMA_MAXIMUM_ENTRIES: Readonly<Record<ManifestKind, number>> = { WorkerBundle: 4096, StaticAssetBundle: 16_384, MigrationBundle: 16_384 };
+/** The manifest schema's own maxima (core's manifest table): no host may publish more. */
+export const SCHEMA_MAXIMUM_ENTRIES = Object.fromEntries(Object.values(MANIFEST_POLICIES).map((policy) => [policy.kind, policy.maximumEntries])) as Readonly<
+  Record<ManifestKind, number>
+>;
 
 export interface KindCeiling {
   /** Most entries: modules of a WorkerBundle, files otherwise. */
