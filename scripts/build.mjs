@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: compile src/, codecs/ and registry/generated/ to dist/ (JavaScript, .d.ts,
-// declaration maps, source maps) with an incremental `tsc -b tsconfig.build.json`, then make the
-// declarations importable by a consumer's standard NodeNext tsconfig.
+// declaration maps, source maps) with an incremental `tsc -b tsconfig.build.json`, make the
+// declarations importable by a consumer's standard NodeNext tsconfig, then bundle the command.
 //
 // Why the second step: `rewriteRelativeImportExtensions` rewrites `./x.ts` to `./x.js` in the
 // emitted JavaScript but not in the emitted declarations (microsoft/TypeScript#61037), and a
@@ -15,6 +15,7 @@
 // setup (vitest.setup.ts) all run this, so `bin/takoform.js` never starts a missing or stale dist.
 
 import { spawnSync } from "node:child_process";
+import { build as bundle } from "esbuild";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -47,3 +48,32 @@ function walk(dir) {
   }
 }
 walk(dist);
+
+// The `takoform` command, bundled from the compiled dist/src/cli/main.js into dist/cli/: one file
+// per command (each still loaded only when its command runs) and shared chunks, instead of the
+// ~300 separate modules a plan would otherwise resolve, read and compile one by one at every
+// start. Dependencies stay imports of node_modules. The library entry points (`exports`) remain
+// the per-module dist/src/ files: only the command's own process runs the bundle, so the two
+// copies never meet in one process. Source maps chain through dist/src/*.js.map back to src/.
+// meta.json (esbuild's metafile) says which source module each chunk holds; the loading test
+// reads it, and it is not published.
+const cliOut = join(dist, "cli");
+rmSync(cliOut, { recursive: true, force: true });
+const bundled = await bundle({
+  absWorkingDir: root,
+  entryPoints: [join(dist, "src", "cli", "main.js")],
+  outdir: cliOut,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  sourcemap: "linked",
+  sourcesContent: false,
+  chunkNames: "chunks/[name]-[hash]",
+  entryNames: "[name]",
+  metafile: true,
+  logLevel: "warning",
+});
+writeFileSync(join(cliOut, "meta.json"), JSON.stringify(bundled.metafile));

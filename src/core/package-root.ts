@@ -42,3 +42,14 @@ export function packageVersion(): string {
   found ??= locate();
   return found.version;
 }
+
+/**
+ * The first module of a child process the package forks (the typecheck child, a worker isolate).
+ * Compiled, the child is its file under dist/ — found from the package root, because the
+ * command's bundle (dist/cli/) holds the caller but not its siblings. From a source checkout (the
+ * tests import src/ directly; the caller's URL names a .ts file) it is the caller's `.mjs`
+ * neighbour, which registers the development TypeScript loader first.
+ */
+export function childEntry(callerUrl: string, compiled: string, sourceEntry: string): string {
+  return callerUrl.endsWith(".ts") ? fileURLToPath(new URL(sourceEntry, callerUrl)) : join(packageRoot(), "dist", compiled);
+}

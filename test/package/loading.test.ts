@@ -1,6 +1,8 @@
 // What each command loads (issue 12, "pay only for what a command uses"), observed from the
-// outside: the command runs as a user runs it (`node bin/takoform.js`, the compiled dist/) with a
-// preload that records every module the process loads (fixtures/load-log.mjs).
+// outside: the command runs as a user runs it (`node bin/takoform.js`, the bundle in dist/cli/)
+// with a preload that records every module the process loads (fixtures/load-log.mjs). A loaded
+// file of the bundle stands for the compiled modules it holds (dist/cli/meta.json, the build's
+// esbuild metafile), so the expectations name dist/src/ modules however the bundle is split.
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -17,6 +19,12 @@ const BIN = join(ROOT, "bin", "takoform.js");
 const PRELOAD = join(ROOT, "test", "package", "fixtures", "load-log.mjs");
 const STACK = { resource: { takoform_edge_kv_namespace: { a: { name: "loading-a" } } } };
 
+/** Each file of the command's bundle → the compiled modules (dist/src/…) in it. */
+function bundleContents(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(join(ROOT, "dist", "cli", "meta.json"), "utf8")) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  return new Map(Object.entries(meta.outputs).map(([file, output]) => [file, Object.keys(output.inputs)]));
+}
+
 const scratch = new Scratch();
 afterAll(() => scratch.cleanup());
 
@@ -24,7 +32,10 @@ afterAll(() => scratch.cleanup());
  * Runs the command with the load log; resolves to its exit code, output and every loaded module,
  * relative to the repository. Asynchronous: the test's own host must keep answering meanwhile.
  */
-async function loads(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string; modules: string[] }> {
+async function loads(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string; files: string[]; modules: string[] }> {
   const log = scratch.path(`loads-${Math.random().toString(36).slice(2)}.txt`);
   const child = spawn(process.execPath, ["--import", PRELOAD, BIN, ...args], {
     cwd: scratch.dir,
@@ -44,7 +55,14 @@ async function loads(args: string[], env: Record<string, string> = {}): Promise<
     .filter((line) => line !== "")
     .map((line) => (line.startsWith("file://") ? fileURLToPath(line) : line))
     .map((path) => (path.startsWith(ROOT) ? path.slice(ROOT.length) : path));
-  return { status, stdout, stderr, modules: [...new Set(modules)] };
+  const bundle = bundleContents();
+  const expanded = modules.flatMap((path) => {
+    if (!path.startsWith("dist/cli/")) return [path];
+    const inputs = bundle.get(path);
+    if (inputs === undefined) throw new Error(`${path} is loaded but is not in dist/cli/meta.json: a stale bundle?`);
+    return inputs;
+  });
+  return { status, stdout, stderr, files: [...new Set(modules)], modules: [...new Set(expanded)] };
 }
 
 const under = (modules: string[], prefix: string) => modules.filter((m) => m.startsWith(prefix));
@@ -64,6 +82,8 @@ describe("what the command loads", () => {
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
     expect(run.modules.sort()).toEqual(["bin/takoform.js", "dist/src/cli/command.js", "dist/src/cli/main.js", "dist/src/core/package-root.js"]);
+    // …all of it from the bundle's files, none from the per-module dist/src/.
+    expect(run.files.filter((f) => f !== "bin/takoform.js" && !f.startsWith("dist/cli/"))).toEqual([]);
   });
 
   it("plan --config against the embedded host: no construct, generator, TypeScript loader, or schema compiler; validators precompiled and loaded only for the schemas used", async () => {
@@ -78,6 +98,9 @@ describe("what the command loads", () => {
     expect(ours(m, "constructs")).toEqual([]);
     expect(ours(m, "generate")).toEqual([]);
     expect(under(m, "dist/src/cli/commands/")).toEqual(["dist/src/cli/commands/plan.js"]);
+    // The command's own code comes from the bundle alone, in a handful of files.
+    expect(under(run.files, "dist/src/")).toEqual([]);
+    expect(under(run.files, "dist/cli/").length).toBeLessThan(20);
     for (const dependency of ["cdktf", "constructs", "tsx", "esbuild", "typescript"]) expect(under(m, `node_modules/${dependency}/`), dependency).toEqual([]);
     // ajv's compiler never runs: only the runtime helpers the standalone validators require.
     expect(under(m, "node_modules/ajv/").filter((p) => !p.startsWith("node_modules/ajv/dist/runtime/"))).toEqual([]);

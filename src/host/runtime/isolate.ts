@@ -11,9 +11,7 @@
 // stopped isolate gets a host-generated failure and the next request starts a fresh isolate.
 
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { RuntimeHandler } from "../../core/index.ts";
+import { childEntry, type RuntimeHandler } from "../../core/index.ts";
 import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
@@ -34,12 +32,9 @@ export interface IsolateServices {
   log(isolate: Isolate, level: string, text: string): void;
 }
 
-// The isolate process's first module. The published package runs compiled JavaScript
-// (dist/src/host/runtime/process/main.js, beside this file's own compiled form); a source checkout
-// (the test suite imports src/ directly) has no compiled file there and starts through entry.mjs,
-// which registers the development-only TypeScript loader first.
-const COMPILED_ENTRY = fileURLToPath(new URL("./process/main.js", import.meta.url));
-const ENTRY = existsSync(COMPILED_ENTRY) ? COMPILED_ENTRY : fileURLToPath(new URL("./process/entry.mjs", import.meta.url));
+// The isolate process's first module: compiled JavaScript in the package, entry.mjs (which
+// registers the development-only TypeScript loader) in a source checkout.
+const ENTRY = childEntry(import.meta.url, "src/host/runtime/process/main.js", "./process/entry.mjs");
 
 interface Invocation {
   id: number;

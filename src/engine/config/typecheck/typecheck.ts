@@ -17,13 +17,11 @@ import { fork } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Diagnostic } from "../../../core/index.ts";
+import { childEntry, type Diagnostic } from "../../../core/index.ts";
 import { configCode } from "../diagnostics.ts";
 import type { TypecheckError, TypecheckReply } from "./protocol.ts";
 
-const COMPILED_CHILD = fileURLToPath(new URL("./child.js", import.meta.url));
-const CHILD = existsSync(COMPILED_CHILD) ? COMPILED_CHILD : fileURLToPath(new URL("./entry.mjs", import.meta.url));
+const CHILD = childEntry(import.meta.url, "src/engine/config/typecheck/child.js", "./entry.mjs");
 
 /** At most this many type errors become diagnostics; one more says how many were left out. */
 export const TYPE_ERRORS_SHOWN = 20;
