@@ -58,14 +58,16 @@ const SLOW = [
 const LANE_SUITES = ["test/provider/*.test.ts", "test/scenario/{revisions,worker-app,drift-repair,dependencies,lost-reply,host-objects}.test.ts"];
 const LANE_OWN = ["test/provider/{lanes,artifact-files,revision-names}.test.ts"];
 
-const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const };
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const, isolate: false };
 // The tiers that hold pg tests start one PostgreSQL server each for them (test/support/pg-global.ts);
 // unit tests never reach a server.
 const pg = { globalSetup: ["test/support/pg-global.ts"] };
 
-// vitest's default is one worker per core less one: a single worker on a 2-core machine, idle
-// while its test waits on a child process or the host. Two keep both cores busy.
-const maxWorkers = Math.max(2, availableParallelism() - 1);
+// One worker per core and one more. Much of an integration test is waiting (on a spawned command,
+// a retry's backoff, a lease, a held create), so workers = cores left cores idle: on 2 cores,
+// `npm test` took 3 min 6 s with two workers and 2 min 29 s with three, and a fourth added CPU
+// but no speed. vitest's own default (cores − 1) would be one worker here.
+const maxWorkers = availableParallelism() + 1;
 
 export default defineConfig({
   resolve: { alias },
@@ -73,14 +75,24 @@ export default defineConfig({
     globalSetup: ["test/setup/build.ts"],
     maxWorkers,
     projects: [
-      // Unit files share their workers' module graph (no isolation): they start no host and keep no
-      // global state, and re-importing the sources for each of ~50 files cost most of the tier's time.
-      { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW, isolate: false } },
+      // No tier isolates its files: a worker keeps one module graph for every file it runs, instead
+      // of importing the sources again for each of ~220 files (that import was a quarter of the
+      // suite's CPU). It holds because no test file changes shared state: hosts, servers,
+      // scratch directories and PostgreSQL schemas are each file's own and closed by it,
+      // environment variables reach only spawned commands, and fake timers are restored.
+      { extends: true, test: { ...shared, name: "unit", include: UNIT, exclude: SLOW } },
       { extends: true, test: { ...shared, ...pg, name: "integration", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...SLOW] } },
       { extends: true, test: { ...shared, ...pg, name: "slow", include: SLOW, testTimeout: 600_000, hookTimeout: 600_000 } },
       {
         extends: true,
-        test: { ...shared, ...pg, name: "lane-v1alpha3", include: LANE_SUITES, exclude: [...LANE_OWN, ...SLOW], env: { TAKOFORM_TEST_LANE: "v1alpha3" } },
+        test: {
+          ...shared,
+          ...pg,
+          name: "lane-v1alpha3",
+          include: LANE_SUITES,
+          exclude: [...LANE_OWN, ...SLOW],
+          env: { TAKOFORM_TEST_LANE: "v1alpha3" },
+        },
       },
     ],
   },

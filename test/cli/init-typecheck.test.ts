@@ -1,29 +1,21 @@
 // Issue 14, items 2 and 3, through the command: `takoform init` writes a project that deploys and
 // tests as written, and every synthesizing command typechecks the app first with the project's
-// own TypeScript (file:line diagnostics, --no-typecheck, a note without TypeScript, the repo's
-// examples pass). The projects' node_modules link this repository's, with takoform-cdk linked to
-// the repository itself, so they resolve as after `npm install` (test/slow/init-install.test.ts
-// installs from the packed tarball instead).
+// own TypeScript (file:line diagnostics, --no-typecheck, a note without TypeScript; that the
+// repository's examples pass it is test/slow/examples-typecheck.test.ts). The projects'
+// node_modules link this repository's (test/support/node-modules.ts).
 
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, Scratch } from "../scenario/harness.ts";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = new Scratch();
 afterAll(() => scratch.cleanup());
 const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined };
-
-function linkNodeModules(dir: string, without: readonly string[] = []): void {
-  const modules = join(dir, "node_modules");
-  mkdirSync(modules, { recursive: true });
-  for (const entry of readdirSync(join(ROOT, "node_modules")))
-    if (!without.includes(entry)) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
-}
 
 const FILES = [".gitignore", "cdktf.json", "dist/index.js", "main.ts", "package.json", "stack.test.ts", "stack.ts", "tsconfig.json"].sort();
 
@@ -127,17 +119,4 @@ describe("typecheck before synth", () => {
       "takoform: tsconfig.json is there but TypeScript is not installed in this project, so the app runs without a typecheck (npm install --save-dev typescript).",
     );
   }, 120_000);
-
-  it("the repository's examples pass it", async () => {
-    const copy = scratch.path("repo");
-    cpSync(join(ROOT, "examples"), join(copy, "examples"), { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-    linkNodeModules(copy);
-    writeFileSync(join(copy, "package.json"), JSON.stringify({ name: "repo", private: true, type: "module" }));
-    for (const example of ["worker-app", "worker-site", "cycles", "raw-pinned"]) {
-      const synth = await runCli(["synth", "-C", join(copy, "examples", example), "--json"], { cwd: copy, env: bare, timeoutMs: 180_000 });
-      expect(synth.code, synth.stdout + synth.stderr).toBe(0);
-      // One tsconfig (examples/tsconfig.json) checks them all; each project keeps its own build info.
-      expect(JSON.parse(synth.stdout)).toMatchObject({ ok: true, typecheck: { status: "passed" } });
-    }
-  }, 240_000);
 });

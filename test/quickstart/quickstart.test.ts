@@ -6,22 +6,16 @@
 // after `npm install takoform-cdk`.
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
 const project = mkdtempSync(join(tmpdir(), "takoform-quickstart-"));
-
-function linkNodeModules(): void {
-  const modules = join(project, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
-}
 
 function takoform(...args: string[]): { status: number | null; out: string } {
   const run = spawnSync(process.execPath, [BIN, ...args, "-C", project], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
@@ -34,7 +28,7 @@ describe("Quick start", () => {
   it("deploys examples/worker-app, moves it forward on a code change, plans nothing more, and destroys it", () => {
     cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart", private: true, type: "module" }));
-    linkNodeModules();
+    linkNodeModules(project);
 
     const first = takoform("apply", "--auto-approve");
     expect(first.status, first.out).toBe(0);

@@ -19,23 +19,17 @@
 // The example is copied to a scratch project; its node_modules links to this package's.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
 const project = mkdtempSync(join(tmpdir(), "takoform-worker-site-"));
 const bare = { TAKOFORM_ENDPOINT: "", TAKOFORM_TOKEN: "", TAKOFORM_LANE: "", NO_COLOR: "1" };
-
-function linkNodeModules(): void {
-  const modules = join(project, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
-}
 
 function takoform(...args: string[]): { status: number | null; stdout: string; out: string } {
   const run = spawnSync(process.execPath, [BIN, ...args, "-C", project], { encoding: "utf8", env: { ...process.env, ...bare }, timeout: 120_000 });
@@ -91,7 +85,7 @@ describe("examples/worker-site", () => {
   it("deploys a worker with its assets and its schema in one apply; a change of either is new revisions beside the old; the plan after is empty; dev serves its API and its site", async () => {
     cpSync(join(ROOT, "examples", "worker-site"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "worker-site", private: true, type: "module" }));
-    linkNodeModules();
+    linkNodeModules(project);
 
     const first = takoform("apply", "--auto-approve");
     expect(first.status, first.out).toBe(0);

@@ -14,26 +14,20 @@
 // the repository; dev listens on port 0 and the test reads the port from what it prints.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../scenario/harness.ts";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
 const project = mkdtempSync(join(tmpdir(), "takoform-quickstart-dev-"));
 const children: ChildProcess[] = [];
 const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined, NO_COLOR: "1" };
-
-function linkNodeModules(): void {
-  const modules = join(project, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
-}
 
 interface Dev {
   child: ChildProcess;
@@ -94,7 +88,7 @@ describe("Quick start, served", () => {
   it("apply, then dev, then the printed URL answers; the KV counter increments, follows a new deployment and survives a restart", async () => {
     cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart", private: true, type: "module" }));
-    linkNodeModules();
+    linkNodeModules(project);
 
     const applied = await runCli(["apply", "-C", project, "--auto-approve"], { cwd: project, env: bare, timeoutMs: 120_000 });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);

@@ -15,7 +15,7 @@
 // and the sampler never saw the worker not Ready.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,7 @@ import type { FormRef } from "../../src/core/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { runCli } from "./harness.ts";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -35,13 +36,6 @@ const BETA = laneNamed("v1beta1");
 const project = mkdtempSync(join(tmpdir(), "takoform-lane-upgrade-"));
 const children: ChildProcess[] = [];
 const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined, TAKOFORM_LANE: undefined, NO_COLOR: "1" };
-
-function linkNodeModules(): void {
-  const modules = join(project, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
-}
 
 /** Starts `takoform dev -C project` and waits for the worker's path-form address. */
 async function startDev(): Promise<{ child: ChildProcess; url: string; path: string; output: () => string }> {
@@ -137,7 +131,7 @@ describe("a v1alpha3 stack walked forward to v1beta1", () => {
   it("host upgrade-lane then state upgrade-lane: the same objects, re-bound by uid, the worker Ready throughout, and the next plan empty", async () => {
     cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "lane-upgrade", private: true, type: "module" }));
-    linkNodeModules();
+    linkNodeModules(project);
     const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
       runCli([...args, "-C", project], { cwd: project, env: { ...bare, ...env }, timeoutMs: 120_000 });
 

@@ -6,7 +6,7 @@
 // and the conn_str's password never appears in any output, file takoform writes, plan file or
 // state.
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStateReadOnly } from "../../src/state/index.ts";
 import { describePg, dropSchemasAfterAll, freshSchema, PG_PASSWORD_URL, pgUrl, schemaText, urlWithPassword, withClient } from "../support/pg.ts";
 import { runCli, spawnCli, startHost, type CliResult, type TestHost } from "./harness.ts";
+import { linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PASSWORD = `pg-pass-${process.pid}-Zq7`;
@@ -35,10 +36,7 @@ function workerProject(schema: string, connStr: string): string {
   const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
   cpSync(join(ROOT, "examples", "worker-app"), dir, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "team", private: true, type: "module" }));
-  const modules = join(dir, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
+  linkNodeModules(dir);
   const main = join(dir, "main.ts");
   const source = readFileSync(main, "utf8")
     .replace('import { App, TerraformOutput, TerraformStack } from "cdktf";', 'import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktf";')
