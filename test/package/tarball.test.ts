@@ -97,7 +97,12 @@ describe("npm pack", () => {
     expect(packedFiles).toContain("registry/packages/forms/edge/v1alpha1/worker-version/definition.json");
     expect(packedFiles.filter((p) => p.startsWith("registry/generated/validators/")).length).toBeGreaterThan(0);
     // Every compiled module has its declaration beside it.
-    for (const js of packedFiles.filter((p) => p.startsWith("dist/") && p.endsWith(".js"))) expect(packedFiles, js).toContain(js.replace(/\.js$/, ".d.ts"));
+    for (const js of packedFiles.filter((p) => p.startsWith("dist/src/") && p.endsWith(".js"))) expect(packedFiles, js).toContain(js.replace(/\.js$/, ".d.ts"));
+    // The command's bundle ships with its source maps, and without the build's metafile.
+    const bundle = packedFiles.filter((p) => p.startsWith("dist/cli/"));
+    expect(bundle).toContain("dist/cli/main.js");
+    for (const js of bundle.filter((p) => p.endsWith(".js"))) expect(bundle, js).toContain(`${js}.map`);
+    expect(bundle).not.toContain("dist/cli/meta.json");
   });
 });
 
@@ -106,7 +111,7 @@ describe("a fresh project with the tarball installed", () => {
     const version = takoform("--version");
     expect(version.status, ok(version)).toBe(0);
     expect(version.stdout.trim()).toBe(pkg.version);
-    expect(existsSync(join(project, "node_modules/takoform-cdk/dist/src/cli/main.js"))).toBe(true);
+    expect(existsSync(join(project, "node_modules/takoform-cdk/dist/cli/main.js"))).toBe(true);
     expect(existsSync(join(project, "node_modules/takoform-cdk/test"))).toBe(false);
   });
 
