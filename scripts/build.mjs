@@ -16,7 +16,7 @@
 
 import { spawnSync } from "node:child_process";
 import { build as bundle } from "esbuild";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,22 +58,46 @@ walk(dist);
 // meta.json (esbuild's metafile) says which source module each chunk holds; the loading test
 // reads it, and it is not published.
 const cliOut = join(dist, "cli");
-rmSync(cliOut, { recursive: true, force: true });
-const bundled = await bundle({
-  absWorkingDir: root,
-  entryPoints: [join(dist, "src", "cli", "main.js")],
-  outdir: cliOut,
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  packages: "external",
-  sourcemap: "linked",
-  sourcesContent: false,
-  chunkNames: "chunks/[name]-[hash]",
-  entryNames: "[name]",
-  metafile: true,
-  logLevel: "warning",
-});
-writeFileSync(join(cliOut, "meta.json"), JSON.stringify(bundled.metafile));
+const metaFile = join(cliOut, "meta.json");
+if (!bundleIsCurrent()) {
+  rmSync(cliOut, { recursive: true, force: true });
+  const bundled = await bundle({
+    absWorkingDir: root,
+    entryPoints: [join(dist, "src", "cli", "main.js")],
+    outdir: cliOut,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    sourcemap: "linked",
+    sourcesContent: false,
+    chunkNames: "chunks/[name]-[hash]",
+    entryNames: "[name]",
+    metafile: true,
+    logLevel: "warning",
+  });
+  writeFileSync(metaFile, JSON.stringify(bundled.metafile));
+}
+
+/**
+ * Whether dist/cli/ was bundled from the compiled modules as they are now, by this script: every
+ * module it holds (the metafile's inputs) is no newer than the metafile, and every file it wrote
+ * is there. tsc rewrites only what changed, and a module added or removed changes its importer,
+ * so an unchanged build (every test run's global setup) skips the bundle and leaves the files of
+ * a `takoform` already running from this checkout in place.
+ */
+function bundleIsCurrent() {
+  let meta, built;
+  try {
+    built = statSync(metaFile).mtimeMs;
+    meta = JSON.parse(readFileSync(metaFile, "utf8"));
+    if (statSync(fileURLToPath(import.meta.url)).mtimeMs > built) return false;
+    for (const input of Object.keys(meta.inputs)) if (statSync(join(root, input)).mtimeMs > built) return false;
+    for (const output of Object.keys(meta.outputs)) statSync(join(root, output));
+  } catch {
+    return false;
+  }
+  return true;
+}
