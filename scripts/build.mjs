@@ -12,7 +12,7 @@
 //   node scripts/build.mjs --clean    remove dist/ first (what `npm pack` runs: no stale files ship)
 //
 // `npm ci` / install from git (`prepare`), `npm pack` (`prepack`) and the test suite's global
-// setup (vitest.setup.ts) all run this, so `bin/takoform.js` never starts a missing or stale dist.
+// setup (test/setup/build.ts) all run this, so `bin/takoform.js` never starts a missing or stale dist.
 
 import { spawnSync } from "node:child_process";
 import { build as bundle } from "esbuild";
