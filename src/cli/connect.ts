@@ -204,11 +204,13 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // One connection for the provider and the identity: whichever asks first makes it.
   let connecting: Promise<HostClient> | undefined;
   const connectOnce = (): Promise<HostClient> => (connecting ??= connect());
-  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space });
   const describeHost = (): string => {
     if (settings.endpoint !== null) return settings.endpoint;
     return servedBy !== undefined ? `the embedded local host (${dataDir}), served at ${servedBy}` : `the embedded local host (${dataDir})`;
   };
+  // The provider names the host the same way when the host refuses the credential AFTER
+  // discovery (a resource call answered 401): the same finding as below, once per run.
+  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space, describeHost });
   // A host that cannot be used at all is ONE diagnostic, classified by its cause (refused, DNS,
   // TLS, 401, 403, not a discovery document), never one per resource (docs/cli.md).
   const reach = async (): Promise<NegotiatedLane> => {

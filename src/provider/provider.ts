@@ -1,8 +1,13 @@
 // HostProvider: the Provider the engine drives (src/provider/types.ts), keeping state bound to
 // one exact Form identity and one host incarnation. Each operation lives in its own module; this
-// class only wires them to one shared runtime (codec table, default space, client, caches).
+// class only wires them to one shared runtime (codec table, default space, client, caches), and
+// is where a refused credential is applied to every operation (diagnostics/credential.ts): an
+// operation starting after the host refused the credential is not sent, and a 401 any operation
+// met leaves as the one credential finding.
 
 import { type Attributes, type Diagnostic, laneNamed, type LaneName } from "../core/index.ts";
+import { knownString } from "./attributes.ts";
+import type { ResourceIdentity } from "./diagnostics/credential.ts";
 import { importState } from "./import/import.ts";
 import { planResource } from "./plan/plan.ts";
 import { readResource } from "./read/read.ts";
@@ -66,7 +71,7 @@ export class HostProvider implements Provider {
 
   async plan(request: PlanRequest): Promise<PlanResponse> {
     const response = await planResource(this.#rt, request);
-    return { ...response, diagnostics: redactDiagnostics(response.diagnostics, this.#rt.redact) };
+    return { ...response, diagnostics: redactDiagnostics(this.#rt.credential.observe(response.diagnostics), this.#rt.redact) };
   }
 
   laneSuccessor(state: ResourceState, lane: LaneName): LaneSuccessor {
@@ -74,19 +79,20 @@ export class HostProvider implements Provider {
   }
 
   async create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
-    return this.#outgoing(await createResource(this.#rt, type, planned, context));
+    const refused = this.#notSent({ resourceType: type, ...identityIn(planned) }, null);
+    return refused ?? this.#outgoing(await createResource(this.#rt, type, planned, context));
   }
 
   async update(type: string, prior: ResourceState, planned: Attributes, context: WriteContext): Promise<WriteResult> {
-    return this.#outgoing(await updateResource(this.#rt, type, prior, planned, context));
+    return this.#notSent(stateIdentity(prior), prior) ?? this.#outgoing(await updateResource(this.#rt, type, prior, planned, context));
   }
 
   async delete(type: string, prior: ResourceState, context: WriteContext): Promise<WriteResult> {
-    return this.#outgoing(await deleteResource(this.#rt, type, prior, context));
+    return this.#notSent(stateIdentity(prior), prior) ?? this.#outgoing(await deleteResource(this.#rt, type, prior, context));
   }
 
   async read(prior: ResourceState): Promise<ReadResult> {
-    return this.#outgoing(await readResource(this.#rt, prior));
+    return this.#notSent(stateIdentity(prior), prior) ?? this.#outgoing(await readResource(this.#rt, prior));
   }
 
   relationTargets(state: ResourceState): RelationTarget[] {
@@ -94,18 +100,44 @@ export class HostProvider implements Provider {
     return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
   }
 
-  importState(type: string, id: string): Promise<ImportResult> {
-    return importState(this.#rt, type, id);
+  async importState(type: string, id: string): Promise<ImportResult> {
+    const refused = this.#notSent({ resourceType: type }, null);
+    if (refused !== undefined) return refused;
+    const result = await importState(this.#rt, type, id);
+    return { ...result, diagnostics: this.#rt.credential.observe(result.diagnostics) };
   }
 
+  // A resumed write is NOT stopped by a refused credential: it finishes a request whose intent
+  // an earlier run recorded, and is settled (or left for the next run) as always.
   async resumeWrite(intent: WriteIntent, prior: ResourceState | null): Promise<WriteResult> {
     return this.#outgoing(await resumeWrite(this.#rt, intent, prior));
   }
 
-  /** What leaves the provider carries no bearer token in its free text (redact.ts). */
-  #outgoing<R extends { state: ResourceState | null; diagnostics: Diagnostic[] }>(result: R): R {
-    return { ...result, state: redactStoredText(result.state, this.#rt.redact), diagnostics: redactDiagnostics(result.diagnostics, this.#rt.redact) };
+  /**
+   * An operation about to start after the host refused the credential: not sent (no intent is
+   * recorded, nothing leaves), `state` kept as it was, and the one credential finding.
+   */
+  #notSent(identity: ResourceIdentity, state: ResourceState | null): { state: ResourceState | null; diagnostics: Diagnostic[] } | undefined {
+    const finding = this.#rt.credential.notSent(identity);
+    return finding === undefined ? undefined : { state, diagnostics: redactDiagnostics([finding], this.#rt.redact) };
   }
+
+  /** What leaves the provider carries no bearer token in its free text (redact.ts), and a 401 as the credential finding. */
+  #outgoing<R extends { state: ResourceState | null; diagnostics: Diagnostic[] }>(result: R): R {
+    const diagnostics = this.#rt.credential.observe(result.diagnostics);
+    return { ...result, state: redactStoredText(result.state, this.#rt.redact), diagnostics: redactDiagnostics(diagnostics, this.#rt.redact) };
+  }
+}
+
+/** The space and name a write or read names, where they are known. */
+function identityIn(attributes: Attributes): ResourceIdentity {
+  const space = knownString(attributes, "space");
+  const name = knownString(attributes, "name");
+  return { ...(space !== undefined ? { space } : {}), ...(name !== undefined ? { name } : {}) };
+}
+
+function stateIdentity(state: ResourceState): ResourceIdentity {
+  return { resourceType: state.type, ...identityIn(state.attributes) };
 }
 
 export type { HostProviderOptions };

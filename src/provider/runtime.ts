@@ -8,6 +8,7 @@ import { CodecSurfaceError, CodecTable, type GeneratedRegistry, lineSchema, Regi
 import { SupportCache } from "./plan/support-cache.ts";
 import { AvailabilityMemo } from "./write/availability-memo.ts";
 import { providerCode } from "./diagnostics/codes.ts";
+import { CredentialLatch } from "./diagnostics/credential.ts";
 import type { ResourceTypeSchema } from "./types.ts";
 
 export interface HostProviderOptions {
@@ -19,6 +20,11 @@ export interface HostProviderOptions {
   defaultSpace: string;
   /** Bound on the host reads a plan makes (support profiles); default 30 s. */
   planPreviewTimeoutMs?: number;
+  /**
+   * Where the host is, for messages (never carries the token): the configured endpoint, or a
+   * description of the embedded host. Default: the connected client's origin.
+   */
+  describeHost?: () => string;
 }
 
 /** The host lane could not be reached or negotiated; every host-bound operation reports it. */
@@ -35,6 +41,8 @@ export class ProviderRuntime {
   readonly planPreviewTimeoutMs: number;
   /** Support profiles read at plan time, at most once per profile for this provider instance. */
   readonly support: SupportCache;
+  /** A credential the host refused after connecting: one finding per run, and no new requests (credential.ts). */
+  readonly credential: CredentialLatch;
   /** Positive availability answers, so a run asks once per (space, exact ref, operation). */
   readonly availability = new AvailabilityMemo();
   /** Per resource type: its schema, or why its line cannot be served. Derived once, on first use. */
@@ -50,6 +58,8 @@ export class ProviderRuntime {
     this.planPreviewTimeoutMs = options.planPreviewTimeoutMs ?? 30_000;
     this.#clientSource = options.client;
     this.support = new SupportCache(this.planPreviewTimeoutMs);
+    const describe = options.describeHost ?? (() => this.#connected?.lane.origin.origin ?? "the configured endpoint");
+    this.credential = new CredentialLatch(describe);
   }
 
   /** The client; a failed connection is remembered and reported the same way by every later call. */

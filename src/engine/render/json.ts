@@ -1,7 +1,7 @@
 // The machine-readable plan: shaped like `terraform show -json` (resource_changes with Terraform's
 // action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
 
-import { diagnosticToJson, isUnknown, type KnownValue, type Value } from "../../core/index.ts";
+import { diagnosticsToJson, isUnknown, type KnownValue, type Value } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/index.ts";
 import { parseStateAddress } from "../../state/index.ts";
 import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
@@ -119,7 +119,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
         },
       ]),
     ),
-    diagnostics: plan.diagnostics.map(diagnosticToJson),
+    diagnostics: diagnosticsToJson(plan.diagnostics),
     steps: plan.steps.map((s) => {
       const step: Record<string, unknown> = { id: s.id, address: s.address, action: s.action, depends_on: s.dependsOn };
       if (s.instance !== undefined) step["instance"] = s.instance;

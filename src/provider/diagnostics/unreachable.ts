@@ -84,7 +84,8 @@ export interface UnreachableContext {
   pinnedLane?: string;
 }
 
-function sentences(cause: UnreachableCause, at: string, pin: string | undefined): Pick<Diagnostic, "summary" | "detail" | "repair"> {
+/** The title, detail and repair of a cause, at `at` (also used for a credential refused after discovery: credential.ts). */
+export function causeSentences(cause: UnreachableCause, at: string, pin?: string): Pick<Diagnostic, "summary" | "detail" | "repair"> {
   switch (cause) {
     case "refused":
       return {
@@ -150,7 +151,7 @@ export function unreachableDiagnostic(error: unknown, context: UnreachableContex
   return {
     severity: "error",
     code: providerCode(CODE[cause]),
-    ...sentences(cause, context.endpoint, context.pinnedLane),
+    ...causeSentences(cause, context.endpoint, context.pinnedLane),
     cause: errorText(error),
   };
 }

@@ -6,7 +6,9 @@
 // 4. planned values against the published enums, ranges and collection limits, and an
 //    artifact-backed revision's authored manifest against maximumBundleFiles / maximumBundleBytes.
 // Only an explicit "no" refuses; whatever a profile leaves out decides nothing, and an unreadable
-// surface is a warning — apply stays the backstop. Plans never mutate the host.
+// surface is a warning — apply stays the backstop. Plans never mutate the host. A credential the
+// host refused (401) is not "unreadable": it is the run's one credential finding, an error, and
+// once it is known no further profile is asked for (diagnostics/credential.ts).
 
 import { type Diagnostic, errorText, isUnknown, isWhollyKnown, type ManifestKind, type Value, type WireSupportProfile } from "../../core/index.ts";
 import type { CodecField, FormCodec } from "../../registry/index.ts";
@@ -46,7 +48,9 @@ function otherContract(
   };
 }
 
-function unreadable(what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+function unreadable(p: PlanPass, what: string, answer: SupportAnswer, identity: Omit<Diagnostic, "severity" | "summary">): Diagnostic {
+  const refused = p.rt.credential.refusal(answer.error, identity);
+  if (refused !== undefined) return refused;
   // No host fault is attached: this is not the host's answer to the resource, and the code must stay ours.
   const d: Diagnostic = {
     severity: "warning",
@@ -76,7 +80,12 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
   try {
     client = await p.rt.client();
   } catch (err) {
-    p.diagnostics.push(unreadable(`Form ${kind}`, { error: err }, identity));
+    p.diagnostics.push(unreadable(p, `Form ${kind}`, { error: err }, identity));
+    return;
+  }
+  const refused = p.rt.credential.notSent(identity);
+  if (refused !== undefined) {
+    p.diagnostics.push(refused);
     return;
   }
   const support = p.rt.support;
@@ -95,7 +104,7 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
     return;
   }
   if (form.profile === undefined) {
-    p.diagnostics.push(unreadable(`Form ${kind}`, form, identity));
+    p.diagnostics.push(unreadable(p, `Form ${kind}`, form, identity));
     return;
   }
   const profile = form.profile;
@@ -118,7 +127,7 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
             repair: `Use a host that implements ${label}, or remove this ${kind}.`,
           });
         } else if (answer.profile === undefined) {
-          p.diagnostics.push(unreadable(`Interface ${label}`, answer, identity));
+          p.diagnostics.push(unreadable(p, `Interface ${label}`, answer, identity));
         } else {
           // One name@version may name different contracts (one per Host API lane): the host
           // implements this one only at the exact digest the Form provides (decision 0022).
@@ -150,7 +159,7 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
             repair: `Remove the ${field.attribute} entries, or use a host that implements ${binding}@${version}.`,
           });
         } else if (answer.profile === undefined) {
-          p.diagnostics.push(unreadable(`Binding ${binding}@${version}`, answer, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
+          p.diagnostics.push(unreadable(p, `Binding ${binding}@${version}`, answer, { ...identity, attribute: field.attribute, pointer: `/${field.wire}` }));
         } else {
           const expected = codec.acceptedBindings.find((b) => b.name === binding)?.schemaDigest;
           const answered = answer.profile.bindingRef?.schemaDigest;
