@@ -137,16 +137,18 @@ export function sensitiveAttributes(resource: ResourceConfig, variables: Resolve
   return [...names].sort().map((name) => [name]);
 }
 
-/** Output values, evaluated against the known values (UNKNOWN where not known yet). */
+/** Output values (those named in `only`, when given), evaluated against the known values (UNKNOWN where not known yet). */
 export function evaluateOutputs(
   stack: StackConfig,
   variables: ResolvedVariables,
   values: ResourceValues,
+  only: ReadonlySet<string> | null = null,
 ): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
   const resolve = resolverFor(variables, values);
   const out = new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>();
   const flow = SensitiveFlow.of(stack, variables);
   for (const output of stack.outputs.values()) {
+    if (only !== null && !only.has(output.name)) continue;
     const sensitive = output.sensitive || flow.output(output.name).length > 0;
     try {
       out.set(output.name, { value: evaluate(output.value, resolve), sensitive });

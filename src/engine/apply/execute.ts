@@ -130,23 +130,35 @@ function stopDiagnostics(outcomes: readonly StepOutcome[], lost: Error | null, f
 
 async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyResult["outputs"]> {
   const { store, stack, plan } = input;
+  const targeted = plan.targets !== undefined && plan.targets.length > 0;
   if (plan.destroy) {
-    if (plan.targets === undefined || plan.targets.length === 0) await store.putOutputs({});
+    // A targeted destroy removes no output (plan/targets.ts).
+    if (!targeted) await store.putOutputs({});
     return {};
   }
   const previous = await store.outputs();
-  const evaluated = evaluateOutputs(stack, input.variables, ctx.values);
+  // A targeted plan planned only the outputs its targets cover (plan/targets.ts): this apply
+  // changes those and keeps every other recorded output exactly as it was, as Terraform does.
+  const planned = targeted ? new Set(plan.outputChanges.map((o) => o.name)) : null;
+  const evaluated = evaluateOutputs(stack, input.variables, ctx.values, planned);
   const out: ApplyResult["outputs"] = {};
-  for (const [name, output] of evaluated) {
-    if (output.error === undefined && !containsUnknown(output.value)) {
+  for (const name of stack.outputs.keys()) {
+    const output = evaluated.get(name);
+    const before = previous[name];
+    if (output === undefined) {
+      if (before !== undefined) out[name] = { value: before.value, sensitive: before.sensitive };
+    } else if (output.error === undefined && !containsUnknown(output.value)) {
       out[name] = { value: output.value as KnownValue, sensitive: output.sensitive };
-    } else if (previous[name] !== undefined) {
+    } else if (before !== undefined) {
       // Not known after this apply (a step failed or was skipped): keep what was stored. A
       // sensitive one is stored as its seal, and sealing is idempotent, so the seal is kept as is.
       // An output that became sensitive since is sealed now; a seal stays flagged as one.
-      out[name] = { value: previous[name]!.value, sensitive: previous[name]!.sensitive || output.sensitive };
+      out[name] = { value: before.value, sensitive: before.sensitive || output.sensitive };
     }
   }
+  // An output the configuration no longer declares is deleted only by an untargeted apply.
+  if (planned !== null)
+    for (const [name, kept] of Object.entries(previous)) if (!Object.hasOwn(out, name)) out[name] = { value: kept.value, sensitive: kept.sensitive };
   // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
   // from before stays as it is; sealing is idempotent).
   const stored: ApplyResult["outputs"] = {};

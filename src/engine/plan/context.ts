@@ -53,7 +53,7 @@ export interface PlanInput {
 }
 
 const NO_RESOLUTION: CycleResolution = { diagnostics: [], deferredEdges: new Set(), placeholders: new Set() };
-const ALL: TargetScope = { planned: null, state: null, diagnostics: [] };
+const ALL: TargetScope = { planned: null, state: null, outputs: null, diagnostics: [] };
 
 export class PlanContext {
   readonly provider: Provider;
@@ -137,6 +137,11 @@ export class PlanContext {
   /** The state addresses refreshed and considered (null: all). */
   get targetedState(): ReadonlySet<string> | null {
     return this.scope.state;
+  }
+
+  /** The root outputs planned (null: all); targets.ts says which --target keeps. */
+  get targetedOutputs(): ReadonlySet<string> | null {
+    return this.scope.outputs;
   }
 
   /** The attributes of an address as this plan sees them: planned, else refreshed or recorded. */

@@ -1,6 +1,8 @@
 // Output changes: each configured output evaluated against the planned values, compared with the
 // value stored at the last apply. A sensitive output is compared through its seal and never
-// shown; an output removed from the configuration is deleted.
+// shown; an output removed from the configuration is deleted. Under --target only the outputs
+// the targets cover are planned (targets.ts); the others are not evaluated, and their recorded
+// values stay as they are.
 
 import type { Diagnostic, KnownValue, Value } from "../../core/index.ts";
 import { sameAsStored } from "../../secrets/index.ts";
@@ -25,10 +27,12 @@ export function planOutputs(
   stored: Readonly<Record<string, StoredOutput>>,
   lineage: string,
   destroy: boolean,
+  /** The outputs planned (null: every one, and the deletion of those no longer declared). */
+  only: ReadonlySet<string> | null = null,
 ): OutputPlan {
   const changes: OutputChange[] = [];
   const diagnostics: Diagnostic[] = [];
-  const evaluated = destroy ? new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>() : evaluateOutputs(stack, variables, values);
+  const evaluated = destroy ? new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>() : evaluateOutputs(stack, variables, values, only);
   const result = new Map<string, { value: Value; sensitive: boolean }>();
   for (const [name, output] of evaluated) {
     if (output.error !== undefined) {
@@ -54,7 +58,7 @@ export function planOutputs(
     });
   }
   for (const name of Object.keys(stored).sort()) {
-    if (result.has(name) || evaluated.has(name)) continue;
+    if (result.has(name) || evaluated.has(name) || (only !== null && !only.has(name))) continue;
     const before = stored[name]!;
     changes.push({
       name,

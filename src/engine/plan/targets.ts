@@ -1,10 +1,21 @@
 // `--target`: which resources a plan covers. A normal plan covers the targets and everything they
 // depend on in configuration (refreshing only their records; an orphan only when it is named
 // itself); a destroy covers the targets and everything that depends on them per state.
+//
+// And which root outputs it covers, as Terraform 1.x decides (hashicorp/terraform
+// internal/terraform/transform_targets.go, selectTargetedNodes; TestTargetsTransformer_downstream):
+// outputs cannot be targeted themselves, so an output is kept when it is derived only from
+// targeted resources — it reads at least one resource, and every resource it reads (or names in
+// depends_on) is in the targeted set. An output that reads an untargeted resource, or none at all
+// (a constant, a variable), or that the configuration no longer declares, is pruned: not planned,
+// not shown, and its recorded value is left as it was (hashicorp/terraform#35306, #26274, #29108,
+// #34802). A targeted destroy removes no output (#27151): Terraform's output destroy node reads
+// nothing, so it never qualifies.
 
 import type { Diagnostic } from "../../core/index.ts";
 import { parseStateAddress, type ResourceRecord } from "../../state/index.ts";
-import type { StackConfig } from "../config/types.ts";
+import { referencesOf } from "../config/expression/evaluate.ts";
+import type { OutputConfig, StackConfig } from "../config/types.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import { dependenciesOf, dependentsOf } from "../graph/closure.ts";
 import { stateEdges } from "../graph/from-state.ts";
@@ -16,6 +27,8 @@ export interface TargetScope {
   planned: Set<string> | null;
   /** State addresses refreshed and considered (null: all). */
   state: Set<string> | null;
+  /** Root output names planned (null: all, including the deletion of those no longer declared). */
+  outputs: Set<string> | null;
   diagnostics: Diagnostic[];
 }
 
@@ -52,7 +65,7 @@ export function targetScope(
   records: readonly ResourceRecord[],
   edgeFilter?: EdgeFilter,
 ): TargetScope {
-  if (targets === undefined || targets.length === 0) return { planned: null, state: null, diagnostics: [] };
+  if (targets === undefined || targets.length === 0) return { planned: null, state: null, outputs: null, diagnostics: [] };
   const bases = new Set(records.map((r) => parseStateAddress(r.address).address));
   const diagnostics: Diagnostic[] = targets
     .filter((target) => !stack.resources.has(target) && !bases.has(target))
@@ -62,7 +75,7 @@ export function targetScope(
       summary: `--target ${target} names no resource of the configuration or the state`,
       repair: "Use an address as `takoform state list` or the plan shows it, e.g. takoform_worker_bundle.app.",
     }));
-  if (diagnostics.length > 0) return { planned: null, state: null, diagnostics };
+  if (diagnostics.length > 0) return { planned: null, state: null, outputs: null, diagnostics };
   diagnostics.push(targetingInEffect());
   if (destroy) {
     const stateGraph = buildDependencyGraph(
@@ -70,7 +83,7 @@ export function targetScope(
       stateEdges(records),
     );
     const roots = records.filter((r) => targets.includes(parseStateAddress(r.address).address)).map((r) => r.address);
-    return { planned: null, state: new Set(dependentsOf(stateGraph, roots)), diagnostics };
+    return { planned: null, state: new Set(dependentsOf(stateGraph, roots)), outputs: new Set(), diagnostics };
   }
   const planned = new Set(
     dependenciesOf(
@@ -87,7 +100,20 @@ export function targetScope(
       })
       .map((r) => r.address),
   );
-  return { planned, state, diagnostics };
+  return { planned, state, outputs: targetedOutputs(stack.outputs.values(), planned), diagnostics };
+}
+
+/**
+ * The outputs derived only from planned resources. `planned` is closed under dependencies, so
+ * checking the resources an output reads directly covers everything they read in turn.
+ */
+export function targetedOutputs(outputs: Iterable<OutputConfig>, planned: ReadonlySet<string>): Set<string> {
+  const kept = new Set<string>();
+  for (const output of outputs) {
+    const resources = [...referencesOf(output.value).map((ref) => ref.address), ...output.dependsOn];
+    if (resources.length > 0 && resources.every((address) => planned.has(address))) kept.add(output.name);
+  }
+  return kept;
 }
 
 /** Whether a record that is not configured (orphan) or deposed is in a targeted plan. */

@@ -6,12 +6,16 @@ import { duplicateObjects } from "../../host-objects.ts";
 import type { PlanContext } from "../context.ts";
 import { planOutputs } from "../outputs.ts";
 
-/** Each output evaluated against the planned values and compared with what the last apply stored. */
+/**
+ * Each output evaluated against the planned values and compared with what the last apply stored.
+ * With --target, only the outputs derived from targeted resources alone (targets.ts): every
+ * resource those read is planned, so an output that cannot be evaluated is an error here as it is
+ * without --target.
+ */
 export function planOutputChanges(ctx: PlanContext): void {
   const { stack, variables, state, mode } = ctx;
-  ctx.outputs = planOutputs(stack, variables, (address) => ctx.valueOf(address), state.outputs, state.lineage, mode === "destroy");
-  // With --target the outputs may refer to resources outside the plan; they are then left alone.
-  if (!ctx.targeted) ctx.diagnostics.append(ctx.outputs.diagnostics);
+  ctx.outputs = planOutputs(stack, variables, (address) => ctx.valueOf(address), state.outputs, state.lineage, mode === "destroy", ctx.targetedOutputs);
+  ctx.diagnostics.append(ctx.outputs.diagnostics);
 }
 
 /** A revision a holder still pins is not replaced or deleted from under it. */
