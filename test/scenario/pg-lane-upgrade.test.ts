@@ -20,6 +20,12 @@
 //
 // After every refusal the state is exactly as before: serial, lineage, lane, identities, uids,
 // edges, in-flight writes. No working directory ever holds a local state file.
+//
+// And a lease lost midway, which only a shared store meets in practice (another machine's run
+// takes an expired lease over): the upgrade's reads held at the host, its process paused past its
+// 2 s lease, a teammate's run takes the lease; resumed, the upgrade writes nothing and ends with
+// `takoform.engine/lease-lost` (before: an uncaught LeaseLostError and a stack trace); run again
+// once the lease is free, it re-binds.
 
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -28,7 +34,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { laneNamed } from "../../src/core/index.ts";
 import { LocalHost } from "../../src/host/index.ts";
 import type { HostRequest, HostResponse } from "../../src/host/http.ts";
-import { openPgStateReadOnly } from "../../src/state/index.ts";
+import { openPgState, openPgStateReadOnly } from "../../src/state/index.ts";
 import { tablesOf } from "../../src/state/pg/schema.ts";
 import { readLock } from "../../src/state/pg/sql.ts";
 import { describePg, dropSchemasAfterAll, freshSchema, pgUrl, withClient } from "../support/pg.ts";
@@ -284,4 +290,58 @@ describePg("state upgrade-lane on state in PostgreSQL", () => {
     expect(existsSync(join(r.dir, ".takoform", "state.db"))).toBe(false);
   }, 300_000);
 
+  it("a lease taken over while it reads (its process paused past the lease, as on another machine) ends it with lease-lost, writing nothing; run again, it re-binds", async () => {
+    const r = await rig("lost");
+    r.stack(["a", "b"]);
+    const applied = await r.cli(["apply", "--auto-approve"], ALPHA.name);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const moved = await runCli(["host", "upgrade-lane", "--endpoint", r.url], { cwd: r.dir, env: r.env(), timeoutMs: 120_000 });
+    expect(moved.code, moved.stdout + moved.stderr).toBe(0);
+    const before = await r.snapshot();
+    expect(before).toMatchObject({ lane: ALPHA.hostApiVersion, groups: [ALPHA.edgeGroups.bundled], inFlight: [] });
+
+    // The upgrade's verifying reads are held at the host; while they are, its process is paused
+    // and its 2 s lease runs out; a teammate's run takes the expired lease over.
+    let open!: () => void;
+    r.readGate = new Promise<void>((resolve) => (open = resolve));
+    const reading = new Promise<void>((resolve) => (r.readHeld = resolve));
+    const upgrade = r.spawned(["state", "upgrade-lane"], undefined, { TAKOFORM_LOCK_LEASE: "2s" });
+    const pid = upgrade.pid!;
+    const teammate = await openPgState({ connStr: pgUrl(), schemaName: r.schema });
+    try {
+      await reading;
+      await r.lease(`takoform state upgrade-lane (pid ${pid} on ${hostname()})`);
+      process.kill(pid, "SIGSTOP");
+      let taken;
+      try {
+        taken = await teammate.acquire({ holder: "takoform apply (pid 4242 on build-agent-7)", leaseMs: 120_000, wait: { timeoutMs: 60_000 } });
+      } finally {
+        process.kill(pid, "SIGCONT");
+      }
+      expect(taken.takenOver).toMatchObject({ reason: "expired", previous: { holder: `takoform state upgrade-lane (pid ${pid} on ${hostname()})` } });
+      r.readGate = null;
+      open();
+      const lost = await upgrade.done;
+      expect(lost.code, lost.stdout + lost.stderr).toBe(1);
+      expect(lost.signal).toBeNull();
+      expect(lost.stderr).toContain("takoform.engine/lease-lost");
+      expect(lost.stderr).toContain("The state lock was taken over during the lane upgrade");
+      expect(lost.stderr).toContain("No record was re-bound");
+      expect(lost.stdout).not.toContain("Re-bound");
+      // Nothing written, and the teammate still holds the lease.
+      expect(await r.snapshot()).toEqual(before);
+      expect((await r.lease()).holder).toBe("takoform apply (pid 4242 on build-agent-7)");
+    } finally {
+      r.readGate = null;
+      open();
+      await teammate.release();
+      await teammate.close();
+    }
+
+    const upgraded = await r.cli(["state", "upgrade-lane"]);
+    expect(upgraded.code, upgraded.stdout + upgraded.stderr).toBe(0);
+    expect(upgraded.stdout).toContain("Re-bound 3 records (each read under its new identity with its recorded uid)");
+    expect(await r.snapshot()).toEqual({ ...before, serial: before.serial + 4, lane: BETA.hostApiVersion, groups: [BETA.edgeGroups.bundled] });
+    expect(r.mutations.sort()).toEqual(["PUT pg-lane-a 201", "PUT pg-lane-b 201", "PUT pg-lane-q 201"]);
+  }, 180_000);
 });
