@@ -20,7 +20,7 @@
 
 import { type Diagnostic, type FormRef, hasErrors, type KnownValue, laneNamed, type LaneName, located } from "../core/index.ts";
 import type { Provider, ResourceState } from "../provider/index.ts";
-import { type HostBinding, type ResourceRecord, StateLockedError, type StateStore, type StoredHostBinding } from "../state/index.ts";
+import { type HostBinding, LeaseLostError, type ResourceRecord, StateLockedError, type StateStore, type StoredHostBinding } from "../state/index.ts";
 import { LockSession, lockedDiagnostic, type LockOptions } from "./apply/session.ts";
 import { engineCode } from "./codes.ts";
 import { DEFAULT_PARALLELISM, mapBounded } from "./dag.ts";
@@ -47,7 +47,8 @@ export interface UnverifiedRecord {
 }
 
 export interface UpgradeLaneResult {
-  status: "upgraded" | "unchanged" | "refused" | "locked";
+  /** `lease-lost`: another run took the state lock over before every write was made (`rebound` lists those that were). */
+  status: "upgraded" | "unchanged" | "refused" | "locked" | "lease-lost";
   previous: StoredHostBinding | null;
   /** Records re-bound to the new lane's identities. */
   rebound: ReboundRecord[];
@@ -205,28 +206,52 @@ export async function runUpgradeLane(
 
     const rebound: ReboundRecord[] = [];
     const verified: string[] = [];
-    for (const c of candidates) {
-      if (c.to === undefined) {
-        verified.push(c.record.address);
-        continue;
+    try {
+      // The reads may have outlasted the lease (a process paused past it, and on a shared store
+      // another machine's run took it over): then nothing is written. The store's fence refuses
+      // any write that would still be made, and that ends the run the same way.
+      if (session.lost !== null) throw session.lost;
+      for (const c of candidates) {
+        if (c.to === undefined) {
+          verified.push(c.record.address);
+          continue;
+        }
+        const read = verifiedStates.get(c.record.address)!;
+        const attributes: Record<string, KnownValue> = { ...c.record.attributes };
+        for (const name of Object.keys(c.state.attributes)) if (!Object.hasOwn(attributes, name)) attributes[name] = null;
+        for (const name of FROM_READ) attributes[name] = (read.attributes[name] ?? null) as KnownValue;
+        await store.putResource(c.record.address, {
+          type: c.record.type,
+          status: c.record.status === "placeholder" ? "placeholder" : "ready",
+          attributes,
+          dependencies: c.record.dependencies,
+          contributions: c.record.contributions,
+        });
+        rebound.push({ address: c.record.address, uid: c.record.uid!, from: c.from!, to: c.to });
       }
-      const read = verifiedStates.get(c.record.address)!;
-      const attributes: Record<string, KnownValue> = { ...c.record.attributes };
-      for (const name of Object.keys(c.state.attributes)) if (!Object.hasOwn(attributes, name)) attributes[name] = null;
-      for (const name of FROM_READ) attributes[name] = (read.attributes[name] ?? null) as KnownValue;
-      await store.putResource(c.record.address, {
-        type: c.record.type,
-        status: c.record.status === "placeholder" ? "placeholder" : "ready",
-        attributes,
-        dependencies: c.record.dependencies,
-        contributions: c.record.contributions,
-      });
-      rebound.push({ address: c.record.address, uid: c.record.uid!, from: c.from!, to: c.to });
+      const unchanged = rebound.length === 0 && previous !== null && laneOfBinding(previous) === lane.hostApiVersion;
+      if (!unchanged) await store.bindHost(current);
+      return { status: unchanged ? "unchanged" : "upgraded", previous, rebound, verified, unverified: [], diagnostics };
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      return { status: "lease-lost", previous, rebound, verified: [], unverified: [], diagnostics: [...diagnostics, leaseLostDiagnostic(error, rebound.length, candidates.length)] };
     }
-    const unchanged = rebound.length === 0 && previous !== null && laneOfBinding(previous) === lane.hostApiVersion;
-    if (!unchanged) await store.bindHost(current);
-    return { status: unchanged ? "unchanged" : "upgraded", previous, rebound, verified, unverified: [], diagnostics };
   } finally {
     await session.release();
   }
+}
+
+/** The run's lease was taken over before every record was re-bound: what was written, and what follows. */
+function leaseLostDiagnostic(error: LeaseLostError, written: number, total: number): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("lease-lost"),
+    summary: "The state lock was taken over during the lane upgrade",
+    detail:
+      `${error.message}. ` +
+      (written === 0
+        ? "No record was re-bound: state is unchanged."
+        : `${written} of ${total} records had been re-bound; the state's binding still names the lane it was on, so every command fails closed on those records (state-lane-mismatch) until the upgrade finishes.`),
+    repair: "Find out who took the lock over; when no other run is active, run `takoform state upgrade-lane` again (it verifies records already moved and finishes the rest).",
+  };
 }

@@ -88,6 +88,9 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
       return ok ? 0 : 1;
     }
     io.diagnostics(result.diagnostics);
+    // A lease lost midway: the records already re-bound are named, as an upgrade names them.
+    if (result.status === "lease-lost")
+      for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
     if (result.status === "unchanged")
       io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
     if (result.status === "upgraded") {
