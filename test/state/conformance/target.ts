@@ -124,9 +124,16 @@ export const pgTarget: StoreTarget = {
         // A client killed after sending its COMMIT leaves the server to finish that transaction a
         // moment later: wait until no other session that spoke to this schema is left, so what is
         // read next is final (a SQLite writer's last write is done or not when its process dies).
+        // The store sends COMMIT as a statement of its own, so a session still committing shows
+        // `COMMIT` as its query, not the schema: wait for those too (another file's commit on the
+        // same server only makes this wait a moment longer).
         for (const deadline = Date.now() + 15_000; ;) {
           const others = await withClient((client) =>
-            client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND position($1 in query) > 0`, [`"${schema}"`]),
+            client.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid()
+                 AND (position($1 in query) > 0 OR (application_name = 'takoform' AND state <> 'idle' AND query = 'COMMIT'))`,
+              [`"${schema}"`],
+            ),
           );
           if ((others.rows[0] as { n: number }).n === 0) break;
           if (Date.now() > deadline) throw new Error(`sessions on schema ${schema} outlived their killed client`);
