@@ -234,7 +234,14 @@ export async function runUpgradeLane(
       return { status: unchanged ? "unchanged" : "upgraded", previous, rebound, verified, unverified: [], diagnostics };
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
-      return { status: "lease-lost", previous, rebound, verified: [], unverified: [], diagnostics: [...diagnostics, leaseLostDiagnostic(error, rebound.length, candidates.length)] };
+      return {
+        status: "lease-lost",
+        previous,
+        rebound,
+        verified: [],
+        unverified: [],
+        diagnostics: [...diagnostics, leaseLostDiagnostic(error, rebound.length, candidates.length)],
+      };
     }
   } finally {
     await session.release();
@@ -252,6 +259,7 @@ function leaseLostDiagnostic(error: LeaseLostError, written: number, total: numb
       (written === 0
         ? "No record was re-bound: state is unchanged."
         : `${written} of ${total} records had been re-bound; the state's binding still names the lane it was on, so every command fails closed on those records (state-lane-mismatch) until the upgrade finishes.`),
-    repair: "Find out who took the lock over; when no other run is active, run `takoform state upgrade-lane` again (it verifies records already moved and finishes the rest).",
+    repair:
+      "Find out who took the lock over; when no other run is active, run `takoform state upgrade-lane` again (it verifies records already moved and finishes the rest).",
   };
 }

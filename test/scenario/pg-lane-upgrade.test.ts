@@ -155,10 +155,10 @@ class Rig {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const rows = await withClient((c) =>
-        c.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'takoform' AND backend_start > $1::timestamptz AND query = $2",
-          [since, text],
-        ),
+        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'takoform' AND backend_start > $1::timestamptz AND query = $2", [
+          since,
+          text,
+        ]),
       );
       if ((rows.rows[0] as { n: number }).n > 0) return;
       if (Date.now() > deadline) throw new Error("no run ever polled the state lease");
@@ -268,7 +268,10 @@ describePg("state upgrade-lane on state in PostgreSQL", () => {
     expect(await r.snapshot()).toEqual(before);
 
     // Two upgrades at once on the shared state: one re-binds, the other waits and finds it done.
-    const both = await Promise.all([r.spawned(["state", "upgrade-lane", "--lock-timeout", "120s"]).done, r.spawned(["state", "upgrade-lane", "--lock-timeout", "120s"]).done]);
+    const both = await Promise.all([
+      r.spawned(["state", "upgrade-lane", "--lock-timeout", "120s"]).done,
+      r.spawned(["state", "upgrade-lane", "--lock-timeout", "120s"]).done,
+    ]);
     for (const r of both) expect(r.code, r.stdout + r.stderr).toBe(0);
     const upgraded = both.find((r) => r.stdout.includes("Re-bound"));
     const verified = both.find((r) => !r.stdout.includes("Re-bound"));
