@@ -17,8 +17,8 @@ const alias = [
 // - unit: in-process and fast — no host, no server, no child process;
 // - integration: everything else by default — the real local host over HTTP, the command in a
 //   child process, fault injection;
-// - slow: benchmarks-as-tests on large graphs, the packed-tarball install, and the crash soak that
-//   SIGKILLs applies over and over.
+// - slow: benchmarks-as-tests on large graphs, the packed-tarball install, the crash soak that
+//   SIGKILLs applies over and over, the examples' cold typecheck, and whole lane upgrades.
 // A new test file lands in integration unless it is listed below.
 const UNIT = [
   "test/client/{go-json,keys,pure,transport,fuzz}.test.ts",
@@ -47,6 +47,9 @@ const SLOW = [
   "test/cycles/perf.test.ts",
   "test/state/perf.test.ts",
   "test/scenario/crash.test.ts",
+  // Whole lane upgrades, end to end: host and state upgrade-lane with the command spawned a few
+  // dozen times, a dev server, and on PostgreSQL a paused process and a lease taken over.
+  "test/scenario/{lane-upgrade,pg-lane-upgrade}.test.ts",
   "test/package/tarball.test.ts",
 ];
 
