@@ -44,14 +44,35 @@ interface Outcome {
 const SCHEMA = { path: "0001.sql", mediaType: "application/sql", content: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT, price REAL, raw BLOB);\n" };
 const SECOND = { path: "0002.sql", mediaType: "application/sql", content: "ALTER TABLE notes ADD COLUMN tag TEXT;\n" };
 
-describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings", () => {
-  let lh: LaneHost;
-  let url = "";
-  const call = async (binding: string, op: string, ...args: unknown[]): Promise<Outcome> => {
-    const res = await fetch(url, { method: "POST", body: JSON.stringify({ binding, op, args }) });
+/**
+ * The driver worker, bound to the database `database` and to a KV namespace, an object bucket and a
+ * queue it creates as `<prefix>-kv`, `<prefix>-bucket` and `<prefix>-queue`; resolves to its URL.
+ */
+async function deployDriver(edge: LaneHost["edge"], prefix: string, database: string): Promise<string> {
+  await edge.create("EdgeKVNamespace", `${prefix}-kv`, {});
+  await edge.create("ObjectBucket", `${prefix}-bucket`, {});
+  await edge.create("AtLeastOnceQueue", `${prefix}-queue`, { messageRetentionSeconds: 3600 });
+  return deployWorker(edge, `${prefix}-driver`, DRIVER, {
+    sqliteBindings: [{ name: "DB", resource: edge.to("SQLiteDatabase", database) }],
+    kvBindings: [{ name: "KV", resource: edge.to("EdgeKVNamespace", `${prefix}-kv`) }],
+    bucketBindings: [{ name: "BUCKET", resource: edge.to("ObjectBucket", `${prefix}-bucket`) }],
+    queueProducerBindings: [{ name: "QUEUE", resource: edge.to("AtLeastOnceQueue", `${prefix}-queue`) }],
+  });
+}
+
+/** One binding operation through the driver at `url()`, answered 200 with its outcome. */
+function driverCall(url: () => string): (binding: string, op: string, ...args: unknown[]) => Promise<Outcome> {
+  return async (binding, op, ...args) => {
+    const res = await fetch(url(), { method: "POST", body: JSON.stringify({ binding, op, args }) });
     expect(res.status).toBe(200);
     return (await res.json()) as Outcome;
   };
+}
+
+describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings", () => {
+  let lh: LaneHost;
+  let url = "";
+  const call = driverCall(() => url);
   const sql = (op: string, ...args: unknown[]) => call("DB", op, ...args);
 
   beforeAll(async () => {
@@ -63,15 +84,7 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
       database: edge.to("SQLiteDatabase", "notes-db"),
       migrationSet: edge.to("SQLiteMigrationSet", "notes-1"),
     });
-    await edge.create("EdgeKVNamespace", "beta-kv", {});
-    await edge.create("ObjectBucket", "beta-bucket", {});
-    await edge.create("AtLeastOnceQueue", "beta-queue", { messageRetentionSeconds: 3600 });
-    url = await deployWorker(edge, "beta-driver", DRIVER, {
-      sqliteBindings: [{ name: "DB", resource: edge.to("SQLiteDatabase", "notes-db") }],
-      kvBindings: [{ name: "KV", resource: edge.to("EdgeKVNamespace", "beta-kv") }],
-      bucketBindings: [{ name: "BUCKET", resource: edge.to("ObjectBucket", "beta-bucket") }],
-      queueProducerBindings: [{ name: "QUEUE", resource: edge.to("AtLeastOnceQueue", "beta-queue") }],
-    });
+    url = await deployDriver(edge, "beta", "notes-db");
   }, 90_000);
   afterAll(async () => lh?.close());
 
@@ -223,25 +236,13 @@ describe("a v1beta1 worker: edge.sql's safe-number model, and v1beta1's ceilings
 describe("a v1alpha3 worker keeps the first lane's data plane", () => {
   let lh: LaneHost;
   let url = "";
-  const call = async (binding: string, op: string, ...args: unknown[]): Promise<Outcome> => {
-    const res = await fetch(url, { method: "POST", body: JSON.stringify({ binding, op, args }) });
-    expect(res.status).toBe(200);
-    return (await res.json()) as Outcome;
-  };
+  const call = driverCall(() => url);
 
   beforeAll(async () => {
     lh = await openLaneHost("v1alpha3");
     const { edge } = lh;
     await edge.create("SQLiteDatabase", "alpha-db", {});
-    await edge.create("EdgeKVNamespace", "alpha-kv", {});
-    await edge.create("ObjectBucket", "alpha-bucket", {});
-    await edge.create("AtLeastOnceQueue", "alpha-queue", { messageRetentionSeconds: 3600 });
-    url = await deployWorker(edge, "alpha-driver", DRIVER, {
-      sqliteBindings: [{ name: "DB", resource: edge.to("SQLiteDatabase", "alpha-db") }],
-      kvBindings: [{ name: "KV", resource: edge.to("EdgeKVNamespace", "alpha-kv") }],
-      bucketBindings: [{ name: "BUCKET", resource: edge.to("ObjectBucket", "alpha-bucket") }],
-      queueProducerBindings: [{ name: "QUEUE", resource: edge.to("AtLeastOnceQueue", "alpha-queue") }],
-    });
+    url = await deployDriver(edge, "alpha", "alpha-db");
   }, 90_000);
   afterAll(async () => lh?.close());
 
