@@ -11,13 +11,14 @@
 // command holds it.
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/client.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -27,12 +28,7 @@ const WORKER = /takoform_module_worker\.counter_worker_[0-9A-F]+ has changed/;
 const ENDPOINT_GONE = /# takoform_worker_endpoint\.counter_endpoint_[0-9A-F]+ has been deleted/;
 
 function scaffold(): void {
-  cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart-drift", private: true, type: "module" }));
-  const modules = join(project, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(ROOT, "node_modules"))) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
-  symlinkSync(ROOT, join(modules, "takoform-cdk"));
+  exampleProject("worker-app", project, "quickstart-drift");
 }
 
 function takoform(...args: string[]): { status: number | null; out: string } {

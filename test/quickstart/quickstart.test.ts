@@ -6,12 +6,12 @@
 // after `npm install takoform-cdk`.
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -26,9 +26,7 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe("Quick start", () => {
   it("deploys examples/worker-app, moves it forward on a code change, plans nothing more, and destroys it", () => {
-    cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart", private: true, type: "module" }));
-    linkNodeModules(project);
+    exampleProject("worker-app", project, "quickstart");
 
     const first = takoform("apply", "--auto-approve");
     expect(first.status, first.out).toBe(0);

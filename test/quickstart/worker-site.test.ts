@@ -19,12 +19,12 @@
 // The example is copied to a scratch project; its node_modules links to this package's.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -83,9 +83,7 @@ async function get(url: string): Promise<string> {
 
 describe("examples/worker-site", () => {
   it("deploys a worker with its assets and its schema in one apply; a change of either is new revisions beside the old; the plan after is empty; dev serves its API and its site", async () => {
-    cpSync(join(ROOT, "examples", "worker-site"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "worker-site", private: true, type: "module" }));
-    linkNodeModules(project);
+    exampleProject("worker-site", project, "worker-site");
 
     const first = takoform("apply", "--auto-approve");
     expect(first.status, first.out).toBe(0);

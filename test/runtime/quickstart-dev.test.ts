@@ -14,14 +14,14 @@
 // the repository; dev listens on port 0 and the test reads the port from what it prints.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../scenario/harness.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -86,9 +86,7 @@ afterAll(() => {
 
 describe("Quick start, served", () => {
   it("apply, then dev, then the printed URL answers; the KV counter increments, follows a new deployment and survives a restart", async () => {
-    cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "quickstart", private: true, type: "module" }));
-    linkNodeModules(project);
+    exampleProject("worker-app", project, "quickstart");
 
     const applied = await runCli(["apply", "-C", project, "--auto-approve"], { cwd: project, env: bare, timeoutMs: 120_000 });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);

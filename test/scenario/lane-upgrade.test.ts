@@ -15,7 +15,7 @@
 // and the sampler never saw the worker not Ready.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,7 @@ import type { FormRef } from "../../src/core/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { runCli } from "./harness.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "takoform.js");
@@ -129,9 +129,7 @@ afterAll(() => {
 
 describe("a v1alpha3 stack walked forward to v1beta1", () => {
   it("host upgrade-lane then state upgrade-lane: the same objects, re-bound by uid, the worker Ready throughout, and the next plan empty", async () => {
-    cpSync(join(ROOT, "examples", "worker-app"), project, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "lane-upgrade", private: true, type: "module" }));
-    linkNodeModules(project);
+    exampleProject("worker-app", project, "lane-upgrade");
     const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
       runCli([...args, "-C", project], { cwd: project, env: { ...bare, ...env }, timeoutMs: 120_000 });
 

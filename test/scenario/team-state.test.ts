@@ -6,17 +6,15 @@
 // and the conn_str's password never appears in any output, file takoform writes, plan file or
 // state.
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStateReadOnly } from "../../src/state/index.ts";
 import { describePg, dropSchemasAfterAll, freshSchema, PG_PASSWORD_URL, pgUrl, schemaText, urlWithPassword, withClient } from "../support/pg.ts";
 import { runCli, spawnCli, startHost, type CliResult, type TestHost } from "./harness.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PASSWORD = `pg-pass-${process.pid}-Zq7`;
 
 /** Every file under `dir` (recursively) as text. */
@@ -34,9 +32,7 @@ function filesText(dir: string, skip: RegExp): string {
 /** A copy of examples/worker-app whose stack keeps its state in PostgreSQL. */
 function workerProject(schema: string, connStr: string): string {
   const dir = mkdtempSync(join(tmpdir(), "takoform-team-"));
-  cpSync(join(ROOT, "examples", "worker-app"), dir, { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "team", private: true, type: "module" }));
-  linkNodeModules(dir);
+  exampleProject("worker-app", dir, "team");
   const main = join(dir, "main.ts");
   const source = readFileSync(main, "utf8")
     .replace('import { App, TerraformOutput, TerraformStack } from "cdktf";', 'import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktf";')

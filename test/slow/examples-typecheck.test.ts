@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, Scratch } from "../scenario/harness.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { EXAMPLE_SOURCES, linkNodeModules } from "../support/node-modules.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = new Scratch();
@@ -17,7 +17,7 @@ const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM
 describe("typecheck before synth", () => {
   it("the repository's examples pass it", async () => {
     const copy = scratch.path("repo");
-    cpSync(join(ROOT, "examples"), join(copy, "examples"), { recursive: true, filter: (source) => !/[/\\](\.takoform|cdktf\.out)$/.test(source) });
+    cpSync(join(ROOT, "examples"), join(copy, "examples"), { recursive: true, filter: EXAMPLE_SOURCES });
     linkNodeModules(copy);
     writeFileSync(join(copy, "package.json"), JSON.stringify({ name: "repo", private: true, type: "module" }));
     for (const example of ["worker-app", "worker-site", "cycles", "raw-pinned"]) {

@@ -1,9 +1,9 @@
-// A scratch project that resolves packages as it would after `npm install`: its node_modules
-// links every package of this repository's, and `takoform-cdk` links the repository itself (the
+// Scratch projects that resolve packages as they would after `npm install`: node_modules
+// linking every package of this repository's, and `takoform-cdk` linking the repository itself (the
 // package as built by the suite's global setup). test/slow/init-install.test.ts installs from
 // the packed tarball instead.
 
-import { mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,4 +17,17 @@ export function linkNodeModules(dir: string, without: readonly string[] = []): v
     if (!without.includes(entry)) symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
   }
   symlinkSync(ROOT, join(modules, "takoform-cdk"));
+}
+
+/** Leaves out what a run of an example wrote into it (its state, its synthesized stacks). */
+export const EXAMPLE_SOURCES = (path: string): boolean => !/[/\\](\.takoform|cdktf\.out)$/.test(path);
+
+/**
+ * A copy of examples/<example> in `dir` (without its state or synthesized stacks), made its own
+ * package `name`, with the repository's packages linked.
+ */
+export function exampleProject(example: string, dir: string, name: string): void {
+  cpSync(join(ROOT, "examples", example), dir, { recursive: true, filter: EXAMPLE_SOURCES });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+  linkNodeModules(dir);
 }
