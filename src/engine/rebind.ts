@@ -44,7 +44,8 @@ export interface RebindResult {
 
 const SHOWN = 20;
 
-function listed(unverified: readonly UnverifiedRecord[]): string {
+/** The records no host object answered for, one line each, the first 20 (also `state upgrade-lane`'s refusal). */
+export function listUnverified(unverified: readonly UnverifiedRecord[]): string {
   const lines = unverified.slice(0, SHOWN).map((u) => `  ${u.address}: ${u.reason}`);
   if (unverified.length > SHOWN) lines.push(`  … and ${unverified.length - SHOWN} more`);
   return lines.join("\n");
@@ -118,7 +119,7 @@ export async function runRebind(setup: { provider: Provider; host: HostBinding }
             severity: "error",
             code: engineCode("rebind-unverified"),
             summary: `${unverified.length} of ${records.length} recorded object${records.length === 1 ? " is" : "s are"} not on this host as state records ${records.length === 1 ? "it" : "them"}`,
-            detail: `${listed(unverified)}\nThis host is ${describeBinding(current)}. State is unchanged: it stays bound to ${from}.`,
+            detail: `${listUnverified(unverified)}\nThis host is ${describeBinding(current)}. State is unchanged: it stays bound to ${from}.`,
             repair:
               "Re-bind against the host that holds these objects. Only if they are really gone, and the next plan may forget them (or create them again), re-bind anyway with `takoform state rebind --force`.",
           },
@@ -132,7 +133,7 @@ export async function runRebind(setup: { provider: Provider; host: HostBinding }
         severity: "warning",
         code: engineCode("rebind-unverified"),
         summary: `Re-bound with --force: ${unverified.length} recorded object${unverified.length === 1 ? " was" : "s were"} not found here as recorded`,
-        detail: `${listed(unverified)}\nThe next plan reads them on this host: a missing one is shown as gone and forgotten (or created again if the configuration still declares it).`,
+        detail: `${listUnverified(unverified)}\nThe next plan reads them on this host: a missing one is shown as gone and forgotten (or created again if the configuration still declares it).`,
       });
     }
     return { status: "rebound", previous, verified, unverified, diagnostics };

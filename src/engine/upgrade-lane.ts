@@ -23,6 +23,7 @@ import type { Provider, ResourceState } from "../provider/index.ts";
 import { type HostBinding, LeaseLostError, type ResourceRecord, StateLockedError, type StateStore, type StoredHostBinding } from "../state/index.ts";
 import { LockSession, lockedDiagnostic, type LockOptions } from "./apply/session.ts";
 import { engineCode } from "./codes.ts";
+import { listUnverified, type UnverifiedRecord } from "./rebind.ts";
 import { DEFAULT_PARALLELISM, mapBounded } from "./dag.ts";
 import { compareBindings, hostMismatch, laneOfBinding } from "./host-binding.ts";
 import { recordState } from "./refresh.ts";
@@ -41,11 +42,6 @@ export interface ReboundRecord {
   to: FormRef;
 }
 
-export interface UnverifiedRecord {
-  address: string;
-  reason: string;
-}
-
 export interface UpgradeLaneResult {
   /** `lease-lost`: another run took the state lock over before every write was made (`rebound` lists those that were). */
   status: "upgraded" | "unchanged" | "refused" | "locked" | "lease-lost";
@@ -56,14 +52,6 @@ export interface UpgradeLaneResult {
   verified: string[];
   unverified: UnverifiedRecord[];
   diagnostics: Diagnostic[];
-}
-
-const SHOWN = 20;
-
-function listed(unverified: readonly UnverifiedRecord[]): string {
-  const lines = unverified.slice(0, SHOWN).map((u) => `  ${u.address}: ${u.reason}`);
-  if (unverified.length > SHOWN) lines.push(`  … and ${unverified.length - SHOWN} more`);
-  return lines.join("\n");
 }
 
 /** What the verifying read decides, for the record rewritten under the new identity. */
@@ -196,7 +184,7 @@ export async function runUpgradeLane(
             severity: "error",
             code: engineCode("upgrade-lane-unverified"),
             summary: `${unverified.length} of ${records.length} recorded object${records.length === 1 ? " is" : "s are"} not held under ${lane.hostApiVersion} identities as state records ${records.length === 1 ? "it" : "them"}`,
-            detail: `${listed(unverified)}\nState is unchanged: it stays on ${previous !== null ? laneOfBinding(previous) : "the lane it was written under"}.`,
+            detail: `${listUnverified(unverified)}\nState is unchanged: it stays on ${previous !== null ? laneOfBinding(previous) : "the lane it was written under"}.`,
             repair: `Move the objects on the host first (${hostStep}, which keeps every uid), then run \`takoform state upgrade-lane\` again. Nothing is ever re-bound by name alone.`,
           },
         ],
