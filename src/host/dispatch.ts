@@ -5,7 +5,7 @@
 import { HEADER } from "../core/index.ts";
 import type { Authenticator } from "./auth.ts";
 import type { HostContext, HostSettings, RequestContext } from "./context.ts";
-import { errorEnvelope, HostError } from "./errors.ts";
+import { errorEnvelope, HostError, refusalFor } from "./errors.ts";
 import { EMPTY_BODY, HeaderBag, jsonResponse, type HostRequest, type HostResponse } from "./http.ts";
 import { newRequestId } from "./ids.ts";
 import { parseProbe } from "./probes.ts";
@@ -80,12 +80,7 @@ export function dispatch(env: DispatchEnv, request: HostRequest): HostResponse {
     const rc: RequestContext = { requestId, method, target: request.url, match, headers, body: request.body, caller, probe, origin };
     response = HANDLERS[match.route](ctx, rc);
   } catch (error) {
-    let refusal: HostError;
-    if (error instanceof HostError) refusal = error;
-    else {
-      env.reportInternal(error, requestId);
-      refusal = new HostError("internal_error", `the host failed while answering request ${requestId}`);
-    }
+    const refusal = refusalFor(error, requestId, env.reportInternal.bind(env));
     const headers: Record<string, string> = {};
     if (refusal.retryAfter !== undefined) headers["Retry-After"] = String(refusal.retryAfter);
     if (refusal.code === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="takoform"';

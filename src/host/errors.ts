@@ -60,3 +60,13 @@ export function errorEnvelope(error: HostError, requestId: string): WireErrorEnv
 export function invalidArgument(message: string, options?: HostErrorOptions): HostError {
   return new HostError("invalid_argument", message, options);
 }
+
+/**
+ * What a route answers for an error thrown while serving it: a HostError as it is; anything else
+ * is reported (with the request id) and answered as `internal_error`, never with its own text.
+ */
+export function refusalFor(error: unknown, requestId: string, reportInternal: (error: unknown, requestId: string) => void): HostError {
+  if (error instanceof HostError) return error;
+  reportInternal(error, requestId);
+  return new HostError("internal_error", `the host failed while answering request ${requestId}`);
+}

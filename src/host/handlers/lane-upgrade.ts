@@ -13,7 +13,7 @@ import { HEADER, isLaneName, isSpaceId, laneNamesText } from "../../core/index.t
 import type { Authenticator } from "../auth.ts";
 import type { HostContext } from "../context.ts";
 import { decodeJsonBody, expectClosed, expectObject } from "../envelope.ts";
-import { errorEnvelope, HostError, invalidArgument } from "../errors.ts";
+import { errorEnvelope, invalidArgument, refusalFor } from "../errors.ts";
 import { HeaderBag, jsonResponse, type HostRequest, type HostResponse } from "../http.ts";
 import { newRequestId } from "../ids.ts";
 import { moveSpaceToLane } from "../lane-move.ts";
@@ -44,12 +44,7 @@ export function handleLaneUpgrade(env: LaneUpgradeEnv, request: HostRequest): Ho
     const result = moveSpaceToLane(env.lanes, { tenant: caller.tenant, space, lane });
     return jsonResponse(200, { lane: result.lane.hostApiVersion, space: result.space, moved: result.moved }, { "X-Request-Id": requestId });
   } catch (error) {
-    let refusal: HostError;
-    if (error instanceof HostError) refusal = error;
-    else {
-      env.reportInternal(error, requestId);
-      refusal = new HostError("internal_error", `the host failed while answering request ${requestId}`);
-    }
+    const refusal = refusalFor(error, requestId, env.reportInternal.bind(env));
     return jsonResponse(refusal.status, errorEnvelope(refusal, requestId), { "X-Request-Id": requestId });
   }
 }
