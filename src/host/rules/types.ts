@@ -104,15 +104,8 @@ export interface MutationContext {
   targets: readonly ResolvedTarget[];
 }
 
-export interface EffectContext {
-  view: RuleView;
-  action: "apply" | "import";
-  form: CatalogForm;
-  space: string;
-  name: string;
-  spec: JsonObject;
-  existing: StoredResource | undefined;
-  targets: readonly ResolvedTarget[];
+/** What a mutation's rules saw, once it is decided (no phase), and the data an effect acts on. */
+export interface EffectContext extends Omit<MutationContext, "phase"> {
   /** The SQLite databases behind SQLiteDatabase resources. */
   databases: SqliteDatabases;
 }
