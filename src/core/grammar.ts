@@ -21,6 +21,8 @@ export const DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const OPERATION_ID = /^op_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
 export const UPLOAD_ID = /^up_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
+/** Base64 as RFC 4648 §4 writes it: the standard alphabet, padded, unwrapped. */
+export const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const INT64_MAX = 9223372036854775807n;
 const DECIMAL = /^[1-9][0-9]{0,18}$/;

@@ -264,6 +264,12 @@ export interface WireSupportProfile {
 export const RUNTIME_HANDLERS = ["fetch", "scheduled", "queue"] as const;
 export type RuntimeHandler = (typeof RUNTIME_HANDLERS)[number];
 
+/**
+ * The wire protocol of the disposable adapter over a runtime's module loader that the
+ * runtime-abi-v1 runner posts bundles to (the contract's `loaderProtocol.protocol`).
+ */
+export const RUNTIME_ABI_LOADER_PROTOCOL = "takoform.runtime-abi-loader@v1";
+
 /** loadModule's closed error vocabulary. */
 export const RUNTIME_LOAD_ERRORS = ["module_not_found", "unsupported_media_type", "module_syntax_error", "handler_not_exported"] as const;
 export type RuntimeLoadError = (typeof RUNTIME_LOAD_ERRORS)[number];

@@ -22,8 +22,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtLeastOnceQueue, EdgeKVNamespace, QueueConsumer, WorkerApp } from "../../src/index.ts";
+import { RUNTIME_ABI_LOADER_PROTOCOL } from "../../src/core/index.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { exchange, poll } from "./abi-client.ts";
+import { exported, loadRefused, postLoad, upstreamLoadBody } from "./loader-request.ts";
 import { endpointUrl, Project, startRuntimeHost, type RuntimeHost } from "./harness.ts";
 
 const CORPUS = process.env["TAKOFORM_CORPUS"];
@@ -45,6 +47,7 @@ interface Contract {
   handlerVocabulary: string[];
   globalsFloor: string[];
   probeProtocol: { routePrefix: string };
+  loaderProtocol: { protocol: string; method: string };
   runCorrelation: { placeholder: string; tokenBytes: number };
   deployment: {
     bundle: string;
@@ -174,6 +177,8 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
 
   it("requires exactly the checks this suite runs", () => {
     expect([...contract.requiredChecks].sort()).toEqual([...LOAD, ...REQUEST, ...OTHER].sort());
+    // …and its loader protocol is the one the adapter serves.
+    expect(contract.loaderProtocol).toMatchObject({ protocol: RUNTIME_ABI_LOADER_PROTOCOL, method: "POST" });
   });
 
   // ---- load: through the loader adapter (conformance mode only) ----
@@ -191,19 +196,17 @@ describe.skipIf(CORPUS === undefined)("conformance/runtime-abi-v1", () => {
       async () => {
         const check = checks.get(name)!;
         const bundle = contract.bundles.find((b) => b.name === check.bundle)!;
-        const response = await fetch(new URL("/_takoform/runtime/load-module", rt.url), {
-          method: "POST",
-          headers: { authorization: `Bearer ${DEV_TOKEN.token}`, "content-type": "application/json" },
-          body: JSON.stringify({
-            mainModule: bundle.mainModule,
-            declaredHandlers: check.load!.declaredHandlers,
-            modules: bundle.modules.map((m) => ({ name: m.name, mediaType: m.mediaType, content: Buffer.from(bytesOf(m.source)).toString("base64") })),
-          }),
-        });
-        expect(response.status).toBe(200);
-        const answer = await response.json();
-        if (check.load!.expectError !== undefined) expect(answer).toEqual({ error: { code: check.load!.expectError } });
-        else expect(answer).toEqual({ exportedHandlers: check.load!.expectExportedHandlers });
+        // The runner's request, byte for byte, to the loader endpoint; it reads the answer's body
+        // whatever its status, and so does this check (the status is checked as well).
+        const body = upstreamLoadBody(
+          bundle.mainModule,
+          check.load!.declaredHandlers,
+          bundle.modules.map((m) => ({ name: m.name, mediaType: m.mediaType, bytes: bytesOf(m.source) })),
+        );
+        const answer = await postLoad(new URL("/_takoform/runtime/load-module", rt.url).href, DEV_TOKEN.token, body);
+        if (check.load!.expectError !== undefined) expect(answer).toMatchObject({ status: 422, body: loadRefused(check.load!.expectError) });
+        else expect(answer).toMatchObject({ status: 200, body: exported(check.load!.expectExportedHandlers!) });
+        expect((answer.body as { protocol: string }).protocol).toBe(contract.loaderProtocol.protocol);
       },
       60_000,
     );

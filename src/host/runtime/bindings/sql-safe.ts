@@ -22,6 +22,7 @@
 // columns per row, column names ≤ 128 bytes, text and blobs ≤ 1000000 bytes per value, a row ≤
 // 2000000 and a call's whole output ≤ 8388608 bytes as canonical JSON. Only SQLITE_BUSY is `busy`.
 
+import { PADDED_BASE64 } from "../../../core/index.ts";
 import type { Db } from "../../store/db.ts";
 import { canonicalJson, type JsonValue } from "../../../forms/index.ts";
 import { ATTACHMENT, leadingKeyword, TRANSACTION_CONTROL } from "../../sqlite/statements.ts";
@@ -68,8 +69,6 @@ export const PRAGMAS_READ: ReadonlySet<string> = new Set([
   "PRAGMA_LIST",
 ]);
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 function sqlError(message: string): BindingError {
   return new BindingError("sql_error", message);
 }
@@ -98,7 +97,7 @@ function bindValue(param: unknown, at: string): null | number | bigint | string 
     const value = param as Record<string, unknown>;
     const keys = Object.keys(value).sort();
     if (keys.length === 2 && keys[0] === "data" && keys[1] === "encoding" && value.encoding === "base64" && typeof value.data === "string") {
-      if (!BASE64.test(value.data)) throw sqlError(`${at}: data is not padded, unwrapped base64 (RFC 4648 §4)`);
+      if (!PADDED_BASE64.test(value.data)) throw sqlError(`${at}: data is not padded, unwrapped base64 (RFC 4648 §4)`);
       const bytes = Buffer.from(value.data, "base64");
       if (bytes.byteLength > SAFE_SQL_LIMITS.maxBlobBytesPerValue) throw sqlError(`${at}: a blob is at most ${SAFE_SQL_LIMITS.maxBlobBytesPerValue} bytes`);
       return bytes;
