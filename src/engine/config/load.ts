@@ -69,7 +69,11 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
   const where = options.file ?? "the configuration";
   let document: unknown = source;
   if (typeof source === "string" || source instanceof Uint8Array) {
-    const read = readStrictJson(source, { what: where, repair: "Re-run the synthesis (`takoform synth`), or repair the file at the place named." });
+    const read = readStrictJson(source, {
+      what: where,
+      repair: "Re-run the synthesis (`takoform synth`), or repair the file at the place named.",
+      stack: true,
+    });
     if (!read.ok) return { config: null, diagnostics: [read.diagnostic] };
     document = read.value;
   }

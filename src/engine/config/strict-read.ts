@@ -27,6 +27,8 @@ export interface StrictReadOptions {
   /** What to do about a document that is not JSON at all (truncated, a syntax error, bad bytes). */
   repair: string;
   maxDepth?: number;
+  /** The document is a stack: a pointer inside `resource/<type>/<name>` names that resource's address. */
+  stack?: boolean;
 }
 
 /** Reads one strict I-JSON document from text or bytes; never throws on bad input. */
@@ -36,8 +38,16 @@ export function readStrictJson(input: string | Uint8Array, options: StrictReadOp
     return { ok: true, value: parseStrictJson(input, { maxDepth }) };
   } catch (error) {
     if (!(error instanceof StrictJsonError)) throw error;
-    return { ok: false, diagnostic: strictJsonDiagnostic(error, options.what, options.repair, maxDepth) };
+    const diagnostic = strictJsonDiagnostic(error, options.what, options.repair, maxDepth);
+    const address = options.stack === true ? resourceAddressAt(error.pointer) : undefined;
+    return { ok: false, diagnostic: address === undefined ? diagnostic : { ...diagnostic, address } };
   }
+}
+
+/** `<type>.<name>` when a stack's pointer lies inside (or at) `/resource/<type>/<name>`. */
+function resourceAddressAt(pointer: string): string | undefined {
+  const tokens = pointer.split("/").slice(1, 4).map(unescapeToken);
+  return tokens.length === 3 && tokens[0] === "resource" ? `${tokens[1]}.${tokens[2]}` : undefined;
 }
 
 /** A pointer short enough to show: past 8 tokens (a value hundreds of levels deep) it is cut. */
@@ -76,13 +86,13 @@ function parentOf(pointer: string): string {
   return parent === "" ? "the top-level object" : `the object at ${JSON.stringify(parent)}`;
 }
 
+/** One reference token of a JSON pointer, unescaped (RFC 6901: `~1` is `/`, `~0` is `~`). */
+function unescapeToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
 function memberName(error: StrictJsonError): string {
-  const slash = error.pointer.lastIndexOf("/");
-  const token = error.pointer
-    .slice(slash + 1)
-    .replace(/~1/g, "/")
-    .replace(/~0/g, "~");
-  return JSON.stringify(token);
+  return JSON.stringify(unescapeToken(error.pointer.slice(error.pointer.lastIndexOf("/") + 1)));
 }
 
 export function strictJsonDiagnostic(error: StrictJsonError, what: string, repair: string, maxDepth = STACK_MAX_DEPTH): Diagnostic {

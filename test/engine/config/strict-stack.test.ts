@@ -82,6 +82,7 @@ describe("strict reading of the stack, through the command", () => {
       severity: "error",
       code: "takoform.config/duplicate-key",
       summary: `${p.path("stack.json")} repeats the key "name"`,
+      address: `${KV}.a`,
       pointer: `/resource/${KV}/a/name`,
       detail: `At line 1, column ${text.indexOf('"name":"strict-d"') + 1}: duplicate member name "name".`,
     });
@@ -92,11 +93,29 @@ describe("strict reading of the stack, through the command", () => {
     p.write("stack.json", `{"resource":{"${KV}":{"a":{"name":"strict-e","x":${"[".repeat(2000)}${"]".repeat(2000)}}}}}`);
     const refused = await runCli(["plan", "--config", "stack.json"], { cwd: p.dir, env: env() });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`Error: ${p.path("stack.json")} nests too deeply`);
+    expect(refused.stderr).toContain(`Error: ${p.path("stack.json")} nests too deeply\n\n  with ${KV}.a,`);
     expect(refused.stderr).toContain("nesting deeper than 256 levels");
     expect(refused.stderr).toContain(`Pointer: /resource/${KV}/a/x/0/0/0/0/… (256 levels)`);
     expect(refused.stderr).toContain("Code: takoform.config/nesting-too-deep");
     expectNoTrace(refused.stderr);
+  }, 60_000);
+
+  it("a number out of the double range inside a resource names the resource, its line, column and pointer", async () => {
+    const p = scratch();
+    const text = `{"resource":{"${KV}":{"dk":{"name":"strict-g","ttl":1e400}}}}`;
+    p.write("stack.json", text);
+    const refused = await runCli(["plan", "--config", "stack.json"], { cwd: p.dir, env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Error: ${p.path("stack.json")} is not valid JSON\n\n  with ${KV}.dk,`);
+    expect(refused.stderr).toContain(`At line 1, column ${text.indexOf("1e400") + 1}: number outside the IEEE 754 double range.`);
+    expect(refused.stderr).toContain(`Pointer: /resource/${KV}/dk/ttl`);
+    expectNoTrace(refused.stderr);
+    // Outside a resource's body there is no resource to name.
+    p.write("stack.json", `{"resource":{"${KV}":{"dk":{"name":"strict-g"}}},"output":{"x":{"value":1e400}}}`);
+    const outside = await runCli(["plan", "--config", "stack.json", "--json"], { cwd: p.dir, env: env() });
+    const out = JSON.parse(outside.stdout) as { diagnostics: Record<string, unknown>[] };
+    expect(out.diagnostics[0]).toMatchObject({ code: "takoform.config/invalid-json", pointer: "/output/x/value" });
+    expect(out.diagnostics[0]).not.toHaveProperty("address");
   }, 60_000);
 
   it("invalid UTF-8 is refused at its byte, never decoded into U+FFFD", async () => {
