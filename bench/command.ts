@@ -18,67 +18,32 @@
 // (`terraform.backend.pg`; TAKOFORM_BENCH_PG_URL, else a throwaway cluster from initdb/pg_ctl),
 // and the pg/sqlite ratios against the team store's targets: create-all ≤ 1.5×, no-op plan ≤ 1.3×.
 //
-// Options: --sizes 1000,10000   --version-runs 10   --synth-runs 3   --skip-synth
+// Issue 27 adds 100,000 resources (create-all ≤ 35 s, no-op plan ≤ 8 s, destroy ≤ 35 s, peak RSS
+// ≤ 1 GB, t(100k)/t(10k) ≤ 10) and the latency-and-capacity scenarios of bench/latency.ts (a
+// served host behind a proxy adding a round trip and refusing requests above a capacity).
+//
+// Options: --sizes 1000,10000 (0: none)   --version-runs 10   --synth-runs 3   --skip-synth
 //          --state sqlite,pg (pg is skipped, saying so, when there is no server)
+//          --pg-max 10000 (the largest size also run with the state in PostgreSQL)
+//          --latency MS (the latency scenarios at this round trip)   --scenarios TEXT (only those
+//          whose label contains TEXT)   --latency-parallelism N (pass --parallelism N to them)
+//          --bin PATH (measure another build's bin/takoform.js: an A/B run against a base tree)
+// Presets (flags given as well win):
+//          --all    every figure of issues 12, 13 and 27: sizes 1000,10000,100000, --latency 50
+//          --quick  a few minutes: --sizes 1000 --state sqlite --skip-synth --latency 50
+//                   --scenarios "1,000"
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { CommandFailed, median, type Measured, ROOT, type Row, seconds, stack, takoform, verdict } from "./commands.ts";
 import { flag } from "./flags.ts";
 import { benchPgServer } from "./harness.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BIN = join(ROOT, "bin", "takoform.js");
-const PROBE = join(ROOT, "bench", "probe.mjs");
-
-interface Measured {
-  ms: number;
-  cpuMs: number;
-  peakRssMb: number;
-  stdout: string;
-}
-
-class CommandFailed extends Error {}
-
-/** Runs `takoform ARGS` as a user would and measures it; `expect` lists the exit codes that mean success. */
-async function takoform(args: string[], cwd: string, expect: number[] = [0]): Promise<Measured> {
-  const probeFile = join(tmpdir(), `takoform-bench-probe-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  const started = performance.now();
-  const child = spawn(process.execPath, ["--import", PROBE, BIN, ...args], {
-    cwd,
-    env: { ...process.env, NO_COLOR: "1", TAKOFORM_BENCH_PROBE: probeFile },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", resolve);
-  });
-  const ms = performance.now() - started;
-  if (code === null || !expect.includes(code)) {
-    throw new CommandFailed(
-      `takoform ${args.join(" ")} (in ${cwd}) exited ${code}, expected ${expect.join(" or ")}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`,
-    );
-  }
-  const probe = JSON.parse(readFileSync(probeFile, "utf8")) as { peakRssMb: number; cpuMs: number };
-  rmSync(probeFile, { force: true });
-  return { ms, cpuMs: probe.cpuMs, peakRssMb: probe.peakRssMb, stdout };
-}
+import { measureLatency } from "./latency.ts";
 
 /** Where a run keeps its state: the project's local file, or a schema of its own in PostgreSQL. */
 type StateAt = { store: "sqlite" } | { store: "pg"; url: string; schema: string };
-
-function stack(n: number, state: StateAt): unknown {
-  const kv: Record<string, unknown> = {};
-  for (let i = 0; i < n; i++) kv[`r${i}`] = { name: `bench-r${i}`, ...(i >= 10 ? { depends_on: [`takoform_edge_kv_namespace.r${i - 10}`] } : {}) };
-  const backend = state.store === "pg" ? { terraform: { backend: { pg: { conn_str: state.url, schema_name: state.schema } } } } : {};
-  return { ...backend, resource: { takoform_edge_kv_namespace: kv } };
-}
 
 /** Drops a pg run's schema (a server given by URL outlives the bench). */
 async function dropSchema(state: StateAt): Promise<void> {
@@ -93,12 +58,6 @@ async function dropSchema(state: StateAt): Promise<void> {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 interface SizeResult {
   create: Measured;
   plan: Measured;
@@ -109,7 +68,7 @@ interface SizeResult {
 async function size(n: number, state: StateAt): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), `takoform-bench-${n}-`));
   try {
-    writeFileSync(join(dir, "stack.json"), JSON.stringify(stack(n, state)));
+    writeFileSync(join(dir, "stack.json"), JSON.stringify(stack(n, { chained: true, ...(state.store === "pg" ? { pg: state } : {}) })));
     const config = ["--config", "stack.json"];
     const create = await takoform(["apply", ...config, "--auto-approve"], dir);
     if (!create.stdout.includes(`Apply complete! Resources: ${n} added, 0 changed, 0 destroyed.`))
@@ -130,37 +89,62 @@ const TARGETS = {
   synthMs: 2_000,
   "1000": { createMs: 1_500, planMs: 500 },
   "10000": { createMs: 6_000, planMs: 2_000, destroyMs: 6_000, peakRssMb: 400 },
-  ratio: 11,
+  "100000": { createMs: 35_000, planMs: 8_000, destroyMs: 35_000, peakRssMb: 1_024 },
+  /** t(10n)/t(n), by the larger size. */
+  ratio: { "10000": 11, "100000": 10 } as Record<string, number>,
   /** State in PostgreSQL against the local file, for the same size (issue 13). */
   pg: { create: 1.5, plan: 1.3 },
 } as const;
 
-interface Row {
-  what: string;
-  value: string;
-  target: string;
-  verdict: string;
-  detail: string;
+const PRESETS: Record<string, Record<string, string>> = {
+  "--all": { "--sizes": "1000,10000,100000", "--latency": "50" },
+  "--quick": { "--sizes": "1000", "--state": "sqlite", "--latency": "50", "--scenarios": "1,000" },
+};
+
+/** A flag's value: given, else the preset's, else the fallback. */
+function option(name: string, fallback: string): string {
+  const preset = Object.keys(PRESETS).find((p) => process.argv.includes(p));
+  return flag(name, (preset !== undefined ? PRESETS[preset]![name] : undefined) ?? fallback);
 }
 
-const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const verdict = (value: number, target: number | undefined) => (target === undefined ? "" : value <= target ? "ok" : "OVER");
+interface BenchOptions {
+  sizes: number[];
+  versionRuns: number;
+  synthRuns: number;
+  skipSynth: boolean;
+  pgUrl: string | null;
+  pgMax: number;
+  latency: { rttMs: number; parallelism: string | null; only: string | null } | null;
+}
 
 async function main(): Promise<void> {
-  const sizes = flag("--sizes", "1000,10000").split(",").map(Number);
-  const versionRuns = Number(flag("--version-runs", "10"));
-  const synthRuns = Number(flag("--synth-runs", "3"));
-  const stores = flag("--state", "sqlite,pg").split(",");
-  const pg = stores.includes("pg") ? await benchPgServer() : null;
-  if (stores.includes("pg") && pg === null) console.log("(no PostgreSQL server: set TAKOFORM_BENCH_PG_URL or install initdb/pg_ctl; the pg column is skipped)");
+  const sizes = option("--sizes", "1000,10000")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
+  const stores = option("--state", "sqlite,pg").split(",");
+  const latency = option("--latency", "");
+  const pg = stores.includes("pg") && sizes.length > 0 ? await benchPgServer() : null;
+  if (stores.includes("pg") && sizes.length > 0 && pg === null)
+    console.log("(no PostgreSQL server: set TAKOFORM_BENCH_PG_URL or install initdb/pg_ctl; the pg column is skipped)");
   try {
-    await measureAll(sizes, versionRuns, synthRuns, pg?.url ?? null);
+    await measureAll({
+      sizes,
+      versionRuns: Number(option("--version-runs", "10")),
+      synthRuns: Number(option("--synth-runs", "3")),
+      skipSynth: process.argv.includes("--skip-synth") || process.argv.includes("--quick"),
+      pgUrl: pg?.url ?? null,
+      pgMax: Number(option("--pg-max", "10000")),
+      latency:
+        latency === "" ? null : { rttMs: Number(latency), parallelism: option("--latency-parallelism", "") || null, only: option("--scenarios", "") || null },
+    });
   } finally {
     pg?.stop();
   }
 }
 
-async function measureAll(sizes: number[], versionRuns: number, synthRuns: number, pgUrl: string | null): Promise<void> {
+async function measureAll(options: BenchOptions): Promise<void> {
+  const { sizes, versionRuns, synthRuns, pgUrl } = options;
   const loadBefore = loadavg();
   const rows: Row[] = [];
   const json: Record<string, unknown> = { bench: "takoform command", node: process.version, cores: availableParallelism() };
@@ -178,7 +162,7 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
   });
   json["versionMs"] = Math.round(versionMs);
 
-  if (!process.argv.includes("--skip-synth")) {
+  if (!options.skipSynth) {
     const runs: { totalMs: number; appMs: number; takoformMs: number; wallMs: number }[] = [];
     for (let i = 0; i < synthRuns; i++) {
       const run = await takoform(["synth", "-C", join(ROOT, "examples", "worker-app"), "--json"], ROOT);
@@ -190,10 +174,10 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
     const own = median(runs.map((r) => r.takoformMs));
     rows.push({
       what: "synth -C examples/worker-app",
-      value: s(wall),
-      target: `≤ ${s(TARGETS.synthMs)}`,
+      value: seconds(wall),
+      target: `≤ ${seconds(TARGETS.synthMs)}`,
       verdict: verdict(wall, TARGETS.synthMs),
-      detail: `median of ${synthRuns}: the app ${s(app)}, takoform ${s(own)}`,
+      detail: `median of ${synthRuns}: the app ${seconds(app)}, takoform ${seconds(own)}`,
     });
     json["synth"] = { wallMs: Math.round(wall), appMs: Math.round(app), takoformMs: Math.round(own) };
   }
@@ -211,10 +195,10 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
     ] as const) {
       rows.push({
         what: `${label}: ${op}`,
-        value: s(m.ms),
-        target: target === undefined ? "" : `≤ ${s(target)}`,
+        value: seconds(m.ms),
+        target: target === undefined ? "" : `≤ ${seconds(target)}`,
         verdict: verdict(m.ms, target),
-        detail: `CPU ${s(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
+        detail: `CPU ${seconds(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
       });
     }
     rows.push({
@@ -233,7 +217,7 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
       destroyCpuMs: Math.round(result.destroy.cpuMs),
       peakRssMb: Math.round(result.peakRssMb),
     };
-    if (pgUrl !== null) {
+    if (pgUrl !== null && n <= options.pgMax) {
       const team = await size(n, { store: "pg", url: pgUrl, schema: `takoform_bench_${n}_${process.pid}` });
       const ratios: Record<string, number> = {};
       for (const [op, key, target] of [
@@ -245,10 +229,10 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
         ratios[key] = Number(ratio.toFixed(2));
         rows.push({
           what: `${label} [pg]: ${op}`,
-          value: s(team[key].ms),
+          value: seconds(team[key].ms),
           target: target === undefined ? "" : `≤ ${target}× sqlite`,
           verdict: verdict(ratio, target),
-          detail: `${ratio.toFixed(2)}× sqlite; CPU of the command ${s(team[key].cpuMs)}`,
+          detail: `${ratio.toFixed(2)}× sqlite; CPU of the command ${seconds(team[key].cpuMs)}`,
         });
       }
       (bySizeJson[String(n)] as Record<string, unknown>)["pg"] = {
@@ -262,16 +246,30 @@ async function measureAll(sizes: number[], versionRuns: number, synthRuns: numbe
 
   json["resources"] = bySizeJson;
 
-  const small = bySize.get(1_000);
-  const large = bySize.get(10_000);
-  if (small !== undefined && large !== undefined) {
+  const ratiosJson: Record<string, unknown> = {};
+  for (const [smallN, largeN] of [
+    [1_000, 10_000],
+    [10_000, 100_000],
+  ] as const) {
+    const small = bySize.get(smallN);
+    const large = bySize.get(largeN);
+    if (small === undefined || large === undefined) continue;
     const ratios: Record<string, number> = {};
+    const target = TARGETS.ratio[String(largeN)];
+    const name = `t(${largeN / 1000}k)/t(${smallN / 1000}k)`;
     for (const op of ["create", "plan", "destroy"] as const) {
       const ratio = large[op].ms / small[op].ms;
       ratios[op] = Number(ratio.toFixed(2));
-      rows.push({ what: `t(10k)/t(1k): ${op}`, value: ratio.toFixed(2), target: `≤ ${TARGETS.ratio}`, verdict: verdict(ratio, TARGETS.ratio), detail: "" });
+      rows.push({ what: `${name}: ${op}`, value: ratio.toFixed(2), target: `≤ ${target}`, verdict: verdict(ratio, target), detail: "" });
     }
-    json["ratios"] = ratios;
+    ratiosJson[name] = ratios;
+  }
+  json["ratios"] = ratiosJson;
+
+  if (options.latency !== null) {
+    const measured = await measureLatency(options.latency.rttMs, options.latency.parallelism, options.latency.only);
+    rows.push(...measured.rows);
+    json["latency"] = measured.json;
   }
 
   const loadAfter = loadavg();

@@ -39,7 +39,8 @@ interface FlowOptions {
   args: ParsedArgs;
   planFile: string | undefined;
   mode: PlanMode;
-  parallelism: number;
+  /** `--parallelism N`; undefined: the host client's adaptive limit, or the default (engine/dag.ts). */
+  parallelism: number | undefined;
   lockTimeout: number;
   targets: string[];
   /** `-replace`: addresses replaced even where nothing changed (apply only, a normal plan). */
@@ -137,7 +138,7 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     args,
     planFile,
     mode,
-    parallelism: intFlag(args, "--parallelism", DEFAULT_PARALLELISM),
+    parallelism: intFlag(args, "--parallelism", undefined),
     lockTimeout: durationFlag(args, "--lock-timeout", 0),
     targets: args.values.get("--target") ?? [],
     replace: args.values.get("--replace") ?? [],

@@ -115,7 +115,7 @@ export function durationFlag(args: ParsedArgs, flag: string, fallbackMs: number)
   return ms;
 }
 
-export function intFlag(args: ParsedArgs, flag: string, fallback: number): number {
+export function intFlag<F extends number | undefined>(args: ParsedArgs, flag: string, fallback: F): number | F {
   const text = lastValue(args, flag);
   if (text === undefined) return fallback;
   if (!/^[0-9]+$/.test(text) || Number(text) < 1) throw new CliUsageError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);

@@ -18,6 +18,7 @@ import * as reads from "./resource-reads.ts";
 import type { FormAvailability, FormDefinitionDocument, PreparedResource, ValidationAnswer } from "./resource-shape.ts";
 import * as writes from "./resource-writes.ts";
 import * as support from "./support.ts";
+import { ConcurrencyLimiter, type ConcurrencyView, type LimiterSettings } from "./limiter.ts";
 import { createNodeTransport, type HostTransport } from "./transport.ts";
 import type { JsonObject } from "./wire-reader.ts";
 
@@ -50,6 +51,18 @@ export interface HostClientOptions {
    */
   lane?: LaneName;
   /**
+   * The adaptive concurrency limit's settings (limiter.ts; docs/client.md "Concurrency"):
+   * requests in flight at the start (default 128), the least and the most (1, 1024), the decrease
+   * on a drop (0.9) and the latency tolerance (2).
+   */
+  concurrency?: Partial<LimiterSettings>;
+  /**
+   * Whether callers should keep as many calls going as the limit allows (`HostClient.adaptive`).
+   * Default: true with the default network transport, false with a transport given (the
+   * embedded host in process gains nothing from more calls at once than the engine's default).
+   */
+  adaptive?: boolean;
+  /**
    * Without `lane`: the lane to try first (the one a state was written under); the others follow
    * in preference order. Without either, the newest lane is tried first (docs/client.md §1).
    */
@@ -61,6 +74,8 @@ export const DEFAULT_USER_AGENT = "takoform-cdk";
 export class HostClient {
   private constructor(
     private readonly conn: HostConnection,
+    /** Callers should size their work to `concurrency` (HostClientOptions.adaptive). */
+    readonly adaptive: boolean,
     private readonly ownedTransport?: { close(): void },
   ) {}
 
@@ -70,7 +85,10 @@ export class HostClient {
     if (options.token !== undefined && (options.token === "" || /[\u0000-\u001f\u007f]/.test(options.token))) {
       throw new ClientInputError("takoform: the bearer token is empty or contains control characters");
     }
-    const owned = options.transport === undefined ? createNodeTransport() : undefined;
+    const limiter = new ConcurrencyLimiter(options.concurrency);
+    const owned = options.transport === undefined ? createNodeTransport({ maxFreeSockets: limiter.limit }) : undefined;
+    // Keep-alive sockets pooled to match the limit: as many idle ones kept as requests may be in flight.
+    if (owned !== undefined) limiter.onChange(() => owned.pool(limiter.limit));
     const transport = options.transport ?? owned!;
     const retry = retryPolicy(options.retry);
     const settings = {
@@ -78,6 +96,7 @@ export class HostClient {
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       retry,
       budget: new RetryBudget(retry),
+      limiter,
       overallDeadlineMs: options.overallDeadlineMs ?? 600_000,
       ...(options.token !== undefined ? { token: options.token } : {}),
       ...(options.onRequest !== undefined ? { onRequest: options.onRequest } : {}),
@@ -95,7 +114,7 @@ export class HostClient {
         timeoutMs: options.discoveryTimeoutMs ?? 15_000,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
-      return new HostClient(new HostConnection({ ...settings, lane }), owned);
+      return new HostClient(new HostConnection({ ...settings, lane }), options.adaptive ?? owned !== undefined, owned);
     } catch (err) {
       owned?.close();
       throw probe.scrub(err);
@@ -121,6 +140,16 @@ export class HostClient {
   /** Retries this client has made so far (every request's, discovery's included). */
   get retries(): number {
     return this.conn.budget.retries;
+  }
+
+  /** Re-sends after the host asked to slow down while the limit backed off (no retry spent). */
+  get backoffs(): number {
+    return this.conn.budget.backoffs;
+  }
+
+  /** The adaptive concurrency limit: requests in flight now, and how many may be. */
+  get concurrency(): ConcurrencyView {
+    return this.conn.limiter;
   }
 
   /** The negotiated lane (origin, API base path, advertised optional endpoints and features). */

@@ -7,6 +7,7 @@
 import type { JsonValue } from "../forms/index.ts";
 import type { NegotiatedLane } from "./discovery.ts";
 import { HostApiError, ProtocolInvalidError, TransportError } from "./errors.ts";
+import { type ConcurrencyLimiter, type Permit, type Verdict } from "./limiter.ts";
 import { decodeErrorResponse } from "./operation-shape.ts";
 import { redactText } from "./redact.ts";
 import { setLongTimeout } from "./timer.ts";
@@ -38,6 +39,8 @@ export interface ConnectionSettings {
   retry: RetryPolicy;
   /** Shared by every connection of one client (discovery's probe included). */
   budget: RetryBudget;
+  /** Requests in flight at once, shared like the budget (limiter.ts). */
+  limiter: ConcurrencyLimiter;
   overallDeadlineMs: number;
   onRequest?: (event: RequestEvent) => void;
   random?: () => number;
@@ -65,6 +68,7 @@ export class HostConnection {
   readonly transport: HostTransport;
   readonly retry: RetryPolicy;
   readonly budget: RetryBudget;
+  readonly limiter: ConcurrencyLimiter;
   readonly overallDeadlineMs: number;
   readonly random: () => number;
   private readonly token: string | undefined;
@@ -78,6 +82,7 @@ export class HostConnection {
     this.userAgent = settings.userAgent;
     this.retry = settings.retry;
     this.budget = settings.budget;
+    this.limiter = settings.limiter;
     this.overallDeadlineMs = settings.overallDeadlineMs;
     this.onRequest = settings.onRequest;
     this.random = settings.random ?? Math.random;
@@ -126,22 +131,27 @@ export class HostConnection {
    * ProtocolInvalidError. A transient failure (a retryable stable envelope, a failed connection)
    * of a call that is safe to send twice is sent again, the same bytes under the same key, within
    * the retry policy's budgets (retry.ts); the failure that ends the call is reported once, with
-   * the count of retries.
+   * the count of retries. A refusal the concurrency limit answers by backing off (a 429 or 503
+   * while other requests of this client were in flight, limiter.ts) is sent again after its
+   * Retry-After without spending an attempt or the budget: backing off is not failing. Only the
+   * request's window and deadline bound those re-sends.
    */
   async send(call: WireCall, opts: CallOptions = {}): Promise<HostTransportResponse> {
     const deadline = this.deadlineOf(opts);
     const started = Date.now();
     const policy = this.retry;
     const safe = retrySafe(call);
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, sent = 0; ; sent++) {
       let failure: unknown;
+      let shed = false;
       try {
-        const response = await this.exchange(call, opts.signal, deadline, attempt);
+        const { response, position } = await this.exchange(call, opts.signal, deadline, sent);
         if (response.status >= 200 && response.status < 300) {
           this.budget.answered();
           return response;
         }
         failure = decodeErrorResponse(call.call, response.status, response.body, parseRetryAfter(response.headers), this.redact);
+        shed = position > 1 && throttles(response.status);
       } catch (err) {
         failure = err;
       }
@@ -152,13 +162,15 @@ export class HostConnection {
       }
       const elapsed = Date.now() - started;
       if (!safe) throw finalFailure(failure, attempt, elapsed, "unsafe");
-      if (attempt + 1 >= policy.attempts) throw finalFailure(failure, attempt, elapsed, "attempts");
+      if (!shed && attempt + 1 >= policy.attempts) throw finalFailure(failure, attempt, elapsed, "attempts");
       const delay = backoff(policy, failure instanceof HostApiError ? failure.retryAfterMs : undefined, attempt, this.random);
       // A wait that cannot end in time ends the call now, with the failure in hand.
       const resumeAt = Date.now() + delay;
       if (resumeAt >= deadline) throw finalFailure(failure, attempt, elapsed, "deadline");
       if (resumeAt - started > policy.windowMs) throw finalFailure(failure, attempt, elapsed, "window");
-      if (!this.budget.take()) throw finalFailure(failure, attempt, elapsed, "budget");
+      if (shed) this.budget.backOff();
+      else if (!this.budget.take()) throw finalFailure(failure, attempt, elapsed, "budget");
+      else attempt++;
       await this.pause(delay, opts.signal);
     }
   }
@@ -172,33 +184,51 @@ export class HostConnection {
     }
   }
 
-  private async exchange(call: WireCall, signal: AbortSignal | undefined, deadline: number, attempt: number): Promise<HostTransportResponse> {
+  /**
+   * One attempt: a slot from the concurrency limit (waiting for one counts against the deadline),
+   * the exchange, and what its answer tells the limit.
+   */
+  private async exchange(
+    call: WireCall,
+    signal: AbortSignal | undefined,
+    deadline: number,
+    attempt: number,
+  ): Promise<{ response: HostTransportResponse; position: number }> {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new TransportError("deadline", `takoform: ${call.call}: the deadline passed before the request was sent`);
     if (signal?.aborted) throw new TransportError("aborted", `takoform: ${call.call}: the request was aborted`);
     const headers = this.publicHeaders(call);
     const url = `${this.lane.origin.origin}${call.path}`;
-    this.onRequest?.({ method: call.method, url, headers: { ...headers }, attempt });
-    if (this.token) headers["Authorization"] = `Bearer ${this.token}`;
     // A timer cleared when the exchange ends: AbortSignal.timeout would keep one pending timer per
     // request for the whole deadline (ten minutes by default), tens of thousands in a large apply.
     // setLongTimeout, because a deadline 2^31 ms or more away would make a plain timer fire at once.
     const timeout = new AbortController();
     const timer = setLongTimeout(() => timeout.abort(new DOMException("deadline", "TimeoutError")), remaining);
     const composed = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    let permit: Permit | null = null;
+    let verdict: Verdict = "ignore";
+    let retryAfterMs: number | undefined;
     let response: HostTransportResponse;
     try {
+      permit = this.limiter.tryAcquire(call.method) ?? (await this.limiter.wait(call.method, composed));
+      this.onRequest?.({ method: call.method, url, headers: { ...headers }, attempt });
+      if (this.token) headers["Authorization"] = `Bearer ${this.token}`;
       const request = { method: call.method, url, headers, maxResponseBytes: MAX_RESPONSE_BYTES, signal: composed };
       response = await this.transport(call.body === undefined ? request : { ...request, body: call.body });
+      verdict = throttles(response.status) ? "drop" : "ok";
+      if (verdict === "drop") retryAfterMs = parseRetryAfter(response.headers);
     } catch (err) {
-      throw this.transportFailure(call, err, timeout.signal.aborted);
+      const failure = this.transportFailure(call, err, timeout.signal.aborted);
+      if (failure.reason === "deadline" && permit !== null) verdict = "drop";
+      throw failure;
     } finally {
       timer.clear();
+      if (permit !== null) this.limiter.release(permit, verdict, retryAfterMs);
     }
     if (call.method !== "HEAD" && response.body.byteLength > MAX_RESPONSE_BYTES) {
       throw new TransportError("too-large", `takoform: ${call.call}: host response body exceeds ${MAX_RESPONSE_BYTES} bytes`, response.status);
     }
-    return response;
+    return { response, position: permit.position };
   }
 
   private transportFailure(call: WireCall, err: unknown, timedOut: boolean): TransportError {
@@ -221,6 +251,11 @@ export class HostConnection {
   json(call: WireCall | string, response: HostTransportResponse): JsonValue {
     return this.reader(call, response.status).json(response.body);
   }
+}
+
+/** A status that asks the client to slow down: 429 Too Many Requests, 503 Service Unavailable. */
+function throttles(status: number): boolean {
+  return status === 429 || status === 503;
 }
 
 /** Refuses a 2xx outside the call's list. */

@@ -2,6 +2,7 @@
 
 export { HostClient, DEFAULT_USER_AGENT, type HostClientOptions } from "./client.ts";
 export type { CallOptions, RequestEvent } from "./connection.ts";
+export { ConcurrencyLimiter, DEFAULT_LIMITER, type ConcurrencyView, type LimiterSettings, type Permit, type Verdict } from "./limiter.ts";
 export {
   AcceptedError,
   ClientInputError,

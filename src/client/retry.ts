@@ -59,6 +59,7 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
 export class RetryBudget {
   #tokens: number;
   #retries = 0;
+  #backoffs = 0;
 
   constructor(readonly policy: RetryPolicy) {
     this.#tokens = policy.budget;
@@ -75,6 +76,19 @@ export class RetryBudget {
   /** A healthy answer (2xx, or an error that is not a transient fault). */
   answered(): void {
     this.#tokens = Math.min(this.policy.budget, this.#tokens + this.policy.refill);
+  }
+
+  /**
+   * A re-send after a refusal the concurrency limit answers by backing off (connection.ts): it
+   * takes no token, because it says nothing about the host being unreachable.
+   */
+  backOff(): void {
+    this.#backoffs++;
+  }
+
+  /** Re-sends after backing off, so far. */
+  get backoffs(): number {
+    return this.#backoffs;
   }
 
   /** Tokens left. */

@@ -29,21 +29,26 @@ export interface HostTransportResponse {
 export type HostTransport = (request: HostTransportRequest) => Promise<HostTransportResponse>;
 
 export interface NodeTransportOptions {
-  /** Sockets per origin (default 16). */
+  /**
+   * Sockets per origin (default: no cap; the client's concurrency limit decides how many
+   * requests are in flight, and each has a socket of its own).
+   */
   maxSockets?: number;
-  /** Idle keep-alive sockets kept per origin (default 8). */
+  /** Idle keep-alive sockets kept per origin (default 8; the client keeps it at its limit with `pool`). */
   maxFreeSockets?: number;
 }
 
 /** The default transport plus `close()`, which drops its pooled sockets. */
 export interface NodeTransport extends HostTransport {
   close(): void;
+  /** Keeps up to `idle` sockets per origin open between requests (the agents read it on each release). */
+  pool(idle: number): void;
 }
 
 export function createNodeTransport(options: NodeTransportOptions = {}): NodeTransport {
   const agentOptions = {
     keepAlive: true,
-    maxSockets: options.maxSockets ?? 16,
+    maxSockets: options.maxSockets ?? Infinity,
     maxFreeSockets: options.maxFreeSockets ?? 8,
     scheduling: "lifo" as const,
   };
@@ -53,6 +58,10 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
   transport.close = () => {
     httpAgent.destroy();
     httpsAgent.destroy();
+  };
+  transport.pool = (idle) => {
+    httpAgent.maxFreeSockets = idle;
+    httpsAgent.maxFreeSockets = idle;
   };
   return transport;
 }

@@ -1,15 +1,50 @@
 // Walking a DAG of tasks with bounded parallelism, and ordering one deterministically.
 //
 // Both plan (provider.plan per resource, dependencies first) and apply (the step graph) use the
-// walker. A task starts once every task it depends on has finished successfully; a task whose
+// walker. The bound is `--parallelism N` when given (Terraform's meaning: at most N provider
+// calls in flight), else the host client's adaptive concurrency limit when it has one (a host
+// over the network: docs/engine.md §9), else DEFAULT_PARALLELISM. A task starts once every task it depends on has finished successfully; a task whose
 // dependency failed or was skipped is itself skipped and never runs, while independent branches
 // go on. Among ready tasks the one given first in the input starts first, so a run's order is
 // reproducible. Everything is O(V + E) plus a heap.
 
 import { MinHeap } from "./graph/heap.ts";
 
-/** Provider calls in flight at once unless told otherwise (ARCHITECTURE §7): plan, apply, recovery, rebind. */
+/** Provider calls in flight at once unless told otherwise or adapted (ARCHITECTURE §7): plan, apply, recovery, rebind. */
 export const DEFAULT_PARALLELISM = 10;
+
+/** A limit that moves while the work runs: the client's requests in flight (client ConcurrencyView). */
+export interface AdaptiveLimit {
+  readonly limit: number;
+  /** Called when `limit` changes; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}
+
+/** How many tasks may run at once: a fixed number, or an adaptive limit. */
+export type Parallelism = number | AdaptiveLimit;
+
+/**
+ * `--parallelism N` when given, else the provider's adaptive limit when it has one, else the
+ * default. Asked only when there is work to bound, since finding out connects to the host.
+ */
+export async function parallelismOf(explicit: number | undefined, provider: { concurrency?(): Promise<AdaptiveLimit | undefined> }): Promise<Parallelism> {
+  return explicit ?? (await provider.concurrency?.()) ?? DEFAULT_PARALLELISM;
+}
+
+/**
+ * Tasks kept running under `parallelism`: N for a fixed N; for an adaptive limit of L requests,
+ * L and a quarter, so that a task busy between two of its requests (planning, writing state)
+ * leaves no slot of the limit empty; the limit itself holds back any request beyond L.
+ */
+export function tasksFor(parallelism: Parallelism): number {
+  if (typeof parallelism === "number") return Math.max(1, Math.floor(parallelism));
+  return Math.max(1, parallelism.limit + Math.ceil(parallelism.limit / 4));
+}
+
+/** Re-runs `pump` (on a fresh microtask) whenever an adaptive limit changes; a no-op for a fixed one. */
+function follow(parallelism: Parallelism, pump: () => void): () => void {
+  return typeof parallelism === "number" ? () => undefined : parallelism.onChange(() => queueMicrotask(pump));
+}
 
 export interface DagTask {
   id: string;
@@ -69,7 +104,7 @@ export function topologicalOrder<T extends DagTask>(tasks: readonly T[]): { orde
 }
 
 export interface WalkOptions<T> {
-  parallelism: number;
+  parallelism: Parallelism;
   /** Runs one task; resolves true on success. A rejection counts as a failure. */
   run(task: T): Promise<boolean>;
   /** Told about every task that will not run because a dependency failed or was skipped. */
@@ -80,15 +115,15 @@ export interface WalkOptions<T> {
   stopped?(): boolean;
 }
 
-/** Runs every task once its dependencies succeeded, at most `parallelism` at a time. */
+/** Runs every task once its dependencies succeeded, at most `tasksFor(parallelism)` at a time. */
 export async function walkDag<T extends DagTask>(tasks: readonly T[], options: WalkOptions<T>): Promise<Map<string, TaskOutcome>> {
   const { dependents, indegree } = indexTasks(tasks);
   const outcome: (TaskOutcome | undefined)[] = new Array(tasks.length);
   const blocker: (number | undefined)[] = new Array(tasks.length);
-  const parallelism = Math.max(1, Math.floor(options.parallelism));
   const ready = new MinHeap(tasks.length);
   for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) ready.push(i);
   let running = 0;
+  let done = false;
 
   return new Promise((resolve) => {
     const finish = (i: number, result: TaskOutcome): void => {
@@ -113,7 +148,8 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
     };
 
     const pump = (): void => {
-      while (running < parallelism && ready.size > 0) {
+      if (done) return;
+      while (running < tasksFor(options.parallelism) && ready.size > 0) {
         if (options.stopped?.()) {
           // Drain: nothing more starts; what is ready is reported as skipped by the stop.
           while (ready.size > 0) {
@@ -145,28 +181,57 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
         );
       }
       if (running === 0 && ready.size === 0) {
+        done = true;
+        unfollow();
         const result = new Map<string, TaskOutcome>();
         // Tasks never reached (a cycle, or a stop) are reported as skipped.
         tasks.forEach((task, i) => result.set(task.id, outcome[i] ?? "skipped"));
         resolve(result);
       }
     };
+    const unfollow = follow(options.parallelism, pump);
     pump();
   });
 }
 
-/** Runs `fn` over `items` with at most `parallelism` in flight; results in input order. */
-export async function mapBounded<T, R>(items: readonly T[], parallelism: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!, i);
-    }
-  };
-  const workers: Promise<void>[] = [];
-  for (let k = 0; k < Math.min(Math.max(1, Math.floor(parallelism)), items.length); k++) workers.push(worker());
-  await Promise.all(workers);
-  return results;
+/**
+ * Runs `fn` over `items` with at most `tasksFor(parallelism)` in flight; results in input order.
+ * The first rejection rejects the whole, and nothing more is started.
+ */
+export function mapBounded<T, R>(items: readonly T[], parallelism: Parallelism, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  return new Promise((resolve, reject) => {
+    const results: R[] = new Array(items.length);
+    let next = 0;
+    let running = 0;
+    let done = false;
+    const finish = (): void => {
+      done = true;
+      unfollow();
+    };
+    const pump = (): void => {
+      if (done) return;
+      while (running < tasksFor(parallelism) && next < items.length) {
+        const i = next++;
+        running++;
+        fn(items[i]!, i).then(
+          (result) => {
+            results[i] = result;
+            running--;
+            pump();
+          },
+          (error: unknown) => {
+            if (done) return;
+            finish();
+            reject(error);
+          },
+        );
+      }
+      if (running === 0 && next >= items.length) {
+        finish();
+        resolve(results);
+      }
+    };
+    const unfollow = follow(parallelism, pump);
+    pump();
+  });
 }

@@ -16,7 +16,7 @@ import type { HostBinding, StateStore, StoredHostBinding } from "../state/index.
 import { engineCode } from "./codes.ts";
 import { withLock, type LockOptions } from "./apply/session.ts";
 import { compareBindings, describeBinding } from "./host-binding.ts";
-import { DEFAULT_PARALLELISM } from "./dag.ts";
+import { parallelismOf } from "./dag.ts";
 import { refreshRecords } from "./refresh.ts";
 
 export interface RebindOptions {
@@ -90,7 +90,7 @@ export async function runRebind(setup: { provider: Provider; host: HostBinding }
       unverified.push({ address: r.address, reason: "state records no uid for it, so nothing here can be proven to be it" });
       return false;
     });
-    const read = await refreshRecords(setup.provider, readable, options.parallelism ?? DEFAULT_PARALLELISM);
+    const read = await refreshRecords(setup.provider, readable, readable.length === 0 ? 1 : await parallelismOf(options.parallelism, setup.provider));
     const verified: string[] = [];
     for (const record of readable) {
       const found = read.states.get(record.address);

@@ -6,7 +6,7 @@ import { type Diagnostic, hasErrors, type KnownValue, located } from "../core/in
 import type { Provider, ResourceState } from "../provider/index.ts";
 import type { ResourceRecord } from "../state/index.ts";
 import { sameAsStored } from "../secrets/index.ts";
-import { mapBounded } from "./dag.ts";
+import { mapBounded, type Parallelism } from "./dag.ts";
 import { engineCode } from "./codes.ts";
 
 export interface RefreshResult {
@@ -22,7 +22,7 @@ export function recordState(record: ResourceRecord): ResourceState {
 }
 
 /** Reads `records` (settled ones; in-flight records are resolved by apply, not refreshed). */
-export async function refreshRecords(provider: Provider, records: readonly ResourceRecord[], parallelism: number): Promise<RefreshResult> {
+export async function refreshRecords(provider: Provider, records: readonly ResourceRecord[], parallelism: Parallelism): Promise<RefreshResult> {
   const states = new Map<string, ResourceState | null>();
   const diagnostics: Diagnostic[] = [];
   const failed = new Set<string>();

@@ -23,7 +23,6 @@ import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
 import { createPlan, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
 import { appliedChangesIncomplete } from "./plan/targets.ts";
 import { runCounts, type RunCounts } from "./summary.ts";
-import { DEFAULT_PARALLELISM } from "./dag.ts";
 import { contributionEdgesOf, dependencyMap } from "./dependencies.ts";
 import type { SavedPlan } from "./plan/file.ts";
 import { planHasChanges, type Plan } from "./plan-data.ts";
@@ -158,7 +157,11 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     snapshot = await readSnapshot(store);
     const dropped = await dropDuplicateDeposed(store, snapshot.records);
     if (dropped.length > 0) snapshot = await readSnapshot(store);
-    const outcome = await createPlan({ ...setup, state: snapshot, options: { parallelism: options.parallelism ?? DEFAULT_PARALLELISM, ...options.plan } });
+    const outcome = await createPlan({
+      ...setup,
+      state: snapshot,
+      options: { ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}), ...options.plan },
+    });
     plan = outcome.plan;
     timings.refreshMs = outcome.timings.refreshMs;
     timings.planMs = outcome.timings.planMs;
@@ -174,7 +177,7 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     ...setup,
     store,
     plan,
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
     stopped: () => session.lost !== null || (options.stopped?.() ?? false),
     ...(snapshot !== undefined ? { records: snapshot.records } : {}),
     ...(events !== undefined ? { progress: events } : {}),
@@ -232,7 +235,7 @@ function resumeInterrupted(setup: EngineSetup, store: StateStore, options: Apply
   return resolveInFlight({
     provider: setup.provider,
     store,
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
     dependenciesOf: (address) => {
       const resource = setup.stack.resources.get(address);
       return {

@@ -24,7 +24,7 @@ import { type HostBinding, LeaseLostError, type ResourceRecord, StateLockedError
 import { LockSession, lockedDiagnostic, type LockOptions } from "./apply/session.ts";
 import { engineCode } from "./codes.ts";
 import { listUnverified, type UnverifiedRecord } from "./rebind.ts";
-import { DEFAULT_PARALLELISM, mapBounded } from "./dag.ts";
+import { mapBounded, parallelismOf } from "./dag.ts";
 import { compareBindings, hostMismatch, laneOfBinding } from "./host-binding.ts";
 import { recordState } from "./refresh.ts";
 
@@ -141,7 +141,7 @@ export async function runUpgradeLane(
       }
     }
     // Proof by reading: under the new identity, with the uid state records (the provider's UID rule).
-    const reads = await mapBounded(candidates, options.parallelism ?? DEFAULT_PARALLELISM, async (c) => {
+    const reads = await mapBounded(candidates, candidates.length === 0 ? 1 : await parallelismOf(options.parallelism, setup.provider), async (c) => {
       try {
         return await setup.provider.read(c.state);
       } catch (error) {

@@ -5,6 +5,7 @@
 // operation starting after the host refused the credential is not sent, and a 401 any operation
 // met leaves as the one credential finding.
 
+import type { ConcurrencyView } from "../client/index.ts";
 import { type Attributes, type Diagnostic, laneNamed, type LaneName } from "../core/index.ts";
 import { knownString } from "./attributes.ts";
 import type { ResourceIdentity } from "./diagnostics/credential.ts";
@@ -63,6 +64,10 @@ export class HostProvider implements Provider {
    */
   problems(): Diagnostic[] {
     return this.#rt.problems();
+  }
+
+  concurrency(): Promise<ConcurrencyView | undefined> {
+    return this.#rt.concurrency();
   }
 
   validate(type: string, config: Attributes): Diagnostic[] {

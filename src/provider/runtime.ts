@@ -2,7 +2,7 @@
 // resource types), the default space, the host client (connected lazily, once), and the
 // resource-type schemas derived from the codecs.
 
-import type { HostClient } from "../client/index.ts";
+import type { ConcurrencyView, HostClient } from "../client/index.ts";
 import { type Diagnostic, errorText, type Lane, laneNamed, laneNamesText } from "../core/index.ts";
 import { CodecSurfaceError, CodecTable, type GeneratedRegistry, lineSchema, RegistryError, type ResourceTypeEntry } from "../registry/index.ts";
 import { SupportCache } from "./plan/support-cache.ts";
@@ -79,6 +79,20 @@ export class ProviderRuntime {
   async lane(): Promise<Lane | undefined> {
     try {
       return laneNamed((await this.client()).lane.name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The client's adaptive concurrency limit, when callers should follow it (a host over the
+   * network, `HostClient.adaptive`). Connects first; a host that cannot be reached has none (each
+   * host call then reports why).
+   */
+  async concurrency(): Promise<ConcurrencyView | undefined> {
+    try {
+      const client = await this.client();
+      return client.adaptive ? client.concurrency : undefined;
     } catch {
       return undefined;
     }

@@ -3,6 +3,7 @@
 // here), create, read, update, delete, importState — plus resumeWrite, which re-sends a write
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
+import type { ConcurrencyView } from "../client/index.ts";
 import type { AttributePath, Attributes, Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
 
 // A path into a value is the Value model's (core); the provider's interface names it too.
@@ -120,6 +121,14 @@ export interface Provider {
    * create), one error diagnostic each with its `resourceType`. Empty when every type is servable.
    */
   problems(): readonly Diagnostic[];
+
+  /**
+   * How many calls the host takes at once, when that adapts (docs/engine.md §9): the client's
+   * concurrency limit for a host over the network (it connects to find out); undefined
+   * otherwise, and the engine then keeps DEFAULT_PARALLELISM calls going. Optional: a provider
+   * without it is run at the default.
+   */
+  concurrency?(): Promise<ConcurrencyView | undefined>;
 
   /** Static checks of configuration; unknown values are skipped, never guessed. */
   validate(type: string, config: Attributes): Diagnostic[];

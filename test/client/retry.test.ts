@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HostClient, type HostClientOptions } from "../../src/client/client.ts";
 import { HostConnection } from "../../src/client/connection.ts";
 import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
+import { ConcurrencyLimiter } from "../../src/client/limiter.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
 import { type FormRef } from "../../src/core/protocol.ts";
@@ -213,6 +214,7 @@ describe("budgets against a host that drops every connection", () => {
         features: {},
       },
       transport: createNodeTransport(),
+      limiter: new ConcurrencyLimiter(),
       userAgent: "test",
       retry: policy,
       budget: new RetryBudget(policy),

@@ -20,7 +20,8 @@ ${PROJECT_HELP}
   --destroy              Destroy every resource in state (as \`takoform destroy\`)
   --refresh-only         Only record in state what changed on the host
   --refresh=false        Plan against state as recorded, without reading the host first
-  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N provider calls in flight (default: adapts to a host over
+                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

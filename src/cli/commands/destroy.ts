@@ -16,7 +16,8 @@ ${PROJECT_HELP}
   --auto-approve         Destroy without asking (required when there is no terminal)
   --target ADDR          Only this resource and what depends on it (repeatable)
   --refresh=false        Plan against state as recorded, without reading the host first
-  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N provider calls in flight (default: adapts to a host over
+                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

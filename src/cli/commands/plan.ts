@@ -33,7 +33,8 @@ ${PROJECT_HELP}
   --refresh=false        Plan against state as recorded, without reading the host first
   --target ADDR          Only this resource and what it depends on (repeatable)
   --replace ADDR         Replace this resource even if nothing changed (repeatable)
-  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N provider calls in flight (default: adapts to a host over
+                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
   --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
@@ -65,7 +66,7 @@ export const command: Command = {
     const io = new Console(args);
     const mode = planMode(args);
     const refresh = boolFlag(args, "--refresh", true);
-    const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
+    const parallelism = intFlag(args, "--parallelism", undefined);
     const targets = args.values.get("--target") ?? [];
     const replace = args.values.get("--replace") ?? [];
     durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits

@@ -14,7 +14,8 @@ refresh-only apply: nothing on the host is changed). Shows the changes it record
 Options:
 ${PROJECT_HELP}
   --target ADDR          Only this resource and what it depends on (repeatable)
-  --parallelism N        Provider calls in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N provider calls in flight (default: adapts to a host over
+                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

@@ -26,7 +26,8 @@ Options:
 ${PROJECT_HELP}
   --force                Re-bind even when recorded objects are missing here or have other
                          uids (the next plan then shows the missing ones as gone)
-  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N reads in flight (default: adapts to a host over the
+                         network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 
@@ -40,7 +41,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
+  const parallelism = intFlag(args, "--parallelism", undefined);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);

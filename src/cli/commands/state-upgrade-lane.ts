@@ -30,7 +30,8 @@ flight. Nothing is written unless every record is verified.
 Options:
   --lane ${LANES.map((l) => l.name).join("|")}        The lane to move to (default ${PREFERRED_LANE.name})
 ${PROJECT_HELP}
-  --parallelism N        Reads in flight at once (default ${DEFAULT_PARALLELISM})
+  --parallelism N        At most N reads in flight (default: adapts to a host over the
+                         network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 
@@ -46,7 +47,7 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   if (!isLaneName(laneText)) throw new CliUsageError(`--lane takes ${LANES.map((l) => l.name).join(" or ")}, got ${JSON.stringify(laneText)}`);
   enterProject(args);
   const io = new Console(args);
-  const parallelism = intFlag(args, "--parallelism", DEFAULT_PARALLELISM);
+  const parallelism = intFlag(args, "--parallelism", undefined);
   const ws = await loadWorkspace(args);
   if (!("stack" in ws)) return io.fail("state upgrade-lane", ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);

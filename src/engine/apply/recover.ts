@@ -12,7 +12,7 @@ import { type Diagnostic, hasErrors, located } from "../../core/index.ts";
 import type { AttributePath, Provider, ResourceState } from "../../provider/index.ts";
 import { parseStateAddress, type InFlightRecord, type ResourceRecord, type SettledStatus, type StateStore } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
-import { mapBounded } from "../dag.ts";
+import { mapBounded, parallelismOf } from "../dag.ts";
 import { openIntent, sealedAttributePaths } from "../../secrets/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import { sealedIntentDiagnostic, sensitiveLookup } from "./sealed-intent.ts";
@@ -22,7 +22,8 @@ import { stateInput } from "./records.ts";
 export interface RecoverInput {
   provider: Provider;
   store: StateStore;
-  parallelism: number;
+  /** `--parallelism N`; without it, the provider's adaptive limit or the default (dag.ts parallelismOf). */
+  parallelism?: number;
   /**
    * What the configuration says about an address, to record with the settled result: its
    * dependencies and contribution edges, and the attributes to seal (empty when unconfigured).
@@ -55,7 +56,7 @@ export async function resolveInFlight(input: RecoverInput): Promise<RecoverResul
   const records = await input.store.inFlight();
   const diagnostics: Diagnostic[] = [];
   let ok = true;
-  await mapBounded(records, input.parallelism, async (record) => {
+  await mapBounded(records, records.length === 0 ? 1 : await parallelismOf(input.parallelism, input.provider), async (record) => {
     const { intent } = record; // an in-flight record carries exactly one
     // A sealed intent opens only with the sensitive values it was sent with; otherwise it stays
     // in state untouched and the apply stops, naming the variables to supply.

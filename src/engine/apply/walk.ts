@@ -1,12 +1,11 @@
-// The walk of an apply: every step of the plan's graph, `parallelism` at a time, each reported as
+// The walk of an apply: every step of the plan's graph, `parallelism` (or the adaptive limit) at a time, each reported as
 // it starts and ends (events.ts). A failed step skips its dependents while independent branches
 // finish; a lost lease stops every step not yet started.
 
 import { errorText, type Diagnostic } from "../../core/index.ts";
 import { LeaseLostError, parseStateAddress, StateConflictError } from "../../state/index.ts";
-import { DEFAULT_PARALLELISM } from "../dag.ts";
 import { engineCode } from "../codes.ts";
-import { walkDag } from "../dag.ts";
+import { parallelismOf, walkDag } from "../dag.ts";
 import { conflictDiagnostic } from "../host-objects.ts";
 import type { PlanStep } from "../plan-data.ts";
 import { ObjectClaims } from "./claims.ts";
@@ -34,7 +33,7 @@ export async function walkSteps(input: ApplyInput, ctx: StepContext, lease: Leas
   const started = new Map<string, number>();
   const report = input.progress;
   await walkDag(input.plan.steps, {
-    parallelism: input.parallelism ?? DEFAULT_PARALLELISM,
+    parallelism: input.plan.steps.length === 0 ? 1 : await parallelismOf(input.parallelism, input.provider),
     stopped: () => lease.lost !== null || (input.stopped?.() ?? false),
     run: async (step) => {
       started.set(step.id, Date.now());

@@ -8,7 +8,7 @@ import { configEdges } from "../config/edges.ts";
 import type { StackConfig } from "../config/types.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { CycleResolution, CycleResolver } from "../cycles/seam.ts";
-import { DEFAULT_PARALLELISM } from "../dag.ts";
+import { type Parallelism, parallelismOf } from "../dag.ts";
 import { dependencyMap } from "../dependencies.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import type { DependencyGraph, EdgeInput } from "../graph/types.ts";
@@ -26,7 +26,10 @@ export interface PlanOptions {
   targets?: readonly string[];
   /** `--replace`: replace these resources even where nothing changed (a normal plan only). */
   replace?: readonly string[];
-  /** Provider calls in flight at once (default DEFAULT_PARALLELISM). */
+  /**
+   * Provider calls in flight at once (`--parallelism N`); without it, the provider's adaptive
+   * limit when it has one, else DEFAULT_PARALLELISM (dag.ts parallelismOf).
+   */
   parallelism?: number;
   /** RFC 0011 cycle resolution; the default resolves cycles with placeholders (`placeholderCycles`). */
   cycles?: CycleResolver;
@@ -63,7 +66,7 @@ export class PlanContext {
   readonly host: HostBinding | undefined;
   readonly options: PlanOptions;
   readonly mode: PlanMode;
-  readonly parallelism: number;
+  #parallelism: Promise<Parallelism> | undefined;
   readonly targets: readonly string[] | undefined;
   /** `-replace`: configuration addresses replaced even where nothing changed (normal mode only). */
   readonly replace: ReadonlySet<string>;
@@ -116,12 +119,15 @@ export class PlanContext {
     this.host = input.host;
     this.options = input.options ?? {};
     this.mode = this.options.mode ?? "normal";
-    this.parallelism = this.options.parallelism ?? DEFAULT_PARALLELISM;
     this.targets = this.options.targets;
     this.replace = new Set(this.mode === "normal" ? (this.options.replace ?? []) : []);
     this.edges = configEdges(this.stack);
     this.graph = buildDependencyGraph(this.stack.resources.keys(), this.edges);
     this.configDependencies = dependencyMap(this.stack, this.edges);
+  }
+  /** How many provider calls a walk keeps going (dag.ts parallelismOf), found once per plan. */
+  parallelism(): Promise<Parallelism> {
+    return (this.#parallelism ??= parallelismOf(this.options.parallelism, this.provider));
   }
 
   /** A `--target` list was given. */

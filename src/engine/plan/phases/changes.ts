@@ -49,7 +49,7 @@ export async function planResources(ctx: PlanContext): Promise<void> {
   const tasks = planned.map((address) => ({ id: address, dependsOn: configDependencies.get(address)!.filter((d) => inPlan.has(d)) }));
   const planOne = resourcePlanner(ctx, cbd);
   await walkDag(tasks, {
-    parallelism: ctx.parallelism,
+    parallelism: tasks.length === 0 ? 1 : await ctx.parallelism(),
     run: async (task) => (await planOne(task.id)) !== null,
     crashed: (task, error) => {
       ctx.failed.add(task.id);

@@ -16,7 +16,7 @@ export async function refresh(ctx: PlanContext): Promise<void> {
   const targeted = ctx.targetedState;
   const refreshable = state.records.filter((r) => r.intent === null && (targeted === null || targeted.has(r.address)));
   if (ctx.options.refresh === false || refreshable.length === 0) return;
-  const refreshed = await refreshRecords(provider, refreshable, ctx.parallelism);
+  const refreshed = await refreshRecords(provider, refreshable, await ctx.parallelism());
   for (const d of refreshed.diagnostics) ctx.diagnostics.append([d], d.address);
   if (ctx.diagnostics.hasErrors()) return;
   for (const record of refreshable) {

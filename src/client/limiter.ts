@@ -1,0 +1,199 @@
+// How many requests one client keeps in flight (docs/client.md "Concurrency"). The limit adapts to
+// the host the way TCP's congestion window adapts to a path (RFC 5681), with requests for
+// segments, and a latency gate as in Netflix's concurrency-limits:
+//
+// - **Slow start.** From `initial`, each answer that is not a refusal adds one request to the
+//   limit (it doubles every round trip) until the host first pushes back.
+// - **Additive increase.** After that, each such answer adds 1/limit: one request per round trip.
+// - **Growth only while latency holds and the limit is used.** An answer slower than `tolerance`
+//   times the fastest seen for its method (plus a millisecond), or one that comes back while
+//   nobody waits for a slot and fewer than half the limit's requests are in flight, adds nothing:
+//   a host (or a client) that is already busy gains nothing from more requests at once, and a
+//   limit the work does not fill proves nothing.
+// - **Multiplicative decrease.** A `429`, a `503` or a request that ran out its deadline is a
+//   drop: the limit becomes at most `backoff` times the number of requests in flight when the
+//   dropped request was sent (its position), TCP's "half the flight size" with a gentler factor.
+//   Every drop of one burst was sent at about the same position, so a burst of refusals lowers
+//   the limit once, to just under what the host accepted, instead of collapsing it.
+// - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts); the
+//   limit does not grow again before that time has passed.
+//
+// Requests beyond the limit wait in arrival order. The limit never goes below `min` nor above `max`.
+
+import { TransportError } from "./errors.ts";
+
+export interface LimiterSettings {
+  /** Requests in flight at the start: enough to fill a 50 ms round trip at a few thousand requests a second. */
+  initial: number;
+  min: number;
+  max: number;
+  /** Factor of the decrease on a drop. */
+  backoff: number;
+  /** Growth stops while an answer takes longer than this many times the fastest one of its method. */
+  tolerance: number;
+}
+
+export const DEFAULT_LIMITER: LimiterSettings = { initial: 128, min: 1, max: 1024, backoff: 0.9, tolerance: 2 };
+
+/** What an answer says about the host's capacity. */
+export type Verdict = "ok" | "drop" | "ignore";
+
+/** One request's slot. */
+export interface Permit {
+  /** Requests of this client in flight when it was sent, itself included. */
+  readonly position: number;
+  readonly method: string;
+  readonly sentAt: number;
+}
+
+/** What the engine sees of the limit (docs/engine.md §9): how many provider calls to keep going. */
+export interface ConcurrencyView {
+  readonly limit: number;
+  readonly inFlight: number;
+  /** Called whenever the whole-request limit changes; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}
+
+interface Waiter {
+  method: string;
+  resolve(permit: Permit): void;
+  reject(error: unknown): void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  done: boolean;
+}
+
+export class ConcurrencyLimiter implements ConcurrencyView {
+  readonly settings: LimiterSettings;
+  #limit: number;
+  #inFlight = 0;
+  #slowStart = true;
+  #holdUntil = 0;
+  readonly #fastest = new Map<string, number>();
+  readonly #waiting: Waiter[] = [];
+  #head = 0;
+  readonly #listeners = new Set<() => void>();
+  readonly #now: () => number;
+
+  constructor(settings: Partial<LimiterSettings> = {}, now: () => number = () => performance.now()) {
+    this.settings = checked({ ...DEFAULT_LIMITER, ...settings });
+    this.#limit = this.settings.initial;
+    this.#now = now;
+  }
+
+  /** Whole requests allowed in flight now. */
+  get limit(): number {
+    return Math.floor(this.#limit);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Requests waiting for a slot. */
+  get queued(): number {
+    return this.#waiting.length - this.#head;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A slot at once when one is free and nobody waits; else null (then `wait`). */
+  tryAcquire(method: string): Permit | null {
+    if (this.queued > 0 || this.#inFlight >= this.limit) return null;
+    return this.#grant(method);
+  }
+
+  /** A slot once one is free, in arrival order; rejects with a TransportError when `signal` aborts first. */
+  wait(method: string, signal?: AbortSignal): Promise<Permit> {
+    const permit = this.tryAcquire(method);
+    if (permit !== null) return Promise.resolve(permit);
+    return new Promise<Permit>((resolve, reject) => {
+      const waiter: Waiter = { method, resolve, reject, signal, onAbort: undefined, done: false };
+      if (signal !== undefined) {
+        if (signal.aborted) {
+          reject(abortedWhileQueued(signal));
+          return;
+        }
+        waiter.onAbort = () => {
+          if (waiter.done) return;
+          waiter.done = true;
+          reject(abortedWhileQueued(signal));
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      this.#waiting.push(waiter);
+    });
+  }
+
+  /** Ends a request: frees its slot and adapts the limit to what the answer says. */
+  release(permit: Permit, verdict: Verdict, retryAfterMs?: number): void {
+    const inFlight = this.#inFlight;
+    this.#inFlight--;
+    const before = this.limit;
+    const now = this.#now();
+    if (verdict === "drop") {
+      const ceiling = Math.max(this.settings.min, this.settings.backoff * permit.position);
+      if (ceiling < this.#limit) this.#limit = ceiling;
+      this.#slowStart = false;
+      if (retryAfterMs !== undefined) this.#holdUntil = Math.max(this.#holdUntil, now + retryAfterMs);
+    } else if (verdict === "ok") {
+      const rtt = now - permit.sentAt;
+      const fastest = this.#fastest.get(permit.method);
+      if (fastest === undefined || rtt < fastest) this.#fastest.set(permit.method, rtt);
+      // Within a millisecond counts as holding too: below that, timer and scheduling noise rule.
+      const holds = rtt <= this.settings.tolerance * Math.min(fastest ?? rtt, rtt) + 1;
+      const used = this.queued > 0 || inFlight * 2 >= this.#limit;
+      if (holds && used && now >= this.#holdUntil) {
+        this.#limit = Math.min(this.settings.max, this.#limit + (this.#slowStart ? 1 : 1 / this.#limit));
+      }
+    }
+    this.#drain();
+    if (this.limit !== before) for (const listener of this.#listeners) listener();
+  }
+
+  #grant(method: string): Permit {
+    this.#inFlight++;
+    return { position: this.#inFlight, method, sentAt: this.#now() };
+  }
+
+  #drain(): void {
+    while (this.#head < this.#waiting.length && this.#inFlight < this.limit) {
+      const waiter = this.#waiting[this.#head]!;
+      this.#waiting[this.#head++] = undefined as unknown as Waiter;
+      if (waiter.done) continue;
+      waiter.done = true;
+      if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(this.#grant(waiter.method));
+    }
+    // Compact once the consumed prefix dominates, so the queue costs O(1) per request.
+    if (this.#head > 1024 && this.#head * 2 > this.#waiting.length) {
+      this.#waiting.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+}
+
+function abortedWhileQueued(signal: AbortSignal): TransportError {
+  const reason: unknown = signal.reason;
+  const deadline = reason instanceof Error && reason.name === "TimeoutError";
+  return new TransportError(
+    deadline ? "deadline" : "aborted",
+    deadline ? "takoform: the request's deadline passed while it waited for a slot" : "takoform: the request was aborted while it waited for a slot",
+    undefined,
+    { cause: reason },
+  );
+}
+
+function checked(settings: LimiterSettings): LimiterSettings {
+  const { initial, min, max, backoff, tolerance } = settings;
+  const whole = (n: number) => Number.isInteger(n) && n >= 1;
+  if (!whole(min) || !whole(max) || !whole(initial) || min > max || initial < min || initial > max) {
+    throw new RangeError("takoform: the concurrency limits must be whole numbers with 1 ≤ min ≤ initial ≤ max");
+  }
+  if (!(backoff > 0 && backoff < 1)) throw new RangeError("takoform: the concurrency backoff must be between 0 and 1");
+  if (!(tolerance >= 1) || !Number.isFinite(tolerance)) throw new RangeError("takoform: the latency tolerance must be a finite number ≥ 1");
+  return settings;
+}

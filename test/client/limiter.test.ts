@@ -1,0 +1,160 @@
+// The adaptive concurrency limit (src/client/limiter.ts) on a clock the test moves: slow start,
+// additive increase, the decrease to just under the position of a drop, Retry-After, the latency
+// and use gates, and the queue.
+
+import { describe, expect, it } from "vitest";
+import { ConcurrencyLimiter, type Permit } from "../../src/client/limiter.ts";
+import { TransportError } from "../../src/client/errors.ts";
+
+function limiter(settings: ConstructorParameters<typeof ConcurrencyLimiter>[0] = {}) {
+  const clock = { now: 0 };
+  const l = new ConcurrencyLimiter(settings, () => clock.now);
+  return { l, clock };
+}
+
+/**
+ * One round trip with the limit in use, as the engine keeps it: the limit's worth of requests
+ * sent, twice as many waiting for a slot, every answer `ms` later; returns the limit after those
+ * answers (the waiting requests then leave, saying nothing).
+ */
+async function round(l: ConcurrencyLimiter, clock: { now: number }, ms: number, method = "GET"): Promise<number> {
+  const permits = take(l, l.limit, method);
+  const abort = new AbortController();
+  const waiting = Array.from({ length: 2 * permits.length }, () => l.wait(method, abort.signal).catch(() => null));
+  clock.now += ms;
+  for (const p of permits) l.release(p, "ok");
+  const limit = l.limit;
+  abort.abort();
+  for (const p of await Promise.all(waiting)) if (p !== null) l.release(p, "ignore");
+  return limit;
+}
+
+/** Takes `n` slots at once (all must be free). */
+function take(l: ConcurrencyLimiter, n: number, method = "GET"): Permit[] {
+  return Array.from({ length: n }, () => {
+    const permit = l.tryAcquire(method);
+    if (permit === null) throw new Error("no free slot");
+    return permit;
+  });
+}
+
+describe("the adaptive concurrency limit", () => {
+  it("starts at 128, doubles per round trip in slow start, then grows by one per round trip after a drop", async () => {
+    const { l, clock } = limiter({ initial: 4 });
+    expect(new ConcurrencyLimiter().limit).toBe(128);
+    // One round trip of 4 answers, each 50 ms: +1 each.
+    expect(await round(l, clock, 50)).toBe(8);
+    expect(await round(l, clock, 50)).toBe(16);
+    // A drop at position 16 ends slow start: 0.9 × 16 = 14.4.
+    const permits = take(l, 16);
+    clock.now += 50;
+    l.release(permits.pop()!, "drop");
+    expect(l.limit).toBe(14);
+    for (const p of permits) l.release(p, "ignore");
+    // Then a round trip adds one request: +1/limit per answer.
+    expect(await round(l, clock, 50)).toBe(15);
+    expect(await round(l, clock, 50)).toBe(16);
+  });
+
+  it("lowers the limit once for a burst of refusals, to just under what the host accepted", () => {
+    const { l, clock } = limiter({ initial: 100 });
+    const permits = take(l, 100);
+    clock.now += 50;
+    // The host took 32 and refused the 68 sent after them.
+    for (const p of permits.slice(32)) l.release(p, "drop");
+    expect(l.limit).toBe(Math.floor(0.9 * 33));
+    for (const p of permits.slice(0, 32)) l.release(p, "ok");
+    expect(l.limit).toBeLessThanOrEqual(31);
+    expect(l.limit).toBeGreaterThanOrEqual(29);
+  });
+
+  it("never goes below min nor above max", async () => {
+    const { l, clock } = limiter({ initial: 2, min: 2, max: 3 });
+    const [a, b] = take(l, 2);
+    clock.now += 10;
+    l.release(a!, "drop");
+    expect(l.limit).toBe(2);
+    l.release(b!, "ok");
+    for (let i = 0; i < 10; i++) await round(l, clock, 10);
+    expect(l.limit).toBe(3);
+  });
+
+  it("does not grow before a drop's Retry-After has passed", async () => {
+    const { l, clock } = limiter({ initial: 4 });
+    const [dropped, ...rest] = take(l, 4);
+    clock.now += 50;
+    l.release(dropped!, "drop", 1_000); // position 1: the limit goes to its minimum
+    expect(l.limit).toBe(1);
+    for (const p of rest) l.release(p, "ok");
+    expect(l.limit).toBe(1);
+    expect(await round(l, clock, 50)).toBe(1);
+    clock.now += 1_000;
+    // Past it: 1 + 1/1, then 2 + 1/2.
+    expect(await round(l, clock, 50)).toBe(2);
+  });
+
+  it("grows only while latency holds, per method, and only while the limit is used", async () => {
+    const { l, clock } = limiter({ initial: 2 });
+    expect(await round(l, clock, 50)).toBe(4);
+    // Answers three times slower than the fastest GET: no growth.
+    expect(await round(l, clock, 150)).toBe(4);
+    // A PUT is judged against PUTs: its first answers set its own baseline.
+    expect(await round(l, clock, 150, "PUT")).toBe(8);
+    // One request in flight of a limit of 8, nobody waiting: the limit is not used, nothing grows.
+    let [a, b]: (Permit | undefined)[] = take(l, 1);
+    clock.now += 50;
+    l.release(a!, "ok");
+    expect(l.limit).toBe(8);
+    // A request that says nothing (a failed connection) changes nothing either.
+    [a, b] = take(l, 2);
+    l.release(a!, "ignore");
+    l.release(b!, "ignore");
+    expect(l.limit).toBe(8);
+  });
+
+  it("queues requests beyond the limit in arrival order, and an abort takes one out", async () => {
+    const { l } = limiter({ initial: 1, max: 1 });
+    const first = l.tryAcquire("GET")!;
+    expect(l.tryAcquire("GET")).toBeNull();
+    const order: string[] = [];
+    const second = l.wait("GET").then((p) => (order.push("second"), p));
+    const abort = new AbortController();
+    const third = l.wait("GET", abort.signal).then(
+      () => order.push("third"),
+      (e: unknown) => e,
+    );
+    const fourth = l.wait("GET").then((p) => (order.push("fourth"), p));
+    expect(l.queued).toBe(3);
+    abort.abort();
+    const refused = await third;
+    expect(refused).toBeInstanceOf(TransportError);
+    expect((refused as TransportError).reason).toBe("aborted");
+    l.release(first, "ok");
+    l.release(await second, "ok");
+    l.release(await fourth, "ok");
+    expect(order).toEqual(["second", "fourth"]);
+    expect(l.inFlight).toBe(0);
+    expect(l.queued).toBe(0);
+  });
+
+  it("tells listeners when the whole-request limit changes", () => {
+    const { l, clock } = limiter({ initial: 2 });
+    const seen: number[] = [];
+    const off = l.onChange(() => seen.push(l.limit));
+    const [a, b] = take(l, 2);
+    clock.now += 10;
+    l.release(a!, "ok");
+    l.release(b!, "drop");
+    off();
+    const c = l.tryAcquire("GET")!;
+    l.release(c, "drop");
+    expect(seen).toEqual([3, 1]);
+  });
+
+  it("refuses settings that make no sense", () => {
+    expect(() => new ConcurrencyLimiter({ min: 0 })).toThrow(RangeError);
+    expect(() => new ConcurrencyLimiter({ initial: 2000 })).toThrow(RangeError);
+    expect(() => new ConcurrencyLimiter({ backoff: 1 })).toThrow(RangeError);
+    expect(() => new ConcurrencyLimiter({ tolerance: 0.5 })).toThrow(RangeError);
+  });
+});
