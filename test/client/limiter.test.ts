@@ -2,6 +2,7 @@
 // additive increase, the decrease to just under the position of a drop, Retry-After, the latency
 // and use gates, and the queue.
 
+import { setMaxListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ConcurrencyLimiter, type Permit } from "../../src/client/limiter.ts";
 import { TransportError } from "../../src/client/errors.ts";
@@ -20,6 +21,7 @@ function limiter(settings: ConstructorParameters<typeof ConcurrencyLimiter>[0] =
 async function round(l: ConcurrencyLimiter, clock: { now: number }, ms: number, method = "GET"): Promise<number> {
   const permits = take(l, l.limit, method);
   const abort = new AbortController();
+  setMaxListeners(Infinity, abort.signal); // one signal for all the waiting requests of the round
   const waiting = Array.from({ length: 2 * permits.length }, () => l.wait(method, abort.signal).catch(() => null));
   clock.now += ms;
   for (const p of permits) l.release(p, "ok");
