@@ -32,6 +32,8 @@ const engineCodes = defineCodes("engine", [
   "move-target-exists",
   "move-in-flight",
   "move-invalid",
+  "move-failed",
+  "moves-excluded-by-targeting",
   "plan-file-invalid",
   "plan-file-stale",
   "plan-file-variable-mismatch",

@@ -8,7 +8,7 @@ import type { AttributePath } from "../provider/index.ts";
 import type { HostBinding } from "../state/index.ts";
 
 /** Terraform's action arrays, exactly as `terraform show -json` writes them. */
-export type TerraformActions = ["no-op"] | ["create"] | ["read"] | ["update"] | ["delete", "create"] | ["create", "delete"] | ["delete"];
+export type TerraformActions = ["no-op"] | ["create"] | ["read"] | ["update"] | ["delete", "create"] | ["create", "delete"] | ["delete"] | ["forget"];
 
 /** Why an action was chosen when the configuration alone does not say (Terraform's `action_reason`). */
 export type ActionReason =
@@ -17,6 +17,7 @@ export type ActionReason =
   | "replace_by_request"
   | "replace_by_triggers"
   | "delete_because_no_resource_config"
+  | "delete_because_no_move_target"
   | "relation_drift_recovery"
   | "cycle_placeholder";
 
@@ -41,6 +42,8 @@ export interface ResourceChange {
   replaceReasons: ReplaceReason[];
   /** Attribute names whose values are sensitive (shown as `(sensitive value)`). */
   sensitivePaths: AttributePath[];
+  /** The address state held the object at before a `moved` block moved it here (Terraform's `previous_address`). */
+  previousAddress?: string;
   /** Set when the change adopts an existing host resource through an `import` block. */
   importingId?: string;
   /** This resource starts as a placeholder of a dependency cycle (RFC 0011). */
@@ -65,7 +68,8 @@ export type StepAction =
   | "finalize" // RFC 0011 rule 4: update a placeholder to its full config
   | "settle" // RFC 0011 rule 5: update a member whose params changed because a peer's output changed
   | "revert" // RFC 0011 rule 6/7: update a member back to its placeholder, dropping references to peers
-  | "resume"; // re-send a write an interrupted apply recorded but never settled
+  | "resume" // re-send a write an interrupted apply recorded but never settled
+  | "forget"; // remove a record from state, leaving its host object (a removed block with destroy = false)
 
 export interface PlanStep {
   /** Unique within the plan, e.g. `create:takoform_worker_bundle.app`, `settle:1:mesh_service.a`. */
@@ -120,13 +124,30 @@ export interface Plan {
    * absent on a refresh-only plan, which shows all of it.
    */
   relevantAttributes?: RelevantAttribute[];
+  /**
+   * Records `moved` blocks move (plan/moves.ts): the apply re-keys them in state before its first
+   * step, with no host call; every change of this plan is at the new address. Absent: none.
+   */
+  moves?: PlanMove[];
   /** `--target` addresses the plan was restricted to (absent: the whole stack). */
   targets?: string[];
   /** The host the plan was made against (`apply FILE` refuses another); absent when not known. */
   host?: HostBinding;
 }
 
-/** True when applying the plan would change anything (resources, imports into state, or outputs). */
+/** One record a plan moves: from its recorded address to the end of its chain of `moved` blocks. */
+export interface PlanMove {
+  from: string;
+  to: string;
+  /** The `moved` blocks of the chain, by their index in the stack. */
+  blocks: number[];
+}
+
+/** True when applying the plan would change anything (resources, moves or imports in state, or outputs). */
 export function planHasChanges(plan: Plan): boolean {
-  return plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) || plan.outputChanges.some((c) => c.actions[0] !== "no-op");
+  return (
+    (plan.moves?.length ?? 0) > 0 ||
+    plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined) ||
+    plan.outputChanges.some((c) => c.actions[0] !== "no-op")
+  );
 }

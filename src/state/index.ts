@@ -91,7 +91,7 @@ export {
 // Sealed values are what a reader of state meets; sealing itself is src/secrets's.
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
-export { movedAddress, renameInEdges } from "./move.ts";
+export { movedAddress, renameEdges, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
 export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
 export { pgLayoutDdl } from "./pg/schema.ts";

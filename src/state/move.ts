@@ -27,18 +27,30 @@ export function renameInEdges(
   from: string,
   to: string,
 ): { dependencies: string[]; contributions: ContributionEdge[] } | null {
+  return renameEdges(dependencies, contributions, (address) => movedAddress(address, from, to));
+}
+
+/**
+ * `renameInEdges` for several moves at once (a plan's moved blocks): `rename` gives an address's
+ * new address, or null when it does not move. One pass over the record's edges.
+ */
+export function renameEdges(
+  dependencies: readonly string[],
+  contributions: readonly ContributionEdge[],
+  rename: (address: string) => string | null,
+): { dependencies: string[]; contributions: ContributionEdge[] } | null {
   let changed = false;
-  const rename = (address: string): string => {
-    const moved = movedAddress(address, from, to);
+  const renamed = (address: string): string => {
+    const moved = rename(address);
     if (moved === null) return address;
     changed = true;
     return moved;
   };
-  const renamedDependencies = [...new Set(dependencies.map(rename))].sort();
+  const renamedDependencies = [...new Set(dependencies.map(renamed))].sort();
   // An edge may already name `to` (recorded before that address had a record): the two merge.
   const byFrom = new Map<string, Set<string>>();
   for (const edge of contributions) {
-    const key = rename(edge.from);
+    const key = renamed(edge.from);
     const fields = byFrom.get(key) ?? new Set<string>();
     for (const field of edge.fields) fields.add(field);
     byFrom.set(key, fields);

@@ -135,7 +135,7 @@ describe("cycle resolution cost", () => {
       dependencies: [...new Set([...r.dependsOn, ...r.contributions.map((c) => c.from)])].sort(),
       contributions: r.contributions.map((c) => ({ from: c.from, fields: Object.keys(c.values) })),
     })) as unknown as ResourceRecord[];
-    const empty: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [] };
+    const empty: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [], moved: [], removed: [] };
     const destroy = cpu(() => {
       const graph = buildDependencyGraph([], []);
       const resolution = placeholderCycles.resolve({

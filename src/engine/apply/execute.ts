@@ -15,6 +15,7 @@ import { dependencyMap } from "../dependencies.ts";
 import type { ResourceChange } from "../plan-data.ts";
 import { containsUnknown } from "../values.ts";
 import { knownValues } from "./known-values.ts";
+import { carryOutMoves } from "./moves.ts";
 import { stateInput } from "./records.ts";
 import type { ApplyInput, ApplyResult, StepContext, StepOutcome } from "./types.ts";
 import { internalError, LeaseGuard, walkSteps } from "./walk.ts";
@@ -30,7 +31,9 @@ import { internalError, LeaseGuard, walkSteps } from "./walk.ts";
  */
 async function persistRefresh(input: ApplyInput): Promise<Map<string, ResourceRecord>> {
   const { store, plan } = input;
-  const records = new Map((input.records ?? (await store.list())).map((r) => [r.address, r]));
+  // After the plan's moves, state is no longer the snapshot the plan read: it is listed again.
+  const moved = (plan.moves?.length ?? 0) > 0;
+  const records = new Map((moved || input.records === undefined ? await store.list() : input.records).map((r) => [r.address, r]));
   for (const drift of plan.resourceDrift ?? []) {
     const record = records.get(drift.address);
     if (record === undefined || record.intent !== null) continue;
@@ -58,6 +61,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   const lease = new LeaseGuard();
   let records: Map<string, ResourceRecord>;
   try {
+    const refused = await lease.guard(() => carryOutMoves(input.store, plan.moves ?? []));
+    if (refused.length > 0) return { ok: false, outcomes: [], diagnostics: refused, outputs: {} };
     records = await lease.guard(() => persistRefresh(input));
   } catch (error) {
     return { ok: false, outcomes: [], diagnostics: [internalError("Recording the refreshed state failed", error)], outputs: {} };

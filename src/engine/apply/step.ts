@@ -232,6 +232,14 @@ async function runImport(ctx: StepContext, step: PlanStep, change: ResourceChang
   return { ok: true, diagnostics: imported.diagnostics, ...(uid ? { uid } : {}) };
 }
 
+/** A removed block's `destroy = false`: the record leaves state; the host object is not touched. */
+async function runForget(ctx: StepContext, step: PlanStep): Promise<StepResult> {
+  const uid = uidOf(ctx.current.get(step.address));
+  if (!(await ctx.store.removeResource(step.address))) return { ok: true, diagnostics: [], noop: true };
+  ctx.current.delete(step.address);
+  return { ok: true, diagnostics: [], ...(uid !== undefined ? { uid } : {}) };
+}
+
 export async function runStep(ctx: StepContext, step: PlanStep): Promise<StepResult> {
   const change = ctx.changes.get(step.address);
   if (change === undefined)
@@ -254,6 +262,8 @@ export async function runStep(ctx: StepContext, step: PlanStep): Promise<StepRes
       return runDelete(ctx, step, change);
     case "import":
       return runImport(ctx, step, change);
+    case "forget":
+      return runForget(ctx, step);
     case "resume":
       return fail(step, "A resume step cannot be part of a plan", "Interrupted writes are resolved before planning.", "Plan again.");
   }

@@ -20,6 +20,8 @@ const configCodes = defineCodes("config", [
   "variable-type",
   "undeclared-variable-value",
   "invalid-import",
+  "invalid-moved",
+  "invalid-removed",
   "ignored-setting",
   "project-invalid",
   "app-failed",

@@ -30,7 +30,9 @@
 //   value keeps its type), a mixed string is a template (UNKNOWN if any part is unknown).
 // - Sensitive: variables marked sensitive (`vars.sensitive`), outputs marked sensitive, and the
 //   provider `token`. `variablesOf(expr)` tells which variables flow into a value.
-// - Refused with a diagnostic (and `config: null`): data, locals, module, moved, removed, check,
+// - `moved` and `removed` blocks are read (blocks/refactoring.ts) and checked against each other and
+//   the resources (refactoring-rules.ts); the plan applies them to state (plan/moves.ts).
+// - Refused with a diagnostic (and `config: null`): data, locals, module, check,
 //   count, for_each, provisioner, connection, lifecycle conditions, variable validation, provider
 //   aliases or other providers, functions/operators/conditionals/splats/`for` in interpolations,
 //   `local.*`, references to undeclared resources or variables, self-references.
@@ -46,10 +48,12 @@ export type {
   LifecycleConfig,
   ListExpr,
   LiteralExpr,
+  MovedConfig,
   ObjectExpr,
   OutputConfig,
   ProviderConfig,
   ReferenceExpr,
+  RemovedConfig,
   ResourceConfig,
   StackConfig,
   TemplateExpr,

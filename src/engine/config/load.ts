@@ -7,9 +7,11 @@ import { readBackend } from "./blocks/backend.ts";
 import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
 import { readProvider } from "./blocks/provider.ts";
+import { readMoved, readRemoved } from "./blocks/refactoring.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
 import { configCode, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
+import { checkRefactoring } from "./refactoring-rules.ts";
 import { readInputBytes, readStrictJson } from "./strict-read.ts";
 import { referencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
@@ -32,14 +34,6 @@ const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
   module: {
     detail: "Terraform modules are HCL the engine cannot load.",
     repair: "Compose resources with constructs (for example WorkerApp) instead of a Terraform module.",
-  },
-  moved: {
-    detail: "Moving a resource to a new address is not supported yet.",
-    repair: "Keep the resource's address stable (e.g. overrideLogicalId), or let plan destroy and re-create it.",
-  },
-  removed: {
-    detail: "removed blocks are not supported.",
-    repair: "Delete the construct and let plan destroy the resource, or use `takoform state` to forget it without destroying it.",
   },
   check: {
     detail: "check blocks hold Terraform assertions, which takoform does not evaluate.",
@@ -86,7 +80,7 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
     return { config: null, diagnostics: problems.diagnostics };
   }
 
-  const config: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [] };
+  const config: StackConfig = { resources: new Map(), outputs: new Map(), variables: new Map(), provider: null, imports: [], moved: [], removed: [] };
   if (options.file !== undefined) config.file = options.file;
   for (const [key, block] of Object.entries(document)) {
     switch (key) {
@@ -110,6 +104,12 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
       case "import":
         config.imports = readImports(block, problems);
         break;
+      case "moved":
+        config.moved = readMoved(block, problems);
+        break;
+      case "removed":
+        config.removed = readRemoved(block, problems);
+        break;
       case "terraform":
         config.backend = readTerraformSettings(block, problems);
         break;
@@ -118,13 +118,14 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
         problems.error({
           code: configCode("unsupported-block"),
           summary: refused ? `\`${key}\` blocks are not supported` : `Unknown top-level block \`${key}\``,
-          detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import and terraform blocks.",
+          detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import, moved, removed and terraform blocks.",
           repair: refused?.repair ?? `Remove the ${key} block.`,
         });
       }
     }
   }
   checkReferences(config, problems);
+  checkRefactoring(config, problems);
   const failed = problems.diagnostics.some((d) => d.severity === "error");
   return { config: failed ? null : config, diagnostics: problems.diagnostics };
 }

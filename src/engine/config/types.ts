@@ -140,6 +140,25 @@ export interface ImportConfig {
   id: Expression;
 }
 
+/**
+ * A `moved` block: state's object at `from` is now managed at `to` (Terraform's refactoring; cdktf's
+ * moveTo, moveToId, moveFromId). Re-keys state only: nothing is written to the host.
+ */
+export interface MovedConfig {
+  from: string;
+  to: string;
+  /** Its position in the stack's `moved` list, which names it in messages (`moved[2]`). */
+  index: number;
+}
+
+/** A `removed` block: `from` is gone from the configuration on purpose; `destroy` false forgets it, true destroys it. */
+export interface RemovedConfig {
+  from: string;
+  destroy: boolean;
+  /** Its position in the stack's `removed` list (`removed[0]`). */
+  index: number;
+}
+
 export interface StackConfig {
   /** The file read, when loaded from disk. */
   file?: string;
@@ -151,6 +170,10 @@ export interface StackConfig {
   variables: Map<string, VariableConfig>;
   provider: ProviderConfig | null;
   imports: ImportConfig[];
+  /** `moved` blocks, in the order written; the rules between them are checked at load (refactoring-rules.ts). */
+  moved: MovedConfig[];
+  /** `removed` blocks, in the order written. */
+  removed: RemovedConfig[];
   /** `terraform.backend`: where state lives; null when the stack names none (the default local file). */
   backend?: BackendConfig | null;
 }

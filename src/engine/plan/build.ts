@@ -13,6 +13,7 @@ import { PlanContext, type PlanInput, type PlanMode } from "./context.ts";
 import { planDestroys, planOrphans, planResources, readImports } from "./phases/changes.ts";
 import { checkDuplicateObjects, checkHolders, planOutputChanges } from "./phases/checks.ts";
 import { checkHost, checkTypes, resolveCycles } from "./phases/configuration.ts";
+import { applyMoves, markMoves } from "./phases/refactoring.ts";
 import { refresh } from "./phases/refresh.ts";
 import { checkReplace, readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
@@ -45,6 +46,7 @@ export interface PlanPhase {
 const phase = (name: string, run: PlanPhase["run"], gate = false): PlanPhase => ({ name, run, gate });
 
 const HOST = phase("check the state's host", checkHost, true);
+const MOVES = phase("apply moved blocks to state", applyMoves, true);
 const TYPES = phase("check resource types", checkTypes);
 const CYCLES = phase("resolve dependency cycles", resolveCycles);
 const STATE = phase("read state", readState);
@@ -57,6 +59,7 @@ const IMPORTS = phase("read imported objects", readImports, true);
 const RESOURCES = phase("plan each resource", planResources);
 const ORPHANS = phase("delete orphaned and deposed objects", planOrphans);
 const DESTROYS = phase("delete every object", planDestroys);
+const MARK_MOVES = phase("name where moved objects came from", markMoves);
 const OUTPUTS = phase("plan outputs", planOutputChanges);
 const HOLDERS = phase("check revision holders", checkHolders);
 const DUPLICATES = phase("check one host object per resource", checkDuplicateObjects);
@@ -64,9 +67,28 @@ const STEPS = phase("order the apply steps", orderSteps);
 
 /** The phases of each mode, in order. */
 export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
-  normal: [HOST, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REPLACE, VALIDATE, REFRESH, IMPORTS, RESOURCES, ORPHANS, OUTPUTS, HOLDERS, DUPLICATES, STEPS],
-  destroy: [HOST, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REFRESH, DESTROYS, OUTPUTS, STEPS],
-  "refresh-only": [HOST, TYPES, STATE, IN_FLIGHT, TARGETS, REFRESH, OUTPUTS, STEPS],
+  normal: [
+    HOST,
+    MOVES,
+    TYPES,
+    CYCLES,
+    STATE,
+    IN_FLIGHT,
+    TARGETS,
+    REPLACE,
+    VALIDATE,
+    REFRESH,
+    IMPORTS,
+    RESOURCES,
+    ORPHANS,
+    MARK_MOVES,
+    OUTPUTS,
+    HOLDERS,
+    DUPLICATES,
+    STEPS,
+  ],
+  destroy: [HOST, MOVES, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REFRESH, DESTROYS, MARK_MOVES, OUTPUTS, STEPS],
+  "refresh-only": [HOST, MOVES, TYPES, STATE, IN_FLIGHT, TARGETS, REFRESH, OUTPUTS, STEPS],
 };
 
 export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
@@ -95,6 +117,7 @@ function emptyPlan(ctx: PlanContext): Plan {
     stateSerial: state.serial,
     ...(host !== undefined ? { host } : {}),
     resourceChanges: [],
+    ...(ctx.moves.length > 0 && !ctx.diagnostics.hasErrors() ? { moves: ctx.moves } : {}),
     outputChanges: [],
     steps: [],
     diagnostics: ctx.diagnostics.toArray(),

@@ -12,7 +12,7 @@ import { type Parallelism, parallelismOf } from "../dag.ts";
 import { dependencyMap } from "../dependencies.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import type { DependencyGraph, EdgeInput } from "../graph/types.ts";
-import type { PlanStep, ResourceChange } from "../plan-data.ts";
+import type { PlanMove, PlanStep, ResourceChange } from "../plan-data.ts";
 import type { OutputPlan } from "./outputs.ts";
 import type { TargetScope } from "./targets.ts";
 
@@ -62,12 +62,14 @@ export class PlanContext {
   readonly provider: Provider;
   readonly stack: StackConfig;
   readonly variables: ResolvedVariables;
-  readonly state: StateSnapshot;
+  /** State as read, until the moved blocks phase replaces it with state re-keyed by the moves. */
+  state: StateSnapshot;
   readonly host: HostBinding | undefined;
   readonly options: PlanOptions;
   readonly mode: PlanMode;
   #parallelism: Promise<Parallelism> | undefined;
-  readonly targets: readonly string[] | undefined;
+  /** `--target`, each address a moved block moves from read as where it moves to. */
+  targets: readonly string[] | undefined;
   /** `-replace`: configuration addresses replaced even where nothing changed (normal mode only). */
   readonly replace: ReadonlySet<string>;
   /** Every finding: per resource address, or of the plan as a whole. */
@@ -89,6 +91,8 @@ export class PlanContext {
   readonly validated = new Map<string, Attributes>();
 
   // ---- state ----
+  /** The records the moved blocks move, with where they go (plan/moves.ts). */
+  moves: PlanMove[] = [];
   readonly records = new Map<string, ResourceRecord>();
   readonly recordedDependencies = new Map<string, readonly string[]>();
   /** What deletes are ordered by: recorded, the host's relations, and (destroy) the configuration. */

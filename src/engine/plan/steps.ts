@@ -15,6 +15,7 @@
 //  6. A deposed object (left by an interrupted create-before-destroy) is deleted like the old half
 //     of a create-before-destroy: after its configuration dependents' creates/updates.
 //  7. An import precedes everything else of its resource.
+//  8. A forget (a removed block's destroy = false) only removes the record: no host call, no order.
 //
 // The WorkerApp code change therefore runs create bundle′ → create version′ → update deployment →
 // delete version → delete bundle, as one chain, whatever the parallelism.
@@ -130,6 +131,10 @@ function addChangeSteps(index: StepIndex, change: ResourceChange): void {
       if (deposed !== null) index.lateDeletes.add(step);
       break;
     }
+    case "forget":
+      // State lets go of the object; nothing is sent to the host, so nothing waits on it.
+      index.add({ id: stepId("forget", change.address), address: change.address, action: "forget", dependsOn: [] });
+      break;
     default:
       break; // no-op (an import alone was added above)
   }

@@ -19,6 +19,7 @@ const SYMBOL: Record<string, string> = {
   "create,delete": "+/-",
   delete: "  -",
   read: " <=",
+  forget: "  .",
 };
 
 const HEADLINE: Record<string, string> = {
@@ -27,6 +28,7 @@ const HEADLINE: Record<string, string> = {
   "delete,create": "must be replaced",
   "create,delete": "must be replaced",
   delete: "will be destroyed",
+  forget: "will no longer be managed by Takoform, but will not be destroyed",
 };
 
 function paint(text: string, code: string, options: HumanRenderOptions): string {
@@ -35,7 +37,7 @@ function paint(text: string, code: string, options: HumanRenderOptions): string 
 
 function colorOf(key: string): string {
   if (key === "create") return "32";
-  if (key === "delete") return "31";
+  if (key === "delete" || key === "forget") return "31";
   if (key === "update") return "33";
   return "35";
 }
@@ -50,6 +52,8 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
   let headline = drift ? (key === "delete" ? "has been deleted" : "has changed") : (HEADLINE[key] ?? key);
   if (key === "no-op" && change.importingId !== undefined) headline = "will be imported";
   if (change.actionReason === "delete_because_no_resource_config") headline += " (not in configuration)";
+  if (change.actionReason === "delete_because_no_move_target")
+    headline += ` (moved from ${change.previousAddress ?? "another address"}, and not in configuration)`;
   if (change.actionReason === "relation_drift_recovery") headline += " (a referenced resource changed out of band)";
   if (change.actionReason === "replace_by_triggers") headline += " (replace_triggered_by)";
   if (change.actionReason === "replace_by_request") headline = "will be replaced, as requested"; // Terraform's words
@@ -79,12 +83,28 @@ function renderChange(change: ResourceChange, options: HumanRenderOptions, linea
   const reasons = change.replaceReasons.map((r) => `        # ${r.path.join(".")}: ${r.reason}`);
   const deposed = change.address.indexOf("#deposed:");
   const who = deposed < 0 ? change.address : `${change.address.slice(0, deposed)} (deposed object ${change.address.slice(deposed + "#deposed:".length)})`;
-  const head = `  # ${who} ${headline}`;
+  const moved = !drift && change.previousAddress !== undefined;
+  // As Terraform: a move alone is `# OLD has moved to NEW`; a change of a moved object says where it came from.
+  const head = moved && key === "no-op" && change.importingId === undefined ? `  # ${change.previousAddress} has moved to ${who}` : `  # ${who} ${headline}`;
+  const notes: string[] = [];
+  if (moved && (key !== "no-op" || change.importingId !== undefined) && change.actionReason !== "delete_because_no_move_target")
+    notes.push(`  # (moved from ${change.previousAddress})`);
+  if (key === "forget")
+    notes.push(
+      deposed < 0
+        ? "  # (destroy = false is set in the configuration)"
+        : "  # (left over from a partially-failed replacement; destroy = false is set in the configuration)",
+    );
   const open = `${paint(symbol, colorOf(key), options)} resource "${change.type}" "${change.name}" {`;
-  return [paint(head, "1", options), open, ...body, ...reasons, "    }"].join("\n");
+  return [paint(head, "1", options), ...notes, open, ...body, ...reasons, "    }"].join("\n");
 }
 
 const BOOKKEEPING = new Set(BOOKKEEPING_ATTRIBUTES);
+
+/** A change the plan lists: any action, an import, or a move (a no-op that changes only the address). */
+function shownInPlan(change: ResourceChange): boolean {
+  return change.actions[0] !== "no-op" || change.importingId !== undefined || change.previousAddress !== undefined;
+}
 
 function knownNonNull(value: unknown): boolean {
   return value !== undefined && value !== null && !isUnknown(value as Value);
@@ -112,23 +132,25 @@ function shown(change: ResourceChange, key: string, name: string): boolean {
 }
 
 /** Counts for the summary line; a replacement counts once as an add and once as a destroy. */
-export function summarize(plan: Plan): { add: number; change: number; destroy: number; import: number } {
+export function summarize(plan: Plan): { add: number; change: number; destroy: number; import: number; forget: number } {
   let add = 0,
     change = 0,
     destroy = 0,
-    imported = 0;
+    imported = 0,
+    forget = 0;
   for (const c of plan.resourceChanges) {
     if (c.importingId !== undefined) imported++;
     const key = c.actions.join(",");
     if (key === "create") add++;
     else if (key === "update") change++;
     else if (key === "delete") destroy++;
+    else if (key === "forget") forget++;
     else if (key === "delete,create" || key === "create,delete") {
       add++;
       destroy++;
     }
   }
-  return { add, change, destroy, import: imported };
+  return { add, change, destroy, import: imported, forget };
 }
 
 const CYCLE_STEPS = new Set(["create-placeholder", "finalize", "settle", "revert"]);
@@ -207,11 +229,12 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     out.push("Takoform detected the following changes made outside of Takoform since the last apply:", "");
     for (const change of drift) out.push(renderChange(change, options, plan.stateLineage, true), "");
   }
-  const changes = plan.resourceChanges.filter((c) => c.actions[0] !== "no-op" || c.importingId !== undefined);
+  const changes = plan.resourceChanges.filter(shownInPlan);
   if (changes.length > 0) {
     const used = new Set(changes.filter((c) => c.actions[0] !== "no-op").map((c) => c.actions.join(",")));
-    out.push("Resource actions are indicated with the following symbols:");
-    for (const key of ["create", "update", "delete,create", "create,delete", "delete"]) {
+    // A plan of moves alone has no symbol to explain (as Terraform, which prints the legend only for actions).
+    if (used.size > 0) out.push("Resource actions are indicated with the following symbols:");
+    for (const key of ["create", "update", "delete,create", "create,delete", "delete", "forget"]) {
       if (!used.has(key)) continue;
       const label = {
         create: "create",
@@ -219,6 +242,7 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
         "delete,create": "destroy and then create replacement",
         "create,delete": "create replacement and then destroy",
         delete: "destroy",
+        forget: "forget (state only; the object stays on the host)",
       }[key];
       out.push(`  ${paint(SYMBOL[key]!.trim().padStart(3), colorOf(key), options)} ${label}`);
     }
@@ -260,12 +284,12 @@ export function planSummary(plan: Plan): string[] {
         : "This is a refresh-only plan: applying it records these values in state and changes nothing on the host.",
     ];
   }
-  const changes = plan.resourceChanges.some((c) => c.actions[0] !== "no-op" || c.importingId !== undefined);
+  const changes = plan.resourceChanges.some(shownInPlan) || (plan.moves?.length ?? 0) > 0;
   if (!changes && outputs.length === 0) return ["No changes. Your infrastructure matches the configuration."];
   const s = summarize(plan);
   const cycle = cycleSummary(plan.steps);
   return [
-    `Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.`,
+    `Plan: ${s.import > 0 ? `${s.import} to import, ` : ""}${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${s.forget > 0 ? `, ${s.forget} to forget` : ""}.`,
     ...(cycle !== null ? [cycle] : []),
   ];
 }

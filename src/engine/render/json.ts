@@ -80,6 +80,7 @@ function resourceChangeJson(change: ResourceChange): Record<string, unknown> {
   const { address, deposed } = parseStateAddress(change.address);
   const out: Record<string, unknown> = {
     address,
+    ...(change.previousAddress !== undefined ? { previous_address: parseStateAddress(change.previousAddress).address } : {}),
     ...(deposed !== null ? { deposed } : {}),
     mode: "managed",
     type: change.type,
@@ -106,6 +107,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       ? { relevant_attributes: plan.relevantAttributes.map((r) => ({ resource: r.resource, attribute: r.attribute })) }
       : {}),
     ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
+    // Our own: the records the apply re-keys in state first, with the moved blocks of each chain.
+    ...(plan.moves !== undefined && plan.moves.length > 0 ? { moves: plan.moves.map((m) => ({ from: m.from, to: m.to, blocks: m.blocks })) } : {}),
     output_changes: Object.fromEntries(
       plan.outputChanges.map((o) => [
         o.name,

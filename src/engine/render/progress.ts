@@ -17,6 +17,7 @@ const VERB: Record<StepAction, [string, string, string]> = {
   delete: ["Destroying...", "Destruction complete", "Destruction failed"],
   import: ["Importing...", "Import complete", "Import failed"],
   resume: ["Resuming interrupted write...", "Resume complete", "Resume failed"],
+  forget: ["Removing from state...", "Removal complete", "Removal failed"],
 };
 
 const STILL: Record<StepAction, string> = {
@@ -29,6 +30,7 @@ const STILL: Record<StepAction, string> = {
   delete: "Still destroying...",
   import: "Still importing...",
   resume: "Still resuming...",
+  forget: "Still removing...",
 };
 
 /** A duration as Terraform prints one: `0.2s` under ten seconds, whole seconds above. */

@@ -66,10 +66,11 @@ export function runClosingLines(kind: RunKind, run: ApplyRun): string[] {
   if (kind === "refresh") lines.push(`\nRefresh ${outcome}! ${run.plan?.resourceDrift?.length ?? 0} change(s) found on the host were recorded in state.`);
   else if (run.status === "applied" || run.recovered > 0) {
     const c = run.counts;
+    const forgotten = c.forgotten > 0 ? `, ${c.forgotten} forgotten` : "";
     const resources =
       kind === "destroy"
-        ? `${c.destroyed} destroyed`
-        : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+        ? `${c.destroyed} destroyed${forgotten}`
+        : `${c.imported > 0 ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed${forgotten}`;
     lines.push(`\n${word} ${outcome}! Resources: ${resources}.`);
   }
   if (run.recovered > 0) lines.push(`${run.recovered} write(s) an interrupted apply had left unfinished were resolved first.`);

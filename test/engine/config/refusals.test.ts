@@ -30,8 +30,6 @@ describe("top-level blocks", () => {
     ["data", { takoform_thing: { x: { name: "x" } } }, /read-only lookups/],
     ["locals", { a: "b" }, /TypeScript constant/],
     ["module", { m: { source: "./m" } }, /constructs/],
-    ["moved", [{ from: "takoform_module_worker.a", to: "takoform_module_worker.b" }], /address stable/],
-    ["removed", [{ from: "takoform_module_worker.a" }], /takoform state/],
     ["check", { c: { assert: [] } }, /assertions/],
     ["ephemeral", {}, /Unknown top-level block/],
   ];

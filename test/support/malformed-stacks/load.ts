@@ -124,7 +124,8 @@ const TOP_LEVEL: [string, Json, string][] = [
   ["data", { takoform_thing: { x: { name: "x" } } }, "takoform.config/unsupported-block"],
   ["locals", { a: "b" }, "takoform.config/unsupported-block"],
   ["module", { m: { source: "./m" } }, "takoform.config/unsupported-block"],
-  ["moved", [{ from: "a.b", to: "a.c" }], "takoform.config/unsupported-block"],
+  // A move across resource types: a record keeps its type.
+  ["moved", [{ from: "takoform_edge_kv_namespace.gone", to: "takoform_at_least_once_queue.gone" }], "takoform.config/invalid-moved"],
   ["check", { c: {} }, "takoform.config/unsupported-block"],
   ["resources", {}, "takoform.config/unsupported-block"],
   ["import", [{ to: "takoform_edge_kv_namespace.nowhere", id: "x" }], "takoform.config/invalid-import"],

@@ -122,26 +122,44 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
   };
 }
 
-/** Orphans (no longer configured) and deposed objects (left by an interrupted replacement) are deleted. */
+/**
+ * Orphans (no longer configured) and deposed objects (left by an interrupted replacement) are
+ * deleted — or forgotten, when a removed block says `destroy = false`.
+ */
 export function planOrphans(ctx: PlanContext): void {
+  const forgotten = forgottenAddresses(ctx);
   for (const record of ctx.state.records) {
     const { address: base, deposed } = parseStateAddress(record.address);
     if (deposed === null && ctx.stack.resources.has(base)) continue;
     if (!deleteTargeted(ctx.scope, ctx.targets, record.address)) continue;
     const prior = ctx.priors.get(record.address);
     if (prior === null || prior === undefined) continue;
-    ctx.changes.set(record.address, deleteChange(record, prior, deposed === null));
+    ctx.changes.set(record.address, forgotten.has(base) ? forgetChange(record, prior) : deleteChange(record, prior, deposed === null));
   }
 }
 
-/** A destroy: every object in state (in scope) is deleted, unless prevent_destroy says no. */
+/** The addresses removed blocks forget (`lifecycle { destroy = false }`): state lets go, the host keeps the object. */
+function forgottenAddresses(ctx: PlanContext): ReadonlySet<string> {
+  return new Set(ctx.stack.removed.filter((r) => !r.destroy).map((r) => r.from));
+}
+
+/**
+ * A destroy: every object in state (in scope) is deleted, unless prevent_destroy says no. One a
+ * removed block forgets (`destroy = false`) is forgotten instead: destroy never deletes what the
+ * configuration says to keep.
+ */
 export function planDestroys(ctx: PlanContext): void {
+  const forgotten = forgottenAddresses(ctx);
   for (const record of ctx.state.records) {
     const targeted = ctx.targetedState;
     if (targeted !== null && !targeted.has(record.address)) continue;
     const prior = ctx.priors.get(record.address);
     if (prior === null || prior === undefined) continue;
     const { address: base, deposed } = parseStateAddress(record.address);
+    if (forgotten.has(base)) {
+      ctx.changes.set(record.address, forgetChange(record, prior));
+      continue;
+    }
     const resource = deposed === null ? ctx.stack.resources.get(base) : undefined;
     if (resource?.lifecycle.preventDestroy) ctx.diagnostics.append([preventDestroyDiagnostic(resource, "destroy")], record.address);
     ctx.changes.set(record.address, deleteChange(record, prior, resource === undefined && deposed === null));
@@ -149,12 +167,21 @@ export function planDestroys(ctx: PlanContext): void {
 }
 
 function deleteChange(record: ResourceRecord, prior: ResourceState, orphan: boolean): ResourceChange {
+  return leaveChange(record, prior, ["delete"], orphan);
+}
+
+/** A removed block's `destroy = false`: the record goes, the host object stays. */
+function forgetChange(record: ResourceRecord, prior: ResourceState): ResourceChange {
+  return leaveChange(record, prior, ["forget"], false);
+}
+
+function leaveChange(record: ResourceRecord, prior: ResourceState, actions: ["delete"] | ["forget"], orphan: boolean): ResourceChange {
   const base = parseStateAddress(record.address).address;
   return {
     address: record.address,
     type: record.type,
     name: base.slice(base.indexOf(".") + 1),
-    actions: ["delete"],
+    actions,
     ...(orphan ? { actionReason: "delete_because_no_resource_config" as const } : {}),
     before: prior.attributes as Record<string, KnownValue>,
     after: null,
