@@ -19,6 +19,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
     const names = (mode: keyof typeof PLAN_SETUPS) => PLAN_SETUPS[mode].map((p) => (p.gate ? `${p.name} (gate)` : p.name));
     expect(names("normal")).toEqual([
       "check the state's host (gate)",
+      "apply moved blocks to state (gate)",
       "check resource types",
       "resolve dependency cycles",
       "read state",
@@ -30,6 +31,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "read imported objects (gate)",
       "plan each resource",
       "delete orphaned and deposed objects",
+      "name where moved objects came from",
       "plan outputs",
       "check revision holders",
       "check one host object per resource",
@@ -37,6 +39,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
     ]);
     expect(names("destroy")).toEqual([
       "check the state's host (gate)",
+      "apply moved blocks to state (gate)",
       "check resource types",
       "resolve dependency cycles",
       "read state",
@@ -44,11 +47,13 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "scope --target (gate)",
       "refresh (gate)",
       "delete every object",
+      "name where moved objects came from",
       "plan outputs",
       "order the apply steps",
     ]);
     expect(names("refresh-only")).toEqual([
       "check the state's host (gate)",
+      "apply moved blocks to state (gate)",
       "check resource types",
       "read state",
       "note interrupted writes",
@@ -86,7 +91,7 @@ describe("runApply reports what it did, as data and as events", () => {
 
       expect(run.status).toBe("applied");
       expect(run.ok).toBe(true);
-      expect(run.counts).toEqual({ added: 2, changed: 0, destroyed: 0, imported: 0 });
+      expect(run.counts).toEqual({ added: 2, changed: 0, destroyed: 0, imported: 0, forgotten: 0 });
       // The plan is reported before any step starts; every step starts, then ends done.
       expect(events[0]).toMatchObject({ kind: "plan" });
       const steps = events.slice(1).map((e) => ("address" in e ? `${e.kind} ${e.address}` : e.kind));
@@ -111,7 +116,7 @@ describe("runApply reports what it did, as data and as events", () => {
       const quiet: EngineEvent[] = [];
       const again = await runApply(setup, store, { lock: { holder: "test" }, events: (e) => quiet.push(e) });
       expect(again.status).toBe("no-changes");
-      expect(again.counts).toEqual({ added: 0, changed: 0, destroyed: 0, imported: 0 });
+      expect(again.counts).toEqual({ added: 0, changed: 0, destroyed: 0, imported: 0, forgotten: 0 });
       expect(quiet.map((e) => e.kind)).toEqual(["plan"]);
       expect(runClosingLines("apply", again)).toEqual([]);
     }));

@@ -131,7 +131,7 @@ describe("human plan", () => {
     expect(text).toContain("# takoform_edge_kv_namespace.k will be destroyed (not in configuration)");
     expect(text).not.toContain("takoform_edge_kv_namespace.same");
     expect(text).toContain("Plan: 2 to add, 1 to change, 2 to destroy.");
-    expect(summarize(p)).toEqual({ add: 2, change: 1, destroy: 2, import: 0 });
+    expect(summarize(p)).toEqual({ add: 2, change: 1, destroy: 2, import: 0, forget: 0 });
     expect(text).not.toContain("\x1b[");
   });
 
