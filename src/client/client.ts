@@ -2,7 +2,15 @@
 // `connect` validates the endpoint and negotiates a lane by discovery before any other call is
 // possible, so a client object always speaks to a verified origin on one lane (src/core/lanes.ts).
 
-import { type FormRef, type LaneName, type LifecycleOperation, PREFERRED_LANE, type WireOperation, type WireResource } from "../core/index.ts";
+import {
+  bearerTokenProblem,
+  type FormRef,
+  type LaneName,
+  type LifecycleOperation,
+  PREFERRED_LANE,
+  type WireOperation,
+  type WireResource,
+} from "../core/index.ts";
 import * as artifacts from "./artifacts.ts";
 import { type CallOptions, HostConnection, type RequestEvent } from "./connection.ts";
 import { type NegotiatedLane } from "./discovery.ts";
@@ -82,9 +90,8 @@ export class HostClient {
   /** Validates the endpoint, negotiates a lane by discovery, and returns a ready client. */
   static async connect(options: HostClientOptions): Promise<HostClient> {
     const origin = parseEndpoint(options.endpoint);
-    if (options.token !== undefined && (options.token === "" || /[\u0000-\u001f\u007f]/.test(options.token))) {
-      throw new ClientInputError("takoform: the bearer token is empty or contains control characters");
-    }
+    const tokenProblem = options.token === undefined ? undefined : bearerTokenProblem(options.token);
+    if (tokenProblem !== undefined) throw new ClientInputError(`takoform: the bearer token ${tokenProblem}`);
     const limiter = new ConcurrencyLimiter(options.concurrency);
     const owned = options.transport === undefined ? createNodeTransport({ maxFreeSockets: limiter.limit }) : undefined;
     // Keep-alive sockets pooled to match the limit: as many idle ones kept as requests may be in flight.

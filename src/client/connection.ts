@@ -103,8 +103,11 @@ export class HostConnection {
     if (!this.token) return err;
     let current: unknown = err;
     for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-      if (current.message.includes(this.token)) current.message = this.redact(current.message);
-      if (current.stack?.includes(this.token)) current.stack = this.redact(current.stack);
+      // Assigned only when it changes: some errors (a DOMException's AbortError) have a read-only message.
+      const message = this.redact(current.message);
+      if (message !== current.message) current.message = message;
+      const stack = current.stack === undefined ? undefined : this.redact(current.stack);
+      if (stack !== current.stack) current.stack = stack;
       current = (current as { cause?: unknown }).cause;
     }
     return err;

@@ -5,6 +5,7 @@
 //   artifact-kinds.ts the three artifact manifest kinds as data (entries, media policy, order, ceilings)
 //   lanes.ts        the Host API lane table: each lane's paths, group version, Edge groups, packages
 //   grammar.ts      the portable grammars (names, kinds, digests, uids, SpaceIDs)
+//   bearer-token.ts what a bearer token must be before it is presented (and why: redaction)
 //   refs.ts         exact contract identities (FormRef, Interface and Binding refs) and their keys
 //   values.ts       the Value model with first-class Unknown
 //   json.ts         JSON values, and ordering by UTF-8 bytes
@@ -18,6 +19,7 @@ export * from "./protocol.ts";
 export * from "./artifact-kinds.ts";
 export * from "./lanes.ts";
 export * from "./grammar.ts";
+export * from "./bearer-token.ts";
 export * from "./refs.ts";
 export * from "./values.ts";
 export * from "./json.ts";

@@ -93,7 +93,7 @@ describe("a host that cannot be used is one diagnostic for its cause", () => {
     {
       name: "401",
       endpoint: () => host.url,
-      token: "not-the-token",
+      token: "not-the-token-the-host-knows",
       code: "host-unauthenticated",
       summary: "Authentication failed: the Takoform host did not accept the credential",
     },
@@ -122,7 +122,7 @@ describe("a host that cannot be used is one diagnostic for its cause", () => {
       expect(plan.stderr).toContain(c.endpoint());
       expect(plan.stderr).toContain(`Code: takoform.provider/${c.code}`);
       expect(plan.stderr).not.toContain("lane unavailable");
-      expect(plan.stderr).not.toContain("not-the-token");
+      expect(plan.stderr).not.toContain("not-the-token-the-host-knows");
 
       // --json: the same one diagnostic, as data.
       const json = await runCli(["plan", "--config", "stack.json", "--json"], { cwd: scratch.dir, env });

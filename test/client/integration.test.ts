@@ -326,7 +326,7 @@ describe("against the local host (synchronous answers)", () => {
   });
 
   it("an unknown token is refused at discovery with the host's typed error", async () => {
-    const err = await HostClient.connect({ endpoint: r.url, token: "not-a-token" }).catch((e: unknown) => e);
+    const err = await HostClient.connect({ endpoint: r.url, token: "not-a-token-this-host-knows" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DiscoveryError);
     expect(((err as DiscoveryError).cause as HostApiError).code).toBe("unauthenticated");
   });

@@ -185,19 +185,19 @@ describe("the embedded host", () => {
 
 describe("the tenant and the credential", () => {
   const grants = [
-    { token: "alpha-1", tenant: "alpha", principal: "ci" },
-    { token: "alpha-2", tenant: "alpha", principal: "laptop" },
-    { token: "beta-1", tenant: "beta", principal: "ci" },
+    { token: "alpha-1-ci-credential", tenant: "alpha", principal: "ci" },
+    { token: "alpha-2-laptop-credential", tenant: "alpha", principal: "laptop" },
+    { token: "beta-1-ci-credential", tenant: "beta", principal: "ci" },
   ];
 
   it("a host that tells the tenant: another credential of the same tenant is the same host, another tenant is not", async () => {
     const { url } = await hostWith({ tokens: grants });
     const p = project();
-    expect((await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], url, "alpha-1")).code).toBe(0);
+    expect((await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], url, "alpha-1-ci-credential")).code).toBe(0);
     expect((await pull(p)).host).toMatchObject({ tenant: "alpha", credential: null });
-    const sameTenant = await takoform(p, ["plan", "--config", "stack.json", "--detailed-exitcode"], url, "alpha-2");
+    const sameTenant = await takoform(p, ["plan", "--config", "stack.json", "--detailed-exitcode"], url, "alpha-2-laptop-credential");
     expect(sameTenant.code, sameTenant.stderr).toBe(0);
-    const otherTenant = await takoform(p, ["destroy", "--config", "stack.json", "--auto-approve"], url, "beta-1");
+    const otherTenant = await takoform(p, ["destroy", "--config", "stack.json", "--auto-approve"], url, "beta-1-ci-credential");
     expect(otherTenant.code).toBe(1);
     expect(otherTenant.stderr).toContain(`tenant "alpha"`);
     expect(otherTenant.stderr).toContain(`space "default", tenant "beta": another tenant.`);
@@ -207,36 +207,36 @@ describe("the tenant and the credential", () => {
   it("a host that tells nothing: known by its origin and the credential; rebind verifies the uids before it moves the binding", async () => {
     const { host, url } = await hostWith({ tokens: grants, anonymous: true });
     const p = project();
-    expect((await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], url, "alpha-1")).code).toBe(0);
+    expect((await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], url, "alpha-1-ci-credential")).code).toBe(0);
     const bound = (await pull(p)).host!;
     expect(bound).toMatchObject({ origin: url, hostId: null, tenant: null, credential: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/) });
-    expect(JSON.stringify(await pull(p))).not.toContain("alpha-1");
+    expect(JSON.stringify(await pull(p))).not.toContain("alpha-1-ci-credential");
 
     // Another credential may be another tenant, whose reads would all miss: refused.
-    const other = await takoform(p, ["plan", "--config", "stack.json"], url, "alpha-2");
+    const other = await takoform(p, ["plan", "--config", "stack.json"], url, "alpha-2-laptop-credential");
     expect(other.code).toBe(1);
     expect(other.stdout).toContain("tenant not told by the host (known by its credential)");
     expect(other.stdout).toContain("another credential, whose tenant the host does not tell (it may be another tenant)");
     // With a credential of another tenant nothing recorded is found: rebind refuses.
-    const foreign = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "beta-1");
+    const foreign = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "beta-1-ci-credential");
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain("2 of 2 recorded objects are not on this host as state records them");
     // The same tenant's second credential finds both objects with their uids: re-bound.
-    const rebound = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "alpha-2");
+    const rebound = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "alpha-2-laptop-credential");
     expect(rebound.code, rebound.stderr).toBe(0);
     expect(rebound.stdout).toContain("Verified 2 recorded objects on this host (same uids).");
     expect(rebound.stdout).toContain(`State is now bound to ${url}, space "default", tenant not told by the host (known by its credential)`);
     expect((await pull(p)).host!.credential).not.toBe(bound.credential);
-    const planned = await takoform(p, ["plan", "--config", "stack.json", "--detailed-exitcode"], url, "alpha-2");
+    const planned = await takoform(p, ["plan", "--config", "stack.json", "--detailed-exitcode"], url, "alpha-2-laptop-credential");
     expect(planned.code, planned.stderr).toBe(0);
     // A rebind to the host state already names changes nothing.
-    const again = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "alpha-2");
+    const again = await takoform(p, ["state", "rebind", "--config", "stack.json"], url, "alpha-2-laptop-credential");
     expect(again.stdout).toContain("State is already bound to");
 
     // --force re-binds though objects are missing, and says which.
     host.controls.deleteOutOfBand({ tenant: "alpha", space: "default", apiVersion: "edge.takoform-cdk.dev/v1beta1", kind: "EdgeKVNamespace", name: "bound-b" });
     const { url: elsewhere } = await hostWith({ tokens: grants, anonymous: true });
-    const forced = await takoform(p, ["state", "rebind", "--config", "stack.json", "--force"], elsewhere, "alpha-1");
+    const forced = await takoform(p, ["state", "rebind", "--config", "stack.json", "--force"], elsewhere, "alpha-1-ci-credential");
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain("Warning: Re-bound with --force: 2 recorded objects were not found here as recorded");
     expect((await pull(p)).host).toMatchObject({ origin: elsewhere });

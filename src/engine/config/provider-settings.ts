@@ -4,7 +4,7 @@
 // endpoint means the embedded local host (the command decides what that is); no lane means
 // negotiate (docs/client.md §1).
 
-import { isUnknown, type LaneName, LANES, laneNamesText, parseLane, type Value } from "../../core/index.ts";
+import { bearerTokenProblem, isUnknown, type LaneName, MIN_BEARER_TOKEN_LENGTH, LANES, laneNamesText, parseLane, type Value } from "../../core/index.ts";
 import { evaluate, EvaluationError, valueAtPath } from "./expression/evaluate.ts";
 import type { Expression, StackConfig } from "./types.ts";
 import type { ResolvedVariables } from "./variables/resolve.ts";
@@ -51,7 +51,18 @@ export function providerSettings(
   };
   const endpoint = setting(block?.endpoint, "endpoint") ?? (env["TAKOFORM_ENDPOINT"] || undefined);
   const space = setting(block?.space, "space") ?? (env["TAKOFORM_SPACE"] || undefined) ?? DEFAULT_SPACE;
-  const token = setting(block?.token, "token") ?? (env["TAKOFORM_TOKEN"] || undefined);
+  const fromBlock = setting(block?.token, "token");
+  const token = fromBlock ?? (env["TAKOFORM_TOKEN"] || undefined);
+  const tokenProblem = token === undefined ? undefined : bearerTokenProblem(token);
+  if (tokenProblem !== undefined) {
+    const where = fromBlock !== undefined ? "The provider's token" : "TAKOFORM_TOKEN";
+    problems.push({
+      setting: "token",
+      summary: `${where} cannot be used as a bearer token`,
+      detail: `${where} ${tokenProblem}.`,
+      repair: `Set ${fromBlock !== undefined ? "the TakoformProvider's token" : "TAKOFORM_TOKEN"} to the whole credential your host issued (at least ${MIN_BEARER_TOKEN_LENGTH} characters), or leave it out for the embedded local host.`,
+    });
+  }
   const laneText = setting(block?.lane, "lane") ?? (env["TAKOFORM_LANE"] || undefined);
   let lane: LaneName | null = null;
   if (laneText !== undefined) {
