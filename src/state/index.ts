@@ -109,5 +109,6 @@ export {
   type PgBackendSpec,
 } from "./backend/resolve.ts";
 // What a command needs to keep a pg backend's password out of what it prints (no pg import).
-export { connStrSecrets, redactConnStr, scrub } from "./pg/connection.ts";
+export { connStrSecrets, redactConnStr } from "./pg/conn-str.ts";
+export { scrub } from "./pg/connection.ts";
 export { openBackendReader, openBackendStore } from "./backend/open.ts";

@@ -15,7 +15,7 @@
 
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { StateUsageError } from "../errors.ts";
-import { checkConnStr, redactConnStr } from "../pg/connection.ts";
+import { checkConnStr, redactConnStr } from "../pg/conn-str.ts";
 import { DEFAULT_SCHEMA } from "../pg/schema.ts";
 import type { BackendConfig } from "./config.ts";
 

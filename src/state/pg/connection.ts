@@ -1,73 +1,13 @@
 // Reaching the PostgreSQL server that holds a team's state: the connection string as Terraform's
-// pg backend takes it (a postgres:// URL; the libpq environment variables PGHOST, PGUSER,
-// PGPASSWORD, PGDATABASE, PGPORT, PGSSLMODE … fill in what it leaves out, and ~/.pgpass a missing
-// password), a small pool, and the rule that the password never leaves this file: every text
-// this store shows or stores names the server through `redactConnStr`, and every error from the
-// driver is scrubbed of the password before anyone sees it.
+// pg backend takes it (read in conn-str.ts: a postgres:// URL or libpq's keyword=value pairs; the
+// libpq environment variables PGHOST, PGUSER, PGPASSWORD, PGDATABASE, PGPORT, PGSSLMODE … fill in
+// what it leaves out, and ~/.pgpass a missing password), a small pool, and the rule that the
+// password never leaves this file: every text this store shows or stores names the server
+// through `redactConnStr`, and every error from the driver is scrubbed of the password before
+// anyone sees it.
 
 import type { Client, Pool, PoolConfig } from "pg";
-import { StateUsageError } from "../errors.ts";
-
-/** The URL schemes libpq and node-postgres accept for a connection string. */
-const SCHEMES = new Set(["postgres:", "postgresql:"]);
-/** Query parameters that carry secrets. */
-const SECRET_PARAMS = ["password", "sslpassword"];
-
-/** A connection string that is not a postgres:// URL (never quoting it: it may hold a password). */
-export class ConnStrError extends StateUsageError {
-  override name = "ConnStrError";
-}
-
-/** Checks the form of a connection string without ever echoing it. Empty means "the libpq environment only". */
-export function checkConnStr(connStr: string): void {
-  if (connStr === "") return;
-  let url: URL;
-  try {
-    url = new URL(connStr);
-  } catch {
-    throw new ConnStrError("the pg backend's conn_str is not a URL; give a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?sslmode=…)");
-  }
-  if (!SCHEMES.has(url.protocol)) {
-    throw new ConnStrError(`the pg backend's conn_str uses the scheme "${url.protocol}"; give a postgres:// or postgresql:// URL`);
-  }
-}
-
-/** The secrets a connection string carries (its password, in every spelling a message could show). */
-export function connStrSecrets(connStr: string): string[] {
-  const found = new Set<string>();
-  const add = (value: string | null | undefined): void => {
-    if (value === null || value === undefined || value === "") return;
-    found.add(value);
-    try {
-      found.add(decodeURIComponent(value));
-    } catch {
-      // not percent-encoded text; the raw form is enough
-    }
-    found.add(encodeURIComponent(value));
-  };
-  try {
-    const url = new URL(connStr);
-    add(url.password);
-    for (const name of SECRET_PARAMS) add(url.searchParams.get(name));
-  } catch {
-    // not a URL: nothing we can tell apart, and checkConnStr refuses it anyway
-  }
-  return [...found].sort((a, b) => b.length - a.length);
-}
-
-/** The connection string with every secret removed: what messages, records and plan files may show. */
-export function redactConnStr(connStr: string): string {
-  if (connStr === "") return "";
-  let url: URL;
-  try {
-    url = new URL(connStr);
-  } catch {
-    return "(an unparsable connection string)";
-  }
-  url.password = "";
-  for (const name of SECRET_PARAMS) url.searchParams.delete(name);
-  return url.toString();
-}
+import { driverOptions } from "./conn-str.ts";
 
 /** `text` with every secret replaced by `***`. */
 export function scrub(text: string, secrets: readonly string[]): string {
@@ -108,7 +48,11 @@ export async function openPool(connStr: string, max: number): Promise<Pool> {
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
     },
   };
-  if (connStr !== "") config.connectionString = connStr;
+  if (connStr !== "") {
+    // Loaded with pg: node-postgres's own reading of the SSL settings and other parameters.
+    const { parse } = await import("pg-connection-string");
+    Object.assign(config, driverOptions(connStr, parse as (url: string) => Record<string, unknown>));
+  }
   const pool = new pg.Pool({ ...config, Client: closingClient(pg.Client) });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { backendIdentity, BackendError, describeBackend, resolveBackend } from "../../../src/state/backend/resolve.ts";
-import { redactConnStr } from "../../../src/state/pg/connection.ts";
+import { redactConnStr } from "../../../src/state/pg/conn-str.ts";
 
 const PROJECT = "/work/project";
 const URL_WITH_PASSWORD = "postgresql://deploy:s3cr%40t-pw@db.internal:6432/infra?sslmode=require&application_name=x";
@@ -68,9 +68,11 @@ describe("resolveBackend", () => {
   });
 
   it("refuses what it cannot use, never quoting a connection string", () => {
-    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(BackendError);
-    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(
-      /not a URL; give a postgres:\/\/ URL/,
+    // libpq's keyword=value form is read (issue 24); one that does not parse is refused unquoted.
+    expect(resolveBackend({ type: "pg", connStr: "host=db user=x password=hunter2" }, { projectDir: PROJECT, env: {} })).toMatchObject({ type: "pg" });
+    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password='hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(BackendError);
+    expect(() => resolveBackend({ type: "pg", connStr: "host=db user=x password='hunter2" }, { projectDir: PROJECT, env: {} })).toThrow(
+      /^the pg backend's conn_str opens a quoted value of password and never closes it; give a postgres:\/\/ URL .* or keyword=value pairs/,
     );
     try {
       resolveBackend({ type: "pg", connStr: "mysql://u:hunter2@h/db" }, { projectDir: PROJECT, env: {} });
@@ -79,7 +81,9 @@ describe("resolveBackend", () => {
       expect((error as Error).message).toContain('scheme "mysql:"');
       expect((error as Error).message).not.toContain("hunter2");
     }
-    expect(() => resolveBackend({ type: "pg" }, { projectDir: PROJECT, env: { PG_CONN_STR: "nonsense hunter2" } })).toThrow(/PG_CONN_STR is not a URL/);
+    expect(() => resolveBackend({ type: "pg" }, { projectDir: PROJECT, env: { PG_CONN_STR: "nonsense hunter2" } })).toThrow(
+      /PG_CONN_STR is neither a URL nor keyword=value pairs/,
+    );
     expect(() => resolveBackend({ type: "pg" }, { projectDir: PROJECT, env: { PG_SKIP_TABLE_CREATION: "maybe" } })).toThrow(BackendError);
     expect(() => resolveBackend(null, { projectDir: PROJECT, env: { TAKOFORM_WORKSPACE: "../escape" } })).toThrow(/workspace name/);
   });
