@@ -18,6 +18,8 @@ interface Module {
   text: string;
 }
 
+// Every load starts an isolate (a process), about 0.25 s each on an idle machine: the two tests
+// that load a dozen bundles get room for a loaded one.
 describe("the loader adapter", () => {
   const ctx = useRuntimeHost({ conformance: true });
   const post = (body: string): Promise<LoadAnswer> => postLoad(`${ctx.rt.url}/_takoform/runtime/load-module`, DEV_TOKEN.token, body);
@@ -51,7 +53,7 @@ describe("the loader adapter", () => {
         [{ name: "index.js", mediaType: JS, text: `const app = {}; app["fe" + "tch"] = () => new Response("ok"); export default app;` }],
       ),
     ).toEqual(exported(["fetch"]));
-  });
+  }, 120_000);
 
   it("answers each failure with its closed code", async () => {
     const index: Module = { name: "index.js", mediaType: JS, text: all };
@@ -78,7 +80,7 @@ describe("the loader adapter", () => {
     expect(await load("index.js", ["fetch"], [index, map])).toEqual(exported(["fetch", "scheduled", "queue"]));
     // A declared name outside the handler vocabulary is one the bytes cannot export.
     expect(await load("index.js", ["fetch", "tail"], [index])).toEqual(loadRefused("handler_not_exported"));
-  });
+  }, 120_000);
 
   it("refuses content that is not padded base64 as module_syntax_error, as upstream's loader does", async () => {
     const body = upstreamLoadBody("index.js", ["fetch"], [{ name: "index.js", mediaType: JS, bytes: new Uint8Array() }]).replace(
