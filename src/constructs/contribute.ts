@@ -29,7 +29,7 @@
 // not recorded. Only a call that cannot be read at all — values or `from` not of their type —
 // throws at once.
 
-import { TerraformResource, Tokenization } from "cdktf";
+import { TerraformResource, Tokenization } from "./cdk.ts";
 import type { ReportProblem, SynthField, SynthesizedContribution } from "./fields.ts";
 import { TakoformConstructError } from "./problems.ts";
 

@@ -21,6 +21,7 @@ export {
   type ResourceTraits,
   type TakoformResourceSpec,
   type SynthesizedContribution,
+  type IResolvable,
 } from "./resource.ts";
 export { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
 export type { ContributeOptions, ContributionValues } from "./contribute.ts";

@@ -16,7 +16,7 @@
 // resource with problems, or inside a construct with problems, writes a `refusal` token that throws
 // them all in the final synthesis, so a known-wrong stack is never written.
 
-import type { IResolvable, IResolveContext } from "cdktf";
+import type { IResolvable, IResolveContext } from "./cdk.ts";
 import type { IConstruct } from "constructs";
 
 export class TakoformConstructError extends Error {

@@ -5,7 +5,7 @@
 // The token is sensitive: a literal written here lands in cdk.tf.json, so a literal token gets a
 // synth warning. Pass a sensitive TerraformVariable's value, or leave it out and set TAKOFORM_TOKEN.
 
-import { Annotations, TerraformProvider, Token } from "cdktf";
+import { Annotations, assertSameLibrary, TerraformProvider, Token } from "./cdk.ts";
 import type { Construct } from "constructs";
 
 /** The registry address of the upstream provider whose resource types and attributes this project mirrors. */
@@ -33,6 +33,7 @@ export class TakoformProvider extends TerraformProvider {
   #alias: string | undefined;
 
   constructor(scope: Construct, id: string, config: TakoformProviderConfig = {}) {
+    assertSameLibrary(scope);
     super(scope, id, {
       terraformResourceType: "takoform",
       terraformProviderSource: TAKOFORM_PROVIDER_SOURCE,

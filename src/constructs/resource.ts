@@ -15,7 +15,15 @@
 // and a resource with problems (or inside a construct with problems) is never written, even
 // with validation skipped.
 
-import { Token, TerraformResource, type IResolvable, type ITerraformDependable, type TerraformProvider, type TerraformResourceLifecycle } from "cdktf";
+import {
+  assertSameLibrary,
+  Token,
+  TerraformResource,
+  type IResolvable,
+  type ITerraformDependable,
+  type TerraformProvider,
+  type TerraformResourceLifecycle,
+} from "./cdk.ts";
 import type { Construct } from "constructs";
 import { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
 import { buildContribution, type ContributeOptions, type ContributionValues } from "./contribute.ts";
@@ -23,6 +31,8 @@ import type { ReportProblem, SynthField, SynthMember, SynthesizedContribution } 
 import { hasProblemsInScope, refusal, reportProblem, TakoformConstructError } from "./problems.ts";
 
 export type { SynthField, SynthMember, SynthesizedContribution } from "./fields.ts";
+/** For generated classes whose outputs are booleans (their getters return one). */
+export type { IResolvable } from "./cdk.ts";
 export { TakoformConstructError } from "./problems.ts";
 
 /** The meta-arguments a Takoform resource accepts (count and for_each are refused by the engine). */
@@ -146,6 +156,7 @@ export abstract class TakoformResource extends TerraformResource {
       throw new TakoformConstructError(`${spec.type} "${id}": the configuration must be an object.`);
     }
     const raw = config as unknown as Record<string, unknown>;
+    assertSameLibrary(scope);
     super(scope, id, {
       terraformResourceType: spec.type,
       terraformGeneratorMetadata: { providerName: "takoform" },

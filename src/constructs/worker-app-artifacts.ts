@@ -5,7 +5,7 @@
 // version do; the application is named by prefix and created beside the old one. Mistakes are
 // reported as the WorkerApp's problems, and the members are still built from what is usable.
 
-import { Token, type TerraformProvider } from "cdktf";
+import { Token, type TerraformProvider } from "./cdk.ts";
 import type { Construct } from "constructs";
 import { isArtifactPath } from "../core/index.ts";
 import { migrationFiles, staticAssetFiles } from "./artifact-files.ts";

@@ -26,7 +26,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { Token, type IResolvable, type TerraformProvider } from "cdktf";
+import { Token, type IResolvable, type TerraformProvider } from "./cdk.ts";
 import { Construct } from "constructs";
 import { refusal, reportProblem, TakoformConstructError } from "./problems.ts";
 import type { BundleModuleContentType } from "./resource.ts";

@@ -239,13 +239,12 @@ export function renderConstruct(layout: Layout, line: GenerationLine, lines: Rea
   const usesResolvable = codec.outputs.some((o) => o.type.kind === "bool");
 
   const runtime = runtimeImport(layout, path, "constructs-resource");
-  const runtimeNames = ["TakoformResource", ...bases.map((b) => `type ${b}`), "type SynthField"];
+  const runtimeNames = ["TakoformResource", ...bases.map((b) => `type ${b}`), "type SynthField", ...(usesResolvable ? ["type IResolvable"] : [])];
   const out: string[] = [
     GENERATED_HEADER,
     line.lines.length > 1
       ? `// Terraform type ${line.type}: the Form lines ${line.lines.map((l) => `${l.apiVersion} ${l.kind}`).join(", ")} (one per Host API lane).`
       : `// Terraform type ${line.type}: the Form line ${line.apiVersion} ${line.kind}.`,
-    ...(usesResolvable ? ['import type { IResolvable } from "cdktf";'] : []),
     'import type { Construct } from "constructs";',
     `import { ${runtimeNames.join(", ")} } from "${runtime}";`,
     ...[...ctx.imports.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, from]) => `import type { ${name} } from "${from}";`),

@@ -12,7 +12,7 @@
     "test": "vitest run"
   },
   "dependencies": {
-    "cdktf": "__CDKTF__",
+    "__CDK__": "__CDK_VERSION__",
     "constructs": "__CONSTRUCTS__",
     "takoform-cdk": "__TAKOFORM_CDK__"
   },

@@ -1,5 +1,5 @@
 // The stack, synthesized in memory (no host, no state): `npm test`.
-import { Testing } from "cdktf";
+import { Testing } from "__CDK__";
 import { describe, expect, it } from "vitest";
 import { __CLASS__ } from "./stack.js";
 

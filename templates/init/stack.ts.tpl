@@ -1,4 +1,4 @@
-import { TerraformOutput, TerraformStack } from "cdktf";
+import { TerraformOutput, TerraformStack } from "__CDK__";
 import type { Construct } from "constructs";
 import { EdgeKVNamespace, TakoformProvider, WorkerApp } from "takoform-cdk";
 

@@ -32,8 +32,13 @@ describe("takoform init", () => {
       version: string;
       dependencies: Record<string, string>;
       devDependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
     };
-    expect(pkg["dependencies"]).toEqual({ cdktf: own.dependencies["cdktf"], constructs: own.dependencies["constructs"], "takoform-cdk": `^${own.version}` });
+    expect(pkg["dependencies"]).toEqual({
+      cdktf: own.peerDependencies["cdktf"],
+      constructs: own.dependencies["constructs"],
+      "takoform-cdk": `^${own.version}`,
+    });
     expect(Object.keys(pkg["devDependencies"]!)).toEqual(["@types/node", "tsx", "typescript", "vitest"]);
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toMatch(/^\.takoform\/$/m);
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toMatch(/^cdktf\.out\/$/m);

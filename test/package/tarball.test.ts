@@ -25,9 +25,15 @@ const copy = join(work, "source");
 const project = join(work, "consumer");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The package's runtime dependencies and what the consumer project adds for itself. */
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> };
-const CONSUMER_DEV = ["typescript", "@types/node", "tsx"];
+/**
+ * The package's runtime dependencies, and what the consumer project adds for itself: the CDK
+ * library it builds on (cdktf here; cdktf and cdktn are the package's optional peers) and its tools.
+ */
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+const CONSUMER_DEV = ["cdktf", "typescript", "@types/node", "tsx"];
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 300_000 });
@@ -113,6 +119,9 @@ describe("a fresh project with the tarball installed", () => {
     expect(version.stdout.trim()).toBe(pkg.version);
     expect(existsSync(join(project, "node_modules/takoform-cdk/dist/cli/main.js"))).toBe(true);
     expect(existsSync(join(project, "node_modules/takoform-cdk/test"))).toBe(false);
+    // The CDK library is the project's choice: the other optional peer is not installed.
+    expect(existsSync(join(project, "node_modules/cdktf"))).toBe(true);
+    expect(existsSync(join(project, "node_modules/cdktn"))).toBe(false);
   });
 
   it("typechecks a stack using the constructs and WorkerApp with the standard tsconfig, and with skipLibCheck off", () => {

@@ -24,10 +24,17 @@ export const EXAMPLE_SOURCES = (path: string): boolean => !/[/\\](\.takoform|cdk
 
 /**
  * A copy of examples/<example> in `dir` (without its state or synthesized stacks), made its own
- * package `name`, with the repository's packages linked.
+ * package `name` (with `dependencies`, when given), with the repository's packages linked but
+ * `without`.
  */
-export function exampleProject(example: string, dir: string, name: string): void {
+export function exampleProject(
+  example: string,
+  dir: string,
+  name: string,
+  options: { dependencies?: Record<string, string>; without?: readonly string[] } = {},
+): void {
   cpSync(join(ROOT, "examples", example), dir, { recursive: true, filter: EXAMPLE_SOURCES });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
-  linkNodeModules(dir);
+  const dependencies = options.dependencies === undefined ? {} : { dependencies: options.dependencies };
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module", ...dependencies }));
+  linkNodeModules(dir, options.without);
 }

@@ -2,8 +2,11 @@
 // (templates/init/), written offline: nothing is downloaded and nothing installed.
 //
 // The project depends on this very takoform-cdk (`^VERSION` of the running package), and on the
-// cdktf and constructs versions it was built against — the same constructs, so npm installs one
-// copy and a construct made by the app is one takoform-cdk recognises. The dev tools (typescript,
+// CDK library and constructs versions it was built against — cdktf, or with `--cdktn` its fork
+// cdktn (one of the two optional peers, src/constructs/cdk.ts), and the same constructs, so npm
+// installs one copy and a construct made by the app is one takoform-cdk recognises. A cdktn
+// project's tsconfig maps the name `cdktf` (which takoform-cdk's declarations use) to cdktn's
+// types. The dev tools (typescript,
 // tsx, vitest, @types/node) are the versions this package is tested with, as caret ranges.
 // `--package SPEC` replaces the takoform-cdk dependency (a tarball, a path, a tag).
 
@@ -27,13 +30,15 @@ Options:
   --package SPEC         The takoform-cdk dependency to write (default ^VERSION of this takoform;
                          e.g. file:../takoform-cdk-0.1.0.tgz)
   --name NAME            The project, stack and worker name (default: DIR's name)
+  --cdktn                Build on cdktn (CDK Terrain, the maintained fork of CDKTF) instead of
+                         cdktf
   --json                 Machine-readable output
   -h, --help             Show this help
 
 Then: npm install, npx takoform apply, npm test.
 Exit status: 0 when the project was written, 1 otherwise.`;
 
-export const FLAGS = flagSpec({ values: ["--package", "--name"], switches: ["--help", "--force", "--json", "--no-color"] });
+export const FLAGS = flagSpec({ values: ["--package", "--name"], switches: ["--help", "--force", "--json", "--no-color", "--cdktn"] });
 
 /** Entries that do not make a directory "not empty": a fresh `git init` leaves .git behind. */
 const IGNORED = new Set([".git"]);
@@ -98,7 +103,9 @@ export const command: Command = {
     const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
       devDependencies?: Record<string, string>;
+      peerDependencies: Record<string, string>;
     };
+    const cdk = args.switches.has("--cdktn") ? "cdktn" : "cdktf";
     const caret = (dependency: string): string => {
       const version = own.devDependencies?.[dependency];
       if (version === undefined) throw new Error(`takoform-cdk's package.json pins no ${dependency}`);
@@ -108,7 +115,13 @@ export const command: Command = {
       __NAME__: name,
       __CLASS__: className(name),
       __TAKOFORM_CDK__: lastValue(args, "--package") ?? `^${packageVersion()}`,
-      __CDKTF__: own.dependencies["cdktf"]!,
+      __CDK__: cdk,
+      __CDK_VERSION__: own.peerDependencies[cdk]!,
+      // Inside compilerOptions, after its last member.
+      __CDK_TYPES__:
+        cdk === "cdktn"
+          ? ',\n    // takoform-cdk\'s declarations name cdktf; here that is cdktn.\n    "paths": { "cdktf": ["./node_modules/cdktn/lib/index.d.ts"] }'
+          : "",
       __CONSTRUCTS__: own.dependencies["constructs"]!,
       __TYPESCRIPT__: caret("typescript"),
       __TSX__: caret("tsx"),

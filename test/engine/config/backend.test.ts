@@ -1,9 +1,11 @@
-// `terraform.backend` as cdktf writes it: LocalBackend and PgBackend are read (snake_case members,
-// literal values), any other backend type is refused naming it and the supported ones, and no
-// message ever shows a conn_str.
+// `terraform.backend` as cdktf (and its fork cdktn) writes it: LocalBackend and PgBackend are read
+// (snake_case members, literal values), any other backend type is refused naming it and the
+// supported ones, and no message ever shows a conn_str.
 
 import { describe, expect, it } from "vitest";
-import { App, LocalBackend, PgBackend, S3Backend, TerraformStack } from "cdktf";
+import * as cdktf from "cdktf";
+import * as cdktn from "cdktn";
+import { S3Backend, type TerraformStack } from "cdktf";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,12 +17,12 @@ function load(terraform: unknown) {
   return loadStackConfig(JSON.stringify({ terraform, resource: { takoform_edge_kv_namespace: { a: { name: "a" } } } }));
 }
 
-/** What cdktf synthesizes for a stack with `build` applied. */
-function synth(build: (stack: TerraformStack) => void): string {
+/** What cdktf (or `lib`) synthesizes for a stack with `build` applied. */
+function synth(build: (stack: TerraformStack) => void, lib: typeof cdktf = cdktf): string {
   const outdir = mkdtempSync(join(tmpdir(), "takoform-backend-synth-"));
   try {
-    const app = new App({ outdir });
-    const stack = new TerraformStack(app, "demo");
+    const app = new lib.App({ outdir });
+    const stack = new lib.TerraformStack(app, "demo");
     build(stack);
     app.synth();
     return readFileSync(join(outdir, "stacks", "demo", "cdk.tf.json"), "utf8");
@@ -30,31 +32,37 @@ function synth(build: (stack: TerraformStack) => void): string {
 }
 
 describe("terraform.backend", () => {
-  it("reads what cdktf's PgBackend synthesizes", () => {
-    const text = synth(
-      (stack) =>
-        new PgBackend(stack, { connStr: SECRET, schemaName: "team_state", skipSchemaCreation: true, skipTableCreation: false, skipIndexCreation: true }),
-    );
-    const loaded = loadStackConfig(text);
-    expect(loaded.diagnostics).toEqual([]);
-    expect(loaded.config!.backend).toEqual({
-      type: "pg",
-      connStr: SECRET,
-      schemaName: "team_state",
-      skipSchemaCreation: true,
-      skipTableCreation: false,
-      skipIndexCreation: true,
+  for (const [name, lib] of [
+    ["cdktf", cdktf],
+    ["cdktn", cdktn as unknown as typeof cdktf],
+  ] as const) {
+    it(`reads what ${name}'s PgBackend synthesizes`, () => {
+      const text = synth(
+        (stack) =>
+          new lib.PgBackend(stack, { connStr: SECRET, schemaName: "team_state", skipSchemaCreation: true, skipTableCreation: false, skipIndexCreation: true }),
+        lib,
+      );
+      const loaded = loadStackConfig(text);
+      expect(loaded.diagnostics).toEqual([]);
+      expect(loaded.config!.backend).toEqual({
+        type: "pg",
+        connStr: SECRET,
+        schemaName: "team_state",
+        skipSchemaCreation: true,
+        skipTableCreation: false,
+        skipIndexCreation: true,
+      });
     });
-  });
 
-  it("reads what cdktf's LocalBackend synthesizes, and the LocalBackend cdktf adds to every stack that names none", () => {
-    const explicit = loadStackConfig(synth((stack) => new LocalBackend(stack, { path: "state/prod.db", workspaceDir: "envs" })));
-    expect(explicit.config!.backend).toEqual({ type: "local", path: "state/prod.db", workspaceDir: "envs" });
-    const implicit = loadStackConfig(synth(() => undefined));
-    expect(implicit.diagnostics).toEqual([]);
-    expect(implicit.config!.backend).toEqual({ type: "local", path: join(process.cwd(), "terraform.demo.tfstate") });
-    expect(implicit.config!.stackName).toBe("demo");
-  });
+    it(`reads what ${name}'s LocalBackend synthesizes, and the LocalBackend it adds to every stack that names none`, () => {
+      const explicit = loadStackConfig(synth((stack) => new lib.LocalBackend(stack, { path: "state/prod.db", workspaceDir: "envs" }), lib));
+      expect(explicit.config!.backend).toEqual({ type: "local", path: "state/prod.db", workspaceDir: "envs" });
+      const implicit = loadStackConfig(synth(() => undefined, lib));
+      expect(implicit.diagnostics).toEqual([]);
+      expect(implicit.config!.backend).toEqual({ type: "local", path: join(process.cwd(), "terraform.demo.tfstate") });
+      expect(implicit.config!.stackName).toBe("demo");
+    });
+  }
 
   it("refuses any other backend type, naming it and the supported ones", () => {
     const loaded = loadStackConfig(synth((stack) => new S3Backend(stack, { bucket: "b", key: "k", region: "eu-west-1" })));
