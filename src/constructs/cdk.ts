@@ -26,6 +26,11 @@ import type { IConstruct } from "constructs";
 export type { IResolvable, IResolveContext, ITerraformDependable, TerraformResourceLifecycle } from "cdktf";
 
 export type CdkLibraryName = "cdktf" | "cdktn";
+
+/** No CDK library to build on, or a stack made by the other one. */
+export class CdkLibraryError extends Error {
+  override name = "CdkLibraryError";
+}
 const LIBRARIES: readonly CdkLibraryName[] = ["cdktf", "cdktn"];
 const DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"] as const;
 
@@ -63,7 +68,7 @@ export function chooseCdkLibrary(cwd: string, installed: (name: CdkLibraryName) 
   if (declared !== null && declared.names.length === 1) {
     const name = declared.names[0]!;
     if (!installed(name)) {
-      throw new Error(`takoform-cdk: ${declared.file} depends on ${name}, which is not installed; run npm install`);
+      throw new CdkLibraryError(`takoform-cdk: ${declared.file} depends on ${name}, which is not installed; run npm install`);
     }
     return { name, reason: `${declared.file} depends on ${name}` };
   }
@@ -74,7 +79,7 @@ export function chooseCdkLibrary(cwd: string, installed: (name: CdkLibraryName) 
         ? `${declared.file} names neither cdktf nor cdktn`
         : `${declared.file} names both`;
   for (const name of LIBRARIES) if (installed(name)) return { name, reason: `${why}, and ${name} is installed` };
-  throw new Error(
+  throw new CdkLibraryError(
     "takoform-cdk: its constructs are built on cdktf or cdktn, and neither is installed; install one beside takoform-cdk (npm install --save-exact cdktf@0.21.0, or cdktn@0.24.0)",
   );
 }
@@ -110,7 +115,7 @@ export function assertSameLibrary(scope: IConstruct): void {
   }
   if (stack instanceof TerraformStack) return;
   const other = LIBRARIES.find((n) => n !== CDK_LIBRARY.name)!;
-  throw new Error(
+  throw new CdkLibraryError(
     `takoform-cdk: the stack ${(stack as IConstruct).node.path} is a ${other} TerraformStack, but takoform-cdk's constructs are built on ${CDK_LIBRARY.name} ` +
       `(${CDK_LIBRARY.reason}). An app uses one of the two: make the project's package.json depend on ${other} and not on ${CDK_LIBRARY.name}.`,
   );

@@ -6,8 +6,8 @@
 // cdktn (one of the two optional peers, src/constructs/cdk.ts), and the same constructs, so npm
 // installs one copy and a construct made by the app is one takoform-cdk recognises. A cdktn
 // project's tsconfig maps the name `cdktf` (which takoform-cdk's declarations use) to cdktn's
-// types. The dev tools (typescript,
-// tsx, vitest, @types/node) are the versions this package is tested with, as caret ranges.
+// types. The dev tools (typescript, tsx, vitest, @types/node) are the versions this package is
+// tested with, as caret ranges.
 // `--package SPEC` replaces the takoform-cdk dependency (a tarball, a path, a tag).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
