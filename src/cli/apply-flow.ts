@@ -103,7 +103,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     });
     // The live counter is erased before the outcome is printed below it.
     display.close();
-    return report(kind, run, io, display, approval);
+    return report(kind, { ...run, timings: { ...ws.timings, ...run.timings } }, io, display, approval);
   } finally {
     interrupts.close();
     display.close();

@@ -1,6 +1,6 @@
 // The `takoform` command dispatcher. Each subcommand lives in its own module under
 // ./commands and is loaded only when it runs, so `takoform --help` stays fast.
-import { CliUsageError, type Command } from "./command.ts";
+import { CliUsageError, editDistance, type Command } from "./command.ts";
 
 interface CommandEntry {
   summary: string;
@@ -50,6 +50,24 @@ Global options (before the command):
 Run \`takoform <command> --help\` for a command's options. Every flag may be written with one
 dash or two, and its value after = or a space (-out=tfplan, --out tfplan).`;
 
+/** What other tools name a command takoform has under another name (cdktf, Pulumi). */
+const OTHER_NAMES: Readonly<Record<string, string>> = { deploy: "apply", diff: "plan", watch: "dev --watch", up: "apply", preview: "plan" };
+
+/** `unknown command "aply" (did you mean apply?)`; another tool's name gets takoform's. */
+export function unknownCommand(name: string): string {
+  const other = Object.hasOwn(OTHER_NAMES, name) ? OTHER_NAMES[name] : undefined;
+  if (other !== undefined) return `unknown command "${name}" (takoform calls it \`takoform ${other}\`)`;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of [...Object.keys(COMMANDS), "version", "help"]) {
+    const distance = editDistance(name, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  // Close enough to be a slip, as for flags (command.ts): a third of the name, at least two edits.
+  const close = best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3));
+  return `unknown command "${name}"${close ? ` (did you mean ${best}?)` : ""}`;
+}
+
 /** Terraform's global `-chdir=DIR` before the command name: switch directory, drop it. */
 function globalChdir(argv: string[]): string[] | number {
   const m = /^--?chdir(?:=([\s\S]*))?$/.exec(argv[0] ?? "");
@@ -96,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const entry = COMMANDS[name];
   if (entry === undefined) {
-    console.error(`takoform: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`takoform: ${unknownCommand(name)}; \`takoform --help\` lists the commands`);
     return 1;
   }
   const command = await entry.load();

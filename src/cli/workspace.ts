@@ -16,6 +16,7 @@ import {
   type StackConfig,
   type VarFile,
 } from "../engine/config/index.ts";
+import type { RunTimings } from "../engine/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 import { stateTarget, type StateTarget } from "./state-access.ts";
 
@@ -36,9 +37,10 @@ export const PROJECT_HELP = `  -C DIR, -chdir=DIR     Project directory (default
   --no-typecheck         Run the app without typechecking it first
   --input=false          Never ask anything (apply and destroy then need --auto-approve)
   --json                 Machine-readable output
-  --no-color             No ANSI colour (colour is used only on a terminal anyway)
+  --no-color             No ANSI colour (colour is used only on a terminal anyway)`;
 
-Every flag may be written with one dash or two, and its value after = or a space
+/** How every flag may be spelled: printed after a command's whole option list, never inside it. */
+export const FLAG_SPELLING_HELP = `Every flag may be written with one dash or two, and its value after = or a space
 (-var-file=x.json, --var-file x.json); on/off flags take =true or =false.`;
 
 /** The flags of the commands that only find the state (state …, output): its backend comes from the stack. */
@@ -70,6 +72,8 @@ export interface Workspace {
   variables: ResolvedVariables;
   /** Warnings from loading. */
   diagnostics: Diagnostic[];
+  /** How long the project's typecheck and the app took, when the stack came from running it. */
+  timings: Pick<RunTimings, "typecheckMs" | "synthMs">;
 }
 
 /**
@@ -137,6 +141,7 @@ export async function loadWorkspace(
   let stack: StackConfig | null;
   let stackDocument: string;
   let stackFile: string | undefined;
+  const timings: Workspace["timings"] = {};
   if (fromDocument !== undefined) {
     const loaded = loadStackConfig(fromDocument.text, fromDocument.file !== undefined ? { file: fromDocument.file } : {});
     diagnostics.push(...loaded.diagnostics);
@@ -162,6 +167,8 @@ export async function loadWorkspace(
       if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);
       stack = loaded.config;
       stackFile = loaded.stackFile;
+      if (loaded.typecheckMs !== undefined) timings.typecheckMs = loaded.typecheckMs;
+      if (loaded.appMs !== undefined) timings.synthMs = loaded.appMs;
     }
     stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
   }
@@ -178,7 +185,7 @@ export async function loadWorkspace(
   const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, files, env: process.env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
-  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics };
+  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics, timings };
 }
 
 /** Where the approval prompt reads and writes, and where an interrupt comes from (tests pass their own). */

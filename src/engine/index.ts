@@ -57,6 +57,7 @@ export {
   type ApplyRunOptions,
   type ApplyStatus,
   type EngineSetup,
+  type RunTimings,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";

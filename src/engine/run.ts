@@ -77,6 +77,9 @@ export interface ApplyRun {
 }
 
 export interface RunTimings {
+  /** Before the run, the command's own (a run the CLI started from the app): the project's typecheck and the app's synth. */
+  typecheckMs?: number;
+  synthMs?: number;
   refreshMs?: number;
   planMs?: number;
   applyMs?: number;

@@ -222,6 +222,37 @@ describe("Terraform's spellings through the command", () => {
     expect(typo.stderr.trim()).toBe("takoform apply: unknown option -auto-aprove (did you mean -auto-approve?); `--help` lists the options");
   }, 60_000);
 
+  it("an unknown command names the closest one, and another tool's name for a command gets takoform's", async () => {
+    const cases: [string, string][] = [
+      ["aply", 'takoform: unknown command "aply" (did you mean apply?); `takoform --help` lists the commands'],
+      ["stat", 'takoform: unknown command "stat" (did you mean state?); `takoform --help` lists the commands'],
+      ["deploy", 'takoform: unknown command "deploy" (takoform calls it `takoform apply`); `takoform --help` lists the commands'],
+      ["diff", 'takoform: unknown command "diff" (takoform calls it `takoform plan`); `takoform --help` lists the commands'],
+      ["frobnicate", 'takoform: unknown command "frobnicate"; `takoform --help` lists the commands'],
+    ];
+    for (const [name, expected] of cases) {
+      const result = await run([name]);
+      expect(result.code, name).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trim()).toBe(expected);
+    }
+  }, 60_000);
+
+  it("--help lists every option in one block (apply's --replace among them), then how flags may be spelled", async () => {
+    for (const command of ["apply", "plan", "destroy", "refresh", "import"]) {
+      const help = (await run([command, "--help"])).stdout;
+      const options = help.slice(help.indexOf("\nOptions:\n") + 10, help.indexOf("  -h, --help             Show this help\n"));
+      // No blank line, and no prose, inside the option list.
+      expect(
+        options.split("\n").filter((line) => line !== "" && !/^ {2}\S/.test(line) && !/^ {20,}\S/.test(line)),
+        command,
+      ).toEqual([]);
+      expect(options, command).not.toMatch(/\n\n/);
+      expect(help, command).toContain("  -h, --help             Show this help\n\nEvery flag may be written with one dash or two");
+    }
+    expect((await run(["apply", "--help"])).stdout).toContain("  --replace ADDR         Replace this resource even if nothing changed (repeatable)\n");
+  }, 60_000);
+
   it("a missing --config file is reported as file-not-found, not invalid-json", async () => {
     const missing = await run(["plan", "-config=nope.json"]);
     expect(missing.code).toBe(1);

@@ -6,7 +6,7 @@
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, Scratch } from "../scenario/harness.ts";
@@ -34,10 +34,11 @@ describe("takoform init", () => {
       devDependencies: Record<string, string>;
       peerDependencies: Record<string, string>;
     };
+    // Run from this checkout (not installed from the registry): the project links the checkout.
     expect(pkg["dependencies"]).toEqual({
       cdktf: own.peerDependencies["cdktf"],
       constructs: own.dependencies["constructs"],
-      "takoform-cdk": `^${own.version}`,
+      "takoform-cdk": `file:${resolve(ROOT)}`,
     });
     expect(Object.keys(pkg["devDependencies"]!)).toEqual(["@types/node", "tsx", "typescript", "vitest"]);
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toMatch(/^\.takoform\/$/m);
@@ -100,6 +101,8 @@ describe("takoform init", () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain("Apply complete! Resources: 6 added, 0 changed, 0 destroyed.");
     expect(applied.stdout).toMatch(/url = "https:\/\/hello-app-endpoint-[0-9a-f]+\.workers\.localhost\/"/);
+    // The typecheck and the app's synth are phases of the run, before takoform's own.
+    expect(applied.stdout).toMatch(/\nTimings: typecheck [0-9.]+s, synth [0-9.]+s, refresh [0-9.]+s, plan [0-9.]+s, apply [0-9.]+s\.\n/);
     const plan = await run(["plan", "-detailed-exitcode"]);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     const test = spawnSync(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run"], {
@@ -110,6 +113,27 @@ describe("takoform init", () => {
     });
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/Tests\s+1 passed/);
+
+    // The first resource a user adds: the template's test still passes, and it deploys.
+    const stack = join(project, "stack.ts");
+    writeFileSync(
+      stack,
+      readFileSync(stack, "utf8")
+        .replace("{ EdgeKVNamespace,", "{ EdgeKVNamespace, ObjectBucket,")
+        .replace('new TerraformOutput(this, "url"', 'new ObjectBucket(this, "uploads", { name: "hello-app-uploads" });\n    new TerraformOutput(this, "url"'),
+    );
+    const retest = spawnSync(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 120_000,
+    });
+    expect(retest.status, retest.stdout + retest.stderr).toBe(0);
+    const added = await run(["apply", "-auto-approve", "-json"]);
+    expect(added.code, added.stdout + added.stderr).toBe(0);
+    const doc = JSON.parse(added.stdout) as { status: string; timings_ms: Record<string, number> };
+    expect(doc.status).toBe("applied");
+    expect(Object.keys(doc.timings_ms)).toEqual(["typecheck", "synth", "refresh", "plan", "apply"]);
   }, 180_000);
 });
 

@@ -32,6 +32,8 @@ describe("Quick start", () => {
     expect(first.status, first.out).toBe(0);
     expect(first.out).toContain("Apply complete! Resources: 6 added, 0 changed, 0 destroyed.");
     expect(first.out).toMatch(/url = "https:\/\/counter-endpoint-[0-9a-f]+\.workers\.localhost\/"/);
+    // The app's synth is a phase of the run (the example has no tsconfig of its own: no typecheck).
+    expect(first.out).toMatch(/\nTimings: synth [0-9.]+s, refresh [0-9.]+s, plan [0-9.]+s, apply [0-9.]+s\.\n/);
     // A new project deploys on the current lane: v1beta1, with the Edge v1beta1 family.
     const pulled = spawnSync(process.execPath, [BIN, "state", "pull", "-C", project], { encoding: "utf8", timeout: 120_000 });
     const state = JSON.parse(pulled.stdout) as { host: { lane: string }; resources: { ref: { apiVersion: string } }[] };

@@ -4,7 +4,7 @@
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
 import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
-import { PROJECT_HELP } from "../workspace.ts";
+import { FLAG_SPELLING_HELP, PROJECT_HELP } from "../workspace.ts";
 import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform apply [options] [PLAN-FILE]
@@ -17,6 +17,7 @@ Options:
 ${PROJECT_HELP}
   --auto-approve         Apply without asking (required when there is no terminal)
   --target ADDR          Only this resource and what it depends on (repeatable)
+  --replace ADDR         Replace this resource even if nothing changed (repeatable)
   --destroy              Destroy every resource in state (as \`takoform destroy\`)
   --refresh-only         Only record in state what changed on the host
   --refresh=false        Plan against state as recorded, without reading the host first
@@ -24,6 +25,8 @@ ${PROJECT_HELP}
                          the network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
+
+${FLAG_SPELLING_HELP}
 
 Applying PLAN-FILE (from \`takoform plan --out\`) applies exactly what it shows, and is refused
 when state changed since it was made. Sensitive variables are not in the file: give them again

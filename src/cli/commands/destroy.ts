@@ -3,7 +3,7 @@
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
 import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
-import { PROJECT_HELP } from "../workspace.ts";
+import { FLAG_SPELLING_HELP, PROJECT_HELP } from "../workspace.ts";
 import { LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform destroy [options]
@@ -20,6 +20,8 @@ ${PROJECT_HELP}
                          the network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
+
+${FLAG_SPELLING_HELP}
 
 Exit status: 0 when every delete succeeded, 1 otherwise.`;
 

@@ -5,7 +5,7 @@ import { diagnosticsToJson } from "../../core/index.ts";
 import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openSession } from "../session.ts";
-import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -23,6 +23,8 @@ Options:
 ${PROJECT_HELP}
 ${LOCK_HELP}
   -h, --help             Show this help
+
+${FLAG_SPELLING_HELP}
 
 Exit status: 0 when imported, 1 otherwise.`;
 

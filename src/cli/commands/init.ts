@@ -1,7 +1,8 @@
 // `takoform init [DIR]`: a new project from the template shipped in the package
 // (templates/init/), written offline: nothing is downloaded and nothing installed.
 //
-// The project depends on this very takoform-cdk (`^VERSION` of the running package), and on the
+// The project depends on this very takoform-cdk (install-source.ts: `^VERSION` when it came from
+// the registry, else a `file:` reference to it), and on the
 // CDK library and constructs versions it was built against — cdktf, or with `--cdktn` its fork
 // cdktn (one of the two optional peers, src/constructs/cdk.ts), and the same constructs, so npm
 // installs one copy and a construct made by the app is one takoform-cdk recognises. A cdktn
@@ -16,6 +17,7 @@ import { packageRoot, packageVersion } from "../../core/package-root.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { flagSpec, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
+import { ownDependencySpec } from "../install-source.ts";
 
 const USAGE = `Usage: takoform init [options] [DIR]
 
@@ -27,7 +29,8 @@ stack.test.ts (a vitest test of the stack) and .gitignore. Offline: nothing is i
 Options:
   --force                Write into a directory that is not empty (the template's files are
                          overwritten; every other file is left alone)
-  --package SPEC         The takoform-cdk dependency to write (default ^VERSION of this takoform;
+  --package SPEC         The takoform-cdk dependency to write (default: what installs this
+                         takoform — ^VERSION from the registry, else file:PATH to it;
                          e.g. file:../takoform-cdk-0.1.0.tgz)
   --name NAME            The project, stack and worker name (default: DIR's name)
   --cdktn                Build on cdktn (CDK Terrain, the maintained fork of CDKTF) instead of
@@ -114,7 +117,7 @@ export const command: Command = {
     const replacements: Record<string, string> = {
       __NAME__: name,
       __CLASS__: className(name),
-      __TAKOFORM_CDK__: lastValue(args, "--package") ?? `^${packageVersion()}`,
+      __TAKOFORM_CDK__: lastValue(args, "--package") ?? ownDependencySpec(root, packageVersion()),
       __CDK__: cdk,
       __CDK_VERSION__: own.peerDependencies[cdk]!,
       // Inside compilerOptions, after its last member.

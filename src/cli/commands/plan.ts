@@ -17,7 +17,18 @@ import type { StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { ConnectError, connectProvider } from "../connect.ts";
 import { openReader, openStore } from "../state-access.ts";
-import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import {
+  enterProject,
+  boolFlag,
+  durationFlag,
+  flagSpec,
+  intFlag,
+  loadWorkspace,
+  PROJECT_FLAGS,
+  FLAG_SPELLING_HELP,
+  PROJECT_HELP,
+  usage,
+} from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform plan [options]
@@ -38,6 +49,8 @@ ${PROJECT_HELP}
   --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
+
+${FLAG_SPELLING_HELP}
 
 Exit status: 0 success, 1 error (2 with --detailed-exitcode when there are changes).`;
 

@@ -8,7 +8,7 @@ import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } f
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { openSession } from "../session.ts";
 import { openReader } from "../state-access.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, PROJECT_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -34,6 +34,8 @@ ${PROJECT_HELP}
                          network; ${DEFAULT_PARALLELISM} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
+
+${FLAG_SPELLING_HELP}
 
 Exit status: 0 when the state is on the lane, 1 otherwise.`;
 

@@ -42,6 +42,9 @@ export interface ProjectLoadResult extends LoadResult {
   stackFile?: string;
   outdir?: string;
   notes?: string[];
+  /** How long the app ran and the typecheck before it took (the `Timings:` line shows both). */
+  appMs?: number;
+  typecheckMs?: number;
 }
 
 const STDERR_LINES_SHOWN = 40;
@@ -224,7 +227,10 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   const loaded = await loadConfigFile(stackFile);
   diagnostics.push(...loaded.diagnostics);
   const failed = diagnostics.some((d) => d.severity === "error");
-  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes };
+  // A project with no tsconfig (or no TypeScript) has no typecheck to time.
+  const checked = synth.typecheck !== undefined && synth.typecheck.status !== "skipped" && synth.typecheck.status !== "no-typescript";
+  const timed = { ...(synth.appMs !== undefined ? { appMs: synth.appMs } : {}), ...(checked ? { typecheckMs: synth.typecheck!.ms } : {}) };
+  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes, ...timed };
 }
 
 interface AppRun {

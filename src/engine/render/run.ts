@@ -37,7 +37,7 @@ export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagn
     diagnostics: diagnosticsToJson([...run.diagnostics, ...refusals]),
     outputs,
     timings_ms: Object.fromEntries(
-      (["refresh", "plan", "apply"] as const).flatMap((phase) => {
+      PHASES.flatMap((phase) => {
         const ms = run.timings[`${phase}Ms`];
         return ms === undefined ? [] : [[phase, Math.round(ms)]];
       }),
@@ -45,12 +45,15 @@ export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagn
   };
 }
 
+/** The phases a run's timings name, in the order they ran. */
+const PHASES = ["typecheck", "synth", "refresh", "plan", "apply"] as const;
+
 /**
- * How long each phase of the run took — `Timings: refresh 1.2s, plan 0.3s, apply 40s.` — or null
+ * How long each phase of the run took — `Timings: typecheck 0.4s, synth 0.8s, refresh 1.2s, plan 0.3s, apply 40s.` — or null
  * when none ran. A phase that did not run (a saved plan is neither refreshed nor planned) is left out.
  */
 export function runTimingLine(run: ApplyRun): string | null {
-  const parts = (["refresh", "plan", "apply"] as const).flatMap((phase) => {
+  const parts = PHASES.flatMap((phase) => {
     const ms = run.timings[`${phase}Ms`];
     return ms === undefined ? [] : [`${phase} ${seconds(ms)}`];
   });
