@@ -5,6 +5,7 @@ import type { ServedWorker } from "../host/index.ts";
 import { errorText } from "../core/index.ts";
 import { CliUsageError } from "./command.ts";
 import type { Console } from "./console.ts";
+import { watchStarter } from "./starter-watch.ts";
 
 /** One block per served worker: its name, then both forms of each address. */
 export function servedLines(served: readonly ServedWorker[]): string[] {
@@ -47,15 +48,23 @@ export function secretValues(flags: readonly string[], env: NodeJS.ProcessEnv): 
   return out;
 }
 
-/** Serves until SIGINT or SIGTERM, then closes the host; resolves to the exit status. */
+/**
+ * Serves until SIGINT, SIGTERM or SIGHUP — or until the process that started it is gone
+ * (starter-watch.ts: `npx takoform dev` killed by its PID) — then closes the host; resolves to
+ * the exit status.
+ */
 export function serveUntilStopped(local: { close(): Promise<void> }, io: Console): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
+    const unwatch = watchStarter((pid) => {
+      io.err(`takoform: the process that started this one (pid ${pid}) is gone; stopping.`);
+      stop();
+    });
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      unwatch();
+      for (const signal of SIGNALS) process.off(signal, stop);
       local.close().then(
         () => resolve(0),
         (error: unknown) => {
@@ -71,7 +80,9 @@ export function serveUntilStopped(local: { close(): Promise<void> }, io: Console
         },
       );
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    for (const signal of SIGNALS) process.on(signal, stop);
   });
 }
+
+/** Ctrl-C, `kill`, and a terminal that closed. */
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
