@@ -71,7 +71,8 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   }
   // A saved plan's stack carries no backend password; take it from the stack file it was made from.
   if (saved !== undefined) ws.state = restoreConnStr(ws.state, saved.stackFile);
-  const session = await openSession(ws);
+  // A run waiting for the state lock waits as long for the embedded host the holder has open.
+  const session = await openSession(ws, { hostWaitMs: options.lockTimeout });
   if (!("store" in session)) return io.fail(kind, session.diagnostics);
   const { store, connection, host } = session;
   for (const notice of connection.notices) if (!io.json) io.err(notice);

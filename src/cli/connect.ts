@@ -118,6 +118,12 @@ export interface ConnectOptions {
    * provider block or TAKOFORM_LANE pinning another lane is refused: the two would disagree.
    */
   lane?: LaneName;
+  /**
+   * How long to wait for another takoform process to let go of the embedded host's data: a
+   * command's --lock-timeout, since the other process is the run holding the state lock it waits
+   * for (two first runs at once: issue 26, item 4). Never less than HOST_LOCK_GRACE_MS.
+   */
+  hostWaitMs?: number;
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -165,7 +171,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     // run releases it, a few milliseconds before that process has closed the embedded host: a
     // held data directory is therefore retried for a short grace period before it is an error.
     const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
-    const deadline = Date.now() + HOST_LOCK_GRACE_MS;
+    const deadline = Date.now() + Math.max(HOST_LOCK_GRACE_MS, options.hostWaitMs ?? 0);
     for (;;) {
       try {
         // The embedded host serves its data's lanes, plus the one this project needs: the pinned

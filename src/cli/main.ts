@@ -125,6 +125,9 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`takoform ${name}: ${error.message}`);
       return 1;
     }
+    // A damaged state file found in the middle of a command is a diagnostic, never a stack trace.
+    const damaged = (await import("./state-damage.ts")).reportStateDamage(error, rest);
+    if (damaged !== undefined) return damaged;
     throw error;
   }
 }

@@ -24,7 +24,7 @@ export interface Session {
  * is thrown. `lane` speaks exactly that lane instead of the one the state records (`takoform state
  * upgrade-lane`: the lane the state moves to).
  */
-export async function openSession(ws: Workspace, options: { lane?: LaneName } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
+export async function openSession(ws: Workspace, options: { lane?: LaneName; hostWaitMs?: number } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
   const opened = await openStore(ws.state);
   if (!("store" in opened)) return opened;
   const { store } = opened;
@@ -37,6 +37,7 @@ export async function openSession(ws: Workspace, options: { lane?: LaneName } = 
       variables: ws.variables,
       ...(stateLane !== undefined ? { stateLane } : {}),
       ...(options.lane !== undefined ? { lane: options.lane } : {}),
+      ...(options.hostWaitMs !== undefined ? { hostWaitMs: options.hostWaitMs } : {}),
     });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };

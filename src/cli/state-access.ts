@@ -20,6 +20,7 @@ import {
   resolveBackend,
   sameIdentity,
   scrub,
+  StateDamagedError,
   StateFormatError,
   StateNotFoundError,
   type BackendConfig,
@@ -30,6 +31,7 @@ import {
 } from "../state/index.ts";
 import { backendChange, readBackendRecord, writeBackendRecord } from "./backend-record.ts";
 import { lastValue, type ParsedArgs } from "./command.ts";
+import { damageDiagnostic } from "./state-damage.ts";
 
 /** The state a command works on. */
 export interface StateTarget {
@@ -88,6 +90,7 @@ export async function loadStateTarget(args: ParsedArgs, projectDir: string): Pro
 
 /** The diagnostic for state that could not be opened, scrubbed of any password. */
 export function unavailable(target: StateTarget, error: unknown): Diagnostic {
+  if (error instanceof StateDamagedError) return damageDiagnostic(error);
   const secrets = target.spec.type === "pg" ? connStrSecrets(target.spec.connStr) : [];
   const message = scrub(error instanceof Error ? error.message : String(error), secrets);
   const pg = target.spec.type === "pg";

@@ -53,6 +53,7 @@ const engineCodes = defineCodes("engine", [
   "backend-unavailable",
   "migrate-refused",
   "push-refused",
+  "state-damaged",
   "internal",
 ]);
 

@@ -93,6 +93,8 @@ export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type S
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
 export { movedAddress, renameEdges, renameInEdges } from "./move.ts";
 export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
+export { StateDamagedError, type DamageKind } from "./sqlite/damage.ts";
+export { backupPathOf, readBackup, restoreBackup, type BackupInfo, type Restored } from "./sqlite/backup.ts";
 export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
 export { pgLayoutDdl } from "./pg/schema.ts";
 export { checkStateDocument, StateDocumentError } from "./document.ts";

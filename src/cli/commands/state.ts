@@ -39,6 +39,8 @@ Subcommands:
   upgrade-lane           Move state to another Host API lane's identities, after finding every
                          recorded object under them with its uid
                          (\`takoform state upgrade-lane --help\`)
+  restore-backup         Put back the local state's backup (<state file>.backup), as the last
+                         run that wrote it began (\`takoform state restore-backup --help\`)
 
 Options:
 ${STATE_HELP}
@@ -114,10 +116,11 @@ export const command: Command = {
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     if (sub === "push") return pushCommand(rest);
     if (sub === "migrate") return migrateCommand(rest);
+    if (sub === "restore-backup") return (await import("./state-restore.ts")).restoreCommand(rest);
     const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (!["list", "show", "pull", "mv", "rm"].includes(sub))
-      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane or restore-backup)`);
     enterProject(args);
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));
@@ -202,7 +205,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind or upgrade-lane)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane or restore-backup)`);
     }
   },
 };

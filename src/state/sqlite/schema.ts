@@ -11,6 +11,7 @@
 
 import type { Database } from "better-sqlite3";
 import { StateFormatError } from "../errors.ts";
+import { StateDamagedError } from "./damage.ts";
 
 /** `PRAGMA application_id` of a takoform state file: the bytes "TAKO". */
 export const APPLICATION_ID = 0x54414b4f;
@@ -141,6 +142,17 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
 }
 
 /**
+ * Refuses another program's SQLite file before anything writes to it: opening a state for writing
+ * switches it to WAL, which would change the other program's file. Only reads here.
+ */
+export function refuseForeign(db: Database, path: string): void {
+  const appId = db.pragma("application_id", { simple: true }) as number;
+  if (appId === APPLICATION_ID) return;
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
+  if (appId !== 0 || tables.n > 0) throw new StateDamagedError(path, "foreign", "it is an SQLite database, but not a takoform state (application_id differs)");
+}
+
+/**
  * Refuses a file that is not a takoform state, or that a newer layout wrote. Returns the file's
  * layout version (OLDEST_SCHEMA_VERSION up to SCHEMA_VERSION).
  */
@@ -148,7 +160,7 @@ export function verifySchema(db: Database, path: string): number {
   const appId = db.pragma("application_id", { simple: true }) as number;
   const version = db.pragma("user_version", { simple: true }) as number;
   if (appId !== APPLICATION_ID) {
-    throw new StateFormatError(path, "it is an SQLite database, but not a takoform state (application_id differs)");
+    throw new StateDamagedError(path, "foreign", "it is an SQLite database, but not a takoform state (application_id differs)");
   }
   if (version > SCHEMA_VERSION) {
     throw new StateFormatError(

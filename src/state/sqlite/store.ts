@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
 import type { KnownValue } from "../../core/index.ts";
 import type { WriteIntent } from "../../provider/index.ts";
-import { StateConflictError, StateFormatError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
+import { StateConflictError, StateNotFoundError, StateUsageError, StateWriteError } from "../errors.ts";
 import { prepareDocument } from "../document.ts";
 import { waitForLease, type LeasePolicy } from "../lease.ts";
 import { checkInFlightStatus, checkInput, intentColumns, outputRows, parseStateAddress, withoutCredentials } from "../records.ts";
@@ -30,7 +30,10 @@ import type {
 } from "../types.ts";
 import { SqliteStateReader } from "./reader.ts";
 import { MoveStatements } from "./move.ts";
-import { configureConnection, ensureSchema, verifySchema } from "./schema.ts";
+import { configureConnection, ensureSchema, refuseForeign, verifySchema } from "./schema.ts";
+import { keepBackup } from "./backup.ts";
+import { createStateFile } from "./create.ts";
+import { checkNotEmpty, checkWhole, damageOf, reportingDamage } from "./damage.ts";
 import { RESOURCE_COLUMNS, settledRow, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
@@ -44,32 +47,41 @@ export interface LocalStateOptions {
 
 /** Opens (creating if needed) the state file at `path`; `:memory:` gives a private in-memory state. */
 export function openLocalState(path: string, options: LocalStateOptions = {}): StateStore {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true });
+    // A new state is created whole before anyone opens it (create.ts); an empty one is damage.
+    if (!existsSync(path)) createStateFile(path);
+    checkNotEmpty(path);
+  }
   const db = openDatabase(path, { timeout: options.busyTimeoutMs ?? 10_000 });
   try {
+    refuseForeign(db, path);
     configureConnection(db, false);
     ensureSchema(db, path, randomUUID);
+    checkWhole(db, path);
   } catch (error) {
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateStore(db, path, options.now ?? Date.now);
+  return reportingDamage(new SqliteStateStore(db, path, options.now ?? Date.now), path);
 }
 
 /** Opens an existing state file for reading only (`state list/show/pull`); takes no lock. */
 export function openLocalStateReadOnly(path: string, options: LocalStateOptions = {}): StateReader {
   if (path === ":memory:" || !existsSync(path)) throw new StateNotFoundError(path);
+  checkNotEmpty(path);
   const db = openDatabase(path, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? 10_000 });
   let layout: number;
   try {
     configureConnection(db, true);
     // A layout-1 file is read as it is: a reader never upgrades (it has no binding to show).
     layout = verifySchema(db, path);
+    checkWhole(db, path);
   } catch (error) {
     db.close();
     throw asFormatError(path, error);
   }
-  return new SqliteStateReader(db, path, options.now ?? Date.now, layout);
+  return reportingDamage(new SqliteStateReader(db, path, options.now ?? Date.now, layout), path);
 }
 
 /**
@@ -88,9 +100,8 @@ function openDatabase(path: string, options: BetterSqlite3.Options): Db {
 }
 
 function asFormatError(path: string, error: unknown): unknown {
-  // SQLITE_NOTADB: the bytes are not an SQLite database at all.
-  if ((error as { code?: string }).code === "SQLITE_NOTADB") return new StateFormatError(path, "it is not an SQLite database");
-  return error;
+  // Damaged bytes (SQLITE_NOTADB, SQLITE_CORRUPT): damage.ts.
+  return damageOf(path, error) ?? error;
 }
 
 interface HeldLease {
@@ -162,6 +173,13 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     const acquired = await waitForLease(options, POLICY, this.now, async () => this.leases.tryAcquire(options));
     const { takenOver, ...info } = acquired;
     this.held = { info, leaseMs: options.leaseMs };
+    // Before this holder's first write: the state as it is now is the backup (backup.ts).
+    try {
+      await keepBackup(this.db, this.path);
+    } catch (error) {
+      await this.release();
+      throw error;
+    }
     return acquired;
   }
 
