@@ -202,7 +202,7 @@ export class Dispatcher implements IsolateServices {
     }
   }
 
-  log(isolate: Isolate, level: string, text: string): void {
-    this.host.log(isolate.label, level, text);
+  log(isolate: Isolate, level: string, text: string, invocation?: string): void {
+    this.host.log(invocation !== undefined ? `${isolate.label} ${invocation}` : isolate.label, level, text);
   }
 }

@@ -29,7 +29,8 @@ export interface IsolateServices {
     body: ReadableStream<Uint8Array> | null,
   ): Promise<{ value: unknown; body?: ReadableStream<Uint8Array> | null }>;
   serviceFetch(isolate: Isolate, binding: string, head: RequestHead, body: ReadableStream<Uint8Array> | null): Promise<ResponseHead>;
-  log(isolate: Isolate, level: string, text: string): void;
+  /** `invocation`: the request, batch or cron run the line came from, when it came from one. */
+  log(isolate: Isolate, level: string, text: string, invocation?: string): void;
 }
 
 // The isolate process's first module: compiled JavaScript in the package, entry.mjs (which
@@ -370,7 +371,7 @@ export class Isolate {
         );
         return;
       case "log":
-        this.services.log(this, message.level, message.text);
+        this.services.log(this, message.level, message.text, message.invocation);
         return;
     }
   }

@@ -106,4 +106,5 @@ export type FromIsolate =
   | { t: "settled"; id: number }
   | { t: "call"; call: number; binding: string; op: string; args: unknown[]; body: number | null }
   | { t: "service-fetch"; call: number; binding: string; method: string; url: string; headers: HeaderList; body: number | null }
-  | { t: "log"; level: "debug" | "info" | "warn" | "error"; text: string };
+  /** `invocation`: the request (`request 3f2a9c1b`), batch or cron run the line came from. */
+  | { t: "log"; level: "debug" | "info" | "warn" | "error"; text: string; invocation?: string };

@@ -14,6 +14,7 @@
 import type { FromIsolate, HeaderList, QueueBatchWire, QueueSettlement } from "../wire.ts";
 import type { StreamHub } from "../stream-hub.ts";
 import type { LogLevel, Realm } from "./globals.ts";
+import { workerStack } from "./log-context.ts";
 
 /** A response body complete within one turn of the event loop and at most this big is sent with its head. */
 const INLINE_LIMIT = 64 * 1024;
@@ -45,7 +46,7 @@ export function inFlight(): number {
 }
 
 function describeError(error: unknown): string {
-  if (error !== null && typeof error === "object" && "stack" in error && typeof error.stack === "string") return error.stack;
+  if (error !== null && typeof error === "object" && "stack" in error && typeof error.stack === "string") return workerStack(error.stack);
   if (error !== null && typeof error === "object" && "message" in error) return String(error.message);
   return String(error);
 }

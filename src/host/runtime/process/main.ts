@@ -13,6 +13,7 @@ import { buildEnv, type HostLink } from "./env.ts";
 import { createIsolateContext, type LogLevel } from "./globals.ts";
 import { cancelInvocation, inFlight, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
 import { LoadFailure, loadBundle } from "./loader.ts";
+import { inInvocation, invocationLabel, newRequestId, workerStack } from "./log-context.ts";
 
 function post(message: FromIsolate): void {
   process.send!(message);
@@ -21,16 +22,18 @@ function post(message: FromIsolate): void {
 // The host went away: nothing is left to answer.
 process.on("disconnect", () => process.exit(0));
 
+/** A log line, with the invocation it belongs to when there is one (log-context.ts). */
 function log(level: LogLevel, text: string): void {
-  post({ t: "log", level, text });
+  const invocation = invocationLabel();
+  post({ t: "log", level, text, ...(invocation !== undefined ? { invocation } : {}) });
 }
 
 // Module code may leave a promise unhandled or throw from a timer; in a Worker runtime that is
 // logged, never fatal to the isolate.
 process.on("unhandledRejection", (reason) =>
-  log("error", `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  log("error", `unhandled rejection: ${reason instanceof Error ? workerStack(reason.stack ?? reason.message) : String(reason)}`),
 );
-process.on("uncaughtException", (error) => log("error", `uncaught exception: ${error.stack ?? error.message}`));
+process.on("uncaughtException", (error) => log("error", `uncaught exception: ${workerStack(error.stack ?? error.message)}`));
 
 const hub = new StreamHub((message) => post(message), -1);
 
@@ -112,13 +115,13 @@ async function start(init: IsolateInit): Promise<void> {
     }
     switch (message.t) {
       case "fetch":
-        void invokeFetch(ie, message.id, message.method, message.url, message.headers, message.body);
+        void inInvocation(`request ${newRequestId()}`, () => invokeFetch(ie, message.id, message.method, message.url, message.headers, message.body));
         return;
       case "scheduled":
-        void invokeScheduled(ie, message.id, message.cron, message.scheduledTime);
+        void inInvocation(`cron ${message.cron}`, () => invokeScheduled(ie, message.id, message.cron, message.scheduledTime));
         return;
       case "queue":
-        void invokeQueue(ie, message.id, message.batch);
+        void inInvocation(`batch ${message.batch.batchId}`, () => invokeQueue(ie, message.id, message.batch));
         return;
       case "cancel":
         cancelInvocation(message.id);
