@@ -6,7 +6,7 @@
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, Scratch } from "../scenario/harness.ts";
@@ -33,7 +33,8 @@ describe("takoform init --cdktn", () => {
     expect(pkg["dependencies"]).toEqual({
       cdktn: own.peerDependencies["cdktn"],
       constructs: own.dependencies["constructs"],
-      "takoform-cdk": `^${own.version}`,
+      // Run from this checkout (not installed from the registry): the project links the checkout.
+      "takoform-cdk": `file:${resolve(ROOT)}`,
     });
     expect(own.peerDependencies["cdktn"]).toBe("0.24.0");
     for (const file of ["main.ts", "stack.ts", "stack.test.ts"]) {
