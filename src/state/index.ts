@@ -102,9 +102,13 @@ export { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig
 export {
   backendIdentity,
   BackendError,
+  checkStackName,
   describeBackend,
   resolveBackend,
   sameIdentity,
+  stackDir,
+  stateLocation,
+  workspaceOf,
   type BackendIdentity,
   type BackendSpec,
   type LocalBackendSpec,

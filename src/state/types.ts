@@ -228,6 +228,11 @@ export interface StateReader {
   lockInfo(): Promise<LockInfo | null>;
   /** The host this state is bound to; null until a command binds it. */
   hostBinding(): Promise<StoredHostBinding | null>;
+  /**
+   * The stack of the app this state belongs to (docs/stacks.md); null until a stack claims it (a
+   * state of a stack with no name, or one written before states recorded their stack).
+   */
+  stack(): Promise<string | null>;
   pull(): Promise<StateDocument>;
   close(): Promise<void>;
 }
@@ -254,6 +259,15 @@ export interface StateStore extends StateReader {
   release(): Promise<boolean>;
   /** The lease this handle last acquired (it may since have been lost), or null after release. */
   readonly lease: LockInfo | null;
+
+  /**
+   * Records that this state belongs to `stack`, unless it records a stack already; returns the
+   * stack it records afterwards (`stack` when this call or an earlier one by the same stack
+   * claimed it, another name when another stack did). Atomic: of two stacks claiming one state at
+   * once, one wins and the other is told the winner. It is not a data write: it takes no lease,
+   * is not fenced and leaves the serial as it is, so a plan saved before the claim still applies.
+   */
+  claimStack(stack: string): Promise<string>;
 
   /**
    * Binds the state to a host (or re-binds it). One fenced write that bumps the serial, so a plan

@@ -279,7 +279,9 @@ describe("interrupted writes and old state", () => {
     expect((await takoform(p, ["apply", "--config", "stack.json", "--auto-approve"], remote.url)).code).toBe(0);
     // Exactly what the previous layout wrote: no binding table, no PID namespace, no object indexes.
     const db = new Database(p.path(".takoform", "state.db"));
-    db.exec("DROP TABLE host_binding; DROP INDEX resources_by_uid; DROP INDEX resources_by_object; ALTER TABLE lock DROP COLUMN pid_namespace;");
+    db.exec(
+      "DROP TABLE host_binding; DROP INDEX resources_by_uid; DROP INDEX resources_by_object; ALTER TABLE lock DROP COLUMN pid_namespace; ALTER TABLE info DROP COLUMN stack;",
+    );
     db.pragma("user_version = 1");
     db.close();
     expect((await pull(p)).host).toBeNull();

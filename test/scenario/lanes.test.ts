@@ -66,7 +66,7 @@ function stack(retention: number): string {
 /** What an earlier takoform-cdk wrote: a state binding with no lane (layout 2), a host data directory with no lanes recorded. */
 function makeLegacy(scratch: Scratch, data: string): void {
   const state = new Database(scratch.path(".takoform", "state.db"));
-  state.exec("ALTER TABLE host_binding DROP COLUMN lane;");
+  state.exec("ALTER TABLE host_binding DROP COLUMN lane; ALTER TABLE info DROP COLUMN stack;");
   state.pragma("user_version = 2");
   state.close();
   const host = new Database(join(data, "host.db"));

@@ -83,7 +83,7 @@ describe("a state written by layout 2 (before bindings recorded a lane)", () => 
     await fresh.release();
     await fresh.close();
     const db = new Database(path);
-    db.exec("ALTER TABLE host_binding DROP COLUMN lane;");
+    db.exec("ALTER TABLE host_binding DROP COLUMN lane; ALTER TABLE info DROP COLUMN stack;");
     db.pragma("user_version = 2");
     db.close();
 
@@ -101,7 +101,7 @@ describe("a state written by layout 2 (before bindings recorded a lane)", () => 
       await upgraded.close();
     }
     const db3 = new Database(path, { readonly: true });
-    expect(db3.pragma("user_version", { simple: true })).toBe(3);
+    expect(db3.pragma("user_version", { simple: true })).toBe(4);
     db3.close();
   });
 });
@@ -113,7 +113,9 @@ describe("a state written by layout 1 (before host bindings)", () => {
     await fresh.putResource("takoform_worker_version.app", { type: "takoform_worker_version", status: "ready", attributes: envelope("app") });
     await fresh.close();
     const db = new Database(path);
-    db.exec("DROP TABLE host_binding; DROP INDEX resources_by_uid; DROP INDEX resources_by_object; ALTER TABLE lock DROP COLUMN pid_namespace;");
+    db.exec(
+      "DROP TABLE host_binding; DROP INDEX resources_by_uid; DROP INDEX resources_by_object; ALTER TABLE lock DROP COLUMN pid_namespace; ALTER TABLE info DROP COLUMN stack;",
+    );
     db.pragma("user_version = 1");
     db.close();
   }
@@ -139,7 +141,37 @@ describe("a state written by layout 1 (before host bindings)", () => {
       await upgraded.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
     db.close();
+  });
+});
+
+describe("a state written by layout 3 (before states recorded their stack)", () => {
+  it("is read with no stack, upgraded in place keeping its records and serial, and claimed by the first stack", async () => {
+    const path = join(dir, "layout3.db");
+    const fresh = openLocalState(path);
+    await fresh.putResource("takoform_worker_version.app", { type: "takoform_worker_version", status: "ready", attributes: envelope("app") });
+    const serial = await fresh.serial();
+    await fresh.close();
+    const db = new Database(path);
+    db.exec("ALTER TABLE info DROP COLUMN stack;");
+    db.pragma("user_version = 3");
+    db.close();
+
+    const reader = openLocalStateReadOnly(path);
+    expect(await reader.stack()).toBeNull();
+    await reader.close();
+    const upgraded = openLocalState(path);
+    try {
+      expect(await upgraded.stack()).toBeNull();
+      expect(await upgraded.claimStack("shared")).toBe("shared");
+      expect(await upgraded.serial()).toBe(serial);
+      expect((await upgraded.list()).map((r) => r.address)).toEqual(["takoform_worker_version.app"]);
+    } finally {
+      await upgraded.close();
+    }
+    const db4 = new Database(path, { readonly: true });
+    expect(db4.pragma("user_version", { simple: true })).toBe(4);
+    db4.close();
   });
 });

@@ -80,6 +80,29 @@ export interface ResolveContext {
   projectDir: string;
   stackName?: string | undefined;
   env: NodeJS.ProcessEnv;
+  /**
+   * The stack owns the project's state from before stacks had their own (`.takoform/state.db`),
+   * and keeps it there (docs/stacks.md, "A project from before"). Decided by the caller.
+   */
+  legacy?: boolean;
+}
+
+/** A stack's own directory in the project, where its default local state and its records live. */
+export function stackDir(projectDir: string, stackName: string): string {
+  return join(projectDir, ".takoform", "stacks", checkStackName(stackName));
+}
+
+/** A stack's name as a directory: cdktf's names are construct ids; a path separator or a dot name is refused. */
+export function checkStackName(stackName: string): string {
+  if (stackName === "" || stackName === "." || stackName === ".." || /[/\\\u0000]/.test(stackName)) {
+    throw new BackendError(`the stack name ${JSON.stringify(stackName)} cannot name a directory; give the stack a name without "/", "\\" or NUL`);
+  }
+  return stackName;
+}
+
+/** Where a stack's default local state lives: its own directory, or the project's (no name, or legacy). */
+function defaultStateDir(ctx: ResolveContext): string {
+  return ctx.stackName === undefined || ctx.legacy === true ? join(ctx.projectDir, ".takoform") : stackDir(ctx.projectDir, ctx.stackName);
 }
 
 export function resolveBackend(config: BackendConfig | null | undefined, ctx: ResolveContext): BackendSpec {
@@ -89,12 +112,12 @@ export function resolveBackend(config: BackendConfig | null | undefined, ctx: Re
     const configuredPath = path === undefined || path === "" || isCdktfDefault(path, ctx.stackName) ? null : path;
     const workspaceDir = config?.type === "local" && config.workspaceDir ? config.workspaceDir : null;
     if (workspace !== DEFAULT_WORKSPACE) {
-      const dir = workspaceDir !== null ? resolve(ctx.projectDir, workspaceDir) : join(ctx.projectDir, ".takoform", "workspaces");
+      const dir = workspaceDir !== null ? resolve(ctx.projectDir, workspaceDir) : join(defaultStateDir(ctx), "workspaces");
       return { type: "local", path: join(dir, workspace, "state.db"), workspace, configuredPath, workspaceDir };
     }
     return {
       type: "local",
-      path: configuredPath === null ? join(ctx.projectDir, ".takoform", "state.db") : resolve(ctx.projectDir, configuredPath),
+      path: configuredPath === null ? join(defaultStateDir(ctx), "state.db") : resolve(ctx.projectDir, configuredPath),
       workspace,
       configuredPath,
       workspaceDir,
@@ -165,4 +188,33 @@ export function sameIdentity(a: BackendIdentity, b: BackendIdentity): boolean {
       schema_name: i.schema_name ?? null,
     });
   return norm(a) === norm(b);
+}
+
+/**
+ * Where a backend keeps a workspace's state, as one comparable text: two stacks whose specs give
+ * one location would share one state (docs/stacks.md). A local file by its absolute path; a
+ * PostgreSQL workspace by the server (host and port, as the URL or else PGHOST / PGPORT name it),
+ * the database, the schema and the workspace, never by the login or its password.
+ */
+export function stateLocation(spec: BackendSpec, env: NodeJS.ProcessEnv = process.env): string {
+  if (spec.type === "local") return `local:${spec.path}`;
+  let host = "";
+  let port = "";
+  let database = "";
+  let user = "";
+  if (spec.connStr !== "") {
+    try {
+      const url = new URL(spec.connStr);
+      host = decodeURIComponent(url.hostname) || url.searchParams.get("host") || "";
+      port = url.port || url.searchParams.get("port") || "";
+      database = decodeURIComponent(url.pathname.replace(/^\//, "")) || url.searchParams.get("dbname") || "";
+      user = decodeURIComponent(url.username);
+    } catch {
+      host = redactConnStr(spec.connStr);
+    }
+  }
+  host = (host || env["PGHOST"] || "localhost").toLowerCase();
+  port = port || env["PGPORT"] || "5432";
+  database = database || env["PGDATABASE"] || user || env["PGUSER"] || "";
+  return `pg:${host}:${port}/${database}#${spec.schemaName}@${spec.workspace}`;
 }

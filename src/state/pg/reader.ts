@@ -145,6 +145,11 @@ export class PgStateReader implements StateReader {
     return bindingOf(row!);
   }
 
+  async stack(): Promise<string | null> {
+    const [row] = await this.query<{ stack: string | null }>("stack", `SELECT stack FROM ${this.t.states} WHERE id = $1`, [this.setup.id]);
+    return row?.stack ?? null;
+  }
+
   async pull(): Promise<StateDocument> {
     let results;
     try {

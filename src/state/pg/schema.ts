@@ -2,8 +2,8 @@
 // `terraform_remote_state`, as Terraform's pg backend):
 //
 //   takoform_states     one row per workspace, keyed by its name as Terraform's `states` table
-//                       is: lineage, serial, the lease with its fencing-token counter, and the
-//                       host binding with its Host API lane. Every write updates this row, so writes to one workspace
+//                       is: lineage, serial, the lease with its fencing-token counter, the
+//                       host binding with its Host API lane, and the stack it belongs to. Every write updates this row, so writes to one workspace
 //                       are serialized by it and fenced by what it holds.
 //   takoform_resources  one row per resource address of a workspace (the columns of the local
 //                       file's `resources` table).
@@ -68,9 +68,12 @@ CREATE TABLE IF NOT EXISTS ${t.states} (
   host_credential     text,
   host_bound_at       text,
   host_lane           text,                               -- the Host API lane (group version) the records were written under
+  stack               text,                               -- the app's stack the workspace belongs to; null until one claims it
   CHECK ((lock_held_token IS NULL) = (lock_holder IS NULL)),
   CHECK ((host_origin IS NULL) = (host_bound_at IS NULL))
 );
+-- A table an older takoform made has no stack column yet.
+ALTER TABLE ${t.states} ADD COLUMN IF NOT EXISTS stack text;
 CREATE TABLE IF NOT EXISTS ${t.resources} (
   state_id                bigint NOT NULL REFERENCES ${t.states} (id) ON DELETE CASCADE,
   address                 text COLLATE "C" NOT NULL,

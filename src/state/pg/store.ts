@@ -105,6 +105,15 @@ class PgStateStore extends PgStateReader implements StateStore {
     );
   }
 
+  async claimStack(stack: string): Promise<string> {
+    if (stack === "") throw new StateUsageError("a stack name is not empty");
+    // Two statements, so the read takes a snapshot after the update: of two claims at once, the
+    // second waits for the first's row lock, finds the stack set and changes nothing, and its
+    // read then sees the first one's name.
+    await this.retrying(() => this.query("claim_stack", `UPDATE ${this.t.states} SET stack = $2 WHERE id = $1 AND stack IS NULL`, [this.setup.id, stack]));
+    return (await this.stack())!;
+  }
+
   // ---- locking ----
 
   async acquire(options: AcquireOptions): Promise<AcquiredLease> {

@@ -20,6 +20,7 @@ export class SqliteStateReader implements StateReader {
   protected readonly selectOutputs: Query<[], { name: string; value: string; sensitive: number }>;
   protected readonly selectSerial: Query<[], { serial: number }>;
   protected readonly selectBinding: Query<[], HostBindingRow> | null;
+  protected readonly selectStack: Query<[], { stack: string | null }> | null;
   protected readonly leases: LeaseTable;
 
   constructor(
@@ -41,6 +42,8 @@ export class SqliteStateReader implements StateReader {
             `SELECT origin, host_id, space, tenant, credential, bound_at${layout >= 3 ? ", lane" : ""} FROM host_binding WHERE id = 1`,
           )
         : null;
+    // A file before layout 4 (read as it is) records no stack.
+    this.selectStack = layout >= 4 ? db.prepare<[], { stack: string | null }>("SELECT stack FROM info WHERE id = 1") : null;
     this.leases = new LeaseTable(db, now, layout);
   }
 
@@ -75,6 +78,10 @@ export class SqliteStateReader implements StateReader {
 
   async hostBinding(): Promise<StoredHostBinding | null> {
     return this.readBinding();
+  }
+
+  async stack(): Promise<string | null> {
+    return this.selectStack?.get()?.stack ?? null;
   }
 
   async pull(): Promise<StateDocument> {

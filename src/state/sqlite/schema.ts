@@ -17,10 +17,11 @@ import { StateDamagedError } from "./damage.ts";
 export const APPLICATION_ID = 0x54414b4f;
 /**
  * `PRAGMA user_version`: the layout version below. Layout 2 added the host binding, the lock's
- * PID namespace and the per-object indexes; layout 3 the Host API lane of the binding. An older
- * file is upgraded in place by the first read-write open (and read as it is by a read-only one).
+ * PID namespace and the per-object indexes; layout 3 the Host API lane of the binding; layout 4 the
+ * stack the state belongs to. An older file is upgraded in place by the first read-write open (and
+ * read as it is by a read-only one).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /** The oldest layout this build can open (read-only as is, read-write after upgrading it). */
 export const OLDEST_SCHEMA_VERSION = 1;
 
@@ -103,6 +104,11 @@ const DDL_3 = `
 ALTER TABLE host_binding ADD COLUMN lane TEXT;   -- Host API group version; NULL: bound before lanes were recorded
 `;
 
+/** What layout 4 adds to layout 3: the stack of the app the state belongs to (docs/stacks.md). */
+const DDL_4 = `
+ALTER TABLE info ADD COLUMN stack TEXT;   -- the app's stack; NULL: not recorded yet (a nameless stack, or written before stacks were)
+`;
+
 /** Connection settings every handle uses. */
 export function configureConnection(db: Database, readOnly: boolean): void {
   if (!readOnly) {
@@ -126,6 +132,7 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
       db.exec(DDL);
       db.exec(DDL_2);
       db.exec(DDL_3);
+      db.exec(DDL_4);
       db.prepare("INSERT INTO info (id, lineage, serial, lock_token, created_at) VALUES (1, ?, 0, 0, ?)").run(newLineage(), new Date().toISOString());
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -133,9 +140,12 @@ export function ensureSchema(db: Database, path: string, newLineage: () => strin
     }
     const layout = verifySchema(db, path);
     // A state written before layout 2 has no host binding yet, and binds on first use; one
-    // written before layout 3 was written under the first lane (its binding's lane reads NULL).
+    // written before layout 3 was written under the first lane (its binding's lane reads NULL);
+    // one written before layout 4 records no stack yet, and is claimed by the first stack that
+    // opens it for writing.
     if (layout < 2) db.exec(DDL_2);
     if (layout < 3) db.exec(DDL_3);
+    if (layout < 4) db.exec(DDL_4);
     if (layout < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   init.immediate();

@@ -124,6 +124,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly fenced;
   private readonly clearAll;
   private readonly setInfo;
+  private readonly claimInfo;
   private readonly moves: MoveStatements;
 
   constructor(db: Db, path: string, now: () => number) {
@@ -156,6 +157,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     );
     this.clearAll = db.prepare("DELETE FROM resources");
     this.setInfo = db.prepare<[string, number]>("UPDATE info SET lineage = ?, serial = ? WHERE id = 1");
+    this.claimInfo = db.prepare<[string]>("UPDATE info SET stack = ? WHERE id = 1 AND stack IS NULL");
   }
 
   get lease(): LockInfo | null {
@@ -197,6 +199,17 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     const token = this.held.info.token;
     this.held = null;
     return this.leases.release(token);
+  }
+
+  async claimStack(stack: string): Promise<string> {
+    if (stack === "") throw new StateUsageError("a stack name is not empty");
+    // One immediate transaction: the claim and the read see the same row, so of two claims at
+    // once the second reads the first one's name.
+    const claim = this.db.transaction(() => {
+      this.claimInfo.run(stack);
+      return this.selectStack!.get()!.stack!;
+    });
+    return claim.immediate();
   }
 
   // ---- writes: each one transaction, fenced, bumping the serial ----

@@ -4,18 +4,44 @@
 
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { backendIdentity, BackendError, describeBackend, resolveBackend } from "../../../src/state/backend/resolve.ts";
+import { backendIdentity, BackendError, describeBackend, resolveBackend, stateLocation } from "../../../src/state/backend/resolve.ts";
 import { redactConnStr } from "../../../src/state/pg/conn-str.ts";
 
 const PROJECT = "/work/project";
 const URL_WITH_PASSWORD = "postgresql://deploy:s3cr%40t-pw@db.internal:6432/infra?sslmode=require&application_name=x";
 
 describe("resolveBackend", () => {
-  it("keeps state in the project's .takoform/state.db without a backend, and for cdktf's implicit LocalBackend", () => {
+  it("keeps a stack's state in its own .takoform/stacks/<stack>/state.db without a backend, and for cdktf's implicit LocalBackend", () => {
     const none = resolveBackend(null, { projectDir: PROJECT, env: {} });
     expect(none).toEqual({ type: "local", path: join(PROJECT, ".takoform", "state.db"), workspace: "default", configuredPath: null, workspaceDir: null });
     const implicit = resolveBackend({ type: "local", path: "/somewhere/else/terraform.demo.tfstate" }, { projectDir: PROJECT, stackName: "demo", env: {} });
-    expect(implicit.type === "local" && implicit.path).toBe(join(PROJECT, ".takoform", "state.db"));
+    expect(implicit.type === "local" && implicit.path).toBe(join(PROJECT, ".takoform", "stacks", "demo", "state.db"));
+    expect(resolveBackend(null, { projectDir: PROJECT, stackName: "api", env: { TAKOFORM_WORKSPACE: "qa" } })).toMatchObject({
+      path: join(PROJECT, ".takoform", "stacks", "api", "workspaces", "qa", "state.db"),
+    });
+    // The stack that owns the project's state from before stacks had their own keeps it.
+    const legacy = resolveBackend({ type: "local", path: "/x/terraform.demo.tfstate" }, { projectDir: PROJECT, stackName: "demo", legacy: true, env: {} });
+    expect(legacy.type === "local" && legacy.path).toBe(join(PROJECT, ".takoform", "state.db"));
+    expect(resolveBackend(null, { projectDir: PROJECT, stackName: "demo", legacy: true, env: { TF_WORKSPACE: "qa" } })).toMatchObject({
+      path: join(PROJECT, ".takoform", "workspaces", "qa", "state.db"),
+    });
+    for (const bad of ["", ".", "..", "a/b", "a\\b", "a\u0000b"])
+      expect(() => resolveBackend(null, { projectDir: PROJECT, stackName: bad, env: {} })).toThrow(BackendError);
+  });
+
+  it("places states so that two specs name one state exactly when their locations are equal", () => {
+    const pg = (connStr: string, env: NodeJS.ProcessEnv = {}) =>
+      stateLocation(resolveBackend({ type: "pg", connStr, schemaName: "s" }, { projectDir: PROJECT, env }), env);
+    expect(pg("postgres://a:pw1@DB.internal:6432/infra")).toBe(pg("postgresql://b@db.internal:6432/infra?sslmode=require"));
+    expect(pg("postgres://a@db.internal/infra")).toBe(pg("postgres://a@db.internal:5432/infra"));
+    expect(pg("postgres://a@db.internal/infra")).not.toBe(pg("postgres://a@db.internal/other"));
+    expect(pg("", { PGHOST: "db.internal", PGDATABASE: "infra" })).toBe(pg("postgres://x@db.internal/infra"));
+    expect(pg("postgres://a@db.internal/infra", { TAKOFORM_WORKSPACE: "qa" })).not.toBe(pg("postgres://a@db.internal/infra"));
+    expect(pg("postgres://a:secret-pw@db.internal/infra")).not.toContain("secret-pw");
+    const local = (stackName: string, path?: string) =>
+      stateLocation(resolveBackend(path === undefined ? null : { type: "local", path }, { projectDir: PROJECT, stackName, env: {} }));
+    expect(local("a")).not.toBe(local("b"));
+    expect(local("a", "one.db")).toBe(local("b", "one.db"));
   });
 
   it("uses a LocalBackend path as the state file, and workspace_dir for other workspaces", () => {

@@ -11,12 +11,14 @@ import { planFileContract } from "./plan-file.ts";
 import { processContract } from "./processes.ts";
 import { recordsContract } from "./records.ts";
 import { secretsContract } from "./secrets.ts";
+import { stackContract } from "./stack.ts";
 import type { StoreTarget } from "./target.ts";
 
 export function stateConformance(target: StoreTarget): void {
   describe(`state contract: ${target.name}`, () => {
     recordsContract(target);
     bindingContract(target);
+    stackContract(target);
     moveContract(target);
     secretsContract(target);
     lockContract(target);
