@@ -5,13 +5,24 @@
 // naming the backend (never its password) and the repair.
 
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { hasErrors, type Diagnostic } from "../core/index.ts";
 import { engineCode } from "../engine/index.ts";
-import { loadConfigFile, loadProjectConfig, type StackConfig } from "../engine/config/index.ts";
+import {
+  loadConfigFile,
+  loadProjectConfig,
+  readManifest,
+  readStackOutline,
+  type AppStacks,
+  type StackConfig,
+  type StackOutline,
+} from "../engine/config/index.ts";
 import {
   backendIdentity,
   BackendError,
+  checkStackName,
+  stateLocation,
+  workspaceOf,
   connStrSecrets,
   describeBackend,
   openBackendReader,
@@ -29,43 +40,153 @@ import {
   type StateReader,
   type StateStore,
 } from "../state/index.ts";
-import { backendChange, readBackendRecord, writeBackendRecord } from "./backend-record.ts";
+import { backendChange, readRecordAt, recordPath, writeBackendRecord } from "./backend-record.ts";
+import { ambiguousDiagnostic, legacyOwnership, unclaimedDiagnostic, type AppView } from "./legacy-state.ts";
 import { lastValue, type ParsedArgs } from "./command.ts";
 import { damageDiagnostic } from "./state-damage.ts";
 
 /** The state a command works on. */
 export interface StateTarget {
   projectDir: string;
+  /** The stack whose state it is (`//.metadata.stackName`); null for a stack with no name. */
+  stack: string | null;
+  /** The stack owns the project's state from before stacks had their own (legacy-state.ts). */
+  legacy: boolean;
   spec: BackendSpec;
   identity: BackendIdentity;
   /** How messages name it. */
   describe: string;
+  /** Warnings found while placing it (the project's older state owned by no stack). */
+  notes: Diagnostic[];
 }
 
-export function stateTarget(
+type Placed = StateTarget | { diagnostics: Diagnostic[] };
+
+function misconfigured(error: BackendError): { diagnostics: Diagnostic[] } {
+  return {
+    diagnostics: [
+      {
+        severity: "error",
+        code: engineCode("backend-unavailable"),
+        summary: "The state backend is not configured correctly",
+        detail: error.message,
+        repair: "Fix the backend settings (terraform.backend, PG_* and TAKOFORM_WORKSPACE / TF_WORKSPACE) and run again.",
+      },
+    ],
+  };
+}
+
+/**
+ * The state a stack's backend names (docs/stacks.md): for a stack of an app, its own state — its
+ * default local file under `.takoform/stacks/<stack>/`, or the project's older `.takoform/state.db`
+ * when it owns that (legacy-state.ts). With the app's other stacks known, two stacks whose
+ * backends name one state are refused here, naming both.
+ */
+export async function stateTarget(
   projectDir: string,
-  stack: Pick<StackConfig, "backend" | "stackName"> | null,
+  stack: Pick<StackConfig, "backend" | "stackName" | "resources"> | null,
+  app: AppStacks | null = null,
   env: NodeJS.ProcessEnv = process.env,
-): StateTarget | { diagnostics: Diagnostic[] } {
+): Promise<Placed> {
   const config: BackendConfig | null = stack?.backend ?? null;
-  let spec: BackendSpec;
+  const name = stack?.stackName ?? null;
+  let legacy = false;
+  const notes: Diagnostic[] = [];
+  let view: AppView | null = null;
+  let owner: string | null = null;
   try {
-    spec = resolveBackend(config, { projectDir, stackName: stack?.stackName, env });
+    if (name !== null) {
+      checkStackName(name);
+      view = appView(app, name, stack!);
+      const workspace = workspaceOf(env);
+      const ownership = await legacyOwnership(projectDir, workspace, view);
+      if (ownership.ambiguous.includes(name)) return { diagnostics: [ambiguousDiagnostic(name, ownership, projectDir, workspace)] };
+      if (ownership.unclaimed > 0) notes.push(unclaimedDiagnostic(ownership, projectDir, workspace));
+      owner = ownership.owner;
+      legacy = owner === name;
+    }
+    const spec = resolveBackend(config, { projectDir, stackName: name ?? undefined, legacy, env });
+    const target: StateTarget = {
+      projectDir,
+      stack: name,
+      legacy,
+      spec,
+      identity: backendIdentity(config, spec),
+      describe: describeBackend(spec, projectDir),
+      notes,
+    };
+    if (view !== null) {
+      const shared = await sharedWith(target, view, owner, env);
+      if (shared !== null) return { diagnostics: [shared] };
+    }
+    return target;
   } catch (error) {
     if (!(error instanceof BackendError)) throw error;
+    return misconfigured(error);
+  }
+}
+
+/** The app's stacks as legacy-state.ts and the shared-state check read them; the command's own stack from its loaded configuration. */
+function appView(app: AppStacks | null, name: string, stack: Pick<StackConfig, "backend" | "resources">): AppView {
+  const own: StackOutline = { stackName: name, backend: stack.backend ?? null, addresses: new Set(stack.resources.keys()) };
+  const cache = new Map<string, Promise<StackOutline | null>>([[name, Promise.resolve(own)]]);
+  const names = app !== null && app.stacks.has(name) ? [...app.stacks.keys()] : [name];
+  return {
+    names,
+    outline(other) {
+      let found = cache.get(other);
+      if (found === undefined) {
+        const file = app?.stacks.get(other);
+        found = file === undefined ? Promise.resolve(null) : readStackOutline(file);
+        cache.set(other, found);
+      }
+      return found;
+    },
+  };
+}
+
+/** Another stack of the app whose backend names the same state, as a refusal naming both; null when none does. */
+async function sharedWith(target: StateTarget, view: AppView, owner: string | null, env: NodeJS.ProcessEnv): Promise<Diagnostic | null> {
+  const here = stateLocation(target.spec, env);
+  for (const other of view.names) {
+    if (other === target.stack) continue;
+    const outline = await view.outline(other);
+    if (outline === null) continue;
+    let location: string;
+    try {
+      location = stateLocation(resolveBackend(outline.backend, { projectDir: target.projectDir, stackName: other, legacy: owner === other, env }), env);
+    } catch {
+      continue;
+    }
+    if (location !== here) continue;
+    const [a, b] = [target.stack!, other].sort();
     return {
-      diagnostics: [
-        {
-          severity: "error",
-          code: engineCode("backend-unavailable"),
-          summary: "The state backend is not configured correctly",
-          detail: error.message,
-          repair: "Fix the backend settings (terraform.backend, PG_* and TAKOFORM_WORKSPACE / TF_WORKSPACE) and run again.",
-        },
-      ],
+      severity: "error",
+      code: engineCode("stack-state-shared"),
+      summary: `The stacks "${a}" and "${b}" would share one state`,
+      detail: `Both backends name ${target.describe}. Each stack would see the other's resources as removed from its configuration and destroy them. Nothing was read or written.`,
+      repair:
+        target.spec.type === "pg"
+          ? "Give each stack a state of its own: a different schema_name in each PgBackend (or another database)."
+          : "Give each stack a state of its own: a different LocalBackend path, or no path, which keeps each stack's state in .takoform/stacks/<stack>/state.db.",
     };
   }
-  return { projectDir, spec, identity: backendIdentity(config, spec), describe: describeBackend(spec, projectDir) };
+  return null;
+}
+
+/** The refusal of a state another stack owns (or, for a stack with no name, any stack). */
+export function stackMismatch(target: StateTarget, recorded: string): Diagnostic {
+  const mine = target.stack === null ? "a stack with no name" : `stack "${target.stack}"`;
+  return {
+    severity: "error",
+    code: engineCode("stack-mismatch"),
+    summary: `The state in ${target.describe} belongs to stack "${recorded}", not to ${mine}`,
+    detail: `It records that stack "${recorded}" wrote it. Nothing was read or written: used for ${mine}, every resource of "${recorded}" would plan as removed from the configuration and be destroyed.`,
+    repair:
+      target.stack === null
+        ? `Run the command for stack "${recorded}" (its synthesized cdk.tf.json, or --stack ${recorded} in the app), or give this configuration a backend of its own.`
+        : `Run the command for stack "${recorded}" (--stack ${recorded}), or give stack "${target.stack}" a state of its own: a different schema_name in its PgBackend, or a different LocalBackend path (none keeps it in .takoform/stacks/${target.stack}/state.db).`,
+  };
 }
 
 /**
@@ -75,17 +196,32 @@ export function stateTarget(
 export async function loadStateTarget(args: ParsedArgs, projectDir: string): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
   const configFile = lastValue(args, "--config");
   let stack: StackConfig | null = null;
+  let app: AppStacks | null = null;
   if (configFile !== undefined) {
-    const loaded = await loadConfigFile(resolve(configFile));
+    const file = resolve(configFile);
+    const loaded = await loadConfigFile(file);
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
+    app = await appBeside(file);
   } else if (existsSync(join(projectDir, "cdktf.json"))) {
     const stackName = lastValue(args, "--stack");
     const loaded = await loadProjectConfig(projectDir, stackName !== undefined ? { stack: stackName } : {});
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
+    app = loaded.app ?? null;
   }
-  return stateTarget(projectDir, stack);
+  return stateTarget(projectDir, stack, app);
+}
+
+/**
+ * The app a synthesized stack file belongs to, when it lies where cdktf writes one
+ * (`<outdir>/stacks/<stack>/cdk.tf.json`, beside `<outdir>/manifest.json`); null otherwise.
+ */
+export async function appBeside(file: string): Promise<AppStacks | null> {
+  const outdir = dirname(dirname(dirname(file)));
+  if (basename(dirname(dirname(file))) !== "stacks" || !existsSync(join(outdir, "manifest.json"))) return null;
+  const manifest = await readManifest(outdir);
+  return manifest.stacks.size > 0 && [...manifest.stacks.values()].includes(file) ? { stacks: manifest.stacks, dependencies: manifest.dependencies } : null;
 }
 
 /** The diagnostic for state that could not be opened, scrubbed of any password. */
@@ -124,7 +260,7 @@ function isStateFailure(error: unknown): boolean {
  */
 export async function openStore(target: StateTarget, options: { checkRecord?: boolean } = {}): Promise<{ store: StateStore } | { diagnostics: Diagnostic[] }> {
   if (options.checkRecord !== false) {
-    const changed = await backendChange(target.projectDir, target.identity, target.spec);
+    const changed = await backendChange(target, target.identity, target.spec);
     if (changed !== null) return { diagnostics: [changed] };
   }
   let store: StateStore;
@@ -134,27 +270,57 @@ export async function openStore(target: StateTarget, options: { checkRecord?: bo
     if (!isStateFailure(error)) throw error;
     return { diagnostics: [unavailable(target, error)] };
   }
+  // The state records its stack: a stack claims a state that records none, and a state another
+  // stack claimed is refused before anything is read or written.
+  let recorded: string | null;
+  try {
+    recorded = target.stack !== null ? await store.claimStack(target.stack) : await store.stack();
+  } catch (error) {
+    await store.close();
+    if (!isStateFailure(error)) throw error;
+    return { diagnostics: [unavailable(target, error)] };
+  }
+  if (recorded !== target.stack) {
+    await store.close();
+    return { diagnostics: [stackMismatch(target, recorded!)] };
+  }
   // Recorded when nothing was, or when the settings changed but name the same place (the check
   // passed). `state migrate` opens its target unchecked, and records it only once the state is there.
   if (options.checkRecord !== false) {
-    const recorded = readBackendRecord(target.projectDir);
-    if (recorded === null || !sameIdentity(recorded, target.identity)) writeBackendRecord(target.projectDir, target.identity);
+    // The project's own record (a stack with no name, the legacy stack) names the stack that owns it.
+    const previous = readRecordAt(recordPath(target));
+    if (previous === null || !sameIdentity(previous.backend, target.identity) || previous.stack !== target.stack) writeBackendRecord(target, target.identity);
   }
   return { store };
 }
 
 /** Opens the target's existing state for reading; `missing` when there is none there yet. */
 export async function openReader(target: StateTarget): Promise<{ reader: StateReader } | { missing: true } | { diagnostics: Diagnostic[] }> {
-  const changed = await backendChange(target.projectDir, target.identity, target.spec);
+  const changed = await backendChange(target, target.identity, target.spec);
   if (changed !== null) return { diagnostics: [changed] };
   if (target.spec.type === "local" && !existsSync(target.spec.path)) return { missing: true };
+  let reader: StateReader;
+  let recorded: string | null;
   try {
-    return { reader: await openBackendReader(target.spec) };
+    reader = await openBackendReader(target.spec);
   } catch (error) {
     if (error instanceof StateNotFoundError) return { missing: true };
     if (!isStateFailure(error)) throw error;
     return { diagnostics: [unavailable(target, error)] };
   }
+  try {
+    recorded = await reader.stack();
+  } catch (error) {
+    await reader.close();
+    if (!isStateFailure(error)) throw error;
+    return { diagnostics: [unavailable(target, error)] };
+  }
+  // A state no stack claimed yet is read as it is; one another stack claimed is refused.
+  if (recorded !== null && recorded !== target.stack) {
+    await reader.close();
+    return { diagnostics: [stackMismatch(target, recorded)] };
+  }
+  return { reader };
 }
 
 /**

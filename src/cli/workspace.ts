@@ -2,6 +2,7 @@
 // app, or `--config FILE`), resolving variables, where state lives, and asking for approval.
 // Printing goes through console.ts.
 
+import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -13,12 +14,13 @@ import {
   readVarFile,
   type ResolvedVariables,
   resolveVariables,
+  type AppStacks,
   type StackConfig,
   type VarFile,
 } from "../engine/config/index.ts";
 import type { RunTimings } from "../engine/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
-import { stateTarget, type StateTarget } from "./state-access.ts";
+import { appBeside, stateTarget, type StateTarget } from "./state-access.ts";
 
 /**
  * The flags of every command that reads the project (the plan/apply family). `--input` is
@@ -95,9 +97,15 @@ export function projectDir(_args: ParsedArgs): string {
   return process.cwd();
 }
 
-/** The default local state file of a project (what `takoform dev` reads its state's lane from). */
-export function statePathOf(dir: string): string {
-  return join(dir, ".takoform", "state.db");
+/**
+ * The project's local state files in their default places (what `takoform dev` reads the lanes
+ * of): the project's own `.takoform/state.db` and each stack's `.takoform/stacks/<stack>/state.db`.
+ */
+export function localStatePaths(dir: string): string[] {
+  const paths = [join(dir, ".takoform", "state.db")];
+  const stacks = join(dir, ".takoform", "stacks");
+  if (existsSync(stacks)) for (const name of readdirSync(stacks).sort()) paths.push(join(stacks, name, "state.db"));
+  return paths.filter((path) => existsSync(path));
 }
 
 /** `--var NAME=VALUE` values (strings; the variable's type converts them). */
@@ -142,6 +150,7 @@ export async function loadWorkspace(
   let stackDocument: string;
   let stackFile: string | undefined;
   const timings: Workspace["timings"] = {};
+  let app: AppStacks | null = null;
   if (fromDocument !== undefined) {
     const loaded = loadStackConfig(fromDocument.text, fromDocument.file !== undefined ? { file: fromDocument.file } : {});
     diagnostics.push(...loaded.diagnostics);
@@ -169,12 +178,16 @@ export async function loadWorkspace(
       stackFile = loaded.stackFile;
       if (loaded.typecheckMs !== undefined) timings.typecheckMs = loaded.typecheckMs;
       if (loaded.appMs !== undefined) timings.synthMs = loaded.appMs;
+      app = loaded.app ?? null;
     }
     stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
   }
   if (stack === null || hasErrors(diagnostics)) return { diagnostics };
-  const state = stateTarget(dir, stack);
+  // A saved plan's or --config's stack file, where cdktf wrote it, names the app it belongs to.
+  if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
+  const state = await stateTarget(dir, stack, app);
   if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
+  diagnostics.push(...state.notes);
   const files: VarFile[] = [];
   for (const file of args.values.get("--var-file") ?? []) {
     const read = await readVarFile(file);

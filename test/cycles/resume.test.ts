@@ -6,7 +6,7 @@ import { copyFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { apply, plan, runCli, synthStack, withScratch } from "../scenario/harness.ts";
+import { apply, plan, runCli, SCENARIO_STACK, synthStack, withScratch } from "../scenario/harness.ts";
 import { boundTo, mutationsSince, services, stepSequence, SVC, synth, useWorld, world } from "./fixtures.ts";
 
 describe("resuming a cycle deploy", () => {
@@ -99,7 +99,7 @@ describe("a killed cycle deploy", () => {
         expect(crashed.signal).toBe("SIGKILL");
         expect(mutationsSince(w.host, 0).map((m) => m.replace(/ \d+$/, ""))).toEqual(["PUT Service a", "PUT Service b"].slice(0, n));
 
-        const reader = openLocalStateReadOnly(w.scratch.path(".takoform", "state.db"));
+        const reader = openLocalStateReadOnly(w.scratch.statePath(SCENARIO_STACK));
         const inFlight = (await reader.inFlight()).map((r) => `${r.address} ${r.status} ${r.intent!.stepId}`);
         const settled = (await reader.list()).filter((r) => r.intent === null).map((r) => `${r.address} ${r.status}`);
         await reader.close();
@@ -122,7 +122,7 @@ describe("a killed cycle deploy", () => {
         );
         expect([boundTo(w.host, "a"), boundTo(w.host, "b")]).toEqual([["b"], ["a"]]);
 
-        const final = openLocalStateReadOnly(w.scratch.path(".takoform", "state.db"));
+        const final = openLocalStateReadOnly(w.scratch.statePath(SCENARIO_STACK));
         expect((await final.list()).map((r) => `${r.address} ${r.status}`)).toEqual([`${SVC}.a ready`, `${SVC}.b ready`]);
         await final.close();
         const empty = await runCli(["plan", "--config", "stack.json", "--detailed-exitcode"], { cwd: w.scratch.dir, env });

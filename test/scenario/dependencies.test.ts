@@ -3,12 +3,12 @@
 // relations the host reports — through the command, against a served host whose resource
 // mutations are recorded in order.
 
-import { copyFileSync } from "node:fs";
+import { copyFileSync, existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { EdgeKVNamespace, WorkerApp } from "../../src/index.ts";
 import { openLocalState, openLocalStateReadOnly } from "../../src/state/index.ts";
 import type { ResourceRecord } from "../../src/state/types.ts";
-import { moduleSource, runCli, Scratch, startHost, synthStack, timeline, type CliResult, type TestHost } from "./harness.ts";
+import { moduleSource, runCli, Scratch, SCENARIO_STACK, startHost, synthStack, timeline, type CliResult, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const VERSION = "takoform_worker_version";
@@ -24,8 +24,14 @@ function takoform(args: string[]): Promise<CliResult> {
   return runCli(args, { cwd: scratch!.dir, env: { TAKOFORM_ENDPOINT: host!.url, TAKOFORM_TOKEN: "takoform-dev-token" } });
 }
 
+/** The state the command keeps: the synthesized stack's own, or a hand-written (nameless) stack's. */
+function statePath(): string {
+  const own = scratch!.statePath(SCENARIO_STACK);
+  return existsSync(own) ? own : scratch!.statePath();
+}
+
 async function record(address: string): Promise<ResourceRecord> {
-  const reader = openLocalStateReadOnly(scratch!.path(".takoform", "state.db"));
+  const reader = openLocalStateReadOnly(statePath());
   try {
     return (await reader.get(address))!;
   } finally {
@@ -91,7 +97,7 @@ describe("dependencies through a failed apply", () => {
 describe("what orders a delete besides the recorded dependencies", () => {
   /** Forgets every recorded dependency, as state written by the defect above would have. */
   async function forgetDependencies(): Promise<void> {
-    const store = openLocalState(scratch!.path(".takoform", "state.db"));
+    const store = openLocalState(statePath());
     try {
       for (const r of await store.list()) {
         await store.putResource(r.address, { type: r.type, status: "ready", attributes: r.attributes, dependencies: [], contributions: r.contributions });
@@ -107,7 +113,7 @@ describe("what orders a delete besides the recorded dependencies", () => {
     const { referenced } = await stacks();
     expect((await takoform(["apply", "--config", referenced, "--auto-approve"])).code).toBe(0);
     await forgetDependencies();
-    scratch.write("empty.json", "{}");
+    scratch.write("empty.json", JSON.stringify({ "//": { metadata: { stackName: SCENARIO_STACK } } }));
     const before = host.mutations.length;
     const destroyed = await takoform(["destroy", "--config", "empty.json", "--auto-approve", "--parallelism", "1"]);
     expect(destroyed.code, `${destroyed.stdout}\n${destroyed.stderr}`).toBe(0);

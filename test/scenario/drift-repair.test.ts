@@ -36,6 +36,7 @@ import {
   runCli,
   SCENARIO_LANE,
   Scratch,
+  SCENARIO_STACK,
   synthStack,
   timeline,
   useEngine,
@@ -102,7 +103,7 @@ describe("relation drift under a held revision", () => {
   }
 
   async function records(scratch: Scratch): Promise<ResourceRecord[]> {
-    const reader = openLocalStateReadOnly(scratch.path(".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(scratch.statePath(SCENARIO_STACK));
     try {
       return await reader.list();
     } finally {
@@ -221,7 +222,7 @@ describe("relation drift under a held revision", () => {
         expect(refused.code).toBe(1);
         expect(refused.stderr + refused.stdout).toContain("takoform.provider/uid-mismatch");
         // The user adopts the new namespace…
-        const rm = await runCli(["state", "rm", kv.address], { cwd: scratch.dir, env: env() });
+        const rm = await runCli(["state", "rm", "--config", file, kv.address], { cwd: scratch.dir, env: env() });
         expect(rm.code, rm.stderr).toBe(0);
         const imported = await run(["import", kv.address, "default/owned-cache"]);
         expect(imported.code, `${imported.stdout}\n${imported.stderr}`).toBe(0);

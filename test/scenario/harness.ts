@@ -157,6 +157,13 @@ export class Scratch {
   state(): StateStore {
     return openLocalState(this.path(".takoform", "state.db"));
   }
+  /**
+   * Where the command keeps a stack's local state in this project (docs/stacks.md): a stack's own
+   * `.takoform/stacks/<stack>/state.db`, or for a stack with no name `.takoform/state.db`.
+   */
+  statePath(stack?: string): string {
+    return stack === undefined ? this.path(".takoform", "state.db") : this.path(".takoform", "stacks", stack, "state.db");
+  }
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -181,15 +188,18 @@ export function moduleSource(n: number): string {
 
 let synthCount = 0;
 
+/** The name synthStack gives its stack. */
+export const SCENARIO_STACK = "scenario";
+
 /** Synthesizes one stack with real cdktf constructs and loads it as the engine does. */
 export async function synthStack(scratch: Scratch, build: (stack: Construct) => void): Promise<{ stack: StackConfig; file: string }> {
   const outdir = scratch.path(`cdktf.out.${++synthCount}`);
   const app = new App({ outdir });
-  const stack = new TerraformStack(app, "scenario");
+  const stack = new TerraformStack(app, SCENARIO_STACK);
   new ProviderConstruct(stack, "takoform", {});
   build(stack);
   app.synth();
-  const file = join(outdir, "stacks", "scenario", "cdk.tf.json");
+  const file = join(outdir, "stacks", SCENARIO_STACK, "cdk.tf.json");
   const loaded = await loadConfigFile(file);
   if (loaded.config === null) throw new Error(`synthesized stack did not load: ${loaded.diagnostics.map((d) => `${d.summary} ${d.detail ?? ""}`).join("; ")}`);
   return { stack: loaded.config, file };

@@ -109,7 +109,7 @@ class FollowingSampler {
 }
 
 async function pulled(): Promise<{ lane: string | null; groups: Set<string>; uids: Map<string, string> }> {
-  const reader = openLocalStateReadOnly(join(project, ".takoform", "state.db"));
+  const reader = openLocalStateReadOnly(join(project, ".takoform", "stacks", "counter", "state.db"));
   try {
     const records = await reader.list();
     return {
@@ -144,7 +144,7 @@ describe("a v1alpha3 stack walked forward to v1beta1", () => {
     expect(await get(dev.path)).toBe("200 hello: request number 1\n");
     const alpha = await HostClient.connect({ endpoint: dev.url, token: DEV_TOKEN.token, lane: ALPHA.name });
     const beta = await HostClient.connect({ endpoint: dev.url, token: DEV_TOKEN.token, lane: BETA.name });
-    const reader = openLocalStateReadOnly(join(project, ".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(join(project, ".takoform", "stacks", "counter", "state.db"));
     const workerRecord = (await reader.list()).find((r) => r.type === "takoform_module_worker")!;
     await reader.close();
     const sampler = new FollowingSampler(alpha, beta, workerRecord.ref!);

@@ -60,7 +60,7 @@ describe("the local backend", () => {
     const refused = await runCli(["plan", "--config", "stack.json"], { cwd: dir, env: env() });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      "State was last used through the local state file state/prod.db; the stack now names the local state file .takoform/state.db",
+      'Stack "demo"\'s state was last used through the local state file state/prod.db; the stack now names the local state file .takoform/state.db',
     );
     const moved = await runCli(["state", "migrate", "--config", "stack.json"], { cwd: dir });
     expect(moved.code, moved.stderr).toBe(0);

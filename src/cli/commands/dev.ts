@@ -13,26 +13,26 @@ import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
-import { enterProject, flagSpec, projectDir, statePathOf, usage } from "../workspace.ts";
+import { enterProject, flagSpec, localStatePaths, projectDir, usage } from "../workspace.ts";
 import { isLaneName, type LaneName } from "../../core/index.ts";
 import { recordedLane } from "../../engine/index.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
 import { parseListen } from "./host.ts";
 
 /**
- * The lanes the project needs served beside its data's own: its state's lane (an existing
- * project keeps it) and a TAKOFORM_LANE pin (docs/host.md, "Lanes").
+ * The lanes the project needs served beside its data's own: the lane of each of its local states
+ * (an existing project keeps it: the project's own file and each stack's) and a TAKOFORM_LANE pin
+ * (docs/host.md, "Lanes").
  */
 async function projectLanes(dir: string): Promise<LaneName[]> {
   const lanes: LaneName[] = [];
   const pinned = process.env["TAKOFORM_LANE"];
   if (pinned !== undefined && isLaneName(pinned)) lanes.push(pinned);
-  const path = statePathOf(dir);
-  if (existsSync(path)) {
+  for (const path of localStatePaths(dir)) {
     const reader = openLocalStateReadOnly(path);
     try {
       const lane = await recordedLane(reader);
-      if (lane !== undefined) lanes.push(lane);
+      if (lane !== undefined && !lanes.includes(lane)) lanes.push(lane);
     } finally {
       await reader.close();
     }

@@ -48,6 +48,7 @@ export const command: Command = {
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));
     if ("diagnostics" in target) return io.fail("output", target.diagnostics);
+    if (!io.json) io.diagnostics(target.notes);
     let outputs: Record<string, StoredOutput> = {};
     let records: ResourceRecord[] = [];
     const opened = await openReader(target);

@@ -49,6 +49,7 @@ export const command: Command = {
     }
     const target = await loadStateTarget(args, projectDir(args));
     if ("diagnostics" in target) return io.fail("show", target.diagnostics);
+    if (!io.json) io.diagnostics(target.notes);
     const opened = await openReader(target);
     if ("diagnostics" in opened) return io.fail("show", opened.diagnostics);
     let document: StateDocument | null = null;

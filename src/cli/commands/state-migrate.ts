@@ -9,7 +9,7 @@ import { runStateMigrate } from "../../engine/index.ts";
 import { describeBackend, openBackendReader, openBackendStore, StateNotFoundError, type BackendSpec, type StateStore } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../backend-record.ts";
-import { loadStateTarget, openStore, unavailable, type StateTarget } from "../state-access.ts";
+import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarget } from "../state-access.ts";
 import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
@@ -48,6 +48,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   const io = new Console(args);
   const target = await loadStateTarget(args, projectDir(args));
   if ("diagnostics" in target) return io.fail("state migrate", target.diagnostics);
+  if (!io.json) io.diagnostics(target.notes);
   const report = (status: string, text: string, extra: Record<string, unknown> = {}): number => {
     if (io.json) io.emitJson({ command: "state migrate", ok: true, status, to: target.describe, ...extra, diagnostics: [] });
     else io.out(text);
@@ -55,12 +56,12 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   };
 
   if (args.switches.has("--reconfigure")) {
-    writeBackendRecord(target.projectDir, target.identity);
+    writeBackendRecord(target, target.identity);
     return report("reconfigured", `This project now uses ${target.describe}; no state was moved.`);
   }
-  const previous = await previousBackend(target.projectDir);
-  if (previous === null || samePlace(previous, target.identity, target.spec, target.projectDir)) {
-    writeBackendRecord(target.projectDir, target.identity);
+  const previous = await previousBackend(target);
+  if (previous === null || samePlace(previous, target.identity, target.spec, target)) {
+    writeBackendRecord(target, target.identity);
     return report(
       "unchanged",
       previous === null
@@ -71,19 +72,19 @@ export async function migrateCommand(argv: string[]): Promise<number> {
 
   let spec: BackendSpec;
   try {
-    spec = specOf(previous, target.projectDir, target.spec.workspace);
+    spec = specOf(previous, target, target.spec.workspace);
   } catch (error) {
     return io.fail("state migrate", [unavailable(target, error)]);
   }
-  const from: StateTarget = { projectDir: target.projectDir, spec, identity: previous, describe: describeBackend(spec, target.projectDir) };
+  const from: StateTarget = { ...target, spec, identity: previous, describe: describeBackend(spec, target.projectDir), notes: [] };
   // Nothing there (a workspace never written): there is nothing to move.
   try {
     const reader = await openBackendReader(spec);
     await reader.close();
   } catch (error) {
     if (!(error instanceof StateNotFoundError)) return io.fail("state migrate", [unavailable(from, error)]);
-    writeBackendRecord(target.projectDir, target.identity);
-    return report("unchanged", `No state to move in ${describeIdentity(previous)}; this project uses ${target.describe}.`);
+    writeBackendRecord(target, target.identity);
+    return report("unchanged", `No state to move in ${describeIdentity(previous, target)}; this project uses ${target.describe}.`);
   }
   let source: StateStore;
   try {
@@ -92,6 +93,9 @@ export async function migrateCommand(argv: string[]): Promise<number> {
     return io.fail("state migrate", [unavailable(from, error)]);
   }
   try {
+    // The old place's state must be this stack's (or no stack's yet).
+    const owner = await source.stack();
+    if (owner !== null && owner !== target.stack) return io.fail("state migrate", [stackMismatch(from, owner)]);
     const opened = await openStore(target, { checkRecord: false });
     if ("diagnostics" in opened) return io.fail("state migrate", opened.diagnostics);
     const { store } = opened;
@@ -108,7 +112,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
         { source: from.describe, target: target.describe },
       );
       if (outcome.status === "refused") return io.fail("state migrate", outcome.diagnostics);
-      writeBackendRecord(target.projectDir, target.identity);
+      writeBackendRecord(target, target.identity);
       if (io.json) {
         io.emitJson(transferJson("state migrate", outcome, { from: from.describe, to: target.describe }));
         return 0;

@@ -77,6 +77,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
 
   const target = await loadStateTarget(args, projectDir(args));
   if ("diagnostics" in target) return io.fail("state push", target.diagnostics);
+  if (!io.json) io.diagnostics(target.notes);
   const opened = await openStore(target);
   if ("diagnostics" in opened) return io.fail("state push", opened.diagnostics);
   const { store } = opened;

@@ -41,6 +41,8 @@ Subcommands:
                          (\`takoform state upgrade-lane --help\`)
   restore-backup         Put back the local state's backup (<state file>.backup), as the last
                          run that wrote it began (\`takoform state restore-backup --help\`)
+  adopt --stack NAME     Make the project's state from before stacks had their own the state of
+                         stack NAME (\`takoform state adopt --help\`)
 
 Options:
 ${STATE_HELP}
@@ -116,15 +118,17 @@ export const command: Command = {
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     if (sub === "push") return pushCommand(rest);
     if (sub === "migrate") return migrateCommand(rest);
+    if (sub === "adopt") return (await import("./state-adopt.ts")).adoptCommand(rest);
     if (sub === "restore-backup") return (await import("./state-restore.ts")).restoreCommand(rest);
     const args = parseArgs(rest, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
     if (!["list", "show", "pull", "mv", "rm"].includes(sub))
-      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane or restore-backup)`);
+      throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`);
     enterProject(args);
     const io = new Console(args);
     const target = await loadStateTarget(args, projectDir(args));
     if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
+    if (!io.json) io.diagnostics(target.notes);
     switch (sub) {
       case "list": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
@@ -205,7 +209,7 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane or restore-backup)`);
+        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`);
     }
   },
 };

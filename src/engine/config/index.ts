@@ -62,7 +62,17 @@ export type {
   VariableExpr,
 } from "./types.ts";
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
-export { loadProjectConfig, synthesizeProject, type ProjectLoadResult, type ProjectOptions, type SynthResult } from "./project.ts";
+export { readStackOutline, type StackOutline } from "./outline.ts";
+export {
+  loadProjectConfig,
+  readManifest,
+  synthesizeProject,
+  type AppStacks,
+  type Manifest,
+  type ProjectLoadResult,
+  type ProjectOptions,
+  type SynthResult,
+} from "./project.ts";
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
 export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";
 export { convertValue, parseTypeConstraint, TypeSyntaxError } from "./variables/type-constraint.ts";

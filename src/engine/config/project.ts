@@ -28,6 +28,8 @@ export interface SynthResult {
   outdir: string;
   /** Stack name → absolute path of its cdk.tf.json. Empty when synthesis failed. */
   stacks: Map<string, string>;
+  /** Stack name → the stacks it depends on (the manifest's `dependencies`). Empty when synthesis failed. */
+  dependencies?: Map<string, string[]>;
   diagnostics: Diagnostic[];
   /** Wall time the app's process ran, in ms (on success; `takoform synth` shows it apart). */
   appMs?: number;
@@ -40,11 +42,21 @@ export interface SynthResult {
 export interface ProjectLoadResult extends LoadResult {
   stack?: string;
   stackFile?: string;
+  /** Every stack the app synthesized (name → file) and their dependencies, when synthesis succeeded. */
+  app?: AppStacks;
   outdir?: string;
   notes?: string[];
   /** How long the app ran and the typecheck before it took (the `Timings:` line shows both). */
   appMs?: number;
   typecheckMs?: number;
+}
+
+/** The stacks an app synthesized. */
+export interface AppStacks {
+  /** Stack name → absolute path of its cdk.tf.json, in name order. */
+  stacks: Map<string, string>;
+  /** Stack name → the stacks it depends on. */
+  dependencies: Map<string, string[]>;
 }
 
 const STDERR_LINES_SHOWN = 40;
@@ -141,33 +153,61 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
     );
   }
 
+  const manifest = await readManifest(outdir, project.app);
+  diagnostics.push(...manifest.diagnostics);
+  return { outdir, stacks: manifest.stacks, dependencies: manifest.dependencies, diagnostics, ...(manifest.stacks.size > 0 ? { appMs } : {}), ...extra };
+}
+
+export interface Manifest {
+  /** Stack name → absolute path of its cdk.tf.json, in name order. Empty when the manifest cannot be read. */
+  stacks: Map<string, string>;
+  /**
+   * Stack name → the stacks it depends on, as cdktf records them: those `stack.addDependency`
+   * named and those its cross-stack references read from (docs/stacks.md).
+   */
+  dependencies: Map<string, string[]>;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Reads `<outdir>/manifest.json` as cdktf writes it: every stack's synthesized file, its
+ * dependencies and the annotations its constructs reported (warnings and errors become
+ * diagnostics). `app` names the command that wrote it, for messages.
+ */
+export async function readManifest(outdir: string, app?: string): Promise<Manifest> {
+  const manifestPath = join(outdir, "manifest.json");
+  const stacks = new Map<string, string>();
+  const dependencies = new Map<string, string[]>();
+  const diagnostics: Diagnostic[] = [];
+  const fail = (summary: string, detail: string | undefined, repair: string): Manifest => {
+    diagnostics.push({ severity: "error", code: configCode("manifest-invalid"), summary, ...(detail ? { detail } : {}), repair });
+    return { stacks, dependencies, diagnostics };
+  };
   let manifestBytes: Uint8Array;
   try {
     manifestBytes = await readFile(manifestPath);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return fail(
-      configCode("manifest-invalid"),
-      missing ? `The app "${project.app}" finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
+      missing ? `The app${app !== undefined ? ` "${app}"` : ""} finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
       missing ? "The app must call app.synth()." : (error as Error).message,
       missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
-      outdir,
     );
   }
   const manifestRead = readStrictJson(manifestBytes, { what: manifestPath, repair: "Re-run the synthesis." });
   if (!manifestRead.ok) {
     diagnostics.push(manifestRead.diagnostic);
-    return { outdir, stacks: new Map(), diagnostics };
+    return { stacks, dependencies, diagnostics };
   }
   const manifest: unknown = manifestRead.value;
   const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
-  if (stacksBlock === null) return fail(configCode("manifest-invalid"), `${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.", outdir);
-
-  const stacks = new Map<string, string>();
+  if (stacksBlock === null) return fail(`${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.");
   for (const name of Object.keys(stacksBlock).sort()) {
     const entry = stacksBlock[name];
     if (!isPlainObject(entry) || typeof entry.synthesizedStackPath !== "string") continue;
     stacks.set(name, join(outdir, entry.synthesizedStackPath));
+    const needs = Array.isArray(entry.dependencies) ? entry.dependencies.filter((d): d is string => typeof d === "string") : [];
+    dependencies.set(name, [...new Set(needs)].sort());
     for (const annotation of Array.isArray(entry.annotations) ? entry.annotations : []) {
       if (!isPlainObject(annotation) || typeof annotation.message !== "string") continue;
       const level = String(annotation.level ?? "");
@@ -180,7 +220,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       });
     }
   }
-  return { outdir, stacks, diagnostics, appMs, ...extra };
+  return { stacks, dependencies, diagnostics };
 }
 
 function summaryOf(result: TypecheckResult): Pick<TypecheckResult, "status" | "ms" | "tsconfig"> {
@@ -230,7 +270,8 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   // A project with no tsconfig (or no TypeScript) has no typecheck to time.
   const checked = synth.typecheck !== undefined && synth.typecheck.status !== "skipped" && synth.typecheck.status !== "no-typescript";
   const timed = { ...(synth.appMs !== undefined ? { appMs: synth.appMs } : {}), ...(checked ? { typecheckMs: synth.typecheck!.ms } : {}) };
-  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes, ...timed };
+  const app: AppStacks = { stacks: synth.stacks, dependencies: synth.dependencies ?? new Map() };
+  return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes, app, ...timed };
 }
 
 interface AppRun {
