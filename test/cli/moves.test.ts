@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Construct } from "constructs";
 import { ObjectBucket, WorkerApp } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { moduleSource, runCli, Scratch, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
+import { moduleSource, runCli, Scratch, SCENARIO_STACK, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
 
 const B = "takoform_edge_object_bucket";
 const TOKEN = "takoform-dev-token";
@@ -19,7 +19,7 @@ describe("moved blocks through the command", () => {
   const env = () => ({ TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN });
   const run = (args: string[]) => runCli(args, { cwd: p.dir, env: env() });
   const records = async () => {
-    const reader = openLocalStateReadOnly(p.path(".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(p.statePath(SCENARIO_STACK));
     try {
       return await reader.list();
     } finally {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerraformStack } from "cdktf";
 import { EdgeKVNamespace } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { runCli, Scratch, startHost, synthStack, type TestHost } from "../scenario/harness.ts";
+import { runCli, Scratch, SCENARIO_STACK, startHost, synthStack, type TestHost } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const TOKEN = "takoform-dev-token";
@@ -17,7 +17,7 @@ describe("removed blocks through the command", () => {
   const p = new Scratch();
   const run = (args: string[]) => runCli(args, { cwd: p.dir, env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN } });
   const addresses = async () => {
-    const reader = openLocalStateReadOnly(p.path(".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(p.statePath(SCENARIO_STACK));
     try {
       return (await reader.list()).map((r) => r.address);
     } finally {
