@@ -209,7 +209,9 @@ export const command: Command = {
         }
       }
       default:
-        throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`);
+        throw new CliUsageError(
+          `unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`,
+        );
     }
   },
 };
