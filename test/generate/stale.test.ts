@@ -61,7 +61,9 @@ describe("the checked-in generated output", () => {
     expect(check.stderr).toBe("");
     expect(check.status).toBe(0);
     expect(check.stdout).toContain("up to date");
-  });
+    // Three commands that each generate every Form's codecs and constructs: seconds on a quiet
+    // machine, past vitest's 30 s on a loaded one.
+  }, 120_000);
 
   it("usage errors: no --forms outside the package, --bundled with --forms", () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "takoform-nogen-"));

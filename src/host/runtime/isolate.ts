@@ -5,15 +5,18 @@
 // allocation near it (a big array, an array grown by push) aborts the WHOLE process
 // (nodejs/node#47224), and the host must stay up. A child's heap is bounded with
 // --max-old-space-size and its abort takes only the child with it. Its CPU is watched through the
-// heartbeat it sends while busy (its event loop's busy time): an invocation charged more than the
-// CPU limit, or a loop that sent no heartbeat for that long (`while (true)`), gets the process
-// killed — the host never waits on the isolate's cooperation. Every in-flight invocation of a
+// heartbeat it sends while busy (the process's CPU time): an invocation charged more than the CPU
+// limit gets the process killed. A loop that never yields (`while (true)`) sends no heartbeat; when
+// one is silent that long, the kernel's count of the process's CPU decides (a process waiting for a
+// core on a loaded machine is not charged), and without that count the silence itself does — the
+// host never waits on the isolate's cooperation. Every in-flight invocation of a
 // stopped isolate gets a host-generated failure and the next request starts a fresh isolate.
 
 import { fork, type ChildProcess } from "node:child_process";
 import { childEntry, type RuntimeHandler } from "../../core/index.ts";
 import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
+import { processCpuMs } from "./process-cpu.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
 import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, ToIsolate } from "./wire.ts";
 
@@ -39,7 +42,7 @@ const ENTRY = childEntry(import.meta.url, "src/host/runtime/process/main.js", ".
 
 interface Invocation {
   id: number;
-  startActive: number;
+  startCpu: number;
   handlerDone: boolean;
   settled: boolean;
   bodyOpen: boolean;
@@ -56,14 +59,14 @@ export class Isolate {
   exported: readonly RuntimeHandler[] = [];
   private readonly child: ChildProcess;
   private readonly hub: StreamHub;
-  /** The isolate's busy time at its last heartbeat, and when that heartbeat arrived. */
-  private lastActive = 0;
+  /** The isolate's CPU time (ms) at its last heartbeat, and when that heartbeat arrived. */
+  private lastCpu = 0;
   private lastBeat = Date.now();
   /** The tail of the process's stderr (an abort's reason, e.g. heap out of memory). */
   private stderr = "";
   private readonly invocations = new Map<number, Invocation>();
   private loading = true;
-  /** Busy time when the process began loading the bundle; null while it is still starting up. */
+  /** CPU time when the process began loading the bundle; null while it is still starting up. */
   private loadBaseline: number | null = null;
   private stopped: RuntimeFailure | null = null;
   /** Set by the pool: called once the isolate has stopped for good. */
@@ -125,24 +128,28 @@ export class Isolate {
     return this.invocations.size;
   }
 
-  /** The isolate's busy time as of its last heartbeat, in milliseconds. */
-  private active(): number {
-    return this.lastActive;
+  /** The isolate's CPU time as of its last heartbeat, in milliseconds. */
+  private cpu(): number {
+    return this.lastCpu;
   }
 
   /**
    * The watchdog's tick: stops the isolate when an invocation (or the load) was charged more than
-   * the CPU limit, or when a busy isolate's event loop sent no heartbeat for that long (it is
-   * running without ever yielding, so it cannot even report).
+   * the CPU limit. A busy isolate silent for that long is charged what the kernel counts for it;
+   * where the kernel does not say, the silence alone stops it.
    */
   checkCpu(): void {
     if (this.stopped !== null) return;
     const busy = this.invocations.size > 0 || (this.loading && this.loadBaseline !== null);
     if (!busy) return;
-    const silent = Date.now() - this.lastBeat;
+    let cpu = this.lastCpu;
+    if (Date.now() - this.lastBeat > this.limits.cpuMs) {
+      const counted = processCpuMs(this.child.pid);
+      cpu = counted === undefined ? Number.POSITIVE_INFINITY : Math.max(cpu, counted);
+    }
     const over = this.loading
-      ? this.loadBaseline !== null && (this.lastActive - this.loadBaseline > this.limits.cpuMs || silent > this.limits.cpuMs)
-      : silent > this.limits.cpuMs || [...this.invocations.values()].some((inv) => this.lastActive - inv.startActive > this.limits.cpuMs);
+      ? this.loadBaseline !== null && cpu - this.loadBaseline > this.limits.cpuMs
+      : [...this.invocations.values()].some((inv) => cpu - inv.startCpu > this.limits.cpuMs);
     if (!over) return;
     this.stop(
       new RuntimeFailure(
@@ -172,7 +179,7 @@ export class Isolate {
     if (this.invocations.size === 0) this.lastBeat = Date.now();
     const inv: Invocation = {
       id: ++nextId,
-      startActive: this.active(),
+      startCpu: this.cpu(),
       handlerDone: false,
       settled: false,
       bodyOpen: false,
@@ -321,12 +328,12 @@ export class Isolate {
     switch (message.t) {
       case "loading":
         this.lastBeat = Date.now();
-        this.lastActive = message.active;
-        this.loadBaseline = message.active;
+        this.lastCpu = message.cpuMs;
+        this.loadBaseline = message.cpuMs;
         return;
       case "beat":
         this.lastBeat = Date.now();
-        this.lastActive = message.active;
+        this.lastCpu = message.cpuMs;
         return;
       case "loaded":
         this.exported = message.exportedHandlers;

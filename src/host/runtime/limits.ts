@@ -5,10 +5,11 @@ import type { RuntimeHostAnswer } from "../../core/index.ts";
 
 export interface RuntimeLimits {
   /**
-   * CPU milliseconds one invocation may use: the isolate's busy time while the invocation is in
-   * flight, from the heartbeats a busy isolate sends (concurrent invocations of one isolate are
-   * each charged the whole) — and the longest a busy isolate may go without a heartbeat.
-   * Exceeding it kills the isolate.
+   * CPU milliseconds one invocation may use: the isolate process's CPU time while the invocation is
+   * in flight, from the heartbeats a busy isolate sends and, when it is silent that long, from the
+   * kernel's count (concurrent invocations of one isolate are each charged the whole). Where the
+   * kernel does not count (not Linux), it is also the longest a busy isolate may go without a
+   * heartbeat. Exceeding it kills the isolate.
    */
   cpuMs: number;
   /** Milliseconds until a fetch handler returns its Response, or a scheduled/queue handler finishes. */

@@ -13,7 +13,7 @@ export type HeaderList = [string, string][];
 /** Bytes a sender may have in flight on one stream before it waits for the receiver's ack. */
 export const STREAM_WINDOW = 1024 * 1024;
 
-/** How often a busy isolate reports its event loop's busy time (ms). */
+/** How often a busy isolate reports its CPU time (ms). */
 export const BEAT_MS = 25;
 
 export type StreamMessage =
@@ -94,9 +94,9 @@ export type ToIsolate =
 export type FromIsolate =
   | StreamMessage
   /** The process is up and starts loading the bundle (its own startup is not the bundle's CPU). */
-  | { t: "loading"; active: number }
-  /** Heartbeat while loading or busy: the event loop's busy time so far (ms). */
-  | { t: "beat"; active: number }
+  | { t: "loading"; cpuMs: number }
+  /** Heartbeat while loading or busy: the process's CPU time so far (user + system, ms). */
+  | { t: "beat"; cpuMs: number }
   | { t: "loaded"; exportedHandlers: RuntimeHandler[] }
   | { t: "load-failed"; code: RuntimeLoadError; message: string }
   /** A fetch's response head; `inline` carries the whole body when it was complete at once. */

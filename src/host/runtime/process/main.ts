@@ -5,7 +5,7 @@
 // process holds no store, no credentials and no other worker.
 //
 // While it loads or has invocations in flight it sends a heartbeat every BEAT_MS carrying its
-// event loop's busy time, so the host can charge CPU and see a loop that stopped turning.
+// CPU time, so the host can charge CPU and see a loop that stopped turning.
 
 import { StreamHub, isStreamMessage } from "../stream-hub.ts";
 import { BEAT_MS, type FromIsolate, type IsolateInit, type ToIsolate } from "../wire.ts";
@@ -37,9 +37,15 @@ process.on("uncaughtException", (error) => log("error", `uncaught exception: ${w
 
 const hub = new StreamHub((message) => post(message), -1);
 
+/** The process's CPU time (user + system) in milliseconds: CPU, not wall time, so a loaded machine charges no one. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 let loading = true;
 setInterval(() => {
-  if (loading || inFlight() > 0) post({ t: "beat", active: performance.eventLoopUtilization().active });
+  if (loading || inFlight() > 0) post({ t: "beat", cpuMs: cpuMs() });
 }, BEAT_MS);
 
 type Pending = { resolve(value: { value: unknown; body: ReadableStream<Uint8Array> | null }): void; reject(error: Error): void };
@@ -82,7 +88,7 @@ const link: HostLink = {
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 async function start(init: IsolateInit): Promise<void> {
-  post({ t: "loading", active: performance.eventLoopUtilization().active });
+  post({ t: "loading", cpuMs: cpuMs() });
   const { context, realm } = createIsolateContext(init.label, log);
   ErrorOfRealm = realm.Error;
   let loaded;
