@@ -154,14 +154,22 @@ describePg("team state in PostgreSQL, through the command", () => {
     writeFileSync(join(dir, "stack.json"), JSON.stringify(stack("kill")));
     const killed = await cli(dir, ["apply", "--config", "stack.json", "--auto-approve"], { TAKOFORM_TEST_CRASH_AFTER_INTENTS: "1", TAKOFORM_LOCK_LEASE: "3s" });
     expect(killed.signal).toBe("SIGKILL");
-    // As if that run had been on another machine: its pid cannot be checked from here.
+    // As if that run had been on another machine: its pid cannot be checked from here. Its lease
+    // is set an hour out, so the next run meets it held however slowly that run starts.
+    const leaseEndsIn = (ms: number) =>
+      withClient((client) =>
+        client.query(`UPDATE "${schema}".takoform_states SET lock_expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + $1::bigint`, [ms]),
+      );
     await withClient((client) => client.query(`UPDATE "${schema}".takoform_states SET lock_hostname = 'build-agent-7'`));
+    await leaseEndsIn(3_600_000);
 
     const refused = await cli(dir, ["apply", "--config", "stack.json", "--auto-approve"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("on host build-agent-7");
     expect(refused.stderr).toContain("wait for it with --lock-timeout");
 
+    // Its lease now ends in 3 s: a run that waits takes it over then.
+    await leaseEndsIn(3_000);
     const recovered = await cli(dir, ["apply", "--config", "stack.json", "--auto-approve", "--lock-timeout", "60s"]);
     expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
     expect(recovered.stderr).toContain("Took over the state lock of a run whose lease expired");
