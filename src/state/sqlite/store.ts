@@ -32,6 +32,7 @@ import { SqliteStateReader } from "./reader.ts";
 import { MoveStatements } from "./move.ts";
 import { configureConnection, ensureSchema, refuseForeign, verifySchema } from "./schema.ts";
 import { keepBackup } from "./backup.ts";
+import { GroupCommit } from "./group-commit.ts";
 import { createStateFile } from "./create.ts";
 import { checkNotEmpty, checkWhole, damageOf, reportingDamage } from "./damage.ts";
 import { RESOURCE_COLUMNS, settledRow, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
@@ -126,10 +127,12 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly setInfo;
   private readonly claimInfo;
   private readonly moves: MoveStatements;
+  private readonly group: GroupCommit;
 
   constructor(db: Db, path: string, now: () => number) {
     super(db, path, now);
     this.moves = new MoveStatements(db);
+    this.group = new GroupCommit(db);
     // An upsert keeps the row where it is (same rowid), so a write touches one table page
     // instead of deleting and re-appending the row as INSERT OR REPLACE would.
     this.upsertRow = db.prepare<[ResourceRow]>(
@@ -196,6 +199,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
 
   async release(): Promise<boolean> {
     if (!this.held) return false;
+    this.group.flush();
     const token = this.held.info.token;
     this.held = null;
     return this.leases.release(token);
@@ -250,7 +254,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   async setIntent(address: string, status: InFlightStatus, intent: { stepId: string; write: WriteIntent }): Promise<void> {
     checkInFlightStatus(address, status);
     const write = withoutCredentials(intent.write);
-    this.write(() => {
+    await this.stepWrite(() => {
       const existing = this.selectIntent.get(address);
       let previousStatus: SettledStatus | null;
       if (!existing) {
@@ -278,7 +282,7 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
 
   async settle(address: string, input: ResourceInput | null): Promise<void> {
     const checked = input === null ? null : checkInput(address, input);
-    this.write(() => {
+    await this.stepWrite(() => {
       if (input === null || checked === null) {
         if (this.deleteRow.run(address).changes > 0) this.nextSerial();
         return;
@@ -345,9 +349,27 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
     }
   }
 
-  /** Runs `body` in one immediate transaction after checking the fence. */
+  /** Runs `body` in one immediate transaction after checking the fence (what is queued commits first). */
   private write<T>(body: () => T): T {
+    this.group.flush();
     return this.fenced.immediate(this.held?.info.token ?? null, body) as T;
+  }
+
+  /**
+   * A step's write (its intent, its result): fenced like any write, committed with the others
+   * asked for in this turn of the loop (group-commit.ts). The fence is the lease held when asked.
+   */
+  private stepWrite<T>(body: () => T): Promise<T> {
+    const token = this.held?.info.token ?? null;
+    return this.group.add(() => {
+      this.leases.checkFence(token);
+      return body();
+    });
+  }
+
+  override async close(): Promise<void> {
+    if (this.db.open) this.group.flush();
+    await super.close();
   }
 
   private nextSerial(): number {
