@@ -12,8 +12,11 @@
 //   go-json.ts      Go-compatible JSON (encoding/json.Marshal byte for byte)
 //   duration.ts     Go duration strings
 //   import-id.ts    the import ID grammar (its members, shape and canonical text)
+//   write-intent.ts the intent of a host write, as the engine records and the stores persist it
 //   diagnostics/    the Diagnostic type, the collection, the one table of codes, the renderers
 //   package-root.ts where the package lives on disk (imported alone by `takoform --version`)
+//   canonical-json.ts RFC 8785 serialization (imported alone, not re-exported here: its
+//                   dependency is ESM-only, and the authoring path loads this index as CommonJS)
 
 export * from "./protocol.ts";
 export * from "./artifact-kinds.ts";
@@ -26,5 +29,6 @@ export * from "./json.ts";
 export * from "./go-json.ts";
 export * from "./duration.ts";
 export * from "./import-id.ts";
+export * from "./write-intent.ts";
 export * from "./diagnostics/index.ts";
 export * from "./package-root.ts";

@@ -3,11 +3,11 @@
 // artifact blobs are SHA-256 over their raw bytes. Every digest is written `sha256:<hex>`.
 
 import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
-
+import { canonicalJson } from "../core/canonical-json.ts";
 import type { JsonValue } from "../core/index.ts";
 
 export type { JsonValue };
+export { canonicalJson };
 
 /** `sha256:<lowercase hex>` of raw bytes (a UTF-8 string is hashed as its bytes). */
 export function digestBytes(bytes: Uint8Array | string): string {
@@ -16,13 +16,6 @@ export function digestBytes(bytes: Uint8Array | string): string {
 
 export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
-}
-
-/** The RFC 8785 (JCS) serialization of a JSON value. */
-export function canonicalJson(value: JsonValue): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError("value has no canonical JSON form");
-  return text;
 }
 
 /** `sha256:<hex>` of the RFC 8785 bytes of a JSON value. */

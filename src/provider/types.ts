@@ -4,10 +4,14 @@
 // whose intent the engine recorded before a crash, so the host replays it by Idempotency-Key.
 
 import type { ConcurrencyView } from "../client/index.ts";
-import type { AttributePath, Attributes, Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
+import type { AttributePath, Attributes, Diagnostic, FormRef, LaneName, WriteIntent } from "../core/index.ts";
 
 // A path into a value is the Value model's (core); the provider's interface names it too.
 export type { AttributePath } from "../core/index.ts";
+
+// The intent of a host write is recorded by the engine and persisted by the stores, below this
+// layer (core/write-intent.ts); the provider builds it and names it in its interface.
+export type { WriteIntent } from "../core/index.ts";
 
 // A resource type's schema is derived from its Form line's codecs, in the registry
 // (registry/type-schema.ts); the provider's interface names it.
@@ -44,26 +48,6 @@ export interface PlanResponse {
   /** Attribute paths whose change forces a replacement. Non-empty ⇒ the engine plans a replace. */
   requiresReplace: AttributePath[];
   diagnostics: Diagnostic[];
-}
-
-/** A host write about to be sent, recorded durably by the engine before the provider sends it. */
-export interface WriteIntent {
-  operation: "create" | "update" | "delete";
-  type: string;
-  space: string;
-  name: string;
-  ref: FormRef;
-  /** Incarnation the write addresses (empty for a create). */
-  uid: string;
-  idempotencyKey: string;
-  /** The exact request, without credentials, so a resume sends the same bytes. */
-  request: { method: string; path: string; headers: Record<string, string>; body?: string };
-  /**
-   * Attributes the host never stores (revision_owner, name_prefix, timeouts, the bundle's local
-   * authoring), wholly known, so `resumeWrite` records the state the original write would have.
-   * Set by the provider; the engine persists it with the intent and hands it back unchanged.
-   */
-  attributes?: Record<string, KnownValue>;
 }
 
 export interface WriteContext {

@@ -22,9 +22,8 @@
 // adds no work factor beyond what the seals already expose, and claims none.
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import type { KnownValue } from "../core/index.ts";
-import { canonicalJson } from "../forms/index.ts";
-import type { WriteIntent } from "../provider/index.ts";
+import type { KnownValue, WriteIntent } from "../core/index.ts";
+import { canonicalJson } from "../core/canonical-json.ts";
 
 export const INTENT_SEAL_VERSION = 1;
 const KEY_LABEL = "takoform intent key v1\n";

@@ -10,7 +10,7 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getPath, isUnknown, isWhollyKnown, setPath, valuesEqual, type AttributePath, type Attributes, type KnownValue, type Value } from "../core/index.ts";
-import { canonicalJson } from "../forms/index.ts";
+import { canonicalJson } from "../core/canonical-json.ts";
 
 // A type alias (not an interface) so a seal is assignable wherever a KnownValue object is.
 export type SealedSensitive = { $sensitive: string };

@@ -5,8 +5,7 @@
 // write is in flight, credentials never reach state, sensitive outputs are sealed, one record
 // per host object — so a document cannot put into a state what the writes could not.
 
-import type { KnownValue } from "../core/index.ts";
-import type { WriteIntent } from "../provider/index.ts";
+import type { KnownValue, WriteIntent } from "../core/index.ts";
 import { StateWriteError } from "./errors.ts";
 import { assertKnownJson, checkInput, deriveColumns, intentColumns, outputRows, parseStateAddress, withoutCredentials, type OutputRow } from "./records.ts";
 import { settledRow, toRow, type HostBindingRow, type ResourceRow } from "./row.ts";

@@ -2,8 +2,7 @@
 // attributes, proving an attribute document holds known JSON only, and keeping credentials out
 // of a stored write intent.
 
-import { type KnownValue, Unknown } from "../core/index.ts";
-import type { WriteIntent } from "../provider/index.ts";
+import { type KnownValue, Unknown, type WriteIntent } from "../core/index.ts";
 import { StateWriteError } from "./errors.ts";
 import { isSealedSensitive } from "../secrets/index.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES, type ContributionEdge, type InFlightStatus, type ResourceInput, type ResourceRecord } from "./types.ts";

@@ -3,8 +3,7 @@
 // The interfaces are storage-neutral (every call returns a Promise) so a PostgreSQL store can
 // sit behind them later; the local SQLite store is the only implementation today.
 
-import type { FormRef, KnownValue } from "../core/index.ts";
-import type { WriteIntent } from "../provider/index.ts";
+import type { FormRef, KnownValue, WriteIntent } from "../core/index.ts";
 
 /**
  * Where a record is in its lifecycle.

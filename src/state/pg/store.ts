@@ -7,8 +7,7 @@
 // therefore hand their writes to a group commit (group-commit.ts): the writes issued while a
 // transaction is in flight go together in the next one, one round trip and one commit for all.
 
-import type { KnownValue } from "../../core/index.ts";
-import type { WriteIntent } from "../../provider/index.ts";
+import type { KnownValue, WriteIntent } from "../../core/index.ts";
 import { prepareDocument } from "../document.ts";
 import { LeaseLostError, StateConflictError, StateLockedError, StateUsageError, StateWriteError } from "../errors.ts";
 import { holderGone, waitForLease, type LeasePolicy } from "../lease.ts";
