@@ -27,8 +27,8 @@ import {
 } from "../engine/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
-import { openSession } from "./session.ts";
-import { restoreConnStr } from "./state-access.ts";
+import { openSession } from "../automation/index.ts";
+import { restoreConnStr } from "../automation/index.ts";
 import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 

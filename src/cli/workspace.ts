@@ -1,26 +1,13 @@
-// What the plan/apply family of commands share: the common flags, loading the stack (running the
-// app, or `--config FILE`), resolving variables, where state lives, and asking for approval.
+// What the plan/apply family of commands share: the common flags, loading the stack from them
+// (running the app, or `--config FILE`; automation/project.ts loads it), and asking for approval.
 // Printing goes through console.ts.
 
 import { existsSync, readdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { type Diagnostic, hasErrors, type KnownValue, parseGoDuration } from "../core/index.ts";
-import {
-  loadConfigFile,
-  loadProjectConfig,
-  loadStackConfig,
-  readVarFile,
-  type ResolvedVariables,
-  resolveVariables,
-  type AppStacks,
-  type StackConfig,
-  type VarFile,
-} from "../engine/config/index.ts";
-import type { RunTimings } from "../engine/index.ts";
+import { type Diagnostic, type KnownValue, parseGoDuration } from "../core/index.ts";
+import { loadStack, type LoadedStack } from "../automation/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
-import { appBeside, stateTarget, type StateTarget } from "./state-access.ts";
 
 /**
  * The flags of every command that reads the project (the plan/apply family). `--input` is
@@ -63,20 +50,8 @@ export function flagSpec(...parts: { values?: readonly string[]; switches?: read
   };
 }
 
-export interface Workspace {
-  projectDir: string;
-  /** The state the stack's backend names (state-access.ts). */
-  state: StateTarget;
-  stack: StackConfig;
-  /** The stack's JSON text, exactly as loaded (for plan files). */
-  stackDocument: string;
-  stackFile?: string;
-  variables: ResolvedVariables;
-  /** Warnings from loading. */
-  diagnostics: Diagnostic[];
-  /** How long the project's typecheck and the app took, when the stack came from running it. */
-  timings: Pick<RunTimings, "typecheckMs" | "synthMs">;
-}
+/** What the plan/apply family works on (automation/project.ts). */
+export type Workspace = LoadedStack;
 
 /**
  * `-C DIR` switches into the project directory before anything else, as Terraform's -chdir
@@ -144,61 +119,26 @@ export async function loadWorkspace(
   args: ParsedArgs,
   fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
 ): Promise<Workspace | { diagnostics: Diagnostic[] }> {
-  const dir = projectDir(args);
-  const diagnostics: Diagnostic[] = [];
-  let stack: StackConfig | null;
-  let stackDocument: string;
-  let stackFile: string | undefined;
-  const timings: Workspace["timings"] = {};
-  let app: AppStacks | null = null;
-  if (fromDocument !== undefined) {
-    const loaded = loadStackConfig(fromDocument.text, fromDocument.file !== undefined ? { file: fromDocument.file } : {});
-    diagnostics.push(...loaded.diagnostics);
-    stack = loaded.config;
-    stackDocument = fromDocument.text;
-    stackFile = fromDocument.file;
-  } else {
-    const configFile = lastValue(args, "--config");
-    if (configFile !== undefined) {
-      const file = resolve(configFile);
-      const loaded = await loadConfigFile(file);
-      diagnostics.push(...loaded.diagnostics);
-      stack = loaded.config;
-      stackFile = file;
-    } else {
-      const stackName = lastValue(args, "--stack");
-      const loaded = await loadProjectConfig(dir, {
-        ...(stackName !== undefined ? { stack: stackName } : {}),
-        typecheck: !args.switches.has("--no-typecheck"),
-      });
-      diagnostics.push(...loaded.diagnostics);
-      // A note is one line on stderr for people; --json output stays data only.
-      if (!args.switches.has("--json")) for (const note of loaded.notes ?? []) process.stderr.write(`${note}\n`);
-      stack = loaded.config;
-      stackFile = loaded.stackFile;
-      if (loaded.typecheckMs !== undefined) timings.typecheckMs = loaded.typecheckMs;
-      if (loaded.appMs !== undefined) timings.synthMs = loaded.appMs;
-      app = loaded.app ?? null;
-    }
-    stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
-  }
-  if (stack === null || hasErrors(diagnostics)) return { diagnostics };
-  // A saved plan's or --config's stack file, where cdktf wrote it, names the app it belongs to.
-  if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
-  const state = await stateTarget(dir, stack, app);
-  if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
-  diagnostics.push(...state.notes);
-  const files: VarFile[] = [];
-  for (const file of args.values.get("--var-file") ?? []) {
-    const read = await readVarFile(file);
-    if (read.ok) files.push(read.varFile);
-    else diagnostics.push(read.diagnostic);
-  }
-  if (hasErrors(diagnostics)) return { diagnostics };
-  const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...varValues(args) }, files, env: process.env });
-  diagnostics.push(...variables.diagnostics);
-  if (hasErrors(variables.diagnostics)) return { diagnostics };
-  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics, timings };
+  const configFile = lastValue(args, "--config");
+  const stackName = lastValue(args, "--stack");
+  return loadStack({
+    projectDir: projectDir(args),
+    ...(fromDocument !== undefined ? { fromDocument } : {}),
+    ...(configFile !== undefined ? { configFile } : {}),
+    ...(stackName !== undefined ? { stackName } : {}),
+    typecheck: !args.switches.has("--no-typecheck"),
+    values: varValues(args),
+    varFiles: args.values.get("--var-file") ?? [],
+    // A note is one line on stderr for people; --json output stays data only.
+    ...(args.switches.has("--json") ? {} : { onNote: (note: string) => void process.stderr.write(`${note}\n`) }),
+  });
+}
+
+/** Which stack names a state command's state: `--config FILE`, or `--stack NAME` of the app. */
+export function stateSource(args: ParsedArgs): { configFile?: string; stackName?: string } {
+  const configFile = lastValue(args, "--config");
+  const stackName = lastValue(args, "--stack");
+  return { ...(configFile !== undefined ? { configFile } : {}), ...(stackName !== undefined ? { stackName } : {}) };
 }
 
 /** Where the approval prompt reads and writes, and where an interrupt comes from (tests pass their own). */

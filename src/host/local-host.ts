@@ -267,7 +267,7 @@ export class LocalHost {
     this.origin = this.server.url;
     runtime?.start({ origin: this.server.url, port: this.server.port, listenHost: host.replace(/^\[|\]$/g, "") });
     // Another takoform process finding this data directory locked reaches the host here instead
-    // (src/cli/connect.ts); only a host that accepts the development token says so.
+    // (src/automation/connect.ts); only a host that accepts the development token says so.
     if (this.dataDir !== null)
       writeFileSync(join(this.dataDir, SERVED_FILE), `${JSON.stringify({ url: this.server.url, pid: process.pid, devToken: this.devToken })}\n`);
     return { url: this.server.url, host: this.server.host, port: this.server.port };

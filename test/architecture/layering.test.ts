@@ -32,7 +32,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   state: ["core", "secrets"],
   engine: ["core", "forms", "registry", "provider", "secrets", "state"],
   host: ["core", "forms"],
-  cli: ["core", "forms", "registry", "generate", "client", "provider", "state", "engine", "host"],
+  // The wiring of a run (the stack loaded, its state, the provider connected to a host, the
+  // embedded one by default), below the CLI, which is built on it.
+  automation: ["core", "registry", "client", "provider", "state", "engine", "host"],
+  cli: ["core", "forms", "generate", "state", "engine", "host", "automation"],
   package: ["constructs", "registry"],
 };
 

@@ -1,6 +1,6 @@
 // Two commands on one project with the embedded host: the second may get the state lock a moment
 // before the first has closed the embedded host's data directory. It waits for that briefly
-// (src/cli/connect.ts) instead of failing, and still fails, naming the holder, when the data stays
+// (src/automation/connect.ts) instead of failing, and still fails, naming the holder, when the data stays
 // held.
 
 import { afterEach, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
 // DIR/.takoform/host — over HTTP, with the worker runtime, until interrupted.
 //
 // It prints where it serves and every worker's addresses, then follows the host: an apply that
-// runs while dev is serving goes through dev's host (src/cli/connect.ts finds it through the data
+// runs while dev is serving goes through dev's host (src/automation/connect.ts finds it through the data
 // directory), so a new deployment is served at once, without a restart, and a deleted worker
 // stops answering. Worker console output goes to stderr, prefixed with the worker.
 

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { diagnosticsToJson } from "../../core/index.ts";
 import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { openSession } from "../session.ts";
+import { openSession } from "../../automation/index.ts";
 import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";

@@ -13,8 +13,8 @@ import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
 import { outputJson } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { loadStateTarget, openReader } from "../state-access.ts";
-import { enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { loadStateTarget, openReader } from "../../automation/index.ts";
+import { enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
@@ -46,7 +46,7 @@ export const command: Command = {
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
-    const target = await loadStateTarget(args, projectDir(args));
+    const target = await loadStateTarget(projectDir(args), stateSource(args));
     if ("diagnostics" in target) return io.fail("output", target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
     let outputs: Record<string, StoredOutput> = {};

@@ -15,8 +15,8 @@ import {
 } from "../../engine/index.ts";
 import type { StateReader } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { ConnectError, connectProvider } from "../connect.ts";
-import { openReader, openStore } from "../state-access.ts";
+import { ConnectError, connectProvider } from "../../automation/index.ts";
+import { openReader, openStore } from "../../automation/index.ts";
 import {
   enterProject,
   boolFlag,

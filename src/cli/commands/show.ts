@@ -5,8 +5,8 @@ import { packageVersion } from "../../core/package-root.ts";
 import { PlanFileError, planToJson, readPlanFile, renderPlan, stateToJson } from "../../engine/index.ts";
 import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { loadStateTarget, openReader } from "../state-access.ts";
-import { enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { loadStateTarget, openReader } from "../../automation/index.ts";
+import { enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 import { showRecord } from "./state.ts";
 
@@ -47,7 +47,7 @@ export const command: Command = {
       else io.out(renderPlan(saved.plan, { color: io.color }));
       return 0;
     }
-    const target = await loadStateTarget(args, projectDir(args));
+    const target = await loadStateTarget(projectDir(args), stateSource(args));
     if ("diagnostics" in target) return io.fail("show", target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
     const opened = await openReader(target);

@@ -11,8 +11,8 @@ import { engineCode } from "../../engine/index.ts";
 import { loadProjectConfig } from "../../engine/config/index.ts";
 import { openLocalState, stackDir, workspaceOf } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { legacyRecordPath, readRecordAt, stateFileInUse, writeBackendRecord } from "../backend-record.ts";
-import { legacyStatePath } from "../legacy-state.ts";
+import { legacyRecordPath, readRecordAt, stateFileInUse, writeBackendRecord } from "../../automation/index.ts";
+import { legacyStatePath } from "../../automation/index.ts";
 import { Console } from "../console.ts";
 import { enterProject, flagSpec, projectDir, STATE_FLAGS, usage } from "../workspace.ts";
 

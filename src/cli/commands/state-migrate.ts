@@ -8,9 +8,9 @@ import { hostname } from "node:os";
 import { runStateMigrate } from "../../engine/index.ts";
 import { describeBackend, openBackendReader, openBackendStore, StateNotFoundError, type BackendSpec, type StateStore } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../backend-record.ts";
-import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarget } from "../state-access.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../../automation/index.ts";
+import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarget } from "../../automation/index.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../state-transfer-json.ts";
@@ -46,7 +46,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  const target = await loadStateTarget(args, projectDir(args));
+  const target = await loadStateTarget(projectDir(args), stateSource(args));
   if ("diagnostics" in target) return io.fail("state migrate", target.diagnostics);
   if (!io.json) io.diagnostics(target.notes);
   const report = (status: string, text: string, extra: Record<string, unknown> = {}): number => {

@@ -2,7 +2,7 @@
 // program's SQLite file in its place — is reported as StateDamagedError naming the file and what
 // is wrong with it, wherever SQLite notices: when the file is opened, or at the first read of a
 // damaged page, deep inside a plan. The command turns it into a diagnostic with the repair
-// (src/cli/state-damage.ts), never a stack trace (issue 26, item 4).
+// (src/automation/state-damage.ts), never a stack trace (issue 26, item 4).
 //
 // Every open checks the whole file (`PRAGMA quick_check`, which reads every page): SQLite notices
 // damage only on the pages a query reads, and a query whose b-tree page was overwritten can come

@@ -9,7 +9,7 @@ import type { HostBinding, StateStore } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection } from "./connect.ts";
 import { recordedLane } from "../engine/index.ts";
 import { openStore } from "./state-access.ts";
-import type { Workspace } from "./workspace.ts";
+import type { LoadedStack } from "./project.ts";
 
 export interface Session {
   store: StateStore;
@@ -24,7 +24,7 @@ export interface Session {
  * is thrown. `lane` speaks exactly that lane instead of the one the state records (`takoform state
  * upgrade-lane`: the lane the state moves to).
  */
-export async function openSession(ws: Workspace, options: { lane?: LaneName; hostWaitMs?: number } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
+export async function openSession(ws: LoadedStack, options: { lane?: LaneName; hostWaitMs?: number } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
   const opened = await openStore(ws.state);
   if (!("store" in opened)) return opened;
   const { store } = opened;

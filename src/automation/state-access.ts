@@ -42,7 +42,6 @@ import {
 } from "../state/index.ts";
 import { backendChange, readRecordAt, recordPath, writeBackendRecord } from "./backend-record.ts";
 import { ambiguousDiagnostic, legacyOwnership, unclaimedDiagnostic, type AppView } from "./legacy-state.ts";
-import { lastValue, type ParsedArgs } from "./command.ts";
 import { damageDiagnostic } from "./state-damage.ts";
 
 /** The state a command works on. */
@@ -190,21 +189,24 @@ export function stackMismatch(target: StateTarget, recorded: string): Diagnostic
 }
 
 /**
- * The state target of a state command, which needs no variables: the stack of `--config FILE`, or
+ * The state target of a state command, which needs no variables: the stack of `configFile`, or
  * the project's app when there is a cdktf.json, or (neither) the project's default local file.
  */
-export async function loadStateTarget(args: ParsedArgs, projectDir: string): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
-  const configFile = lastValue(args, "--config");
+export async function loadStateTarget(
+  projectDir: string,
+  from: { configFile?: string; stackName?: string } = {},
+): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
+  const configFile = from.configFile;
   let stack: StackConfig | null = null;
   let app: AppStacks | null = null;
   if (configFile !== undefined) {
-    const file = resolve(configFile);
+    const file = resolve(projectDir, configFile);
     const loaded = await loadConfigFile(file);
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
     app = await appBeside(file);
   } else if (existsSync(join(projectDir, "cdktf.json"))) {
-    const stackName = lastValue(args, "--stack");
+    const stackName = from.stackName;
     const loaded = await loadProjectConfig(projectDir, stackName !== undefined ? { stack: stackName } : {});
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;

@@ -1,0 +1,20 @@
+// src/automation — what a run is wired from, below the CLI: the stack loaded (the app run and
+// typechecked, or a synthesized stack), the state its backend names, and a provider connected to
+// the host (the embedded host by default, or an endpoint, space and token). The `takoform`
+// command is built on it. This index is the module's facade for the CLI; it is not published.
+//
+//   project.ts        loading the stack, its variables and its state target
+//   state-access.ts   which state a stack names, opening it for writing or reading
+//   backend-record.ts `.takoform/backend.json`: the backend this directory last used
+//   legacy-state.ts   the project's state from before each stack had its own, and which stack owns it
+//   state-damage.ts   a damaged local state file as one diagnostic with its repair
+//   connect.ts        the provider for a stack: host, space, token, lane, registry; the embedded host
+//   session.ts        state, connection and host identity opened together
+
+export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
+export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, stateTarget, unavailable, type StateTarget } from "./state-access.ts";
+export { describeIdentity, legacyRecordPath, previousBackend, readRecordAt, samePlace, specOf, stateFileInUse, writeBackendRecord } from "./backend-record.ts";
+export { legacyStatePath } from "./legacy-state.ts";
+export { damageDiagnostic } from "./state-damage.ts";
+export { ConnectError, connectProvider, type Connection, type ConnectOptions } from "./connect.ts";
+export { openSession, type Session } from "./session.ts";

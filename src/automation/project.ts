@@ -1,0 +1,117 @@
+// Loading what a run works on: the stack (a synthesized document, a stack file, or the project's
+// app run and typechecked as `takoform synth` runs it), its variables, and the state its backend
+// names. The CLI's plan/apply family and the automation Workspace load through this one path.
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Diagnostic, hasErrors, type KnownValue } from "../core/index.ts";
+import {
+  loadConfigFile,
+  loadProjectConfig,
+  loadStackConfig,
+  readVarFile,
+  type ResolvedVariables,
+  resolveVariables,
+  type AppStacks,
+  type StackConfig,
+  type VarFile,
+} from "../engine/config/index.ts";
+import type { RunTimings } from "../engine/index.ts";
+import { appBeside, stateTarget, type StateTarget } from "./state-access.ts";
+
+/** A stack loaded with its variables and the state its backend names: what every run works on. */
+export interface LoadedStack {
+  projectDir: string;
+  /** The state the stack's backend names (state-access.ts). */
+  state: StateTarget;
+  stack: StackConfig;
+  /** The stack's JSON text, exactly as loaded (for plan files). */
+  stackDocument: string;
+  stackFile?: string;
+  variables: ResolvedVariables;
+  /** Warnings from loading. */
+  diagnostics: Diagnostic[];
+  /** How long the project's typecheck and the app took, when the stack came from running it. */
+  timings: Pick<RunTimings, "typecheckMs" | "synthMs">;
+}
+
+/** Where the stack comes from, and the variables' values. */
+export interface StackSource {
+  projectDir: string;
+  /** A synthesized stack document (a saved plan's), instead of `configFile` or the app. */
+  fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> };
+  /** A synthesized stack file (Terraform JSON; relative to `projectDir`), instead of running the app. */
+  configFile?: string;
+  /** The stack of the app to use (required when it has several). */
+  stackName?: string;
+  /** Typecheck the app before running it (default true). */
+  typecheck?: boolean;
+  /** Variable values (the variable's type converts a string). */
+  values?: Record<string, KnownValue>;
+  /** `.tfvars.json` files, in order (a relative path is read from the current directory, as --var-file's is). */
+  varFiles?: readonly string[];
+  /** TAKOFORM_VAR_* / TF_VAR_*, the backend's PG_* and TAKOFORM_WORKSPACE: process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The app's notes (one line each, for people), as they come. */
+  onNote?: (note: string) => void;
+}
+
+/** Loads the stack (from a document, a stack file, or by running the app) and its variables. */
+export async function loadStack(source: StackSource): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+  const dir = source.projectDir;
+  const env = source.env ?? process.env;
+  const fromDocument = source.fromDocument;
+  const diagnostics: Diagnostic[] = [];
+  let stack: StackConfig | null;
+  let stackDocument: string;
+  let stackFile: string | undefined;
+  const timings: LoadedStack["timings"] = {};
+  let app: AppStacks | null = null;
+  if (fromDocument !== undefined) {
+    const loaded = loadStackConfig(fromDocument.text, fromDocument.file !== undefined ? { file: fromDocument.file } : {});
+    diagnostics.push(...loaded.diagnostics);
+    stack = loaded.config;
+    stackDocument = fromDocument.text;
+    stackFile = fromDocument.file;
+  } else {
+    const configFile = source.configFile;
+    if (configFile !== undefined) {
+      const file = resolve(dir, configFile);
+      const loaded = await loadConfigFile(file);
+      diagnostics.push(...loaded.diagnostics);
+      stack = loaded.config;
+      stackFile = file;
+    } else {
+      const stackName = source.stackName;
+      const loaded = await loadProjectConfig(dir, {
+        ...(stackName !== undefined ? { stack: stackName } : {}),
+        typecheck: source.typecheck !== false,
+      });
+      diagnostics.push(...loaded.diagnostics);
+      for (const note of loaded.notes ?? []) source.onNote?.(note);
+      stack = loaded.config;
+      stackFile = loaded.stackFile;
+      if (loaded.typecheckMs !== undefined) timings.typecheckMs = loaded.typecheckMs;
+      if (loaded.appMs !== undefined) timings.synthMs = loaded.appMs;
+      app = loaded.app ?? null;
+    }
+    stackDocument = stack !== null && stackFile !== undefined ? await readFile(stackFile, "utf8") : "";
+  }
+  if (stack === null || hasErrors(diagnostics)) return { diagnostics };
+  // A saved plan's or --config's stack file, where cdktf wrote it, names the app it belongs to.
+  if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
+  const state = await stateTarget(dir, stack, app, env);
+  if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
+  diagnostics.push(...state.notes);
+  const files: VarFile[] = [];
+  for (const file of source.varFiles ?? []) {
+    const read = await readVarFile(file);
+    if (read.ok) files.push(read.varFile);
+    else diagnostics.push(read.diagnostic);
+  }
+  if (hasErrors(diagnostics)) return { diagnostics };
+  const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...(source.values ?? {}) }, files, env });
+  diagnostics.push(...variables.diagnostics);
+  if (hasErrors(variables.diagnostics)) return { diagnostics };
+  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics, timings };
+}
