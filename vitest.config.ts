@@ -9,6 +9,7 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 // one importing "../../src/..." share one copy of every module.
 const alias = [
   { find: /^takoform-cdk$/, replacement: src("index.ts") },
+  { find: /^takoform-cdk\/automation$/, replacement: src("automation/api.ts") },
   { find: /^takoform-cdk\/(engine|engine\/config|host|client|provider|state)$/, replacement: src("$1/index.ts") },
 ];
 

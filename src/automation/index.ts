@@ -10,6 +10,7 @@
 //   state-damage.ts   a damaged local state file as one diagnostic with its repair
 //   connect.ts        the provider for a stack: host, space, token, lane, registry; the embedded host
 //   session.ts        state, connection and host identity opened together
+//   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
 export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, stateTarget, unavailable, type StateTarget } from "./state-access.ts";
@@ -18,3 +19,4 @@ export { legacyStatePath } from "./legacy-state.ts";
 export { damageDiagnostic } from "./state-damage.ts";
 export { ConnectError, connectProvider, type Connection, type ConnectOptions } from "./connect.ts";
 export { openSession, type Session } from "./session.ts";
+export { applyStack, planStack, type RunWiring, type StackPlan, type StackRun } from "./run.ts";

@@ -22,9 +22,13 @@ export interface Session {
  * Opens the workspace's state, then connects and identifies the host. A connection refused for a
  * reason the user can act on comes back as its diagnostic (the state closed again); anything else
  * is thrown. `lane` speaks exactly that lane instead of the one the state records (`takoform state
- * upgrade-lane`: the lane the state moves to).
+ * upgrade-lane`: the lane the state moves to). `env` is where the provider settings not in the
+ * stack's provider block come from (TAKOFORM_ENDPOINT, …; process.env by default).
  */
-export async function openSession(ws: LoadedStack, options: { lane?: LaneName; hostWaitMs?: number } = {}): Promise<Session | { diagnostics: Diagnostic[] }> {
+export async function openSession(
+  ws: LoadedStack,
+  options: { lane?: LaneName; hostWaitMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Session | { diagnostics: Diagnostic[] }> {
   const opened = await openStore(ws.state);
   if (!("store" in opened)) return opened;
   const { store } = opened;
@@ -38,6 +42,7 @@ export async function openSession(ws: LoadedStack, options: { lane?: LaneName; h
       ...(stateLane !== undefined ? { stateLane } : {}),
       ...(options.lane !== undefined ? { lane: options.lane } : {}),
       ...(options.hostWaitMs !== undefined ? { hostWaitMs: options.hostWaitMs } : {}),
+      ...(options.env !== undefined ? { env: options.env } : {}),
     });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };

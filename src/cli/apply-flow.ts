@@ -18,7 +18,6 @@ import {
   ProgressPrinter,
   readPlanFile,
   renderPlan,
-  runApply,
   runClosingLines,
   runTimingLine,
   type RunKind,
@@ -27,8 +26,7 @@ import {
 } from "../engine/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
-import { openSession } from "../automation/index.ts";
-import { restoreConnStr } from "../automation/index.ts";
+import { applyStack, restoreConnStr } from "../automation/index.ts";
 import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 
@@ -71,45 +69,43 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   }
   // A saved plan's stack carries no backend password; take it from the stack file it was made from.
   if (saved !== undefined) ws.state = restoreConnStr(ws.state, saved.stackFile);
-  // A run waiting for the state lock waits as long for the embedded host the holder has open.
-  const session = await openSession(ws, { hostWaitMs: options.lockTimeout });
-  if (!("store" in session)) return io.fail(kind, session.diagnostics);
-  const { store, connection, host } = session;
-  for (const notice of connection.notices) if (!io.json) io.err(notice);
-
   const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
   const approval = new Approval(kind, io, interrupts, options.input);
   try {
-    const run = await runApply({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, {
-      plan: {
-        mode: options.mode,
-        refresh: options.refresh,
+    const ran = await applyStack(
+      ws,
+      {
+        plan: {
+          mode: options.mode,
+          refresh: options.refresh,
+          parallelism: options.parallelism,
+          ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+          ...(options.replace.length > 0 ? { replace: options.replace } : {}),
+        },
+        ...(saved !== undefined ? { saved } : {}),
+        lock: {
+          holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+          leaseMs: leaseMs(process.env),
+          timeoutMs: options.lockTimeout,
+          forceUnlock: options.args.switches.has("--force-unlock"),
+        },
         parallelism: options.parallelism,
-        ...(options.targets.length > 0 ? { targets: options.targets } : {}),
-        ...(options.replace.length > 0 ? { replace: options.replace } : {}),
+        events: (event) => display.show(event),
+        hooks: crashHooks(process.env),
+        stopped: () => interrupts.count > 0,
+        ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
       },
-      ...(saved !== undefined ? { saved } : {}),
-      lock: {
-        holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
-        leaseMs: leaseMs(process.env),
-        timeoutMs: options.lockTimeout,
-        forceUnlock: options.args.switches.has("--force-unlock"),
-      },
-      parallelism: options.parallelism,
-      events: (event) => display.show(event),
-      hooks: crashHooks(process.env),
-      stopped: () => interrupts.count > 0,
-      ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
-    });
+      // A run waiting for the state lock waits as long for the embedded host the holder has open.
+      { hostWaitMs: options.lockTimeout, ...(io.json ? {} : { onNotice: (notice: string) => io.err(notice) }) },
+    );
+    if (!("run" in ran)) return io.fail(kind, ran.diagnostics);
     // The live counter is erased before the outcome is printed below it.
     display.close();
-    return report(kind, { ...run, timings: { ...ws.timings, ...run.timings } }, io, display, approval);
+    return report(kind, ran.run, io, display, approval);
   } finally {
     interrupts.close();
     display.close();
-    await connection.close();
-    await store.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // The package's public entry points, imported by the package's own name the way a user's project
 // or an embedding program imports them: `takoform-cdk` for authoring, and
-// `takoform-cdk/{engine,engine/config,host,client,provider,state}` for embedding and tests
+// `takoform-cdk/{automation,engine,engine/config,host,client,provider,state}` for embedding and tests
 // (docs/ARCHITECTURE.md §5). package.json "exports" name the compiled dist/; inside this
 // repository's tests the same names resolve to the sources (vitest.config.ts aliases them, and
 // tsconfig.json maps them for the typecheck), so the tests below compare against src/ modules.
@@ -31,6 +31,7 @@ const block: TakoformProviderConfig = {};
 /** Public subpath → the source module it is compiled from. */
 const ENTRIES: Record<string, string> = {
   ".": "src/index",
+  "./automation": "src/automation/api",
   "./engine": "src/engine/index",
   "./engine/config": "src/engine/config/index",
   "./host": "src/host/index",
@@ -97,6 +98,7 @@ describe("takoform-cdk (authoring)", () => {
 describe("embedding subpaths", () => {
   it("each resolves by the package name to the same module as its source path", async () => {
     const pairs: [string, string, string][] = [
+      ["takoform-cdk/automation", "../../src/automation/api.ts", "openWorkspace"],
       ["takoform-cdk/engine", "../../src/engine/index.ts", "runPlan"],
       ["takoform-cdk/host", "../../src/host/index.ts", "LocalHost"],
       ["takoform-cdk/client", "../../src/client/index.ts", "HostClient"],

@@ -2,21 +2,9 @@
 // Writes nothing to state or the host.
 
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
-import {
-  createPlan,
-  DEFAULT_PARALLELISM,
-  planChangesSomething,
-  type PlanMode,
-  planToJson,
-  readSnapshot,
-  recordedLane,
-  renderPlan,
-  writePlanFile,
-} from "../../engine/index.ts";
-import type { StateReader } from "../../state/index.ts";
+import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, planToJson, renderPlan, writePlanFile } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { ConnectError, connectProvider } from "../../automation/index.ts";
-import { openReader, openStore } from "../../automation/index.ts";
+import { planStack } from "../../automation/index.ts";
 import {
   enterProject,
   boolFlag,
@@ -95,74 +83,31 @@ export const command: Command = {
 
     // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
     // none yet; a plain plan touches nothing.
-    let reader: StateReader | null = null;
-    const opened = out !== undefined ? await openStore(ws.state) : await openReader(ws.state);
-    if ("diagnostics" in opened) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(opened.diagnostics) });
-      else io.diagnostics(opened.diagnostics);
+    const planned = await planStack(
+      ws,
+      { createState: out !== undefined, mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
+      io.json ? {} : { onNotice: (notice) => io.err(notice) },
+    );
+    if ("diagnostics" in planned) {
+      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(planned.diagnostics) });
+      else io.diagnostics(planned.diagnostics);
       return 1;
     }
-    if ("store" in opened) reader = opened.store;
-    else if ("reader" in opened) reader = opened.reader;
-    let connection;
-    try {
-      const stateLane = reader !== null ? await recordedLane(reader) : undefined;
-      connection = await connectProvider({
-        projectDir: ws.projectDir,
-        stack: ws.stack,
+    const { plan, ok } = planned;
+    if (io.json) io.emitJson(planToJson(plan));
+    else io.out(renderPlan(plan, { color: io.color }));
+    if (!ok || hasErrors(plan.diagnostics)) return 1;
+    if (out !== undefined) {
+      await writePlanFile(out, {
+        plan,
+        stackDocument: ws.stackDocument,
+        ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
         variables: ws.variables,
-        ...(stateLane !== undefined ? { stateLane } : {}),
+        mode,
+        refresh,
       });
-    } catch (error) {
-      await reader?.close();
-      if (!(error instanceof ConnectError)) throw error;
-      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
-      else io.diagnostics(error.diagnostics);
-      return 1;
+      if (!io.json) io.out(`\nSaved the plan to ${out}. Apply exactly these actions with:\n  takoform apply ${out}`);
     }
-    try {
-      for (const notice of connection.notices) if (!io.json) io.err(notice);
-      const state = reader !== null ? await readSnapshot(reader) : { lineage: "", serial: 0, records: [], outputs: {} };
-      // The host is reached before anything is planned: a host that cannot be used is one error
-      // for its cause and exit 1, not a warning per resource and a plan that "succeeds". Which
-      // host this is decides whether state may be read there at all (and a saved plan records
-      // it); without state there is nothing to compare.
-      let host;
-      try {
-        if (reader !== null) host = await connection.identity(reader.lineage);
-        else await connection.reach();
-      } catch (error) {
-        if (!(error instanceof ConnectError)) throw error;
-        if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(error.diagnostics) });
-        else io.diagnostics(error.diagnostics);
-        return 1;
-      }
-      const { plan, ok } = await createPlan({
-        provider: connection.provider,
-        stack: ws.stack,
-        variables: ws.variables,
-        state,
-        ...(host !== undefined ? { host } : {}),
-        options: { mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
-      });
-      if (io.json) io.emitJson(planToJson(plan));
-      else io.out(renderPlan(plan, { color: io.color }));
-      if (!ok || hasErrors(plan.diagnostics)) return 1;
-      if (out !== undefined) {
-        await writePlanFile(out, {
-          plan,
-          stackDocument: ws.stackDocument,
-          ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
-          variables: ws.variables,
-          mode,
-          refresh,
-        });
-        if (!io.json) io.out(`\nSaved the plan to ${out}. Apply exactly these actions with:\n  takoform apply ${out}`);
-      }
-      return args.switches.has("--detailed-exitcode") && planChangesSomething(plan) ? 2 : 0;
-    } finally {
-      await connection.close();
-      await reader?.close();
-    }
+    return args.switches.has("--detailed-exitcode") && planChangesSomething(plan) ? 2 : 0;
   },
 };

@@ -1,0 +1,23 @@
+// takoform-cdk/automation — deploy a stack from a program, as `takoform apply` deploys it:
+//
+//   import { openWorkspace } from "takoform-cdk/automation";
+//   const ws = openWorkspace({ projectDir: "examples/worker-app" });   // the embedded host by default
+//   const run = await ws.apply({ onEvent: (e) => console.log(e.kind) });
+//   if (run.ok && !run.outputs.url.sensitive) console.log(run.outputs.url.value);
+//
+// The published entry point: only what docs/automation.md documents. (The module's facade for
+// the CLI is index.ts, which is not published.)
+
+export {
+  openWorkspace,
+  Workspace,
+  WorkspaceError,
+  type ApplyOptions,
+  type HostOptions,
+  type PlanRunOptions,
+  type RunOptions,
+  type StateResource,
+  type WorkspaceOptions,
+} from "./workspace.ts";
+export type { Change, ImportResult, OutputValue, PlanResult, RunResult, RunStatus, WorkspaceEvent } from "./results.ts";
+export type { Diagnostic } from "../core/index.ts";

@@ -1,0 +1,121 @@
+// A run on a loaded stack, as `takoform plan` and `apply` / `destroy` / `refresh` make it and as
+// the Workspace makes it: open what the run needs (the state, the provider, the host's identity),
+// let the engine run, read back what the run left, close. The command renders what it reports;
+// the Workspace returns it as values.
+
+import type { Diagnostic } from "../core/index.ts";
+import {
+  createPlan,
+  readSnapshot,
+  recordedLane,
+  runApply,
+  type ApplyRun,
+  type ApplyRunOptions,
+  type Plan,
+  type PlanOptions,
+  type StateSnapshot,
+} from "../engine/index.ts";
+import type { HostBinding, StateReader, StoredOutput } from "../state/index.ts";
+import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import type { LoadedStack } from "./project.ts";
+import { openSession } from "./session.ts";
+import { openReader, openStore } from "./state-access.ts";
+
+/** What opening a run may be told beside the engine's options. */
+export interface RunWiring {
+  /** How long to wait for another process to let go of the embedded host's data (the lock timeout). */
+  hostWaitMs?: number;
+  /** Where provider settings the stack does not set come from (process.env by default). */
+  env?: NodeJS.ProcessEnv;
+  /** Notices about the connection (a project registry shadowing bundled types), before the run. */
+  onNotice?: (notice: string) => void;
+}
+
+/** An apply, destroy or refresh as the engine reports it, and the outputs state holds after it. */
+export interface StackRun {
+  run: ApplyRun;
+  outputs: Record<string, StoredOutput>;
+}
+
+/**
+ * Opens the stack's state and connects, then runs the engine's apply (`runApply`: lock, finish
+ * interrupted writes, plan or take the saved plan, confirm, apply) and reads the outputs state
+ * holds after it. What cannot be opened comes back as its diagnostics, with nothing run.
+ */
+export async function applyStack(loaded: LoadedStack, options: ApplyRunOptions, wiring: RunWiring = {}): Promise<StackRun | { diagnostics: Diagnostic[] }> {
+  const session = await openSession(loaded, {
+    ...(wiring.hostWaitMs !== undefined ? { hostWaitMs: wiring.hostWaitMs } : {}),
+    ...(wiring.env !== undefined ? { env: wiring.env } : {}),
+  });
+  if (!("store" in session)) return session;
+  const { store, connection, host } = session;
+  try {
+    for (const notice of connection.notices) wiring.onNotice?.(notice);
+    const run = await runApply({ provider: connection.provider, stack: loaded.stack, variables: loaded.variables, host }, store, options);
+    return { run: { ...run, timings: { ...loaded.timings, ...run.timings } }, outputs: await store.outputs() };
+  } finally {
+    await connection.close();
+    await store.close();
+  }
+}
+
+/** A plan of a loaded stack: what it would change, and the state it was made against. */
+export interface StackPlan {
+  plan: Plan;
+  ok: boolean;
+  /** The state the plan was made against (empty when there is none yet). */
+  state: StateSnapshot;
+  /** The host the plan was made against, when there was state to bind to it. */
+  host?: HostBinding;
+}
+
+/**
+ * Plans a loaded stack: reads state (creating it first with `createState`, which a saved plan
+ * needs: it is bound to a state lineage), connects, reaches the host before anything is planned
+ * (a host that cannot be used is one diagnostic for its cause), and plans. Writes nothing else.
+ */
+export async function planStack(
+  loaded: LoadedStack,
+  options: PlanOptions & { createState?: boolean },
+  wiring: RunWiring = {},
+): Promise<StackPlan | { diagnostics: Diagnostic[] }> {
+  const { createState, ...planOptions } = options;
+  let reader: StateReader | null = null;
+  const opened = createState === true ? await openStore(loaded.state) : await openReader(loaded.state);
+  if ("diagnostics" in opened) return opened;
+  if ("store" in opened) reader = opened.store;
+  else if ("reader" in opened) reader = opened.reader;
+  let connection: Connection | undefined;
+  try {
+    const stateLane = reader !== null ? await recordedLane(reader) : undefined;
+    connection = await connectProvider({
+      projectDir: loaded.projectDir,
+      stack: loaded.stack,
+      variables: loaded.variables,
+      ...(stateLane !== undefined ? { stateLane } : {}),
+      ...(wiring.env !== undefined ? { env: wiring.env } : {}),
+    });
+    for (const notice of connection.notices) wiring.onNotice?.(notice);
+    const state = reader !== null ? await readSnapshot(reader) : { lineage: "", serial: 0, records: [], outputs: {} };
+    // Which host this is decides whether state may be read there at all (and a saved plan
+    // records it); without state there is nothing to compare, but the host is still reached.
+    let host: HostBinding | undefined;
+    if (reader !== null) host = await connection.identity(reader.lineage);
+    else await connection.reach();
+    const { plan, ok } = await createPlan({
+      provider: connection.provider,
+      stack: loaded.stack,
+      variables: loaded.variables,
+      state,
+      ...(host !== undefined ? { host } : {}),
+      options: planOptions,
+    });
+    return { plan, ok, state, ...(host !== undefined ? { host } : {}) };
+  } catch (error) {
+    if (error instanceof ConnectError) return { diagnostics: error.diagnostics };
+    throw error;
+  } finally {
+    await connection?.close();
+    await reader?.close();
+  }
+}

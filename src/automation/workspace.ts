@@ -1,0 +1,277 @@
+// A Workspace: one stack of a project, deployed from a program as the `takoform` command deploys
+// it (the command is built on the same wiring: project.ts, run.ts). Each call loads the stack
+// afresh — the app run and typechecked, or the synthesized stack read — so a program that edits
+// the app between calls deploys what it wrote. Results are values; events stream to `onEvent`;
+// an AbortSignal stops a run with Ctrl-C's guarantee: no new step starts, the steps running
+// finish and are recorded in state, and the next run resumes anything left in flight.
+
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { DiagnosticError, type Diagnostic, type KnownValue, type LaneName } from "../core/index.ts";
+import { type PlanMode, planChangesSomething, runImport } from "../engine/index.ts";
+import type { StateReader } from "../state/index.ts";
+import { loadStack, type LoadedStack } from "./project.ts";
+import { applyStack, planStack } from "./run.ts";
+import { openReader } from "./state-access.ts";
+import { openSession } from "./session.ts";
+import { changesOf, NO_COUNTS, outputValues, type ImportResult, type OutputValue, type PlanResult, type RunResult, type WorkspaceEvent } from "./results.ts";
+
+/** A host at an endpoint, instead of the project's embedded host. */
+export interface HostOptions {
+  /** The host's base URL (`https://host.example`). */
+  endpoint: string;
+  /** The space resources are created in (default `default`). */
+  space?: string;
+  /** The bearer token (at least 16 characters). */
+  token?: string;
+  /** Speak exactly this Host API lane (default: the state's, else the newest the host serves). */
+  lane?: LaneName;
+}
+
+/** Where a Workspace's stack comes from, where its resources go. */
+export interface WorkspaceOptions {
+  /** The project directory: its `cdktf.json` app is run (default: the current directory). */
+  projectDir?: string;
+  /** A synthesized stack (Terraform JSON) to deploy instead of running the app; relative to `projectDir`. */
+  configFile?: string;
+  /** The stack of the app to deploy (required when the app has several). */
+  stack?: string;
+  /** Typecheck the app before running it, as the command does (default true). */
+  typecheck?: boolean;
+  /** Values of the stack's variables. */
+  variables?: Record<string, KnownValue>;
+  /** `.tfvars.json` files with variable values, in order. */
+  varFiles?: string[];
+  /**
+   * A host at an endpoint. It stands where TAKOFORM_ENDPOINT, TAKOFORM_SPACE, TAKOFORM_TOKEN and
+   * TAKOFORM_LANE would: the stack's own provider block still wins. Without it (and without an
+   * endpoint in the stack or the environment) the project's embedded host is used, its data kept
+   * under `<projectDir>/.takoform/host`.
+   */
+  host?: HostOptions;
+  /** The environment the stack's settings fall back to (TAKOFORM_*, TF_VAR_*, PG*): process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What every run takes. */
+export interface RunOptions {
+  /** Each event of the run, as it happens. */
+  onEvent?: (event: WorkspaceEvent) => void;
+  /** Stops the run: no new step starts; the steps running finish and are recorded in state. */
+  signal?: AbortSignal;
+  /** Only these resource addresses and what they depend on (what depends on them, for a destroy). */
+  targets?: string[];
+  /** At most this many provider calls in flight. */
+  parallelism?: number;
+  /** Read every resource back from the host before planning (default true). */
+  refresh?: boolean;
+  /** How long to wait for another run holding the state lock, in milliseconds (default 0: fail at once). */
+  lockTimeoutMs?: number;
+}
+
+/** What `apply()` takes beyond every run's options. */
+export interface ApplyOptions extends RunOptions {
+  /** Replace these resources even where nothing changed. */
+  replace?: string[];
+  /** Asked with the plan when it changes something; false cancels the run. Without it, the plan is applied. */
+  confirm?: (plan: NonNullable<RunResult["plan"]>) => boolean | Promise<boolean>;
+}
+
+/** What `plan()` takes. */
+export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "onEvent"> {
+  /** `normal` (default), `destroy` or `refresh-only`. */
+  mode?: PlanMode;
+  replace?: string[];
+}
+
+/** One resource as state records it. */
+export interface StateResource {
+  address: string;
+  type: string;
+  status: string;
+  name: string | null;
+  uid: string | null;
+  /** What the host reported of the object (`status.outputs`: a worker endpoint's `url`, …). */
+  outputs: Record<string, unknown>;
+}
+
+/** Opens a Workspace. Nothing is loaded or connected until the first call. */
+export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
+  return new Workspace(options);
+}
+
+/** One stack of a project, and the host and state it is deployed to. */
+export class Workspace {
+  /** The project directory, absolute. */
+  readonly projectDir: string;
+  private readonly options: WorkspaceOptions;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(options: WorkspaceOptions = {}) {
+    this.options = options;
+    this.projectDir = resolve(options.projectDir ?? process.cwd());
+    this.env = hostEnvironment(options.env ?? process.env, options.host);
+  }
+
+  /** Plans the stack: reads state and the host, writes nothing. */
+  async plan(options: PlanRunOptions = {}): Promise<PlanResult> {
+    const loaded = await this.load();
+    if (!("stack" in loaded)) return { status: "not-started", ok: false, changes: [], diagnostics: loaded.diagnostics };
+    const planned = await planStack(
+      loaded,
+      {
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
+        ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+        ...(options.targets !== undefined ? { targets: options.targets } : {}),
+        ...(options.replace !== undefined ? { replace: options.replace } : {}),
+      },
+      { env: this.env },
+    );
+    if ("diagnostics" in planned) return { status: "not-started", ok: false, changes: [], diagnostics: [...loaded.diagnostics, ...planned.diagnostics] };
+    const { plan } = planned;
+    const ok = planned.ok && !plan.diagnostics.some((d) => d.severity === "error");
+    const status = !ok ? "plan-failed" : planChangesSomething(plan) ? "planned" : "no-changes";
+    return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics], plan };
+  }
+
+  /** Plans and applies the stack's configuration. */
+  apply(options: ApplyOptions = {}): Promise<RunResult> {
+    return this.run("normal", options);
+  }
+
+  /** Destroys every resource the stack's state manages, each after the resources that depend on it. */
+  destroy(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("destroy", options);
+  }
+
+  /** Reads every resource back from the host and records in state what changed there. */
+  refresh(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("refresh-only", options);
+  }
+
+  /** Brings the existing host object `id` (a JSON import ID) under management as `address`. */
+  async import(address: string, id: string, options: Pick<RunOptions, "lockTimeoutMs"> = {}): Promise<ImportResult> {
+    const loaded = await this.load();
+    if (!("stack" in loaded)) return { ok: false, diagnostics: loaded.diagnostics };
+    const session = await openSession(loaded, { env: this.env });
+    if (!("store" in session)) return { ok: false, diagnostics: session.diagnostics };
+    const { store, connection, host } = session;
+    try {
+      const result = await runImport({ provider: connection.provider, stack: loaded.stack, variables: loaded.variables, host }, store, address, id, {
+        holder: holder("import"),
+        timeoutMs: options.lockTimeoutMs ?? 0,
+      });
+      return { ok: result.ok, ...(result.uid !== undefined ? { uid: result.uid } : {}), diagnostics: result.diagnostics };
+    } finally {
+      await connection.close();
+      await store.close();
+    }
+  }
+
+  /** The stack's outputs as its state records them (empty when there is no state yet). */
+  async outputs(): Promise<Record<string, OutputValue>> {
+    return outputValues(await this.readState((reader) => reader.outputs(), {}));
+  }
+
+  /** Every resource the stack's state records (empty when there is no state yet). */
+  async resources(): Promise<StateResource[]> {
+    const records = await this.readState((reader) => reader.list(), []);
+    return records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid, outputs: { ...r.outputs } }));
+  }
+
+  private async run(mode: PlanMode, options: ApplyOptions): Promise<RunResult> {
+    const notStarted = (diagnostics: Diagnostic[]): RunResult => ({
+      status: "not-started",
+      ok: false,
+      counts: NO_COUNTS,
+      changes: [],
+      outputs: {},
+      diagnostics,
+    });
+    const signal = options.signal;
+    // A function, not a property read: the signal changes while the run awaits.
+    const aborted = (): boolean => signal?.aborted === true;
+    if (aborted()) return { ...notStarted([]), status: "cancelled" };
+    const loaded = await this.load();
+    if (!("stack" in loaded)) return notStarted(loaded.diagnostics);
+    const confirm = options.confirm;
+    const ran = await applyStack(
+      loaded,
+      {
+        plan: {
+          mode,
+          ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
+          ...(options.targets !== undefined ? { targets: options.targets } : {}),
+          ...(options.replace !== undefined && mode === "normal" ? { replace: options.replace } : {}),
+        },
+        lock: { holder: holder(mode === "destroy" ? "destroy" : mode === "refresh-only" ? "refresh" : "apply"), timeoutMs: options.lockTimeoutMs ?? 0 },
+        ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+        ...(options.onEvent !== undefined ? { events: options.onEvent } : {}),
+        // Aborted while planning: nothing is applied (as a "no" to the approval).
+        confirm: async (plan) => !aborted() && (confirm === undefined || (await confirm(plan))) && !aborted(),
+        stopped: aborted,
+      },
+      { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env },
+    );
+    if (!("run" in ran)) return notStarted([...loaded.diagnostics, ...ran.diagnostics]);
+    const { run } = ran;
+    const status = aborted() && run.status === "applied" ? "cancelled" : run.status === "stale-plan" ? "plan-failed" : run.status;
+    return {
+      status,
+      ok: run.ok,
+      counts: run.counts,
+      changes: changesOf(run.plan),
+      outputs: outputValues(ran.outputs),
+      diagnostics: [...loaded.diagnostics, ...run.diagnostics],
+      ...(run.plan !== undefined ? { plan: run.plan } : {}),
+    };
+  }
+
+  private load(): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+    const o = this.options;
+    return loadStack({
+      projectDir: this.projectDir,
+      ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
+      ...(o.stack !== undefined ? { stackName: o.stack } : {}),
+      ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
+      ...(o.variables !== undefined ? { values: o.variables } : {}),
+      ...(o.varFiles !== undefined ? { varFiles: o.varFiles.map((f) => resolve(this.projectDir, f)) } : {}),
+      env: this.env,
+    });
+  }
+
+  private async readState<T>(read: (reader: StateReader) => Promise<T>, none: T): Promise<T> {
+    const loaded = await this.load();
+    if (!("stack" in loaded)) throw new WorkspaceError(loaded.diagnostics);
+    const opened = await openReader(loaded.state);
+    if ("diagnostics" in opened) throw new WorkspaceError(opened.diagnostics);
+    if (!("reader" in opened)) return none;
+    try {
+      return await read(opened.reader);
+    } finally {
+      await opened.reader.close();
+    }
+  }
+}
+
+/** A state read that could not be made (the stack or its state could not be opened); `diagnostics` say why. */
+export class WorkspaceError extends DiagnosticError {
+  override name = "WorkspaceError";
+}
+
+function holder(kind: string): string {
+  return `takoform-cdk/automation ${kind} (pid ${process.pid} on ${hostname()})`;
+}
+
+/** The host options, standing where the TAKOFORM_* variables would. */
+function hostEnvironment(env: NodeJS.ProcessEnv, host: HostOptions | undefined): NodeJS.ProcessEnv {
+  if (host === undefined) return env;
+  return {
+    ...env,
+    TAKOFORM_ENDPOINT: host.endpoint,
+    ...(host.space !== undefined ? { TAKOFORM_SPACE: host.space } : {}),
+    ...(host.token !== undefined ? { TAKOFORM_TOKEN: host.token } : {}),
+    ...(host.lane !== undefined ? { TAKOFORM_LANE: host.lane } : {}),
+  };
+}

@@ -1,0 +1,138 @@
+// takoform-cdk/automation's Workspace, imported by the package's name, against real hosts: the
+// project's embedded host (the default) and a host at an endpoint over HTTP. A run's result is
+// values (status, counts, changes, outputs, diagnostics), its events stream as they happen, and an
+// AbortSignal stops it with Ctrl-C's guarantee: the step running finishes and is recorded, no new
+// step starts, and the next apply finishes the rest.
+
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openWorkspace, WorkspaceError, type WorkspaceEvent } from "takoform-cdk/automation";
+import { Scratch, startHost, timeline, type TestHost } from "../scenario/harness.ts";
+
+const KV = "takoform_edge_kv_namespace";
+
+function stack(names: string[]) {
+  return {
+    resource: { [KV]: Object.fromEntries(names.map((n) => [n, { name: `auto-${n}` }])) },
+    output: Object.fromEntries(names.map((n) => [`${n}_name`, { value: `\${${KV}.${n}.name}` }])),
+  };
+}
+
+/** The events a run streamed, each as `kind address` (the plan and notes as their kind alone). */
+function eventLine(event: WorkspaceEvent): string {
+  return "address" in event ? `${event.kind} ${event.address}` : event.kind;
+}
+
+describe("Workspace on the project's embedded host", () => {
+  const p = new Scratch();
+  afterAll(() => p.cleanup());
+
+  it("plans, applies, reads outputs and state, then destroys — each a typed result, events as they happen", async () => {
+    p.write("stack.json", JSON.stringify(stack(["a"])));
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+
+    const planned = await ws.plan();
+    expect(planned).toMatchObject({ status: "planned", ok: true, changes: [{ address: `${KV}.a`, actions: ["create"] }] });
+    // A plan writes nothing: no state yet.
+    expect(existsSync(p.statePath())).toBe(false);
+    expect(await ws.outputs()).toEqual({});
+
+    const events: string[] = [];
+    const applied = await ws.apply({ onEvent: (e) => events.push(eventLine(e)) });
+    expect(applied.diagnostics).toEqual([]);
+    expect(applied).toMatchObject({ status: "applied", ok: true, changes: [{ address: `${KV}.a`, actions: ["create"] }] });
+    expect(applied.counts).toEqual({ added: 1, changed: 0, destroyed: 0, imported: 0, forgotten: 0 });
+    expect(applied.outputs).toEqual({ a_name: { sensitive: false, value: "auto-a" } });
+    expect(events).toEqual(["plan", `start ${KV}.a`, `done ${KV}.a`]);
+    // The data is the project's: the embedded host keeps it under .takoform/host.
+    expect(existsSync(p.path(".takoform", "host", "host.db"))).toBe(true);
+
+    expect(await ws.outputs()).toEqual({ a_name: { sensitive: false, value: "auto-a" } });
+    const resources = await ws.resources();
+    expect(resources.map((r) => [r.address, r.status, r.name])).toEqual([[`${KV}.a`, "ready", "auto-a"]]);
+    expect(resources[0]!.uid).toMatch(/.+/);
+
+    const again = await ws.apply();
+    expect(again).toMatchObject({ status: "no-changes", ok: true, changes: [] });
+
+    const destroyed = await ws.destroy();
+    expect(destroyed).toMatchObject({ status: "applied", ok: true, changes: [{ address: `${KV}.a`, actions: ["delete"] }], outputs: {} });
+    expect(destroyed.counts.destroyed).toBe(1);
+    expect(await ws.resources()).toEqual([]);
+  });
+
+  it("a stack that cannot be loaded is a result with its diagnostics, and nothing is opened", async () => {
+    p.write("broken.json", "{ not json");
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "broken.json" });
+    const run = await ws.apply();
+    expect(run.status).toBe("not-started");
+    expect(run.ok).toBe(false);
+    expect(run.diagnostics.length).toBeGreaterThan(0);
+    expect(run.diagnostics[0]!.severity).toBe("error");
+    await expect(ws.outputs()).rejects.toBeInstanceOf(WorkspaceError);
+  });
+});
+
+describe("Workspace on a host at an endpoint", () => {
+  let host: TestHost;
+  const p = new Scratch();
+  beforeAll(async () => {
+    host = await startHost();
+  });
+  afterAll(async () => {
+    await host.close();
+    p.cleanup();
+  });
+  const workspace = () => openWorkspace({ projectDir: p.dir, configFile: "stack.json", host: { endpoint: host.url, token: "takoform-dev-token" }, env: {} });
+
+  it("writes to that host exactly what the plan says", async () => {
+    p.write("stack.json", JSON.stringify(stack(["a"])));
+    const run = await workspace().apply();
+    expect(run.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(run.status).toBe("applied");
+    expect(timeline(host.mutations)).toEqual(["PUT EdgeKVNamespace auto-a 201"]);
+    // Not the embedded host: the project has no host data of its own.
+    expect(existsSync(p.path(".takoform", "host"))).toBe(false);
+  });
+
+  it("an AbortSignal stops the run as Ctrl-C does: the running step finishes and is recorded, none starts after; the next apply finishes", async () => {
+    p.write("stack.json", JSON.stringify(stack(["a", "b", "c"])));
+    const mark = host.mutations.length;
+    const controller = new AbortController();
+    const events: string[] = [];
+    const run = await workspace().apply({
+      parallelism: 1,
+      onEvent: (e) => {
+        events.push(eventLine(e));
+        if (e.kind === "start") controller.abort();
+      },
+      signal: controller.signal,
+    });
+    expect(run.status).toBe("cancelled");
+    expect(run.ok).toBe(false);
+    expect(run.counts.added).toBe(1);
+    // One step started and finished; the other never started, and the run says so.
+    expect(events).toHaveLength(3);
+    const [planEvent, start, done] = events as [string, string, string];
+    expect(planEvent).toBe("plan");
+    const first = start.slice("start ".length);
+    expect([`${KV}.b`, `${KV}.c`]).toContain(first);
+    expect(done).toBe(`done ${first}`);
+    expect(run.diagnostics.map((d) => d.code)).toContain("takoform.engine/step-skipped");
+    expect(timeline(host.mutations.slice(mark))).toEqual([`PUT EdgeKVNamespace auto-${first.split(".")[1]} 201`]);
+    expect((await workspace().resources()).map((r) => r.address).sort()).toEqual([`${KV}.a`, first].sort());
+
+    const rest = await workspace().apply();
+    expect(rest).toMatchObject({ status: "applied", ok: true });
+    expect(rest.counts.added).toBe(1);
+    expect((await workspace().resources()).map((r) => r.address).sort()).toEqual([`${KV}.a`, `${KV}.b`, `${KV}.c`]);
+  });
+
+  it("a signal aborted before the run starts runs nothing", async () => {
+    const mark = host.mutations.length;
+    p.write("stack.json", JSON.stringify(stack(["d"])));
+    const run = await workspace().destroy({ signal: AbortSignal.abort() });
+    expect(run.status).toBe("cancelled");
+    expect(host.mutations.length).toBe(mark);
+  });
+});
