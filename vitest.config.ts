@@ -10,6 +10,7 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 const alias = [
   { find: /^takoform-cdk$/, replacement: src("index.ts") },
   { find: /^takoform-cdk\/automation$/, replacement: src("automation/api.ts") },
+  { find: /^takoform-cdk\/testing$/, replacement: src("testing/index.ts") },
   { find: /^takoform-cdk\/(engine|engine\/config|host|client|provider|state)$/, replacement: src("$1/index.ts") },
 ];
 

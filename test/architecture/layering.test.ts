@@ -36,6 +36,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // embedded one by default), below the CLI, which is built on it.
   automation: ["core", "registry", "client", "provider", "state", "engine", "host"],
   cli: ["core", "forms", "generate", "state", "engine", "host", "automation"],
+  // For users' tests: a host per test, deployed to through the published automation API.
+  testing: ["core", "host", "automation"],
   package: ["constructs", "registry"],
 };
 
@@ -47,6 +49,8 @@ const ENTRY_POINTS: Record<string, string> = {
   "src/core/package-root.ts": "`takoform --version` loads the dispatcher and this file only (test/package/loading.test.ts)",
   "src/core/canonical-json.ts":
     "RFC 8785 serialization, on an ESM-only dependency (canonicalize) the authoring path must never load, so kept out of core/index.ts, which constructs loads",
+  "src/automation/api.ts":
+    "the published automation entry (only what users need): takoform-cdk/testing deploys through it as a user's program would, not through the CLI's facade",
   "src/registry/bundled.ts": "the bundled generated registry, kept out of registry/index.ts so the generator, which writes it, never imports it",
   "src/constructs/resource.ts":
     "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",

@@ -74,6 +74,6 @@ describe("takoform init --cdktn", () => {
     // Its own test: Testing.synth from cdktn, through npm as the template says.
     const npm = spawnSync("npm", ["test"], { cwd: project, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
     expect(npm.status, npm.stdout + npm.stderr).toBe(0);
-    expect(npm.stdout).toMatch(/Tests\s+1 passed/);
+    expect(npm.stdout).toMatch(/Tests\s+2 passed/);
   }, 300_000);
 });

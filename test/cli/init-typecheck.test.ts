@@ -112,7 +112,7 @@ describe("takoform init", () => {
       timeout: 120_000,
     });
     expect(test.status, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/Tests\s+1 passed/);
+    expect(test.stdout).toMatch(/Tests\s+2 passed/);
 
     // The first resource a user adds: the template's test still passes, and it deploys.
     const stack = join(project, "stack.ts");

@@ -18,7 +18,7 @@ import { type FormRef } from "../../src/core/protocol.ts";
 import { API_ROOT, DISCOVERY_PATH, LANE } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
-import { FaultProxy, isResourceMutation, type FaultKind, type ProxiedRequest } from "../support/fault-proxy.ts";
+import { FaultProxy, isResourceMutation, type FaultKind, type ProxiedRequest } from "../../src/testing/fault-proxy.ts";
 import { discoveryDocument } from "./fixtures/hostile-host.ts";
 
 function formRef(dir: string): FormRef {

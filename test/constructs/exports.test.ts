@@ -1,6 +1,6 @@
 // The package's public entry points, imported by the package's own name the way a user's project
 // or an embedding program imports them: `takoform-cdk` for authoring, and
-// `takoform-cdk/{automation,engine,engine/config,host,client,provider,state}` for embedding and tests
+// `takoform-cdk/{automation,testing,engine,engine/config,host,client,provider,state}` for embedding and tests
 // (docs/ARCHITECTURE.md §5). package.json "exports" name the compiled dist/; inside this
 // repository's tests the same names resolve to the sources (vitest.config.ts aliases them, and
 // tsconfig.json maps them for the typecheck), so the tests below compare against src/ modules.
@@ -38,6 +38,7 @@ const ENTRIES: Record<string, string> = {
   "./client": "src/client/index",
   "./provider": "src/provider/index",
   "./state": "src/state/index",
+  "./testing": "src/testing/index",
 };
 
 describe("package.json exports", () => {
@@ -99,6 +100,7 @@ describe("embedding subpaths", () => {
   it("each resolves by the package name to the same module as its source path", async () => {
     const pairs: [string, string, string][] = [
       ["takoform-cdk/automation", "../../src/automation/api.ts", "openWorkspace"],
+      ["takoform-cdk/testing", "../../src/testing/index.ts", "TestHost"],
       ["takoform-cdk/engine", "../../src/engine/index.ts", "runPlan"],
       ["takoform-cdk/host", "../../src/host/index.ts", "LocalHost"],
       ["takoform-cdk/client", "../../src/client/index.ts", "HostClient"],

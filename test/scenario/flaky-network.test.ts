@@ -8,7 +8,7 @@
 // state and host agree exactly (flaky-apply.ts).
 
 import { describe, expect, it } from "vitest";
-import { type FaultKind, isResourceMutation, type ProxiedRequest } from "../support/fault-proxy.ts";
+import { type FaultKind, isResourceMutation, type ProxiedRequest } from "../../src/testing/fault-proxy.ts";
 import { flakyApplyAndDestroy } from "../support/flaky-apply.ts";
 
 /** The last path segment of a request (a resource name), without the query. */

@@ -11,7 +11,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { FaultProxy, isResourceMutation, type FaultKind } from "../support/fault-proxy.ts";
+import { FaultProxy, isResourceMutation, type FaultKind } from "../../src/testing/fault-proxy.ts";
 import { EDGE_GROUP, runCli, Scratch, startHost, type CliResult, type TestHost } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";

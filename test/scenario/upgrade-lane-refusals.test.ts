@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { laneNamed } from "../../src/core/index.ts";
 import { LocalHost } from "../../src/host/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { FaultProxy, isResourceMutation } from "../support/fault-proxy.ts";
+import { FaultProxy, isResourceMutation } from "../../src/testing/fault-proxy.ts";
 import { runCli, Scratch, type CliResult } from "./harness.ts";
 
 const KV = "takoform_edge_kv_namespace";

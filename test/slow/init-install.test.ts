@@ -42,7 +42,7 @@ describe("init, npm install from the tarball, apply, npm test", () => {
 
     const test = run("npm", ["test"], project);
     expect(test.status, shown(test)).toBe(0);
-    expect(test.stdout).toMatch(/Tests\s+1 passed/);
+    expect(test.stdout).toMatch(/Tests\s+2 passed/);
   }, 900_000);
 
   it("from a clone: `npx takoform init` writes a file: dependency on the checkout, and the README's steps work as written", () => {
@@ -66,6 +66,6 @@ describe("init, npm install from the tarball, apply, npm test", () => {
     expect(apply.stdout).toContain("Apply complete! Resources: 6 added, 0 changed, 0 destroyed.");
     const test = run("npm", ["test"], project);
     expect(test.status, shown(test)).toBe(0);
-    expect(test.stdout).toMatch(/Tests\s+1 passed/);
+    expect(test.stdout).toMatch(/Tests\s+2 passed/);
   }, 300_000);
 });

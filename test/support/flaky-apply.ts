@@ -11,7 +11,7 @@ import { expect } from "vitest";
 import { LocalHost, DEV_TOKEN } from "../../src/host/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { runCli, Scratch } from "../scenario/harness.ts";
-import { FaultProxy, type FaultKind, type FaultProxyOptions } from "./fault-proxy.ts";
+import { FaultProxy, type FaultKind, type FaultProxyOptions } from "../../src/testing/fault-proxy.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const Q = "takoform_at_least_once_queue";

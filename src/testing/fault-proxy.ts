@@ -1,5 +1,6 @@
-// A fault-injecting HTTP proxy for tests: it stands between a client and a served host and, per
-// request, either forwards it untouched or injects one fault:
+// A fault-injecting HTTP proxy for tests — this project's, and users' through takoform-cdk/testing:
+// it stands between a client and a served host and, per request, either forwards it untouched or
+// injects one fault:
 //
 //   503          answers itself with a well-formed `backend_unavailable` envelope (retryable, Retry-After)
 //   429          answers itself with a well-formed `rate_limited` envelope (retryable, Retry-After)
