@@ -21,9 +21,11 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** One fault the proxy can inject (the list at the top of this file says what each does). */
 export type FaultKind = "503" | "429" | "reset-before" | "reset-after" | "truncate" | "delay";
 export const FAULT_KINDS: readonly FaultKind[] = ["503", "429", "reset-before", "reset-after", "truncate", "delay"];
 
+/** A request as the proxy received it, for a `script` to decide on. */
 export interface ProxiedRequest {
   method: string;
   /** Request target: path plus query. */
@@ -36,6 +38,7 @@ export interface ProxiedRequest {
   seq: number;
 }
 
+/** What the proxy did to one request. */
 export interface FaultLogEntry {
   seq: number;
   method: string;
