@@ -26,5 +26,13 @@ export {
 export { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
 export type { ContributeOptions, ContributionValues } from "./contribute.ts";
 export * from "./generated/index.gen.ts";
-export { WorkerApp, listModuleFiles, DEFAULT_MODULE_MEDIA_TYPES, type WorkerAppConfig, type WorkerAppAssets, type WorkerAppMigrations } from "./worker-app.ts";
+export {
+  WorkerApp,
+  listModuleFiles,
+  DEFAULT_MODULE_MEDIA_TYPES,
+  type WorkerAppConfig,
+  type WorkerAppAssets,
+  type WorkerAppMigrations,
+  type WorkerAppQueueConsumer,
+} from "./worker-app.ts";
 export { staticAssetFiles, migrationFiles, listAssetFiles, listMigrationFiles, assetMediaType, DEFAULT_ASSET_MEDIA_TYPES } from "./artifact-files.ts";

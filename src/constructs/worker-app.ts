@@ -8,6 +8,8 @@
 //   WorkerDeployment <name>-deployment  updated in place to weight the new version (no create_before_destroy)
 //   WorkerEndpoint   <name>-endpoint    optional; waits for the deployment (it needs a served fetch)
 //   WorkerCronTrigger <name>-cron       optional; waits for the deployment (it needs `scheduled`)
+//   QueueConsumer <name>-<key>-consumer optional, one per `queueConsumers` entry; waits for the
+//                                       deployment (it needs `queue`): worker-app-consumers.ts
 //   StaticAssetBundle static-asset-bundle-<content>-<owner>  optional (`assets`): derived name,
 //                                       create_before_destroy; the version serves it (`assets`)
 //   SQLiteMigrationSet sqlite-migration-set-<content>-<owner>  optional (`migrations`): derived
@@ -44,8 +46,10 @@ import type { SQLiteMigrationApplication } from "./generated/sqlite-migration-ap
 import type { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
 import type { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
 import { assetBundleOf, migrationsOf, type WorkerAppAssets, type WorkerAppMigrations } from "./worker-app-artifacts.ts";
+import { queueConsumersOf, type WorkerAppQueueConsumer } from "./worker-app-consumers.ts";
+import type { QueueConsumer } from "./generated/queue-consumer.gen.ts";
 
-export type { WorkerAppAssets, WorkerAppMigrations };
+export type { WorkerAppAssets, WorkerAppMigrations, WorkerAppQueueConsumer };
 
 /** File extension (lowercase, without the dot) → module media type; anything else is octet-stream. */
 export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleContentType>> = {
@@ -86,6 +90,11 @@ export interface WorkerAppConfig {
   readonly endpoint?: boolean;
   /** A five-field UTC cron schedule; adds `<name>-cron` (the handlers must include `scheduled`). */
   readonly cron?: string;
+  /**
+   * Queues the worker drains: key → the queue and its batching and retry policy; adds one
+   * QueueConsumer `<name>-<key>-consumer` each (the handlers must include `queue`).
+   */
+  readonly queueConsumers?: Readonly<Record<string, WorkerAppQueueConsumer>>;
   /**
    * Static assets the worker serves (a StaticAssetBundle attached to every version): every file
    * under `directory` (recursively, sorted by path; dotfiles left out).
@@ -142,6 +151,8 @@ export class WorkerApp extends Construct {
   readonly deployment: WorkerDeployment;
   readonly endpoint?: WorkerEndpoint;
   readonly cronTrigger?: WorkerCronTrigger;
+  /** The queue consumers, by their `queueConsumers` key. */
+  readonly queueConsumers: Readonly<Record<string, QueueConsumer>> = {};
   /** The static asset bundle (with `assets`). */
   readonly assetBundle?: StaticAssetBundle;
   /** The migration set and its application to the database (with `migrations`). */
@@ -274,6 +285,16 @@ export class WorkerApp extends Construct {
         cron: config.cron,
         dependsOn: [this.deployment],
       });
+    }
+    if (config.queueConsumers !== undefined) {
+      this.queueConsumers = queueConsumersOf(
+        this,
+        config.name,
+        config.queueConsumers,
+        { known: handlersKnown, list: handlersKnown ? handlers : [] },
+        { worker: this.worker, deployment: this.deployment, common: { ...common, updateTimeout: config.createTimeout } },
+        report,
+      );
     }
   }
 

@@ -137,6 +137,24 @@ export function conflictDiagnostic(error: StateConflictError): Diagnostic {
 }
 
 /**
+ * A replacement's create whose new object takes the name its own old object still holds (the
+ * name was unknown at plan, so the plan could not order it destroy-first). The name is managed by
+ * this state — at this very address — so it is never described as someone else's.
+ */
+export function successorNameHeld(base: string, object: string): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("replacement-name-taken"),
+    summary: `${base}'s replacement would take the name its current object still holds`,
+    detail:
+      `The new object is ${object} (space/group/kind/name), which this state manages at ${base} itself: the object being replaced, deleted only after its successor exists (create_before_destroy). ` +
+      "The host would refuse the create, so nothing was sent, and state is unchanged.",
+    address: base,
+    repair: `Give ${base} a name_prefix, or a name that differs from the current one, so the successor is created beside it; or remove create_before_destroy (and from the resources it inherits it from) so the old object is deleted first.`,
+  };
+}
+
+/**
  * Orderings for objects that change hands within one apply: a create (or a replacement's
  * create) of an object that a record being deleted still holds — an orphan, a deposed object,
  * a destroy-first replacement of another address — waits for that delete, so the host has freed

@@ -22,6 +22,7 @@ import type {
   RelationTarget,
   ResourceState,
   ResourceTypeSchema,
+  HostNeed,
   LaneSuccessor,
   WriteContext,
   WriteIntent,
@@ -103,6 +104,10 @@ export class HostProvider implements Provider {
   relationTargets(state: ResourceState): RelationTarget[] {
     const dispatch = serveState(this.#rt, state.type, state.attributes);
     return dispatch.served === undefined ? [] : relationTargetsOf(dispatch.served.codec, state.attributes);
+  }
+
+  hostNeeds(type: string): readonly HostNeed[] {
+    return this.#rt.hostNeeds().get(type) ?? [];
   }
 
   async importState(type: string, id: string): Promise<ImportResult> {

@@ -9,7 +9,8 @@ import { SupportCache } from "./plan/support-cache.ts";
 import { AvailabilityMemo } from "./write/availability-memo.ts";
 import { providerCode } from "./diagnostics/codes.ts";
 import { CredentialLatch } from "./diagnostics/credential.ts";
-import type { ResourceTypeSchema } from "./types.ts";
+import { deriveHostNeeds } from "./host-needs.ts";
+import type { HostNeed, ResourceTypeSchema } from "./types.ts";
 
 export interface HostProviderOptions {
   /** A connected client, or a function that connects one on first use (called at most once). */
@@ -52,6 +53,8 @@ export class ProviderRuntime {
   /** The client once connected: its token is what `redact` removes. */
   #connected: HostClient | undefined;
 
+  #hostNeeds: ReadonlyMap<string, readonly HostNeed[]> | undefined;
+
   constructor(options: HostProviderOptions) {
     this.table = options.registry instanceof CodecTable ? options.registry : CodecTable.fromGenerated(options.registry);
     this.defaultSpace = options.defaultSpace;
@@ -60,6 +63,12 @@ export class ProviderRuntime {
     this.support = new SupportCache(this.planPreviewTimeoutMs);
     const describe = options.describeHost ?? (() => this.#connected?.lane.origin.origin ?? "the configured endpoint");
     this.credential = new CredentialLatch(describe);
+  }
+
+  /** Every type's host-enforced needs (host-needs.ts), derived on first use. */
+  hostNeeds(): ReadonlyMap<string, readonly HostNeed[]> {
+    this.#hostNeeds ??= deriveHostNeeds(this.table);
+    return this.#hostNeeds;
   }
 
   /** The client; a failed connection is remembered and reported the same way by every later call. */

@@ -90,6 +90,24 @@ export interface RelationTarget {
   name: string;
 }
 
+/**
+ * An ordering the host enforces that no relation of the needing resource names: a resource of
+ * `kind` (an attachment) needs, through the object its `attribute` names (a `targetKind`), the
+ * resource of `activatorType` whose `activatorAttribute` names the same object (the object's
+ * active deployment) — and that deployment must serve `handler`. The host refuses the attachment
+ * before it, and refuses to delete the deployment while the attachment lives (host-needs.ts).
+ */
+export interface HostNeed {
+  kind: string;
+  attribute: string;
+  targetKind: string;
+  activatorType: string;
+  activatorAttribute: string;
+  activatorKind: string;
+  /** The worker.runtime handler the activator's weighted versions must serve, when the provider knows it. */
+  handler?: string;
+}
+
 export interface ImportResult {
   state: ResourceState | null;
   diagnostics: Diagnostic[];
@@ -133,6 +151,12 @@ export interface Provider {
    * empty when the state names no codec this build serves.
    */
   relationTargets(state: ResourceState): RelationTarget[];
+
+  /**
+   * What the host enforces for a resource of `type` beyond its relations (HostNeed), derived
+   * from the Forms' roles and relations. Pure; empty for a type that needs nothing.
+   */
+  hostNeeds(type: string): readonly HostNeed[];
 
   /** Parses an import ID (`NAME`, `SPACE/NAME` or the canonical JSON object) into state for a read. */
   /** Identity only: no resource call (a NAME import asks the host which lane it speaks). */

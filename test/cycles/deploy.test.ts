@@ -194,6 +194,7 @@ describe("deploying a cycle", () => {
       delete: (type, prior, context) => base.delete(type, prior, context),
       read: (prior) => base.read(prior),
       relationTargets: (state) => base.relationTargets(state),
+      hostNeeds: (type) => base.hostNeeds(type),
       importState: (type, id) => base.importState(type, id),
       laneSuccessor: (state, lane) => base.laneSuccessor(state, lane),
       resumeWrite: (intent, prior) => base.resumeWrite(intent, prior),

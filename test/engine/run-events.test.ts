@@ -33,7 +33,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "delete orphaned and deposed objects",
       "name where moved objects came from",
       "plan outputs",
-      "check revision holders",
+      "check that replacements can complete",
       "check one host object per resource",
       "order the apply steps",
     ]);

@@ -62,7 +62,7 @@ describe("every module variable has an equivalent", () => {
       const peer = new ModuleWorker(stack, "peer", { name: "peer" });
       // Every upstream variable, under its camelCase name (assets and migrations are this
       // project's own options: test/worker-app/assets-migrations.test.ts).
-      const config: Required<Omit<WorkerAppConfig, "cron" | "provider" | "assets" | "migrations">> = {
+      const config: Required<Omit<WorkerAppConfig, "cron" | "queueConsumers" | "provider" | "assets" | "migrations">> = {
         name: "counter",
         space: "team",
         contentDir: dir,

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { AtLeastOnceQueue } from "../../src/constructs/generated/at-least-once-queue.gen.ts";
 import { EdgeKVNamespace } from "../../src/constructs/generated/edge-kv-namespace.gen.ts";
 import { WorkerApp, listModuleFiles, type WorkerAppConfig } from "../../src/constructs/worker-app.ts";
 import { synthProblems } from "../constructs/validation.ts";
@@ -93,6 +94,48 @@ describe("WorkerApp (decision 0029 rule 5)", () => {
       "[demo/untyped] contentDir must name the directory of the built worker.",
       `[demo/untyped] cron needs the "scheduled" handler, and handlers are ["queue"]; add "scheduled" to handlers (the host refuses a cron trigger for a worker that does not serve it).`,
       "[demo/untyped/worker] set exactly one of name and namePrefix.",
+    ]);
+  });
+
+  it("queueConsumers: one QueueConsumer per key, on the app's worker, after its deployment; defaults and a dead-letter queue", () => {
+    const json = synth((stack) => {
+      const jobs = new AtLeastOnceQueue(stack, "jobs", { name: "jobs", messageRetentionSeconds: 600 });
+      new WorkerApp(stack, "app", {
+        name: "counter",
+        contentDir: content,
+        handlers: ["fetch", "queue"],
+        queueConsumers: { mail: { queue: "mail", maxConcurrency: 4, deadLetterQueue: jobs }, jobs: { queue: jobs } },
+      });
+    });
+    const consumers = Object.values(json.resource.takoform_queue_consumer) as any[];
+    expect(consumers.map((c) => c.name)).toEqual(["counter-jobs-consumer", "counter-mail-consumer"]);
+    const [jobs, mail] = consumers;
+    expect(jobs).toMatchObject({
+      queue: expect.stringMatching(/^\$\{takoform_at_least_once_queue\.jobs\.name\}$/),
+      worker: expect.stringMatching(/^\$\{takoform_module_worker\.[A-Za-z0-9_]+\.name\}$/),
+      max_batch_size: 10,
+      max_batch_timeout_seconds: 5,
+      max_retries: 3,
+      retry_delay_seconds: 0,
+      max_concurrency: 1,
+      depends_on: [expect.stringMatching(/^takoform_worker_deployment\./)],
+    });
+    expect(jobs.dead_letter_queue).toBeUndefined();
+    expect(mail).toMatchObject({
+      queue: "mail",
+      max_concurrency: 4,
+      dead_letter_queue: expect.stringMatching(/^\$\{takoform_at_least_once_queue\.jobs\.name\}$/),
+    });
+  });
+
+  it("lists queueConsumers the handlers do not serve, and a key that cannot name a consumer", () => {
+    expect(
+      synthProblems((stack) => {
+        new WorkerApp(stack, "app", { name: "app", contentDir: content, queueConsumers: { jobs: { queue: "jobs" }, Bad_Key: { queue: "x" } } });
+      }),
+    ).toEqual([
+      `[demo/app] queueConsumers need the "queue" handler, and handlers are ["fetch"]; add "queue" to handlers (the host refuses a queue consumer for a worker that does not serve it).`,
+      `[demo/app] queueConsumers key "Bad_Key" must be a lowercase letter followed by lowercase letters, digits or hyphens (it names the consumer "<name>-<key>-consumer").`,
     ]);
   });
 });

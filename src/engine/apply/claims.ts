@@ -12,7 +12,7 @@
 import type { Attributes } from "../../core/index.ts";
 import type { Provider, ResourceState, WriteContext, WriteResult } from "../../provider/index.ts";
 import { parseStateAddress, type ResourceRecord, StateConflictError } from "../../state/index.ts";
-import { conflictDiagnostic, hostObjectOf, objectKey } from "../host-objects.ts";
+import { conflictDiagnostic, hostObjectOf, objectKey, successorNameHeld } from "../host-objects.ts";
 
 /** Which configuration address holds each host object during an apply. */
 export class ObjectClaims {
@@ -44,6 +44,7 @@ export class ObjectClaims {
       delete: (type, prior, context) => this.delete(address, provider, type, prior, context),
       read: (prior) => provider.read(prior),
       relationTargets: (state) => provider.relationTargets(state),
+      hostNeeds: (type) => provider.hostNeeds(type),
       importState: (type, id) => provider.importState(type, id),
       laneSuccessor: (state, lane) => provider.laneSuccessor(state, lane),
       resumeWrite: (intent, prior) => provider.resumeWrite(intent, prior),
@@ -59,6 +60,9 @@ export class ObjectClaims {
     if (key !== null && holder !== undefined && holder !== base) {
       return { state: null, diagnostics: [{ ...conflictDiagnostic(new StateConflictError(address, holder, "name", key)), resourceType: type }] };
     }
+    // The name is still held by this address's own current object (a create-first replacement
+    // whose name was only known at apply): the host would refuse it, and the name is managed here.
+    if (key !== null && holder === base) return { state: null, diagnostics: [{ ...successorNameHeld(base, key), resourceType: type }] };
     if (key !== null) this.#holders.set(key, base); // before the first await: a concurrent create of the same object sees it
     const result = await provider.create(type, planned, context);
     const created = result.state === null ? null : hostObjectOf(this.provider, type, result.state.attributes);

@@ -61,7 +61,7 @@ const ORPHANS = phase("delete orphaned and deposed objects", planOrphans);
 const DESTROYS = phase("delete every object", planDestroys);
 const MARK_MOVES = phase("name where moved objects came from", markMoves);
 const OUTPUTS = phase("plan outputs", planOutputChanges);
-const HOLDERS = phase("check revision holders", checkHolders);
+const HOLDERS = phase("check that replacements can complete", checkHolders);
 const DUPLICATES = phase("check one host object per resource", checkDuplicateObjects);
 const STEPS = phase("order the apply steps", orderSteps);
 

@@ -12,6 +12,7 @@ import { type Parallelism, parallelismOf } from "../dag.ts";
 import { dependencyMap } from "../dependencies.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import type { DependencyGraph, EdgeInput } from "../graph/types.ts";
+import type { HostNeedEdge } from "../host-needs.ts";
 import type { PlanMove, PlanStep, ResourceChange } from "../plan-data.ts";
 import type { OutputPlan } from "./outputs.ts";
 import type { TargetScope } from "./targets.ts";
@@ -95,7 +96,9 @@ export class PlanContext {
   moves: PlanMove[] = [];
   readonly records = new Map<string, ResourceRecord>();
   readonly recordedDependencies = new Map<string, readonly string[]>();
-  /** What deletes are ordered by: recorded, the host's relations, and (destroy) the configuration. */
+  /** What the host enforces between recorded objects beyond their relations (../host-needs.ts). */
+  hostNeeds: readonly HostNeedEdge[] = [];
+  /** What deletes are ordered by: recorded, the host's relations and needs, and (destroy) the configuration. */
   stateDependencies: ReadonlyMap<string, readonly string[]> = new Map();
   /** What `--target` puts in the plan. */
   scope: TargetScope = ALL;

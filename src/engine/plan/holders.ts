@@ -1,25 +1,28 @@
-// A replacement of an immutable revision that a live holder makes impossible, checked at plan time.
+// Replacements that can complete, checked at plan time: one whose new object takes the name the
+// old one holds, and (for an immutable revision) one a live holder makes impossible.
 //
-// The provider refuses a revision replacement under its own name itself (decision 0029 rule 4)
-// except when relation drift forces it (decision 0015 rule 9). A derived name moves such a drift
-// replacement aside (the successor name, docs/provider.md), so what is left here is:
-//
-// 1. The same name. A pinned name, or a derived one the plan could not move aside (a
-//    replace_triggered_by replacement of unchanged content). While another resource holds a relation
-//    to the revision, destroy-first fails the delete (dependency_in_use, 409) and create-first fails
-//    the create (invalid_argument, 400: the name is occupied).
-// 2. A new name, but destroy-first (no create_before_destroy): the old revision's delete comes
-//    before the new one exists, so before the holder can move to it, and fails with
+// 1. The same name, for every Form. A replacement whose new object keeps the old one's fixed host
+//    name (same space, same name) cannot run create-first: the name is occupied until the old
+//    object is deleted, and the create fails (invalid_argument, 400, at prepare). It is planned
+//    destroy-first instead — deliberately, and said so in the change's replace reasons — unless
+//    something still holds the old object: another resource whose attributes refer to it
+//    (configuration or state, the host's relations included) and that is not deleted before it.
+//    Then destroy-first fails too (dependency_in_use, 409, while a relation holds it; and an
+//    inherited create_before_destroy means a dependent needs the object to exist throughout), so
+//    the plan is refused, naming both, with the repair: a name that moves aside (name_prefix; a
+//    derived name for a revision), or the dependent's create_before_destroy removed.
+//    A revision's same-name replacement is mostly the provider's own refusal (decision 0029 rule 4);
+//    what reaches here is a pinned name or a derived one the plan could not move aside (a
+//    replace_triggered_by replacement of unchanged content).
+// 2. A revision with a new name, but destroy-first (no create_before_destroy): the old revision's
+//    delete comes before the new one exists, so before the holder can move to it, and fails with
 //    dependency_in_use. (Decision 0029 rule 5: "derived names alone are not enough".)
 //
 // Both are reported at plan, naming the holder and the repair that fits the configuration,
-// instead of letting the apply fail at its first step.
+// instead of letting the apply fail at its first write.
 //
 // A holder does not block when it is itself deleted first: only deleted, or replaced
-// destroy-before-create (its delete is ordered before the revision's). When nothing holds the
-// revision, a create-before-destroy order cannot work under the same name either (the name is
-// occupied until the old object is deleted), so that replacement is planned destroy-first instead
-// — deliberately, and said so in the change's replace reasons.
+// destroy-before-create (its delete is ordered before the replaced object's).
 
 import type { Diagnostic } from "../../core/index.ts";
 import type { Provider } from "../../provider/index.ts";
@@ -95,19 +98,21 @@ export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
   };
   for (const change of input.changes.values()) {
     if (!isReplace(change) || input.failed.has(change.address)) continue;
-    if (input.provider.schema(change.type)?.role !== "revision") continue;
+    const revision = input.provider.schema(change.type)?.role === "revision";
     const priorName = change.before?.["name"];
     const plannedName = change.after?.["name"];
     if (typeof priorName !== "string") continue;
-    const sameName = typeof plannedName === "string" && priorName === plannedName;
+    const sameName = typeof plannedName === "string" && priorName === plannedName && change.before?.["space"] === change.after?.["space"];
     if (!sameName) {
-      if (change.actions[0] === "delete") {
+      if (revision && change.actions[0] === "delete") {
         const holders = holdersOf(change);
         if (holders.length > 0) diagnostics.push(deletedBeforeSuccessor(change, plannedName, holders));
       }
       continue;
     }
     const holders = holdersOf(change);
+    // Destroy-first with nothing holding it: it completes (a revision's is the provider's to judge).
+    if (!revision && change.actions[0] === "delete") continue;
     if (holders.length === 0) {
       if (change.actions[0] === "create") {
         change.actions = ["delete", "create"];
@@ -121,22 +126,73 @@ export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
       }
       continue;
     }
-    diagnostics.push({
-      severity: "error",
-      code: engineCode("revision-replacement-blocked"),
-      summary: `${change.address} cannot be replaced under the same name "${plannedName}" while ${list(holders)} ${verb(holders, "holds", "hold")} it`,
-      detail:
-        `${change.type} is a revision-role Form, so this change is a replacement${cause(change)}. The new object keeps the host name "${plannedName}". ` +
-        `Destroy-then-create fails the delete with dependency_in_use (409) while a live relation holds the revision, and create-before-destroy fails the create with invalid_argument (400) because the name is still occupied. ` +
-        `The holder${holders.length === 1 ? " is" : "s are"} not deleted before it in this plan, so the apply could not complete in either order. Nothing was changed.`,
-      address: change.address,
-      resourceType: change.type,
-      name: plannedName,
-      pointer: "/metadata/name",
-      repair: sameNameRepair(change, plannedName, holders),
-    });
+    if (revision) diagnostics.push(sameNameRevision(change, plannedName, holders));
+    else
+      diagnostics.push(
+        sameNameObject(
+          change,
+          plannedName,
+          holders,
+          holders.some((h) => input.provider.schema(h.slice(0, h.indexOf(".")))?.role === "revision"),
+        ),
+      );
   }
   return diagnostics;
+}
+
+function sameNameRevision(change: ResourceChange, name: string, holders: readonly string[]): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("revision-replacement-blocked"),
+    summary: `${change.address} cannot be replaced under the same name "${name}" while ${list(holders)} ${verb(holders, "holds", "hold")} it`,
+    detail:
+      `${change.type} is a revision-role Form, so this change is a replacement${cause(change)}. The new object keeps the host name "${name}". ` +
+      `Destroy-then-create fails the delete with dependency_in_use (409) while a live relation holds the revision, and create-before-destroy fails the create with invalid_argument (400) because the name is still occupied. ` +
+      `The holder${holders.length === 1 ? " is" : "s are"} not deleted before it in this plan, so the apply could not complete in either order. Nothing was changed.`,
+    address: change.address,
+    resourceType: change.type,
+    name,
+    pointer: "/metadata/name",
+    repair: sameNameRepair(change, name, holders),
+  };
+}
+
+/** Why the replacement was planned: requested, forced by an attribute, or triggered. */
+function replacedBecause(change: ResourceChange): string {
+  if (change.actionReason === "replace_by_request") return "it is replaced as requested (-replace)";
+  if (change.actionReason === "replace_by_triggers") return "lifecycle.replace_triggered_by replaces it";
+  const paths = change.replacePaths.map((p) => p.join("."));
+  return paths.length > 0 ? `${paths.join(", ")} cannot be updated in place` : "it must be replaced";
+}
+
+/** Any other Form: a fixed name the successor would take while a dependent holds the old object. */
+function sameNameObject(change: ResourceChange, name: string, holders: readonly string[], revisionHolders: boolean): Diagnostic {
+  const who = list(holders);
+  const space = typeof change.after?.["space"] === "string" ? `${change.after["space"]}/` : "";
+  const moves = `${who} ${verb(holders, "moves", "move")} to it before the old one is deleted`;
+  // A revision that binds it derives its new name from the content, which a name_prefix leaves
+  // unknown until apply (decision 0029 rule 3): only a new name known at plan moves it aside.
+  const rename = revisionHolders
+    ? `Give ${change.address} a new name (not a name_prefix: ${who} derive${holders.length === 1 ? "s" : ""} ${verb(holders, "its", "their")} own name from it, and must know it at plan), so the replacement is created beside the old one and ${moves}`
+    : `Give ${change.address} a name_prefix (or a new name), so its successor is created under a new name beside the old one and ${moves}`;
+  const order = revisionHolders
+    ? `${verb(holders, "It is a revision, which keeps", "They are revisions, which keep")} create_before_destroy (decision 0029).`
+    : `Or remove create_before_destroy from ${who} and replace ${verb(holders, "it", "them")} in the same apply (-replace), so ${verb(holders, "it lets", "they let")} go first.`;
+  return {
+    severity: "error",
+    code: engineCode("replacement-name-taken"),
+    summary: `${change.address} cannot be replaced under its fixed name "${name}" while ${who} ${verb(holders, "depends", "depend")} on it`,
+    detail:
+      `${replacedBecause(change)}, and the new object takes the same host name ${space}${name} that the old one holds until it is deleted. ` +
+      `Created first, it would be refused (the name is taken); deleted first, the old object would go while ${who} still ${verb(holders, "refers", "refer")} to it ` +
+      `(the host refuses that delete with dependency_in_use, 409, and ${verb(holders, "its", "their")} create_before_destroy, which ${change.address} inherits, asks for it to exist throughout). ` +
+      "The apply could not complete in either order. Nothing was changed.",
+    address: change.address,
+    resourceType: change.type,
+    name,
+    pointer: "/metadata/name",
+    repair: `${rename}. ${order}`,
+  };
 }
 
 /** A held revision replaced destroy-first under a new name: its delete would come first and fail. */

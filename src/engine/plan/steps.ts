@@ -16,6 +16,11 @@
 //     of a create-before-destroy: after its configuration dependents' creates/updates.
 //  7. An import precedes everything else of its resource.
 //  8. A forget (a removed block's destroy = false) only removes the record: no host call, no order.
+//  9. What the host enforces beyond references (../host-needs.ts: an attachment needs its worker's
+//     active deployment) orders like a reference: the needing resource's create/update waits for
+//     the deployment's (rule 1), its delete goes first (rule 4, through the state dependencies),
+//     and a needing object only being deleted goes before the deployment's update, which may stop
+//     serving it.
 //
 // The WorkerApp code change therefore runs create bundle′ → create version′ → update deployment →
 // delete version → delete bundle, as one chain, whatever the parallelism.
@@ -35,6 +40,8 @@ export interface StepGraphInput {
   configDependencies: ReadonlyMap<string, readonly string[]>;
   /** State address → dependency addresses recorded at its last apply. */
   stateDependencies: ReadonlyMap<string, readonly string[]>;
+  /** Configuration address → what the host needs in place for it (rule 9), by the planned values. */
+  hostDependencies?: ReadonlyMap<string, readonly string[]>;
   /** Steps added by the cycles module; they are ordered together with the ordinary ones. */
   extraSteps?: readonly PlanStep[];
   /** Orderings added by the cycles module: step `from` waits for step `to` (e.g. a delete for a revert). */
@@ -180,10 +187,24 @@ function orderStateDeletes(index: StepIndex, stateDependencies: ReadonlyMap<stri
   }
 }
 
+/** Rule 9: what the host needs is in place first, and a needing object only deleted lets go first. */
+function orderHostNeeds(index: StepIndex, hostDependencies: ReadonlyMap<string, readonly string[]>): void {
+  for (const [address, needed] of hostDependencies) {
+    const own = index.applyStep.get(address);
+    const deletes = (index.deleteSteps.get(address) ?? []).filter((step) => index.pureDeletes.has(step));
+    for (const activator of needed) {
+      const activated = index.applyStep.get(activator);
+      if (own !== undefined && own.action !== "import") index.dependOn(own, activated);
+      if (activated?.action === "update") for (const step of deletes) index.dependOn(activated, step);
+    }
+  }
+}
+
 export function buildStepGraph(input: StepGraphInput): StepGraph {
   const index = new StepIndex();
   for (const change of input.changes) addChangeSteps(index, change);
   orderApplies(index, input.configDependencies);
+  if (input.hostDependencies !== undefined) orderHostNeeds(index, input.hostDependencies);
   orderLateDeletes(index, input.configDependencies);
   orderStateDeletes(index, input.stateDependencies);
   for (const step of input.extraSteps ?? []) index.add({ ...step, dependsOn: [...step.dependsOn] });

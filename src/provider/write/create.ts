@@ -20,6 +20,7 @@ import type { WriteContext, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
 import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
 import { createName } from "./name.ts";
+import { explainCapability } from "./capability.ts";
 import { explainNameTaken } from "./name-taken.ts";
 import { buildSpec } from "./spec.ts";
 import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
@@ -99,7 +100,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   } catch (err) {
     if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
     if (outcomeUnknown(attempt, err)) return unresolvedWrite("create", kind, err, { ...nameIdentity, pointer: "/spec" }, null);
-    const failed = hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" });
+    const failed = explainCapability(rt, err, hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" }), type, values);
     return fail([await explainNameTaken(client, err, failed, { space, ref: served.ref, name, deadline })]);
   }
 }

@@ -13,6 +13,7 @@ import type { JsonValue } from "../../forms/index.ts";
 import { cloneAttributes, cloneValue, knownString, unknownToNull } from "../attributes.ts";
 import { encodeSpec } from "../codec/encode.ts";
 import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
+import { explainCapability } from "./capability.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 import { servePrior, type Served } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
@@ -73,7 +74,7 @@ export async function updateResource(
       ...(knownString(prior.attributes, "revision") !== undefined ? { expectedRevision: knownString(prior.attributes, "revision")! } : {}),
     };
     if (outcomeUnknown(attempt, err)) return unresolvedWrite("update", kind, err, fences, prior);
-    const d = hostCallDiagnostic(`Failed to update ${kind}`, err, fences);
+    const d = explainCapability(rt, err, hostCallDiagnostic(`Failed to update ${kind}`, err, fences), type, values);
     if (err instanceof AcceptedError && err.operationId !== undefined) {
       // Deliberately stricter than upstream: an accepted update keeps its operation in state, so
       // the next refresh consults it through the resume table instead of guessing.

@@ -1,9 +1,13 @@
-// Plan phases that read state: the records and what their deletes are ordered by, the writes an
+// Plan phases that read state: the records and what their deletes are ordered by (recorded, the
+// host's relations, and what the host enforces beyond them: ../../host-needs.ts), the writes an
 // interrupted apply left, what `--target` covers, what `-replace` names, and each resource's configuration checked on
 // its own before the host is asked anything.
 
 import { engineCode } from "../../codes.ts";
 import { configuredDependencies, relationDependencies, unionDependencies } from "../../dependencies.ts";
+import type { Diagnostic } from "../../../core/index.ts";
+import { parseStateAddress } from "../../../state/index.ts";
+import { describeHostNeed, hostNeedEdges, hostNeedMap, type HostNeedEdge } from "../../host-needs.ts";
 import type { PlanContext } from "../context.ts";
 import { targetScope } from "../targets.ts";
 import { validateConfiguration } from "../validate.ts";
@@ -19,13 +23,12 @@ export function readState(ctx: PlanContext): void {
     ctx.records.set(record.address, record);
     ctx.recordedDependencies.set(record.address, record.dependencies);
   }
+  const settled = state.records.filter((r) => r.intent === null);
+  ctx.hostNeeds = hostNeedEdges(provider, settled);
   ctx.stateDependencies = unionDependencies(
     ctx.recordedDependencies,
-    relationDependencies(
-      provider,
-      state.records.filter((r) => r.intent === null),
-      state.records,
-    ),
+    relationDependencies(provider, settled, state.records),
+    hostNeedMap(ctx.hostNeeds),
     ...(mode === "destroy" ? [configuredDependencies(state.records, ctx.configDependencies)] : []),
   );
 }
@@ -52,6 +55,34 @@ export function scopeTargets(ctx: PlanContext): void {
   const records = ctx.targeted ? state.records.map((r) => ({ ...r, dependencies: [...(ctx.stateDependencies.get(r.address) ?? [])] })) : state.records;
   ctx.scope = targetScope(targets, mode === "destroy", stack, graph, records);
   ctx.diagnostics.append(ctx.scope.diagnostics);
+  if (mode === "destroy" && ctx.scope.state !== null) {
+    const listed = hostNeedsDestroyed(ctx.hostNeeds, ctx.scope.state, targets ?? []);
+    if (listed !== null) ctx.diagnostics.append([listed]);
+  }
+}
+
+/**
+ * A targeted destroy takes along every resource whose host semantics break without what it
+ * deletes (an attachment without its worker's deployment): said in the plan, one line each.
+ */
+function hostNeedsDestroyed(edges: readonly HostNeedEdge[], destroyed: ReadonlySet<string>, targets: readonly string[]): Diagnostic | null {
+  const deleted = new Set([...destroyed].map((a) => parseStateAddress(a).address));
+  const lines = new Map<string, string>();
+  for (const edge of edges) {
+    const base = parseStateAddress(edge.from).address;
+    if (targets.includes(base) || !destroyed.has(edge.from) || !deleted.has(edge.to) || lines.has(edge.from)) continue;
+    lines.set(edge.from, `${edge.from}: ${describeHostNeed(edge)}, which this destroy deletes`);
+  }
+  if (lines.size === 0) return null;
+  return {
+    severity: "warning",
+    code: engineCode("host-needs-destroyed"),
+    summary: `Destroying ${lines.size} resource${lines.size === 1 ? "" : "s"} the host cannot keep without the targets`,
+    detail: `The host refuses these without what this destroy deletes, so they are destroyed first:\n${[...lines.keys()]
+      .sort()
+      .map((k) => `  - ${lines.get(k)!}`)
+      .join("\n")}`,
+  };
 }
 
 /** `-replace`: an address the configuration does not declare matches nothing; warned about, the plan goes on (as Terraform). */

@@ -5,6 +5,8 @@
 import type { PlanStep, ResourceChange } from "../../plan-data.ts";
 import { engineCode } from "../../codes.ts";
 import { objectHandoverEdges } from "../../host-objects.ts";
+import type { RelationHolder } from "../../dependencies.ts";
+import { hostNeedEdges, hostNeedMap } from "../../host-needs.ts";
 import type { PlanContext } from "../context.ts";
 import { buildStepGraph, type StepGraph } from "../steps.ts";
 
@@ -16,10 +18,12 @@ export function sortedChanges(ctx: PlanContext): ResourceChange[] {
 export function orderSteps(ctx: PlanContext): void {
   if (ctx.diagnostics.hasErrors()) return;
   const changes = sortedChanges(ctx);
-  let graph = stepGraph(ctx, changes, ctx.stateDependencies);
-  // What only the host's relations or the configuration add must never make the order
+  const hostDependencies = plannedHostNeeds(ctx);
+  let graph = stepGraph(ctx, changes, ctx.stateDependencies, hostDependencies);
+  // What only the host's relations and needs or the configuration add must never make the order
   // impossible: should it close a loop, the order falls back to what state recorded.
-  if (graph.cyclic.length > 0 && ctx.stateDependencies !== ctx.recordedDependencies) graph = stepGraph(ctx, changes, ctx.recordedDependencies);
+  if (graph.cyclic.length > 0 && (ctx.stateDependencies !== ctx.recordedDependencies || hostDependencies.size > 0))
+    graph = stepGraph(ctx, changes, ctx.recordedDependencies, new Map());
   if (graph.cyclic.length > 0) {
     ctx.diagnostics.append([
       {
@@ -34,9 +38,27 @@ export function orderSteps(ctx: PlanContext): void {
   ctx.steps = graph.steps;
 }
 
-function stepGraph(ctx: PlanContext, changes: readonly ResourceChange[], dependencies: ReadonlyMap<string, readonly string[]>): StepGraph {
+/**
+ * What the host needs in place for each configured resource (../../host-needs.ts), matched on the
+ * planned values (else the refreshed ones): the deployment a new attachment waits for.
+ */
+function plannedHostNeeds(ctx: PlanContext): Map<string, string[]> {
+  const holders: RelationHolder[] = [];
+  for (const [address, resource] of ctx.stack.resources) {
+    const attributes = ctx.valueOf(address);
+    if (attributes !== undefined) holders.push({ address, type: resource.type, attributes });
+  }
+  return hostNeedMap(hostNeedEdges(ctx.provider, holders));
+}
+
+function stepGraph(
+  ctx: PlanContext,
+  changes: readonly ResourceChange[],
+  dependencies: ReadonlyMap<string, readonly string[]>,
+  hostDependencies: ReadonlyMap<string, readonly string[]>,
+): StepGraph {
   const { configDependencies, resolution, provider, records } = ctx;
-  let out = buildStepGraph({ changes, configDependencies, stateDependencies: dependencies });
+  let out = buildStepGraph({ changes, configDependencies, stateDependencies: dependencies, hostDependencies });
   const handover = objectHandoverEdges(provider, changes, records, out.steps);
   if (resolution.extraSteps === undefined && handover.length === 0) return out;
   const extra = resolution.extraSteps?.(changes, out.steps) ?? { steps: [] as PlanStep[] };
@@ -45,6 +67,7 @@ function stepGraph(ctx: PlanContext, changes: readonly ResourceChange[], depende
     changes,
     configDependencies: withoutPairs(configDependencies, extra.dropConfigDependencies),
     stateDependencies: withoutPairs(dependencies, extra.dropStateDependencies),
+    hostDependencies,
     extraSteps: extra.steps,
     extraEdges: [...(extra.edges ?? []), ...handover],
   });
