@@ -105,4 +105,33 @@ describe("replacements under a fixed name through the command", () => {
       "DELETE EdgeKVNamespace counter 204",
     ]);
   }, 120_000);
+
+  it("a successor name only known at apply that its own old object holds: refused before the host is asked, and never called unmanaged", async () => {
+    // copy's name is built from source's generation: unknown while source is replaced, and "g1"
+    // again once its new object exists — the name copy's current object holds.
+    const own = new Scratch();
+    const inOwn = (args: string[]) => runCli(args, { cwd: own.dir, env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN } });
+    try {
+      own.write(
+        "stack.json",
+        JSON.stringify({
+          resource: {
+            takoform_edge_object_bucket: { source: { name_prefix: "src-" } },
+            [KV]: { copy: { name: "g${takoform_edge_object_bucket.source.generation}", lifecycle: { create_before_destroy: true } } },
+          },
+        }),
+      );
+      const first = await inOwn(["apply", "-auto-approve", "-config=stack.json"]);
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      host.mutations.length = 0;
+      const replaced = await inOwn(["apply", "-auto-approve", "-config=stack.json", "-replace=takoform_edge_object_bucket.source"]);
+      expect(replaced.code).toBe(1);
+      expect(replaced.stderr).toContain(`Error: ${KV}.copy's replacement would take the name its current object still holds`);
+      expect(replaced.stderr).toContain(`which this state manages at ${KV}.copy itself`);
+      expect(replaced.stderr).not.toContain("does not manage");
+      expect(timeline(host.mutations)).toEqual([expect.stringMatching(/^PUT ObjectBucket src-[0-9a-f]{8} 201$/)]);
+    } finally {
+      own.cleanup();
+    }
+  }, 120_000);
 });
