@@ -30,6 +30,7 @@ const engineCodes = defineCodes("engine", [
   "applied-changes-incomplete",
   "replace-unmatched",
   "host-needs-destroyed",
+  "host-need-deleted",
   "move-source-missing",
   "move-target-exists",
   "move-in-flight",

@@ -34,27 +34,27 @@ const key = (type: string, attribute: string, space: string, name: string): stri
 /** Each holder's host-enforced needs met by another holder (both from `holders`). */
 export function hostNeedEdges(provider: Provider, holders: Iterable<RelationHolder>): HostNeedEdge[] {
   const needing: { holder: RelationHolder; needs: readonly HostNeed[] }[] = [];
-  const wanted = new Set<string>();
+  // Activator type → the attributes of it that needs look up.
+  const wanted = new Map<string, Set<string>>();
   const all: RelationHolder[] = [];
   for (const holder of holders) {
     all.push(holder);
     const needs = provider.hostNeeds(holder.type);
     if (needs.length === 0) continue;
     needing.push({ holder, needs });
-    for (const need of needs) wanted.add(`${need.activatorType}\u0000${need.activatorAttribute}`);
+    for (const need of needs) wanted.set(need.activatorType, (wanted.get(need.activatorType) ?? new Set()).add(need.activatorAttribute));
   }
   if (needing.length === 0) return [];
   const activators = new Map<string, string[]>();
   for (const holder of all) {
-    const space = named(holder.attributes, "space");
+    const attributes = wanted.get(holder.type);
+    const space = attributes === undefined ? null : named(holder.attributes, "space");
     if (space === null) continue;
-    for (const pair of wanted) {
-      const [type, attribute] = pair.split("\u0000") as [string, string];
-      if (holder.type !== type) continue;
+    const base = parseStateAddress(holder.address).address;
+    for (const attribute of attributes!) {
       const name = named(holder.attributes, attribute);
       if (name === null) continue;
-      const k = key(type, attribute, space, name);
-      const base = parseStateAddress(holder.address).address;
+      const k = key(holder.type, attribute, space, name);
       const list = activators.get(k) ?? [];
       if (!list.includes(base)) list.push(base);
       activators.set(k, list);
@@ -64,11 +64,12 @@ export function hostNeedEdges(provider: Provider, holders: Iterable<RelationHold
   for (const { holder, needs } of needing) {
     const space = named(holder.attributes, "space");
     if (space === null) continue;
+    const base = parseStateAddress(holder.address).address;
     for (const need of needs) {
       const object = named(holder.attributes, need.attribute);
       if (object === null) continue;
       for (const to of activators.get(key(need.activatorType, need.activatorAttribute, space, object)) ?? []) {
-        if (to !== parseStateAddress(holder.address).address) edges.push({ from: holder.address, to, need, object });
+        if (to !== base) edges.push({ from: holder.address, to, need, object });
       }
     }
   }

@@ -7,6 +7,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { AtLeastOnceQueue, ModuleWorker, ObjectBucket, QueueConsumer, WorkerApp } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
@@ -29,18 +30,18 @@ describe("host-enforced dependencies through the command", () => {
     }
   };
   /** A WorkerApp binding a bucket, with an endpoint and a cron trigger, and a raw QueueConsumer on its worker (no depends_on). */
-  const app = (stack: Construct, handlers: ("fetch" | "scheduled" | "queue")[] = ["fetch", "scheduled", "queue"]) => {
+  const app = (stack: Construct, consumer = true) => {
     const files = new ObjectBucket(stack, "files", { name: "files" });
     const worker = new WorkerApp(stack, "app", {
       name: "app",
       contentDir: p.path("dist"),
-      handlers,
+      handlers: ["fetch", "scheduled", "queue"],
       endpoint: true,
       cron: "* * * * *",
       bucketBindings: { FILES: files },
     });
     const jobs = new AtLeastOnceQueue(stack, "jobs", { name: "jobs", messageRetentionSeconds: 600 });
-    new QueueConsumer(stack, "consumer", { name: "jobs-consumer", queue: jobs, worker: worker.worker, ...consumerSettings });
+    if (consumer) new QueueConsumer(stack, "consumer", { name: "jobs-consumer", queue: jobs, worker: worker.worker, ...consumerSettings });
   };
 
   beforeAll(async () => {
@@ -132,5 +133,23 @@ describe("host-enforced dependencies through the command", () => {
         'Apply again after that WorkerDeployment is applied (in the same configuration, takoform applies it first); if it exists, add "queue" to the handlers of the versions it weights.',
     );
     expect(applied.stderr).not.toContain("use a host that offers the capability");
+  }, 180_000);
+
+  it("a plan that deletes the deployment an attachment still needs is refused at plan, naming both", async () => {
+    // The consumer is only forgotten (a removed block keeps it on the host) while destroy deletes the deployment.
+    const { file } = await synthStack(p, (stack) => {
+      app(stack, false);
+      (stack as TerraformStack).addOverride("removed", [{ from: "takoform_queue_consumer.consumer", lifecycle: { destroy: false } }]);
+    });
+    host.mutations.length = 0;
+    const destroyed = await run(["destroy", "-auto-approve", `-config=${file}`]);
+    expect(destroyed.code).toBe(1);
+    expect(destroyed.stdout).toMatch(
+      /Error: takoform_worker_deployment\.app_deployment_[0-9A-F]{8} cannot be deleted while takoform_queue_consumer\.consumer needs it/,
+    );
+    expect(destroyed.stdout).toContain(
+      "while takoform_queue_consumer.consumer is only forgotten (it stays on the host): the host refuses that delete (dependency_in_use, 409)",
+    );
+    expect(host.mutations).toEqual([]);
   }, 180_000);
 });

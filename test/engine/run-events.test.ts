@@ -34,6 +34,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "name where moved objects came from",
       "plan outputs",
       "check that replacements can complete",
+      "check nothing deletes what the host needs",
       "check one host object per resource",
       "order the apply steps",
     ]);
@@ -49,6 +50,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "delete every object",
       "name where moved objects came from",
       "plan outputs",
+      "check nothing deletes what the host needs",
       "order the apply steps",
     ]);
     expect(names("refresh-only")).toEqual([

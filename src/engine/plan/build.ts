@@ -11,7 +11,7 @@ import { hasErrors } from "../../core/index.ts";
 import type { Plan } from "../plan-data.ts";
 import { PlanContext, type PlanInput, type PlanMode } from "./context.ts";
 import { planDestroys, planOrphans, planResources, readImports } from "./phases/changes.ts";
-import { checkDuplicateObjects, checkHolders, planOutputChanges } from "./phases/checks.ts";
+import { checkDuplicateObjects, checkHolders, checkHostNeeds, planOutputChanges } from "./phases/checks.ts";
 import { checkHost, checkTypes, resolveCycles } from "./phases/configuration.ts";
 import { applyMoves, markMoves } from "./phases/refactoring.ts";
 import { refresh } from "./phases/refresh.ts";
@@ -62,6 +62,7 @@ const DESTROYS = phase("delete every object", planDestroys);
 const MARK_MOVES = phase("name where moved objects came from", markMoves);
 const OUTPUTS = phase("plan outputs", planOutputChanges);
 const HOLDERS = phase("check that replacements can complete", checkHolders);
+const HOST_NEEDS = phase("check nothing deletes what the host needs", checkHostNeeds);
 const DUPLICATES = phase("check one host object per resource", checkDuplicateObjects);
 const STEPS = phase("order the apply steps", orderSteps);
 
@@ -84,10 +85,11 @@ export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
     MARK_MOVES,
     OUTPUTS,
     HOLDERS,
+    HOST_NEEDS,
     DUPLICATES,
     STEPS,
   ],
-  destroy: [HOST, MOVES, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REFRESH, DESTROYS, MARK_MOVES, OUTPUTS, STEPS],
+  destroy: [HOST, MOVES, TYPES, CYCLES, STATE, IN_FLIGHT, TARGETS, REFRESH, DESTROYS, MARK_MOVES, OUTPUTS, HOST_NEEDS, STEPS],
   "refresh-only": [HOST, MOVES, TYPES, STATE, IN_FLIGHT, TARGETS, REFRESH, OUTPUTS, STEPS],
 };
 

@@ -3,6 +3,8 @@
 
 import { checkRevisionHolders } from "../holders.ts";
 import { duplicateObjects } from "../../host-objects.ts";
+import { engineCode } from "../../codes.ts";
+import { describeHostNeed } from "../../host-needs.ts";
 import type { PlanContext } from "../context.ts";
 import { planOutputs } from "../outputs.ts";
 
@@ -31,6 +33,36 @@ export function checkHolders(ctx: PlanContext): void {
     failed: ctx.failed,
   });
   for (const d of blocked) ctx.diagnostics.append([d], d.address);
+}
+
+/**
+ * What the host needs is not deleted from under what needs it (../../host-needs.ts): a deployment
+ * deleted while an attachment of its worker stays (or is only forgotten, and so stays on the
+ * host) would be refused mid-apply with dependency_in_use. Refused here, naming both.
+ */
+export function checkHostNeeds(ctx: PlanContext): void {
+  const reported = new Set<string>();
+  for (const edge of ctx.hostNeeds) {
+    const needed = ctx.changes.get(edge.to);
+    if (needed === undefined || needed.actions.join(",") !== "delete" || reported.has(`${edge.from}\u0000${edge.to}`)) continue;
+    const needing = ctx.changes.get(edge.from);
+    if (needing === undefined || needing.actions[0] === "delete") continue;
+    reported.add(`${edge.from}\u0000${edge.to}`);
+    const stays = needing.actions[0] === "forget" ? "is only forgotten (it stays on the host)" : "stays";
+    ctx.diagnostics.append(
+      [
+        {
+          severity: "error",
+          code: engineCode("host-need-deleted"),
+          summary: `${edge.to} cannot be deleted while ${edge.from} needs it`,
+          detail: `${describeHostNeed(edge)}. This plan deletes ${edge.to} while ${edge.from} ${stays}: the host refuses that delete (dependency_in_use, 409) as long as ${edge.from} lives. Nothing was changed.`,
+          address: edge.to,
+          repair: `Remove ${edge.from} from the configuration as well (it cannot work without ${edge.to}), or keep ${edge.to}.`,
+        },
+      ],
+      edge.to,
+    );
+  }
 }
 
 /** One host object, one resource: two resources planned onto one object are refused. */
