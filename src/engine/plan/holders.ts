@@ -84,7 +84,7 @@ function sameNameRepair(change: ResourceChange, name: string, holders: readonly 
   return `Move ${who} off this revision first (point ${verb(holders, "it", "them")} at another revision and apply), or replace ${verb(holders, "it", "them")} in the same apply.`;
 }
 
-export function checkRevisionHolders(input: HolderCheckInput): Diagnostic[] {
+export function checkReplacements(input: HolderCheckInput): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   // Holders from state: dependency → state addresses that recorded it.
   const stateHolders = new Map<string, string[]>();

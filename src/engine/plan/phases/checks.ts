@@ -1,7 +1,7 @@
 // Plan phases that check the planned changes as a whole: the outputs they produce, revisions a
 // holder still pins, and one host object per resource.
 
-import { checkRevisionHolders } from "../holders.ts";
+import { checkReplacements } from "../holders.ts";
 import { duplicateObjects } from "../../host-objects.ts";
 import { engineCode } from "../../codes.ts";
 import { describeHostNeed } from "../../host-needs.ts";
@@ -20,11 +20,11 @@ export function planOutputChanges(ctx: PlanContext): void {
   ctx.diagnostics.append(ctx.outputs.diagnostics);
 }
 
-/** A revision a holder still pins is not replaced or deleted from under it. */
+/** Replacements that can complete (../holders.ts): never create-first under the same name, never from under a holder. */
 export function checkHolders(ctx: PlanContext): void {
   const existing = new Set([...ctx.priors].filter(([, s]) => s !== null).map(([a]) => a));
   const configDependents = invert(ctx.configDependencies);
-  const blocked = checkRevisionHolders({
+  const blocked = checkReplacements({
     provider: ctx.provider,
     changes: ctx.changes,
     configDependents,
