@@ -11,7 +11,7 @@ import type { TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { AtLeastOnceQueue, ModuleWorker, ObjectBucket, QueueConsumer, WorkerApp } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { runCli, Scratch, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
+import { runCli, Scratch, SCENARIO_STACK, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
 
 const TOKEN = "takoform-dev-token";
 const SOURCE = `export default {\n  async fetch() { return new Response("ok"); },\n  async scheduled() {},\n  async queue() {},\n};\n`;
@@ -22,7 +22,7 @@ describe("host-enforced dependencies through the command", () => {
   const p = new Scratch();
   const run = (args: string[]) => runCli(args, { cwd: p.dir, env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN } });
   const addresses = async () => {
-    const reader = openLocalStateReadOnly(p.path(".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(p.statePath(SCENARIO_STACK));
     try {
       return (await reader.list()).map((r) => r.address).sort();
     } finally {

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EdgeKVNamespace, WorkerApp } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { moduleSource, runCli, Scratch, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
+import { moduleSource, runCli, Scratch, SCENARIO_STACK, startHost, synthStack, type TestHost, timeline } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const TOKEN = "takoform-dev-token";
@@ -18,7 +18,7 @@ describe("replacements under a fixed name through the command", () => {
   const p = new Scratch();
   const run = (args: string[]) => runCli(args, { cwd: p.dir, env: { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN } });
   const uidAt = async (address: string) => {
-    const reader = openLocalStateReadOnly(p.path(".takoform", "state.db"));
+    const reader = openLocalStateReadOnly(p.statePath(SCENARIO_STACK));
     try {
       return (await reader.list()).find((r) => r.address === address)?.uid;
     } finally {
