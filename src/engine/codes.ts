@@ -37,6 +37,7 @@ const engineCodes = defineCodes("engine", [
   "move-invalid",
   "move-failed",
   "moves-excluded-by-targeting",
+  "rename-not-moved",
   "plan-file-invalid",
   "plan-file-stale",
   "plan-file-variable-mismatch",

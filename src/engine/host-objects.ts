@@ -115,7 +115,10 @@ export function alreadyManaged(provider: Provider, address: string, state: Resou
       resourceType: state.type,
       ...(object !== null ? { space: object.space, name: object.name } : {}),
       ...(uid !== null ? { currentUid: uid } : {}),
-      repair: `To manage the object under ${address} instead, forget it first with \`takoform state rm ${record.address}\` (the host object is untouched), then import it; otherwise import another object.`,
+      repair:
+        `If ${address} is ${record.address} renamed, move the record instead of importing: \`takoform state mv ${record.address} ${address}\`, ` +
+        `or "moved": [{ "from": "${record.address}", "to": "${address}" }] (cdktf: .moveFromId("${record.address}") on the new construct); ` +
+        "state is re-keyed and nothing is sent to the host. Otherwise import another object.",
     };
   }
   return null;
@@ -132,7 +135,9 @@ export function conflictDiagnostic(error: StateConflictError): Diagnostic {
       `${error.by === "uid" ? `The object with uid ${error.object}` : `The object ${error.object} (space/group/kind/name)`} is recorded under ${error.holder}. ` +
       "One host object has one record, so this write was refused before anything was sent to the host, and state is unchanged.",
     address: base,
-    repair: `Give ${base} another name (or name_prefix), or remove one of ${base} and ${error.holder} from the configuration.`,
+    repair:
+      `Give ${base} another name (or name_prefix), or remove one of ${base} and ${error.holder} from the configuration. ` +
+      `If ${base} is ${error.holder} renamed, declare the move instead, so the object is kept: "moved": [{ "from": "${error.holder}", "to": "${base}" }] (cdktf: .moveFromId("${error.holder}") on the new construct).`,
   };
 }
 

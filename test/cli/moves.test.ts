@@ -5,6 +5,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { ObjectBucket, WorkerApp } from "../../src/index.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
@@ -198,6 +199,38 @@ describe("moved blocks through the command", () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(await uidAt(`${B}.media`)).toBe(uid);
     expect(host.mutations.length).toBe(writes);
+  }, 120_000);
+
+  it("a rename no block declares is pointed out with the exact move that keeps the object; nothing is moved on its own", async () => {
+    const file = await synth(
+      (stack) => new ObjectBucket(stack, "store", { name: "uploads" }),
+      (stack) => void new ObjectBucket(stack, "journal", { name: "logs" }),
+    );
+    const planned = await run(["plan", `-config=${file}`]);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain(`Warning: ${B}.media leaves and ${B}.store arrives with the same ${B} "uploads": destroyed and created again, not moved`);
+    expect(planned.stdout).toContain(`on the construct scenario/store: .moveFromId("${B}.media")`);
+    expect(planned.stdout).toContain(`.moveToId("${B}.store")`);
+    expect(planned.stdout).toContain(`"moved": [{ "from": "${B}.media", "to": "${B}.store" }]`);
+    // The plan is what the configuration says: the object is destroyed and created again.
+    expect(planned.stdout).toContain(`  # ${B}.media will be destroyed (not in configuration)`);
+    expect(planned.stdout).toContain(`  # ${B}.store will be created`);
+    const json = JSON.parse((await run(["plan", `-config=${file}`, "-json"])).stdout) as { moves?: unknown; diagnostics: { code: string }[] };
+    expect(json.moves).toBeUndefined();
+    expect(json.diagnostics.map((d) => d.code)).toContain("takoform.engine/rename-not-moved");
+    // Declared on purpose (a removed block that destroys), the same delete and create, without the warning.
+    const restartFile = await synth(
+      (stack) => new ObjectBucket(stack, "store", { name: "uploads" }),
+      (stack) => {
+        new ObjectBucket(stack, "journal", { name: "logs" });
+        (stack as TerraformStack).addOverride("removed", [{ from: `${B}.media`, lifecycle: { destroy: true } }]);
+      },
+    );
+    const restart = await run(["plan", `-config=${restartFile}`]);
+    expect(restart.code, restart.stderr).toBe(0);
+    expect(restart.stdout).not.toContain("not moved");
+    expect(restart.stdout).toContain(`  # ${B}.media will be destroyed (not in configuration)`);
+    expect(restart.stdout).toContain(`  # ${B}.store will be created`);
   }, 120_000);
 
   it("over the whole file the host saw only the first apply's bucket creates", () => {

@@ -32,6 +32,7 @@ describe("a plan is an ordered list of named phases, one setup per mode", () => 
       "plan each resource",
       "delete orphaned and deposed objects",
       "name where moved objects came from",
+      "recognise renames no moved block declares",
       "plan outputs",
       "check that replacements can complete",
       "check nothing deletes what the host needs",

@@ -88,6 +88,7 @@ describe("two addresses, one object", () => {
       ),
     );
     expect(applied.stderr).toContain("this write was refused before anything was sent to the host");
+    expect(applied.stderr).toContain(`If ${KV}.copy is ${KV}.source renamed, declare the move instead, so the object is kept`);
     expect(timeline(host!.mutations)).toEqual([expect.stringMatching(/^PUT EdgeKVNamespace minted-[a-z0-9]+ 201$/)]);
     expect((await records()).map((r) => r.address)).toEqual([`${KV}.source`]);
   }, 60_000);
@@ -119,7 +120,11 @@ describe("importing an object another record manages", () => {
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain(`Error: ${KV}.managed already manages the object ${KV}.again would import`);
     expect(imported.stderr).toContain(`EdgeKVNamespace "held" (${EDGE_GROUP}) in space "default" (uid ${uid}) is recorded in state under ${KV}.managed`);
-    expect(imported.stderr).toContain(`takoform state rm ${KV}.managed`);
+    // A rename is a move, never a forget and an import.
+    expect(imported.stderr).toContain(
+      `If ${KV}.again is ${KV}.managed renamed, move the record instead of importing: \`takoform state mv ${KV}.managed ${KV}.again\``,
+    );
+    expect(imported.stderr).not.toContain("state rm");
     expect((await records()).map((r) => r.address)).toEqual([`${KV}.managed`]);
 
     scratch!.write(

@@ -13,7 +13,7 @@ import { PlanContext, type PlanInput, type PlanMode } from "./context.ts";
 import { planDestroys, planOrphans, planResources, readImports } from "./phases/changes.ts";
 import { checkDuplicateObjects, checkHolders, checkHostNeeds, planOutputChanges } from "./phases/checks.ts";
 import { checkHost, checkTypes, resolveCycles } from "./phases/configuration.ts";
-import { applyMoves, markMoves } from "./phases/refactoring.ts";
+import { applyMoves, markMoves, recognizeRenames } from "./phases/refactoring.ts";
 import { refresh } from "./phases/refresh.ts";
 import { checkReplace, readState, scopeTargets, validateResources, warnInFlight } from "./phases/state.ts";
 import { orderSteps, sortedChanges } from "./phases/steps.ts";
@@ -60,6 +60,7 @@ const RESOURCES = phase("plan each resource", planResources);
 const ORPHANS = phase("delete orphaned and deposed objects", planOrphans);
 const DESTROYS = phase("delete every object", planDestroys);
 const MARK_MOVES = phase("name where moved objects came from", markMoves);
+const RENAMES = phase("recognise renames no moved block declares", recognizeRenames);
 const OUTPUTS = phase("plan outputs", planOutputChanges);
 const HOLDERS = phase("check that replacements can complete", checkHolders);
 const HOST_NEEDS = phase("check nothing deletes what the host needs", checkHostNeeds);
@@ -83,6 +84,7 @@ export const PLAN_SETUPS: Readonly<Record<PlanMode, readonly PlanPhase[]>> = {
     RESOURCES,
     ORPHANS,
     MARK_MOVES,
+    RENAMES,
     OUTPUTS,
     HOLDERS,
     HOST_NEEDS,

@@ -1,9 +1,11 @@
 // Plan phases of the refactoring blocks: `moved` blocks re-key state as the plan reads it (before
-// anything else reads state), and the changes of moved objects say where they came from.
+// anything else reads state), the changes of moved objects say where they came from, and a rename
+// no block declares is pointed out.
 
 import { deposedAddress, parseStateAddress } from "../../../state/index.ts";
 import type { PlanContext } from "../context.ts";
 import { movesExcludedByTargeting, resolveMoves } from "../moves.ts";
+import { unmarkedRenames } from "../renames.ts";
 
 /**
  * State as the moved blocks leave it: every later phase reads the moved records. With --target,
@@ -37,4 +39,9 @@ export function markMoves(ctx: PlanContext): void {
     // Moved to an address the configuration does not declare: deleted, and said why.
     if (change.actionReason === "delete_because_no_resource_config") change.actionReason = "delete_because_no_move_target";
   }
+}
+
+/** An orphan whose object a new address of its type creates again: warned about, with the move that keeps it. */
+export function recognizeRenames(ctx: PlanContext): void {
+  for (const d of unmarkedRenames(ctx.provider, ctx.stack, ctx.changes.values())) ctx.diagnostics.append([d], d.address);
 }
