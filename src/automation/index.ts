@@ -4,6 +4,7 @@
 // command is built on it. This index is the module's facade for the CLI; it is not published.
 //
 //   project.ts        loading the stack, its variables and its state target
+//   remote-reads.ts   what a stack's data.terraform_remote_state reads from the other stacks' states
 //   state-access.ts   which state a stack names, opening it for writing or reading
 //   backend-record.ts `.takoform/backend.json`: the backend this directory last used
 //   legacy-state.ts   the project's state from before each stack had its own, and which stack owns it

@@ -18,6 +18,7 @@ import {
 } from "../engine/config/index.ts";
 import type { RunTimings } from "../engine/index.ts";
 import { appBeside, stateTarget, type StateTarget } from "./state-access.ts";
+import { AppOutlines, readRemoteStates, remoteReadsOf } from "./remote-reads.ts";
 
 /** A stack loaded with its variables and the state its backend names: what every run works on. */
 export interface LoadedStack {
@@ -29,6 +30,8 @@ export interface LoadedStack {
   stackDocument: string;
   stackFile?: string;
   variables: ResolvedVariables;
+  /** The app the stack belongs to (its stacks and their dependencies), when known. */
+  app: AppStacks | null;
   /** Warnings from loading. */
   diagnostics: Diagnostic[];
   /** How long the project's typecheck and the app took, when the stack came from running it. */
@@ -54,9 +57,18 @@ export interface StackSource {
   env?: NodeJS.ProcessEnv;
   /** The app's notes (one line each, for people), as they come. */
   onNote?: (note: string) => void;
+  /**
+   * Read what the stack's `data.terraform_remote_state` blocks read from the other stacks' states
+   * (remote-reads.ts; default true). False for a destroy, which evaluates no configuration.
+   */
+  remote?: boolean;
 }
 
-/** Loads the stack (from a document, a stack file, or by running the app) and its variables. */
+/**
+ * Loads the stack (from a document, a stack file, or by running the app) and its variables, with
+ * what its `data.terraform_remote_state` blocks read from the other stacks' states unless
+ * `remote: false`.
+ */
 export async function loadStack(source: StackSource): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
   const dir = source.projectDir;
   const env = source.env ?? process.env;
@@ -110,8 +122,14 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
     else diagnostics.push(read.diagnostic);
   }
   if (hasErrors(diagnostics)) return { diagnostics };
-  const variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...(source.values ?? {}) }, files, env });
+  let variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...(source.values ?? {}) }, files, env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
-  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), variables, diagnostics, timings };
+  if (source.remote !== false && (stack.remoteStates?.size ?? 0) > 0) {
+    const outlines = new AppOutlines(app);
+    const remote = await readRemoteStates(dir, await remoteReadsOf(dir, stack, outlines), outlines, env);
+    if ("diagnostics" in remote) return { diagnostics: [...diagnostics, ...remote.diagnostics] };
+    variables = { ...variables, remote };
+  }
+  return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), app, variables, diagnostics, timings };
 }

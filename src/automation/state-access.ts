@@ -83,7 +83,7 @@ function misconfigured(error: BackendError): { diagnostics: Diagnostic[] } {
  */
 export async function stateTarget(
   projectDir: string,
-  stack: Pick<StackConfig, "backend" | "stackName" | "resources"> | null,
+  stack: (Pick<StackConfig, "backend" | "stackName"> & { resources: ReadonlyMap<string, unknown> }) | null,
   app: AppStacks | null = null,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Placed> {
@@ -126,7 +126,7 @@ export async function stateTarget(
 }
 
 /** The app's stacks as legacy-state.ts and the shared-state check read them; the command's own stack from its loaded configuration. */
-function appView(app: AppStacks | null, name: string, stack: Pick<StackConfig, "backend" | "resources">): AppView {
+function appView(app: AppStacks | null, name: string, stack: Pick<StackConfig, "backend"> & { resources: ReadonlyMap<string, unknown> }): AppView {
   const own: StackOutline = { stackName: name, backend: stack.backend ?? null, addresses: new Set(stack.resources.keys()) };
   const cache = new Map<string, Promise<StackOutline | null>>([[name, Promise.resolve(own)]]);
   const names = app !== null && app.stacks.has(name) ? [...app.stacks.keys()] : [name];

@@ -115,7 +115,7 @@ export class Workspace {
 
   /** Plans the stack: reads state and the host, writes nothing. */
   async plan(options: PlanRunOptions = {}): Promise<PlanResult> {
-    const loaded = await this.load();
+    const loaded = await this.load(options.mode !== "destroy");
     if (!("stack" in loaded)) return { status: "not-started", ok: false, changes: [], diagnostics: loaded.diagnostics };
     const planned = await planStack(
       loaded,
@@ -193,7 +193,7 @@ export class Workspace {
     // A function, not a property read: the signal changes while the run awaits.
     const aborted = (): boolean => signal?.aborted === true;
     if (aborted()) return { ...notStarted([]), status: "cancelled" };
-    const loaded = await this.load();
+    const loaded = await this.load(mode !== "destroy");
     if (!("stack" in loaded)) return notStarted(loaded.diagnostics);
     const confirm = options.confirm;
     const ran = await applyStack(
@@ -228,9 +228,11 @@ export class Workspace {
     };
   }
 
-  private load(): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+  /** `remote`: read the stack's `data.terraform_remote_state` (not for a destroy, nor a state read). */
+  private load(remote = false): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
     const o = this.options;
     return loadStack({
+      remote,
       projectDir: this.projectDir,
       ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
       ...(o.stack !== undefined ? { stackName: o.stack } : {}),

@@ -60,6 +60,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   const ws = await loadWorkspace(
     options.args,
     saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
+    { remote: (saved?.mode ?? options.mode) !== "destroy" },
   );
   if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
   if (!io.json) io.diagnostics(ws.diagnostics);

@@ -114,10 +114,15 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
   return args.settings.get(flag) ?? fallback;
 }
 
-/** Loads the stack (from a document, `--config FILE`, or by running the app) and its variables. */
+/**
+ * Loads the stack (from a document, `--config FILE`, or by running the app) and its variables,
+ * with what its `data.terraform_remote_state` blocks read from the other stacks' states
+ * (automation/remote-reads.ts) unless `remote: false` (a destroy, which evaluates no configuration).
+ */
 export async function loadWorkspace(
   args: ParsedArgs,
   fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
+  options: { remote?: boolean } = {},
 ): Promise<Workspace | { diagnostics: Diagnostic[] }> {
   const configFile = lastValue(args, "--config");
   const stackName = lastValue(args, "--stack");
@@ -131,6 +136,7 @@ export async function loadWorkspace(
     varFiles: args.values.get("--var-file") ?? [],
     // A note is one line on stderr for people; --json output stays data only.
     ...(args.switches.has("--json") ? {} : { onNote: (note: string) => void process.stderr.write(`${note}\n`) }),
+    ...(options.remote !== undefined ? { remote: options.remote } : {}),
   });
 }
 

@@ -2,15 +2,31 @@
 // unknown until apply (an attribute of a resource that does not exist yet); unknown is a
 // first-class value of its own type, never a placeholder string.
 
-/** A value that will only be known during apply. Use the `UNKNOWN` singleton. */
+/**
+ * A value that will only be known during apply. Use the `UNKNOWN` singleton, or `Unknown.of(stack)`
+ * for a value another stack of the app only knows once it has applied: a cross-stack reference
+ * planned against that stack's plan (docs/stacks.md). Both are unknown alike everywhere; the stack
+ * only changes how the value is shown.
+ */
 export class Unknown {
-  static readonly instance = new Unknown();
-  private constructor() {}
+  static readonly instance = new Unknown(undefined);
+  static readonly #byStack = new Map<string, Unknown>();
+  /** The stack whose apply makes the value known, when it is another stack's value. */
+  readonly stack: string | undefined;
+  private constructor(stack: string | undefined) {
+    this.stack = stack;
+  }
+  /** The unknown value of stack `stack` (one instance per stack name). */
+  static of(stack: string): Unknown {
+    let found = Unknown.#byStack.get(stack);
+    if (found === undefined) Unknown.#byStack.set(stack, (found = new Unknown(stack)));
+    return found;
+  }
   toJSON(): never {
     throw new TypeError("an unknown value cannot be serialized; check isUnknown() first");
   }
   toString(): string {
-    return "(known after apply)";
+    return this.stack === undefined ? "(known after apply)" : `(known after apply of stack ${this.stack})`;
   }
 }
 
@@ -27,12 +43,12 @@ export type Attributes = Record<string, Value>;
 export type AttributePath = (string | number)[];
 
 export function isUnknown(value: unknown): value is Unknown {
-  return value === UNKNOWN;
+  return value instanceof Unknown;
 }
 
 /** True when the value, and everything nested in it, is known. */
 export function isWhollyKnown(value: Value): value is KnownValue {
-  if (value === UNKNOWN) return false;
+  if (value instanceof Unknown) return false;
   if (Array.isArray(value)) return value.every(isWhollyKnown);
   if (value !== null && typeof value === "object") return Object.values(value).every(isWhollyKnown);
   return true;
@@ -42,7 +58,7 @@ export function isWhollyKnown(value: Value): value is KnownValue {
 export function valuesEqual(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (a instanceof Unknown || b instanceof Unknown) return false;
+  if (a instanceof Unknown || b instanceof Unknown) return a instanceof Unknown && b instanceof Unknown;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as Value[];

@@ -58,6 +58,7 @@ const engineCodes = defineCodes("engine", [
   "stack-state-shared",
   "legacy-state-ambiguous",
   "legacy-state-unclaimed",
+  "remote-state-unavailable",
   "backend-unavailable",
   "migrate-refused",
   "push-refused",

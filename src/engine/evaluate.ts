@@ -13,6 +13,7 @@ import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import type { AttributePath } from "../provider/index.ts";
 import { engineCode } from "./codes.ts";
 import { IDENTITY_ATTRIBUTES, SensitiveFlow } from "./sensitivity.ts";
+import { isCrossStackOutput, remoteValue } from "./remote-state.ts";
 
 /** The attributes of a resource as known now; undefined when it has none (not planned, failed). */
 export type ResourceValues = (address: string) => Attributes | undefined;
@@ -30,6 +31,7 @@ export interface EvaluatedConfig {
 export function resolverFor(variables: ResolvedVariables, values: ResourceValues): Resolver {
   return (ref) => {
     if (ref.kind === "variable") return valueAtPath(variables.values.get(ref.name), ref.path);
+    if (ref.kind === "data") return remoteValue(variables, ref);
     const attributes = values(ref.address);
     // A resource with no value yet (its plan failed or was skipped) makes the reference unknown;
     // the failure itself is reported on that resource.
@@ -48,7 +50,9 @@ function evaluationError(resource: ResourceConfig, attribute: string, error: unk
     address: resource.address,
     resourceType: resource.type,
     attribute,
-    repair: "Fix the reference in the construct that sets this attribute; it must name an attribute the referenced resource has.",
+    repair:
+      (error instanceof EvaluationError ? error.repair : undefined) ??
+      "Fix the reference in the construct that sets this attribute; it must name an attribute the referenced resource has.",
   };
 }
 
@@ -137,32 +141,48 @@ export function sensitiveAttributes(resource: ResourceConfig, variables: Resolve
   return [...names].sort().map((name) => [name]);
 }
 
+/**
+ * An output's value as evaluated. `sensitive`: never shown. `sealed`: stored as a seal — a secret
+ * flows into it, or the configuration marks it sensitive; an output cdktf wrote for a cross-stack
+ * reference is marked sensitive by cdktf alone, and is stored in the clear unless a secret flows
+ * into it, so the other stack can read it (remote-state.ts).
+ */
+export interface EvaluatedOutput {
+  value: Value;
+  sensitive: boolean;
+  sealed: boolean;
+  error?: Diagnostic;
+}
+
 /** Output values (those named in `only`, when given), evaluated against the known values (UNKNOWN where not known yet). */
 export function evaluateOutputs(
   stack: StackConfig,
   variables: ResolvedVariables,
   values: ResourceValues,
   only: ReadonlySet<string> | null = null,
-): Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }> {
+): Map<string, EvaluatedOutput> {
   const resolve = resolverFor(variables, values);
-  const out = new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>();
+  const out = new Map<string, EvaluatedOutput>();
   const flow = SensitiveFlow.of(stack, variables);
   for (const output of stack.outputs.values()) {
     if (only !== null && !only.has(output.name)) continue;
-    const sensitive = output.sensitive || flow.output(output.name).length > 0;
+    const secret = flow.output(output.name).length > 0;
+    const sensitive = output.sensitive || secret;
+    const sealed = secret || (output.sensitive && !isCrossStackOutput(output.name));
     try {
-      out.set(output.name, { value: evaluate(output.value, resolve), sensitive });
+      out.set(output.name, { value: evaluate(output.value, resolve), sensitive, sealed });
     } catch (error) {
       if (!(error instanceof EvaluationError)) throw error;
       out.set(output.name, {
         value: UNKNOWN,
         sensitive,
+        sealed,
         error: {
           severity: "error",
           code: engineCode("evaluation-failed"),
           summary: `Cannot evaluate output "${output.name}"`,
           detail: error.message,
-          repair: "Fix the output's value in the app; it must name an attribute the referenced resource has.",
+          repair: error.repair ?? "Fix the output's value in the app; it must name an attribute the referenced resource has.",
         },
       });
     }

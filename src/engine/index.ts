@@ -60,6 +60,7 @@ export {
   type RunTimings,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
+export { isCrossStackOutput, remoteFromPlan, remoteFromState } from "./remote-state.ts";
 export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";
 export { planSummary, renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";

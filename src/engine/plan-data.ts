@@ -90,7 +90,12 @@ export interface OutputChange {
   before: KnownValue | undefined;
   after: KnownValue | undefined;
   afterUnknown: boolean;
+  /** When the value is another stack's, not known until that stack applies: that stack (docs/stacks.md). */
+  unknownFrom?: string;
+  /** Never shown. */
   sensitive: boolean;
+  /** Stored as a seal: a secret flows into it, or the configuration marks it sensitive (engine/evaluate.ts). */
+  sealed?: true;
 }
 
 /** One attribute of a resource that a plan's changes read (`attribute` `[]`: the whole resource). */

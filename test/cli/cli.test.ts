@@ -82,7 +82,7 @@ describe("takoform CLI", () => {
     p.write("bad.json", JSON.stringify({ data: { x: {} }, resource: { [KV]: { a: { name: "cli-a" } } } }));
     const bad = await runCli(["plan", "--config", "bad.json", "--detailed-exitcode"], { cwd: p.dir, env: env() });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("`data` blocks are not supported");
+    expect(bad.stderr).toContain("`data.x` data sources are not supported");
     expect(bad.stderr).toContain("takoform.config/unsupported-block");
 
     for (const text of [planned.stdout, planned.stderr, applied.stdout, applied.stderr, readFileSync(p.path(".takoform", "state.db")).toString("latin1")]) {

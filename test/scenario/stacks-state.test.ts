@@ -4,14 +4,13 @@
 // `apply --stack api` planned shared's resources as "not in configuration" and destroyed them.
 // Each stage below checks what the host holds, exactly, by reading the embedded host's own data.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
-import { runCli, type CliResult } from "./harness.ts";
+import type { CliResult } from "./harness.ts";
+import { hostHolds, stacksCli, stacksOk, stacksProject } from "./stacks-app.ts";
 
 const SHARED = `
 class Shared extends TerraformStack {
@@ -45,44 +44,12 @@ function main(stacks: Record<string, string>): string {
   ].join("\n");
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
 function project(stacks: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "takoform-stacks-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "stacks", private: true, type: "module" }));
-  writeFileSync(join(dir, "cdktf.json"), JSON.stringify({ app: "npx tsx main.ts", output: "cdktf.out" }));
-  mkdirSync(join(dir, "dist"));
-  writeFileSync(join(dir, "dist", "index.js"), 'export default { async fetch() { return new Response("api"); } };\n');
-  writeFileSync(join(dir, "main.ts"), main(stacks));
-  linkNodeModules(dir);
-  return dir;
+  return stacksProject(main(stacks));
 }
 
-async function cli(dir: string, args: string[]): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined }, timeoutMs: 120_000 });
-}
-
-async function ok(dir: string, args: string[]): Promise<CliResult> {
-  const result = await cli(dir, args);
-  expect(result.code, `takoform ${args.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
-  return result;
-}
-
-/** What the embedded host holds: `Kind name`, sorted. */
-function hostHolds(dir: string): string[] {
-  const file = join(dir, ".takoform", "host", "host.db");
-  if (!existsSync(file)) return [];
-  const db = new Database(file, { readonly: true });
-  try {
-    return (db.prepare("SELECT kind, name FROM resources").all() as { kind: string; name: string }[]).map((r) => `${r.kind} ${r.name}`).sort();
-  } finally {
-    db.close();
-  }
-}
+const cli = (dir: string, args: string[]): Promise<CliResult> => stacksCli(dir, args);
+const ok = (dir: string, args: string[]): Promise<CliResult> => stacksOk(dir, args);
 
 async function recorded(file: string): Promise<{ stack: string | null; addresses: string[] }> {
   const reader = openLocalStateReadOnly(file);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
 import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
-import { outputJson } from "../../engine/index.ts";
+import { isCrossStackOutput, outputJson } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader } from "../../automation/index.ts";
 import { enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
@@ -99,7 +99,7 @@ export const command: Command = {
       }
       // As Terraform's `output -json NAME`: the value itself.
       if (io.json) io.emitJson(output.value);
-      else io.out(output.sensitive ? "<sensitive>" : JSON.stringify(output.value, null, 2));
+      else io.out(hidden(name, output) ? "<sensitive>" : JSON.stringify(output.value, null, 2));
       return 0;
     }
     if (args.switches.has("--raw")) throw new CliUsageError("--raw prints one output: give its NAME");
@@ -109,11 +109,20 @@ export const command: Command = {
     }
     const entries = Object.entries(outputs);
     if (entries.length === 0) io.err("No outputs recorded in state. Declare outputs in the app (TerraformOutput) and apply.");
-    for (const [key, o] of entries) io.out(`${key} = ${o.sensitive ? "<sensitive>" : JSON.stringify(o.value)}`);
+    for (const [key, o] of entries) io.out(`${key} = ${hidden(key, o) ? "<sensitive>" : JSON.stringify(o.value)}`);
     for (const line of localAddresses(projectDir(args), records)) io.out(line);
     return 0;
   },
 };
+
+/**
+ * Shown as `<sensitive>`: a sealed output, and one cdktf wrote for a cross-stack reference, which
+ * it marks sensitive and takoform stores in the clear for the other stack to read (docs/stacks.md);
+ * `--raw` and `--json` print that one, as Terraform prints a sensitive output's value.
+ */
+function hidden(name: string, output: { sensitive: boolean }): boolean {
+  return output.sensitive || isCrossStackOutput(name);
+}
 
 /** The path-form addresses of the project's worker endpoints and custom domains on `takoform dev`. */
 function localAddresses(dir: string, records: readonly ResourceRecord[]): string[] {

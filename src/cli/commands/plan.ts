@@ -73,7 +73,7 @@ export const command: Command = {
     durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
     const out = lastValue(args, "--out");
 
-    const ws = await loadWorkspace(args);
+    const ws = await loadWorkspace(args, undefined, { remote: mode !== "destroy" });
     if (!("stack" in ws)) {
       if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(ws.diagnostics) });
       else io.diagnostics(ws.diagnostics);

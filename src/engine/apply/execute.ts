@@ -147,28 +147,39 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
   const planned = targeted ? new Set(plan.outputChanges.map((o) => o.name)) : null;
   const evaluated = evaluateOutputs(stack, input.variables, ctx.values, planned);
   const out: ApplyResult["outputs"] = {};
+  // What the store keeps as a seal (shown or not, `sensitive` above is what people see).
+  const sealed = new Set<string>();
   for (const name of stack.outputs.keys()) {
     const output = evaluated.get(name);
     const before = previous[name];
     if (output === undefined) {
-      if (before !== undefined) out[name] = { value: before.value, sensitive: before.sensitive };
+      if (before === undefined) continue;
+      out[name] = { value: before.value, sensitive: before.sensitive };
+      if (before.sensitive) sealed.add(name);
     } else if (output.error === undefined && !containsUnknown(output.value)) {
       out[name] = { value: output.value as KnownValue, sensitive: output.sensitive };
+      if (output.sealed) sealed.add(name);
     } else if (before !== undefined) {
       // Not known after this apply (a step failed or was skipped): keep what was stored. A
-      // sensitive one is stored as its seal, and sealing is idempotent, so the seal is kept as is.
-      // An output that became sensitive since is sealed now; a seal stays flagged as one.
+      // sealed one is stored as its seal, and sealing is idempotent, so the seal is kept as is.
+      // An output that is to be sealed since is sealed now; a seal stays flagged as one.
       out[name] = { value: before.value, sensitive: before.sensitive || output.sensitive };
+      if (before.sensitive || output.sealed) sealed.add(name);
     }
   }
   // An output the configuration no longer declares is deleted only by an untargeted apply.
   if (planned !== null)
-    for (const [name, kept] of Object.entries(previous)) if (!Object.hasOwn(out, name)) out[name] = { value: kept.value, sensitive: kept.sensitive };
+    for (const [name, kept] of Object.entries(previous)) {
+      if (Object.hasOwn(out, name)) continue;
+      out[name] = { value: kept.value, sensitive: kept.sensitive };
+      if (kept.sensitive) sealed.add(name);
+    }
   // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
   // from before stays as it is; sealing is idempotent).
   const stored: ApplyResult["outputs"] = {};
   for (const [name, o] of Object.entries(out))
-    stored[name] = o.sensitive && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : o;
+    stored[name] =
+      sealed.has(name) && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : { value: o.value, sensitive: false };
   await store.putOutputs(stored);
   return out;
 }

@@ -34,6 +34,7 @@ const configCodes = defineCodes("config", [
   "typecheck-failed",
   "backend-unsupported",
   "backend-invalid",
+  "remote-state-invalid",
 ]);
 
 /** The configuration loader's codes, `takoform.config/<name>` (its part of core's one table). */

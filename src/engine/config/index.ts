@@ -32,7 +32,9 @@
 //   provider `token`. `variablesOf(expr)` tells which variables flow into a value.
 // - `moved` and `removed` blocks are read (blocks/refactoring.ts) and checked against each other and
 //   the resources (refactoring-rules.ts); the plan applies them to state (plan/moves.ts).
-// - Refused with a diagnostic (and `config: null`): data, locals, module, check,
+// - `data.terraform_remote_state` (blocks/remote-state.ts) is another stack's outputs: its
+//   references are `DataExpr`s, inputs of the plan like variables (ResolvedVariables.remote).
+// - Refused with a diagnostic (and `config: null`): every other data source, locals, module, check,
 //   count, for_each, provisioner, connection, lifecycle conditions, variable validation, provider
 //   aliases or other providers, functions/operators/conditionals/splats/`for` in interpolations,
 //   `local.*`, references to undeclared resources or variables, self-references.
@@ -42,6 +44,7 @@
 
 export type {
   ContributionConfig,
+  DataExpr,
   Expression,
   ImportConfig,
   InterpolationExpr,
@@ -53,6 +56,8 @@ export type {
   OutputConfig,
   ProviderConfig,
   ReferenceExpr,
+  RemoteStateConfig,
+  RemoteStateValue,
   RemovedConfig,
   ResourceConfig,
   StackConfig,
@@ -76,7 +81,7 @@ export {
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
 export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";
 export { convertValue, parseTypeConstraint, TypeSyntaxError } from "./variables/type-constraint.ts";
-export { evaluate, EvaluationError, referencesOf, valueAtPath, variablesOf, type Resolver } from "./expression/evaluate.ts";
+export { evaluate, EvaluationError, referencesOf, remoteReferencesOf, valueAtPath, variablesOf, type Resolver } from "./expression/evaluate.ts";
 export { parseExpression } from "./expression/parse.ts";
 export { formatPath } from "./expression/traversal.ts";
 export { configEdges } from "./edges.ts";

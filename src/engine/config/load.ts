@@ -8,12 +8,13 @@ import { readImports } from "./blocks/imports.ts";
 import { readOutputs } from "./blocks/outputs.ts";
 import { readProvider } from "./blocks/provider.ts";
 import { readMoved, readRemoved } from "./blocks/refactoring.ts";
+import { readDataSources } from "./blocks/remote-state.ts";
 import { readResources } from "./blocks/resources.ts";
 import { readVariables } from "./blocks/variables.ts";
 import { configCode, describeResource, isPlainObject, Problems } from "./diagnostics.ts";
 import { checkRefactoring } from "./refactoring-rules.ts";
 import { readInputBytes, readStrictJson } from "./strict-read.ts";
-import { referencesOf, variablesOf } from "./expression/evaluate.ts";
+import { referencesOf, remoteReferencesOf, variablesOf } from "./expression/evaluate.ts";
 import type { Expression, ReferenceExpr, StackConfig } from "./types.ts";
 
 export interface LoadResult {
@@ -23,10 +24,6 @@ export interface LoadResult {
 }
 
 const REFUSED_BLOCKS: Record<string, { detail: string; repair: string }> = {
-  data: {
-    detail: "Data sources read external objects at plan time; takoform has no read-only lookups.",
-    repair: "Reference a managed resource's attribute instead, or pass the value in as a variable.",
-  },
   locals: {
     detail: "Local values are Terraform expressions evaluated by Terraform; takoform does not evaluate them.",
     repair: "Replace each TerraformLocal with a TypeScript constant.",
@@ -113,12 +110,17 @@ export function loadStackConfig(source: unknown, options: { file?: string } = {}
       case "terraform":
         config.backend = readTerraformSettings(block, problems);
         break;
+      case "data":
+        config.remoteStates = readDataSources(block, problems);
+        break;
       default: {
         const refused = REFUSED_BLOCKS[key];
         problems.error({
           code: configCode("unsupported-block"),
           summary: refused ? `\`${key}\` blocks are not supported` : `Unknown top-level block \`${key}\``,
-          detail: refused?.detail ?? "takoform reads resource, output, variable, provider, import, moved, removed and terraform blocks.",
+          detail:
+            refused?.detail ??
+            "takoform reads resource, output, variable, provider, import, moved, removed, terraform and data (terraform_remote_state) blocks.",
           repair: refused?.repair ?? `Remove the ${key} block.`,
         });
       }
@@ -175,6 +177,27 @@ function checkReferences(config: StackConfig, problems: Problems): void {
         ...(address ? { address } : {}),
         ...(attribute ? { attribute } : {}),
       });
+    }
+    // Another stack's values: a declared terraform_remote_state, and only its outputs.
+    for (const ref of remoteReferencesOf(expr)) {
+      const at = { ...(address ? { address } : {}), ...(attribute ? { attribute } : {}) };
+      if (!config.remoteStates?.has(ref.name)) {
+        problems.error({
+          code: configCode("undeclared-reference"),
+          summary: `${context} refers to ${ref.address}, which is not declared`,
+          detail: `\${${ref.text}} names no data.terraform_remote_state of this stack.`,
+          repair: "Synthesize the stack with cdktf, which declares the data source of every cross-stack reference.",
+          ...at,
+        });
+      } else if (ref.path[0] !== "outputs") {
+        problems.error({
+          code: configCode("unsupported-expression"),
+          summary: `${context} reads ${ref.address}${ref.path.length > 0 ? `.${String(ref.path[0])}` : ""}`,
+          detail: `\${${ref.text}}: of another stack's state takoform reads the outputs (${ref.address}.outputs.NAME), nothing else.`,
+          repair: "Read an output of the other stack: pass a value of that stack to this one in the app, as a cross-stack reference.",
+          ...at,
+        });
+      }
     }
   };
 

@@ -2,7 +2,7 @@
 // at load time; nothing here is evaluated until the engine supplies values (evaluate.ts).
 
 import type { BackendConfig } from "../../state/index.ts";
-import type { KnownValue } from "../../core/index.ts";
+import type { KnownValue, Value } from "../../core/index.ts";
 import type { AttributePath } from "../../provider/index.ts";
 
 // ---- expressions ----
@@ -31,7 +31,23 @@ export interface VariableExpr {
   text: string;
 }
 
-export type InterpolationExpr = ReferenceExpr | VariableExpr;
+/**
+ * `${data.terraform_remote_state.NAME.outputs.X}`: a value of another stack's state, read before
+ * the stack is planned (a cross-stack reference, docs/stacks.md). Like a variable it is an input of
+ * the plan, not a resource of this stack: it adds no edge to the resource graph.
+ */
+export interface DataExpr {
+  kind: "data";
+  /** The data source's name (`NAME`). */
+  name: string;
+  /** `data.terraform_remote_state.NAME` */
+  address: string;
+  /** The path inside the data source's value: `["outputs", "X", …]`. */
+  path: AttributePath;
+  text: string;
+}
+
+export type InterpolationExpr = ReferenceExpr | VariableExpr | DataExpr;
 
 /** A string mixing literal text and interpolations; evaluates to a string. */
 export interface TemplateExpr {
@@ -54,7 +70,7 @@ export interface ObjectExpr {
  * variable), so it evaluates to the referenced value with its own type — cdktf renders a number
  * reference as `"${type.name.replicas}"`.
  */
-export type Expression = LiteralExpr | ReferenceExpr | VariableExpr | TemplateExpr | ListExpr | ObjectExpr;
+export type Expression = LiteralExpr | ReferenceExpr | VariableExpr | DataExpr | TemplateExpr | ListExpr | ObjectExpr;
 
 // ---- blocks ----
 
@@ -159,6 +175,39 @@ export interface RemovedConfig {
   index: number;
 }
 
+/**
+ * A `data.terraform_remote_state` block: another stack's outputs, read from that stack's state
+ * (cdktf writes one per producing stack of a cross-stack reference).
+ */
+export interface RemoteStateConfig {
+  name: string;
+  /** `data.terraform_remote_state.NAME` */
+  address: string;
+  /** The producer's backend, as its own `terraform.backend` names it (`local` or `pg`). */
+  backend: BackendConfig;
+  /**
+   * The workspace read: a name, or null for the consumer's own (`${terraform.workspace}`, which cdktf
+   * writes). Absent means `default`, as in Terraform.
+   */
+  workspace: string | null;
+  /** Values for outputs the state does not record (Terraform's `defaults`). */
+  defaults: Record<string, KnownValue>;
+}
+
+/** What a `terraform_remote_state` read: the producing stack's outputs (engine/remote-state.ts). */
+export interface RemoteStateValue {
+  /** The stack whose state it is, when known. */
+  stack?: string;
+  /** Where it was read, for messages (never with a password). */
+  describe: string;
+  /** Output name → value; an unknown (of the producing stack) where the producer's plan does not know it yet. */
+  outputs: Record<string, Value>;
+  /** Outputs the state keeps only as a seal (a secret flows into them): a reference to one is refused. */
+  sealed: ReadonlySet<string>;
+  /** The state does not exist yet: nothing was applied there. */
+  missing: boolean;
+}
+
 export interface StackConfig {
   /** The file read, when loaded from disk. */
   file?: string;
@@ -176,4 +225,6 @@ export interface StackConfig {
   removed: RemovedConfig[];
   /** `terraform.backend`: where state lives; null when the stack names none (the default local file). */
   backend?: BackendConfig | null;
+  /** `data.terraform_remote_state` blocks by name (absent: none). */
+  remoteStates?: Map<string, RemoteStateConfig>;
 }

@@ -84,7 +84,11 @@ export function withoutLiteralToken(document: string): string {
   return changed ? JSON.stringify(parsed, null, 2) : document;
 }
 
-/** Removes the password from a pg backend's conn_str (the rest names the state, and stays). */
+/**
+ * Removes the password from a pg backend's conn_str (the rest names the state, and stays), and
+ * from each `data.terraform_remote_state` that repeats one (cdktf copies the producer's backend
+ * block, password included, into the consumer).
+ */
 export function withoutBackendPassword(document: string): string {
   let parsed: unknown;
   try {
@@ -92,12 +96,21 @@ export function withoutBackendPassword(document: string): string {
   } catch {
     return document;
   }
-  const pg = ((parsed as Record<string, unknown>)["terraform"] as { backend?: { pg?: Record<string, unknown> } } | undefined)?.backend?.pg;
-  if (pg === undefined || pg === null || typeof pg !== "object" || typeof pg["conn_str"] !== "string") return document;
-  const redacted = redactConnStr(pg["conn_str"]);
-  if (redacted === pg["conn_str"]) return document;
-  pg["conn_str"] = redacted;
-  return JSON.stringify(parsed, null, 2);
+  const root = parsed as Record<string, unknown>;
+  const blocks: unknown[] = [(root["terraform"] as { backend?: { pg?: unknown } } | undefined)?.backend?.pg];
+  const remote = (root["data"] as { terraform_remote_state?: Record<string, { backend?: unknown; config?: unknown }> } | undefined)?.terraform_remote_state;
+  if (remote !== null && typeof remote === "object") for (const source of Object.values(remote)) if (source?.backend === "pg") blocks.push(source.config);
+  let changed = false;
+  for (const pg of blocks) {
+    if (pg === undefined || pg === null || typeof pg !== "object") continue;
+    const settings = pg as Record<string, unknown>;
+    if (typeof settings["conn_str"] !== "string") continue;
+    const redacted = redactConnStr(settings["conn_str"]);
+    if (redacted === settings["conn_str"]) continue;
+    settings["conn_str"] = redacted;
+    changed = true;
+  }
+  return changed ? JSON.stringify(parsed, null, 2) : document;
 }
 
 export function encodePlanFile(saved: Omit<SavedPlan, "sensitiveVariables" | "variables"> & { variables: ResolvedVariables }): string {

@@ -4,12 +4,12 @@
 // the targets cover are planned (targets.ts); the others are not evaluated, and their recorded
 // values stay as they are.
 
-import type { Diagnostic, KnownValue, Value } from "../../core/index.ts";
+import { isUnknown, type Diagnostic, type KnownValue, type Value } from "../../core/index.ts";
 import { sameAsStored } from "../../secrets/index.ts";
 import type { StoredOutput } from "../../state/index.ts";
 import type { ResolvedVariables } from "../config/variables/resolve.ts";
 import type { StackConfig } from "../config/types.ts";
-import { evaluateOutputs, type ResourceValues } from "../evaluate.ts";
+import { evaluateOutputs, type EvaluatedOutput, type ResourceValues } from "../evaluate.ts";
 import { containsUnknown } from "../values.ts";
 import type { OutputChange } from "../plan-data.ts";
 
@@ -32,7 +32,7 @@ export function planOutputs(
 ): OutputPlan {
   const changes: OutputChange[] = [];
   const diagnostics: Diagnostic[] = [];
-  const evaluated = destroy ? new Map<string, { value: Value; sensitive: boolean; error?: Diagnostic }>() : evaluateOutputs(stack, variables, values, only);
+  const evaluated = destroy ? new Map<string, EvaluatedOutput>() : evaluateOutputs(stack, variables, values, only);
   const result = new Map<string, { value: Value; sensitive: boolean }>();
   for (const [name, output] of evaluated) {
     if (output.error !== undefined) {
@@ -47,14 +47,16 @@ export function planOutputs(
     let actions: OutputChange["actions"];
     if (before === undefined) actions = ["create"];
     else if (unknown) actions = ["update"];
-    else actions = sameAsStored(before.value, after!, lineage) && before.sensitive === output.sensitive ? ["no-op"] : ["update"];
+    else actions = sameAsStored(before.value, after!, lineage) && before.sensitive === output.sealed ? ["no-op"] : ["update"];
     changes.push({
       name,
       actions,
       before: before === undefined ? undefined : sensitive ? null : before.value,
       after,
       afterUnknown: unknown,
+      ...(isUnknown(output.value) && output.value.stack !== undefined ? { unknownFrom: output.value.stack } : {}),
       sensitive,
+      ...(output.sealed ? { sealed: true as const } : {}),
     });
   }
   for (const name of Object.keys(stored).sort()) {

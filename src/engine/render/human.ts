@@ -213,7 +213,13 @@ function outputLine(o: OutputChange, width: number): string {
   const key = `  ${symbol} ${o.name.padEnd(width)} = `;
   const indent = "    ";
   const before = o.before === undefined ? "null" : formatValue(o.before, indent);
-  const after = o.afterUnknown ? KNOWN_AFTER_APPLY : o.after === undefined ? "null" : formatValue(o.after, indent);
+  const after = o.afterUnknown
+    ? o.unknownFrom !== undefined
+      ? `(known after apply of stack ${o.unknownFrom})`
+      : KNOWN_AFTER_APPLY
+    : o.after === undefined
+      ? "null"
+      : formatValue(o.after, indent);
   if (o.sensitive) return `${key}${SENSITIVE_VALUE}${action === "delete" ? " -> null" : ""}`;
   if (action === "create") return `${key}${after}`;
   if (action === "delete") return `${key}${before} -> null`;

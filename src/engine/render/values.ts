@@ -16,7 +16,8 @@ export interface RenderContext {
 
 /** A scalar or collection written the way HCL shows it, over as many lines as it needs. */
 export function formatValue(value: Value, indent: string): string {
-  if (isUnknown(value)) return KNOWN_AFTER_APPLY;
+  // "(known after apply)", or "(known after apply of stack A)" for another stack's value.
+  if (isUnknown(value)) return value.toString();
   // A seal stands for a secret: shown as Terraform shows one, never as its digest.
   if (isSealedSensitive(value)) return SENSITIVE_VALUE;
   if (value === null) return "null";

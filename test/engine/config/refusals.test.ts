@@ -27,7 +27,7 @@ function refused(document: unknown): Diagnostic[] {
 
 describe("top-level blocks", () => {
   const blocks: [string, unknown, RegExp][] = [
-    ["data", { takoform_thing: { x: { name: "x" } } }, /read-only lookups/],
+    ["data", { takoform_thing: { x: { name: "x" } } }, /reads one kind only, terraform_remote_state/],
     ["locals", { a: "b" }, /TypeScript constant/],
     ["module", { m: { source: "./m" } }, /constructs/],
     ["check", { c: { assert: [] } }, /assertions/],

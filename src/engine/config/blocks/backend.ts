@@ -17,7 +17,16 @@ const CAMEL: Record<string, string> = {
   skip_index_creation: "skipIndexCreation",
 };
 
-export function readBackend(block: unknown, problems: Problems): BackendConfig | null {
+/**
+ * `{ TYPE: { settings } }` → the backend's configuration; null (after reporting) when it cannot be
+ * used. `settingsAt` names where the settings are written, for messages (a `terraform_remote_state`
+ * repeats a producer's backend in its `config`).
+ */
+export function readBackend(
+  block: unknown,
+  problems: Problems,
+  settingsAt: (type: string) => string = (type) => `terraform.backend.${type}`,
+): BackendConfig | null {
   const supported = SUPPORTED_BACKENDS.map((t) => `"${t}"`).join(" and ");
   if (!isPlainObject(block) || Object.keys(block).length !== 1) {
     problems.error({
@@ -44,16 +53,16 @@ export function readBackend(block: unknown, problems: Problems): BackendConfig |
   if (!isPlainObject(settings)) {
     problems.error({
       code: configCode("backend-invalid"),
-      summary: `terraform.backend.${type} must be an object of settings`,
+      summary: `${settingsAt(type)} must be an object of settings`,
       repair: "Synthesize the stack with cdktf.",
-      attribute: `terraform.backend.${type}`,
+      attribute: settingsAt(type),
     });
     return null;
   }
   const config: Record<string, unknown> = { type };
   let ok = true;
   for (const [key, value] of Object.entries(settings)) {
-    const attribute = `terraform.backend.${type}.${key}`;
+    const attribute = `${settingsAt(type)}.${key}`;
     const kind = members[key];
     if (kind === undefined) {
       problems.error({

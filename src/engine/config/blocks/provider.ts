@@ -72,8 +72,8 @@ export function readProvider(block: unknown, problems: Problems): ProviderConfig
       if (refersToResources(expr)) {
         problems.error({
           code: configCode("unsupported-expression"),
-          summary: `The takoform provider's ${key} refers to a resource`,
-          detail: "The provider is configured before any resource exists, so its arguments may use only literals and variables.",
+          summary: `The takoform provider's ${key} refers to a resource or another stack's output`,
+          detail: "The provider is configured before anything is read or planned, so its arguments may use only literals and variables.",
           repair: "Use a literal, a variable, or the TAKOFORM_* environment variables.",
           attribute: key,
         });
@@ -90,9 +90,10 @@ function refersToResources(expr: Expression): boolean {
     case "variable":
       return false;
     case "reference":
+    case "data":
       return true;
     case "template":
-      return expr.parts.some((part) => typeof part !== "string" && part.kind === "reference");
+      return expr.parts.some((part) => typeof part !== "string" && part.kind !== "variable");
     case "list":
       return expr.items.some(refersToResources);
     case "object":

@@ -342,7 +342,9 @@ function readReplaceTriggeredBy(value: unknown, address: string, where: string, 
     );
     if (ref === null) continue;
     if (ref.kind !== "reference") {
-      fail(`${JSON.stringify(item)} is a variable; replace_triggered_by takes resources or their attributes.`);
+      fail(
+        `${JSON.stringify(item)} is ${ref.kind === "data" ? "another stack's output" : "a variable"}; replace_triggered_by takes resources or their attributes.`,
+      );
       continue;
     }
     refs.push(ref);

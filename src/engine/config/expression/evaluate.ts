@@ -4,7 +4,7 @@
 
 import { UNKNOWN, Unknown, type Value } from "../../../core/index.ts";
 import type { AttributePath } from "../../../provider/index.ts";
-import type { Expression, InterpolationExpr, ReferenceExpr, VariableExpr } from "../types.ts";
+import type { DataExpr, Expression, InterpolationExpr, ReferenceExpr, VariableExpr } from "../types.ts";
 import { formatPath } from "./traversal.ts";
 
 /** Supplies the value of a reference or variable; undefined when it does not exist. */
@@ -16,6 +16,8 @@ export class EvaluationError extends Error {
   constructor(
     readonly ref: InterpolationExpr | null,
     message: string,
+    /** How to repair it, when the resolver knows better than the general advice. */
+    readonly repair?: string,
   ) {
     super(message);
   }
@@ -27,10 +29,13 @@ export function evaluate(expr: Expression, resolve: Resolver): Value {
       return expr.value;
     case "reference":
     case "variable":
+    case "data":
       return resolveOrFail(expr, resolve);
     case "template": {
       let out = "";
-      let unknown = false;
+      // The template is unknown as a whole when a part is; it keeps the part's stack when every
+      // unknown part is the same stack's (docs/stacks.md).
+      let unknown: Unknown | null = null;
       for (const part of expr.parts) {
         if (typeof part === "string") {
           out += part;
@@ -38,12 +43,12 @@ export function evaluate(expr: Expression, resolve: Resolver): Value {
         }
         const value = resolveOrFail(part, resolve);
         if (value instanceof Unknown) {
-          unknown = true; // keep going: a later part may still be an error worth reporting
+          unknown = unknown === null || unknown === value ? value : UNKNOWN; // keep going: a later part may still be an error worth reporting
           continue;
         }
         out += templateText(part, value);
       }
-      return unknown ? UNKNOWN : out;
+      return unknown ?? out;
     }
     case "list":
       return expr.items.map((item) => evaluate(item, resolve));
@@ -58,7 +63,12 @@ export function evaluate(expr: Expression, resolve: Resolver): Value {
 function resolveOrFail(ref: InterpolationExpr, resolve: Resolver): Value {
   const value = resolve(ref);
   if (value === undefined) {
-    const what = ref.kind === "variable" ? `variable "${ref.name}"` : ref.path.length ? `attribute ${formatPath(ref.path)} of ${ref.address}` : ref.address;
+    const what =
+      ref.kind === "variable"
+        ? `variable "${ref.name}"`
+        : ref.path.length
+          ? `${ref.kind === "reference" ? "attribute " : ""}${formatPath(ref.path)} of ${ref.address}`
+          : ref.address;
     throw new EvaluationError(ref, `\${${ref.text}} refers to ${what}, which does not exist`);
   }
   return value;
@@ -73,14 +83,14 @@ function templateText(ref: InterpolationExpr, value: Value): string {
 }
 
 /**
- * The value at `path` inside `value`: undefined when a step does not exist, UNKNOWN as soon as
- * the walk meets an unknown (everything inside an unknown is unknown too).
+ * The value at `path` inside `value`: undefined when a step does not exist, the unknown itself as
+ * soon as the walk meets one (everything inside an unknown is unknown too).
  */
 export function valueAtPath(value: Value | undefined, path: AttributePath): Value | undefined {
   let current: Value | undefined = value;
   for (const step of path) {
     if (current === undefined) return undefined;
-    if (current instanceof Unknown) return UNKNOWN;
+    if (current instanceof Unknown) return current;
     if (typeof step === "number") {
       if (!Array.isArray(current) || step >= current.length) return undefined;
       current = current[step];
@@ -101,6 +111,15 @@ export function referencesOf(expr: Expression): ReferenceExpr[] {
   return out;
 }
 
+/** Every reference to another stack's output (`data.terraform_remote_state`) inside the expression, in source order. */
+export function remoteReferencesOf(expr: Expression): DataExpr[] {
+  const out: DataExpr[] = [];
+  collect(expr, (ref) => {
+    if (ref.kind === "data") out.push(ref);
+  });
+  return out;
+}
+
 /** Every variable reference inside the expression, in source order. */
 export function variablesOf(expr: Expression): VariableExpr[] {
   const out: VariableExpr[] = [];
@@ -116,6 +135,7 @@ function collect(expr: Expression, visit: (ref: InterpolationExpr) => void): voi
       return;
     case "reference":
     case "variable":
+    case "data":
       visit(expr);
       return;
     case "template":

@@ -18,7 +18,7 @@ export interface ExpressionIssue {
 export type IssueSink = (issue: ExpressionIssue) => void;
 
 const NOT_EVALUATED =
-  "takoform evaluates references to resource attributes (`${type.name.attribute}`) and input variables (`${var.name}`) in configuration, and nothing else: it does not run Terraform functions, operators or other expressions.";
+  "takoform evaluates references to resource attributes (`${type.name.attribute}`), input variables (`${var.name}`) and other stacks' outputs (`${data.terraform_remote_state.name.outputs.x}`) in configuration, and nothing else: it does not run Terraform functions, operators or other expressions.";
 
 const ROOT_REFUSALS: Record<string, { summary: string; repair: string }> = {
   local: {
@@ -27,7 +27,8 @@ const ROOT_REFUSALS: Record<string, { summary: string; repair: string }> = {
   },
   data: {
     summary: "Data sources are not supported",
-    repair: "Reference a managed resource's attribute instead, or pass the value in as a variable.",
+    repair:
+      "Reference a managed resource's attribute instead, or pass the value in as a variable; another stack's values are read through cdktf's cross-stack references (data.terraform_remote_state).",
   },
   module: {
     summary: "Terraform modules are not supported",
@@ -137,6 +138,11 @@ export function parseInterpolation(source: string, onIssue: IssueSink, path: str
         "Compute the value in TypeScript before synthesis (cdktf's Fn.* helpers and operators render Terraform expressions; use plain TypeScript values instead), or reference an attribute directly.",
     });
     return null;
+  }
+  // The one data source takoform reads: another stack's state (a cross-stack reference).
+  const [kind, name] = traversal.steps;
+  if (traversal.root === "data" && kind === "terraform_remote_state" && typeof name === "string") {
+    return { kind: "data", name, address: `data.terraform_remote_state.${name}`, path: traversal.steps.slice(2), text };
   }
   const refusal = ROOT_REFUSALS[traversal.root];
   if (refusal) {

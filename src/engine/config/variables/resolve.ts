@@ -10,7 +10,7 @@
 
 import type { Diagnostic, KnownValue } from "../../../core/index.ts";
 import { configCode, Problems } from "../diagnostics.ts";
-import type { VariableConfig } from "../types.ts";
+import type { RemoteStateValue, VariableConfig } from "../types.ts";
 import { readStrictJson } from "../strict-read.ts";
 import { convertValue, isStructured } from "./type-constraint.ts";
 import type { VarFile } from "./var-file.ts";
@@ -33,6 +33,12 @@ export interface ResolvedVariables {
   /** Where each value came from, for `plan` output ("from TF_VAR_region"). */
   sources: Map<string, VariableSource>;
   diagnostics: Diagnostic[];
+  /**
+   * What each `data.terraform_remote_state` of the stack read, by name: another stack's outputs,
+   * from its state or from its plan in the same run (engine/remote-state.ts). Inputs of the plan
+   * like the variables, so every evaluation sees them. Absent: not read (a destroy reads none).
+   */
+  remote?: ReadonlyMap<string, RemoteStateValue>;
 }
 
 export function resolveVariables(variables: ReadonlyMap<string, VariableConfig>, inputs: VariableInputs = {}): ResolvedVariables {
