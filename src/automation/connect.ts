@@ -124,6 +124,24 @@ export interface ConnectOptions {
    * for (two first runs at once: issue 26, item 4). Never less than HOST_LOCK_GRACE_MS.
    */
   hostWaitMs?: number;
+  /** The embedded host shared by the stacks of one command (closed by it, not by this connection). */
+  shared?: SharedEmbeddedHost;
+}
+
+/** The embedded host as opened: in this process, or served over HTTP by the process that holds its data. */
+type EmbeddedOpened = { host: LocalHost } | { served: string; devToken: string };
+
+/**
+ * One embedded host for the several stacks of one command (stacks-open.ts): the host locks its
+ * data directory to one process, so every stack's connection shares the one the first opened,
+ * and the command closes it once every connection is closed.
+ */
+export class SharedEmbeddedHost {
+  opened: Promise<EmbeddedOpened> | undefined;
+  async close(): Promise<void> {
+    const opened = await this.opened?.catch(() => undefined);
+    if (opened !== undefined && "host" in opened) await opened.host.close();
+  }
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -158,6 +176,32 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   const dataDir = join(options.projectDir, ".takoform", "host");
   let servedBy: string | undefined;
 
+  // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
+  // run releases it, a few milliseconds before that process has closed the embedded host: a
+  // held data directory is therefore retried for a short grace period before it is an error.
+  const openEmbedded = async (): Promise<EmbeddedOpened> => {
+    const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
+    const deadline = Date.now() + Math.max(HOST_LOCK_GRACE_MS, options.hostWaitMs ?? 0);
+    for (;;) {
+      try {
+        // The embedded host serves its data's lanes, plus the one this project needs: the pinned
+        // lane, or the one its state was written under.
+        const needed = [...(settings.lane !== null ? [settings.lane] : []), ...(options.stateLane !== undefined ? [options.stateLane] : [])];
+        return { host: await LocalHost.open({ data: dataDir, includeLanes: needed, log: (line) => process.stderr.write(`${line}\n`) }) };
+      } catch (error) {
+        if (!(error instanceof DataDirLockedError)) throw error;
+        const served = servedEndpoint(dataDir);
+        if (served?.devToken === true) return { served: served.url, devToken: DEV_TOKEN.token };
+        if (Date.now() >= deadline) {
+          throw new Error(
+            `the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`,
+          );
+        }
+        await delay(50);
+      }
+    }
+  };
+
   const connect = async (): Promise<HostClient> => {
     const lanes = {
       ...(settings.lane !== null ? { lane: settings.lane } : {}),
@@ -167,36 +211,16 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
       client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}), ...lanes });
       return client;
     }
-    // A command that waited for the state lock (--lock-timeout) gets it the moment the previous
-    // run releases it, a few milliseconds before that process has closed the embedded host: a
-    // held data directory is therefore retried for a short grace period before it is an error.
-    const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
-    const deadline = Date.now() + Math.max(HOST_LOCK_GRACE_MS, options.hostWaitMs ?? 0);
-    for (;;) {
-      try {
-        // The embedded host serves its data's lanes, plus the one this project needs: the pinned
-        // lane, or the one its state was written under.
-        const needed = [...(settings.lane !== null ? [settings.lane] : []), ...(options.stateLane !== undefined ? [options.stateLane] : [])];
-        embedded = await LocalHost.open({ data: dataDir, includeLanes: needed, log: (line) => process.stderr.write(`${line}\n`) });
-        break;
-      } catch (error) {
-        if (!(error instanceof DataDirLockedError)) throw error;
-        const served = servedEndpoint(dataDir);
-        if (served?.devToken === true) {
-          servedBy = served.url;
-          presentedToken = settings.token ?? DEV_TOKEN.token;
-          client = await HostClient.connect({ endpoint: served.url, token: presentedToken, ...lanes });
-          return client;
-        }
-        if (Date.now() >= deadline) {
-          throw new Error(
-            `the embedded local host's data directory ${dataDir} is in use by another takoform process (${error.message}); wait for it to finish, or serve the host once with \`takoform host serve\` and set TAKOFORM_ENDPOINT`,
-          );
-        }
-        await delay(50);
-      }
+    const opened = options.shared !== undefined ? await (options.shared.opened ??= openEmbedded()) : await openEmbedded();
+    if ("served" in opened) {
+      servedBy = opened.served;
+      presentedToken = settings.token ?? opened.devToken;
+      client = await HostClient.connect({ endpoint: opened.served, token: presentedToken, ...lanes });
+      return client;
     }
-    const host = embedded;
+    if (options.shared === undefined) embedded = opened.host;
+    const host = opened.host;
+    const { DEV_TOKEN } = await import("../host/index.ts");
     presentedToken = settings.token ?? DEV_TOKEN.token;
     client = await HostClient.connect({
       endpoint: IN_PROCESS_URL,

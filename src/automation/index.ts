@@ -12,12 +12,15 @@
 //   connect.ts        the provider for a stack: host, space, token, lane, registry; the embedded host
 //   session.ts        state, connection and host identity opened together
 //   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
+//   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
+export { AppOutlines, readRemoteState, readRemoteStates, remoteReadsOf, type RemoteRead } from "./remote-reads.ts";
 export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, stateTarget, unavailable, type StateTarget } from "./state-access.ts";
 export { describeIdentity, legacyRecordPath, previousBackend, readRecordAt, samePlace, specOf, stateFileInUse, writeBackendRecord } from "./backend-record.ts";
 export { legacyStatePath } from "./legacy-state.ts";
 export { damageDiagnostic } from "./state-damage.ts";
-export { ConnectError, connectProvider, type Connection, type ConnectOptions } from "./connect.ts";
+export { ConnectError, connectProvider, SharedEmbeddedHost, type Connection, type ConnectOptions } from "./connect.ts";
 export { openSession, type Session } from "./session.ts";
 export { applyStack, planStack, type RunWiring, type StackPlan, type StackRun } from "./run.ts";
+export { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";

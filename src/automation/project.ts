@@ -62,6 +62,11 @@ export interface StackSource {
    * (remote-reads.ts; default true). False for a destroy, which evaluates no configuration.
    */
   remote?: boolean;
+  /**
+   * One stack of several (automation/stacks-open.ts): values given for variables the stack does
+   * not declare are left out, not refused (they are another stack's).
+   */
+  declaredOnly?: boolean;
 }
 
 /**
@@ -122,7 +127,13 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
     else diagnostics.push(read.diagnostic);
   }
   if (hasErrors(diagnostics)) return { diagnostics };
-  let variables = resolveVariables(stack.variables, { values: { ...(fromDocument?.variables ?? {}), ...(source.values ?? {}) }, files, env });
+  let values: Record<string, KnownValue> = { ...(fromDocument?.variables ?? {}), ...(source.values ?? {}) };
+  if (source.declaredOnly === true) {
+    const declared = (name: string): boolean => stack.variables.has(name);
+    values = Object.fromEntries(Object.entries(values).filter(([name]) => declared(name)));
+    for (const [i, file] of files.entries()) files[i] = { ...file, values: Object.fromEntries(Object.entries(file.values).filter(([name]) => declared(name))) };
+  }
+  let variables = resolveVariables(stack.variables, { values, files, env });
   diagnostics.push(...variables.diagnostics);
   if (hasErrors(variables.diagnostics)) return { diagnostics };
   if (source.remote !== false && (stack.remoteStates?.size ?? 0) > 0) {

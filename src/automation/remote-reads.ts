@@ -10,7 +10,7 @@
 
 import { basename, resolve } from "node:path";
 import type { Diagnostic } from "../core/index.ts";
-import { engineCode, remoteFromState } from "../engine/index.ts";
+import { engineCode, remoteFromState, type StackRead } from "../engine/index.ts";
 import {
   readStackOutline,
   type AppStacks,
@@ -32,10 +32,7 @@ import {
 import { openReader, stateTarget, unavailable } from "./state-access.ts";
 
 /** A `terraform_remote_state` of a stack, with the stack of the app whose state it reads (null: none of them). */
-export interface RemoteRead {
-  source: RemoteStateConfig;
-  producer: string | null;
-}
+export type RemoteRead = StackRead;
 
 /** The app's other stacks' outlines, read once per command. */
 export class AppOutlines {

@@ -16,7 +16,7 @@ import {
   type StateSnapshot,
 } from "../engine/index.ts";
 import type { HostBinding, StateReader, StoredOutput } from "../state/index.ts";
-import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import { ConnectError, connectProvider, type Connection, type SharedEmbeddedHost } from "./connect.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession } from "./session.ts";
 import { openReader, openStore } from "./state-access.ts";
@@ -29,6 +29,8 @@ export interface RunWiring {
   env?: NodeJS.ProcessEnv;
   /** Notices about the connection (a project registry shadowing bundled types), before the run. */
   onNotice?: (notice: string) => void;
+  /** The embedded host shared by the stacks of one multi-stack run (stacks-open.ts). */
+  shared?: SharedEmbeddedHost;
 }
 
 /** An apply, destroy or refresh as the engine reports it, and the outputs state holds after it. */
@@ -46,6 +48,7 @@ export async function applyStack(loaded: LoadedStack, options: ApplyRunOptions, 
   const session = await openSession(loaded, {
     ...(wiring.hostWaitMs !== undefined ? { hostWaitMs: wiring.hostWaitMs } : {}),
     ...(wiring.env !== undefined ? { env: wiring.env } : {}),
+    ...(wiring.shared !== undefined ? { shared: wiring.shared } : {}),
   });
   if (!("store" in session)) return session;
   const { store, connection, host } = session;
@@ -94,6 +97,7 @@ export async function planStack(
       variables: loaded.variables,
       ...(stateLane !== undefined ? { stateLane } : {}),
       ...(wiring.env !== undefined ? { env: wiring.env } : {}),
+      ...(wiring.shared !== undefined ? { shared: wiring.shared } : {}),
     });
     for (const notice of connection.notices) wiring.onNotice?.(notice);
     const state = reader !== null ? await readSnapshot(reader) : { lineage: "", serial: 0, records: [], outputs: {} };

@@ -6,7 +6,7 @@
 
 import type { Diagnostic, LaneName } from "../core/index.ts";
 import type { HostBinding, StateStore } from "../state/index.ts";
-import { ConnectError, connectProvider, type Connection } from "./connect.ts";
+import { ConnectError, connectProvider, type Connection, type SharedEmbeddedHost } from "./connect.ts";
 import { recordedLane } from "../engine/index.ts";
 import { openStore } from "./state-access.ts";
 import type { LoadedStack } from "./project.ts";
@@ -26,8 +26,8 @@ export interface Session {
  * stack's provider block come from (TAKOFORM_ENDPOINT, …; process.env by default).
  */
 export async function openSession(
-  ws: LoadedStack,
-  options: { lane?: LaneName; hostWaitMs?: number; env?: NodeJS.ProcessEnv } = {},
+  ws: Pick<LoadedStack, "projectDir" | "state" | "stack" | "variables">,
+  options: { lane?: LaneName; hostWaitMs?: number; env?: NodeJS.ProcessEnv; shared?: SharedEmbeddedHost } = {},
 ): Promise<Session | { diagnostics: Diagnostic[] }> {
   const opened = await openStore(ws.state);
   if (!("store" in opened)) return opened;
@@ -43,6 +43,7 @@ export async function openSession(
       ...(options.lane !== undefined ? { lane: options.lane } : {}),
       ...(options.hostWaitMs !== undefined ? { hostWaitMs: options.hostWaitMs } : {}),
       ...(options.env !== undefined ? { env: options.env } : {}),
+      ...(options.shared !== undefined ? { shared: options.shared } : {}),
     });
     const host = await connection.identity(store.lineage);
     return { store, connection, host };

@@ -3,6 +3,7 @@
 // interrupted writes, plans, asks, applies and reports as it goes — then report. The engine
 // decides and counts; this file only renders what it reports (engine/render).
 
+import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
 import {
@@ -27,8 +28,10 @@ import {
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { applyStack, restoreConnStr } from "../automation/index.ts";
-import { enterProject, boolFlag, confirm, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
+import { Approval, Interrupts } from "./approval.ts";
+import { oneStackOnly, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
 export type ApplyKind = RunKind;
 
@@ -46,6 +49,8 @@ interface FlowOptions {
   refresh: boolean;
   /** `-input=false`: never ask; without --auto-approve a plan with changes is then refused. */
   input: boolean;
+  /** The stacks named (positionally and with --stack): several run through stacks-flow.ts. */
+  patterns: string[];
 }
 
 export async function applyFlow(kind: ApplyKind, argv: string[], usageText: string): Promise<number> {
@@ -53,6 +58,12 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   if (options === "help") {
     process.stdout.write(`${usageText}\n`);
     return 0;
+  }
+  if (kind !== "refresh" && severalStacks(options.patterns)) {
+    oneStackOnly(options.args, ["--target", "--replace", "--config"]);
+    if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))
+      throw new CliUsageError(`--${options.mode} applies to one stack; name one stack (--stack NAME) to use it`);
+    return stacksFlow({ ...options, kind });
   }
   const io = new Console(options.args);
   const saved = await loadSavedPlan(options.planFile);
@@ -114,7 +125,12 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
 export function applyFlags(kind: ApplyKind): FlagSpec {
   return flagSpec(PROJECT_FLAGS, LOCK_FLAGS, {
     values: ["--target", "--parallelism", ...(kind === "apply" ? ["--replace"] : [])],
-    switches: ["--auto-approve", "--refresh", ...(kind === "apply" ? ["--destroy", "--refresh-only"] : [])],
+    switches: [
+      "--auto-approve",
+      "--refresh",
+      ...(kind === "apply" ? ["--destroy", "--refresh-only"] : []),
+      ...(kind === "destroy" ? ["--ignore-missing-stack-dependencies"] : []),
+    ],
   });
 }
 
@@ -123,8 +139,13 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
   const args: ParsedArgs = parseArgs(argv, applyFlags(kind));
   if (args.switches.has("--help")) return "help";
   enterProject(args);
-  if (args.positionals.length > (kind === "apply" ? 1 : 0)) throw new CliUsageError(`unexpected argument ${args.positionals[kind === "apply" ? 1 : 0]}`);
-  const planFile = kind === "apply" ? args.positionals[0] : undefined;
+  // `apply FILE` applies a saved plan; any other argument of apply and destroy names a stack.
+  const first = args.positionals[0];
+  const planFile = kind === "apply" && first !== undefined && isFile(first) ? first : undefined;
+  if (kind === "refresh" && first !== undefined) throw new CliUsageError(`unexpected argument ${first}`);
+  if (planFile !== undefined && args.positionals.length > 1)
+    throw new CliUsageError(`unexpected argument ${args.positionals[1]}: a saved plan is applied alone`);
+  const patterns = planFile !== undefined ? stackPatterns(args, []) : stackPatterns(args);
   let mode: PlanMode = kind === "destroy" ? "destroy" : kind === "refresh" ? "refresh-only" : "normal";
   if (kind === "apply") {
     if (args.switches.has("--destroy") && args.switches.has("--refresh-only")) throw new CliUsageError("--destroy and --refresh-only cannot be combined");
@@ -144,6 +165,7 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     // -input=false: never ask. Without --auto-approve, a plan with changes is then refused as
     // Terraform refuses one it cannot ask about (docs/cli.md).
     input: boolFlag(args, "--input", true),
+    patterns,
   };
   if (mode !== "normal" && options.replace.length > 0)
     throw new CliUsageError(`--replace cannot be combined with --${mode === "destroy" ? "destroy" : "refresh-only"}`);
@@ -153,6 +175,14 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     );
   }
   return options;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 async function loadSavedPlan(file: string | undefined): Promise<SavedPlan | PlanFileError | undefined> {
@@ -208,89 +238,6 @@ class RunDisplay {
   close(): void {
     this.printer?.close();
     this.live?.close();
-  }
-}
-
-/** Ctrl-C: the first stops new steps (the running ones finish and are recorded), the second exits. */
-class Interrupts {
-  count = 0;
-  /** While the approval prompt waits, Ctrl-C is its answer (a no), not an interrupt of the run. */
-  prompting = false;
-  private readonly onInterrupt = (): void => {
-    if (this.prompting) return;
-    this.count++;
-    if (this.count === 1) {
-      this.io.err(
-        "\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).",
-      );
-    } else {
-      process.exit(130);
-    }
-  };
-
-  constructor(private readonly io: Console) {
-    process.on("SIGINT", this.onInterrupt);
-  }
-
-  close(): void {
-    process.off("SIGINT", this.onInterrupt);
-  }
-}
-
-/**
- * Terraform's approval prompt; with -input=false, without a terminal (or with --json) the answer
- * is no, and the command says why.
- */
-class Approval {
-  /** Asked, but -input=false forbade asking, or there was no terminal to ask on. */
-  refused: "no-tty" | "input-disabled" | null = null;
-
-  constructor(
-    private readonly kind: ApplyKind,
-    private readonly io: Console,
-    private readonly interrupts: Interrupts,
-    private readonly input: boolean,
-  ) {}
-
-  async ask(): Promise<boolean> {
-    if (!this.input) {
-      this.refused = "input-disabled";
-      return false;
-    }
-    if (this.io.json) {
-      this.refused = "no-tty";
-      return false;
-    }
-    this.interrupts.prompting = true;
-    let answer: boolean | "no-tty";
-    try {
-      const destroy = this.kind === "destroy";
-      answer = await confirm(
-        destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?",
-        destroy
-          ? "Takoform will destroy all your managed infrastructure, as shown above. There is no undo."
-          : "Takoform will perform the actions described above.",
-      );
-    } finally {
-      this.interrupts.prompting = false;
-    }
-    if (answer === "no-tty") {
-      this.refused = "no-tty";
-      return false;
-    }
-    return answer;
-  }
-
-  refusal(): Diagnostic {
-    return {
-      severity: "error",
-      summary:
-        this.refused === "input-disabled"
-          ? `${this.kind} needs approval, and -input=false forbids asking for it`
-          : `${this.kind} needs approval, and there is no terminal to ask on`,
-      detail: "The plan above was not applied.",
-      repair: `Review the plan, then run \`takoform ${this.kind} --auto-approve\`, or save it with \`takoform plan --out FILE\` and apply that file.`,
-    };
   }
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { type Diagnostic, type KnownValue, parseGoDuration } from "../core/index.ts";
-import { loadStack, type LoadedStack } from "../automation/index.ts";
+import { loadStack, type LoadedStack, type StackSource } from "../automation/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 /**
@@ -114,10 +114,23 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
   return args.settings.get(flag) ?? fallback;
 }
 
+/** The project, its variables' values and the note printer the command's flags give (automation/project.ts). */
+export function stackSource(args: ParsedArgs): StackSource {
+  return {
+    projectDir: projectDir(args),
+    typecheck: !args.switches.has("--no-typecheck"),
+    values: varValues(args),
+    varFiles: args.values.get("--var-file") ?? [],
+    // A note is one line on stderr for people; --json output stays data only.
+    ...(args.switches.has("--json") ? {} : { onNote: (note: string) => void process.stderr.write(`${note}\n`) }),
+  };
+}
+
 /**
  * Loads the stack (from a document, `--config FILE`, or by running the app) and its variables,
  * with what its `data.terraform_remote_state` blocks read from the other stacks' states
  * (automation/remote-reads.ts) unless `remote: false` (a destroy, which evaluates no configuration).
+ * A run of several stacks loads them through automation/stacks-open.ts instead.
  */
 export async function loadWorkspace(
   args: ParsedArgs,
@@ -127,15 +140,10 @@ export async function loadWorkspace(
   const configFile = lastValue(args, "--config");
   const stackName = lastValue(args, "--stack");
   return loadStack({
-    projectDir: projectDir(args),
+    ...stackSource(args),
     ...(fromDocument !== undefined ? { fromDocument } : {}),
     ...(configFile !== undefined ? { configFile } : {}),
     ...(stackName !== undefined ? { stackName } : {}),
-    typecheck: !args.switches.has("--no-typecheck"),
-    values: varValues(args),
-    varFiles: args.values.get("--var-file") ?? [],
-    // A note is one line on stderr for people; --json output stays data only.
-    ...(args.switches.has("--json") ? {} : { onNote: (note: string) => void process.stderr.write(`${note}\n`) }),
     ...(options.remote !== undefined ? { remote: options.remote } : {}),
   });
 }

@@ -61,6 +61,19 @@ export {
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { isCrossStackOutput, remoteFromPlan, remoteFromState } from "./remote-state.ts";
+export { dependentsOf, stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
+export { selectStacks } from "./stacks/select.ts";
+export {
+  runStacks,
+  type StackHandle,
+  type StackRead,
+  type StackResult,
+  type StacksEvent,
+  type StacksMode,
+  type StacksRun,
+  type StacksRunOptions,
+  type StackStatus,
+} from "./stacks/run.ts";
 export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";
 export { planSummary, renderPlan, summarize } from "./render/human.ts";
 export { planToJson } from "./render/json.ts";

@@ -90,6 +90,11 @@ export interface ApplyRunOptions {
   plan?: PlanOptions;
   /** Apply exactly this saved plan (refused when state moved since). */
   saved?: SavedPlan;
+  /**
+   * Apply exactly this plan, as a saved one (refused when state moved since it was made): the plan
+   * a run of several stacks showed before asking (engine/stacks/run.ts).
+   */
+  exact?: Plan;
   lock: LockOptions;
   parallelism?: number;
   /**
@@ -132,11 +137,12 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
     }
   };
   note(session.notes);
+  const fixed = options.saved?.plan ?? options.exact;
   // A saved plan is checked against state before anything is written, the host binding included
   // (a first binding bumps the serial the plan was made at).
-  if (options.saved !== undefined) {
-    const refused = await checkSavedPlan(setup, store, options.saved.plan);
-    if (refused !== null) return { ...refused, plan: options.saved.plan, diagnostics: [...diagnostics, ...refused.diagnostics], recovered: 0 };
+  if (fixed !== undefined) {
+    const refused = await checkSavedPlan(setup, store, fixed, options.exact !== undefined);
+    if (refused !== null) return { ...refused, plan: fixed, diagnostics: [...diagnostics, ...refused.diagnostics], recovered: 0 };
   }
   // The host check comes before the first host call, the resumption of interrupted writes included.
   if (setup.host !== undefined) {
@@ -148,8 +154,8 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
   let recovered = 0;
   const timings: RunTimings = {};
   let snapshot: StateSnapshot | undefined;
-  if (options.saved !== undefined) {
-    plan = options.saved.plan;
+  if (fixed !== undefined) {
+    plan = fixed;
     events?.({ kind: "plan", plan });
   } else {
     const recovery = await resumeInterrupted(setup, store, options);
@@ -195,10 +201,18 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
 }
 
 /** A saved plan applies only to the state and host it was made against. */
-async function checkSavedPlan(setup: EngineSetup, store: StateStore, plan: Plan): Promise<{ status: ApplyStatus; diagnostics: Diagnostic[] } | null> {
+async function checkSavedPlan(
+  setup: EngineSetup,
+  store: StateStore,
+  plan: Plan,
+  exact = false,
+): Promise<{ status: ApplyStatus; diagnostics: Diagnostic[] } | null> {
   const serial = await store.serial();
   const inFlight = await store.inFlight();
-  if (store.lineage !== plan.stateLineage || serial !== plan.stateSerial || inFlight.length > 0) {
+  // An exact plan (a run of several stacks) made where no state existed yet applies to the state
+  // created for it since, as long as nothing was written to it.
+  const fresh = exact && plan.stateLineage === "" && plan.stateSerial === 0 && serial === 0;
+  if ((store.lineage !== plan.stateLineage && !fresh) || serial !== plan.stateSerial || inFlight.length > 0) {
     return {
       status: "stale-plan",
       diagnostics: [

@@ -57,7 +57,13 @@ describe("takoform synth lists every construct problem", () => {
   it("reports one clean diagnostic per problem, drops each fixed one, and synthesizes once all are fixed", async () => {
     const all = await synth([], true);
     expect(all.code, all.stderr).toBe(1);
-    expect(JSON.parse(all.stdout)).toEqual({ ok: false, outdir: join(dir, "cdktf.out"), stacks: {}, diagnostics: MISTAKE_IDS.map(diagnosticOf) });
+    expect(JSON.parse(all.stdout)).toEqual({
+      ok: false,
+      outdir: join(dir, "cdktf.out"),
+      stacks: {},
+      dependencies: {},
+      diagnostics: MISTAKE_IDS.map(diagnosticOf),
+    });
 
     const human = await synth([], false);
     expect(human.code).toBe(1);

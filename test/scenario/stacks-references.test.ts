@@ -94,7 +94,7 @@ const PG_APP = REFERENCES_APP.replace(
 describePg("cross-stack references with the pg backend", () => {
   dropSchemasAfterAll();
 
-  it("api reads shared's outputs from shared's schema; the password reaches no output, file or plan file", async () => {
+  it("both stacks plan and apply in one command, api reading shared's outputs from shared's schema; the password reaches no output, file or plan file", async () => {
     const dir = stacksProject(PG_APP);
     const url = PG_PASSWORD_URL ?? urlWithPassword(`pw-${process.pid}`);
     const password = decodeURIComponent(new URL(url).password);
@@ -107,7 +107,9 @@ describePg("cross-stack references with the pg backend", () => {
       return result;
     };
 
-    await run(["apply", "--stack", "shared", "--auto-approve"]);
+    // One command plans both (api against shared's plan) and applies them in order.
+    const planned = await run(["plan", "*"]);
+    expect(planned.stdout).toContain("Plan complete! 2 stacks: 6 to add, 0 to change, 0 to destroy.");
     // The consumer repeats shared's backend, password included, as cdktf writes it.
     const api = JSON.parse(readFileSync(join(dir, "cdktf.out", "stacks", "api", "cdk.tf.json"), "utf8"));
     expect(api.data.terraform_remote_state["cross-stack-reference-input-shared"]).toEqual({
@@ -115,7 +117,8 @@ describePg("cross-stack references with the pg backend", () => {
       config: { conn_str: url, schema_name: `${prefix}_shared` },
       workspace: "${terraform.workspace}",
     });
-    const applied = await run(["apply", "--stack", "api", "--auto-approve"]);
+    const applied = await run(["apply", "shared", "api", "--auto-approve"]);
+    expect(applied.stdout).toContain("Apply complete! 2 stacks: 6 added, 0 changed, 0 destroyed.");
     expect(applied.stdout).toContain('kv = "shared-kv"');
     expect(hostHolds(dir)).toEqual(expect.arrayContaining(["EdgeKVNamespace shared-kv", "ModuleWorker api"]));
 
@@ -126,8 +129,8 @@ describePg("cross-stack references with the pg backend", () => {
     expect(saved.stdout).toContain("Applying the saved plan api.plan. No changes.");
     expect(saved.stdout).toContain('kv = "shared-kv"');
 
-    await run(["destroy", "--stack", "api", "--auto-approve"]);
-    await run(["destroy", "--stack", "shared", "--auto-approve"]);
+    const destroyed = await run(["destroy", "*", "--auto-approve"]);
+    expect(destroyed.stdout).toContain("Destroy complete! 2 stacks: 6 destroyed.");
     expect(hostHolds(dir)).toEqual([]);
     for (const text of printed) expect(text).not.toContain(password);
     for (const stack of ["shared", "api"]) expect(await schemaText(`${prefix}_${stack}`)).not.toContain(password);

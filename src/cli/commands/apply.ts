@@ -7,11 +7,13 @@ import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
 import { FLAG_SPELLING_HELP, PROJECT_HELP } from "../workspace.ts";
 import { LOCK_HELP } from "../lock-flags.ts";
 
-const USAGE = `Usage: takoform apply [options] [PLAN-FILE]
+const USAGE = `Usage: takoform apply [options] [PLAN-FILE | STACK...]
 
 Create, update and delete host resources so they match the configuration. The state is locked
 for the whole run; writes an interrupted apply left unfinished are resolved first. Without a
-PLAN-FILE the plan is made now, shown, and applied after you answer "yes".
+PLAN-FILE the plan is made now, shown, and applied after you answer "yes". Several stacks (names,
+globs such as '*', or repeated --stack) are planned in dependency order, approved once, and
+applied in that order, each under its own lock (docs/stacks.md).
 
 Options:
 ${PROJECT_HELP}

@@ -18,11 +18,14 @@ import {
   usage,
 } from "../workspace.ts";
 import { Console } from "../console.ts";
+import { oneStackOnly, severalStacks, stackPatterns, stacksFlow } from "../stacks-flow.ts";
 
-const USAGE = `Usage: takoform plan [options]
+const USAGE = `Usage: takoform plan [options] [STACK...]
 
 Show what apply would change: refresh every resource from the host, then plan the configuration
-against it. Nothing is written to state or the host.
+against it. Nothing is written to state or the host. Several stacks (names, globs such as '*', or
+repeated --stack) are planned in dependency order, each against the plans of the stacks it reads
+from (docs/stacks.md).
 
 Options:
 ${PROJECT_HELP}
@@ -62,7 +65,6 @@ export const command: Command = {
   async run(argv) {
     const args = parseArgs(argv, FLAGS);
     if (args.switches.has("--help")) return usage(USAGE);
-    if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
     const mode = planMode(args);
@@ -72,6 +74,21 @@ export const command: Command = {
     const replace = args.values.get("--replace") ?? [];
     durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
     const out = lastValue(args, "--out");
+    const patterns = stackPatterns(args);
+    if (severalStacks(patterns)) {
+      oneStackOnly(args, ["--out", "--target", "--replace", "--config"]);
+      return stacksFlow({
+        kind: "plan",
+        args,
+        patterns,
+        mode,
+        refresh,
+        parallelism,
+        lockTimeout: 0,
+        input: false,
+        detailedExitcode: args.switches.has("--detailed-exitcode"),
+      });
+    }
 
     const ws = await loadWorkspace(args, undefined, { remote: mode !== "destroy" });
     if (!("stack" in ws)) {

@@ -9,7 +9,8 @@ import { Console } from "../console.ts";
 const USAGE = `Usage: takoform synth [options]
 
 Run the project's app (the "app" command of cdktf.json) and list the synthesized stacks
-(cdktf.out/stacks/<stack>/cdk.tf.json), then how long it took: the app's own run apart from
+(cdktf.out/stacks/<stack>/cdk.tf.json), each with the stacks it depends on (its cross-stack
+references and stack.addDependency), then how long it took: the app's own run apart from
 takoform's (start-up, reading the result). Contacts no host.
 
 Options:
@@ -56,6 +57,7 @@ export const command: Command = {
         ok: !failed,
         outdir: result.outdir,
         stacks: Object.fromEntries(stacks),
+        dependencies: Object.fromEntries(stacks.map(([name]) => [name, result.dependencies?.get(name) ?? []])),
         diagnostics: diagnosticsToJson(diagnostics),
         ...(typecheck ? { typecheck } : {}),
         ...(timings ? { timings } : {}),
@@ -63,7 +65,10 @@ export const command: Command = {
     } else {
       for (const note of result.notes ?? []) io.err(note);
       io.diagnostics(diagnostics);
-      for (const [name, file] of stacks) io.out(`Stack ${name}: ${file}`);
+      for (const [name, file] of stacks) {
+        const needs = result.dependencies?.get(name) ?? [];
+        io.out(`Stack ${name}: ${file}${needs.length > 0 ? ` (depends on ${needs.join(", ")})` : ""}`);
+      }
       if (timings) {
         const checked =
           typecheck !== undefined && typecheck.status !== "no-typescript"

@@ -117,6 +117,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
           before: o.sensitive ? (o.before === undefined ? null : SENSITIVE_VALUE) : (o.before ?? null),
           after: o.sensitive ? (o.after === undefined ? null : SENSITIVE_VALUE) : (o.after ?? null),
           after_unknown: o.afterUnknown,
+          // Our own: the stack whose apply makes it known (a cross-stack reference, docs/stacks.md).
+          ...(o.unknownFrom !== undefined ? { known_after_apply_of_stack: o.unknownFrom } : {}),
           before_sensitive: o.sensitive,
           after_sensitive: o.sensitive,
         },

@@ -1,0 +1,251 @@
+// `plan`, `apply` and `destroy` of several stacks in one command (docs/stacks.md, "Several stacks
+// in one command"): the app is synthesized once, the stacks named (positionally, with --stack,
+// as globs) are selected, each is opened (automation/stacks-open.ts), and the engine's orchestrator
+// (engine/stacks/run.ts) plans them in dependency order, asks once, and applies them. This file
+// renders what it reports: each stack's plan under its name, progress lines prefixed with the
+// stack, a summary per stack and a total, the exit code reflecting every stack.
+
+import { diagnosticsToJson, hasErrors, type Diagnostic } from "../core/index.ts";
+import { configCode, synthesizeProject } from "../engine/config/index.ts";
+import {
+  planChangesSomething,
+  planToJson,
+  ProgressPrinter,
+  renderPlan,
+  runStacks,
+  selectStacks,
+  stackGraph,
+  type EngineEvent,
+  type PlanMode,
+  type StackHandle,
+  type StackResult,
+  type StacksRun,
+} from "../engine/index.ts";
+import { Approval, Interrupts } from "./approval.ts";
+import { CliUsageError, type ParsedArgs } from "./command.ts";
+import { AppOutlines, holdsResources, loadStacks, SharedEmbeddedHost, stackHandle } from "../automation/index.ts";
+import { Console } from "./console.ts";
+import { leaseMs } from "./lock-flags.ts";
+import { stackSource, varValues } from "./workspace.ts";
+
+/** Stacks planned or applied at once (each with its own lock and its own provider calls). */
+export const STACKS_AT_ONCE = 4;
+
+export interface StacksCommand {
+  kind: "plan" | "apply" | "destroy";
+  args: ParsedArgs;
+  /** The stack names and globs given (positionally and with --stack). */
+  patterns: string[];
+  mode: PlanMode;
+  refresh: boolean;
+  parallelism: number | undefined;
+  lockTimeout: number;
+  input: boolean;
+  detailedExitcode?: boolean;
+}
+
+/**
+ * The stacks a command names: its positional arguments and every --stack, in order. One name
+ * alone is the stack of a one-stack command, as `--stack NAME` always was (it is set as --stack).
+ */
+export function stackPatterns(args: ParsedArgs, positionals: readonly string[] = args.positionals): string[] {
+  if (positionals.length > 0 && args.values.has("--config")) {
+    throw new CliUsageError(`unexpected argument ${positionals[0]}: with --config the stack is that file's (and no saved plan of that name exists)`);
+  }
+  const patterns = [...positionals, ...(args.values.get("--stack") ?? [])];
+  if (patterns.length === 1) args.values.set("--stack", [patterns[0]!]);
+  return patterns;
+}
+
+/** Flags of one stack's run, refused in a run of several. */
+export function oneStackOnly(args: ParsedArgs, flags: readonly string[]): void {
+  for (const flag of flags) {
+    if (args.values.has(flag)) throw new CliUsageError(`${flag} applies to one stack; name one stack (--stack NAME) to use it`);
+  }
+}
+
+/** Whether a command's stack names ask for a run of several stacks: more than one, or a glob. */
+export function severalStacks(patterns: readonly string[]): boolean {
+  return patterns.length > 1 || patterns.some((p) => /[*?[\]{}!]/.test(p));
+}
+
+export async function stacksFlow(command: StacksCommand): Promise<number> {
+  const { kind, args } = command;
+  const io = new Console(args);
+  const fail = (diagnostics: readonly Diagnostic[]): number => {
+    if (io.json) io.emitJson({ command: kind, ok: false, diagnostics: diagnosticsToJson(diagnostics) });
+    else io.diagnostics(diagnostics);
+    return 1;
+  };
+  const dir = process.cwd();
+  const synth = await synthesizeProject(dir, { typecheck: !args.switches.has("--no-typecheck") });
+  if (!io.json) for (const note of synth.notes ?? []) process.stderr.write(`${note}\n`);
+  if (hasErrors(synth.diagnostics)) return fail(synth.diagnostics);
+  const selected = selectStacks([...synth.stacks.keys()], command.patterns);
+  if ("diagnostics" in selected) return fail(selected.diagnostics);
+  const files = new Map(selected.selected.map((name) => [name, synth.stacks.get(name)!]));
+  const loaded = await loadStacks(stackSource(args), files);
+  if ("diagnostics" in loaded) return fail(loaded.diagnostics);
+  const undeclared = Object.keys(varValues(args)).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
+  if (undeclared.length > 0) return fail([undeclaredVariables(undeclared, selected.selected)]);
+  if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
+
+  const shared = new SharedEmbeddedHost();
+  const interrupts = new Interrupts(io);
+  const prefixed = new Map<string, ProgressPrinter>();
+  const show = (stack: string, event: EngineEvent): void => {
+    if (io.json) return;
+    if (event.kind === "note") io.diagnostics([event.diagnostic]);
+    else if (event.kind === "plan")
+      return; // shown when planned; a re-plan is announced by "applying"
+    else {
+      let own = prefixed.get(stack);
+      if (own === undefined) prefixed.set(stack, (own = new ProgressPrinter((line) => io.out(`${stack}: ${line}`), io.color)));
+      own.sink(event);
+    }
+  };
+  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies: synth.dependencies ?? new Map() });
+  const settings = {
+    kind,
+    mode: command.mode,
+    refresh: command.refresh,
+    parallelism: command.parallelism,
+    lockTimeout: command.lockTimeout,
+    forceUnlock: args.switches.has("--force-unlock"),
+    leaseMs: leaseMs(process.env),
+    shared,
+    events: show,
+    stopped: () => interrupts.count > 0,
+  };
+  const handles = new Map<string, StackHandle>();
+  for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
+  const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
+  let run: StacksRun;
+  try {
+    run = await runStacks({
+      mode: kind,
+      graph: stackGraph(synth.dependencies ?? new Map()),
+      stacks: handles,
+      parallelism: STACKS_AT_ONCE,
+      ignoreMissingDependents: args.switches.has("--ignore-missing-stack-dependencies"),
+      holdsResources: (stack) => holdsResources(dir, stack, outlines),
+      ...(kind === "plan" || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
+      events: (event) => {
+        if (io.json) return;
+        if (event.kind === "planned") io.out(`\n─── Stack ${event.stack} ───\n${renderPlan(event.plan, { color: io.color })}`);
+        else if (event.kind === "applying")
+          io.out(`\n─── Stack ${event.stack}: ${verb(kind)}${event.replan ? " (planned again with the values of the stacks it reads from)" : ""} ───`);
+      },
+      stopped: () => interrupts.count > 0,
+    });
+  } finally {
+    interrupts.close();
+    for (const p of prefixed.values()) p.close();
+    await shared.close();
+  }
+  if (approval.refused !== null) return fail([approval.refusal()]);
+  if (io.json) {
+    io.emitJson(stacksJson(kind, run));
+    return run.ok ? 0 : 1;
+  }
+  io.diagnostics(run.diagnostics);
+  for (const name of run.order) {
+    const result = run.results.get(name)!;
+    const shown = new Set(result.plan?.diagnostics ?? []);
+    io.diagnostics(result.diagnostics.filter((d) => !shown.has(d)));
+  }
+  if (run.cancelled) {
+    io.err(`${kind === "destroy" ? "Destroy" : "Apply"} cancelled.`);
+    return 1;
+  }
+  for (const line of summaryLines(kind, run)) io.out(line);
+  if (!run.ok) return 1;
+  const changes = run.order.some((name) => {
+    const plan = run.results.get(name)?.plan;
+    return plan !== undefined && planChangesSomething(plan);
+  });
+  return kind === "plan" && command.detailedExitcode === true && changes ? 2 : 0;
+}
+
+function verb(kind: StacksCommand["kind"]): string {
+  return kind === "destroy" ? "destroying" : "applying";
+}
+
+function undeclaredVariables(names: string[], stacks: string[]): Diagnostic {
+  return {
+    severity: "error",
+    code: configCode("undeclared-variable-value"),
+    summary: `A value was given for ${names.length === 1 ? "the variable" : "the variables"} ${names.map((n) => `"${n}"`).join(", ")}, which no stack of this run declares`,
+    detail: `The stacks of this run are ${stacks.join(", ")}.`,
+    repair: "Remove the value, or declare the variable in the stack that uses it (new TerraformVariable(…)).",
+  };
+}
+
+/** One line per stack (in run order) and the total. */
+export function summaryLines(kind: StacksCommand["kind"], run: StacksRun): string[] {
+  const width = Math.max(...run.order.map((n) => n.length));
+  const lines = ["", kind === "plan" ? "Stacks planned:" : "Stacks:"];
+  const total = { add: 0, change: 0, destroy: 0 };
+  for (const name of run.order) {
+    const result = run.results.get(name)!;
+    lines.push(`  ${name.padEnd(width)}  ${describeResult(kind, result, total)}`);
+  }
+  const failed = run.order.filter((n) => run.results.get(n)!.status === "failed");
+  const skipped = run.order.filter((n) => run.results.get(n)!.status === "skipped");
+  const counts =
+    kind === "plan"
+      ? `${total.add} to add, ${total.change} to change, ${total.destroy} to destroy`
+      : kind === "destroy"
+        ? `${total.destroy} destroyed`
+        : `${total.add} added, ${total.change} changed, ${total.destroy} destroyed`;
+  const word = kind === "plan" ? "Plan" : kind === "destroy" ? "Destroy" : "Apply";
+  const problems = [
+    failed.length > 0 ? `${failed.length} failed (${failed.join(", ")})` : "",
+    skipped.length > 0 ? `${skipped.length} not run (${skipped.join(", ")})` : "",
+  ].filter(Boolean);
+  lines.push(`\n${word} ${run.ok ? "complete" : "failed"}! ${run.order.length} stacks: ${counts}${problems.length > 0 ? `; ${problems.join(", ")}` : ""}.`);
+  return lines;
+}
+
+function describeResult(kind: StacksCommand["kind"], result: StackResult, total: { add: number; change: number; destroy: number }): string {
+  if (result.status === "failed") return "failed";
+  if (result.status === "skipped") return result.blockedBy !== undefined ? `not run: ${result.blockedBy} did not succeed` : "not run: the run was stopped";
+  if (result.status === "cancelled") return "cancelled";
+  if (kind === "plan" || result.run === undefined) {
+    const changes = result.plan?.resourceChanges ?? [];
+    const count = (action: string) => changes.filter((c) => c.actions.includes(action as never)).length;
+    const [add, change, destroy] = [count("create"), count("update"), count("delete")];
+    if (kind === "plan") {
+      total.add += add;
+      total.change += change;
+      total.destroy += destroy;
+      return add + change + destroy === 0 ? "no changes" : `${add} to add, ${change} to change, ${destroy} to destroy`;
+    }
+    return "no changes";
+  }
+  const c = result.run.counts;
+  total.add += c.added;
+  total.change += c.changed;
+  total.destroy += c.destroyed;
+  if (result.status === "no-changes") return "no changes";
+  return kind === "destroy" ? `${c.destroyed} destroyed` : `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+}
+
+/**
+ * `--json` of a run of several stacks (docs/stacks.md): the order, and per stack its status, its
+ * plan as `plan --json` writes one, and its diagnostics.
+ */
+function stacksJson(kind: StacksCommand["kind"], run: StacksRun): Record<string, unknown> {
+  const stacks: Record<string, unknown> = {};
+  for (const name of run.order) {
+    const result = run.results.get(name)!;
+    stacks[name] = {
+      status: result.status,
+      ...(result.blockedBy !== undefined ? { blocked_by: result.blockedBy } : {}),
+      ...(result.plan !== undefined ? { plan: planToJson(result.plan) } : {}),
+      ...(result.run !== undefined ? { counts: result.run.counts } : {}),
+      diagnostics: diagnosticsToJson(result.diagnostics),
+    };
+  }
+  return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: diagnosticsToJson(run.diagnostics) };
+}
