@@ -1,6 +1,6 @@
 // Issue 14, item 3: every example in the repository passes the typecheck that runs before synth
 // (examples/tsconfig.json checks them all). Slow tier: it runs the project's TypeScript compiler
-// over four apps, cold. The typecheck's behaviour itself is test/cli/init-typecheck.test.ts.
+// over five apps, cold. The typecheck's behaviour itself is test/cli/init-typecheck.test.ts.
 
 import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ describe("typecheck before synth", () => {
     cpSync(join(ROOT, "examples"), join(copy, "examples"), { recursive: true, filter: EXAMPLE_SOURCES });
     linkNodeModules(copy);
     writeFileSync(join(copy, "package.json"), JSON.stringify({ name: "repo", private: true, type: "module" }));
-    for (const example of ["worker-app", "worker-site", "cycles", "raw-pinned"]) {
+    for (const example of ["worker-app", "worker-site", "cycles", "raw-pinned", "multi-stack"]) {
       const synth = await runCli(["synth", "-C", join(copy, "examples", example), "--json"], { cwd: copy, env: bare, timeoutMs: 180_000 });
       expect(synth.code, synth.stdout + synth.stderr).toBe(0);
       // One tsconfig (examples/tsconfig.json) checks them all; each project keeps its own build info.
