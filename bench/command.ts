@@ -18,6 +18,10 @@
 // (`terraform.backend.pg`; TAKOFORM_BENCH_PG_URL, else a throwaway cluster from initdb/pg_ctl),
 // and the pg/sqlite ratios against the team store's targets: create-all ≤ 1.5×, no-op plan ≤ 1.3×.
 //
+// Issue 22 adds the multi-stack lines of bench/stacks.ts: four independent stacks of 250
+// resources applied in one command ≤ 1.5× one such stack, a no-op plan of 20 stacks of 50 ≤ 1.2×
+// one stack of 1,000 (alternating runs; --stacks-runs N pairs, 0: none).
+//
 // Issue 27 adds 100,000 resources (create-all ≤ 35 s, no-op plan ≤ 8 s, destroy ≤ 35 s, peak RSS
 // ≤ 1 GB, t(100k)/t(10k) ≤ 10) and the latency-and-capacity scenarios of bench/latency.ts (a
 // served host behind a proxy adding a round trip and refusing requests above a capacity).
@@ -41,6 +45,7 @@ import { CommandFailed, median, type Measured, ROOT, type Row, seconds, stack, t
 import { flag } from "./flags.ts";
 import { benchPgServer } from "./harness.ts";
 import { measureLatency } from "./latency.ts";
+import { measureStacks } from "./stacks.ts";
 
 /** Where a run keeps its state: the project's local file, or a schema of its own in PostgreSQL. */
 type StateAt = { store: "sqlite" } | { store: "pg"; url: string; schema: string };
@@ -98,7 +103,7 @@ const TARGETS = {
 
 const PRESETS: Record<string, Record<string, string>> = {
   "--all": { "--sizes": "1000,10000,100000", "--latency": "50" },
-  "--quick": { "--sizes": "1000", "--state": "sqlite", "--latency": "50", "--scenarios": "1,000" },
+  "--quick": { "--sizes": "1000", "--state": "sqlite", "--latency": "50", "--scenarios": "1,000", "--stacks-runs": "1" },
 };
 
 /** A flag's value: given, else the preset's, else the fallback. */
@@ -115,6 +120,7 @@ interface BenchOptions {
   pgUrl: string | null;
   pgMax: number;
   latency: { rttMs: number; parallelism: string | null; only: string | null } | null;
+  stacksRuns: number;
 }
 
 async function main(): Promise<void> {
@@ -135,6 +141,7 @@ async function main(): Promise<void> {
       skipSynth: process.argv.includes("--skip-synth") || process.argv.includes("--quick"),
       pgUrl: pg?.url ?? null,
       pgMax: Number(option("--pg-max", "10000")),
+      stacksRuns: Number(option("--stacks-runs", "3")),
       latency:
         latency === "" ? null : { rttMs: Number(latency), parallelism: option("--latency-parallelism", "") || null, only: option("--scenarios", "") || null },
     });
@@ -265,6 +272,12 @@ async function measureAll(options: BenchOptions): Promise<void> {
     ratiosJson[name] = ratios;
   }
   json["ratios"] = ratiosJson;
+
+  if (options.stacksRuns > 0) {
+    const measured = await measureStacks(options.stacksRuns);
+    rows.push(...measured.rows);
+    json["stacks"] = measured.json;
+  }
 
   if (options.latency !== null) {
     const measured = await measureLatency(options.latency.rttMs, options.latency.parallelism, options.latency.only);

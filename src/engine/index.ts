@@ -60,8 +60,8 @@ export {
   type RunTimings,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
-export { isCrossStackOutput, remoteFromPlan, remoteFromState } from "./remote-state.ts";
-export { dependentsOf, stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
+export { isCrossStackOutput, remoteFromState } from "./remote-state.ts";
+export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
 export { selectStacks } from "./stacks/select.ts";
 export {
   runStacks,

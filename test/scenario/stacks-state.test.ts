@@ -96,10 +96,10 @@ describe("one state per stack", () => {
     const listed = await ok(dir, ["state", "list", "--stack", "shared"]);
     expect(listed.stdout.trim().split("\n")).toEqual(["takoform_at_least_once_queue.q", "takoform_edge_kv_namespace.kv"]);
 
-    for (const stack of ["shared", "api"]) {
-      const again = await ok(dir, ["apply", "--stack", stack, "--auto-approve"]);
-      expect(again.stdout).toContain("No changes.");
-    }
+    // Both in one command: each stack plans against its own state, and nothing changes.
+    const again = await ok(dir, ["apply", "shared", "api", "--auto-approve"]);
+    expect(again.stdout).toContain("Apply complete! 2 stacks: 0 added, 0 changed, 0 destroyed.");
+    expect(again.stdout).not.toContain("will be destroyed");
     expect(hostHolds(dir)).toEqual(both);
 
     const apiGone = await ok(dir, ["destroy", "--stack", "api", "--auto-approve"]);
