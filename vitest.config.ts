@@ -31,7 +31,7 @@ const UNIT = [
   "test/engine/config/{expression,refusals,variables,synth}.test.ts",
   "test/engine/graph/graph.test.ts",
   "test/engine/plan/steps.test.ts",
-  "test/engine/render/*.test.ts",
+  "test/views/*.test.ts",
   "test/forms/{corpus,refs-digest,strict-json,definition,package,relations,validate}.test.ts",
   "test/generate/{naming,schema-baseline,corpus}.test.ts",
   "test/host-edge/parsers.test.ts",

@@ -14,17 +14,11 @@ import {
   type EngineEvent,
   PlanFileError,
   type PlanMode,
-  planSummary,
-  LiveCounter,
-  ProgressPrinter,
   readPlanFile,
-  renderPlan,
-  runClosingLines,
-  runTimingLine,
   type RunKind,
-  runToJson,
   type SavedPlan,
 } from "../engine/index.ts";
+import { planSummary, LiveCounter, ProgressPrinter, renderPlan, runClosingLines, runTimingLine, runToJson } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { applyStack, restoreConnStr } from "../automation/index.ts";
@@ -198,7 +192,7 @@ async function loadSavedPlan(file: string | undefined): Promise<SavedPlan | Plan
 /**
  * What the engine reports as it runs, shown to a person (nothing with --json: the document says
  * it all). On a terminal a live counter stays on the last line while the steps run
- * (engine/render/live.ts); off a terminal each event is one line and nothing else.
+ * (views/live.ts); off a terminal each event is one line and nothing else.
  */
 class RunDisplay {
   private readonly printer: ProgressPrinter | null;

@@ -9,9 +9,6 @@ import { diagnosticsToJson, hasErrors, type Diagnostic } from "../core/index.ts"
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
   planChangesSomething,
-  planToJson,
-  ProgressPrinter,
-  renderPlan,
   runStacks,
   selectStacks,
   stackGraph,
@@ -21,6 +18,7 @@ import {
   type StackResult,
   type StacksRun,
 } from "../engine/index.ts";
+import { planToJson, ProgressPrinter, renderPlan } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { CliUsageError, type ParsedArgs } from "./command.ts";
 import { AppOutlines, holdsResources, loadStacks, SharedEmbeddedHost, stackHandle } from "../automation/index.ts";

@@ -1,7 +1,7 @@
 // What the engine tells whoever runs it, as it happens (as Pulumi's automation events separate the
 // engine from its display): the plan once it is made, each note found before it (a lock taken
 // over, a state bound to this host), and each step of the apply as it starts and ends. The
-// engine only emits; the command renders them (render/progress.ts) or an embedder does its own.
+// engine only emits; the command renders them (src/views/progress.ts) or an embedder does its own.
 
 import type { Diagnostic } from "../core/index.ts";
 import type { Plan, StepAction } from "./plan-data.ts";

@@ -37,8 +37,6 @@ export type * from "./plan-data.ts";
 export { planHasChanges } from "./plan-data.ts";
 export { applyPlan } from "./apply/execute.ts";
 export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
-export { progressLine, ProgressPrinter } from "./render/progress.ts";
-export { LiveCounter } from "./render/live.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
 export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
@@ -75,13 +73,9 @@ export {
   type StackStatus,
 } from "./stacks/run.ts";
 export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";
-export { planSummary, renderPlan, summarize } from "./render/human.ts";
-export { planToJson } from "./render/json.ts";
-export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./render/state-json.ts";
-export { runToJson, runClosingLines, runTimingLine } from "./render/run.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.
 export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, laneOfBinding, recordedLane } from "./host-binding.ts";
 export { runRebind } from "./rebind.ts";
 export { runUpgradeLane, type UpgradeLaneResult } from "./upgrade-lane.ts";
-export { formatValue } from "./render/values.ts";
+export { reportedDrift } from "./plan/relevance.ts";

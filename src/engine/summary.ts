@@ -1,5 +1,5 @@
 // What an apply, destroy or refresh did, in numbers: the engine counts it, so an embedder gets the
-// same figures the command prints (render/run.ts renders them).
+// same figures the command prints (src/views/run.ts renders them).
 
 import type { ApplyResult } from "./apply/types.ts";
 

@@ -51,7 +51,7 @@ export const ENVELOPE_ATTRIBUTES = [
 /**
  * The envelope's bookkeeping: the exact Form identity a resource was written under and the
  * state's own markers. A human plan shows them only when they change from one known value to
- * another (a changed FormRef on an update or replace), never on a create (engine/render/human.ts).
+ * another (a changed FormRef on an update or replace), never on a create (views/human.ts).
  */
 export const BOOKKEEPING_ATTRIBUTES: readonly string[] = [
   "form_api_version",

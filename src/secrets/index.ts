@@ -15,7 +15,7 @@
 // Callers: the state writer (engine/apply/records.ts `stateInput`; execute.ts seals outputs before
 // putOutputs — the stores seal nothing, they keep seals as opaque data), the
 // plan-file writer (engine/plan/file.ts), the intent recorder and recovery (engine/apply), the
-// planner's comparisons (refresh, plan, outputs) and the renderers (engine/render).
+// planner's comparisons (refresh, plan, outputs) and the renderers (src/views).
 
 export {
   digestMatches,

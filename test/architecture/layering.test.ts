@@ -30,12 +30,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Value model): they sit on core alone, beside the protocol layers rather than above them.
   secrets: ["core"],
   state: ["core", "secrets"],
-  engine: ["core", "forms", "registry", "provider", "secrets", "state"],
+  engine: ["core", "forms", "provider", "secrets", "state"],
+  // What the command shows (plans, progress, runs, state as text and JSON), rendered from what
+  // the engine returns and emits: above the engine, so the engine itself renders nothing.
+  views: ["core", "registry", "provider", "secrets", "state", "engine"],
   host: ["core", "forms"],
   // The wiring of a run (the stack loaded, its state, the provider connected to a host, the
   // embedded one by default), below the CLI, which is built on it.
   automation: ["core", "registry", "client", "provider", "state", "engine", "host"],
-  cli: ["core", "forms", "generate", "state", "engine", "host", "automation"],
+  cli: ["core", "forms", "generate", "state", "engine", "views", "host", "automation"],
   // For users' tests: a host per test, deployed to through the published automation API.
   testing: ["core", "host", "automation"],
   package: ["constructs", "registry"],

@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { MeshService } from "../../src/constructs/generated/mesh-service.gen.ts";
-import { planToJson } from "../../src/engine/render/json.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
+import { planToJson } from "../../src/views/json.ts";
+import { renderPlan } from "../../src/views/human.ts";
 import type { Provider } from "../../src/provider/types.ts";
 import { runApply } from "../../src/engine/run.ts";
 import { apply, plan } from "../scenario/harness.ts";

@@ -12,7 +12,7 @@ import { applyPlan } from "../../src/engine/apply/execute.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
 import { decodePlanFile, encodePlanFile } from "../../src/engine/plan/file.ts";
 import type { Plan } from "../../src/engine/plan-data.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
+import { renderPlan } from "../../src/views/human.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";

@@ -9,8 +9,8 @@ import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import { relevantAttributes } from "../../src/engine/plan/relevance.ts";
 import type { ResourceChange } from "../../src/engine/plan-data.ts";
 import type { StateStore } from "../../src/state/types.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
-import { planToJson } from "../../src/engine/render/json.ts";
+import { renderPlan } from "../../src/views/human.ts";
+import { planToJson } from "../../src/views/json.ts";
 import { apply, formRefOf, moduleSource, plan, stackOf, synthStack, useEngine, withScratch } from "../scenario/harness.ts";
 
 const NOTE = "Note: Objects have changed outside of Takoform";

@@ -8,7 +8,7 @@ import { loadStackConfig, resolveVariables, type RemoteStateValue, type StackCon
 import { evaluateOutputs } from "../../src/engine/evaluate.ts";
 import { remoteFromPlan, remoteFromState } from "../../src/engine/remote-state.ts";
 import type { Plan } from "../../src/engine/plan-data.ts";
-import { formatValue } from "../../src/engine/render/values.ts";
+import { formatValue } from "../../src/views/values.ts";
 
 const SOURCE = "cross-stack-reference-input-shared";
 const OUT = "cross-stack-output-takoform_edge_kv_namespacekvname";

@@ -9,7 +9,8 @@ import { HostProvider } from "../../src/provider/provider.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { PLAN_SETUPS } from "../../src/engine/plan/build.ts";
-import { runApply, runClosingLines, runToJson, type EngineEvent } from "../../src/engine/index.ts";
+import { runApply, type EngineEvent } from "../../src/engine/index.ts";
+import { runClosingLines, runToJson } from "../../src/views/index.ts";
 import { stackOf, withScratch } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";

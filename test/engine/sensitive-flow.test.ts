@@ -11,8 +11,8 @@ import { sealedIntentDiagnostic, sensitiveLookup } from "../../src/engine/apply/
 import { engineCode } from "../../src/engine/codes.ts";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
-import { planToJson } from "../../src/engine/render/json.ts";
+import { renderPlan } from "../../src/views/human.ts";
+import { planToJson } from "../../src/views/json.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { SensitiveFlow } from "../../src/engine/sensitivity.ts";
 import type { WriteIntent } from "../../src/provider/types.ts";

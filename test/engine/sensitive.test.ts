@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { resolveVariables } from "../../src/engine/config/variables/resolve.ts";
 import { createPlan } from "../../src/engine/plan/build.ts";
 import { checkSensitiveVariables, decodePlanFile, encodePlanFile } from "../../src/engine/plan/file.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
-import { planToJson } from "../../src/engine/render/json.ts";
+import { renderPlan } from "../../src/views/human.ts";
+import { planToJson } from "../../src/views/json.ts";
 import { readSnapshot, runApply } from "../../src/engine/run.ts";
 import { stackOf, useEngine, withScratch } from "../scenario/harness.ts";
 

@@ -20,7 +20,7 @@ import { HostClient } from "../../src/client/client.ts";
 import { AtLeastOnceQueue, EdgeKVNamespace, ModuleWorker, WorkerBundle, WorkerDeployment, WorkerVersion } from "../../src/constructs/index.ts";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import type { FormRef } from "../../src/core/protocol.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
+import { renderPlan } from "../../src/views/human.ts";
 import { DEV_TOKEN } from "../../src/host/index.ts";
 import { bundledRegistry } from "../../src/registry/bundled.ts";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Construct } from "constructs";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import { ModuleWorker, WorkerBundle, WorkerDeployment, WorkerVersion } from "../../src/constructs/index.ts";
-import { renderPlan } from "../../src/engine/render/human.ts";
+import { renderPlan } from "../../src/views/human.ts";
 import { renderDiagnostic } from "../../src/core/index.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, formRefOf, moduleSource, plan, ReadySampler, synthStack, timeline, useEngine, withScratch } from "./harness.ts";

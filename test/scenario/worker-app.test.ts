@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { WorkerApp } from "../../src/constructs/worker-app.ts";
 import type { ProgressEvent } from "../../src/engine/events.ts";
-import { progressLine } from "../../src/engine/render/progress.ts";
+import { progressLine } from "../../src/views/progress.ts";
 import type { StateStore } from "../../src/state/types.ts";
 import { apply, formRefOf, moduleSource, plan, ReadySampler, synthStack, timeline, useEngine, withScratch } from "./harness.ts";
 

@@ -2,7 +2,8 @@
 // Writes nothing to state or the host.
 
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
-import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, planToJson, renderPlan, writePlanFile } from "../../engine/index.ts";
+import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, writePlanFile } from "../../engine/index.ts";
+import { planToJson, renderPlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { planStack } from "../../automation/index.ts";
 import {

@@ -2,7 +2,8 @@
 // `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
 
 import { packageVersion } from "../../core/package-root.ts";
-import { PlanFileError, planToJson, readPlanFile, renderPlan, stateToJson } from "../../engine/index.ts";
+import { PlanFileError, readPlanFile } from "../../engine/index.ts";
+import { planToJson, renderPlan, stateToJson } from "../../views/index.ts";
 import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader } from "../../automation/index.ts";

@@ -3,7 +3,7 @@
 // attributes that matter — those the configuration reads somewhere (another resource's argument,
 // an output, a replace trigger): they are what the rest of the plan waits on. Every other computed
 // attribute, the Form identity and the state's bookkeeping are the provider's business and stay
-// out of the text (render/human.ts; `plan --json` keeps everything). This phase records, per
+// out of the text (src/views/human.ts; `plan --json` keeps everything). This phase records, per
 // change, the two name lists the renderer needs; it decides nothing about the plan itself.
 
 import type { Expression, StackConfig } from "../config/types.ts";

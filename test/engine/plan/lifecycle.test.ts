@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { isUnknown } from "../../../src/core/values.ts";
-import { renderPlan } from "../../../src/engine/render/human.ts";
-import { planToJson } from "../../../src/engine/render/json.ts";
+import { renderPlan } from "../../../src/views/human.ts";
+import { planToJson } from "../../../src/views/json.ts";
 import { apply, plan, stackOf, timeline, useEngine, withScratch } from "../../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";

@@ -6,8 +6,8 @@
 // output is left alone by a targeted destroy. Against the local host over HTTP.
 
 import { describe, expect, it } from "vitest";
-import { renderPlan } from "../../../src/engine/render/human.ts";
-import { planToJson } from "../../../src/engine/render/json.ts";
+import { renderPlan } from "../../../src/views/human.ts";
+import { planToJson } from "../../../src/views/json.ts";
 import type { OutputChange } from "../../../src/engine/plan-data.ts";
 import { apply, plan, stackOf, useEngine, withScratch } from "../../scenario/harness.ts";
 

@@ -1,7 +1,7 @@
 // Terraform-style rendering of attribute values and their differences, for the human plan.
 
-import { isUnknown, valuesEqual, type Value } from "../../core/index.ts";
-import { isSealedSensitive, SENSITIVE_VALUE, sensitiveValuesEqual } from "../../secrets/index.ts";
+import { isUnknown, valuesEqual, type Value } from "../core/index.ts";
+import { isSealedSensitive, SENSITIVE_VALUE, sensitiveValuesEqual } from "../secrets/index.ts";
 
 export const KNOWN_AFTER_APPLY = "(known after apply)";
 

@@ -1,10 +1,10 @@
 import { describe, it, expect } from "vitest";
-import { UNKNOWN } from "../../../src/core/values.ts";
-import { knownPart, planToJson, unknownMask } from "../../../src/engine/render/json.ts";
-import { renderPlan, summarize } from "../../../src/engine/render/human.ts";
-import type { Plan } from "../../../src/engine/plan-data.ts";
-import { formatValue } from "../../../src/engine/render/values.ts";
-import { sealSensitive } from "../../../src/secrets/index.ts";
+import { UNKNOWN } from "../../src/core/values.ts";
+import { knownPart, planToJson, unknownMask } from "../../src/views/json.ts";
+import { renderPlan, summarize } from "../../src/views/human.ts";
+import type { Plan } from "../../src/engine/plan-data.ts";
+import { formatValue } from "../../src/views/values.ts";
+import { sealSensitive } from "../../src/secrets/index.ts";
 
 function plan(overrides: Partial<Plan>): Plan {
   return {

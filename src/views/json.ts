@@ -1,11 +1,11 @@
 // The machine-readable plan: shaped like `terraform show -json` (resource_changes with Terraform's
 // action arrays, before/after/after_unknown, replace_paths), plus our diagnostics and the step graph.
 
-import { diagnosticsToJson, isUnknown, type KnownValue, type Value } from "../../core/index.ts";
-import type { AttributePath } from "../../provider/index.ts";
-import { parseStateAddress } from "../../state/index.ts";
-import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../../secrets/index.ts";
-import type { Plan, ResourceChange } from "../plan-data.ts";
+import { diagnosticsToJson, isUnknown, type KnownValue, type Value } from "../core/index.ts";
+import type { AttributePath } from "../provider/index.ts";
+import { parseStateAddress } from "../state/index.ts";
+import { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "../secrets/index.ts";
+import type { Plan, ResourceChange } from "../engine/index.ts";
 
 export const PLAN_JSON_FORMAT_VERSION = "1.2";
 

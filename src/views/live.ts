@@ -4,7 +4,7 @@
 // second, and after every event line printed above it). Only for a terminal: off a TTY the
 // command prints one line per event and nothing else (progress.ts).
 
-import type { ProgressEvent } from "../events.ts";
+import type { ProgressEvent } from "../engine/index.ts";
 
 /** Return to the start of the line and erase it (ANSI CR + EL). */
 const ERASE_LINE = "\r\x1b[2K";

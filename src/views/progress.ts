@@ -1,10 +1,9 @@
-// Progress of an apply as text: the engine's step events (../events.ts) rendered. The form follows Terraform's
+// Progress of an apply as text: the engine's step events (engine/events.ts) rendered. The form follows Terraform's
 // (`takoform_x.y: Creating...`, `takoform_x.y: Creation complete after 0.2s [uid=…]`, and a
 // `Still creating... [10s elapsed]` line for slow steps); colour only when asked (a TTY).
 
-import type { StepAction } from "../plan-data.ts";
-import type { ProgressEvent, ProgressSink } from "../events.ts";
-import { parseStateAddress } from "../../state/index.ts";
+import type { ProgressEvent, ProgressSink, StepAction } from "../engine/index.ts";
+import { parseStateAddress } from "../state/index.ts";
 
 const VERB: Record<StepAction, [string, string, string]> = {
   // [running, completed, failed]

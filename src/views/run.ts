@@ -1,10 +1,9 @@
 // An apply, destroy or refresh run as the command shows it: one JSON document (`--json`), or the
-// closing lines a person reads. Both render what the engine reports (run.ts, summary.ts); nothing
+// closing lines a person reads. Both render what the engine reports (engine/run.ts, engine/summary.ts); nothing
 // here decides anything.
 
-import { diagnosticsToJson, diagnosticToJson, type Diagnostic } from "../../core/index.ts";
-import type { ApplyRun } from "../run.ts";
-import type { RunKind } from "../summary.ts";
+import { diagnosticsToJson, diagnosticToJson, type Diagnostic } from "../core/index.ts";
+import type { ApplyRun, RunKind } from "../engine/index.ts";
 import { planToJson } from "./json.ts";
 import { seconds } from "./progress.ts";
 

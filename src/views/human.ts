@@ -1,11 +1,10 @@
 // The plan as people read it: Terraform's symbols (+ ~ -/+ +/- -), the attribute diff, what forces
 // replacement, the cycle steps when there are any, warnings and errors, and the summary line.
 
-import { hasErrors, isUnknown, renderDiagnostics, type Value } from "../../core/index.ts";
-import { BOOKKEEPING_ATTRIBUTES } from "../../registry/index.ts";
-import type { OutputChange, Plan, PlanStep, ResourceChange } from "../plan-data.ts";
-import { reportedDrift } from "../plan/relevance.ts";
-import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
+import { hasErrors, isUnknown, renderDiagnostics, type Value } from "../core/index.ts";
+import { BOOKKEEPING_ATTRIBUTES } from "../registry/index.ts";
+import { reportedDrift, type OutputChange, type Plan, type PlanStep, type ResourceChange } from "../engine/index.ts";
+import { isSealedSensitive, SENSITIVE_VALUE } from "../secrets/index.ts";
 import { diffLines, formatValue, KNOWN_AFTER_APPLY, sensitiveDiffLines } from "./values.ts";
 
 export interface HumanRenderOptions {

@@ -6,9 +6,9 @@
 // path in `sensitive_values`; a sensitive output carries no `value` at all, and its `type` is
 // "dynamic" (cty's "any type"), since a seal does not tell what type was sealed.
 
-import type { KnownValue } from "../../core/index.ts";
-import { isSealedSensitive, SENSITIVE_VALUE } from "../../secrets/index.ts";
-import { parseStateAddress, type StateDocument, type StoredOutput } from "../../state/index.ts";
+import type { KnownValue } from "../core/index.ts";
+import { isSealedSensitive, SENSITIVE_VALUE } from "../secrets/index.ts";
+import { parseStateAddress, type StateDocument, type StoredOutput } from "../state/index.ts";
 
 export const STATE_JSON_FORMAT_VERSION = "1.0";
 const PROVIDER_NAME = "registry.terraform.io/tako0614/takoform";

@@ -3,9 +3,9 @@
 // state's bookkeeping appear only when they move from one known value to another.
 
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../src/core/values.ts";
-import { renderPlan } from "../../../src/engine/render/human.ts";
-import type { Plan, ResourceChange } from "../../../src/engine/plan-data.ts";
+import { UNKNOWN } from "../../src/core/values.ts";
+import { renderPlan } from "../../src/views/human.ts";
+import type { Plan, ResourceChange } from "../../src/engine/plan-data.ts";
 
 const FORM = {
   form_api_version: "edge.takoform-cdk.dev/v1beta1",
