@@ -105,10 +105,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       // A run waiting for the state lock waits as long for the embedded host the holder has open.
       { hostWaitMs: options.lockTimeout, ...(io.json ? {} : { onNotice: (notice: string) => io.err(notice) }) },
     );
-    if (!("run" in ran)) return io.fail(kind, ran.diagnostics);
+    if (!("run" in ran)) return interrupts.exitCode(io.fail(kind, ran.diagnostics));
     // The live counter is erased before the outcome is printed below it.
     display.close();
-    return report(kind, ran.run, io, display, approval);
+    return interrupts.exitCode(report(kind, ran.run, io, display, approval));
   } finally {
     interrupts.close();
     display.close();

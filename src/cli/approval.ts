@@ -6,29 +6,52 @@ import type { RunKind } from "../engine/index.ts";
 import type { Console } from "./console.ts";
 import { confirm } from "./workspace.ts";
 
-/** Ctrl-C: the first stops new steps (the running ones finish and are recorded), the second exits. */
+/**
+ * The signals that stop a run as Ctrl-C does: SIGINT (Ctrl-C) and SIGTERM (`kill`, `timeout`, a CI
+ * system cancelling a job). Their numbers give the exit status of a run one stopped (128 + n).
+ */
+const STOP_SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/**
+ * Ctrl-C or SIGTERM: the first stops new steps (the running ones finish and are recorded), the
+ * second exits at once. Either way state stays consistent: every write in flight has its intent
+ * recorded before its request, and the next apply resolves it.
+ */
 export class Interrupts {
   count = 0;
-  /** While the approval prompt waits, Ctrl-C is its answer (a no), not an interrupt of the run. */
+  /** The first signal that stopped the run; null while none has. */
+  signal: StopSignal | null = null;
+  /** While the approval prompt waits, a signal is its answer (a no), not an interrupt of the run. */
   prompting = false;
-  private readonly onInterrupt = (): void => {
-    if (this.prompting) return;
-    this.count++;
-    if (this.count === 1) {
-      this.io.err(
-        "\nInterrupt received. No new step starts; the steps running now finish and are recorded. Press Ctrl-C again to stop at once (state records every write in flight; the next apply resolves it).",
-      );
-    } else {
-      process.exit(130);
-    }
-  };
+  private readonly handlers = new Map<StopSignal, () => void>();
 
   constructor(private readonly io: Console) {
-    process.on("SIGINT", this.onInterrupt);
+    for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
+      const handler = (): void => this.receive(signal);
+      this.handlers.set(signal, handler);
+      process.on(signal, handler);
+    }
+  }
+
+  private receive(signal: StopSignal): void {
+    if (this.prompting) return;
+    this.count++;
+    this.signal ??= signal;
+    if (this.count > 1) process.exit(128 + STOP_SIGNALS[signal]);
+    const again = signal === "SIGINT" ? "Press Ctrl-C again" : "Send SIGTERM (or Ctrl-C) again";
+    this.io.err(
+      `\n${signal === "SIGINT" ? "Interrupt" : "SIGTERM"} received. No new step starts; the steps running now finish and are recorded. ${again} to stop at once (state records every write in flight; the next apply resolves it).`,
+    );
+  }
+
+  /** A run a signal stopped exits 128 + the signal's number (130, 143), whatever else it did; else with its own status. */
+  exitCode(own: number): number {
+    return this.signal === null ? own : 128 + STOP_SIGNALS[this.signal];
   }
 
   close(): void {
-    process.off("SIGINT", this.onInterrupt);
+    for (const [signal, handler] of this.handlers) process.off(signal, handler);
   }
 }
 

@@ -141,6 +141,13 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
     for (const p of prefixed.values()) p.close();
     await shared.close();
   }
+  // A run a signal stopped exits with the signal's status (approval.ts), after saying what it did.
+  return interrupts.exitCode(closingStatus(command, run, io, approval, fail));
+}
+
+/** Prints the run's outcome (a JSON document, or the diagnostics and a line per stack) and gives the exit status. */
+function closingStatus(command: StacksCommand, run: StacksRun, io: Console, approval: Approval, fail: (d: readonly Diagnostic[]) => number): number {
+  const { kind } = command;
   if (approval.refused !== null) return fail([approval.refusal()]);
   if (io.json) {
     io.emitJson(stacksJson(kind, run));

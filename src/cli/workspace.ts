@@ -159,14 +159,14 @@ export function stateSource(args: ParsedArgs): { configFile?: string; stackName?
 export interface PromptIO {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream;
-  /** Emits "SIGINT" on Ctrl-C: the process by default. */
+  /** Emits "SIGINT" on Ctrl-C and "SIGTERM" on `kill`: the process by default. */
   signals: NodeJS.EventEmitter;
 }
 
 /**
  * Terraform's approval prompt. Without a terminal it refuses (exit 1) instead of hanging: pass
  * --auto-approve in scripts. Only `yes` approves; anything else, a closed input (Ctrl-D, EOF) and
- * an interrupt (Ctrl-C) while waiting are a no.
+ * an interrupt (Ctrl-C, SIGTERM) while waiting are a no.
  */
 export async function confirm(
   question: string,
@@ -182,10 +182,12 @@ export async function confirm(
       if (settled) return;
       settled = true;
       io.signals.off("SIGINT", onInterrupt);
+      io.signals.off("SIGTERM", onInterrupt);
       resolve(value);
     };
     const onInterrupt = (): void => finish(null);
     io.signals.on("SIGINT", onInterrupt);
+    io.signals.on("SIGTERM", onInterrupt);
     rl.once("line", (line) => finish(line));
     rl.once("close", () => finish(null));
   });

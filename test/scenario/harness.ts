@@ -44,6 +44,10 @@ export interface TestHost {
   mutations: Mutation[];
   /** While set, resource mutations wait for it before the host answers them. */
   gate: Promise<void> | null;
+  /** How many resource mutations wait at the gate now. */
+  waiting: number;
+  /** Every resource mutation waits this long (ms) before the host acts on it; 0 by default. */
+  writeDelayMs: number;
   close(): Promise<void>;
 }
 
@@ -69,12 +73,17 @@ export async function startHost(options: TestHostOptions = {}): Promise<TestHost
   });
   const mutations: Mutation[] = [];
   const handle = host.handle.bind(host);
-  const testHost: TestHost = { host, url: "", mutations, gate: null, close: () => host.close() };
+  const testHost: TestHost = { host, url: "", mutations, gate: null, waiting: 0, writeDelayMs: 0, close: () => host.close() };
   // The server calls `this.handle(request)` per request, so wrapping the instance's method records
   // every answer it gives over HTTP.
   host.handle = async (request: HostRequest): Promise<HostResponse> => {
     const m = RESOURCE_PATH.exec(request.url);
-    if (m !== null && (request.method === "PUT" || request.method === "DELETE") && testHost.gate !== null) await testHost.gate;
+    const mutation = m !== null && (request.method === "PUT" || request.method === "DELETE");
+    if (mutation && testHost.writeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, testHost.writeDelayMs));
+    if (mutation && testHost.gate !== null) {
+      testHost.waiting++;
+      await testHost.gate.finally(() => testHost.waiting--);
+    }
     const response = await handle(request);
     if (m !== null && (request.method === "PUT" || request.method === "DELETE")) {
       mutations.push({ method: request.method, kind: decodeURIComponent(m[3]!), name: decodeURIComponent(m[4]!), status: response.status });
