@@ -83,6 +83,15 @@ export class ProtocolInvalidError extends TakoformClientError {
 }
 
 /**
+ * A well-formed answer that names another object than the one the request addressed: another
+ * exact FormRef, kind, name or space, or another uid than the one the request was fenced on. It
+ * is never believed: nothing of it is recorded (docs/client.md "Verification of answers").
+ */
+export class ReplyMismatchError extends ProtocolInvalidError {
+  override name = "ReplyMismatchError";
+}
+
+/**
  * The host accepted a mutation (answered 2xx) but no verified outcome came back. The caller must
  * keep the identity it knows (name, space, exact FormRef, operation id, uid) instead of dropping it.
  */
@@ -182,18 +191,28 @@ export class FormUnavailableError extends TakoformClientError {
   override name = "FormUnavailableError";
 }
 
-/** Gateway statuses: something between the client and the host answered, not the host. */
-const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
-
 /**
- * True when a mutation that was sent may or may not have been carried out: no complete answer
- * arrived (the connection failed, the deadline passed or the call was aborted while waiting), or
- * a gateway answered in the host's place with something that is not the host's error envelope.
+ * True when a mutation that was sent may or may not have been carried out, because nothing the
+ * client received proves what the host did:
+ * - no complete answer arrived (the connection failed, the deadline passed, the call was aborted,
+ *   the body was cut short or overran its cap);
+ * - the answer is not the host's error envelope, whatever its status (an HTML 500 from a proxy, a
+ *   400 from a gateway, a redirect): only a stable envelope is a refusal, and the host records none;
+ * - a 2xx answer whose body is not a verified answer to the request (empty, truncated, malformed,
+ *   or naming another object: ReplyMismatchError), or whose Operation's result is not.
  * The caller must keep the recorded request and re-send it under the same Idempotency-Key later,
- * exactly as after a crash (docs/state.md §2). A 2xx cut short is an AcceptedError instead: the
- * host is known to have accepted it.
+ * exactly as after a crash (docs/state.md §2). A verified 202 whose Operation could not be followed
+ * to its end (a polling deadline, a lost poll) is not this: the operation id is known, and the
+ * caller records it (an AcceptedError with an operationId). A stable envelope, or an Operation's
+ * terminal error, is a definite answer.
  */
 export function isOutcomeUnknown(err: unknown): boolean {
-  if (err instanceof TransportError) return err.reason !== "too-large" && !(err.status !== undefined && err.status >= 200 && err.status < 300);
-  return err instanceof ProtocolInvalidError && GATEWAY_STATUSES.has(err.status);
+  if (err instanceof TransportError || err instanceof ProtocolInvalidError) return true;
+  if (!(err instanceof AcceptedError)) return false;
+  return err.cause instanceof ProtocolInvalidError || (err.cause instanceof TransportError && err.operationId === undefined);
+}
+
+/** True when the answer was refused because it names another object (looking through an AcceptedError). */
+export function isReplyMismatch(err: unknown): boolean {
+  return err instanceof ReplyMismatchError || (err instanceof AcceptedError && err.cause instanceof ReplyMismatchError);
 }

@@ -11,6 +11,7 @@ export {
   HostApiError,
   OperationDeadlineError,
   ProtocolInvalidError,
+  ReplyMismatchError,
   TakoformClientError,
   TransportError,
   hostErrorOf,
@@ -57,6 +58,6 @@ export {
 } from "./transport.ts";
 export type { NegotiatedLane } from "./discovery.ts";
 // Used by other modules.
-export { isOutcomeUnknown } from "./errors.ts";
+export { isOutcomeUnknown, isReplyMismatch } from "./errors.ts";
 export { verifyResourceEnvelope } from "./resource-shape.ts";
 export { WireReader } from "./wire-reader.ts";

@@ -7,7 +7,8 @@ import type { FormRef } from "../core/index.ts";
 import { type CallOptions, type HostConnection, utf8, type WireCall } from "./connection.ts";
 import { ClientInputError } from "./errors.ts";
 import { exactQuery, resourcePath } from "./paths.ts";
-import { checkName, checkRef, checkSpace, label } from "./resource-reads.ts";
+import { checkName, checkRef, checkSpace, checkUid, label } from "./resource-reads.ts";
+import type { ResourceExpectation } from "./resource-shape.ts";
 import { type DeleteResult, finishDelete, finishResourceMutation, type IntentRequest, type ResourceResult, sendWrite } from "./resource-writes.ts";
 
 export interface ResendExpectation {
@@ -15,6 +16,8 @@ export interface ResendExpectation {
   ref: FormRef;
   name: string;
   space: string;
+  /** The uid the recorded request was fenced on (an update, a delete, a fenced import): the answer must name it. */
+  uid?: string;
 }
 
 const METHOD = { apply: "PUT", delete: "DELETE", import: "POST" } as const;
@@ -24,6 +27,7 @@ function checkIntent(conn: HostConnection, request: IntentRequest, expect: Resen
   checkRef(expect.ref);
   checkSpace(expect.space);
   checkName(expect.name);
+  if (expect.uid !== undefined) checkUid(expect.uid);
   if (request.method !== METHOD[expect.kind]) {
     throw new ClientInputError(`takoform: recorded ${expect.kind} intent uses method ${request.method}, not ${METHOD[expect.kind]}`);
   }
@@ -69,6 +73,8 @@ export async function resend(
   };
   if (request.body !== undefined) call.body = utf8(request.body);
   const response = await sendWrite(conn, call, opts);
-  if (expect.kind === "delete") return finishDelete(conn, call, response, opts);
-  return finishResourceMutation(conn, call, response, { ref: expect.ref, name: expect.name, space: expect.space }, opts);
+  if (expect.kind === "delete") return finishDelete(conn, call, response, opts, expect.uid);
+  const verify: ResourceExpectation = { ref: expect.ref, name: expect.name, space: expect.space };
+  if (expect.uid !== undefined) verify.uid = expect.uid;
+  return finishResourceMutation(conn, call, response, verify, opts);
 }

@@ -1,6 +1,7 @@
 // Verification of resource representations and the documents around them (reference provider
 // §7.4, §7.5; host API §1). A host must never substitute the exact FormRef, the envelope identity,
-// the name or the space; a client that sees it do so fails closed.
+// the name, the space, or the uid a request was fenced on; a client that sees it do so fails
+// closed with a ReplyMismatchError, and the caller records nothing of that answer.
 
 import {
   CONDITION_REASONS,
@@ -19,11 +20,15 @@ import {
 import { digestCanonical, type JsonValue } from "../forms/index.ts";
 import { child, type JsonObject, type WireReader } from "./wire-reader.ts";
 
-/** What a representation must name: the exact FormRef it was asked under, and the name and space. */
+/**
+ * What a representation must name: the exact FormRef it was asked under, the name and space, and
+ * for a request fenced on an incarnation (an update, a fenced import, an observe) its uid.
+ */
 export interface ResourceExpectation {
   ref: FormRef;
   name: string;
   space: string;
+  uid?: string;
 }
 
 const FORM_REF_KEYS = ["apiVersion", "kind", "definitionVersion", "schemaDigest"] as const;
@@ -35,7 +40,7 @@ function readForm(r: WireReader, value: JsonValue | undefined, pointer: string, 
   const formRef = r.object(form["formRef"], child(pointer, "formRef"), FORM_REF_KEYS);
   for (const key of FORM_REF_KEYS) {
     const got = r.string(formRef[key], child(child(pointer, "formRef"), key));
-    if (got !== ref[key]) r.refuse("host response changed the exact FormRef identity");
+    if (got !== ref[key]) r.mismatch("host response changed the exact FormRef identity");
   }
   if (form["packageDigest"] !== undefined) r.string(form["packageDigest"], child(pointer, "packageDigest"), isDigest, "a sha256 digest");
 }
@@ -44,7 +49,7 @@ function readEnvelopeIdentity(r: WireReader, doc: JsonObject, pointer: string, e
   const apiVersion = r.string(doc["apiVersion"], child(pointer, "apiVersion"));
   const kind = r.string(doc["kind"], child(pointer, "kind"));
   readForm(r, doc["form"], child(pointer, "form"), expect.ref);
-  if (apiVersion !== expect.ref.apiVersion || kind !== expect.ref.kind) r.refuse("host response changed the resource identity");
+  if (apiVersion !== expect.ref.apiVersion || kind !== expect.ref.kind) r.mismatch("host response changed the resource identity");
 }
 
 function readConditions(r: WireReader, value: JsonValue | undefined, pointer: string): void {
@@ -73,8 +78,11 @@ export function verifyResourceResponse(r: WireReader, value: JsonValue | undefin
   const metadata = r.object(doc["metadata"], mp, ["name", "space", "uid", "generation", "revision"]);
   const name = r.string(metadata["name"], child(mp, "name"));
   const space = r.string(metadata["space"], child(mp, "space"));
-  if (name !== expect.name || space !== expect.space) r.refuse("host response changed the requested resource name or space");
+  if (name !== expect.name || space !== expect.space) r.mismatch("host response changed the requested resource name or space");
   if (!isUid(metadata["uid"])) r.refuse("host response omitted a valid metadata.uid");
+  if (expect.uid !== undefined && metadata["uid"] !== expect.uid) {
+    r.mismatch(`host response names uid ${metadata["uid"]}, not the uid ${expect.uid} the request was fenced on`);
+  }
   r.string(metadata["generation"], child(mp, "generation"), isCanonicalDecimal, "a canonical decimal");
   r.string(metadata["revision"], child(mp, "revision"), isCanonicalDecimal, "a canonical decimal");
   r.freeObject(doc["spec"], child(pointer, "spec"));
@@ -114,7 +122,7 @@ export function verifyPrepareResponse(r: WireReader, value: JsonValue, expect: R
   const metadata = r.object(resource["metadata"], mp, ["name", "space"], ["uid", "generation", "revision"]);
   const name = r.string(metadata["name"], child(mp, "name"));
   const space = r.string(metadata["space"], child(mp, "space"));
-  if (name !== expect.name || space !== expect.space) r.refuse("host prepare changed the requested resource name or space");
+  if (name !== expect.name || space !== expect.space) r.mismatch("host prepare changed the requested resource name or space");
   if (metadata["uid"] !== undefined) r.string(metadata["uid"], child(mp, "uid"), isUid, "a uid");
   for (const key of ["generation", "revision"] as const) {
     if (metadata[key] !== undefined) r.string(metadata[key], child(mp, key), isCanonicalDecimal, "a canonical decimal");

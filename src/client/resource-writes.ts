@@ -6,7 +6,7 @@
 import { type FormRef, goStruct, type WireResource } from "../core/index.ts";
 import type { JsonValue } from "../forms/index.ts";
 import { type CallOptions, expectEmptyBody, expectETag, expectStatus, type HostConnection, type WireCall } from "./connection.ts";
-import { AcceptedError, ClientInputError, hostErrorOf, ProtocolInvalidError, TransportError } from "./errors.ts";
+import { AcceptedError, ClientInputError, hostErrorOf, ProtocolInvalidError, ReplyMismatchError, TransportError } from "./errors.ts";
 import { bodyDigestHex, incarnationKey } from "./keys.ts";
 import { operationError } from "./operation-shape.ts";
 import { settleAccepted } from "./operations.ts";
@@ -120,9 +120,20 @@ function asError(err: unknown): Error {
 }
 
 /**
+ * An accepted Operation must target the incarnation the request was fenced on: a `target.uid`
+ * naming another one is a reply about another object, refused like a representation that does.
+ */
+function checkTargetUid(call: WireCall, id: string, uid: string | undefined, expected: string | undefined): void {
+  if (expected === undefined || uid === undefined || uid === expected) return;
+  const why = `takoform: ${call.call} (operation ${id}): host operation targets uid ${uid}, not the uid ${expected} the request was fenced on`;
+  throw new AcceptedError(new ReplyMismatchError(why, 202), id, uid);
+}
+
+/**
  * `finishResourceMutation`: a 200/201 representation is verified and must carry the ETag; a 202 is
- * polled to its terminal state and its `result.resource` verified. Every failure after the host
- * answered 2xx is an AcceptedError carrying what is known (operation id, uid).
+ * polled to its terminal state and its `result.resource` verified. Both are verified against what
+ * was sent (`expect`: exact FormRef, name, space, and the fenced uid when there is one). Every
+ * failure after the host answered 2xx is an AcceptedError carrying what is known (operation id, uid).
  */
 export async function finishResourceMutation(
   conn: HostConnection,
@@ -133,6 +144,7 @@ export async function finishResourceMutation(
 ): Promise<ResourceResult> {
   if (response.status === 202) {
     const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
+    checkTargetUid(call, id, uid, expect.uid);
     if (terminal.error) throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
     try {
       const resource = verifyResourceEnvelope(
@@ -161,8 +173,17 @@ export async function finishResourceMutation(
   return { resource, status: response.status };
 }
 
-/** A delete's 204 (empty) or 202 (polled). A terminal `resource_not_found` is thrown unwrapped: absence. */
-export async function finishDelete(conn: HostConnection, call: WireCall, response: HostTransportResponse, opts: CallOptions): Promise<DeleteResult> {
+/**
+ * A delete's 204 (empty) or 202 (polled; its Operation must target `expectedUid` when it names a
+ * uid). A terminal `resource_not_found` is thrown unwrapped: absence.
+ */
+export async function finishDelete(
+  conn: HostConnection,
+  call: WireCall,
+  response: HostTransportResponse,
+  opts: CallOptions,
+  expectedUid?: string,
+): Promise<DeleteResult> {
   if (response.status === 204) {
     try {
       expectEmptyBody(call, response);
@@ -175,6 +196,7 @@ export async function finishDelete(conn: HostConnection, call: WireCall, respons
     throw new AcceptedError(new ProtocolInvalidError(`takoform: ${call.call}: host returned unexpected success status ${response.status}`, response.status));
   }
   const { id, uid, terminal } = await settleAccepted(conn, call, response, opts);
+  checkTargetUid(call, id, uid, expectedUid);
   if (terminal.error) {
     if (terminal.error.code === "resource_not_found") throw operationError(terminal, call.call, "delete-operation", conn.redact);
     throw new AcceptedError(operationError(terminal, call.call, "operation", conn.redact), id, uid);
@@ -233,7 +255,9 @@ async function prepareAndPut(
   else headers["If-None-Match"] = "*";
   const call: WireCall = { call: label("apply", ref, space, name), method: "PUT", path: resourcePath(conn.apiPath, ref, name), headers, body };
   const response = await sendMutation(conn, call, key, opts);
-  return finishResourceMutation(conn, call, response, { ref, name, space }, opts);
+  const expect: ResourceExpectation = { ref, name, space };
+  if (fence.expectedUid !== undefined) expect.uid = fence.expectedUid;
+  return finishResourceMutation(conn, call, response, expect, opts);
 }
 
 function checkIncarnation(fence: IncarnationFence | undefined, verb: string): IncarnationFence {
@@ -258,7 +282,7 @@ export async function deleteResource(
   opts: MutationOptions = {},
 ): Promise<DeleteResult> {
   const { call, response } = await sendFencedMutation(conn, "delete", "DELETE", "", { space, ref, name }, fence, opts);
-  return finishDelete(conn, call, response, opts);
+  return finishDelete(conn, call, response, opts, fence.uid);
 }
 
 /** `POST …/{name}/observe?Q`: the fenced re-observation; the answer's generation must equal the fence. */
@@ -273,7 +297,7 @@ export async function observeResource(
   const { call, response, generation } = await sendFencedMutation(conn, "observe", "POST", "/observe", { space, ref, name }, fence, opts);
   expectStatus(call, response, [200]);
   const r = conn.reader(call, response.status);
-  const resource = verifyResourceEnvelope(r, conn.json(call, response), "", { ref, name, space });
+  const resource = verifyResourceEnvelope(r, conn.json(call, response), "", { ref, name, space, uid: fence.uid });
   if (resource.metadata.generation !== generation) {
     r.refuse(`host observed generation ${resource.metadata.generation}, not the fenced generation ${generation}`);
   }
@@ -343,5 +367,5 @@ export async function importResource(
     body,
   };
   const response = await sendMutation(conn, call, key, opts);
-  return finishResourceMutation(conn, call, response, { ref, name, space }, opts);
+  return finishResourceMutation(conn, call, response, known === undefined ? { ref, name, space } : { ref, name, space, uid: known.uid }, opts);
 }

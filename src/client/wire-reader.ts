@@ -4,7 +4,7 @@
 
 import type { JsonObject, JsonValue } from "../core/index.ts";
 import { parseStrictJson, StrictJsonError } from "../forms/index.ts";
-import { ProtocolInvalidError } from "./errors.ts";
+import { ProtocolInvalidError, ReplyMismatchError } from "./errors.ts";
 
 export type { JsonObject };
 
@@ -40,6 +40,11 @@ export class WireReader {
   /** Refuses a semantic fault that is not tied to one member. */
   refuse(detail: string): never {
     throw new ProtocolInvalidError(this.redact(`takoform: ${this.call}: ${detail}`), this.status);
+  }
+
+  /** Refuses a well-formed answer that names another object than the request addressed. */
+  mismatch(detail: string): never {
+    throw new ReplyMismatchError(this.redact(`takoform: ${this.call}: ${detail}`), this.status);
   }
 
   /**

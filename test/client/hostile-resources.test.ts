@@ -10,13 +10,16 @@ import {
   FormUnavailableError,
   HostApiError,
   ProtocolInvalidError,
+  ReplyMismatchError,
   TransportError,
+  isOutcomeUnknown,
+  isReplyMismatch,
   isResourceNotFound,
 } from "../../src/client/errors.ts";
 import { incarnationKey } from "../../src/client/keys.ts";
 import { API_ROOT, DISCOVERY_PATH } from "./fixtures/lane.ts";
 import { digestCanonical } from "../../src/forms/digest.ts";
-import { availabilityDoc, NAME, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
+import { availabilityDoc, NAME, operationDoc, prepareDoc, REF, REQUEST, RESOURCE_PATH, resourceDoc, SPACE } from "./fixtures/documents.ts";
 import { discoveryDocument, envelope, type HostileHost } from "./fixtures/hostile-host.ts";
 import { rejectionOf, scriptedHostPerTest, scriptPrelude } from "./fixtures/scripts.ts";
 
@@ -139,6 +142,51 @@ describe("apply refusals", () => {
     await expect(client.applyResource(request, { expectedGeneration: "01" })).rejects.toThrow(ClientInputError);
     await expect(client.applyResource(request, { expectedUid: "uid-1" })).rejects.toThrow(/only meaningful on an update/);
     expect(host.requests.length).toBe(before);
+  });
+});
+
+describe("answers verified against the fenced uid (issue 23, item 2)", () => {
+  it("an update whose 200 names another uid is refused as a mismatch, and its outcome is unknown", async () => {
+    scriptPrelude(host);
+    host.on("PUT", RESOURCE_PATH, () => ({ status: 200, headers: etag("2"), body: resourceDoc({ uid: "uid-fresh", generation: "2", revision: "2" }) }));
+    const err = await rejectionOf(client.applyResource(request, { expectedGeneration: "1", expectedUid: "uid-1" }));
+    expect(err).toBeInstanceOf(AcceptedError);
+    expect((err as AcceptedError).cause).toBeInstanceOf(ReplyMismatchError);
+    expect(err.message).toContain("host response names uid uid-fresh, not the uid uid-1 the request was fenced on");
+    expect([isReplyMismatch(err), isOutcomeUnknown(err)]).toEqual([true, true]);
+    // The same answer is believed when it names the fenced uid.
+    host.on("PUT", RESOURCE_PATH, () => ({ status: 200, headers: etag("2"), body: resourceDoc({ uid: "uid-1", generation: "2", revision: "2" }) }));
+    expect((await client.applyResource(request, { expectedGeneration: "1", expectedUid: "uid-1" })).resource.metadata.uid).toBe("uid-1");
+  });
+
+  it("a fenced import, an observe, a resend and a 202's Operation must name the fenced uid too", async () => {
+    scriptPrelude(host);
+    host.on("POST", `${RESOURCE_PATH}/import`, () => ({
+      status: 200,
+      headers: etag("2"),
+      body: resourceDoc({ uid: "uid-2", generation: "2", revision: "2" }),
+    }));
+    expect(isReplyMismatch(await rejectionOf(client.importResource({ ...request, nativeId: "n" }, { uid: "uid-1", generation: "1" })))).toBe(true);
+
+    host.on("POST", `${RESOURCE_PATH}/observe`, () => ({ status: 200, body: { resource: resourceDoc({ uid: "uid-2" }) } }));
+    const observed = await rejectionOf(client.observeResource(SPACE, REF, NAME, { uid: "uid-1", generation: "1" }));
+    expect(observed).toBeInstanceOf(ReplyMismatchError);
+
+    host.on("PUT", RESOURCE_PATH, () => ({ status: 200, headers: etag("2"), body: resourceDoc({ uid: "uid-2", generation: "2", revision: "2" }) }));
+    const recorded = { method: "PUT", path: RESOURCE_PATH, headers: { "Idempotency-Key": "k-1" }, body: "{}" };
+    expect(isReplyMismatch(await rejectionOf(client.resend(recorded, { kind: "apply", ref: REF, name: NAME, space: SPACE, uid: "uid-1" })))).toBe(true);
+    expect((await client.resend(recorded, { kind: "apply", ref: REF, name: NAME, space: SPACE })).resource.metadata.uid).toBe("uid-2");
+
+    const opPath = (id: string) => `${API_ROOT}/operations/${id}`;
+    host.on("DELETE", RESOURCE_PATH, () => ({
+      status: 202,
+      headers: { "Retry-After": "0" },
+      body: { operation: operationDoc("op_d", { done: false, target: { uid: "uid-9" } }) },
+    }));
+    host.on("GET", opPath("op_d"), () => ({ status: 200, body: operationDoc("op_d", { done: true, target: { uid: "uid-9" }, result: { deleted: true } }) }));
+    const deleted = await rejectionOf(client.deleteResource(SPACE, REF, NAME, { uid: "uid-1", generation: "1" }));
+    expect([deleted instanceof AcceptedError, isReplyMismatch(deleted), (deleted as AcceptedError).operationId]).toEqual([true, true, "op_d"]);
+    expect(deleted.message).toContain("host operation targets uid uid-9, not the uid uid-1 the request was fenced on");
   });
 });
 

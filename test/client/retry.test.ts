@@ -10,7 +10,16 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HostClient, type HostClientOptions } from "../../src/client/client.ts";
 import { HostConnection } from "../../src/client/connection.ts";
-import { HostApiError, isOutcomeUnknown, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
+import {
+  AcceptedError,
+  HostApiError,
+  isOutcomeUnknown,
+  isReplyMismatch,
+  OperationDeadlineError,
+  ProtocolInvalidError,
+  ReplyMismatchError,
+  TransportError,
+} from "../../src/client/errors.ts";
 import { ConcurrencyLimiter } from "../../src/client/limiter.ts";
 import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
 import { createNodeTransport } from "../../src/client/transport.ts";
@@ -240,15 +249,29 @@ describe("budgets against a host that drops every connection", () => {
 });
 
 describe("isOutcomeUnknown", () => {
-  it("is true only when no complete host answer arrived (or a gateway answered in its place)", () => {
+  it("is true whenever nothing received proves what the host did: no answer, no envelope, or no verified answer (issue 23, item 3)", () => {
     expect(isOutcomeUnknown(new TransportError("network", "reset"))).toBe(true);
     expect(isOutcomeUnknown(new TransportError("deadline", "late"))).toBe(true);
     expect(isOutcomeUnknown(new TransportError("aborted", "stop"))).toBe(true);
     expect(isOutcomeUnknown(new TransportError("network", "cut", 500))).toBe(true);
-    expect(isOutcomeUnknown(new TransportError("network", "cut 2xx", 201))).toBe(false);
-    expect(isOutcomeUnknown(new TransportError("too-large", "big", 400))).toBe(false);
+    expect(isOutcomeUnknown(new TransportError("network", "cut 2xx", 201))).toBe(true);
+    expect(isOutcomeUnknown(new TransportError("too-large", "big", 400))).toBe(true);
+    // Not the host's envelope, whatever the status: a gateway's 502, a proxy's HTML 500, a 400 page.
     expect(isOutcomeUnknown(new ProtocolInvalidError("gateway", 502))).toBe(true);
-    expect(isOutcomeUnknown(new ProtocolInvalidError("odd", 400))).toBe(false);
-    expect(isOutcomeUnknown(new HostApiError({ call: "x", code: "backend_unavailable", status: 503, message: "m", retryable: true }))).toBe(false);
+    expect(isOutcomeUnknown(new ProtocolInvalidError("<html>500</html>", 500))).toBe(true);
+    expect(isOutcomeUnknown(new ProtocolInvalidError("odd", 400))).toBe(true);
+    // A 2xx that is not a verified answer: empty, cut short, or naming another object.
+    expect(isOutcomeUnknown(new AcceptedError(new ProtocolInvalidError("empty body", 200)))).toBe(true);
+    expect(isOutcomeUnknown(new AcceptedError(new TransportError("network", "cut", 201)))).toBe(true);
+    expect(isOutcomeUnknown(new AcceptedError(new ReplyMismatchError("another uid", 200)))).toBe(true);
+    expect(isOutcomeUnknown(new AcceptedError(new ReplyMismatchError("result names another uid", 200), "op_1"))).toBe(true);
+    expect(isReplyMismatch(new AcceptedError(new ReplyMismatchError("another uid", 200)))).toBe(true);
+    expect(isReplyMismatch(new AcceptedError(new ProtocolInvalidError("empty body", 200)))).toBe(false);
+    // Definite: the host's stable envelope, an Operation's terminal error, a known operation still running.
+    const stable = new HostApiError({ call: "x", code: "backend_unavailable", status: 503, message: "m", retryable: true });
+    expect(isOutcomeUnknown(stable)).toBe(false);
+    expect(isOutcomeUnknown(new AcceptedError(stable, "op_2"))).toBe(false);
+    expect(isOutcomeUnknown(new AcceptedError(new OperationDeadlineError("op_3", "pending"), "op_3"))).toBe(false);
+    expect(isOutcomeUnknown(new AcceptedError(new TransportError("network", "poll lost"), "op_4"))).toBe(false);
   });
 });

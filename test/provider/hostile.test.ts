@@ -1,12 +1,13 @@
 // Hosts that answer badly. The client refuses malformed answers (duplicate members, a
 // substituted identity, a missing ETag, a non-empty 204, unexpected statuses); these tests check
-// that the provider turns each refusal into a clear diagnostic and leaves state as it was — or,
-// where the host had already accepted a create, records the accepted identity so nothing is lost.
+// that the provider turns each refusal into a clear diagnostic and leaves state as it was. A
+// write whose answer is refused keeps its intent (its outcome is unknown), and resuming it
+// adopts the host's verified replay, so nothing is lost and nothing unverified is recorded.
 // A tampering transport rewrites the real local host's answers.
 
 import { describe, expect, it } from "vitest";
 import type { HostTransportRequest, HostTransportResponse } from "../../src/client/transport.ts";
-import { renderDetail } from "../../src/core/index.ts";
+import { OPERATION_API_VERSION, renderDetail } from "../../src/core/index.ts";
 import { hostFaultOf } from "../../src/provider/diagnostics/host-fault.ts";
 import { AcceptedError, HostApiError, ProtocolInvalidError, TransportError } from "../../src/client/errors.ts";
 import { errorsOf, mustCreate, mustRead, useRig, workerStack } from "./harness.ts";
@@ -63,45 +64,70 @@ describe("malformed host answers", () => {
     expect((await r.provider.read(state)).state).toBe(state);
   });
 
-  it("a create answered with a substituted identity records the accepted identity, and the next read settles it", async () => {
+  it("a create answered with a substituted identity records nothing and keeps its intent; resuming it adopts the verified replay", async () => {
     r.tamper = (req, res) => (req.method === "PUT" ? rewrite(res, (b) => b.replace('"name":"counter"', '"name":"other"')) : undefined);
     const plan = await r.provider.plan({ type: "takoform_module_worker", address: "m", prior: null, config: { name: "counter" } });
     const out = await r.provider.create("takoform_module_worker", plan.planned!, r.context());
-    expect(out.diagnostics.map((d) => d.summary)).toEqual(["ModuleWorker was accepted by the host but did not complete", "Failed to create ModuleWorker"]);
-    expect(renderDetail(out.diagnostics[1]!)).toContain("accepted-without-representation (host)");
-    expect(out.state!.attributes).toMatchObject({ name: "counter", uid: null, pending_operation_id: null, form_kind: "ModuleWorker" });
+    expect(out.unresolved).toBe(true);
+    expect(out.state).toBeNull();
+    expect(out.diagnostics.map((d) => d.summary)).toEqual(["The host's reply to the ModuleWorker create names another object; its outcome is unknown"]);
+    expect(out.diagnostics[0]!.detail).toContain("names another object than the one the request addressed");
+    expect(out.diagnostics[0]!.cause).toContain("changed the requested resource name or space");
     r.tamper = undefined;
-    const settled = await mustRead(r, out.state!);
-    expect(settled.attributes["uid"]).toBe(
+    const resumed = await r.provider.resumeWrite(r.intents.at(-1)!, null);
+    expect(errorsOf(resumed.diagnostics)).toEqual([]);
+    expect(resumed.state!.attributes["uid"]).toBe(
       r.host.controls.resource({
         tenant: "dev",
         space: "default",
-        apiVersion: settled.attributes["form_api_version"] as string,
+        apiVersion: resumed.state!.attributes["form_api_version"] as string,
         kind: "ModuleWorker",
         name: "counter",
       })!.uid,
     );
   });
 
-  it("an update answered without its ETag is an error that keeps the prior state", async () => {
+  it("an update answered without its ETag keeps the prior state and its intent: the outcome is unknown", async () => {
     const state = await mustCreate(r, "takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
     r.tamper = (req, res) =>
       req.method === "PUT" ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== "etag")) } : undefined;
     const out = await r.provider.update("takoform_at_least_once_queue", state, { ...state.attributes, message_retention_seconds: 900 }, r.context());
     expect(out.state).toBe(state);
-    expect(out.diagnostics[0]).toMatchObject({ summary: "Failed to update AtLeastOnceQueue", expectedGeneration: "1", expectedUid: state.attributes["uid"] });
+    expect(out.unresolved).toBe(true);
+    expect(out.diagnostics[0]).toMatchObject({
+      summary: "The outcome of the AtLeastOnceQueue update is unknown",
+      expectedGeneration: "1",
+      expectedUid: state.attributes["uid"],
+    });
+    expect(out.diagnostics[0]!.detail).toContain("the body is not a verified answer to this request");
     expect(out.diagnostics[0]!.host).toMatchObject({ accepted: true, uid: state.attributes["uid"] });
     r.tamper = undefined;
     const read = await mustRead(r, state);
     expect(read.attributes).toMatchObject({ generation: "2", message_retention_seconds: 900 });
   });
 
-  it("a delete answered with a non-empty 204 is an error that keeps state; a refresh then sees it gone", async () => {
+  it("an update whose reply names another uid is refused: state keeps the fenced uid, and the resumed intent records the host's", async () => {
+    const state = await mustCreate(r, "takoform_at_least_once_queue", { name: "q", message_retention_seconds: 600 });
+    const uid = state.attributes["uid"] as string;
+    const fresh = `${uid.slice(0, -1)}${uid.endsWith("z") ? "y" : "z"}`;
+    r.tamper = (req, res) => (req.method === "PUT" ? rewrite(res, (b) => b.replace(`"uid":"${uid}"`, `"uid":"${fresh}"`)) : undefined);
+    const out = await r.provider.update("takoform_at_least_once_queue", state, { ...state.attributes, message_retention_seconds: 900 }, r.context());
+    expect(out).toMatchObject({ state, unresolved: true });
+    expect(out.diagnostics[0]!.summary).toBe("The host's reply to the AtLeastOnceQueue update names another object; its outcome is unknown");
+    expect(out.diagnostics[0]!.cause).toContain(`names uid ${fresh}, not the uid ${uid} the request was fenced on`);
+    r.tamper = undefined;
+    const resumed = await r.provider.resumeWrite(r.intents.at(-1)!, state);
+    expect(errorsOf(resumed.diagnostics)).toEqual([]);
+    expect(resumed.state!.attributes).toMatchObject({ uid, generation: "2", message_retention_seconds: 900 });
+  });
+
+  it("a delete answered with a non-empty 204 keeps state and its intent; a refresh then sees it gone", async () => {
     const state = await mustCreate(r, "takoform_module_worker", { name: "counter" });
     r.tamper = (req, res) => (req.method === "DELETE" ? { ...res, body: Buffer.from("{}") } : undefined);
     const out = await r.provider.delete("takoform_module_worker", state, r.context());
     expect(out.state).toBe(state);
-    expect(out.diagnostics[0]!.summary).toBe("Failed to delete ModuleWorker");
+    expect(out.unresolved).toBe(true);
+    expect(out.diagnostics[0]!.summary).toBe("The outcome of the ModuleWorker delete is unknown");
     expect(out.diagnostics[0]!.host?.accepted).toBe(true);
     r.tamper = undefined;
     expect((await r.provider.read(state)).state).toBeNull();
@@ -157,8 +183,15 @@ describe("malformed host answers", () => {
 
     it("TestV3TypedOutputsAreWrittenOnAnInterruptedApply: null outputs, no output fault", async () => {
       await endpointRig();
-      r.tamper = (req, res) =>
-        req.method === "PUT" && req.url.includes("/WorkerEndpoint/") ? rewrite(res, (b) => b.replace('"name":"ep"', '"name":"zz"')) : undefined;
+      // Interrupted: the host accepts the PUT as an Operation, which it then no longer knows.
+      const accepted = { apiVersion: OPERATION_API_VERSION, kind: "Operation", id: "op_lost", done: false };
+      const gone = { error: { code: "operation_not_found", message: "expired", requestId: "req_1", retryable: false } };
+      r.tamper = (req) => {
+        if (req.method === "PUT" && req.url.includes("/WorkerEndpoint/"))
+          return { status: 202, headers: {}, body: Buffer.from(JSON.stringify({ operation: accepted })) };
+        if (req.method === "GET" && req.url.includes("/operations/op_lost")) return { status: 404, headers: {}, body: Buffer.from(JSON.stringify(gone)) };
+        return undefined;
+      };
       const plan = await r.provider.plan({ type: "takoform_worker_endpoint", address: "e", prior: null, config: { name: "ep", worker: "counter" } });
       const out = await r.provider.create("takoform_worker_endpoint", plan.planned!, r.context());
       expect(out.state!.attributes).toMatchObject({ hostname: null, url: null, outputs_json: "{}" });

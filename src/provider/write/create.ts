@@ -4,8 +4,10 @@
 // overwrites anything; a positive availability answer is remembered for the run
 // (AvailabilityMemo). An artifact-backed revision uploads the manifest of its local files first
 // (only the blobs the host lacks) and applies the digest the host committed. The create timeout bounds the
-// whole call. A create the host accepted but did not verifiably finish still writes state; one
-// whose answer never arrived is unresolved, and its recorded intent is left to the next run.
+// whole call. A create whose answer proves nothing (none arrived, it is not the host's envelope,
+// or it is not a verified answer) is unresolved, and its recorded intent is left to the next run;
+// one the host verifiably accepted (a 202 whose Operation did not finish in time, or failed)
+// still writes state.
 
 import { AcceptedError } from "../../client/index.ts";
 import { type Attributes, type Diagnostic, isSpaceId, laneNamed } from "../../core/index.ts";
@@ -98,8 +100,9 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
     const written = verifiedState(ctx, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
   } catch (err) {
-    if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
+    // First: a reply that proves nothing (none, not the host's envelope, not verified) keeps the intent.
     if (outcomeUnknown(attempt, err)) return unresolvedWrite("create", kind, err, { ...nameIdentity, pointer: "/spec" }, null);
+    if (err instanceof AcceptedError) return acceptedCreate(ctx, name, err, identity);
     const failed = explainCapability(rt, err, hostCallDiagnostic(`Failed to create ${kind}`, err, { ...nameIdentity, pointer: "/spec" }), type, values);
     return fail([await explainNameTaken(client, err, failed, { space, ref: served.ref, name, deadline })]);
   }

@@ -37,7 +37,8 @@ export async function resumeWrite(rt: ProviderRuntime, intent: WriteIntent, prio
   } catch (err) {
     return keep([laneUnavailable(type, err instanceof LaneUnavailableError ? err : new LaneUnavailableError(err))]);
   }
-  const expect = { ref: served.ref, name, space };
+  // The answer must name the incarnation the recorded request was fenced on (none for a create).
+  const expect = { ref: served.ref, name, space, ...(intent.uid !== "" ? { uid: intent.uid } : {}) };
 
   if (intent.operation === "delete") {
     try {
