@@ -9,6 +9,15 @@
 //   truncate     forwards, sends the host's status line, headers and half the body, then drops it
 //   delay        waits (1–2 s by default) before forwarding
 //
+// and the reply faults, which forward the request, let the host act, and then answer in its place
+// with something that proves nothing about what the host did:
+//
+//   html-500     a 500 with an HTML page, as a proxy in front of a host sends
+//   empty-200    a 200 with an empty body
+//   cut-body     the host's status and headers, and half its body with a Content-Length to match:
+//                a complete exchange whose body is truncated
+//   rewrite-uid  the host's answer with every uid it names replaced by another (same grammar)
+//
 // Decisions are seeded and independent of arrival order: the n-th occurrence of one request
 // always draws the same number, so parallel clients interleaving differently still meet the same
 // faults. A request is identified by its method and target, plus its body when it carries no
@@ -22,8 +31,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One fault the proxy can inject (the list at the top of this file says what each does). */
-export type FaultKind = "503" | "429" | "reset-before" | "reset-after" | "truncate" | "delay";
-export const FAULT_KINDS: readonly FaultKind[] = ["503", "429", "reset-before", "reset-after", "truncate", "delay"];
+export type FaultKind = "503" | "429" | "reset-before" | "reset-after" | "truncate" | "delay" | ReplyFault;
+/** The reply faults (see the top of this file): the host acts, and its reply is replaced. */
+export type ReplyFault = "html-500" | "empty-200" | "cut-body" | "rewrite-uid";
+export const REPLY_FAULTS: readonly ReplyFault[] = ["html-500", "empty-200", "cut-body", "rewrite-uid"];
+// The reply faults come last, so rates set before they existed draw exactly the faults they did.
+export const FAULT_KINDS: readonly FaultKind[] = ["503", "429", "reset-before", "reset-after", "truncate", "delay", ...REPLY_FAULTS];
 
 /** A request as the proxy received it, for a `script` to decide on. */
 export interface ProxiedRequest {
@@ -131,7 +144,7 @@ export class FaultProxy {
 
   /** How many requests got each action. */
   counts(): Record<FaultKind | "pass", number> {
-    const out = { pass: 0, "503": 0, "429": 0, "reset-before": 0, "reset-after": 0, truncate: 0, delay: 0 };
+    const out = Object.fromEntries([...FAULT_KINDS, "pass"].map((kind) => [kind, 0])) as Record<FaultKind | "pass", number>;
     for (const entry of this.log) out[entry.action]++;
     return out;
   }
@@ -205,6 +218,10 @@ export class FaultProxy {
     for (let i = 0; i + 1 < upstream.rawHeaders.length; i += 2) {
       if (!HOP_BY_HOP.has(upstream.rawHeaders[i]!.toLowerCase())) headers.push(upstream.rawHeaders[i]!, upstream.rawHeaders[i + 1]!);
     }
+    if (isReplyFault(action)) {
+      replaceReply(res, action, upstream.status, headers, upstream.body);
+      return;
+    }
     if (action === "truncate" && upstream.body.length > 1) {
       // Declare the whole length, send half, then drop the connection: the answer is cut short.
       headers.push("Content-Length", String(upstream.body.length));
@@ -250,6 +267,38 @@ export class FaultProxy {
       request.end(body);
     });
   }
+}
+
+function isReplyFault(action: FaultKind | "pass"): action is ReplyFault {
+  return (REPLY_FAULTS as readonly string[]).includes(action);
+}
+
+const HTML_500 = "<!DOCTYPE html>\n<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>\n";
+
+/** Another uid of the same grammar, the same for the same uid (so a test can predict it). */
+export function forgedUid(uid: string): string {
+  return `forged-${createHash("sha256").update(uid).digest("hex").slice(0, 16)}`;
+}
+
+/** Answers in the host's place after it acted (the reply faults at the top of this file). */
+function replaceReply(res: http.ServerResponse, fault: ReplyFault, status: number, headers: string[], body: Buffer): void {
+  let out: { status: number; headers: string[]; body: Buffer };
+  switch (fault) {
+    case "html-500":
+      out = { status: 500, headers: ["Content-Type", "text/html; charset=utf-8"], body: Buffer.from(HTML_500) };
+      break;
+    case "empty-200":
+      out = { status: 200, headers: [], body: Buffer.alloc(0) };
+      break;
+    case "cut-body":
+      out = { status, headers, body: body.subarray(0, Math.floor(body.length / 2)) };
+      break;
+    case "rewrite-uid":
+      out = { status, headers, body: Buffer.from(body.toString("utf8").replace(/"uid":"([^"\\]+)"/g, (_m, uid: string) => `"uid":"${forgedUid(uid)}"`)) };
+      break;
+  }
+  res.writeHead(out.status, [...out.headers, "Content-Length", String(out.body.length)]);
+  res.end(out.body);
 }
 
 /** What identifies one request across runs and host instances (see the header comment). */

@@ -8,4 +8,4 @@
 //   await host.close();
 
 export { TestHost, type DeployResult, type StackInput, type TestFaults, type TestHostOptions } from "./test-host.ts";
-export type { FaultKind, FaultLogEntry, ProxiedRequest } from "./fault-proxy.ts";
+export type { FaultKind, FaultLogEntry, ProxiedRequest, ReplyFault } from "./fault-proxy.ts";

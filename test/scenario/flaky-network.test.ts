@@ -71,6 +71,18 @@ describe("a flaky network (issue 11, item 2)", () => {
     // The delete's reply was lost: re-sent under its key, and the host replayed the 204.
     expect(mutations("flaky-14")).toEqual(["PUT pass 201 key 7", "DELETE reset-after 204 key 8", "DELETE pass 204 key 8"]);
     // Everything the proxy did over the three runs (apply, plan, destroy).
-    expect(run.proxy.counts()).toEqual({ pass: 108, "503": 7, "429": 8, "reset-before": 10, "reset-after": 5, truncate: 2, delay: 5 });
+    expect(run.proxy.counts()).toEqual({
+      pass: 108,
+      "503": 7,
+      "429": 8,
+      "reset-before": 10,
+      "reset-after": 5,
+      truncate: 2,
+      delay: 5,
+      "html-500": 0,
+      "empty-200": 0,
+      "cut-body": 0,
+      "rewrite-uid": 0,
+    });
   }, 180_000);
 });
