@@ -100,7 +100,8 @@ describe("malformed host answers", () => {
       expectedUid: state.attributes["uid"],
     });
     expect(out.diagnostics[0]!.detail).toContain("the body is not a verified answer to this request");
-    expect(out.diagnostics[0]!.host).toMatchObject({ accepted: true, uid: state.attributes["uid"] });
+    expect(out.diagnostics[0]!.host).toMatchObject({ accepted: true, protocolInvalid: true, status: 200, uid: state.attributes["uid"] });
+    expect(renderDetail(out.diagnostics[0]!)).toContain("Code: protocol-invalid host response (HTTP 200)");
     r.tamper = undefined;
     const read = await mustRead(r, state);
     expect(read.attributes).toMatchObject({ generation: "2", message_retention_seconds: 900 });

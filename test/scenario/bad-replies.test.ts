@@ -110,6 +110,7 @@ describe("a reply that proves nothing is never believed (issue 23, items 2, 3, 7
       expect(failedText).toContain("Error: The outcome of the EdgeKVNamespace create is unknown");
       expect(failedText).toContain(`with ${KV}.named, ${KV}.prefixed (2 resources)`);
       expect(failedText).toContain(WHY[kind]);
+      expect(failedText).toContain(`Code: protocol-invalid host response (HTTP ${kind === "html-500" ? 500 : kind === "empty-200" ? 200 : 201})`);
       expect(failedText).toContain("re-sends this request under the same Idempotency-Key");
       expect(failedText).not.toMatch(STACK_TRACE);
       const interrupted = await p.state();
@@ -154,6 +155,7 @@ describe("a reply that proves nothing is never believed (issue 23, items 2, 3, 7
     expect(failed.code, failedText).toBe(1);
     expect(failedText).toContain("The host's reply to the AtLeastOnceQueue update names another object; its outcome is unknown");
     expect(failedText).toContain(`host response names uid ${forgedUid(uid)}, not the uid ${uid} the request was fenced on`);
+    expect(failedText).toContain("Code: protocol-invalid host response (HTTP 200)");
     expect(failedText).not.toMatch(STACK_TRACE);
     expect(stored("AtLeastOnceQueue", "ru-q")).toMatchObject({ uid, generation: 2 });
     const interrupted = await p.state();

@@ -29,8 +29,13 @@ export function hostFaultOf(error: unknown): HostFault | undefined {
   }
   if (error instanceof AcceptedError) {
     const inner = hostErrorOf(error);
+    // A 2xx whose body was not a verified answer is a protocol-invalid answer, and says so.
+    const invalid = error.cause instanceof ProtocolInvalidError ? error.cause : undefined;
     const fault: HostFault =
-      inner !== undefined ? fromApiError(inner, true) : { message: error.cause.message, retryable: false, protocolInvalid: false, accepted: true };
+      inner !== undefined
+        ? fromApiError(inner, true)
+        : { message: error.cause.message, retryable: false, protocolInvalid: invalid !== undefined, accepted: true };
+    if (invalid !== undefined && invalid.status > 0) fault.status = invalid.status;
     if (error.operationId !== undefined) fault.operationId = error.operationId;
     if (error.uid !== undefined) fault.uid = error.uid;
     return fault;
