@@ -16,7 +16,7 @@
 
 import { spawnSync } from "node:child_process";
 import { build as bundle } from "esbuild";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,6 +79,34 @@ if (!bundleIsCurrent()) {
     logLevel: "warning",
   });
   writeFileSync(metaFile, JSON.stringify(bundled.metafile));
+}
+
+// The worker runtime's isolate process, bundled into one self-contained file: under Node's
+// permission model that file is the only one the process may read (src/host/runtime/sandbox.ts),
+// so it must import nothing from disk. Written only when its bytes change, and by rename, so a
+// `takoform dev` running from this checkout never forks a half-written file.
+const isolate = await bundle({
+  absWorkingDir: root,
+  entryPoints: [join(dist, "src", "host", "runtime", "process", "main.js")],
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  write: false,
+  logLevel: "warning",
+});
+const isolateFile = join(dist, "isolate", "isolate.mjs");
+const isolateBytes = Buffer.from(isolate.outputFiles[0].contents);
+let isolateCurrent = false;
+try {
+  isolateCurrent = readFileSync(isolateFile).equals(isolateBytes);
+} catch {
+  // Not built yet.
+}
+if (!isolateCurrent) {
+  mkdirSync(dirname(isolateFile), { recursive: true });
+  writeFileSync(`${isolateFile}.tmp`, isolateBytes);
+  renameSync(`${isolateFile}.tmp`, isolateFile);
 }
 
 /**

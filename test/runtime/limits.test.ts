@@ -34,7 +34,7 @@ function isolatePids(): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, "latin1").includes("entry.mjs")) pids.push(Number(entry));
+      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, "latin1").includes("isolate")) pids.push(Number(entry));
     } catch {
       // gone while we looked
     }

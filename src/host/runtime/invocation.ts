@@ -1,6 +1,6 @@
 // What an invocation carries between the host's parts — a request head, a response head with its
-// body, a handler's outcome — what an isolate asks of the host, and how an isolate process is
-// started (its environment). Shared by the isolate, the dispatcher and the HTTP glue.
+// body, a handler's outcome — and what an isolate asks of the host. Shared by the isolate, the
+// dispatcher and the HTTP glue.
 
 import type { RuntimeLoadError } from "../../core/index.ts";
 import type { HeaderList, QueueSettlement } from "./wire.ts";
@@ -34,16 +34,6 @@ export class LoadError extends Error {
   ) {
     super(message);
   }
-}
-
-/**
- * The isolate's environment: only what the platform needs to run a process (temporary
- * directories; SystemRoot on Windows) — never the host's variables, which may hold credentials.
- */
-export function systemEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const name of ["TMPDIR", "TEMP", "TMP", "SystemRoot"]) if (process.env[name] !== undefined) env[name] = process.env[name];
-  return env;
 }
 
 export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {

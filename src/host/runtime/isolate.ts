@@ -13,10 +13,12 @@
 // stopped isolate gets a host-generated failure and the next request starts a fresh isolate.
 
 import { fork, type ChildProcess } from "node:child_process";
-import { childEntry, type RuntimeHandler } from "../../core/index.ts";
-import { bytesStream, LoadError, systemEnv, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
+import type { RuntimeHandler } from "../../core/index.ts";
+import { bytesStream, LoadError, type HandlerOutcome, type RequestHead, type ResponseHead } from "./invocation.ts";
 import { RuntimeFailure, type RuntimeLimits } from "./limits.ts";
+import { isolateCode } from "./isolate-code.ts";
 import { processCpuMs } from "./process-cpu.ts";
+import { sandboxEnv, sandboxFlags } from "./sandbox.ts";
 import { StreamHub, isStreamMessage } from "./stream-hub.ts";
 import type { FromIsolate, HeaderList, IsolateInit, QueueBatchWire, ToIsolate } from "./wire.ts";
 
@@ -35,10 +37,6 @@ export interface IsolateServices {
   /** `invocation`: the request, batch or cron run the line came from, when it came from one. */
   log(isolate: Isolate, level: string, text: string, invocation?: string): void;
 }
-
-// The isolate process's first module: compiled JavaScript in the package, entry.mjs (which
-// registers the development-only TypeScript loader) in a source checkout.
-const ENTRY = childEntry(import.meta.url, "src/host/runtime/process/main.js", "./process/entry.mjs");
 
 interface Invocation {
   id: number;
@@ -79,11 +77,14 @@ export class Isolate {
     private readonly limits: RuntimeLimits,
     private readonly services: IsolateServices,
   ) {
-    this.child = fork(ENTRY, [], {
-      execArgv: ["--experimental-vm-modules", "--no-warnings", `--max-old-space-size=${limits.memoryMb}`],
+    // One self-contained file, the only one the process may read (sandbox.ts); the bundle's
+    // modules arrive in the init message.
+    const code = isolateCode();
+    this.child = fork(code, [], {
+      execArgv: [...sandboxFlags(code), "--experimental-vm-modules", "--no-warnings", `--max-old-space-size=${limits.memoryMb}`],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
-      env: systemEnv(),
+      env: sandboxEnv(),
     });
     this.hub = new StreamHub((message) => this.post(message), 1);
     this.ready = new Promise<RuntimeHandler[]>((resolve, reject) => {

@@ -4,7 +4,8 @@
 // triggers, delivers queue batches and answers the isolates' binding calls. It owns no resource
 // state of its own — only the data behind the bindings (storage.ts).
 //
-// A development runtime, not a security boundary: see docs/runtime.md.
+// A development runtime: each isolate runs under Node's permission model with an empty
+// environment (sandbox.ts); what a worker can still reach is in docs/runtime.md.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../auth.ts";

@@ -3,10 +3,11 @@
 // worker.runtime and a few common extras. Nothing of Node is there: no process, require, Buffer,
 // module loader or file system. Timers hand out numbers, never Node's Timeout objects.
 //
-// This is a development runtime, not a security boundary: the Web classes come from the process's
-// own realm, and code determined to walk their prototype chains can reach it. What this context
-// guarantees is that ordinary code finds only the portable platform, so a worker that runs here
-// does not quietly depend on Node.
+// This context is not what keeps a worker out of its host: the Web classes come from the
+// process's own realm, and code determined to walk their prototype chains reaches it (and its
+// `process`); the permission model and the empty environment the process starts with decide
+// what that reaches (../sandbox.ts). What this context guarantees is that ordinary code finds
+// only the portable platform, so a worker that runs here does not quietly depend on Node.
 
 import vm from "node:vm";
 import { format } from "node:util";

@@ -2,7 +2,9 @@
 // It receives the bundle in its first message, reports the handler set its bytes export (or the
 // loadModule error), then answers invocations from the host over the IPC channel until the host
 // kills it or the channel closes. Everything it knows about bindings goes through the host: the
-// process holds no store, no credentials and no other worker.
+// process holds no store, no credentials and no other worker. It runs under Node's permission
+// model with an empty environment (../sandbox.ts), and locks down what that model leaves open
+// (lockdown.ts) before any module of the bundle runs.
 //
 // While it loads or has invocations in flight it sends a heartbeat every BEAT_MS carrying its
 // CPU time, so the host can charge CPU and see a loop that stopped turning.
@@ -13,7 +15,10 @@ import { buildEnv, type HostLink } from "./env.ts";
 import { createIsolateContext, type LogLevel } from "./globals.ts";
 import { cancelInvocation, inFlight, invokeFetch, invokeQueue, invokeScheduled, type InvokeEnv } from "./invoke.ts";
 import { LoadFailure, loadBundle } from "./loader.ts";
+import { lockDown } from "./lockdown.ts";
 import { inInvocation, invocationLabel, newRequestId, workerStack } from "./log-context.ts";
+
+lockDown();
 
 function post(message: FromIsolate): void {
   process.send!(message);
