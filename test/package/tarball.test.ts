@@ -109,6 +109,8 @@ describe("npm pack", () => {
     expect(bundle).toContain("dist/cli/main.js");
     for (const js of bundle.filter((p) => p.endsWith(".js"))) expect(bundle, js).toContain(`${js}.map`);
     expect(bundle).not.toContain("dist/cli/meta.json");
+    // The worker runtime's isolate starts from one self-contained file, the only one it may read.
+    expect(packedFiles.filter((p) => p.startsWith("dist/isolate/"))).toEqual(["dist/isolate/isolate.mjs"]);
   });
 });
 
