@@ -11,7 +11,7 @@
 //   host (process.kill and its binding, signal 0), lower the host's priority
 //   import node:fs, or a file by its path, from the module or from code the process realm's
 //   Function compiled (both resolve through the bundle's loader: not a module of the bundle)
-//   ask the host over the IPC channel for a binding the version does not declare
+//   ask the host over the IPC channel for a binding, or a service, the version does not declare
 //   turn trace events on (the one file Node writes on its own: it must go nowhere)
 //
 // Timeline: the worker is deployed into a data directory through the in-process host, whose
@@ -49,16 +49,18 @@ const realmImport = Response.constructor("specifier", "return import(specifier)"
 const fs = proc.getBuiltinModule("fs");
 const builtin = (name) => proc.getBuiltinModule(name);
 
-async function ipcCall(binding) {
+let nextCall = 900000;
+/** Sends the host one message of the wire as the isolate's own code would, and reads the answer. */
+async function ipcAsk(message) {
   return new Promise((resolve) => {
-    const call = 900001;
-    const listener = (message) => {
-      if (message?.t !== "result" || message.call !== call) return;
+    const call = ++nextCall;
+    const listener = (answer) => {
+      if (answer?.call !== call) return;
       proc.off("message", listener);
-      resolve(message.ok ? "answered" : message.code);
+      resolve(answer.ok === false ? answer.code : "answered");
     };
     proc.on("message", listener);
-    proc.send({ t: "call", call, binding, op: "get", args: ["k"], body: null });
+    proc.send({ ...message, call });
   });
 }
 
@@ -84,7 +86,9 @@ const ESCAPES = {
   "import node:fs from the module": async () => (await import("node:fs")).readFileSync("/etc/passwd", "utf8"),
   "import node:fs in the realm": async () => (await realmImport("node:fs")).readFileSync("/etc/passwd", "utf8"),
   "import a file": async () => JSON.stringify(await realmImport("/etc/passwd")),
-  "ask the host for another binding": () => ipcCall("SECRETS"),
+  "ask the host for another binding": () => ipcAsk({ t: "call", binding: "SECRETS", op: "get", args: ["k"], body: null }),
+  "ask the host for another service": () =>
+    ipcAsk({ t: "service-fetch", binding: "SECRETS", method: "GET", url: "http://secrets/", headers: [], body: null }),
   "turn trace events on": () => builtin("trace_events").createTracing({ categories: ["node", "v8"] }).enable(),
 };
 
@@ -128,6 +132,7 @@ const EXPECTED: Record<string, { refused: string } | { got: string }> = {
   "import node:fs in the realm": { refused: "module_not_found" },
   "import a file": { refused: "module_not_found" },
   "ask the host for another binding": { got: "backend_unavailable" },
+  "ask the host for another service": { got: "backend_unavailable" },
   "turn trace events on": { got: "undefined" },
 };
 
