@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: compile src/, codecs/ and registry/generated/ to dist/ (JavaScript, .d.ts,
 // declaration maps, source maps) with an incremental `tsc -b tsconfig.build.json`, make the
-// declarations importable by a consumer's standard NodeNext tsconfig, then bundle the command.
+// declarations importable by a consumer's standard NodeNext tsconfig, then bundle the command and
+// the worker runtime's isolate process.
 //
 // Why the second step: `rewriteRelativeImportExtensions` rewrites `./x.ts` to `./x.js` in the
 // emitted JavaScript but not in the emitted declarations (microsoft/TypeScript#61037), and a
