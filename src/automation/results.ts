@@ -28,7 +28,8 @@ export type OutputValue = { sensitive: false; value: unknown } | { sensitive: tr
  * - `no-changes`: nothing to change.
  * - `cancelled`: the run was cancelled (its AbortSignal, or `confirm` answering no) before it
  *   finished; the steps that had started finished and are recorded in state.
- * - `plan-failed`, `locked`, `wrong-host`, `recovery-failed`: the engine stopped before applying.
+ * - `plan-failed`, `locked`, `wrong-host`, `recovery-failed`, `state-unavailable` (the state
+ *   store's server gone or its disk full): the engine stopped before applying.
  * - `not-started`: the stack, its state or the host could not be opened; nothing was read or written.
  */
 export type RunStatus = Exclude<ApplyStatus, "stale-plan"> | "not-started";

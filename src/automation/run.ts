@@ -6,7 +6,9 @@
 import type { Diagnostic } from "../core/index.ts";
 import {
   createPlan,
+  isStateUnavailable,
   readSnapshot,
+  stateUnavailable,
   recordedLane,
   runApply,
   type ApplyRun,
@@ -15,7 +17,7 @@ import {
   type PlanOptions,
   type StateSnapshot,
 } from "../engine/index.ts";
-import type { HostBinding, StateReader, StoredOutput } from "../state/index.ts";
+import { type HostBinding, type StateReader, StateUnavailableError, type StoredOutput } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection, type SharedEmbeddedHost } from "./connect.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession } from "./session.ts";
@@ -55,10 +57,27 @@ export async function applyStack(loaded: LoadedStack, options: ApplyRunOptions, 
   try {
     for (const notice of connection.notices) wiring.onNotice?.(notice);
     const run = await runApply({ provider: connection.provider, stack: loaded.stack, variables: loaded.variables, host }, store, options);
-    return { run: { ...run, timings: { ...loaded.timings, ...run.timings } }, outputs: await store.outputs() };
+    return await withOutputs({ ...run, timings: { ...loaded.timings, ...run.timings } }, store);
   } finally {
     await connection.close();
     await store.close();
+  }
+}
+
+/**
+ * The run and the outputs state holds after it. A store that fails under this read (it failed
+ * under the run, whose diagnostic says so, or just after it) leaves the outputs unknown: none are
+ * shown, and the run is no longer ok.
+ */
+async function withOutputs(run: ApplyRun, store: StateReader): Promise<StackRun> {
+  // Not asked again of a store that already failed under the run: each call could wait out its timeout.
+  if (run.diagnostics.some(isStateUnavailable)) return { run, outputs: {} };
+  try {
+    return { run, outputs: await store.outputs() };
+  } catch (error) {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    const diagnostics = run.diagnostics.some(isStateUnavailable) ? run.diagnostics : [...run.diagnostics, stateUnavailable(error)];
+    return { run: { ...run, ok: false, diagnostics }, outputs: {} };
   }
 }
 

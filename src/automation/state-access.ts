@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { hasErrors, type Diagnostic } from "../core/index.ts";
-import { engineCode } from "../engine/index.ts";
+import { engineCode, stateUnavailable } from "../engine/index.ts";
 import {
   loadConfigFile,
   loadProjectConfig,
@@ -34,6 +34,7 @@ import {
   StateDamagedError,
   StateFormatError,
   StateNotFoundError,
+  StateUnavailableError,
   type BackendConfig,
   type BackendIdentity,
   type BackendSpec,
@@ -229,6 +230,7 @@ export async function appBeside(file: string): Promise<AppStacks | null> {
 /** The diagnostic for state that could not be opened, scrubbed of any password. */
 export function unavailable(target: StateTarget, error: unknown): Diagnostic {
   if (error instanceof StateDamagedError) return damageDiagnostic(error);
+  if (error instanceof StateUnavailableError) return stateUnavailable(error);
   const secrets = target.spec.type === "pg" ? connStrSecrets(target.spec.connStr) : [];
   const message = scrub(error instanceof Error ? error.message : String(error), secrets);
   const pg = target.spec.type === "pg";

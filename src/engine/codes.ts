@@ -68,6 +68,7 @@ const engineCodes = defineCodes("engine", [
   "migrate-refused",
   "push-refused",
   "state-damaged",
+  "state-unavailable",
   "internal",
 ]);
 

@@ -40,6 +40,7 @@ export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
 export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
+export { isStateUnavailable, stateUnavailable } from "./apply/unavailable.ts";
 export type { ApplyHooks } from "./apply/types.ts";
 export { refreshRecords, type RefreshResult } from "./refresh.ts";
 export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask, type TaskOutcome } from "./dag.ts";

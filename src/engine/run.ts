@@ -4,7 +4,7 @@
 
 import { type Diagnostic, hasErrors } from "../core/index.ts";
 import type { Provider } from "../provider/index.ts";
-import { type HostBinding, StateConflictError, type StateReader, type StateStore } from "../state/index.ts";
+import { type HostBinding, StateConflictError, type StateReader, type StateStore, StateUnavailableError } from "../state/index.ts";
 import type { StackConfig } from "./config/types.ts";
 import type { ResolvedVariables } from "./config/variables/resolve.ts";
 import { configEdges } from "./config/edges.ts";
@@ -17,6 +17,7 @@ import type { EngineEventSink } from "./events.ts";
 import { stateInput } from "./apply/records.ts";
 import { dropDuplicateDeposed, resolveInFlight } from "./apply/recover.ts";
 import { withLock, type LockOptions, type LockSession } from "./apply/session.ts";
+import { isStateUnavailable, stateUnavailable } from "./apply/unavailable.ts";
 import type { ApplyHooks } from "./apply/types.ts";
 import { importObject } from "./imports.ts";
 import { alreadyManaged, conflictDiagnostic } from "./host-objects.ts";
@@ -55,7 +56,17 @@ export async function runPlan(setup: EngineSetup, reader: StateReader, options: 
   return createPlan({ ...setup, state: await readSnapshot(reader), options });
 }
 
-export type ApplyStatus = "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "wrong-host" | "recovery-failed" | "stale-plan";
+export type ApplyStatus =
+  | "applied"
+  | "no-changes"
+  | "cancelled"
+  | "plan-failed"
+  | "locked"
+  | "wrong-host"
+  | "recovery-failed"
+  | "stale-plan"
+  /** The state store failed before the apply began (its server gone, its disk full): the diagnostic says what is recorded. */
+  | "state-unavailable";
 
 export interface ApplyRun {
   status: ApplyStatus;
@@ -121,15 +132,36 @@ export async function runApply(setup: EngineSetup, store: StateStore, options: A
     store,
     options.lock,
     (locked): Unfinished => ({ status: "locked", diagnostics: [locked], recovered: 0 }),
-    (session) => applyLocked(setup, store, options, session),
+    (session) => applyUnlessUnavailable(setup, store, options, session),
+    (unavailable): Unfinished => ({ status: "state-unavailable", diagnostics: [unavailable], recovered: 0 }),
   );
-  const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true);
+  // A lock that could not be released after the apply leaves the run's outcome as it was, but not ok.
+  const ok = (run.status === "applied" || run.status === "no-changes") && (run.result?.ok ?? true) && !run.diagnostics.some(isStateUnavailable);
   return { ...run, ok, counts: runCounts(run.result), timings: run.timings ?? {} };
 }
 
-async function applyLocked(setup: EngineSetup, store: StateStore, options: ApplyRunOptions, session: LockSession): Promise<Unfinished> {
-  const events = options.events;
+/**
+ * The locked run, whose store may fail under it before the apply (its steps report their own
+ * failures): the run then ends with what it found so far and the `state-unavailable` diagnostic.
+ */
+async function applyUnlessUnavailable(setup: EngineSetup, store: StateStore, options: ApplyRunOptions, session: LockSession): Promise<Unfinished> {
   const diagnostics: Diagnostic[] = [];
+  try {
+    return await applyLocked(setup, store, options, session, diagnostics);
+  } catch (error) {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    return { status: "state-unavailable", diagnostics: [...diagnostics, stateUnavailable(error)], recovered: 0 };
+  }
+}
+
+async function applyLocked(
+  setup: EngineSetup,
+  store: StateStore,
+  options: ApplyRunOptions,
+  session: LockSession,
+  diagnostics: Diagnostic[],
+): Promise<Unfinished> {
+  const events = options.events;
   const note = (found: readonly Diagnostic[]): void => {
     for (const d of found) {
       diagnostics.push(d);
@@ -194,6 +226,8 @@ async function applyLocked(setup: EngineSetup, store: StateStore, options: Apply
   });
   timings.applyMs = performance.now() - applyStarted;
   diagnostics.push(...result.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
+  // The lease's renewal found the store unavailable: that is why the apply stopped.
+  if (session.lost instanceof StateUnavailableError && !diagnostics.some(isStateUnavailable)) diagnostics.push(stateUnavailable(session.lost));
   // As Terraform: what a targeted plan applied may not be everything the configuration asks for.
   if ((plan.targets?.length ?? 0) > 0) diagnostics.push(appliedChangesIncomplete());
   const status: ApplyStatus = planChangesSomething(plan) ? "applied" : "no-changes";

@@ -142,3 +142,52 @@ function describeHolder(lock: LockInfo, stale: boolean, holderGone: boolean, tak
     `Should its process have died, a takoform command on host ${lock.hostname} takes the lock over at once; from another host, --force-unlock takes it over once the lease has expired.`
   );
 }
+
+/** Why the store could not be used: its server's connection failed, its disk is full, or its server did not answer in time. */
+export type UnavailableReason = "connection-lost" | "disk-full" | "timeout";
+
+/** A store call that failed because the store itself is unavailable (unavailable.ts names the call and the store). */
+export interface UnavailableCall {
+  /** The StateStore method that failed (`setIntent`, `settle`, `release`, …). */
+  method: string;
+  /** The address it wrote, for the writes of one record. */
+  address?: string;
+}
+
+/**
+ * The store stopped being usable under a call: the PostgreSQL server closed or refused the
+ * connection, did not answer within the store's timeout, or the disk holding the state file is
+ * full. Nothing of the failed call is known to be written (a lost connection may leave a commit
+ * that was sent unconfirmed, which the next run reads back as state). The engine turns it into
+ * the `state-unavailable` diagnostic; the store is not usable again until the cause is fixed.
+ */
+export class StateUnavailableError extends StateError {
+  override name = "StateUnavailableError";
+  constructor(
+    readonly reason: UnavailableReason,
+    /** The store as messages name it (`the PostgreSQL server at …`, `the state file …`). */
+    readonly store: string,
+    /** Where space must be freed on a full disk: the state file's directory; absent for a server. */
+    readonly location: string | undefined,
+    readonly call: UnavailableCall,
+    /** The driver's own words (never a password). */
+    readonly underlying: string,
+  ) {
+    super(`${headlineOf(reason, store)}: ${underlying}`);
+  }
+
+  /** One line naming the cause, for a diagnostic's summary. */
+  get headline(): string {
+    return headlineOf(this.reason, this.store);
+  }
+}
+
+function headlineOf(reason: UnavailableReason, store: string): string {
+  if (reason === "disk-full") return `The disk holding ${store} is full`;
+  if (reason === "timeout") return `${capitalized(store)} did not answer in time`;
+  return `${capitalized(store)} closed or refused the connection`;
+}
+
+function capitalized(text: string): string {
+  return text.length === 0 ? text : `${text[0]!.toUpperCase()}${text.slice(1)}`;
+}

@@ -85,8 +85,11 @@ export {
   StateLockedError,
   StateMoveError,
   StateNotFoundError,
+  StateUnavailableError,
   StateUsageError,
   StateWriteError,
+  type UnavailableCall,
+  type UnavailableReason,
 } from "./errors.ts";
 // Sealed values are what a reader of state meets; sealing itself is src/secrets's.
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";

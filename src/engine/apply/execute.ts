@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { hasErrors, type Attributes, type Diagnostic, type KnownValue } from "../../core/index.ts";
 import { sealedAttributePaths, sealSensitive } from "../../secrets/index.ts";
-import type { ResourceRecord } from "../../state/index.ts";
+import { type ResourceRecord, StateUnavailableError } from "../../state/index.ts";
 import { configEdges } from "../config/edges.ts";
 import { SettleTracker } from "../cycles/settle.ts";
 import { engineCode } from "../codes.ts";
@@ -19,6 +19,7 @@ import { carryOutMoves } from "./moves.ts";
 import { stateInput } from "./records.ts";
 import type { ApplyInput, ApplyResult, StepContext, StepOutcome } from "./types.ts";
 import { internalError, LeaseGuard, walkSteps } from "./walk.ts";
+import { isStateUnavailable, stateUnavailable } from "./unavailable.ts";
 
 /**
  * Writes what refresh found into state: one write per record that changed on the host (the whole
@@ -65,7 +66,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     if (refused.length > 0) return { ok: false, outcomes: [], diagnostics: refused, outputs: {} };
     records = await lease.guard(() => persistRefresh(input));
   } catch (error) {
-    return { ok: false, outcomes: [], diagnostics: [internalError("Recording the refreshed state failed", error)], outputs: {} };
+    const diagnostic = error instanceof StateUnavailableError ? stateUnavailable(error) : internalError("Recording the refreshed state failed", error);
+    return { ok: false, outcomes: [], diagnostics: [diagnostic], outputs: {} };
   }
   const ctx = stepContext(input, records);
   const outcomes = await walkSteps(input, ctx, lease);
@@ -76,7 +78,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     try {
       outputs = await storeOutputs(input, ctx);
     } catch (error) {
-      diagnostics.push(internalError("Storing the outputs failed", error));
+      diagnostics.push(error instanceof StateUnavailableError ? stateUnavailable(error) : internalError("Storing the outputs failed", error));
     }
   }
   const ok = !hasErrors(diagnostics) && outcomes.every((o) => o.status === "ok");
@@ -109,6 +111,7 @@ function stepContext(input: ApplyInput, records: ReadonlyMap<string, ResourceRec
 
 /** Why the walk ended before every step ran: the lease was taken over, or the run was stopped. */
 function stopDiagnostics(outcomes: readonly StepOutcome[], lost: Error | null, found: readonly Diagnostic[]): Diagnostic[] {
+  if (lost instanceof StateUnavailableError) return found.some(isStateUnavailable) ? [] : [stateUnavailable(lost)];
   if (lost !== null) {
     if (found.some((d) => d.code === engineCode("lease-lost"))) return [];
     return [

@@ -3,8 +3,9 @@
 // the apply stops starting steps; the store's fencing already refuses any further write.
 
 import type { Diagnostic } from "../../core/index.ts";
-import { type AcquiredLease, LeaseLostError, type LockTakeover, StateLockedError, type StateStore } from "../../state/index.ts";
+import { type AcquiredLease, LeaseLostError, type LockTakeover, StateLockedError, type StateStore, StateUnavailableError } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
+import { stateUnavailable } from "./unavailable.ts";
 
 export interface LockOptions {
   /** Who is asking, shown to anyone who finds the state locked (e.g. `apply:<pid>`). */
@@ -136,24 +137,41 @@ export function lockedDiagnostic(error: StateLockedError, lock: Pick<LockOptions
 /**
  * Runs `body` holding the state lock, and releases it after. A lock another run holds is not an
  * error thrown: `locked` turns its diagnostic (which says whether to wait or take it over) into
- * the command's answer.
+ * the command's answer. Nor is a store that becomes unavailable (StateUnavailableError, its
+ * `state-unavailable` diagnostic): taking the lock, or anywhere in `body`, `unavailable` (by
+ * default `locked`) turns it into the answer; releasing the lock after `body`, the diagnostic is
+ * added to the answer `body` gave (no longer `ok`), so the run's own diagnostics are kept.
  */
-export async function withLock<T>(
+export async function withLock<T extends { diagnostics: Diagnostic[] }>(
   store: StateStore,
   options: LockOptions,
   locked: (diagnostic: Diagnostic) => T,
   body: (session: LockSession) => Promise<T>,
+  unavailable: (diagnostic: Diagnostic) => T = locked,
 ): Promise<T> {
   let session: LockSession;
   try {
     session = await LockSession.acquire(store, options);
   } catch (error) {
     if (error instanceof StateLockedError) return locked(lockedDiagnostic(error, options));
+    if (error instanceof StateUnavailableError) return unavailable(stateUnavailable(error));
+    throw error;
+  }
+  let result: T;
+  try {
+    result = await body(session);
+  } catch (error) {
+    // Released first (the server may be back); a second failure says nothing new.
+    await session.release().catch(() => undefined);
+    if (error instanceof StateUnavailableError) return unavailable(stateUnavailable(error));
     throw error;
   }
   try {
-    return await body(session);
-  } finally {
     await session.release();
+  } catch (error) {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    const failed = { ...result, diagnostics: [...result.diagnostics, stateUnavailable(error)] };
+    return "ok" in failed ? { ...failed, ok: false } : failed;
   }
+  return result;
 }

@@ -3,7 +3,7 @@
 // finish; a lost lease stops every step not yet started.
 
 import { errorText, type Diagnostic } from "../../core/index.ts";
-import { LeaseLostError, parseStateAddress, StateConflictError } from "../../state/index.ts";
+import { LeaseLostError, parseStateAddress, StateConflictError, type StateStore, StateUnavailableError } from "../../state/index.ts";
 import { engineCode } from "../codes.ts";
 import { parallelismOf, walkDag } from "../dag.ts";
 import { conflictDiagnostic } from "../host-objects.ts";
@@ -11,8 +11,12 @@ import type { PlanStep } from "../plan-data.ts";
 import { ObjectClaims } from "./claims.ts";
 import type { ApplyInput, StepContext, StepOutcome } from "./types.ts";
 import { runStep, stateAddressOf } from "./step.ts";
+import { stateUnavailable } from "./unavailable.ts";
 
-/** Notices the state lock being taken over in any state write it guards. */
+/**
+ * Notices the state lock being taken over, or the store becoming unavailable, in any state write
+ * it guards: either stops every step not yet started.
+ */
 export class LeaseGuard {
   lost: Error | null = null;
 
@@ -20,10 +24,33 @@ export class LeaseGuard {
     try {
       return await body();
     } catch (error) {
-      if (error instanceof LeaseLostError) this.lost = error;
+      if (error instanceof LeaseLostError || error instanceof StateUnavailableError) this.lost ??= error;
       throw error;
     }
   }
+}
+
+/**
+ * `store` with each StateUnavailableError of its calls handed to `noted` (then thrown on as it
+ * was). A step's writes reach the store through the provider too (its intent, recorded before the
+ * host request), which reports a failure there as its own diagnostic: this is how the step learns
+ * that it was the store that failed.
+ */
+function watchedStore(store: StateStore, noted: (error: StateUnavailableError) => void): StateStore {
+  return new Proxy(store, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]): unknown => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(object, args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          if (error instanceof StateUnavailableError) noted(error);
+          throw error;
+        });
+      };
+    },
+  });
 }
 
 /** Runs the plan's steps; returns one outcome per step, in plan order (not started: skipped). */
@@ -52,8 +79,21 @@ export async function walkSteps(input: ApplyInput, ctx: StepContext, lease: Leas
         ...(typeof uid === "string" && uid !== "" ? { uid } : {}),
         ...(step.action === "import" && change?.importingId !== undefined ? { importId: change.importingId } : {}),
       });
-      // Each step gets a provider that knows its address (one create per host object, claims.ts).
-      const result = await lease.guard(() => runStep({ ...ctx, provider: claims.providerFor(where, ctx.provider) }, step));
+      // Each step gets a provider that knows its address (one create per host object, claims.ts),
+      // and a store that tells it when the store itself failed under it.
+      let failure: StateUnavailableError | null = null;
+      const store = watchedStore(ctx.store, (error) => {
+        failure ??= error;
+        lease.lost ??= error;
+      });
+      let result: Awaited<ReturnType<typeof runStep>>;
+      try {
+        result = await lease.guard(() => runStep({ ...ctx, store, provider: claims.providerFor(where, ctx.provider) }, step));
+      } catch (error) {
+        if (failure === null) throw error;
+        result = { ok: false, diagnostics: [] };
+      }
+      if (failure !== null) result = { ok: false, diagnostics: [stateUnavailable(failure, parseStateAddress(where).address)] };
       const elapsedMs = Date.now() - started.get(step.id)!;
       outcomes.set(step.id, {
         id: step.id,

@@ -18,6 +18,7 @@ function pgOptions(spec: PgBackendSpec, options: OpenOptions) {
     skipSchemaCreation: spec.skipSchemaCreation,
     skipTableCreation: spec.skipTableCreation,
     skipIndexCreation: spec.skipIndexCreation,
+    ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   };
 }

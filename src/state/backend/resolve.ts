@@ -10,10 +10,12 @@
 // - `pg`: conn_str, else PG_CONN_STR, else the libpq variables alone; schema_name, else
 //   PG_SCHEMA_NAME, else `terraform_remote_state`; the skip_* switches, else PG_SKIP_SCHEMA_CREATION,
 //   PG_SKIP_TABLE_CREATION, PG_SKIP_INDEX_CREATION. A setting in the stack wins over the environment.
+//   TAKOFORM_PG_TIMEOUT (a Go duration, e.g. `10s`) bounds each call to the server (pg/connection.ts).
 //
 // The workspace is TAKOFORM_WORKSPACE, else TF_WORKSPACE (Terraform's), else `default`.
 
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { parseGoDuration } from "../../core/index.ts";
 import { StateUsageError } from "../errors.ts";
 import { checkConnStr, redactConnStr } from "../pg/conn-str.ts";
 import { DEFAULT_SCHEMA } from "../pg/schema.ts";
@@ -42,6 +44,8 @@ export interface PgBackendSpec {
   skipTableCreation: boolean;
   skipIndexCreation: boolean;
   workspace: string;
+  /** TAKOFORM_PG_TIMEOUT: how long a connection or one statement may take; absent, the store's default. */
+  timeoutMs?: number;
 }
 
 export type BackendSpec = LocalBackendSpec | PgBackendSpec;
@@ -140,6 +144,7 @@ export function resolveBackend(config: BackendConfig | null | undefined, ctx: Re
     skipTableCreation: config.skipTableCreation ?? envBool(ctx.env, "PG_SKIP_TABLE_CREATION") ?? false,
     skipIndexCreation: config.skipIndexCreation ?? envBool(ctx.env, "PG_SKIP_INDEX_CREATION") ?? false,
     workspace,
+    ...pgTimeout(ctx.env),
   };
 }
 
@@ -217,4 +222,13 @@ export function stateLocation(spec: BackendSpec, env: NodeJS.ProcessEnv = proces
   port = port || env["PGPORT"] || "5432";
   database = database || env["PGDATABASE"] || user || env["PGUSER"] || "";
   return `pg:${host}:${port}/${database}#${spec.schemaName}@${spec.workspace}`;
+}
+
+/** TAKOFORM_PG_TIMEOUT as milliseconds: a positive Go duration, or a BackendError. */
+function pgTimeout(env: NodeJS.ProcessEnv): { timeoutMs?: number } {
+  const text = env["TAKOFORM_PG_TIMEOUT"];
+  if (text === undefined || text === "") return {};
+  const ms = parseGoDuration(text);
+  if (ms === undefined || !(ms >= 1)) throw new BackendError(`TAKOFORM_PG_TIMEOUT must be a positive duration such as 10s or 1m, not "${text}"`);
+  return { timeoutMs: Math.round(ms) };
 }

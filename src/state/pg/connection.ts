@@ -24,6 +24,12 @@ export function scrubError(error: unknown, secrets: readonly string[]): unknown 
   return error;
 }
 
+/**
+ * How long one call to the server may take before it fails as unavailable, by default: to connect,
+ * or to answer one statement (TAKOFORM_PG_TIMEOUT overrides it, backend/resolve.ts).
+ */
+export const DEFAULT_PG_TIMEOUT_MS = 30_000;
+
 /** int8 (bigint) as a JS number: serials, tokens and epoch milliseconds stay far below 2^53. */
 const INT8_OID = 20;
 
@@ -31,13 +37,23 @@ const INT8_OID = 20;
  * A pool for one store handle. `pg` is imported here, lazily, so a command that never uses the
  * PostgreSQL backend never loads it.
  */
-export async function openPool(connStr: string, max: number): Promise<Pool> {
+export async function openPool(connStr: string, max: number, timeoutMs: number = DEFAULT_PG_TIMEOUT_MS): Promise<Pool> {
   const pg = (await import("pg")).default;
   const config: PoolConfig = {
     max,
     application_name: "takoform",
     // Idle connections are closed so a finished command never waits on them.
     idleTimeoutMillis: 10_000,
+    // No call waits on the server forever (docs/state.md §2, "When the server goes away"): a
+    // connection is made within `timeoutMs`, the server cancels a statement running longer
+    // (statement_timeout, which leaves the connection usable), and the client gives up on an
+    // answer a second after that (query_timeout: the server itself is gone or cut off). A
+    // connection left idle in the pool is probed by TCP keepalive, so a dead peer is noticed.
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 1_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
     // No session option weakens durability: synchronous_commit stays what the server says (on by
     // default), so an intent the store reports written survives a crash of the server too, which
     // the engine relies on before every host call. Group commit (group-commit.ts) makes that one

@@ -9,7 +9,8 @@ import { StateNotFoundError, StateUsageError } from "../errors.ts";
 import { bindingFromRow, fromRow, type ResourceRow } from "../row.ts";
 import type { InFlightRecord, LockInfo, ResourceRecord, StateDocument, StateReader, StoredHostBinding, StoredOutput } from "../types.ts";
 import { checkConnStr, connStrSecrets, redactConnStr } from "./conn-str.ts";
-import { isMissingRelation, openPool, scrubError } from "./connection.ts";
+import { isMissingRelation, openPool, scrub, scrubError } from "./connection.ts";
+import { pgUnavailableReason, reportingUnavailable, type StoreDescription } from "../unavailable.ts";
 import { lockOf, type LockColumns } from "./lease.ts";
 import { checkLayout, DEFAULT_SCHEMA, ensureLayout, ensureWorkspace, findWorkspace, missingLayout, tablesOf, type PgTables } from "./schema.ts";
 import * as sql from "./sql.ts";
@@ -28,6 +29,8 @@ export interface PgStateOptions {
   now?: () => number;
   /** Connections in the pool (default 10). Writes take one at a time (group-commit.ts); reads, lease traffic and a renewal during a write take others. */
   poolSize?: number;
+  /** How long a connection or one statement may take before the call fails as unavailable (default DEFAULT_PG_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 export interface Setup {
@@ -36,6 +39,8 @@ export interface Setup {
   id: number;
   lineage: string;
   where: string;
+  /** The server as messages name it (without the password). */
+  server: string;
   secrets: string[];
   now: (() => number) | null;
 }
@@ -48,7 +53,7 @@ export async function connect(options: PgStateOptions, mode: "read" | "write"): 
   const secrets = connStrSecrets(options.connStr);
   const server = options.connStr === "" ? "the server the PG* environment variables name" : redactConnStr(options.connStr);
   const where = `workspace "${workspace}" in schema "${schema}" at ${server}`;
-  const pool = await openPool(options.connStr, options.poolSize ?? 10);
+  const pool = await openPool(options.connStr, options.poolSize ?? 10, options.timeoutMs);
   const tables = tablesOf(schema);
   try {
     let row;
@@ -66,7 +71,7 @@ export async function connect(options: PgStateOptions, mode: "read" | "write"): 
       if (row === null) throw new StateNotFoundError(where);
     }
     checkLayout(row, where);
-    return { pool, tables, id: Number(row.id), lineage: row.lineage, where, secrets, now: options.now ?? null };
+    return { pool, tables, id: Number(row.id), lineage: row.lineage, where, server, secrets, now: options.now ?? null };
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (isMissingRelation(error)) throw mode === "read" ? new StateNotFoundError(where) : missingLayout({ schema, where: server }, error);
@@ -76,7 +81,17 @@ export async function connect(options: PgStateOptions, mode: "read" | "write"): 
 
 /** Opens an existing workspace for reading only; a missing one is StateNotFoundError. Takes no lock. */
 export async function openPgStateReadOnly(options: PgStateOptions): Promise<StateReader> {
-  return new PgStateReader(await connect(options, "read"));
+  const setup = await connect(options, "read");
+  return reportingUnavailable(new PgStateReader(setup), serverDescription(setup));
+}
+
+/** How a workspace's store is named when its server is unavailable. */
+export function serverDescription(setup: Setup): StoreDescription {
+  return {
+    store: `the PostgreSQL server holding the state (${setup.where})`,
+    reason: pgUnavailableReason,
+    text: (error) => scrub(error instanceof Error ? error.message : String(error), setup.secrets),
+  };
 }
 
 export type RecordRow = ResourceRow & QueryResultRow;

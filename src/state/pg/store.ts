@@ -19,7 +19,8 @@ import { isRetryable, scrubError } from "./connection.ts";
 import { GroupCommit, type BatchedWrite, type Scalar } from "./group-commit.ts";
 import { judge, leaseParams, lockOf, type LockColumns } from "./lease.ts";
 import { moveRecords } from "./move.ts";
-import { connect, PgStateReader, type PgStateOptions } from "./reader.ts";
+import { connect, PgStateReader, serverDescription, type PgStateOptions } from "./reader.ts";
+import { pgUnavailableReason, reportingUnavailable } from "../unavailable.ts";
 import { ONE_PER_OBJECT, ONE_PER_UID } from "./schema.ts";
 import * as sql from "./sql.ts";
 
@@ -31,7 +32,8 @@ const RETRIES = 50;
 
 /** Opens (creating schema, tables and workspace as allowed) a workspace for reading and writing. */
 export async function openPgState(options: PgStateOptions): Promise<StateStore> {
-  return new PgStateStore(await connect(options, "write"));
+  const setup = await connect(options, "write");
+  return reportingUnavailable(new PgStateStore(setup), serverDescription(setup));
 }
 
 /** What a write statement reports: the serial it wrote (null: refused) and the lock its snapshot saw. */
@@ -366,6 +368,7 @@ class PgStateStore extends PgStateReader implements StateStore {
   private async fencedTransaction<T>(head: string, values: unknown[], refused: string, body: (client: PoolClient, serial: number) => Promise<T>): Promise<T> {
     return this.retrying(async () => {
       const client = await this.setup.pool.connect();
+      let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         const report = (await client.query<Report>(head, [this.setup.id, this.#held?.info.token ?? null, this.clock(), ...values])).rows[0]!;
@@ -374,10 +377,12 @@ class PgStateStore extends PgStateReader implements StateStore {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        // A connection that failed is not given back to the pool (nor asked to roll back).
+        if (pgUnavailableReason(error) !== undefined) broken = error as Error;
+        else await client.query("ROLLBACK").catch(() => undefined);
         throw scrubError(error, this.setup.secrets);
       } finally {
-        client.release();
+        client.release(broken);
       }
     });
   }

@@ -34,6 +34,7 @@ import { keepBackup } from "./backup.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { createStateFile } from "./create.ts";
 import { checkNotEmpty, checkWhole, damageOf, reportingDamage } from "./damage.ts";
+import { fileUnavailableReason, reportingUnavailable, unavailableOf, type StoreDescription } from "../unavailable.ts";
 import { RESOURCE_COLUMNS, settledRow, toRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 
 type Db = BetterSqlite3.Database;
@@ -47,6 +48,25 @@ export interface LocalStateOptions {
 
 /** Opens (creating if needed) the state file at `path`; `:memory:` gives a private in-memory state. */
 export function openLocalState(path: string, options: LocalStateOptions = {}): StateStore {
+  try {
+    return reportingUnavailable(openWritable(path, options), fileDescription(path));
+  } catch (error) {
+    // Creating or upgrading the file on a full disk.
+    throw unavailableOf(error, fileDescription(path), { method: "open" }) ?? error;
+  }
+}
+
+/** How the local store is named when it is unavailable: its file, and the directory whose disk must have room. */
+function fileDescription(path: string): StoreDescription {
+  return {
+    store: `the state file ${path}`,
+    location: dirname(path),
+    reason: fileUnavailableReason,
+    text: (error) => (error as Error).message ?? String(error),
+  };
+}
+
+function openWritable(path: string, options: LocalStateOptions): StateStore {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true });
     // A new state is created whole before anyone opens it (create.ts); an empty one is damage.
@@ -81,7 +101,7 @@ export function openLocalStateReadOnly(path: string, options: LocalStateOptions 
     db.close();
     throw asFormatError(path, error);
   }
-  return reportingDamage(new SqliteStateReader(db, path, options.now ?? Date.now, layout), path);
+  return reportingUnavailable(reportingDamage(new SqliteStateReader(db, path, options.now ?? Date.now, layout), path), fileDescription(path));
 }
 
 /**
