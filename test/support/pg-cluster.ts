@@ -18,6 +18,13 @@ export interface PgCluster {
   /** The loopback TCP port, when one was asked. */
   tcpPort: number | null;
   dir: string;
+  /**
+   * Stops the server as a crash would (`pg_ctl stop -m immediate`), keeping its data: the
+   * connections it had are cut and new ones are refused until `resume()`.
+   */
+  halt(): void;
+  /** Starts the halted server again on the same data, port and socket. */
+  resume(): void;
   stop(): void;
 }
 
@@ -82,6 +89,9 @@ export function startPgCluster(options: { tcpPort?: number; trustTcp?: boolean }
   if (owner !== null) chownSync(dir, owner.uid, owner.gid);
   const data = join(dir, "data");
   const asPostgres = owner !== null;
+  let serverOptions = "";
+  const start = (): void => run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-o", serverOptions, "-w", "-t", "60", "start"], asPostgres);
+  const halt = (): void => run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"], asPostgres);
   try {
     const hostAuth = options.trustTcp === false ? "scram-sha-256" : "trust";
     run(
@@ -91,8 +101,8 @@ export function startPgCluster(options: { tcpPort?: number; trustTcp?: boolean }
     );
     const listen = options.tcpPort !== undefined ? "127.0.0.1" : "";
     const port = String(options.tcpPort ?? 5432);
-    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses='${listen}' -c fsync=on -c max_connections=200`;
-    run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-o", serverOptions, "-w", "-t", "60", "start"], asPostgres);
+    serverOptions = `-p ${port} -k ${dir} -c listen_addresses='${listen}' -c fsync=on -c max_connections=200`;
+    start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -100,16 +110,27 @@ export function startPgCluster(options: { tcpPort?: number; trustTcp?: boolean }
   const socketUrl = `postgresql://postgres@localhost:${options.tcpPort ?? 5432}/postgres?host=${encodeURIComponent(dir)}`;
   const url = options.tcpPort !== undefined ? `postgresql://postgres@127.0.0.1:${options.tcpPort}/postgres` : socketUrl;
   let stopped = false;
+  let running = true;
   return {
     url,
     socketUrl,
     tcpPort: options.tcpPort ?? null,
     dir,
+    halt() {
+      if (!running) return;
+      halt();
+      running = false;
+    },
+    resume() {
+      if (running || stopped) return;
+      start();
+      running = true;
+    },
     stop() {
       if (stopped) return;
       stopped = true;
       try {
-        run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"], asPostgres);
+        if (running) halt();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

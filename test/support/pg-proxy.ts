@@ -77,3 +77,68 @@ export async function countingProxy(serverUrl: string): Promise<CountingProxy> {
     },
   };
 }
+
+/**
+ * A TCP proxy in front of the test PostgreSQL server that can be cut off from it as a network
+ * partition cuts a client off: while black-holed, every byte either way is held back (nothing is
+ * refused, reset or answered, so the client only sees silence) and new connections are accepted
+ * but not forwarded. `heal()` lets the held bytes through in order, as TCP's retransmissions do
+ * when a partition ends.
+ */
+export interface BlackHoleProxy {
+  url: string;
+  blackHole(): void;
+  heal(): void;
+  close(): Promise<void>;
+}
+
+export async function blackHoleProxy(serverUrl: string): Promise<BlackHoleProxy> {
+  const upstream = new URL(serverUrl);
+  const where = target(upstream);
+  let cut = false;
+  const held: (() => void)[] = [];
+  const sockets = new Set<Socket>();
+  /** Runs `send` now, or once the partition heals. */
+  const pass = (send: () => void): void => {
+    if (cut) held.push(send);
+    else send();
+  };
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    let server: Socket | null = null;
+    const end = () => {
+      client.destroy();
+      server?.destroy();
+    };
+    client.on("close", end).on("error", end);
+    const pending: Buffer[] = [];
+    client.on("data", (chunk: Buffer) => (server === null ? pending.push(chunk) : pass(() => server!.write(chunk))));
+    pass(() => {
+      server = connect(where as never);
+      sockets.add(server);
+      server.on("data", (chunk: Buffer) => pass(() => client.write(chunk)));
+      server.on("close", end).on("error", end);
+      for (const chunk of pending.splice(0)) server.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = new URL(`postgresql://127.0.0.1:${port}/`);
+  url.username = upstream.username;
+  url.password = upstream.password;
+  url.pathname = upstream.pathname;
+  return {
+    url: url.toString(),
+    blackHole: () => {
+      cut = true;
+    },
+    heal: () => {
+      cut = false;
+      for (const send of held.splice(0)) send();
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

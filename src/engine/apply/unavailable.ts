@@ -55,15 +55,15 @@ function whatIsRecorded(call: UnavailableCall): string {
 }
 
 function repairOf(error: StateUnavailableError): string {
-  const next = "then run the command again: `takoform apply` first resolves, against the host, every write left in flight, and finishes the rest";
+  const next = "run the command again: `takoform apply` first resolves, against the host, every write left in flight, and finishes the rest";
   if (error.reason === "disk-full") {
     const where = error.location ?? "the state";
-    return `Free space on the disk holding ${where} (\`df -h ${where}\` shows it), ${next}.`;
+    return `Free space on the disk holding ${where} (\`df -h ${where}\` shows it), then ${next}.`;
   }
   if (error.reason === "timeout") {
     return `Check the server and the network to it (each call waits at most TAKOFORM_PG_TIMEOUT, default 30s); once it answers again, ${next}.`;
   }
-  return `Make sure the PostgreSQL server is running and reachable from here, ${next}.`;
+  return `Make sure the PostgreSQL server is running and reachable from here, then ${next}.`;
 }
 
 /** The `state-unavailable` diagnostic for `error`. */
