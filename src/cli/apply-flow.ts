@@ -3,7 +3,7 @@
 // interrupted writes, plans, asks, applies and reports as it goes — then report. The engine
 // decides and counts; this file only renders what it reports (engine/render).
 
-import { statSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
 import {
@@ -259,7 +259,7 @@ function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay
   return run.ok ? 0 : 1;
 }
 
-/** Test hooks, off unless the variables are set: SIGKILL this process after the N-th intent / write. */
+/** Test hooks, off unless the variables are set: SIGKILL this process after the N-th intent / write, or pause it after the N-th intent. */
 function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
   const hooks: ApplyHooks = {};
   const after = (name: string): number | undefined => {
@@ -270,5 +270,20 @@ function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
   const writes = after("TAKOFORM_TEST_CRASH_AFTER_WRITES");
   if (intents !== undefined) hooks.afterIntent = (n) => void (n >= intents && process.kill(process.pid, "SIGKILL"));
   if (writes !== undefined) hooks.afterWrite = (n) => void (n >= writes && process.kill(process.pid, "SIGKILL"));
+  // TAKOFORM_TEST_PAUSE_AFTER_INTENT=N with TAKOFORM_TEST_PAUSE_FILE=PATH: right after the N-th
+  // intent is durable (before its host request), create PATH.reached and wait while PATH exists.
+  // A test breaks what it wants broken meanwhile (fills the disk under an embedded host, whose
+  // answers no proxy can hold), then removes PATH to let the request go.
+  const pauseAt = after("TAKOFORM_TEST_PAUSE_AFTER_INTENT");
+  const pauseFile = env["TAKOFORM_TEST_PAUSE_FILE"];
+  if (pauseAt !== undefined && pauseFile !== undefined && pauseFile !== "") {
+    hooks.afterIntent = (n) => {
+      if (n !== pauseAt) return;
+      writeFileSync(`${pauseFile}.reached`, "");
+      // The hook is synchronous; the whole process stands still, the embedded host with it.
+      const sleeper = new Int32Array(new SharedArrayBuffer(4));
+      while (existsSync(pauseFile)) Atomics.wait(sleeper, 0, 0, 20);
+    };
+  }
   return hooks;
 }

@@ -3,6 +3,7 @@
 // store and the call (issue 23 item 1), whichever method it was and wherever inside it the driver
 // noticed: the engine then ends the run with a diagnostic, never an uncaught driver error.
 
+import { statfsSync } from "node:fs";
 import { StateUnavailableError, type UnavailableCall, type UnavailableReason } from "./errors.ts";
 
 /** Node's socket errors: the server's connection failed, or (ETIMEDOUT) never answered. */
@@ -44,11 +45,29 @@ export function pgUnavailableReason(error: unknown): UnavailableReason | undefin
   return DRIVER_MESSAGES.find(([pattern]) => pattern.test(error.message))?.[1];
 }
 
-/** Why a call on the local state file failed, when it is the disk being full; undefined otherwise. */
-export function fileUnavailableReason(error: unknown): UnavailableReason | undefined {
+/**
+ * Why a call on the local state file in `dir` failed, when it is the disk being full; undefined
+ * otherwise. SQLite says SQLITE_FULL when a write finds no room, but a full disk met while
+ * creating the WAL or its shared-memory file (the first open after the last handle closed) is
+ * only an I/O error: that one counts as a full disk when the directory's filesystem has no room.
+ */
+export function fileUnavailableReason(error: unknown, dir: string): UnavailableReason | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   // SQLITE_FULL from the database, ENOSPC from the backup's copy (backup.ts).
-  return code === "SQLITE_FULL" || code === "ENOSPC" ? "disk-full" : undefined;
+  if (code === "SQLITE_FULL" || code === "ENOSPC") return "disk-full";
+  // SQLITE_IOERR_SHORT_READ is damage (sqlite/damage.ts), never room.
+  if (typeof code === "string" && code.startsWith("SQLITE_IOERR") && code !== "SQLITE_IOERR_SHORT_READ" && noRoom(dir)) return "disk-full";
+  return undefined;
+}
+
+/** Less than one SQLite page (4 KiB) free for this process on the filesystem of `dir`. */
+function noRoom(dir: string): boolean {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize < 4096;
+  } catch {
+    return false;
+  }
 }
 
 /** The methods whose first argument is the address they write. */

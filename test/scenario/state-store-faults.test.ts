@@ -130,7 +130,7 @@ describePg("the PostgreSQL state server failing under an apply", () => {
       /Error: The PostgreSQL server holding the state \(workspace "default" in schema "stopped" at [^)]+\) closed or refused the connection/,
     );
     expect(failed.stderr).toContain(`Recording the result of ${KV}.a failed: `);
-    expect(failed.stderr).toContain("state still holds its intent");
+    expect(failed.stderr).toContain("Its host request was sent, and state still holds its intent");
     expect(failed.stderr).toContain("Releasing the state lock failed: ");
     expect(timeline(host.mutations)).toEqual(["PUT EdgeKVNamespace stopped-a 201"]);
 

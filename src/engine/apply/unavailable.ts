@@ -44,7 +44,7 @@ function whatIsRecorded(call: UnavailableCall): string {
     case "setIntent":
       return "Its host request was not sent (a write is sent only once its intent is recorded); no further step was started. Every step reported done above is recorded.";
     case "settle":
-      return "The host carried the write out, and state still holds its intent; no further step was started. Every step reported done above is recorded, and the next apply resolves this write against the host before anything else.";
+      return "Its host request was sent, and state still holds its intent; no further step was started. Every step reported done above is recorded, and the next apply resolves this write against the host before anything else.";
     case "renew":
       return "No further step was started. Every step reported done above is recorded; a write that was running is resolved by the next apply.";
     case "release":

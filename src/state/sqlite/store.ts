@@ -61,7 +61,7 @@ function fileDescription(path: string): StoreDescription {
   return {
     store: `the state file ${path}`,
     location: dirname(path),
-    reason: fileUnavailableReason,
+    reason: (error) => fileUnavailableReason(error, dirname(path)),
     text: (error) => (error as Error).message ?? String(error),
   };
 }
