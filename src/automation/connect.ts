@@ -25,7 +25,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HostClient, inProcessTransport, type NegotiatedLane } from "../client/index.ts";
-import { DiagnosticError, type LaneName } from "../core/index.ts";
+import { type Diagnostic, DiagnosticError, type LaneName } from "../core/index.ts";
 import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
 import type { HostBinding } from "../state/index.ts";
@@ -63,6 +63,21 @@ export interface Connection {
 /** A provider that cannot be connected for a reason the user can act on. */
 export class ConnectError extends DiagnosticError {
   override name = "ConnectError";
+}
+
+/**
+ * The embedded host could not open its data for want of disk space: named as the full disk it is,
+ * not as a host that is unreachable (issue 23).
+ */
+function embeddedDiskFull(dataDir: string, error: unknown): Diagnostic {
+  return {
+    severity: "error",
+    code: providerCode("host-disk-full"),
+    summary: `The disk holding the embedded local host's data (${dataDir}) is full`,
+    detail: "The host could not open its data, so nothing was read from it or written to it.",
+    cause: error instanceof Error ? error.message : String(error),
+    repair: `Free space on the disk holding ${dataDir} (\`df -h ${dataDir}\` shows it), then run the command again.`,
+  };
 }
 
 /** The bundled registry, plus the project's generated one when `takoform get` wrote it. */
@@ -180,7 +195,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   // run releases it, a few milliseconds before that process has closed the embedded host: a
   // held data directory is therefore retried for a short grace period before it is an error.
   const openEmbedded = async (): Promise<EmbeddedOpened> => {
-    const { DataDirLockedError, DEV_TOKEN, LocalHost, servedEndpoint } = await import("../host/index.ts");
+    const { DataDirLockedError, DEV_TOKEN, isDiskFull, LocalHost, servedEndpoint } = await import("../host/index.ts");
     const deadline = Date.now() + Math.max(HOST_LOCK_GRACE_MS, options.hostWaitMs ?? 0);
     for (;;) {
       try {
@@ -189,6 +204,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
         const needed = [...(settings.lane !== null ? [settings.lane] : []), ...(options.stateLane !== undefined ? [options.stateLane] : [])];
         return { host: await LocalHost.open({ data: dataDir, includeLanes: needed, log: (line) => process.stderr.write(`${line}\n`) }) };
       } catch (error) {
+        if (isDiskFull(error)) throw new ConnectError(embeddedDiskFull(dataDir, error));
         if (!(error instanceof DataDirLockedError)) throw error;
         const served = servedEndpoint(dataDir);
         if (served?.devToken === true) return { served: served.url, devToken: DEV_TOKEN.token };

@@ -67,6 +67,27 @@ export function invalidArgument(message: string, options?: HostErrorOptions): Ho
  */
 export function refusalFor(error: unknown, requestId: string, reportInternal: (error: unknown, requestId: string) => void): HostError {
   if (error instanceof HostError) return error;
+  if (isDiskFull(error)) return diskFull();
   reportInternal(error, requestId);
   return new HostError("internal_error", `the host failed while answering request ${requestId}`);
+}
+
+/**
+ * The host's own SQLite store (host.db) found no room on its disk: SQLITE_FULL, or ENOSPC from a
+ * file beside it. Nothing of the request was written (its transaction rolled back).
+ */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_FULL" || code === "ENOSPC";
+}
+
+/**
+ * The refusal of a request the host could not store for want of disk space: `backend_unavailable`
+ * (its storage, not the request, is at fault, and a retry once there is room may succeed) with
+ * `hostCode` `disk_full`, so the client's diagnostic names the full disk, not an internal error.
+ */
+export function diskFull(): HostError {
+  return new HostError("backend_unavailable", "the disk holding the host's data is full; nothing of this request was written. Free space on it and retry", {
+    hostCode: "disk_full",
+  });
 }

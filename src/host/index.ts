@@ -8,7 +8,7 @@ export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
 export { LANE_UPGRADE_PATH } from "./handlers/lane-upgrade.ts";
 export type { LaneMoveRequest, LaneMoveResult, MovedObject } from "./lane-move.ts";
-export { HostError } from "./errors.ts";
+export { HostError, isDiskFull } from "./errors.ts";
 export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
 export type {
   FormRules,

@@ -15,7 +15,7 @@
 
 import { OPERATION_API_VERSION } from "../core/index.ts";
 import type { Caller } from "./auth.ts";
-import { HostError } from "./errors.ts";
+import { diskFull, HostError, isDiskFull } from "./errors.ts";
 import type { OperationAction, OperationRecord, Store } from "./store/index.ts";
 
 export interface ExecutorOutcome {
@@ -210,6 +210,7 @@ export class OperationEngine {
 }
 
 function internal(error: unknown, report: (error: unknown) => void): HostError {
+  if (isDiskFull(error)) return diskFull();
   report(error);
   return new HostError("internal_error", "the host failed while committing the operation");
 }

@@ -14,6 +14,7 @@ const providerCodes = defineCodes("provider", [
   "host-unauthenticated",
   "host-permission-denied",
   "host-discovery-invalid",
+  "host-disk-full",
   "immutable-revision-same-name",
   "revision-name-unresolved",
   "revision-owner-missing",

@@ -84,5 +84,8 @@ export function hostCallDiagnostic(summary: string, error: unknown, base: Omit<D
   if (code !== undefined && d.code === undefined) d.code = code;
   const fault = hostFaultOf(error);
   if (fault !== undefined) d.host = fault;
+  // The host's storage, not the request, is at fault: the headline says so (the local host's
+  // `disk_full`, docs/host.md "The data directory").
+  if (fault?.hostCode === "disk_full") d.summary = `${summary}: the disk holding the host's data is full`;
   return d;
 }
