@@ -39,7 +39,7 @@ const UNIT = [
   "test/provider/{diagnostics,import-id,relation-drift,schema,validate,cron-agreement,unservable-line}.test.ts",
   "test/registry/*.test.ts",
   "test/registry-class/*.test.ts",
-  "test/state/{store,sensitive}.test.ts",
+  "test/state/{store,sensitive,unavailable}.test.ts",
   "test/secrets/*.test.ts",
   "test/worker-app/synth.test.ts",
 ];

@@ -273,6 +273,8 @@ describeDisk(TMPFS.ok ? DISK_TITLE : `${DISK_TITLE}: skipped, ${TMPFS.reason}`, 
     rmSync(filler());
     const recovered = await runCli(apply, { cwd: dir, env });
     expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
+    // The lock the failed run could not release is taken over at once: its process is gone.
+    expect(recovered.stderr).toContain("Took over the state lock of a run that is no longer running");
     expect(recovered.stdout).toContain("1 write(s) an interrupted apply had left unfinished were resolved first.");
     expect(timeline(host.mutations)).toEqual(["PUT EdgeKVNamespace disk-a 201", "PUT EdgeKVNamespace disk-a 201", "PUT EdgeKVNamespace disk-b 201"]);
     await converged(host.host, 0, openLocalStateReadOnly(state), [`${KV}.a`, `${KV}.b`]);
