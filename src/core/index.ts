@@ -6,6 +6,7 @@
 //   lanes.ts        the Host API lane table: each lane's paths, group version, Edge groups, packages
 //   grammar.ts      the portable grammars (names, kinds, digests, uids, SpaceIDs)
 //   bearer-token.ts what a bearer token must be before it is presented (and why: redaction)
+//   control-characters.ts control characters in a path or a name, found and named by position
 //   refs.ts         exact contract identities (FormRef, Interface and Binding refs) and their keys
 //   values.ts       the Value model with first-class Unknown
 //   json.ts         JSON values, and ordering by UTF-8 bytes
@@ -23,6 +24,7 @@ export * from "./artifact-kinds.ts";
 export * from "./lanes.ts";
 export * from "./grammar.ts";
 export * from "./bearer-token.ts";
+export * from "./control-characters.ts";
 export * from "./refs.ts";
 export * from "./values.ts";
 export * from "./json.ts";

@@ -22,6 +22,7 @@
 // password (and sslpassword) is what `connStrSecrets` lists and `redactConnStr` removes, in the
 // form the user wrote.
 
+import { controlCharacterIn, describeControlCharacter } from "../../core/index.ts";
 import { StateUsageError } from "../errors.ts";
 
 /** A connection string that cannot be read (never quoting it: it may hold a password). */
@@ -56,6 +57,23 @@ const fail = (what: string): never => {
   );
 };
 
+/** The settings that name a place or a login: no control character means anything in them (the host may be a socket directory). */
+const NAMING_KEYWORDS = new Set(["host", "hostaddr", "port", "dbname", "user"]);
+
+/**
+ * A NUL ends the C string libpq is handed, so it is refused in every value; in a setting that
+ * names a place or a login, so is every other control character. Named by position, never shown.
+ */
+function checkValue(keyword: string, value: string, part: string): void {
+  const nul = value.indexOf("\u0000");
+  const found = NAMING_KEYWORDS.has(keyword)
+    ? controlCharacterIn(value)
+    : nul < 0
+      ? undefined
+      : { codePoint: 0, position: [...value.slice(0, nul)].length + 1 };
+  if (found !== undefined) fail(`has the control character ${describeControlCharacter(found)} in its ${part}`);
+}
+
 function percentDecode(text: string, part: string): string {
   if (/%(?![0-9A-Fa-f]{2})/.test(text)) fail(`has a % that is not followed by two hex digits in its ${part}`);
   let decoded: string;
@@ -64,7 +82,6 @@ function percentDecode(text: string, part: string): string {
   } catch {
     return fail(`has percent-encoding in its ${part} that is not UTF-8`);
   }
-  if (decoded.includes("\u0000")) fail(`encodes a NUL byte in its ${part}`);
   return decoded;
 }
 
@@ -76,7 +93,9 @@ function parseUri(connStr: string): Parsed {
   const query = queryAt < 0 ? "" : rest.slice(queryAt + 1);
   const settings: Setting[] = [];
   const add = (keyword: string, raw: string, part: string): void => {
-    settings.push({ keyword, value: percentDecode(raw, part), rawValue: raw });
+    const value = percentDecode(raw, part);
+    checkValue(keyword, value, part);
+    settings.push({ keyword, value, rawValue: raw });
   };
   // userinfo: everything before the first @ that comes before any /.
   const slash = hier.indexOf("/");
@@ -164,7 +183,7 @@ function parseKeywords(connStr: string): Parsed {
     }
     if (quoted) i++;
     const rawValue = quoted ? connStr.slice(valueStart + 1, i - 1) : connStr.slice(valueStart, i);
-    if (value.includes("\u0000")) fail(`has a NUL character in the value of ${keyword}`);
+    checkValue(keyword, value, `value of ${keyword}`);
     settings.push({ keyword, value, rawValue });
     if (!SECRET_KEYWORDS.has(keyword)) kept.push(connStr.slice(start, i));
   }

@@ -4,6 +4,7 @@
 // here, so no command ever runs against state somewhere the stack did not mean. A `conn_str` may
 // hold a password: no message shows its value.
 
+import { controlCharacterProblem } from "../../../core/index.ts";
 import { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig } from "../../../state/index.ts";
 import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 
@@ -95,6 +96,20 @@ export function readBackend(
         code: configCode("backend-invalid"),
         summary: `The ${type} backend's ${key} must be a ${kind}${shown}`,
         repair: `Set ${key} to a ${kind}.`,
+        attribute,
+      });
+      ok = false;
+      continue;
+    }
+    // conn_str is read piece by piece where it is resolved (state/pg/conn-str.ts), which also
+    // covers PG_CONN_STR; a file path or schema name takes no control character at all.
+    const control = kind === "string" && !SECRET_MEMBERS.has(key) ? controlCharacterProblem(attribute, value as string) : undefined;
+    if (control !== undefined) {
+      problems.error({
+        code: configCode("backend-invalid"),
+        summary: `The ${type} backend's ${key} holds a control character`,
+        detail: `${control}. A control character means nothing in a ${key === "schema_name" ? "schema name" : "file path"}, and a NUL would end the path the state file is opened by, so state would be written somewhere the stack does not name. Nothing was opened.`,
+        repair: `Write ${key} without control characters.`,
         attribute,
       });
       ok = false;
