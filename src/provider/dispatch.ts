@@ -12,7 +12,16 @@
 //    item 14), and it is never re-read under the other lane's line.
 // Every failure here happens before any host call.
 
-import { type Attributes, type Diagnostic, formatFormRef, type FormRef, groupServedUnder, type Lane, laneOfGroup } from "../core/index.ts";
+import {
+  controlCharacterNote,
+  type Attributes,
+  type Diagnostic,
+  formatFormRef,
+  type FormRef,
+  groupServedUnder,
+  type Lane,
+  laneOfGroup,
+} from "../core/index.ts";
 import { type FormCodec, listRefs, type ResourceTypeEntry, type SupportedRef } from "../registry/index.ts";
 import { knownString } from "./attributes.ts";
 import { providerCode } from "./diagnostics/codes.ts";
@@ -200,7 +209,7 @@ export function invalidSpace(type: string, space: unknown): Diagnostic {
   return {
     severity: "error",
     summary: "Invalid or missing SpaceID",
-    detail: `${JSON.stringify(space)} is not a SpaceID: 1 to 255 characters, no "/", no control characters, and no leading or trailing white space.`,
+    detail: `${JSON.stringify(space)} is not a SpaceID: 1 to 255 characters, no "/", no control characters, and no leading or trailing white space${typeof space === "string" ? controlCharacterNote("space", space) : ""}.`,
     resourceType: type,
     attribute: "space",
     pointer: "/metadata/space",

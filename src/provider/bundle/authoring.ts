@@ -5,7 +5,18 @@
 // manifest kinds' surface is files.ts; artifact.ts picks one by the codec's manifest kind.
 
 import { buildWorkerBundleManifest, type BuiltManifest, type BundleModule } from "../../client/index.ts";
-import { ARTIFACT_MEDIA_TYPES, type Attributes, type Diagnostic, errorText, isDigest, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
+import {
+  controlCharacterNote,
+  ARTIFACT_MEDIA_TYPES,
+  type Attributes,
+  MANIFEST_POLICIES,
+  type Diagnostic,
+  errorText,
+  isDigest,
+  isUnknown,
+  UNKNOWN,
+  type Value,
+} from "../../core/index.ts";
 import { BUNDLE_MEDIA_TYPES } from "../../registry/index.ts";
 import { listElements, manifestProblem, readAuthoredFile, readEntries } from "./entries.ts";
 
@@ -60,13 +71,22 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     out.push(manifestProblem("Empty bundle", "modules must list at least one module.", "modules"));
     return out;
   }
+  const ceiling = MANIFEST_POLICIES.WorkerBundle.maximumEntries;
+  if (elements.length > ceiling)
+    out.push(manifestProblem("Too many modules", `modules lists ${elements.length} entries; a WorkerBundle manifest holds at most ${ceiling}.`, "modules"));
   const seen = new Map<string, number>();
   elements.forEach((element, i) => {
     const name = element["name"];
     const type = element["content_type"];
     if (typeof name === "string") {
       if (!MODULE_PATH.test(name))
-        out.push(manifestProblem("Invalid module name", `modules[${i}].name ${JSON.stringify(name)} is not a relative module path.`, `modules[${i}].name`));
+        out.push(
+          manifestProblem(
+            "Invalid module name",
+            `modules[${i}].name ${JSON.stringify(name)} is not a relative module path${controlCharacterNote(`modules[${i}].name`, name)}.`,
+            `modules[${i}].name`,
+          ),
+        );
       const first = seen.get(name);
       if (first !== undefined)
         out.push(
@@ -90,7 +110,13 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
   });
   if (typeof main === "string") {
     if (!MODULE_PATH.test(main))
-      out.push(manifestProblem("Invalid main module", `main_module ${JSON.stringify(main)} is not a relative module path.`, "main_module"));
+      out.push(
+        manifestProblem(
+          "Invalid main module",
+          `main_module ${JSON.stringify(main)} is not a relative module path${controlCharacterNote("main_module", main)}.`,
+          "main_module",
+        ),
+      );
     const index = seen.get(main);
     const allKnown = elements.every((e) => typeof e["name"] === "string");
     if (index === undefined && allKnown) {
@@ -113,12 +139,14 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
 
 /**
  * Resolves the authoring. In "plan" mode an unknown input leaves the result unresolved without
- * an error; in "apply" mode it is an error. A known file that cannot be read is an error in both.
+ * an error; in "apply" mode it is an error. Everything else that is wrong (a missing content_file,
+ * a file that cannot be read, no authoring at all) is an error in both.
  */
 export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan" | "apply"): Promise<AuthoringResult> {
+  // Configuration errors validate() reports first (the engine plans nothing past them); here too,
+  // in both modes, so that the plan and the apply refuse exactly the same values.
   const staticProblems = staticBundleProblems(attributes);
-  // At plan time these are configuration errors validate() already reports; the digest just stays unresolved.
-  if (staticProblems.length > 0) return mode === "plan" ? { authoring: { mode: "unresolved" }, diagnostics: [] } : { diagnostics: staticProblems };
+  if (staticProblems.length > 0) return { diagnostics: staticProblems };
   const main = attributes["main_module"] ?? null;
   const modules = attributes["modules"] ?? null;
   const pinned = attributes["manifest_digest"] ?? null;

@@ -5,23 +5,32 @@
 
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type Diagnostic, errorText, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
+import { controlCharacterProblem, type Diagnostic, errorText, isUnknown, UNKNOWN, type Value } from "../../core/index.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 
-/** A manifest authoring problem: reported at the attribute, pointing at the manifest digest it decides. */
+/**
+ * A manifest authoring problem: reported at the attribute, pointing at the manifest digest it
+ * decides. The plan and the apply find it with the same functions, so it has one code in both.
+ */
 export function manifestProblem(summary: string, detail: string, attribute: string): Diagnostic {
-  return { severity: "error", summary, detail, attribute, pointer: "/manifestDigest" };
+  return { severity: "error", summary, detail, code: providerCode("artifact-authoring-invalid"), attribute, pointer: "/manifestDigest" };
 }
 
 export type Element = Record<string, Value>;
 
+/** Stands for an element not known yet (the whole element unknown), so no member of it is known missing. */
+const UNKNOWN_ELEMENT: Element = Object.freeze({});
+
 /** The list's elements, each an object (anything else reads as an empty one), or undefined for no list. */
 export function listElements(value: Value): Element[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  return value.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) && !isUnknown(item) ? (item as Element) : {}));
+  return value.map((item) => (isUnknown(item) ? UNKNOWN_ELEMENT : item !== null && typeof item === "object" && !Array.isArray(item) ? (item as Element) : {}));
 }
 
-/** Reads one local file's bytes, refusing what is not a regular file or is over `maxBytes`. */
+/** Reads one local file's bytes, refusing a path with a control character, what is not a regular file, or is over `maxBytes`. */
 export async function readAuthoredFile(path: string, maxBytes: number, what: string): Promise<Uint8Array> {
+  const control = controlCharacterProblem("the path", path);
+  if (control !== undefined) throw new Error(`${control}, which no file name takes`);
   const absolute = resolve(path);
   const info = await stat(absolute);
   if (!info.isFile()) throw new Error(`${path} is not a regular file`);
@@ -56,9 +65,10 @@ export type ReadEntries = { entries: ReadEntry[]; partial: Value[]; unresolved: 
 
 /**
  * Reads every element's file, in the author's order. At plan an element not yet known leaves the
- * list unresolved (`partial` is what the plan shows); at apply it is an error. A known file that
- * cannot be read is an error in both: at plan too, since it would fail the apply midway, after the
- * resources before this one were created.
+ * list unresolved (`partial` is what the plan shows); at apply it is an error. Everything else is
+ * an error in both modes, at plan too, since it would fail the apply midway, after the resources
+ * before this one were created: a content_file known to be missing, a known file that cannot be
+ * read. The mode decides only what an unknown value means.
  */
 export async function readEntries(elements: readonly Element[], shape: EntryShape, mode: "plan" | "apply"): Promise<ReadEntries> {
   const entries: ReadEntry[] = [];
@@ -70,16 +80,14 @@ export async function readEntries(elements: readonly Element[], shape: EntryShap
     const type = element[shape.typeField];
     const file = element["content_file"] ?? null;
     if (typeof key !== "string" || typeof type !== "string" || typeof file !== "string") {
-      if (mode === "apply") {
-        const missing = typeof file !== "string" && !isUnknown(file);
-        const at = `${shape.list}[${i}]`;
+      const at = `${shape.list}[${i}]`;
+      if (element !== UNKNOWN_ELEMENT && typeof file !== "string" && !isUnknown(file)) {
         return {
-          diagnostics: [
-            missing
-              ? manifestProblem(shape.missingSummary, `${at} has no content_file, so the provider has no bytes to upload; ${shape.missingRepair}`, at)
-              : manifestProblem(shape.unknownSummary, `${at} must be wholly known before the provider can apply ${shape.unknownWhat}.`, at),
-          ],
+          diagnostics: [manifestProblem(shape.missingSummary, `${at} has no content_file, so the provider has no bytes to upload; ${shape.missingRepair}`, at)],
         };
+      }
+      if (mode === "apply") {
+        return { diagnostics: [manifestProblem(shape.unknownSummary, `${at} must be wholly known before the provider can apply ${shape.unknownWhat}.`, at)] };
       }
       unresolved = true;
       partial.push({ ...element, size: UNKNOWN, digest: UNKNOWN });

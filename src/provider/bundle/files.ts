@@ -8,6 +8,7 @@
 import { buildFilesManifest, type ArtifactFile, type BuiltFilesManifest } from "../../client/index.ts";
 import {
   ARTIFACT_PATH_MAX,
+  controlCharacterNote,
   type Attributes,
   type Diagnostic,
   errorText,
@@ -69,7 +70,7 @@ export function staticFilesProblems(policy: ManifestPolicy, attributes: Attribut
         out.push(
           manifestProblem(
             "Invalid file path",
-            `files[${i}].path ${JSON.stringify(path)} is not a relative artifact path: segments of letters, digits, "_", "." and "-" joined by "/", none starting with "." or "-", at most ${ARTIFACT_PATH_MAX} characters.`,
+            `files[${i}].path ${JSON.stringify(path)} is not a relative artifact path${controlCharacterNote(`files[${i}].path`, path)}: segments of letters, digits, "_", "." and "-" joined by "/", none starting with "." or "-", at most ${ARTIFACT_PATH_MAX} characters.`,
             `files[${i}].path`,
           ),
         );
@@ -92,15 +93,16 @@ export function staticFilesProblems(policy: ManifestPolicy, attributes: Attribut
 
 /**
  * Resolves the authoring. In "plan" mode an unknown input leaves the result unresolved without an
- * error; in "apply" mode it is an error. A known file that cannot be read is an error in both.
+ * error; in "apply" mode it is an error. Everything else that is wrong is an error in both.
  */
 export async function resolveFilesAuthoring(
   policy: ManifestPolicy,
   attributes: Attributes,
   mode: "plan" | "apply",
 ): Promise<{ authoring?: FilesAuthoring; diagnostics: Diagnostic[] }> {
+  // As in authoring.ts: validate() reports these first; both modes refuse them here too.
   const staticProblems = staticFilesProblems(policy, attributes);
-  if (staticProblems.length > 0) return mode === "plan" ? { authoring: { mode: "unresolved" }, diagnostics: [] } : { diagnostics: staticProblems };
+  if (staticProblems.length > 0) return { diagnostics: staticProblems };
   const files = attributes["files"] ?? null;
   const pinned = attributes["manifest_digest"] ?? null;
   const form = policy.kind === "MigrationBundle" ? "migration set" : "static asset bundle";

@@ -39,6 +39,7 @@ const providerCodes = defineCodes("provider", [
   "attribute-required",
   "attribute-read-only",
   "local-file-unreadable",
+  "artifact-authoring-invalid",
   "internal",
 ]);
 

@@ -1,7 +1,8 @@
 // plan(request): Terraform's PlanResourceChange as the plugin framework runs it, then the
 // provider's ModifyPlan hooks in their fixed order (reference §4.6):
 //   propose → replacement by attribute → 1 relation-drift recovery → 2 bundle re-hash →
-//   3 revision name → 4 same-name safety → 5 host support → no-op or unknown marking.
+//   3 revision name → 4 same-name safety → 5 host support → no-op, else the write's own checks
+//   (write-checks.ts, the apply's) → unknown marking.
 // A plan whose planned state equals prior returns prior unchanged, so the engine sees a no-op.
 // The engine plans the new object of a replacement with a second call whose prior is null, as
 // Terraform core does. Nothing here mutates the host; step 5 only reads support profiles.
@@ -10,11 +11,11 @@
 // create, kept from prior on an update, and — because the engine plans a replacement's new object
 // as a create — unknown again on a replacement, which is what lets the engine replace it side by side.
 
-import { type Attributes, type Lane, laneOfGroup, PREFERRED_LANE, UNKNOWN } from "../../core/index.ts";
+import { type Attributes, isSpaceId, type Lane, laneOfGroup, PREFERRED_LANE, UNKNOWN } from "../../core/index.ts";
 import { type ResourceTypeEntry, undeclaredFieldProblems } from "../../registry/index.ts";
 import { cloneAttributes } from "../attributes.ts";
 import { completedForReading } from "../codec/complete.ts";
-import { formAttributes, laneMismatch, serveCreate, serveState, type Dispatch } from "../dispatch.ts";
+import { formAttributes, invalidSpace, laneMismatch, serveCreate, serveState, type Dispatch } from "../dispatch.ts";
 
 /** The lane of a type's lead line (the preferred lane for a lane-neutral one). */
 function leadLane(line: ResourceTypeEntry): Lane {
@@ -33,6 +34,7 @@ import { attributesEqual, forceNewChanges, markComputedUnknown, propose } from "
 import { planRelationRecovery } from "./relation-recovery.ts";
 import { planRevisionName } from "./revision-name.ts";
 import { planImmutableRevisionSafety } from "./same-name.ts";
+import { planWriteChecks } from "./write.ts";
 import type { PlanPass } from "./state.ts";
 
 export async function planResource(rt: ProviderRuntime, request: PlanRequest): Promise<PlanResponse> {
@@ -63,6 +65,10 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   if (dispatch.diagnostic) return { planned: null, requiresReplace: [], diagnostics: [dispatch.diagnostic] };
 
   const planned = propose(schema, config, prior, rt.defaultSpace);
+  // The space a write is sent to, the provider's default included, is refused here as the apply
+  // refuses it (dispatch.ts): validate sees only a space the configuration sets.
+  const space = planned["space"];
+  if (typeof space === "string" && !isSpaceId(space)) return { planned: null, requiresReplace: [], diagnostics: [invalidSpace(type, space)] };
   if (prior === null) Object.assign(planned, lane !== undefined ? formAttributes(dispatch.served.ref) : unknownFormAttributes());
   // A field only another definition of the type declares (an Edge field new in a later lane,
   // under an older lane's line) cannot be sent under this one.
@@ -91,6 +97,7 @@ export async function planResource(rt: ProviderRuntime, request: PlanRequest): P
   if (prior !== null && pass.requiresReplace.length === 0 && attributesEqual(schema, planned, prior)) {
     return { planned: cloneAttributes(stored!), requiresReplace: [], diagnostics: pass.diagnostics };
   }
+  await planWriteChecks(pass);
   markComputedUnknown(schema, planned, prior);
   return { planned, requiresReplace: pass.requiresReplace.map((a) => [a]), diagnostics: pass.diagnostics };
 }

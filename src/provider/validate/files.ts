@@ -11,7 +11,7 @@
 
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Attributes, type Diagnostic, MAX_BLOB_BYTES, type Value } from "../../core/index.ts";
+import { type Attributes, controlCharacterProblem, type Diagnostic, MAX_BLOB_BYTES, type Value } from "../../core/index.ts";
 import { providerCode } from "../diagnostics/codes.ts";
 
 function unreadable(list: "modules" | "files", at: string, file: string, why: string): Diagnostic {
@@ -37,6 +37,20 @@ export function localFileProblems(config: Attributes): Diagnostic[] {
       const file = (item as Record<string, Value>)["content_file"];
       if (typeof file !== "string" || file === "") return;
       const at = `${list}[${i}].content_file`;
+      // Before anything is opened: a NUL would end the path the system is handed, and any other
+      // control character is no part of a file name anyone meant (core/control-characters.ts).
+      const control = controlCharacterProblem(at, file);
+      if (control !== undefined) {
+        out.push({
+          severity: "error",
+          summary: `${list === "modules" ? "Module file" : "Local file"} path holds a control character`,
+          detail: `${control}; the provider opens no path that holds one.`,
+          code: providerCode("local-file-unreadable"),
+          attribute: at,
+          repair: "Correct the path; a relative path is read from the project directory.",
+        });
+        return;
+      }
       let info: ReturnType<typeof statSync>;
       try {
         info = statSync(resolve(file));

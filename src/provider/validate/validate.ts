@@ -2,7 +2,18 @@
 // validators of the reference). Unknown values are skipped, never guessed. The plan does not
 // repeat these checks; the engine runs validate before plan.
 
-import { type Attributes, type Diagnostic, isResourceName, isSpaceId, isUnknown, isWhollyKnown, UNKNOWN, type Value } from "../../core/index.ts";
+import {
+  controlCharacterNote,
+  type Attributes,
+  controlCharacterIn,
+  type Diagnostic,
+  isResourceName,
+  isSpaceId,
+  isUnknown,
+  isWhollyKnown,
+  UNKNOWN,
+  type Value,
+} from "../../core/index.ts";
 import type { FormCodec } from "../../registry/index.ts";
 import { staticArtifactProblems } from "../bundle/artifact.ts";
 import { isOwnerToken } from "../revision/names.ts";
@@ -32,7 +43,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: "Invalid resource name",
-      detail: `name ${JSON.stringify(name)} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens.`,
+      detail: `name ${JSON.stringify(name)} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens${controlCharacterNote("name", name)}.`,
       attribute: "name",
       pointer: "/metadata/name",
       repair: "Choose a name in that grammar.",
@@ -40,11 +51,11 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
   }
   if (codec.role === "revision") {
     const owner = config["revision_owner"];
-    if (typeof owner === "string" && !isOwnerToken(owner)) {
+    if (typeof owner === "string" && (!isOwnerToken(owner) || controlCharacterIn(owner) !== undefined)) {
       out.push({
         severity: "error",
         summary: "Invalid revision owner",
-        detail: "revision_owner must be a non-empty token without white space.",
+        detail: `revision_owner must be a non-empty token without white space or control characters${controlCharacterNote("revision_owner", owner)}.`,
         attribute: "revision_owner",
         repair: "Set revision_owner to the owner's name, such as the takoform_module_worker this revision belongs to.",
       });
@@ -70,7 +81,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: "Invalid name prefix",
-      detail: `name_prefix ${JSON.stringify(prefix)} must be a lowercase letter followed by up to 54 lowercase letters, digits or hyphens, so that the generated name fits 63 characters.`,
+      detail: `name_prefix ${JSON.stringify(prefix)} must be a lowercase letter followed by up to 54 lowercase letters, digits or hyphens, so that the generated name fits 63 characters${controlCharacterNote("name_prefix", prefix)}.`,
       attribute: "name_prefix",
       repair: "Shorten or correct name_prefix.",
     });
@@ -134,7 +145,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
     out.push({
       severity: "error",
       summary: "Invalid or missing SpaceID",
-      detail: `space ${JSON.stringify(space)} must be 1 to 255 characters, with no "/", no control characters and no leading or trailing white space.`,
+      detail: `space ${JSON.stringify(space)} must be 1 to 255 characters, with no "/", no control characters and no leading or trailing white space${controlCharacterNote("space", space)}.`,
       attribute: "space",
       repair: "Correct space, or leave it out to use the provider's default space.",
     });

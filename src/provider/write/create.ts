@@ -17,14 +17,13 @@ import { hostCallDiagnostic } from "../diagnostics/host-fault.ts";
 import { invalidSpace, serveCreate } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
-import { operationTimeout } from "../timeouts.ts";
+import { adoptAuthoring, checkWrite } from "../write-checks.ts";
 import type { WriteContext, WriteResult } from "../types.ts";
 import { acceptedCreate } from "./accepted.ts";
 import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
 import { createName } from "./name.ts";
 import { explainCapability } from "./capability.ts";
 import { explainNameTaken } from "./name-taken.ts";
-import { buildSpec } from "./spec.ts";
 import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
 
 const fail = (diagnostics: Diagnostic[]): WriteResult => ({ state: null, diagnostics });
@@ -51,12 +50,11 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   const space = knownString(planned, "space") ?? rt.defaultSpace;
   if (!isSpaceId(space)) return fail([invalidSpace(type, space)]);
   const identity = { resourceType: type, space, ref: served.ref };
-  const timeout = operationTimeout(planned, "create_timeout");
-  if (timeout.diagnostic) return fail([{ ...identity, ...timeout.diagnostic }]);
-
   const values = cloneAttributes(planned);
-  const built = await buildSpec(codec, values);
-  if (built.diagnostics.length > 0) return fail(withIdentity(built.diagnostics, identity));
+  // The plan ran the same checks (plan/write.ts), so a refusal here is of a value known only now.
+  const built = await checkWrite(codec, values, "create_timeout", "apply");
+  if (built.diagnostics.length > 0 || built.spec === undefined) return fail(withIdentity(built.diagnostics, identity));
+  adoptAuthoring(codec, values, built.authoring);
   const named = createName(codec, values, built.spec, identity);
   if ("diagnostic" in named) return fail([named.diagnostic]);
   const { name } = named;
@@ -64,7 +62,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   values["space"] = space;
   const nameIdentity = { ...identity, name };
 
-  const deadline = Date.now() + timeout.ms;
+  const deadline = Date.now() + built.timeoutMs;
   const scope = context.idempotencyScope !== undefined ? { idempotencyScope: context.idempotencyScope } : {};
 
   let spec = built.spec;

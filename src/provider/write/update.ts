@@ -18,10 +18,9 @@ import { providerCode } from "../diagnostics/codes.ts";
 import { servePrior, type Served } from "../dispatch.ts";
 import { LaneUnavailableError, laneUnavailable, type ProviderRuntime } from "../runtime.ts";
 import { verifiedState } from "../state/write.ts";
-import { operationTimeout } from "../timeouts.ts";
+import { adoptAuthoring, checkWrite } from "../write-checks.ts";
 import type { ResourceState, WriteContext, WriteResult } from "../types.ts";
 import { artifactSurface } from "../bundle/artifact.ts";
-import { buildSpec } from "./spec.ts";
 import { recordedIncarnation } from "./incarnation.ts";
 import { intentAttributes, mutationOptions, type WriteAttempt } from "./intent.ts";
 import { outcomeUnknown, unresolvedWrite } from "./unresolved.ts";
@@ -45,11 +44,11 @@ export async function updateResource(
   if (recorded.diagnostic) return keep([recorded.diagnostic]);
   const fenced = recorded.incarnation;
   const { uid, generation } = fenced;
-  const timeout = operationTimeout(planned, "update_timeout");
-  if (timeout.diagnostic) return keep([{ ...fullIdentity, ...timeout.diagnostic }]);
   const values = cloneAttributes(planned);
-  const built = await buildSpec(served.codec, values);
-  if (built.diagnostics.length > 0) return keep(built.diagnostics.map((d) => ({ ...fullIdentity, ...d })));
+  // The plan ran the same checks (plan/write.ts), so a refusal here is of a value known only now.
+  const built = await checkWrite(served.codec, values, "update_timeout", "apply");
+  if (built.diagnostics.length > 0 || built.spec === undefined) return keep(built.diagnostics.map((d) => ({ ...fullIdentity, ...d })));
+  adoptAuthoring(served.codec, values, built.authoring);
 
   let client;
   try {
@@ -61,7 +60,10 @@ export async function updateResource(
   const intent = { operation: "update" as const, type, space, name: fenced.name, ref: served.ref, uid, attributes: intentAttributes(served.codec, values) };
   const attempt: WriteAttempt = { recorded: false };
   try {
-    const options = { ...mutationOptions(context, Date.now() + timeout.ms, intent, attempt), availability: rt.availability.gate(space, served.ref, "update") };
+    const options = {
+      ...mutationOptions(context, Date.now() + built.timeoutMs, intent, attempt),
+      availability: rt.availability.gate(space, served.ref, "update"),
+    };
     const result = await client.applyResource({ ref: served.ref, name: fenced.name, space, spec: built.spec }, fence, options);
     const written = verifiedState({ type, schema: rt.schema(type)!, served, space, values }, result.resource, { adoptHostSpec: false });
     return { state: { type, attributes: written.attributes }, diagnostics: written.diagnostics };
@@ -120,8 +122,9 @@ async function providerSideUpdate(
   const next = cloneAttributes(prior.attributes);
   if (served.codec.artifactBacked) {
     const values = cloneAttributes(planned);
-    const built = await buildSpec(served.codec, values);
+    const built = await checkWrite(served.codec, values, "update_timeout", "apply");
     if (built.diagnostics.length > 0) return { state: prior, diagnostics: built.diagnostics.map((d) => ({ ...identity, ...d })) };
+    adoptAuthoring(served.codec, values, built.authoring);
     if (
       built.authoring === undefined ||
       built.authoring.mode === "unresolved" ||
