@@ -18,12 +18,18 @@ import {
   type Value,
 } from "../../core/index.ts";
 import { BUNDLE_MEDIA_TYPES } from "../../registry/index.ts";
-import { listElements, manifestProblem, readAuthoredFile, readEntries } from "./entries.ts";
+import { lacksContentFile, listElements, manifestProblem, missingContentFile, readAuthoredFile, readEntries } from "./entries.ts";
 
 /** Largest module file the provider reads (256 MiB). */
 export const MAX_MODULE_FILE_BYTES = 268_435_456;
 const MODULE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 const LOADABLE: readonly string[] = ARTIFACT_MEDIA_TYPES.loadable;
+/** How a module without its file is refused (a StaticAssetBundle's or migration set's content_file is required by the schema). */
+const MODULE_WORDS = {
+  list: "modules",
+  missingSummary: "Missing module content_file",
+  missingRepair: "name the local file, or author the bundle by manifest_digest.",
+} as const;
 
 export interface ResolvedModule {
   name: string;
@@ -76,6 +82,7 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     out.push(manifestProblem("Too many modules", `modules lists ${elements.length} entries; a WorkerBundle manifest holds at most ${ceiling}.`, "modules"));
   const seen = new Map<string, number>();
   elements.forEach((element, i) => {
+    if (lacksContentFile(element)) out.push(missingContentFile(MODULE_WORDS, i));
     const name = element["name"];
     const type = element["content_type"];
     if (typeof name === "string") {
@@ -182,11 +189,9 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
   const read = await readEntries(
     listElements(modules)!,
     {
-      list: "modules",
+      ...MODULE_WORDS,
       keyField: "name",
       typeField: "content_type",
-      missingSummary: "Missing module content_file",
-      missingRepair: "name the local file, or author the bundle by manifest_digest.",
       unknownSummary: "Unknown bundle authoring",
       unknownWhat: "this bundle",
       unreadableSummary: "Unreadable module file",

@@ -38,6 +38,19 @@ export async function readAuthoredFile(path: string, maxBytes: number, what: str
   return new Uint8Array(await readFile(absolute));
 }
 
+/** The refusal of an element with no content_file: the same at validate, at plan and at apply. */
+export function missingContentFile(shape: Pick<EntryShape, "list" | "missingSummary" | "missingRepair">, i: number): Diagnostic {
+  const at = `${shape.list}[${i}]`;
+  return manifestProblem(shape.missingSummary, `${at} has no content_file, so the provider has no bytes to upload; ${shape.missingRepair}`, at);
+}
+
+/** Whether an element is known to have no content_file (an element or a content_file not yet known is not). */
+export function lacksContentFile(element: Element): boolean {
+  if (element === UNKNOWN_ELEMENT) return false;
+  const file = element["content_file"] ?? null;
+  return typeof file !== "string" && !isUnknown(file);
+}
+
 export interface EntryShape {
   /** The list attribute ("modules", "files") and its elements' name and media-type fields. */
   list: string;
@@ -81,11 +94,7 @@ export async function readEntries(elements: readonly Element[], shape: EntryShap
     const file = element["content_file"] ?? null;
     if (typeof key !== "string" || typeof type !== "string" || typeof file !== "string") {
       const at = `${shape.list}[${i}]`;
-      if (element !== UNKNOWN_ELEMENT && typeof file !== "string" && !isUnknown(file)) {
-        return {
-          diagnostics: [manifestProblem(shape.missingSummary, `${at} has no content_file, so the provider has no bytes to upload; ${shape.missingRepair}`, at)],
-        };
-      }
+      if (lacksContentFile(element)) return { diagnostics: [missingContentFile(shape, i)] };
       if (mode === "apply") {
         return { diagnostics: [manifestProblem(shape.unknownSummary, `${at} must be wholly known before the provider can apply ${shape.unknownWhat}.`, at)] };
       }

@@ -1,6 +1,6 @@
 // Defects the configuration pass must refuse (the stack reads and loads): attributes the schema
 // does not declare, wrong types and huge numbers, missing required ones, read-only ones, a module
-// file that is not there, references and ignore_changes paths naming attributes that do not
+// file that is not there (or whose path holds a control character, or is not given), references and ignore_changes paths naming attributes that do not
 // exist. Each picks its own resource and names the address its diagnostic must carry.
 
 import type { AttributeSchema, AttributeType } from "../../../src/provider/types.ts";
@@ -144,6 +144,9 @@ const nullElement: Defect = {
   },
 };
 
+/** A control character in a path, where a NUL would end what the system is handed. */
+const CONTROL_CHARACTERS = ["\u0000", "\u0001", "\n", "\u001b", "\u007f"];
+
 const missingFile: Defect = {
   kind: "missing-file",
   stage: "check",
@@ -151,9 +154,24 @@ const missingFile: Defect = {
     const resource = target(ctx, (r) => r.type === BUNDLE);
     if (resource === null) return null;
     const modules = resource.body["modules"] as JsonObject[];
-    const file = ctx.rng.pick([`missing-${ctx.rng.int(1, 9999)}.js`, `/nonexistent/takoform/${ctx.rng.int(1, 9999)}/index.js`, "dist"]);
+    const how = ctx.rng.pick(["not there", "control character", "no content_file"] as const);
+    if (how === "no content_file") {
+      // Planned as "to add" once, and refused by the apply after the resources before it (issue 23).
+      delete modules[0]!["content_file"];
+      return {
+        description: `${resource.address}: no content_file`,
+        expect: { code: "takoform.provider/artifact-authoring-invalid", address: resource.address },
+      };
+    }
+    const file =
+      how === "not there"
+        ? ctx.rng.pick([`missing-${ctx.rng.int(1, 9999)}.js`, `/nonexistent/takoform/${ctx.rng.int(1, 9999)}/index.js`, "dist"])
+        : `${modules[0]!["content_file"] as string}${ctx.rng.pick(CONTROL_CHARACTERS)}.js`;
     modules[0]!["content_file"] = file;
-    return { description: `${resource.address}: content_file ${file}`, expect: { code: "takoform.provider/local-file-unreadable", address: resource.address } };
+    return {
+      description: `${resource.address}: content_file ${JSON.stringify(file)}`,
+      expect: { code: "takoform.provider/local-file-unreadable", address: resource.address },
+    };
   },
 };
 
