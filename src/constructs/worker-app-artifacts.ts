@@ -7,7 +7,7 @@
 
 import { Token, type TerraformProvider } from "./cdk.ts";
 import type { Construct } from "constructs";
-import { isArtifactPath } from "../core/index.ts";
+import { controlCharacterIn, controlCharacterProblem, isArtifactPath } from "../core/index.ts";
 import { migrationFiles, staticAssetFiles } from "./artifact-files.ts";
 import type { SQLiteDatabase } from "./generated/sqlite-database.gen.ts";
 import { SQLiteMigrationApplication } from "./generated/sqlite-migration-application.gen.ts";
@@ -114,6 +114,12 @@ function artifactDirectory(
     report(`${key}.directory must name a directory.`);
     return undefined;
   }
+  const control = controlCharacterProblem(`${key}.directory`, option.directory);
+  if (control !== undefined) {
+    // Before anything is opened: a NUL would end the path the system is handed.
+    report(`${control}; name the directory without control characters.`);
+    return undefined;
+  }
   let files: ArtifactFile[];
   try {
     files = list(option.directory);
@@ -121,7 +127,11 @@ function artifactDirectory(
     report(`${key}.directory ${JSON.stringify(option.directory)} cannot be read (${(error as Error).message}).`);
     return undefined;
   }
-  const bad = files.filter((f) => !isArtifactPath(f.path)).map((f) => JSON.stringify(f.path));
+  for (const f of files) {
+    const named = controlCharacterProblem(`The file ${JSON.stringify(f.path)} under ${key}.directory`, f.path);
+    if (named !== undefined) report(`${named}; rename the file.`);
+  }
+  const bad = files.filter((f) => !isArtifactPath(f.path) && controlCharacterIn(f.path) === undefined).map((f) => JSON.stringify(f.path));
   if (bad.length > 0) {
     report(
       `${key}.directory ${JSON.stringify(option.directory)} holds ${bad.join(", ")}, which an artifact manifest cannot name (letters, digits, "_", "." and "-" per segment, not starting with "." or "-").`,

@@ -28,6 +28,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { controlCharacterProblem } from "../core/index.ts";
 import { Token, type IResolvable, type TerraformProvider } from "./cdk.ts";
 import { Construct } from "constructs";
 import { refusal, reportProblem, TakoformConstructError } from "./problems.ts";
@@ -175,8 +176,12 @@ export class WorkerApp extends Construct {
     // An unreadable contentDir is one problem; the members are built without modules.
     const contentDir = resolve(typeof config.contentDir === "string" ? config.contentDir : "");
     let files: string[] | undefined;
+    const control = typeof config.contentDir === "string" ? controlCharacterProblem("contentDir", config.contentDir) : undefined;
     if (typeof config.contentDir !== "string") {
       report("contentDir must name the directory of the built worker.");
+    } else if (control !== undefined) {
+      // Before anything is opened: a NUL would end the path the system is handed.
+      report(`${control}; name the directory of the built worker without control characters.`);
     } else {
       try {
         files = listModuleFiles(contentDir);
@@ -185,6 +190,10 @@ export class WorkerApp extends Construct {
       }
     }
     const mainModule = config.mainModule ?? "index.js";
+    const named = (files ?? [])
+      .map((path) => controlCharacterProblem(`The module file ${JSON.stringify(path)} under contentDir`, path))
+      .filter((p) => p !== undefined);
+    for (const problem of named) report(`${problem}; no module name takes one, so rename the file.`);
     if (files !== undefined && !files.includes(mainModule)) {
       report(`mainModule "${mainModule}" is not a file under ${JSON.stringify(config.contentDir)} (found: ${files.join(", ") || "nothing"}).`);
     }

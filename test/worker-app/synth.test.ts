@@ -97,6 +97,23 @@ describe("WorkerApp (decision 0029 rule 5)", () => {
     ]);
   });
 
+  it("refuses a control character in contentDir, in assets.directory, or in a file name under them, naming its position (issue 23)", () => {
+    const odd = workDir();
+    writeFileSync(join(odd, "index.js"), "export default {};\n");
+    writeFileSync(join(odd, "bad\nname.js"), "export default {};\n");
+    expect(
+      synthProblems((stack) => {
+        new WorkerApp(stack, "nul", { name: "nul", contentDir: `${content}\u0000x` });
+        new WorkerApp(stack, "odd", { name: "odd", contentDir: odd });
+        new WorkerApp(stack, "assets", { name: "assets", contentDir: content, assets: { directory: "public\u001b" } });
+      }),
+    ).toEqual([
+      `[demo/nul] contentDir holds the control character U+0000 at character ${content.length + 1}; name the directory of the built worker without control characters.`,
+      `[demo/odd] The module file "bad\\nname.js" under contentDir holds the control character U+000A at character 4; no module name takes one, so rename the file.`,
+      "[demo/assets] assets.directory holds the control character U+001B at character 7; name the directory without control characters.",
+    ]);
+  });
+
   it("queueConsumers: one QueueConsumer per key, on the app's worker, after its deployment; defaults and a dead-letter queue", () => {
     const json = synth((stack) => {
       const jobs = new AtLeastOnceQueue(stack, "jobs", { name: "jobs", messageRetentionSeconds: 600 });
