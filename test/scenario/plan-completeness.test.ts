@@ -162,6 +162,21 @@ const CASES: Case[] = [
     ],
     opensNothing: { file: ".takoform/state.db" },
   },
+  {
+    name: "a control character in PG_SCHEMA_NAME",
+    stack: broken((s) => {
+      s["terraform"] = { backend: { pg: { conn_str: "postgres://deploy@127.0.0.1:1/infra" } } };
+    }),
+    env: { PG_SCHEMA_NAME: "st\u0001ate" },
+    errors: [
+      {
+        summary: "The state backend is not configured correctly",
+        code: "takoform.engine/backend-unavailable",
+        detail: "PG_SCHEMA_NAME holds the control character U+0001 at character 3",
+      },
+    ],
+    opensNothing: { file: ".takoform/state.db" },
+  },
 ];
 
 interface PrintedError {

@@ -15,7 +15,7 @@
 // The workspace is TAKOFORM_WORKSPACE, else TF_WORKSPACE (Terraform's), else `default`.
 
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { parseGoDuration } from "../../core/index.ts";
+import { controlCharacterProblem, parseGoDuration } from "../../core/index.ts";
 import { StateUsageError } from "../errors.ts";
 import { checkConnStr, redactConnStr } from "../pg/conn-str.ts";
 import { DEFAULT_SCHEMA } from "../pg/schema.ts";
@@ -135,11 +135,15 @@ export function resolveBackend(config: BackendConfig | null | undefined, ctx: Re
   } catch (error) {
     throw new BackendError(fromEnv ? (error as Error).message.replace("the pg backend's conn_str", "PG_CONN_STR") : (error as Error).message);
   }
+  const schemaName = config.schemaName || ctx.env["PG_SCHEMA_NAME"] || DEFAULT_SCHEMA;
+  // The stack's schema_name is checked when the stack is loaded; PG_SCHEMA_NAME is checked here.
+  const control = controlCharacterProblem(config.schemaName ? "the pg backend's schema_name" : "PG_SCHEMA_NAME", schemaName);
+  if (control !== undefined) throw new BackendError(`${control}; a schema name takes none`);
   return {
     type: "pg",
     connStr,
     connStrFrom: fromStack ? "conn_str" : fromEnv ? "PG_CONN_STR" : "environment",
-    schemaName: config.schemaName || ctx.env["PG_SCHEMA_NAME"] || DEFAULT_SCHEMA,
+    schemaName,
     skipSchemaCreation: config.skipSchemaCreation ?? envBool(ctx.env, "PG_SKIP_SCHEMA_CREATION") ?? false,
     skipTableCreation: config.skipTableCreation ?? envBool(ctx.env, "PG_SKIP_TABLE_CREATION") ?? false,
     skipIndexCreation: config.skipIndexCreation ?? envBool(ctx.env, "PG_SKIP_INDEX_CREATION") ?? false,
