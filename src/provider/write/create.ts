@@ -51,7 +51,7 @@ export async function createResource(rt: ProviderRuntime, type: string, planned:
   if (!isSpaceId(space)) return fail([invalidSpace(type, space)]);
   const identity = { resourceType: type, space, ref: served.ref };
   const values = cloneAttributes(planned);
-  // The plan ran the same checks (plan/write.ts), so a refusal here is of a value known only now.
+  // The plan ran the same checks (plan/write.ts, plan/bundle.ts): a refusal here is of a value known only now.
   const built = await checkWrite(codec, values, "create_timeout", "apply");
   if (built.diagnostics.length > 0 || built.spec === undefined) return fail(withIdentity(built.diagnostics, identity));
   adoptAuthoring(codec, values, built.authoring);

@@ -45,7 +45,7 @@ export async function updateResource(
   const fenced = recorded.incarnation;
   const { uid, generation } = fenced;
   const values = cloneAttributes(planned);
-  // The plan ran the same checks (plan/write.ts), so a refusal here is of a value known only now.
+  // The plan ran the same checks (plan/write.ts, plan/bundle.ts): a refusal here is of a value known only now.
   const built = await checkWrite(served.codec, values, "update_timeout", "apply");
   if (built.diagnostics.length > 0 || built.spec === undefined) return keep(built.diagnostics.map((d) => ({ ...fullIdentity, ...d })));
   adoptAuthoring(served.codec, values, built.authoring);
