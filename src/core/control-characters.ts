@@ -40,3 +40,8 @@ export function controlCharacterNote(field: string, text: string): string {
   const problem = controlCharacterProblem(field, text);
   return problem === undefined ? "" : ` (${problem})`;
 }
+
+/** A name quoted for a message: JSON's quoting, which escapes U+0000–U+001F, with U+007F escaped too. */
+export function quotedName(text: string): string {
+  return JSON.stringify(text).replace(/\u007f/g, "\\u007f");
+}

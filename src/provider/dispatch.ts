@@ -209,6 +209,7 @@ export function invalidSpace(type: string, space: unknown): Diagnostic {
   return {
     severity: "error",
     summary: "Invalid or missing SpaceID",
+    code: providerCode("attribute-value-invalid"),
     detail: `${JSON.stringify(space)} is not a SpaceID: 1 to 255 characters, no "/", no control characters, and no leading or trailing white space${typeof space === "string" ? controlCharacterNote("space", space) : ""}.`,
     resourceType: type,
     attribute: "space",

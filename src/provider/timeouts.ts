@@ -4,6 +4,7 @@
 
 import { isUnknown, parseGoDuration, type Attributes, type Diagnostic } from "../core/index.ts";
 import { OPERATION_TIMEOUT_DEFAULTS } from "../registry/index.ts";
+import { providerCode } from "./diagnostics/codes.ts";
 
 export type TimeoutAttribute = keyof typeof OPERATION_TIMEOUT_DEFAULTS;
 
@@ -16,6 +17,7 @@ export function timeoutProblem(attribute: string, value: unknown): Diagnostic | 
     severity: "error",
     summary: "Invalid operation timeout",
     detail: `${attribute} must be a positive Go duration such as "20m".`,
+    code: providerCode("attribute-value-invalid"),
     attribute,
     repair: `Set ${attribute} to a positive duration such as "20m", "90s" or "1h30m", or leave it out for the default.`,
   };

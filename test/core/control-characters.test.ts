@@ -2,7 +2,7 @@
 // 1-based position in characters, never printed.
 
 import { describe, expect, it } from "vitest";
-import { controlCharacterIn, controlCharacterNote, controlCharacterProblem } from "../../src/core/index.ts";
+import { controlCharacterIn, controlCharacterNote, controlCharacterProblem, quotedName } from "../../src/core/index.ts";
 
 describe("control characters in a path or a name", () => {
   it("finds the first of U+0000–U+001F and U+007F, by position in characters", () => {
@@ -24,5 +24,10 @@ describe("control characters in a path or a name", () => {
     expect(controlCharacterNote("name", "k\u001bv")).toBe(" (name holds the control character U+001B at character 2)");
     expect(controlCharacterNote("name", "kv")).toBe("");
     expect(controlCharacterProblem("name", "kv")).toBeUndefined();
+  });
+
+  it("quotes a name for a message with every control character escaped, DEL included", () => {
+    expect(quotedName("k\u0001v\u007f")).toBe('"k\\u0001v\\u007f"');
+    expect(quotedName("kv")).toBe('"kv"');
   });
 });

@@ -84,8 +84,8 @@ describe("diagnostic renderer (decision 0032)", () => {
   });
 
   it("the provider code vocabulary is a closed list without repeats", () => {
-    expect(PROVIDER_CODES).toHaveLength(34);
-    expect(new Set(PROVIDER_CODES).size).toBe(34);
+    expect(PROVIDER_CODES).toHaveLength(35);
+    expect(new Set(PROVIDER_CODES).size).toBe(35);
   });
 
   it("a Cause is shown only when there is no host answer", () => {

@@ -111,14 +111,19 @@ const CASES: Case[] = [
       (s["resource"] as JsonObject)[QUEUE] = { q: { name: "pc-q", message_retention_seconds: 5 } };
     }),
     errors: [
-      { summary: "Invalid attribute value", address: `${QUEUE}.q`, code: "", detail: "message_retention_seconds must be between 60 and 1209600; it is 5" },
+      {
+        summary: "Invalid attribute value",
+        address: `${QUEUE}.q`,
+        code: "takoform.provider/attribute-value-invalid",
+        detail: "message_retention_seconds must be between 60 and 1209600; it is 5",
+      },
     ],
   },
   {
     name: "a default space that is not a SpaceID",
     stack: workerStack(),
     env: { TAKOFORM_SPACE: "team/a" },
-    errors: [{ summary: "Invalid or missing SpaceID", address: `${KV}.kv`, code: "" }],
+    errors: [{ summary: "Invalid or missing SpaceID", address: `${KV}.kv`, code: "takoform.provider/attribute-value-invalid" }],
   },
   {
     name: "a control character in a resource name",
@@ -131,6 +136,25 @@ const CASES: Case[] = [
         summary: `resource.${KV}["k\\u0007v"] is not a valid resource name`,
         code: "takoform.config/invalid-structure",
         detail: "holds the control character U+0007 at character 2",
+      },
+    ],
+  },
+  {
+    name: "a control character in an output's or a variable's name",
+    stack: broken((s) => {
+      s["output"] = { "o\u0001ut": { value: "x" } };
+      s["variable"] = { "v\u007far": { type: "string", default: "x" } };
+    }),
+    errors: [
+      {
+        summary: 'output "o\\u0001ut" is invalid',
+        code: "takoform.config/invalid-structure",
+        detail: "Its name holds the control character U+0001 at character 2",
+      },
+      {
+        summary: 'variable "v\\u007far": invalid declaration',
+        code: "takoform.config/invalid-variable",
+        detail: "Its name holds the control character U+007F at character 2",
       },
     ],
   },

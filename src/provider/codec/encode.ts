@@ -15,6 +15,7 @@
 import { type Attributes, compareUtf8, type Diagnostic, formatFormRef, type GroupKind, isUnknown, type Value } from "../../core/index.ts";
 import { isJsonObject, type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from "../../forms/index.ts";
 import type { CodecField, CodecMember, CodecScalarType, FormCodec } from "../../registry/index.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 import { providerWork } from "../work-counters.ts";
 
 export interface EncodeOptions {
@@ -85,7 +86,7 @@ export function encodeSpec(codec: FormCodec, attributes: Attributes, options: En
           });
         }
       } else if (error instanceof FieldProblem) {
-        errors.push({ severity: "error", summary: error.summary, detail: error.detail, attribute: error.path });
+        errors.push({ severity: "error", summary: error.summary, detail: error.detail, code: providerCode("attribute-value-invalid"), attribute: error.path });
       } else {
         throw error;
       }
@@ -224,7 +225,7 @@ export function jsonObjectProblems(path: string, text: string): Diagnostic[] {
     return [];
   } catch (error) {
     if (!(error instanceof FieldProblem)) throw error;
-    return [{ severity: "error", summary: error.summary, detail: error.detail, attribute: error.path }];
+    return [{ severity: "error", summary: error.summary, detail: error.detail, code: providerCode("attribute-value-invalid"), attribute: error.path }];
   }
 }
 

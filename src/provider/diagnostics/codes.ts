@@ -38,6 +38,7 @@ const providerCodes = defineCodes("provider", [
   "attribute-type",
   "attribute-required",
   "attribute-read-only",
+  "attribute-value-invalid",
   "local-file-unreadable",
   "artifact-authoring-invalid",
   "internal",

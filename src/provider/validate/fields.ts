@@ -10,9 +10,10 @@ import { type Diagnostic, isResourceName, isUnknown, type Value } from "../../co
 import { isJsonObject, parseStrictJson } from "../../forms/index.ts";
 import type { CodecField, CodecScalarType, StringConstraints } from "../../registry/index.ts";
 import { jsonObjectProblems } from "../codec/encode.ts";
+import { providerCode } from "../diagnostics/codes.ts";
 
 function invalid(attribute: string, detail: string, summary = "Invalid attribute value"): Diagnostic {
-  return { severity: "error", summary, detail, attribute };
+  return { severity: "error", summary, detail, code: providerCode("attribute-value-invalid"), attribute };
 }
 
 const patterns = new Map<string, RegExp | null>();

@@ -43,6 +43,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: "Invalid resource name",
+      code: providerCode("attribute-value-invalid"),
       detail: `name ${JSON.stringify(name)} must be a lowercase letter followed by up to 62 lowercase letters, digits or hyphens${controlCharacterNote("name", name)}.`,
       attribute: "name",
       pointer: "/metadata/name",
@@ -55,6 +56,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
       out.push({
         severity: "error",
         summary: "Invalid revision owner",
+        code: providerCode("attribute-value-invalid"),
         detail: `revision_owner must be a non-empty token without white space or control characters${controlCharacterNote("revision_owner", owner)}.`,
         attribute: "revision_owner",
         repair: "Set revision_owner to the owner's name, such as the takoform_module_worker this revision belongs to.",
@@ -69,6 +71,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: hasName ? "Conflicting name and name_prefix" : "Missing name",
+      code: providerCode("attribute-value-invalid"),
       detail: hasName ? "name and name_prefix both choose the host name; set exactly one of them." : "A resource needs exactly one of name and name_prefix.",
       attribute: hasName ? "name_prefix" : "name",
       pointer: "/metadata/name",
@@ -81,6 +84,7 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
     out.push({
       severity: "error",
       summary: "Invalid name prefix",
+      code: providerCode("attribute-value-invalid"),
       detail: `name_prefix ${JSON.stringify(prefix)} must be a lowercase letter followed by up to 54 lowercase letters, digits or hyphens, so that the generated name fits 63 characters${controlCharacterNote("name_prefix", prefix)}.`,
       attribute: "name_prefix",
       repair: "Shorten or correct name_prefix.",
@@ -145,6 +149,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
     out.push({
       severity: "error",
       summary: "Invalid or missing SpaceID",
+      code: providerCode("attribute-value-invalid"),
       detail: `space ${JSON.stringify(space)} must be 1 to 255 characters, with no "/", no control characters and no leading or trailing white space${controlCharacterNote("space", space)}.`,
       attribute: "space",
       repair: "Correct space, or leave it out to use the provider's default space.",
@@ -167,6 +172,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
           out.push({
             severity: "error",
             summary: "Invalid cron expression",
+            code: providerCode("attribute-value-invalid"),
             detail: `${field.attribute} ${JSON.stringify(value)}: ${problem}.`,
             attribute: field.attribute,
             pointer: `/${field.wire}`,
@@ -179,6 +185,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
         out.push({
           severity: "error",
           ...problem,
+          code: providerCode("attribute-value-invalid"),
           attribute: field.attribute,
           pointer: `/${field.wire}`,
           repair: "Write the hostname in lowercase ASCII (A-labels for internationalized names), without a trailing dot.",
@@ -196,6 +203,7 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
       out.push({
         severity: "error",
         summary: "Invalid manifest digest",
+        code: providerCode("attribute-value-invalid"),
         detail: `manifest_digest ${JSON.stringify(digest)} must be sha256: followed by 64 lowercase hex digits.`,
         attribute: "manifest_digest",
       });

@@ -63,6 +63,7 @@ export function createName(
       diagnostic: {
         severity: "error",
         summary: `Invalid ${kind} name`,
+        code: providerCode("attribute-value-invalid"),
         detail: `${JSON.stringify(name)} is not a resource name: a lowercase letter, then up to 62 lowercase letters, digits or hyphens.`,
         ...identity,
         attribute: given !== undefined ? "name" : "name_prefix",

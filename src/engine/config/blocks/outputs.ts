@@ -1,5 +1,6 @@
 // The `output` block: a value (any expression), sensitivity, description and depends_on.
 
+import { controlCharacterProblem, quotedName } from "../../../core/index.ts";
 import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression } from "../expression/parse.ts";
 import { isIdentifier, parseTraversal } from "../expression/traversal.ts";
@@ -19,12 +20,14 @@ export function readOutputs(block: unknown, problems: Problems): Map<string, Out
   }
   for (const name of Object.keys(block).sort()) {
     const body = block[name];
-    const where = `output "${name}"`;
+    // Quoted, so a control character in the name is escaped rather than printed.
+    const where = `output ${quotedName(name)}`;
     if (!isIdentifier(name) || !isPlainObject(body) || !Object.hasOwn(body, "value")) {
+      const control = controlCharacterProblem("Its name", name);
       problems.error({
         code: configCode("invalid-structure"),
         summary: `${where} is invalid`,
-        detail: "An output has an identifier name and a body with a value.",
+        detail: `${control !== undefined ? `${control}. ` : ""}An output has an identifier name and a body with a value.`,
         repair: "Declare outputs with TerraformOutput.",
       });
       continue;

@@ -4,7 +4,7 @@
 //   "//": { "takoform": { "contributions": [ { "from": "<address>", "values": { "<attr>": <value> } } ] } }
 // and are kept apart from the resource's own attributes.
 
-import { controlCharacterProblem } from "../../../core/index.ts";
+import { controlCharacterProblem, quotedName } from "../../../core/index.ts";
 import type { AttributePath } from "../../../provider/index.ts";
 import { configCode, describeResource, isPlainObject, type Problems } from "../diagnostics.ts";
 import { parseExpression, parseInterpolation } from "../expression/parse.ts";
@@ -48,10 +48,10 @@ export function readResources(block: unknown, problems: Problems): Map<string, R
   }
   for (const [type, byName] of Object.entries(block)) {
     if (!isIdentifier(type) || !isPlainObject(byName)) {
-      const control = controlCharacterProblem(`The resource type ${JSON.stringify(type)}`, type);
+      const control = controlCharacterProblem(`The resource type ${quotedName(type)}`, type);
       problems.error({
         code: configCode("invalid-structure"),
-        summary: `resource.${control === undefined ? type : JSON.stringify(type)} is not a valid resource type block`,
+        summary: `resource.${control === undefined ? type : quotedName(type)} is not a valid resource type block`,
         ...(control !== undefined ? { detail: `${control}.` } : {}),
         repair: "Each resource type must map resource names to objects.",
       });
@@ -59,12 +59,12 @@ export function readResources(block: unknown, problems: Problems): Map<string, R
     }
     for (const [name, body] of Object.entries(byName)) {
       const address = `${type}.${name}`;
-      const control = controlCharacterProblem(`The name of resource.${type}[${JSON.stringify(name)}]`, name);
+      const control = controlCharacterProblem(`The name of resource.${type}[${quotedName(name)}]`, name);
       if (control !== undefined) {
         // Printed raw, the name would rewrite the terminal it is shown on; it is quoted, escaped.
         problems.error({
           code: configCode("invalid-structure"),
-          summary: `resource.${type}[${JSON.stringify(name)}] is not a valid resource name`,
+          summary: `resource.${type}[${quotedName(name)}] is not a valid resource name`,
           detail: `${control}. A resource name is an identifier: letters, digits, "_" and "-", starting with a letter or "_".`,
           repair: "Give the resource a name without control characters (its construct id).",
         });

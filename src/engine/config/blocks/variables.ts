@@ -1,7 +1,7 @@
 // The `variable` block: type, default, sensitive, description, nullable. Values are resolved
 // later by resolveVariables(); `validation` rules are expressions and are refused.
 
-import type { KnownValue } from "../../../core/index.ts";
+import { controlCharacterProblem, type KnownValue, quotedName } from "../../../core/index.ts";
 import { configCode, isPlainObject, type Problems } from "../diagnostics.ts";
 import { convertValue, parseTypeConstraint, TypeSyntaxError } from "../variables/type-constraint.ts";
 import { isIdentifier } from "../expression/traversal.ts";
@@ -21,11 +21,17 @@ export function readVariables(block: unknown, problems: Problems): Map<string, V
   }
   for (const name of Object.keys(block).sort()) {
     const body = block[name];
-    const where = `variable "${name}"`;
+    // Quoted, so a control character in the name is escaped rather than printed.
+    const where = `variable ${quotedName(name)}`;
     const fail = (summary: string, detail: string, repair: string, attribute?: string) =>
       problems.error({ code: configCode("invalid-variable"), summary: `${where}: ${summary}`, detail, repair, ...(attribute ? { attribute } : {}) });
     if (!isIdentifier(name) || !isPlainObject(body)) {
-      fail("invalid declaration", "A variable has an identifier name and an object body.", "Declare variables with TerraformVariable.");
+      const control = controlCharacterProblem("Its name", name);
+      fail(
+        "invalid declaration",
+        `${control !== undefined ? `${control}. ` : ""}A variable has an identifier name and an object body.`,
+        "Declare variables with TerraformVariable.",
+      );
       continue;
     }
     let ok = true;
