@@ -189,6 +189,14 @@ export function stackMismatch(target: StateTarget, recorded: string): Diagnostic
   };
 }
 
+/** How a project's stack is read to find its state. */
+export interface StateTargetOptions {
+  /** Typecheck before running the app (default true; `--no-typecheck` turns it off). */
+  typecheck?: boolean;
+  /** Take the app's last synthesis when there is one, without running it (the read-only commands). */
+  lastSynth?: boolean;
+}
+
 /**
  * The state target of a state command, which needs no variables: the stack of `configFile`, or
  * the project's app when there is a cdktf.json, or (neither) the project's default local file.
@@ -196,6 +204,7 @@ export function stackMismatch(target: StateTarget, recorded: string): Diagnostic
 export async function loadStateTarget(
   projectDir: string,
   from: { configFile?: string; stackName?: string } = {},
+  how: StateTargetOptions = {},
 ): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
   const configFile = from.configFile;
   let stack: StackConfig | null = null;
@@ -208,7 +217,11 @@ export async function loadStateTarget(
     app = await appBeside(file);
   } else if (existsSync(join(projectDir, "cdktf.json"))) {
     const stackName = from.stackName;
-    const loaded = await loadProjectConfig(projectDir, stackName !== undefined ? { stack: stackName } : {});
+    const loaded = await loadProjectConfig(projectDir, {
+      ...(stackName !== undefined ? { stack: stackName } : {}),
+      ...(how.typecheck !== undefined ? { typecheck: how.typecheck } : {}),
+      ...(how.lastSynth !== undefined ? { lastSynth: how.lastSynth } : {}),
+    });
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
     app = loaded.app ?? null;

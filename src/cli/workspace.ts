@@ -3,10 +3,11 @@
 // Printing goes through console.ts.
 
 import { existsSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { type Diagnostic, type KnownValue, parseGoDuration } from "../core/index.ts";
 import { loadStack, type LoadedStack, type StackSource } from "../automation/index.ts";
+import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 /**
@@ -54,18 +55,54 @@ export function flagSpec(...parts: { values?: readonly string[]; switches?: read
 export type Workspace = LoadedStack;
 
 /**
- * `-C DIR` switches into the project directory before anything else, as Terraform's -chdir
- * does: every relative path (--config, a plan file, a bundle's module files) is then read from
- * there.
+ * Where the command works, entered before anything else: `-C DIR`, as Terraform's -chdir (every
+ * relative path — --config, a plan file, a bundle's module files — is then read from there); else the nearest directory, this one or one above it, with
+ * a cdktf.json, as git finds `.git`, so a command run from a subdirectory of a project works on
+ * that project and says which directory it uses. This directory also counts when it has a
+ * `.takoform/` (the state of stacks given with `--config`). With `--config FILE` nothing is
+ * searched: the file names its stack, relative to here.
  */
 export function enterProject(args: ParsedArgs): void {
   const dir = lastValue(args, "--chdir");
-  if (dir === undefined) return;
+  if (dir === undefined) {
+    if (lastValue(args, "--config") !== undefined) return;
+    const here = process.cwd();
+    const found = projectAround(here);
+    if (found === null || found === here) return;
+    process.chdir(found);
+    process.stderr.write(`takoform: using the project at ${found}\n`);
+    return;
+  }
   try {
     process.chdir(resolve(dir));
   } catch (error) {
     throw new CliUsageError(`-C ${dir}: ${(error as Error).message}`);
   }
+}
+
+/** The project `start` is in (see enterProject), or null outside any. */
+export function projectAround(start: string): string | null {
+  if (existsSync(join(start, ".takoform"))) return start;
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "cdktf.json"))) return dir;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * For the commands that read a project's state: a plain refusal when the command runs outside
+ * any project (and no `--config` names a stack), instead of "nothing has been applied".
+ */
+export function outsideProject(args: ParsedArgs): Diagnostic | null {
+  if (lastValue(args, "--config") !== undefined || projectAround(process.cwd()) !== null) return null;
+  return {
+    severity: "error",
+    code: configCode("project-not-found"),
+    summary: `${process.cwd()} is not inside a takoform project`,
+    detail: "Neither it nor any directory above it has a cdktf.json, and it has no .takoform/ state.",
+    repair:
+      "Run the command in the project's directory (or any directory inside it), or name the project with -C DIR, or a synthesized stack with --config FILE.",
+  };
 }
 
 export function projectDir(_args: ParsedArgs): string {
@@ -146,6 +183,20 @@ export async function loadWorkspace(
     ...(stackName !== undefined ? { stackName } : {}),
     ...(options.remote !== undefined ? { remote: options.remote } : {}),
   });
+}
+
+/**
+ * How a command that only reads state finds it: from the app's last synthesis when there is one
+ * (engine/config/last-synth.ts), so it neither typechecks nor runs the app; else by running the
+ * app, typechecked unless `--no-typecheck`.
+ */
+export function readOnlyLoad(args: ParsedArgs): { lastSynth: true; typecheck: boolean } {
+  return { lastSynth: true, typecheck: !args.switches.has("--no-typecheck") };
+}
+
+/** How a command that writes state finds it: by running the app, typechecked unless `--no-typecheck`. */
+export function stateLoad(args: ParsedArgs): { typecheck: boolean } {
+  return { typecheck: !args.switches.has("--no-typecheck") };
 }
 
 /** Which stack names a state command's state: `--config FILE`, or `--stack NAME` of the app. */

@@ -15,7 +15,7 @@ import { isCrossStackOutput } from "../../engine/index.ts";
 import { outputJson } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader } from "../../automation/index.ts";
-import { enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
@@ -47,7 +47,9 @@ export const command: Command = {
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
-    const target = await loadStateTarget(projectDir(args), stateSource(args));
+    const outside = outsideProject(args);
+    if (outside !== null) return io.fail("output", [outside]);
+    const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
     if ("diagnostics" in target) return io.fail("output", target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
     let outputs: Record<string, StoredOutput> = {};

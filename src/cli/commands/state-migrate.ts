@@ -10,7 +10,7 @@ import { describeBackend, openBackendReader, openBackendStore, StateNotFoundErro
 import { CliUsageError, parseArgs } from "../command.ts";
 import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../../automation/index.ts";
 import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarget } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../state-transfer-json.ts";
@@ -46,7 +46,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  const target = await loadStateTarget(projectDir(args), stateSource(args));
+  const target = await loadStateTarget(projectDir(args), stateSource(args), stateLoad(args));
   if ("diagnostics" in target) return io.fail("state migrate", target.diagnostics);
   if (!io.json) io.diagnostics(target.notes);
   const report = (status: string, text: string, extra: Record<string, unknown> = {}): number => {

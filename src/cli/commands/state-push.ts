@@ -9,7 +9,7 @@ import { engineCode, runStatePush } from "../../engine/index.ts";
 import { checkStateDocument, StateWriteError, type StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { loadStateTarget, openStore } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../state-transfer-json.ts";
@@ -75,7 +75,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
     return refuse(`${file} is not a state document`, error.message);
   }
 
-  const target = await loadStateTarget(projectDir(args), stateSource(args));
+  const target = await loadStateTarget(projectDir(args), stateSource(args), stateLoad(args));
   if ("diagnostics" in target) return io.fail("state push", target.diagnostics);
   if (!io.json) io.diagnostics(target.notes);
   const opened = await openStore(target);

@@ -16,7 +16,7 @@ import { Console } from "../console.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { damageDiagnostic } from "../../automation/index.ts";
 import { loadStateTarget, openStore, type StateTarget } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform state restore-backup [options]
 
@@ -49,7 +49,7 @@ export async function restoreCommand(argv: string[]): Promise<number> {
   const io = new Console(args);
   const fail = (summary: string, detail: string, repair: string) =>
     io.fail("state restore-backup", [{ severity: "error", code: engineCode("state-damaged"), summary, detail, repair }]);
-  const target = await loadStateTarget(projectDir(args), stateSource(args));
+  const target = await loadStateTarget(projectDir(args), stateSource(args), stateLoad(args));
   if ("diagnostics" in target) return io.fail("state restore-backup", target.diagnostics);
   if (target.spec.type !== "local")
     return fail(`${target.describe} keeps no backup`, "Only the local state file keeps one.", "Restore a PostgreSQL state from the server's own backups.");

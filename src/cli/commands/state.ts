@@ -16,7 +16,7 @@ import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../../automation/index.ts";
-import { enterProject, durationFlag, flagSpec, projectDir, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 
@@ -127,7 +127,9 @@ export const command: Command = {
       throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`);
     enterProject(args);
     const io = new Console(args);
-    const target = await loadStateTarget(projectDir(args), stateSource(args));
+    const outside = outsideProject(args);
+    if (outside !== null) return io.fail(`state ${sub}`, [outside]);
+    const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
     if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
     switch (sub) {

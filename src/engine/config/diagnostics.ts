@@ -24,6 +24,7 @@ const configCodes = defineCodes("config", [
   "invalid-removed",
   "ignored-setting",
   "project-invalid",
+  "project-not-found",
   "app-failed",
   "manifest-invalid",
   "stack-not-found",

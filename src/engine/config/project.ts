@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../../core/index.ts";
 import { uncaughtError, validationProblems } from "./app-failure.ts";
 import { configCode, isPlainObject } from "./diagnostics.ts";
+import { readLastSynth } from "./last-synth.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
@@ -21,6 +22,11 @@ export interface ProjectOptions {
   timeoutMs?: number;
   /** Typecheck the project before running the app (typecheck/typecheck.ts). Default true; `--no-typecheck` turns it off. */
   typecheck?: boolean;
+  /**
+   * Read the app's last synthesis (last-synth.ts) instead of running it, when there is a whole
+   * one: what the commands that only read state use. Default false.
+   */
+  lastSynth?: boolean;
 }
 
 export interface SynthResult {
@@ -101,8 +107,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
       'Add "app": the command that runs your cdktf program, e.g. "npx tsx main.ts".',
     );
   }
-  const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
-  const outdir = isAbsolute(output) ? output : join(dir, output);
+  const outdir = outdirOf(dir, project);
   const manifestPath = join(outdir, "manifest.json");
 
   // The app's types first: a type error stops here, with file and line, before the app runs.
@@ -156,6 +161,12 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   const manifest = await readManifest(outdir, project.app);
   diagnostics.push(...manifest.diagnostics);
   return { outdir, stacks: manifest.stacks, dependencies: manifest.dependencies, diagnostics, ...(manifest.stacks.size > 0 ? { appMs } : {}), ...extra };
+}
+
+/** The app's output directory: cdktf.json's `output` (relative to the project), default `cdktf.out`. */
+export function outdirOf(dir: string, project: Record<string, unknown>): string {
+  const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
+  return isAbsolute(output) ? output : join(dir, output);
 }
 
 export interface Manifest {
@@ -229,7 +240,7 @@ function summaryOf(result: TypecheckResult): Pick<TypecheckResult, "status" | "m
 
 /** Runs the app, picks the stack and loads it. */
 export async function loadProjectConfig(projectDir: string, options: ProjectOptions = {}): Promise<ProjectLoadResult> {
-  const synth = await synthesizeProject(projectDir, options);
+  const synth = (options.lastSynth === true ? await readLastSynth(projectDir) : null) ?? (await synthesizeProject(projectDir, options));
   const diagnostics = [...synth.diagnostics];
   const notes = synth.notes ?? [];
   if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir, notes };
