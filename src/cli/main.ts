@@ -113,7 +113,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const entry = COMMANDS[name];
+  // The problems' module (and the renderers it needs) loads only when there is a problem, so
+  // `--version` and every command's start stay as cheap as they are.
+  const problems = () => import("./problems.ts");
+  const json = rest.some((arg) => /^--?json(=true)?$/.test(arg));
   if (entry === undefined) {
+    if (json) return (await problems()).reportProblem(name, (await problems()).unknownCommandProblem(unknownCommand(name)), json);
     console.error(`takoform: ${unknownCommand(name)}; \`takoform --help\` lists the commands`);
     return 1;
   }
@@ -122,12 +127,17 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof CliUsageError) {
+      if (json) {
+        const { reportProblem, usageProblem } = await problems();
+        return reportProblem(name, usageProblem(name, error.message), json);
+      }
       console.error(`takoform ${name}: ${error.message}`);
       return 1;
     }
     // A damaged state file found in the middle of a command is a diagnostic, never a stack trace.
-    const damaged = (await import("./state-damage.ts")).reportStateDamage(error, rest);
+    const damaged = (await import("./state-damage.ts")).reportStateDamage(error, name, rest);
     if (damaged !== undefined) return damaged;
-    throw error;
+    const { reportProblem, internalProblem } = await problems();
+    return reportProblem(name, internalProblem(name, error), json);
   }
 }

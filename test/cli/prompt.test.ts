@@ -165,16 +165,15 @@ describe("takoform apply at the approval prompt", () => {
     expect(planned.stdout).not.toContain("Plan:");
   }, 60_000);
 
-  it("state list without a state exits 1, with --json too", async () => {
+  it("state list without a state exits 1, with --json too (then as a JSON diagnostic on stdout)", async () => {
     const p = project("no-state");
-    for (const args of [
-      ["state", "list"],
-      ["state", "list", "--json"],
-    ]) {
-      const listed = await runCli(args, { cwd: p.dir });
-      expect(listed.code, args.join(" ")).toBe(1);
-      expect(listed.stderr).toContain("No state");
-      expect(listed.stdout).toBe("");
-    }
+    const listed = await runCli(["state", "list", "--config", "stack.json"], { cwd: p.dir });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain("No state");
+    expect(listed.stdout).toBe("");
+    const json = await runCli(["state", "list", "--config", "stack.json", "--json"], { cwd: p.dir });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ command: "state list", ok: false, diagnostics: [{ code: "takoform.cli/no-state" }] });
+    expect(json.stderr).not.toContain("No state");
   }, 60_000);
 });

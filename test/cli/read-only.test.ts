@@ -78,7 +78,8 @@ describe("where the command runs", () => {
   });
 
   it("outside any project, the read-only commands say so plainly and exit 1", async () => {
-    for (const args of [["state", "list"], ["output"], ["show"], ["state", "show", "x.y"]]) {
+    // (`show` answers Terraform's "No state." there, as `terraform show` does in any directory.)
+    for (const args of [["state", "list"], ["output"], ["state", "show", "x.y"]]) {
       const result = await stacksCli(outside, args);
       expect(result.code, args.join(" ")).toBe(1);
       expect(result.stderr, args.join(" ")).toContain(`${outside} is not inside a takoform project`);

@@ -6,6 +6,7 @@
 // server `takoform dev` runs: the running one's address when it runs, else dev's default
 // (http://127.0.0.1:8787). A single NAME and --json print exactly the output, nothing else.
 
+import { cliCode } from "../codes.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
@@ -35,9 +36,9 @@ Exit status: 0 on success, 1 when NAME is not an output or cannot be printed as 
 
 export const FLAGS = flagSpec(STATE_FLAGS, { switches: ["--raw"] });
 
+/** Why an output cannot be printed as asked (as JSON with --json), exit status 1. */
 function refuse(io: Console, summary: string, detail: string, repair: string): number {
-  io.diagnostics([{ severity: "error", summary, detail, repair }]);
-  return 1;
+  return io.fail("output", [{ severity: "error", code: cliCode("output-unprintable"), summary, detail, repair }]);
 }
 
 export const command: Command = {
@@ -68,15 +69,15 @@ export const command: Command = {
     if (name !== undefined) {
       const output = outputs[name];
       if (output === undefined) {
-        io.diagnostics([
+        return io.fail("output", [
           {
             severity: "error",
+            code: cliCode("output-not-found"),
             summary: `No output named "${name}" in state`,
             detail: Object.keys(outputs).length > 0 ? `The outputs recorded are: ${Object.keys(outputs).join(", ")}.` : "No outputs are recorded.",
             repair: "Declare the output in the app (TerraformOutput) and apply, or use one of the recorded names.",
           },
         ]);
-        return 1;
       }
       const raw = args.switches.has("--raw");
       if ((io.json || raw) && output.sensitive) {

@@ -1,7 +1,7 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { hasErrors } from "../../core/index.ts";
 import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, writePlanFile } from "../../engine/index.ts";
 import { planToJson, renderPlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
@@ -92,11 +92,7 @@ export const command: Command = {
     }
 
     const ws = await loadWorkspace(args, undefined, { remote: mode !== "destroy" });
-    if (!("stack" in ws)) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(ws.diagnostics) });
-      else io.diagnostics(ws.diagnostics);
-      return 1;
-    }
+    if (!("stack" in ws)) return io.fail("plan", ws.diagnostics);
     if (!io.json) io.diagnostics(ws.diagnostics);
 
     // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
@@ -106,11 +102,7 @@ export const command: Command = {
       { createState: out !== undefined, mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
       io.json ? {} : { onNotice: (notice) => io.err(notice) },
     );
-    if ("diagnostics" in planned) {
-      if (io.json) io.emitJson({ diagnostics: diagnosticsToJson(planned.diagnostics) });
-      else io.diagnostics(planned.diagnostics);
-      return 1;
-    }
+    if ("diagnostics" in planned) return io.fail("plan", planned.diagnostics);
     const { plan, ok } = planned;
     if (io.json) io.emitJson(planToJson(plan));
     else io.out(renderPlan(plan, { color: io.color }));

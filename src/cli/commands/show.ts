@@ -7,7 +7,7 @@ import { planToJson, renderPlan, stateToJson } from "../../views/index.ts";
 import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader } from "../../automation/index.ts";
-import { enterProject, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 import { showRecord } from "./state.ts";
 
@@ -48,8 +48,6 @@ export const command: Command = {
       else io.out(renderPlan(saved.plan, { color: io.color }));
       return 0;
     }
-    const outside = outsideProject(args);
-    if (outside !== null) return io.fail("show", [outside]);
     const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
     if ("diagnostics" in target) return io.fail("show", target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);

@@ -1,6 +1,7 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
+import { noState } from "../state-problems.ts";
 import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
 import { hostname } from "node:os";
 import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
@@ -49,10 +50,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   if (!io.json) io.diagnostics(ws.diagnostics);
   const existing = await openReader(ws.state);
   if ("diagnostics" in existing) return io.fail("state rebind", existing.diagnostics);
-  if ("missing" in existing) {
-    io.err("No state: nothing has been applied in this project yet.");
-    return 1;
-  }
+  if ("missing" in existing) return io.fail("state rebind", [noState(ws.state.describe)]);
   await existing.reader.close();
   const session = await openSession(ws);
   if (!("store" in session)) return io.fail("state rebind", session.diagnostics);

@@ -2,6 +2,7 @@
 // identities, after reading every recorded object under its new identity and finding it with its
 // recorded uid (src/engine/upgrade-lane.ts; docs/state.md, "Upgrading a state's lane").
 
+import { noState } from "../state-problems.ts";
 import { hostname } from "node:os";
 import { diagnosticsToJson, formatFormRef, hasErrors, isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
@@ -55,10 +56,7 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   if (!io.json) io.diagnostics(ws.diagnostics);
   const existing = await openReader(ws.state);
   if ("diagnostics" in existing) return io.fail("state upgrade-lane", existing.diagnostics);
-  if ("missing" in existing) {
-    io.err("No state: nothing has been applied in this project yet.");
-    return 1;
-  }
+  if ("missing" in existing) return io.fail("state upgrade-lane", [noState(ws.state.describe)]);
   await existing.reader.close();
   const session = await openSession(ws, { lane: laneText });
   if (!("store" in session)) return io.fail("state upgrade-lane", session.diagnostics);

@@ -14,6 +14,7 @@ import { pushCommand } from "./state-push.ts";
 import { runStateMove, runStateRemove } from "../../engine/index.ts";
 import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
+import { noState, notInState } from "../state-problems.ts";
 import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../../automation/index.ts";
 import { enterProject, durationFlag, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
@@ -68,10 +69,6 @@ function lockOptions(args: ParsedArgs, what: string) {
   };
 }
 
-function notInState(address: string): Diagnostic {
-  return { severity: "error", summary: `${address} is not in state`, repair: "`takoform state list` shows the addresses state holds." };
-}
-
 /** One record as `state show` (and `show`) print it: Terraform's resource block, secrets masked. */
 export function showRecord(record: ResourceRecord): string {
   const { address, deposed } = parseStateAddress(record.address);
@@ -90,14 +87,15 @@ export function showRecord(record: ResourceRecord): string {
   return lines.join("\n");
 }
 
-async function withReader<T>(target: StateTarget, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
+/** Runs `body` on the state read, or reports why there is none (as JSON with --json) and gives null. */
+async function withReader<T>(command: string, target: StateTarget, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
   const opened = await openReader(target);
   if ("diagnostics" in opened) {
-    io.diagnostics(opened.diagnostics);
+    io.fail(command, opened.diagnostics);
     return null;
   }
   if ("missing" in opened) {
-    io.err(`No state: nothing has been applied in this project yet (${target.describe}).`);
+    io.fail(command, [noState(target.describe)]);
     return null;
   }
   try {
@@ -135,7 +133,7 @@ export const command: Command = {
     switch (sub) {
       case "list": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const records = await withReader(target, io, (r) => r.list());
+        const records = await withReader(`state ${sub}`, target, io, (r) => r.list());
         if (records === null) return 1; // no state (as for show and pull), with or without --json
         if (io.json) io.emitJson(records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
         else for (const r of records) io.out(r.address);
@@ -144,26 +142,23 @@ export const command: Command = {
       case "show": {
         if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
         const address = args.positionals[0]!;
-        const record = await withReader(target, io, (r) => r.get(address));
+        const record = await withReader(`state ${sub}`, target, io, (r) => r.get(address));
         if (record === null) return 1;
-        if (record === undefined) {
-          io.diagnostics([notInState(address)]);
-          return 1;
-        }
+        if (record === undefined) return io.fail("state show", [notInState(address)]);
         if (io.json) io.emitJson(record);
         else io.out(showRecord(record));
         return 0;
       }
       case "pull": {
         if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const document = await withReader(target, io, (r) => r.pull());
+        const document = await withReader(`state ${sub}`, target, io, (r) => r.pull());
         if (document === null) return 1;
         io.emitJson(document);
         return 0;
       }
       case "rm": {
         if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
-        const probe = await withReader(target, io, async () => true);
+        const probe = await withReader(`state ${sub}`, target, io, async () => true);
         if (probe === null) return 1;
         const opened = await openStore(target);
         if ("diagnostics" in opened) return io.fail("state rm", opened.diagnostics);
@@ -171,7 +166,11 @@ export const command: Command = {
         try {
           const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
           if (io.json) {
-            io.emitJson({ removed: result.removed, missing: result.missing, diagnostics: diagnosticsToJson(result.diagnostics) });
+            io.emitJson({
+              removed: result.removed,
+              missing: result.missing,
+              diagnostics: diagnosticsToJson([...result.diagnostics, ...result.missing.map(notInState)]),
+            });
           } else {
             io.diagnostics(result.diagnostics);
             for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
@@ -185,7 +184,7 @@ export const command: Command = {
       case "mv": {
         if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
         const [from, to] = args.positionals as [string, string];
-        const probe = await withReader(target, io, async () => true);
+        const probe = await withReader(`state ${sub}`, target, io, async () => true);
         if (probe === null) return 1;
         const opened = await openStore(target);
         if ("diagnostics" in opened) return io.fail("state mv", opened.diagnostics);

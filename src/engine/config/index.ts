@@ -68,16 +68,8 @@ export type {
 } from "./types.ts";
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
 export { readStackOutline, type StackOutline } from "./outline.ts";
-export {
-  loadProjectConfig,
-  readManifest,
-  synthesizeProject,
-  type AppStacks,
-  type Manifest,
-  type ProjectLoadResult,
-  type ProjectOptions,
-  type SynthResult,
-} from "./project.ts";
+export { readManifest, type Manifest } from "./manifest.ts";
+export { loadProjectConfig, synthesizeProject, type AppStacks, type ProjectLoadResult, type ProjectOptions, type SynthResult } from "./project.ts";
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
 export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";
 export { convertValue, parseTypeConstraint, TypeSyntaxError } from "./variables/type-constraint.ts";

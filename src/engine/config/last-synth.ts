@@ -9,8 +9,13 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { isPlainObject } from "./diagnostics.ts";
-import { outdirOf, readManifest, type SynthResult } from "./project.ts";
+import { outdirOf, readManifest, type Manifest } from "./manifest.ts";
 import { readStrictJson } from "./strict-read.ts";
+
+/** A synthesis read back: where it is and what its manifest lists (a SynthResult without the run's own figures). */
+export interface LastSynth extends Manifest {
+  outdir: string;
+}
 
 /**
  * The stacks of the app's last synthesis (`<outdir>/manifest.json` and every stack file it lists),
@@ -18,7 +23,7 @@ import { readStrictJson } from "./strict-read.ts";
  * run failed after removing it), a manifest with errors, or a stack file missing. The caller then
  * runs the app instead.
  */
-export async function readLastSynth(projectDir: string): Promise<SynthResult | null> {
+export async function readLastSynth(projectDir: string): Promise<LastSynth | null> {
   const dir = resolve(projectDir);
   let bytes: Uint8Array;
   try {

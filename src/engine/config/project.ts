@@ -9,6 +9,7 @@ import type { Diagnostic } from "../../core/index.ts";
 import { uncaughtError, validationProblems } from "./app-failure.ts";
 import { configCode, isPlainObject } from "./diagnostics.ts";
 import { readLastSynth } from "./last-synth.ts";
+import { outdirOf, readManifest } from "./manifest.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
@@ -163,84 +164,13 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   return { outdir, stacks: manifest.stacks, dependencies: manifest.dependencies, diagnostics, ...(manifest.stacks.size > 0 ? { appMs } : {}), ...extra };
 }
 
-/** The app's output directory: cdktf.json's `output` (relative to the project), default `cdktf.out`. */
-export function outdirOf(dir: string, project: Record<string, unknown>): string {
-  const output = typeof project.output === "string" && project.output !== "" ? project.output : "cdktf.out";
-  return isAbsolute(output) ? output : join(dir, output);
-}
-
-export interface Manifest {
-  /** Stack name → absolute path of its cdk.tf.json, in name order. Empty when the manifest cannot be read. */
-  stacks: Map<string, string>;
-  /**
-   * Stack name → the stacks it depends on, as cdktf records them: those `stack.addDependency`
-   * named and those its cross-stack references read from (docs/stacks.md).
-   */
-  dependencies: Map<string, string[]>;
-  diagnostics: Diagnostic[];
-}
-
-/**
- * Reads `<outdir>/manifest.json` as cdktf writes it: every stack's synthesized file, its
- * dependencies and the annotations its constructs reported (warnings and errors become
- * diagnostics). `app` names the command that wrote it, for messages.
- */
-export async function readManifest(outdir: string, app?: string): Promise<Manifest> {
-  const manifestPath = join(outdir, "manifest.json");
-  const stacks = new Map<string, string>();
-  const dependencies = new Map<string, string[]>();
-  const diagnostics: Diagnostic[] = [];
-  const fail = (summary: string, detail: string | undefined, repair: string): Manifest => {
-    diagnostics.push({ severity: "error", code: configCode("manifest-invalid"), summary, ...(detail ? { detail } : {}), repair });
-    return { stacks, dependencies, diagnostics };
-  };
-  let manifestBytes: Uint8Array;
-  try {
-    manifestBytes = await readFile(manifestPath);
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    return fail(
-      missing ? `The app${app !== undefined ? ` "${app}"` : ""} finished without writing ${manifestPath}` : `Cannot read ${manifestPath}`,
-      missing ? "The app must call app.synth()." : (error as Error).message,
-      missing ? "Call app.synth() at the end of the program." : "Re-run the synthesis.",
-    );
-  }
-  const manifestRead = readStrictJson(manifestBytes, { what: manifestPath, repair: "Re-run the synthesis." });
-  if (!manifestRead.ok) {
-    diagnostics.push(manifestRead.diagnostic);
-    return { stacks, dependencies, diagnostics };
-  }
-  const manifest: unknown = manifestRead.value;
-  const stacksBlock = isPlainObject(manifest) && isPlainObject(manifest.stacks) ? manifest.stacks : null;
-  if (stacksBlock === null) return fail(`${manifestPath} lists no stacks`, undefined, "Re-run the synthesis.");
-  for (const name of Object.keys(stacksBlock).sort()) {
-    const entry = stacksBlock[name];
-    if (!isPlainObject(entry) || typeof entry.synthesizedStackPath !== "string") continue;
-    stacks.set(name, join(outdir, entry.synthesizedStackPath));
-    const needs = Array.isArray(entry.dependencies) ? entry.dependencies.filter((d): d is string => typeof d === "string") : [];
-    dependencies.set(name, [...new Set(needs)].sort());
-    for (const annotation of Array.isArray(entry.annotations) ? entry.annotations : []) {
-      if (!isPlainObject(annotation) || typeof annotation.message !== "string") continue;
-      const level = String(annotation.level ?? "");
-      if (!level.endsWith("warn") && !level.endsWith("error")) continue;
-      diagnostics.push({
-        severity: level.endsWith("error") ? "error" : "warning",
-        code: configCode("app-annotation"),
-        summary: annotation.message,
-        detail: `Reported by the construct ${String(annotation.constructPath ?? "?")} in stack ${name}.`,
-      });
-    }
-  }
-  return { stacks, dependencies, diagnostics };
-}
-
 function summaryOf(result: TypecheckResult): Pick<TypecheckResult, "status" | "ms" | "tsconfig"> {
   return { status: result.status, ms: result.ms, ...(result.tsconfig !== undefined ? { tsconfig: result.tsconfig } : {}) };
 }
 
 /** Runs the app, picks the stack and loads it. */
 export async function loadProjectConfig(projectDir: string, options: ProjectOptions = {}): Promise<ProjectLoadResult> {
-  const synth = (options.lastSynth === true ? await readLastSynth(projectDir) : null) ?? (await synthesizeProject(projectDir, options));
+  const synth: SynthResult = (options.lastSynth === true ? await readLastSynth(projectDir) : null) ?? (await synthesizeProject(projectDir, options));
   const diagnostics = [...synth.diagnostics];
   const notes = synth.notes ?? [];
   if (synth.stacks.size === 0 && diagnostics.some((d) => d.severity === "error")) return { config: null, diagnostics, outdir: synth.outdir, notes };
