@@ -70,8 +70,8 @@ describe("state mv, output -json and show", () => {
     expect(raw.stdout).toBe("60");
     const secret = await run(["output", "-json", "token"]);
     expect(secret.code).toBe(1);
-    expect(secret.stdout).toBe("");
-    expect(secret.stderr).toContain('Error: Output "token" is sensitive');
+    // With -json the refusal is itself JSON on stdout (docs/cli.md "One diagnostic per cause").
+    expect(JSON.parse(secret.stdout)).toMatchObject({ command: "output", ok: false, diagnostics: [{ summary: 'Output "token" is sensitive' }] });
     const rawObject = await run(["output", "-raw", "pair"]);
     expect(rawObject.code).toBe(1);
     expect(rawObject.stderr).toContain("Unsupported value for raw output");

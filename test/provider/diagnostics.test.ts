@@ -84,8 +84,8 @@ describe("diagnostic renderer (decision 0032)", () => {
   });
 
   it("the provider code vocabulary is a closed list without repeats", () => {
-    expect(PROVIDER_CODES).toHaveLength(35);
-    expect(new Set(PROVIDER_CODES).size).toBe(35);
+    expect(PROVIDER_CODES).toHaveLength(36);
+    expect(new Set(PROVIDER_CODES).size).toBe(36);
   });
 
   it("a Cause is shown only when there is no host answer", () => {
