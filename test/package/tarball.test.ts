@@ -175,7 +175,7 @@ describe("a fresh project with the tarball installed", () => {
     expect(plan.stdout).toContain("takoform_worker_version.site_version_");
     // Planning wrote nothing.
     const list = takoform("state", "list");
-    expect(list.stderr).toContain("No state: nothing has been applied in this project yet (the local state file .takoform/stacks/consumer/state.db).");
+    expect(list.stderr).toContain("No state: nothing has been applied in this project yet (the local state file .takoform/stacks/consumer/state.db)");
   }, 120_000);
 
   it("the same stack runs under tsx and synthesizes the same configuration", () => {
