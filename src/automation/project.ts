@@ -67,6 +67,11 @@ export interface StackSource {
    * not declare are left out, not refused (they are another stack's).
    */
   declaredOnly?: boolean;
+  /**
+   * The stacks of the app the document belongs to, read once for every stack of a multi-stack
+   * run (stacks-open.ts), so no stack reads the manifest and the other stacks' files again.
+   */
+  outlines?: AppOutlines;
 }
 
 /**
@@ -116,8 +121,9 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
   }
   if (stack === null || hasErrors(diagnostics)) return { diagnostics };
   // A saved plan's or --config's stack file, where cdktf wrote it, names the app it belongs to.
-  if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
-  const state = await stateTarget(dir, stack, app, env);
+  if (app === null && source.outlines !== undefined) app = source.outlines.app;
+  else if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
+  const state = await stateTarget(dir, stack, app, env, source.outlines);
   if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
   diagnostics.push(...state.notes);
   const files: VarFile[] = [];

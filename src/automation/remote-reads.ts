@@ -11,14 +11,7 @@
 import { basename, resolve } from "node:path";
 import type { Diagnostic } from "../core/index.ts";
 import { engineCode, remoteFromState, type StackRead } from "../engine/index.ts";
-import {
-  readStackOutline,
-  type AppStacks,
-  type RemoteStateConfig,
-  type RemoteStateValue,
-  type StackConfig,
-  type StackOutline,
-} from "../engine/config/index.ts";
+import { type RemoteStateConfig, type RemoteStateValue, type StackConfig } from "../engine/config/index.ts";
 import {
   BackendError,
   describeBackend,
@@ -29,26 +22,13 @@ import {
   type BackendConfig,
   type StateReader,
 } from "../state/index.ts";
+import { AppOutlines } from "./outlines.ts";
 import { openReader, stateTarget, unavailable } from "./state-access.ts";
+
+export { AppOutlines } from "./outlines.ts";
 
 /** A `terraform_remote_state` of a stack, with the stack of the app whose state it reads (null: none of them). */
 export type RemoteRead = StackRead;
-
-/** The app's other stacks' outlines, read once per command. */
-export class AppOutlines {
-  private readonly cache = new Map<string, Promise<StackOutline | null>>();
-  constructor(readonly app: AppStacks | null) {}
-
-  outline(stack: string): Promise<StackOutline | null> {
-    let found = this.cache.get(stack);
-    if (found === undefined) {
-      const file = this.app?.stacks.get(stack);
-      found = file === undefined ? Promise.resolve(null) : readStackOutline(file);
-      this.cache.set(stack, found);
-    }
-    return found;
-  }
-}
 
 /** Each remote state of `stack`, with its producer among the app's stacks. */
 export async function remoteReadsOf(projectDir: string, stack: StackConfig, outlines: AppOutlines): Promise<RemoteRead[]> {

@@ -32,16 +32,24 @@ export interface StackRunSettings {
 
 /**
  * Loads each stack of `files` (name → its synthesized cdk.tf.json) with the variables `source`
- * gives (each stack takes those it declares), or every problem found.
+ * gives (each stack takes those it declares), or every problem found. `outlines`: the app's, read
+ * once for all of them.
  */
 export async function loadStacks(
-  source: Omit<StackSource, "fromDocument" | "configFile" | "stackName" | "remote" | "declaredOnly">,
+  source: Omit<StackSource, "fromDocument" | "configFile" | "stackName" | "remote" | "declaredOnly" | "outlines">,
   files: ReadonlyMap<string, string>,
+  outlines?: AppOutlines,
 ): Promise<Map<string, LoadedStack> | { diagnostics: Diagnostic[] }> {
   const out = new Map<string, LoadedStack>();
   const diagnostics: Diagnostic[] = [];
   for (const [name, file] of files) {
-    const ws = await loadStack({ ...source, fromDocument: { text: await readFile(file, "utf8"), file }, remote: false, declaredOnly: true });
+    const ws = await loadStack({
+      ...source,
+      fromDocument: { text: await readFile(file, "utf8"), file },
+      remote: false,
+      declaredOnly: true,
+      ...(outlines !== undefined ? { outlines } : {}),
+    });
     if ("stack" in ws) out.set(name, ws);
     else diagnostics.push(...ws.diagnostics);
   }

@@ -8,15 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { hasErrors, type Diagnostic } from "../core/index.ts";
 import { engineCode, stateUnavailable } from "../engine/index.ts";
-import {
-  loadConfigFile,
-  loadProjectConfig,
-  readManifest,
-  readStackOutline,
-  type AppStacks,
-  type StackConfig,
-  type StackOutline,
-} from "../engine/config/index.ts";
+import { loadConfigFile, loadProjectConfig, readManifest, type AppStacks, type StackConfig, type StackOutline } from "../engine/config/index.ts";
 import {
   backendIdentity,
   BackendError,
@@ -43,6 +35,7 @@ import {
 } from "../state/index.ts";
 import { backendChange, readRecordAt, recordPath, writeBackendRecord } from "./backend-record.ts";
 import { ambiguousDiagnostic, legacyOwnership, unclaimedDiagnostic, type AppView } from "./legacy-state.ts";
+import { AppOutlines } from "./outlines.ts";
 import { damageDiagnostic } from "./state-damage.ts";
 
 /** The state a command works on. */
@@ -87,6 +80,7 @@ export async function stateTarget(
   stack: (Pick<StackConfig, "backend" | "stackName"> & { resources: ReadonlyMap<string, unknown> }) | null,
   app: AppStacks | null = null,
   env: NodeJS.ProcessEnv = process.env,
+  outlines?: AppOutlines,
 ): Promise<Placed> {
   const config: BackendConfig | null = stack?.backend ?? null;
   const name = stack?.stackName ?? null;
@@ -97,7 +91,7 @@ export async function stateTarget(
   try {
     if (name !== null) {
       checkStackName(name);
-      view = appView(app, name, stack!);
+      view = appView(app, name, stack!, outlines);
       const workspace = workspaceOf(env);
       const ownership = await legacyOwnership(projectDir, workspace, view);
       if (ownership.ambiguous.includes(name)) return { diagnostics: [ambiguousDiagnostic(name, ownership, projectDir, workspace)] };
@@ -127,22 +121,18 @@ export async function stateTarget(
 }
 
 /** The app's stacks as legacy-state.ts and the shared-state check read them; the command's own stack from its loaded configuration. */
-function appView(app: AppStacks | null, name: string, stack: Pick<StackConfig, "backend"> & { resources: ReadonlyMap<string, unknown> }): AppView {
+function appView(
+  app: AppStacks | null,
+  name: string,
+  stack: Pick<StackConfig, "backend"> & { resources: ReadonlyMap<string, unknown> },
+  shared?: AppOutlines,
+): AppView {
   const own: StackOutline = { stackName: name, backend: stack.backend ?? null, addresses: new Set(stack.resources.keys()) };
-  const cache = new Map<string, Promise<StackOutline | null>>([[name, Promise.resolve(own)]]);
+  // The other stacks' outlines: the run's shared cache when there is one (each file read once per
+  // run, not once per stack), else this view's own.
+  const outlines = shared !== undefined && shared.app === app ? shared : new AppOutlines(app);
   const names = app !== null && app.stacks.has(name) ? [...app.stacks.keys()] : [name];
-  return {
-    names,
-    outline(other) {
-      let found = cache.get(other);
-      if (found === undefined) {
-        const file = app?.stacks.get(other);
-        found = file === undefined ? Promise.resolve(null) : readStackOutline(file);
-        cache.set(other, found);
-      }
-      return found;
-    },
-  };
+  return { names, outline: (other) => (other === name ? Promise.resolve(own) : outlines.outline(other)) };
 }
 
 /** Another stack of the app whose backend names the same state, as a refusal naming both; null when none does. */

@@ -82,7 +82,9 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
   const selected = selectStacks([...synth.stacks.keys()], command.patterns);
   if ("diagnostics" in selected) return fail(selected.diagnostics);
   const files = new Map(selected.selected.map((name) => [name, synth.stacks.get(name)!]));
-  const loaded = await loadStacks(stackSource(args), files);
+  // The app's stacks' outlines, read once for the whole run (every stack's checks look at the others).
+  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies: synth.dependencies ?? new Map() });
+  const loaded = await loadStacks(stackSource(args), files, outlines);
   if ("diagnostics" in loaded) return fail(loaded.diagnostics);
   const undeclared = Object.keys(varValues(args)).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
   if (undeclared.length > 0) return fail([undeclaredVariables(undeclared, selected.selected)]);
@@ -102,7 +104,6 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
       own.sink(event);
     }
   };
-  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies: synth.dependencies ?? new Map() });
   const settings = {
     kind,
     mode: command.mode,
