@@ -4,6 +4,7 @@
 // command is built on it. This index is the module's facade for the CLI; it is not published.
 //
 //   project.ts        loading the stack, its variables and its state target
+//   output-variables.ts the sensitive variables `takoform output` is given, to open a sensitive output
 //   remote-reads.ts   what a stack's data.terraform_remote_state reads from the other stacks' states
 //   state-access.ts   which state a stack names, opening it for writing or reading
 //   backend-record.ts `.takoform/backend.json`: the backend this directory last used
@@ -15,6 +16,7 @@
 //   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
+export { sensitiveValues, type SensitiveValues } from "./output-variables.ts";
 export { AppOutlines, readRemoteState, readRemoteStates, remoteReadsOf, type RemoteRead } from "./remote-reads.ts";
 export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, stateTarget, unavailable, type StateTarget } from "./state-access.ts";
 export { describeIdentity, legacyRecordPath, previousBackend, readRecordAt, samePlace, specOf, stateFileInUse, writeBackendRecord } from "./backend-record.ts";

@@ -195,7 +195,7 @@ export async function loadStateTarget(
   projectDir: string,
   from: { configFile?: string; stackName?: string } = {},
   how: StateTargetOptions = {},
-): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
+): Promise<(StateTarget & { config: StackConfig | null }) | { diagnostics: Diagnostic[] }> {
   const configFile = from.configFile;
   let stack: StackConfig | null = null;
   let app: AppStacks | null = null;
@@ -216,7 +216,9 @@ export async function loadStateTarget(
     stack = loaded.config;
     app = loaded.app ?? null;
   }
-  return stateTarget(projectDir, stack, app);
+  const placed = await stateTarget(projectDir, stack, app);
+  // The stack loaded is kept for a command that needs its variables (`output`, sensitive values).
+  return "diagnostics" in placed ? placed : { ...placed, config: stack };
 }
 
 /**

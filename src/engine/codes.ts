@@ -22,6 +22,7 @@ const engineCodes = defineCodes("engine", [
   "in-flight-unresolved",
   "in-flight-pending",
   "in-flight-sealed",
+  "output-sealed",
   "import-target-undeclared",
   "import-already-managed",
   "import-failed",

@@ -60,6 +60,7 @@ export {
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
 export { isCrossStackOutput, remoteFromState } from "./remote-state.ts";
+export { recoverSensitiveOutput } from "./output-open.ts";
 export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
 export { selectStacks } from "./stacks/select.ts";
 export {

@@ -9,6 +9,8 @@
 //   unseal.ts      a seal replaced by the configured (or answered) value it was made from
 //   intent.ts      a write intent that carries secrets, encrypted with AES-256-GCM under a key
 //                  derived from the sensitive variables' values
+//   output.ts      a sensitive output's value encrypted beside its seal, under a key derived the
+//                  same way, so `takoform output -raw/-json` can print it given those variables
 //   credential.ts  the digest of a bearer token a state keeps instead of the token
 //   mask.ts        what output shows in place of a secret
 //
@@ -44,5 +46,6 @@ export {
   type SensitiveLookup,
   type StoredWriteIntent,
 } from "./intent.ts";
+export { openOutput, OUTPUT_SEAL_VERSION, outputVariables, sealOutput, type OutputCipher, type OutputRefusal } from "./output.ts";
 export { credentialDigest } from "./credential.ts";
 export { maskAt, SENSITIVE_VALUE, sealedPathsIn } from "./mask.ts";

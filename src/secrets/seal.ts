@@ -12,8 +12,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { getPath, isUnknown, isWhollyKnown, setPath, valuesEqual, type AttributePath, type Attributes, type KnownValue, type Value } from "../core/index.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
 
-// A type alias (not an interface) so a seal is assignable wherever a KnownValue object is.
-export type SealedSensitive = { $sensitive: string };
+// A type alias (not an interface) so a seal is assignable wherever a KnownValue object is. A
+// sensitive output may carry its value encrypted beside the seal (`$encrypted`, output.ts).
+export type SealedSensitive = { $sensitive: string; $encrypted?: KnownValue };
 
 const SEAL_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
@@ -25,17 +26,24 @@ const SEAL_PATTERN = /^sha256:[0-9a-f]{64}$/;
  * replace the only record of the secret with a hash of a hash that nothing can ever match.
  */
 export function sealSensitive(value: KnownValue, salt: string): SealedSensitive {
-  if (isSealedSensitive(value)) return { $sensitive: value.$sensitive };
+  if (isSealedSensitive(value))
+    return value.$encrypted !== undefined ? { $sensitive: value.$sensitive, $encrypted: value.$encrypted } : { $sensitive: value.$sensitive };
   const mac = createHmac("sha256", salt).update(canonicalJson(value), "utf8").digest("hex");
   return { $sensitive: `sha256:${mac}` };
 }
 
-/** True for a value produced by `sealSensitive` (and nothing else: one key, a well-formed digest). */
+/**
+ * True for a value produced by `sealSensitive` or `sealOutput` (and nothing else: a well-formed
+ * digest, alone or with an encrypted value object beside it).
+ */
 export function isSealedSensitive(value: unknown): value is SealedSensitive {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const keys = Object.keys(value);
   const seal = (value as Record<string, unknown>).$sensitive;
-  return keys.length === 1 && typeof seal === "string" && SEAL_PATTERN.test(seal);
+  if (typeof seal !== "string" || !SEAL_PATTERN.test(seal)) return false;
+  if (keys.length === 1) return true;
+  const encrypted = (value as Record<string, unknown>).$encrypted;
+  return keys.length === 2 && encrypted !== null && typeof encrypted === "object" && !Array.isArray(encrypted);
 }
 
 /** Whether a sealed value was sealed from `value` under the same salt. Constant-time compare. */

@@ -30,10 +30,13 @@ export function impliedType(value: KnownValue): unknown {
   ];
 }
 
-/** One output as `terraform output -json` prints it; a sensitive one without its value. */
-export function outputJson(output: StoredOutput): Record<string, unknown> {
-  if (output.sensitive) return { sensitive: true, type: "dynamic" };
-  return { sensitive: false, type: impliedType(output.value), value: output.value };
+/**
+ * One output as `terraform output -json` prints it. A sensitive one as stored (its seal) has no
+ * value; `recovered` says its value is the one decrypted for `takoform output` (src/secrets/output.ts).
+ */
+export function outputJson(output: StoredOutput, recovered = false): Record<string, unknown> {
+  if (output.sensitive && !recovered) return { sensitive: true, type: "dynamic" };
+  return { sensitive: output.sensitive, type: impliedType(output.value), value: output.value };
 }
 
 /** Seals replaced by the mask, and the matching `sensitive_values` tree (`true` where a seal was). */

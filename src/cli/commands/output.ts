@@ -1,5 +1,6 @@
-// `takoform output [NAME]`: the outputs stored by the last apply. Sensitive values are stored only
-// as a seal, so they are never shown.
+// `takoform output [NAME]`: the outputs stored by the last apply. A sensitive output is shown as
+// <sensitive> in the listing; `--raw NAME` and `--json` print its value as Terraform does, decrypted
+// with the sensitive variables given to this command (docs/state.md §1, "Sensitive outputs").
 //
 // For a project on the embedded host (it has .takoform/host), the listing of all outputs ends
 // with the local addresses of its workers' endpoints and custom domains, in the path form on the
@@ -9,14 +10,15 @@
 import { cliCode } from "../codes.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Diagnostic } from "../../core/index.ts";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
 import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";
-import { isCrossStackOutput } from "../../engine/index.ts";
+import { isCrossStackOutput, recoverSensitiveOutput } from "../../engine/index.ts";
 import { outputJson } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { loadStateTarget, openReader } from "../../automation/index.ts";
-import { enterProject, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { loadStateTarget, openReader, sensitiveValues, type SensitiveValues } from "../../automation/index.ts";
+import { enterProject, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage, varValues } from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
@@ -25,16 +27,20 @@ Show the outputs recorded by the last apply (all of them, or NAME's value).
 
 Options:
 ${STATE_HELP}
+  --var NAME=VALUE       A sensitive variable's value (repeatable); also TAKOFORM_VAR_NAME / TF_VAR_NAME
+  --var-file FILE        Variable values from a JSON object file (.tfvars.json; repeatable)
   --json                 As Terraform: {NAME: {sensitive, type, value}}; with NAME, its value only
   --raw                  With NAME: a string, number or bool printed as it is (for shell scripts)
   --no-color             No ANSI colour
   -h, --help             Show this help
 
-Sensitive outputs are recorded only as a seal: they show as <sensitive>, carry no value in
---json, and \`output --json NAME\` / \`--raw NAME\` refuse them.
+A sensitive output shows as <sensitive>. --raw NAME and --json print its value, as Terraform
+does: state keeps it encrypted under a key derived from the sensitive variables it comes from,
+so give the command those variables, with the values the last apply used. A sensitive output
+whose secret does not come from variables is kept only as a seal and is never printed.
 Exit status: 0 on success, 1 when NAME is not an output or cannot be printed as asked.`;
 
-export const FLAGS = flagSpec(STATE_FLAGS, { switches: ["--raw"] });
+export const FLAGS = flagSpec(STATE_FLAGS, { values: ["--var", "--var-file"], switches: ["--raw"] });
 
 /** Why an output cannot be printed as asked (as JSON with --json), exit status 1. */
 function refuse(io: Console, summary: string, detail: string, repair: string): number {
@@ -55,17 +61,28 @@ export const command: Command = {
     if (!io.json) io.diagnostics(target.notes);
     let outputs: Record<string, StoredOutput> = {};
     let records: ResourceRecord[] = [];
+    let lineage = "";
     const opened = await openReader(target);
     if ("diagnostics" in opened) return io.fail("output", opened.diagnostics);
     if ("reader" in opened) {
       try {
         outputs = await opened.reader.outputs();
         records = await opened.reader.list();
+        lineage = opened.reader.lineage;
       } finally {
         await opened.reader.close();
       }
     }
+    // The sensitive variables given, resolved only when a sensitive value is to be printed.
+    let given: SensitiveValues | undefined;
+    const lookup = async (): Promise<SensitiveValues | { diagnostics: Diagnostic[] }> => {
+      if (given !== undefined) return given;
+      const found = await sensitiveValues(target.config, { values: varValues(args), varFiles: args.values.get("--var-file") ?? [] }, process.env);
+      if ("diagnostics" in found) return found;
+      return (given = found.lookup);
+    };
     const name = args.positionals[0];
+    const raw = args.switches.has("--raw");
     if (name !== undefined) {
       const output = outputs[name];
       if (output === undefined) {
@@ -79,17 +96,19 @@ export const command: Command = {
           },
         ]);
       }
-      const raw = args.switches.has("--raw");
-      if ((io.json || raw) && output.sensitive) {
-        return refuse(
-          io,
-          `Output "${name}" is sensitive`,
-          "State records a sensitive output only as a seal, so its value cannot be printed.",
-          "Read the value where it comes from (the variable or secret store that set it).",
-        );
+      if (!io.json && !raw) {
+        io.out(hidden(name, output) ? "<sensitive>" : JSON.stringify(output.value, null, 2));
+        return 0;
+      }
+      let value = output.value;
+      if (output.sensitive) {
+        const values = await lookup();
+        if ("diagnostics" in values) return refuseWith(io, values.diagnostics);
+        const recovered = recoverSensitiveOutput(name, output.value, lineage, values);
+        if ("diagnostic" in recovered) return refuseWith(io, [recovered.diagnostic]);
+        value = recovered.value;
       }
       if (raw) {
-        const value = output.value;
         if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
           return refuse(
             io,
@@ -102,13 +121,35 @@ export const command: Command = {
         return 0;
       }
       // As Terraform's `output -json NAME`: the value itself.
-      if (io.json) io.emitJson(output.value);
-      else io.out(hidden(name, output) ? "<sensitive>" : JSON.stringify(output.value, null, 2));
+      io.emitJson(value);
       return 0;
     }
-    if (args.switches.has("--raw")) throw new CliUsageError("--raw prints one output: give its NAME");
+    if (raw) throw new CliUsageError("--raw prints one output: give its NAME");
     if (io.json) {
-      io.emitJson(Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, outputJson(o)])));
+      const document: Record<string, unknown> = {};
+      const refused: Diagnostic[] = [];
+      const unrecoverable: Diagnostic[] = [];
+      for (const [key, o] of Object.entries(outputs)) {
+        if (!o.sensitive) {
+          document[key] = outputJson(o);
+          continue;
+        }
+        const values = await lookup();
+        if ("diagnostics" in values) return refuseWith(io, values.diagnostics);
+        const recovered = recoverSensitiveOutput(key, o.value, lineage, values);
+        if ("value" in recovered) document[key] = outputJson({ value: recovered.value, sensitive: true }, true);
+        else if (recovered.reason !== "not-recoverable") refused.push(recovered.diagnostic);
+        else {
+          // Kept only as a seal: listed without its value, as before, and said so on stderr.
+          document[key] = outputJson(o);
+          unrecoverable.push({ ...recovered.diagnostic, severity: "warning" });
+        }
+      }
+      // Nothing is printed unless every value that can come back did: a script reading one would
+      // otherwise read null where the value is.
+      if (refused.length > 0) return refuseWith(io, refused);
+      io.diagnostics(unrecoverable);
+      io.emitJson(document);
       return 0;
     }
     const entries = Object.entries(outputs);
@@ -118,6 +159,12 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** Refused before anything is printed: the diagnostics on stderr, nothing on stdout, exit 1. */
+/** Why a sensitive output cannot be printed (as JSON with --json), exit status 1. */
+function refuseWith(io: Console, diagnostics: readonly Diagnostic[]): number {
+  return io.fail("output", diagnostics);
+}
 
 /**
  * Shown as `<sensitive>`: a sealed output, and one cdktf wrote for a cross-stack reference, which

@@ -17,6 +17,7 @@ import { containsUnknown } from "../values.ts";
 import { knownValues } from "./known-values.ts";
 import { carryOutMoves } from "./moves.ts";
 import { stateInput } from "./records.ts";
+import { sealedOutput } from "./sealed-outputs.ts";
 import type { ApplyInput, ApplyResult, StepContext, StepOutcome } from "./types.ts";
 import { internalError, LeaseGuard, walkSteps } from "./walk.ts";
 import { isStateUnavailable, stateUnavailable } from "./unavailable.ts";
@@ -152,6 +153,8 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
   const out: ApplyResult["outputs"] = {};
   // What the store keeps as a seal (shown or not, `sensitive` above is what people see).
   const sealed = new Set<string>();
+  // Evaluated by this apply (the others are kept as stored).
+  const fresh = new Set<string>();
   for (const name of stack.outputs.keys()) {
     const output = evaluated.get(name);
     const before = previous[name];
@@ -162,6 +165,7 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
     } else if (output.error === undefined && !containsUnknown(output.value)) {
       out[name] = { value: output.value as KnownValue, sensitive: output.sensitive };
       if (output.sealed) sealed.add(name);
+      fresh.add(name);
     } else if (before !== undefined) {
       // Not known after this apply (a step failed or was skipped): keep what was stored. A
       // sealed one is stored as its seal, and sealing is idempotent, so the seal is kept as is.
@@ -178,11 +182,14 @@ async function storeOutputs(input: ApplyInput, ctx: StepContext): Promise<ApplyR
       if (kept.sensitive) sealed.add(name);
     }
   // The store keeps outputs as opaque data: a sensitive one is handed over sealed (a seal kept
-  // from before stays as it is; sealing is idempotent).
+  // from before stays as it is, its encrypted value with it; sealing is idempotent), a value this
+  // apply evaluated with its value encrypted when its secret is the variables' (sealed-outputs.ts).
   const stored: ApplyResult["outputs"] = {};
-  for (const [name, o] of Object.entries(out))
-    stored[name] =
-      sealed.has(name) && o.value !== null ? { value: sealSensitive(o.value, store.lineage), sensitive: true } : { value: o.value, sensitive: false };
+  for (const [name, o] of Object.entries(out)) {
+    if (!sealed.has(name) || o.value === null) stored[name] = { value: o.value, sensitive: false };
+    else if (fresh.has(name)) stored[name] = { value: await sealedOutput(name, o.value, stack, input.variables, store), sensitive: true };
+    else stored[name] = { value: sealSensitive(o.value, store.lineage), sensitive: true };
+  }
   await store.putOutputs(stored);
   return out;
 }
