@@ -13,7 +13,8 @@ import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
-import { enterProject, flagSpec, localStatePaths, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, localStatePaths, projectDir, stackSource, usage } from "../workspace.ts";
+import { DevWatch } from "../watch/session.ts";
 import { isLaneName, type LaneName } from "../../core/index.ts";
 import { recordedLane } from "../../engine/index.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
@@ -53,6 +54,12 @@ Options:
   --listen HOST:PORT     Address to serve on (default ${DEV_LISTEN}; port 0 picks a free port)
   --secret NAME=VALUE    A value for a requiredSensitiveVars name (repeatable); also the
                          environment variable TAKOFORM_SECRET_NAME
+  --watch                Deploy the app now and again on every change to its sources or to the
+                         content its stack names (worker code, assets, migrations), in this
+                         process; a failed cycle keeps the last good deployment served
+  --stack NAME           With --watch: the stack of the app (required when it has several)
+  --var NAME=VALUE       With --watch: a variable value (repeatable); also TAKOFORM_VAR_NAME
+  --var-file FILE        With --watch: variable values from a .tfvars.json file (repeatable)
   -h, --help             Show this help
 
 Each worker with an endpoint or custom domain is printed with two addresses:
@@ -62,9 +69,12 @@ This is a development runtime, not a security boundary: see docs/runtime.md.`;
 
 export const command: Command = {
   async run(argv) {
-    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--listen", "--secret"], switches: ["--help"] }));
+    const args = parseArgs(argv, flagSpec({ values: ["--chdir", "--listen", "--secret", "--stack", "--var", "--var-file"], switches: ["--help", "--watch"] }));
     if (args.switches.has("--help")) return usage(USAGE);
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+    const watching = args.switches.has("--watch");
+    for (const flag of ["--stack", "--var", "--var-file"])
+      if (!watching && args.values.has(flag)) throw new CliUsageError(`${flag} belongs to \`takoform dev --watch\` (dev alone deploys nothing)`);
     enterProject(args);
     const { host, port } = parseListen(lastValue(args, "--listen") ?? DEV_LISTEN);
     const data = join(projectDir(args), ".takoform", "host");
@@ -100,9 +110,18 @@ export const command: Command = {
     }
     process.stdout.write(`takoform dev: serving ${data} at ${url} (Host API and workers); Ctrl-C stops\n`);
     const lines = servedLines(announced);
-    if (lines.length === 0) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
+    if (lines.length === 0 && !watching) process.stdout.write("no worker is deployed yet: run `takoform apply` (it goes through this server while it runs)\n");
     for (const line of lines) process.stdout.write(`${line}\n`);
     ready = true;
-    return serveUntilStopped(local, io);
+    if (!watching) return serveUntilStopped(local, io);
+    const stackName = lastValue(args, "--stack");
+    const watch = new DevWatch({
+      projectDir: projectDir(args),
+      source: { ...stackSource(args), ...(stackName !== undefined ? { stackName } : {}) },
+      host: local,
+      io,
+    });
+    watch.start();
+    return serveUntilStopped({ close: () => watch.close().finally(() => local.close()) }, io);
   },
 };

@@ -186,15 +186,20 @@ export async function typecheckProject(projectDir: string, options: TypecheckOpt
     writeStamp(stampPath, typescript, tsconfig, reply);
     return done({ status: "passed", diagnostics: [], tsconfig });
   }
-  const diagnostics = reply.errors.slice(0, TYPE_ERRORS_SHOWN).map((e) => typeError(e, projectDir, tsconfig));
-  if (reply.errors.length > TYPE_ERRORS_SHOWN) {
+  return done({ status: "failed", diagnostics: typeDiagnostics(reply.errors, projectDir, tsconfig), tsconfig });
+}
+
+/** The type errors as diagnostics: the first TYPE_ERRORS_SHOWN, then one saying how many more (also dev --watch's warm check). */
+export function typeDiagnostics(errors: readonly TypecheckError[], projectDir: string, tsconfig: string): Diagnostic[] {
+  const diagnostics = errors.slice(0, TYPE_ERRORS_SHOWN).map((e) => typeError(e, projectDir, tsconfig));
+  if (errors.length > TYPE_ERRORS_SHOWN) {
     diagnostics.push({
       severity: "error",
       code: configCode("type-error"),
-      summary: `${reply.errors.length - TYPE_ERRORS_SHOWN} more type errors`,
-      detail: `The typecheck found ${reply.errors.length} errors; the first ${TYPE_ERRORS_SHOWN} are shown above.`,
+      summary: `${errors.length - TYPE_ERRORS_SHOWN} more type errors`,
+      detail: `The typecheck found ${errors.length} errors; the first ${TYPE_ERRORS_SHOWN} are shown above.`,
       repair: "Run `npx tsc -p . --noEmit` in the project to see them all.",
     });
   }
-  return done({ status: "failed", diagnostics, tsconfig });
+  return diagnostics;
 }
