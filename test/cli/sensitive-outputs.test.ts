@@ -4,7 +4,7 @@
 // (a resource's name the app only marks sensitive) as a bare seal. Then: `output -raw secret`
 // prints the value exactly, no newline; `output -json` has both values with `"sensitive": true`;
 // the human listing shows <sensitive>; without the variable, or with another value, the command
-// exits 1 naming the variable and prints nothing; `marked` is refused saying why it cannot come
+// exits 1 naming the variable and prints no value (with -json the refusal is a JSON diagnostic); `marked` is refused saying why it cannot come
 // back; the state file (its bytes, the WAL included) and `state pull` never hold the secret.
 
 import { existsSync, readFileSync } from "node:fs";
@@ -78,9 +78,19 @@ describe("sensitive outputs through `takoform output`", () => {
     ]) {
       const missing = await run(args);
       expect(missing.code).toBe(1);
-      expect(missing.stdout).toBe("");
-      expect(missing.stderr).toContain(`Error: Printing output "${args.length === 3 ? "secret" : "joined"}" needs the sensitive variable "secret"`);
-      expect(missing.stderr).toContain("TAKOFORM_VAR_secret");
+      const summary = `Printing output "${args.length === 3 ? "secret" : "joined"}" needs the sensitive variable "secret"`;
+      if (args[1] === "-json") {
+        // With -json the refusal is a JSON diagnostic on stdout, and no value is printed.
+        const document = JSON.parse(missing.stdout) as { ok: boolean; diagnostics: { summary: string; repair?: string; detail?: string }[] };
+        expect(document.ok).toBe(false);
+        expect(document.diagnostics[0]!.summary).toContain(summary);
+        expect(JSON.stringify(document.diagnostics[0])).toContain("TAKOFORM_VAR_secret");
+        expect(missing.stdout).not.toContain(SECRET);
+      } else {
+        expect(missing.stdout).toBe("");
+        expect(missing.stderr).toContain(`Error: ${summary}`);
+        expect(missing.stderr).toContain("TAKOFORM_VAR_secret");
+      }
     }
     const other = await run(["output", "-raw", "secret"], { TF_VAR_secret: "not-it" });
     expect(other.code).toBe(1);
