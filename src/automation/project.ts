@@ -12,6 +12,7 @@ import {
   readVarFile,
   type ResolvedVariables,
   resolveVariables,
+  type AppRunner,
   type AppStacks,
   type StackConfig,
   type VarFile,
@@ -55,6 +56,8 @@ export interface StackSource {
   varFiles?: readonly string[];
   /** TAKOFORM_VAR_* / TF_VAR_*, the backend's PG_* and TAKOFORM_WORKSPACE: process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** What runs the app's command (engine/config ProjectOptions.runApp; default a shell). */
+  runApp?: AppRunner;
   /** The app's notes (one line each, for people), as they come. */
   onNote?: (note: string) => void;
   /**
@@ -108,6 +111,7 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
       const loaded = await loadProjectConfig(dir, {
         ...(stackName !== undefined ? { stack: stackName } : {}),
         typecheck: source.typecheck !== false,
+        ...(source.runApp !== undefined ? { runApp: source.runApp } : {}),
       });
       diagnostics.push(...loaded.diagnostics);
       for (const note of loaded.notes ?? []) source.onNote?.(note);

@@ -4,7 +4,7 @@
 // A cycle does only what its changes need (watched.ts): an edit of a worker's code or an asset is
 // a plan and an apply of the stack already loaded (the plan re-reads the content's digests); an
 // edit of the app is first a typecheck (warm, in this process) and a synth (the app's own
-// process, as `takoform synth` runs it). The apply goes to dev's own host through the in-process
+// process, as `takoform synth` runs it, started ahead of the change). The apply goes to dev's own host through the in-process
 // transport, as a `takoform apply` would through its HTTP server, under the same state lock. A
 // failed cycle prints its diagnostics in full and changes nothing that is served: the host still
 // holds the last good deployment. Changes that arrive during a cycle make up the next one.
@@ -12,7 +12,7 @@
 import { hostname } from "node:os";
 import { type Diagnostic, errorText, hasErrors } from "../../core/index.ts";
 import { applyStack, loadStack, SharedEmbeddedHost, type LoadedStack } from "../../automation/index.ts";
-import { WarmTypecheck } from "../../engine/config/index.ts";
+import { WarmApp, WarmTypecheck } from "../../engine/config/index.ts";
 import type { ApplyRun, RunTimings } from "../../engine/index.ts";
 import type { LocalHost } from "../../host/index.ts";
 import type { Console } from "../console.ts";
@@ -40,6 +40,8 @@ export class DevWatch {
   private readonly dirs: DirWatcher;
   private readonly typecheck: WarmTypecheck | undefined;
   private readonly shared = new SharedEmbeddedHost();
+  /** The app's next process, started ahead (engine/config/warm-app.ts). */
+  private readonly app = new WarmApp();
   private loaded: LoadedStack | undefined;
   /** Changed paths not yet deployed, each with what it needs. */
   private pending = new Map<string, Need>();
@@ -68,6 +70,7 @@ export class DevWatch {
     clearTimeout(this.timer);
     this.dirs.close();
     await this.cycle;
+    this.app.close();
   }
 
   private changed(path: string): void {
@@ -145,7 +148,7 @@ export class DevWatch {
       }
     }
     const synthStarted = performance.now();
-    const loaded = await loadStack({ ...this.options.source, typecheck: false });
+    const loaded = await loadStack({ ...this.options.source, typecheck: false, runApp: this.app.run });
     steps.push(`synth ${ms(performance.now() - synthStarted)}`);
     if (!("stack" in loaded)) {
       this.options.io.diagnostics(loaded.diagnostics);

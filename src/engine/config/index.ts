@@ -69,7 +69,17 @@ export type {
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
 export { readStackOutline, type StackOutline } from "./outline.ts";
 export { readManifest, type Manifest } from "./manifest.ts";
-export { loadProjectConfig, synthesizeProject, type AppStacks, type ProjectLoadResult, type ProjectOptions, type SynthResult } from "./project.ts";
+export {
+  loadProjectConfig,
+  synthesizeProject,
+  type AppRun,
+  type AppRunner,
+  type AppStacks,
+  type ProjectLoadResult,
+  type ProjectOptions,
+  type SynthResult,
+} from "./project.ts";
+export { WarmApp } from "./warm-app.ts";
 export { WarmTypecheck, type WarmCheck } from "./typecheck/warm.ts";
 export { resolveVariables, type ResolvedVariables, type VariableInputs, type VariableSource } from "./variables/resolve.ts";
 export { readVarFile, type VarFile, type VarFileRead } from "./variables/var-file.ts";

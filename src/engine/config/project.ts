@@ -28,7 +28,15 @@ export interface ProjectOptions {
    * one: what the commands that only read state use. Default false.
    */
   lastSynth?: boolean;
+  /**
+   * What runs the app's command (default: a shell running it, as cdktf does). `takoform dev
+   * --watch` passes one that keeps the next run's process started ahead (warm-app.ts).
+   */
+  runApp?: AppRunner;
 }
+
+/** Runs the app's command in `cwd` with `env`: how it ended and the tail of what it printed. */
+export type AppRunner = (command: string, cwd: string, env: Record<string, string | undefined>, timeoutMs: number) => Promise<AppRun>;
 
 export interface SynthResult {
   /** Absolute output directory (cdktf.json `output`, default `cdktf.out`). */
@@ -128,7 +136,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: outdir, SYNTH_HCL_OUTPUT: "false" };
   if (isPlainObject(project.context)) env.CDKTF_CONTEXT_JSON = JSON.stringify(project.context);
   const appStarted = performance.now();
-  const run = await runApp(project.app, dir, env, options.timeoutMs ?? 300_000);
+  const run = await (options.runApp ?? runApp)(project.app, dir, env, options.timeoutMs ?? 300_000);
   const appMs = performance.now() - appStarted;
   if (run.exitCode !== 0) {
     // Constructs report their problems through cdktf validation: one diagnostic per problem.
@@ -215,7 +223,7 @@ export async function loadProjectConfig(projectDir: string, options: ProjectOpti
   return { config: failed ? null : loaded.config, diagnostics, stack: stack!, stackFile, outdir: synth.outdir, notes, app, ...timed };
 }
 
-interface AppRun {
+export interface AppRun {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -224,7 +232,7 @@ interface AppRun {
 }
 
 /** Runs the command through the shell (as cdktf does); keeps the last 64 KiB of each stream. */
-function runApp(command: string, cwd: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<AppRun> {
+export function runApp(command: string, cwd: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<AppRun> {
   return new Promise((resolvePromise) => {
     const child = spawn(command, { cwd, env: env as NodeJS.ProcessEnv, shell: true, stdio: ["ignore", "pipe", "pipe"] });
     const keep = (buffer: string, chunk: string) => (buffer + chunk).slice(-65_536);
