@@ -25,6 +25,7 @@ const alias = [
 const UNIT = [
   "test/client/{go-json,keys,pure,transport,fuzz}.test.ts",
   "test/core/*.test.ts",
+  "test/cli/watch-inputs.test.ts",
   "test/architecture/*.test.ts",
   "test/codec/*.test.ts",
   "test/engine/{dag,exports,values,recover}.test.ts",
