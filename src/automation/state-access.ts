@@ -195,7 +195,7 @@ export async function loadStateTarget(
   projectDir: string,
   from: { configFile?: string; stackName?: string } = {},
   how: StateTargetOptions = {},
-): Promise<(StateTarget & { config: StackConfig | null }) | { diagnostics: Diagnostic[] }> {
+): Promise<(StateTarget & { config: StackConfig | null; app: AppStacks | null }) | { diagnostics: Diagnostic[] }> {
   const configFile = from.configFile;
   let stack: StackConfig | null = null;
   let app: AppStacks | null = null;
@@ -217,8 +217,9 @@ export async function loadStateTarget(
     app = loaded.app ?? null;
   }
   const placed = await stateTarget(projectDir, stack, app);
-  // The stack loaded is kept for a command that needs its variables (`output`, sensitive values).
-  return "diagnostics" in placed ? placed : { ...placed, config: stack };
+  // The stack loaded is kept for a command that needs its variables (`output`, sensitive values),
+  // and the app for one that reaches another of its stacks (`state mv --to-stack`).
+  return "diagnostics" in placed ? placed : { ...placed, config: stack, app };
 }
 
 /**

@@ -59,6 +59,7 @@ export {
   type RunTimings,
 } from "./run.ts";
 export { checkMove, runStateMove, type StateMoveResult } from "./state-move.ts";
+export { runCrossStackMove, type CrossStackMoveResult, type StackState } from "./state-move-across.ts";
 export { isCrossStackOutput, remoteFromState } from "./remote-state.ts";
 export { recoverSensitiveOutput } from "./output-open.ts";
 export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";

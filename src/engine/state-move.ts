@@ -27,8 +27,8 @@ function invalid(summary: string, detail: string): Diagnostic {
   };
 }
 
-/** The checks that need no state: both are resource addresses, of one type, and not the same. */
-export function checkMove(from: string, to: string): Diagnostic | null {
+/** The checks that need no state: both are resource addresses, of one type, and (within one state) not the same. */
+export function checkMove(from: string, to: string, acrossStacks = false): Diagnostic | null {
   for (const address of [from, to]) {
     if (parseStateAddress(address).deposed !== null) {
       return invalid(
@@ -39,7 +39,7 @@ export function checkMove(from: string, to: string): Diagnostic | null {
     if (!RESOURCE_ADDRESS.test(address))
       return invalid(`Invalid resource address ${JSON.stringify(address)}`, "A resource address is TYPE.NAME, as `takoform state list` prints it.");
   }
-  if (from === to) return invalid(`Cannot move ${from} to itself`, "The source and destination are the same address.");
+  if (from === to && !acrossStacks) return invalid(`Cannot move ${from} to itself`, "The source and destination are the same address.");
   const fromType = RESOURCE_ADDRESS.exec(from)![1]!;
   const toType = RESOURCE_ADDRESS.exec(to)![1]!;
   // As Terraform: the record's attributes are in its type's shape, so it cannot become another type.

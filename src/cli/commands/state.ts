@@ -11,11 +11,12 @@ import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
 import { migrateCommand } from "./state-migrate.ts";
 import { pushCommand } from "./state-push.ts";
-import { runStateMove, runStateRemove } from "../../engine/index.ts";
+import { runCrossStackMove, runStateMove, runStateRemove } from "../../engine/index.ts";
+import { configCode } from "../../engine/config/index.ts";
 import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { noState, notInState } from "../state-problems.ts";
-import { CliUsageError, parseArgs, type Command, type ParsedArgs } from "../command.ts";
+import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../../automation/index.ts";
 import { enterProject, durationFlag, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
@@ -29,7 +30,8 @@ Subcommands:
   pull                   The whole state as one JSON document (sensitive values stay sealed)
   mv SOURCE DESTINATION  Move a resource to another address (after renaming its construct):
                          its deposed objects and the edges naming it move too; the host is
-                         not contacted
+                         not contacted. With --stack A ... --to-stack B: into stack B's state
+                         (a construct moved to another stack), under both states' locks
   rm ADDRESS...          Forget resources: they are removed from state only; the host
                          resources are untouched and no longer managed by this state
   push FILE              Replace the state with a document \`state pull\` wrote ("-": stdin);
@@ -58,7 +60,7 @@ list, show and pull read state without locking it; mv and rm take the lock. Exit
 success, 1 otherwise.`;
 
 /** The flags of `state list | show | pull | mv | rm` (push, migrate and rebind have their own). */
-export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS);
+export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS, { values: ["--to-stack"] });
 
 function lockOptions(args: ParsedArgs, what: string) {
   return {
@@ -184,6 +186,8 @@ export const command: Command = {
       case "mv": {
         if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
         const [from, to] = args.positionals as [string, string];
+        const toStack = lastValue(args, "--to-stack");
+        if (toStack !== undefined) return moveAcross(args, io, target, from, to, toStack);
         const probe = await withReader(`state ${sub}`, target, io, async () => true);
         if (probe === null) return 1;
         const opened = await openStore(target);
@@ -217,3 +221,63 @@ export const command: Command = {
     }
   },
 };
+
+/**
+ * `state mv --stack A SOURCE --to-stack B DESTINATION`: the record moves from stack A's state to
+ * stack B's (engine/state-move-across.ts). B is found among the stacks of the app A was loaded
+ * from, without running the app again.
+ */
+async function moveAcross(
+  args: ParsedArgs,
+  io: Console,
+  source: Exclude<Awaited<ReturnType<typeof loadStateTarget>>, { diagnostics: Diagnostic[] }>,
+  from: string,
+  to: string,
+  toStack: string,
+): Promise<number> {
+  const file = source.app?.stacks.get(toStack);
+  if (source.stack === null || file === undefined) {
+    const known = source.app !== null ? [...source.app.stacks.keys()].map((n) => `"${n}"`).join(", ") : "none (no app of several stacks)";
+    return io.fail("state mv", [
+      {
+        severity: "error",
+        code: configCode("stack-not-found"),
+        summary: source.stack === null ? "--to-stack needs the stack the record is in: give --stack NAME" : `The app has no stack "${toStack}"`,
+        detail: `The app's stacks: ${known}.`,
+        repair: "Run `takoform state mv --stack A SOURCE --to-stack B DESTINATION` in the app's project, with two of its stacks.",
+      },
+    ]);
+  }
+  const target = await loadStateTarget(projectDir(args), { configFile: file });
+  if ("diagnostics" in target) return io.fail("state mv", target.diagnostics);
+  const probe = await withReader("state mv", source, io, async () => true);
+  if (probe === null) return 1;
+  const a = await openStore(source);
+  if ("diagnostics" in a) return io.fail("state mv", a.diagnostics);
+  try {
+    const b = await openStore(target);
+    if ("diagnostics" in b) return io.fail("state mv", b.diagnostics);
+    try {
+      const result = await runCrossStackMove({ stack: source.stack, store: a.store }, { stack: toStack, store: b.store }, from, to, lockOptions(args, "mv"));
+      if (io.json) {
+        io.emitJson({
+          ok: result.ok,
+          moved: result.move?.moved ?? [],
+          from_stack: source.stack,
+          to_stack: toStack,
+          diagnostics: diagnosticsToJson(result.diagnostics),
+        });
+        return result.ok ? 0 : 1;
+      }
+      io.diagnostics(result.diagnostics);
+      if (!result.ok || result.move === undefined) return 1;
+      for (const m of result.move.moved) io.out(`Move "${m.from}" (stack ${source.stack}) to "${m.to}" (stack ${toStack})`);
+      io.out(`Successfully moved ${result.move.moved.length} object(s).`);
+      return 0;
+    } finally {
+      await b.store.close();
+    }
+  } finally {
+    await a.store.close();
+  }
+}

@@ -22,6 +22,7 @@ import type { Plan } from "../plan-data.ts";
 import { readsUnknownRemote, remoteFromPlan } from "../remote-state.ts";
 import { planChangesSomething, type ApplyRun } from "../run.ts";
 import { replanDifferences } from "./consistent.ts";
+import { crossStackRenames } from "./renames.ts";
 import { dependentsOf, stackTasks, type StackGraph } from "./graph.ts";
 
 export type StacksMode = "plan" | "apply" | "destroy";
@@ -95,7 +96,7 @@ export interface StacksRun {
   results: Map<string, StackResult>;
   /** Every stack planned (plan), or applied or found unchanged. */
   ok: boolean;
-  /** What stopped the run as a whole (a cycle between stacks). */
+  /** What stopped the run as a whole (a cycle between stacks), and its warnings (a construct moved between stacks without its record). */
   diagnostics: Diagnostic[];
   /** The approval was asked and refused. */
   cancelled: boolean;
@@ -161,11 +162,13 @@ export async function runStacks(options: StacksRunOptions): Promise<StacksRun> {
     record({ name, status: ok ? "planned" : "failed", plan, diagnostics: ok ? [] : plan.diagnostics });
     return ok;
   });
+  // A construct moved between two of the stacks without its record (renames.ts): said once, for the run.
+  const moves = options.mode === "destroy" ? [] : crossStackRenames(order, planned);
   const finish = (cancelled: boolean): StacksRun => ({
     order,
     results,
     ok: !cancelled && [...results.values()].every(succeeded(options.mode)),
-    diagnostics: [],
+    diagnostics: moves,
     cancelled,
   });
   // A stop (Ctrl-C) leaves the stacks not started as they were.
