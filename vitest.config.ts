@@ -11,7 +11,6 @@ const alias = [
   { find: /^takoform-cdk$/, replacement: src("index.ts") },
   { find: /^takoform-cdk\/automation$/, replacement: src("automation/api.ts") },
   { find: /^takoform-cdk\/testing$/, replacement: src("testing/index.ts") },
-  { find: /^takoform-cdk\/(engine|engine\/config|host|client|provider|state)$/, replacement: src("$1/index.ts") },
 ];
 
 // Three tiers (README "Tests"). `npm test` runs unit and integration; `npm run test:all` (and CI)

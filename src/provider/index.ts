@@ -7,7 +7,7 @@ export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
 export { unreachableCause, unreachableDiagnostic, type UnreachableCause, type UnreachableContext } from "./diagnostics/unreachable.ts";
 export { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
-// The renderers live in core (the one diagnostics path); `takoform-cdk/provider` is their public entry.
+// The renderers live in core (the one diagnostics path); this facade re-exports them for the CLI and views.
 export { renderDiagnostic, renderDetail, diagnosticToJson, diagnosticsToJson, Diagnostics, type Diagnostic } from "../core/index.ts";
 export { parseImportId } from "./import/import-id.ts";
 export { IMPORT_ID_SYNTAX, ImportIdError, type ImportIdentity } from "../core/index.ts";

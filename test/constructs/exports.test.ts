@@ -1,25 +1,21 @@
 // The package's public entry points, imported by the package's own name the way a user's project
 // or an embedding program imports them: `takoform-cdk` for authoring, and
-// `takoform-cdk/{automation,testing,engine,engine/config,host,client,provider,state}` for embedding and tests
+// `takoform-cdk/automation` and `takoform-cdk/testing` to deploy from a program and to test; the
+// modules' own facades (engine, host, client, provider, state) are internal and not published
 // (docs/ARCHITECTURE.md §5). package.json "exports" name the compiled dist/; inside this
 // repository's tests the same names resolve to the sources (vitest.config.ts aliases them, and
 // tsconfig.json maps them for the typecheck), so the tests below compare against src/ modules.
 // The type-only exports are checked by the typecheck (`npm test` runs tsc over test/).
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContributeOptions, ContributionValues, WorkerAppConfig, MeshServiceConfig, TakoformProviderConfig } from "takoform-cdk";
 import * as generated from "../../src/constructs/generated/index.gen.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const cleanup: string[] = [];
-afterAll(() => {
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-});
 
 // Type-level: these fail the typecheck if the root entry stops exporting the authoring types.
 const contribution: ContributionValues = { serviceBindings: [] };
@@ -32,12 +28,6 @@ const block: TakoformProviderConfig = {};
 const ENTRIES: Record<string, string> = {
   ".": "src/index",
   "./automation": "src/automation/api",
-  "./engine": "src/engine/index",
-  "./engine/config": "src/engine/config/index",
-  "./host": "src/host/index",
-  "./client": "src/client/index",
-  "./provider": "src/provider/index",
-  "./state": "src/state/index",
   "./testing": "src/testing/index",
 };
 
@@ -80,6 +70,14 @@ describe("Node's own resolver (strict exports, no bundler leniency)", () => {
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(ROOT, "test", "constructs"), encoding: "utf8" });
     expect(out.stdout).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
+
+  it("refuses the modules' own facades, which are internal (docs/api.md)", () => {
+    const facades = ["engine", "engine/config", "host", "client", "provider", "state"].map((m) => `takoform-cdk/${m}`);
+    const script = `process.stdout.write(JSON.stringify(${JSON.stringify(facades)}.map((s) => { try { import.meta.resolve(s); return "resolved"; } catch (e) { return e.code; } })))`;
+    const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(ROOT, "test", "constructs"), encoding: "utf8" });
+    expect(out.status, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual(facades.map(() => "ERR_PACKAGE_PATH_NOT_EXPORTED"));
+  });
 });
 
 describe("takoform-cdk (authoring)", () => {
@@ -96,56 +94,17 @@ describe("takoform-cdk (authoring)", () => {
   });
 });
 
-describe("embedding subpaths", () => {
+describe("published subpaths", () => {
   it("each resolves by the package name to the same module as its source path", async () => {
     const pairs: [string, string, string][] = [
       ["takoform-cdk/automation", "../../src/automation/api.ts", "openWorkspace"],
       ["takoform-cdk/testing", "../../src/testing/index.ts", "TestHost"],
-      ["takoform-cdk/engine", "../../src/engine/index.ts", "runPlan"],
-      ["takoform-cdk/host", "../../src/host/index.ts", "LocalHost"],
-      ["takoform-cdk/client", "../../src/client/index.ts", "HostClient"],
-      ["takoform-cdk/provider", "../../src/provider/index.ts", "HostProvider"],
-      ["takoform-cdk/state", "../../src/state/index.ts", "openLocalState"],
-      ["takoform-cdk/engine/config", "../../src/engine/config/index.ts", "loadStackConfig"],
     ];
     for (const [specifier, path, member] of pairs) {
       const bySelf = (await import(specifier)) as Record<string, unknown>;
       const byPath = (await import(path)) as Record<string, unknown>;
       expect(typeof bySelf[member], specifier).toBe("function");
       expect(bySelf[member], specifier).toBe(byPath[member]);
-    }
-  });
-
-  it("a host, a client, a provider, a state store and the engine from the subpaths alone plan and apply a stack", async () => {
-    const { LocalHost, DEV_TOKEN } = await import("takoform-cdk/host");
-    const { HostClient } = await import("takoform-cdk/client");
-    const { HostProvider, bundledRegistry } = await import("takoform-cdk/provider");
-    const { openLocalState } = await import("takoform-cdk/state");
-    const { runPlan, runApply } = await import("takoform-cdk/engine");
-    const { loadStackConfig, resolveVariables } = await import("takoform-cdk/engine/config");
-
-    const host = await LocalHost.open({ data: ":memory:" });
-    const { url } = await host.listen("127.0.0.1", 0);
-    const client = await HostClient.connect({ endpoint: url, token: DEV_TOKEN.token });
-    const dir = mkdtempSync(join(tmpdir(), "takoform-embed-"));
-    cleanup.push(dir);
-    const store = openLocalState(join(dir, "state.db"));
-    try {
-      const provider = new HostProvider({ client, registry: bundledRegistry, defaultSpace: "default" });
-      const loaded = loadStackConfig({ resource: { takoform_module_worker: { api: { name: "api" } } } });
-      expect(loaded.diagnostics).toEqual([]);
-      const variables = resolveVariables(loaded.config!.variables);
-      expect(variables.diagnostics).toEqual([]);
-      const setup = { provider, stack: loaded.config!, variables };
-      const planned = await runPlan(setup, store);
-      expect(planned.plan.resourceChanges.map((c) => [c.address, c.actions])).toEqual([["takoform_module_worker.api", ["create"]]]);
-      const run = await runApply(setup, store, { lock: { holder: "embed-test" } });
-      expect(run.status).toBe("applied");
-      expect(host.controls.resourceCount()).toBe(1);
-    } finally {
-      await store.close();
-      client.close();
-      await host.close();
     }
   });
 });
