@@ -36,6 +36,7 @@ import { TakoformConstructError } from "./problems.ts";
 /** Values to contribute, under the construct's configuration keys (camelCase). */
 export type ContributionValues = Readonly<Record<string, unknown>>;
 
+/** Options of `contribute()`: which resource contributes, when the values alone do not name it. */
 export interface ContributeOptions {
   /** The contributing resource, when the values alone do not name it. */
   readonly from?: TerraformResource;

@@ -11,6 +11,7 @@ export type SynthMember =
   /** A name, or a construct whose `name` token is used; `targetType` checks the construct's type. */
   | { readonly key: string; readonly attribute: string; readonly kind: "ref"; readonly targetType?: string };
 
+/** How a generated class maps one config key to one attribute (a value, a reference, JSON, a list, …). */
 export type SynthField =
   | SynthMember
   /** A JSON object: text as is, or an object serialized with sorted keys. */

@@ -8,6 +8,7 @@
 
 import { formatImportId, importIdentityMembers, ImportIdError } from "../core/index.ts";
 
+/** The parts of a host object's identity an import ID names (space optional; the four FormRef members all or none). */
 export interface HostImportIdentity {
   readonly space?: string;
   readonly apiVersion?: string;

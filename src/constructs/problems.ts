@@ -19,6 +19,7 @@
 import type { IResolvable, IResolveContext } from "./cdk.ts";
 import type { IConstruct } from "constructs";
 
+/** Thrown by synthesis when a construct recorded problems: every problem of the stack, at once. */
 export class TakoformConstructError extends Error {
   override name = "TakoformConstructError";
 }

@@ -11,6 +11,7 @@ import type { Construct } from "constructs";
 /** The registry address of the upstream provider whose resource types and attributes this project mirrors. */
 export const TAKOFORM_PROVIDER_SOURCE = "tako0614/takoform";
 
+/** The `takoform` provider block: endpoint, space, token and lane (each else its `TAKOFORM_*` variable). */
 export interface TakoformProviderConfig {
   /** Host API endpoint (an origin; discovery at `/.well-known/takoform/<lane>`). Absent: the embedded local host. */
   readonly endpoint?: string;
@@ -28,6 +29,7 @@ export interface TakoformProviderConfig {
   readonly lane?: string;
 }
 
+/** The `takoform` provider block of a stack; with no endpoint the stack deploys to the embedded local host. */
 export class TakoformProvider extends TerraformProvider {
   readonly #config: TakoformProviderConfig;
   #alias: string | undefined;

@@ -74,9 +74,11 @@ export interface UpdateTimeoutConfig {
   readonly updateTimeout?: string;
 }
 
+/** The media types a WorkerBundle module may have. */
 export type BundleModuleContentType =
   "application/javascript+module" | "application/octet-stream" | "application/wasm" | "text/plain" | "application/source-map+json";
 
+/** One module of a WorkerBundle manifest: its path in the bundle, its media type and the file it is read from. */
 export interface BundleModule {
   /** Module path inside the bundle (relative, `/`-separated). */
   readonly name: string;
@@ -115,6 +117,7 @@ export interface ArtifactBundleConfig {
   readonly modules?: readonly BundleModule[];
 }
 
+/** What a generated resource type's Form declares: a revision, an update, artifact contents. */
 export interface ResourceTraits {
   readonly revision: boolean;
   readonly declaresUpdate: boolean;
@@ -123,6 +126,7 @@ export interface ResourceTraits {
   readonly artifactEntries?: "modules" | "files";
 }
 
+/** What a generated construct class tells its base class about its resource type (written by `takoform get`). */
 export interface TakoformResourceSpec {
   /** Terraform resource type, e.g. `takoform_worker_version`. */
   readonly type: string;
@@ -140,6 +144,7 @@ const UNSUPPORTED_META = [
   ["connection", "connection blocks are not supported by the takoform engine"],
 ] as const;
 
+/** The base class of every generated resource construct: synthesizes one `takoform_*` resource and refuses what the takoform engine does not support (`count`, `forEach`, provisioners). */
 export abstract class TakoformResource extends TerraformResource {
   /** The Form line this resource's type serves. */
   readonly formLine: { readonly apiVersion: string; readonly kind: string };

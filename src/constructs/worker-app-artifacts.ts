@@ -15,6 +15,7 @@ import { SQLiteMigrationSet } from "./generated/sqlite-migration-set.gen.ts";
 import { StaticAssetBundle } from "./generated/static-asset-bundle.gen.ts";
 import type { ArtifactFile } from "./resource.ts";
 
+/** A WorkerApp's static assets: a directory of built files, served beside the worker. */
 export interface WorkerAppAssets {
   /** The directory of built static files. */
   readonly directory: string;
@@ -33,6 +34,7 @@ export interface WorkerAppAssets {
   readonly mediaTypes?: Readonly<Record<string, string>>;
 }
 
+/** A WorkerApp's SQLite migrations: a directory of `.sql` files applied to a database in name order. */
 export interface WorkerAppMigrations {
   /** The directory of `.sql` files; their name order is the order they run in (`0001_init.sql`, …). */
   readonly directory: string;

@@ -13,6 +13,7 @@ import { QueueConsumer } from "./generated/queue-consumer.gen.ts";
 import type { WorkerDeployment } from "./generated/worker-deployment.gen.ts";
 import type { MemberCommon } from "./worker-app-artifacts.ts";
 
+/** A queue the WorkerApp's worker drains in batches. */
 export interface WorkerAppQueueConsumer {
   /** The queue to drain: a name, or the construct. */
   readonly queue: string | AtLeastOnceQueue;

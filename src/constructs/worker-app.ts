@@ -64,6 +64,7 @@ export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleCon
 
 type Handler = "fetch" | "scheduled" | "queue";
 
+/** A WorkerApp: the worker's name, its code, and the assets, databases, bindings, triggers and consumers it deploys with. */
 export interface WorkerAppConfig {
   /** The worker's name and the owner of its revisions (`^[a-z][a-z0-9-]{0,62}$`). */
   readonly name: string;
@@ -145,6 +146,7 @@ function bindingList<T>(map: Readonly<Record<string, string | T>> | undefined): 
     .map((name) => ({ name, targetName: map[name]! }));
 }
 
+/** A Module Worker with its bundle, version and deployment (and assets, migrations, consumers), replaced create-before-destroy: the `worker-app` module of upstream. */
 export class WorkerApp extends Construct {
   readonly worker: ModuleWorker;
   readonly bundle: WorkerBundle;

@@ -21,6 +21,7 @@ export interface ImportIdentity {
 
 /** The members of an identity object, in the order the canonical form writes them. */
 export const IMPORT_ID_MEMBERS = ["space", "apiVersion", "kind", "definitionVersion", "schemaDigest", "name"] as const;
+/** An import ID (or the identity given to `hostImportId`) that does not follow the import ID grammar. */
 export class ImportIdError extends Error {
   override name = "ImportIdError";
 }

@@ -26,6 +26,7 @@ export interface ServedRef {
 /** formRefKey → the codec, read on the first call. */
 type CodecSource = () => FormCodec;
 
+/** The codecs of a registry by exact FormRef, each read on first use. */
 export class CodecTable {
   readonly #codecs: ReadonlyMap<string, CodecSource>;
   /** Type name → its lines, lead first. */

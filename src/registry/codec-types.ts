@@ -5,6 +5,7 @@
 
 import type { FormRef, GroupKind, KnownValue } from "../core/index.ts";
 
+/** The role a Form plays for the provider: an identity, an immutable revision, a deployment, an attachment or a policy. */
 export type FormRole = "identity" | "revision" | "deployment" | "attachment" | "policy";
 
 /** String constraints copied from the desired schema (JSON Schema semantics: lengths in code points). */
@@ -16,6 +17,7 @@ export interface StringConstraints {
   enum?: string[];
 }
 
+/** The type of a scalar attribute: a bool, an integer, a constrained string, or a reference by name. */
 export type CodecScalarType =
   | { kind: "bool" }
   | { kind: "integer"; minimum?: number; maximum?: number }
@@ -23,6 +25,7 @@ export type CodecScalarType =
   /** A reference node: the attribute holds the target NAME; the wire holds `{apiVersion, kind, name}`. */
   | { kind: "ref"; target: GroupKind };
 
+/** The type of one codec field: a scalar or one of the structured shapes the desired schema allows. */
 export type CodecFieldType =
   | CodecScalarType
   /** An array of unique strings: a Terraform set, encoded sorted ascending. */
@@ -36,6 +39,7 @@ export type CodecFieldType =
   /** One closed object whose members are scalars or refs: a single nested attribute (`assets`). */
   | { kind: "object"; members: CodecMember[] };
 
+/** One member of a nested object: its wire name, its attribute name and its scalar type. */
 export interface CodecMember {
   wire: string;
   attribute: string;
@@ -50,6 +54,7 @@ export interface CodecMember {
  */
 export type EnvironmentRole = "map-keys" | "items" | "binding-names";
 
+/** One field of a codec: how a desired-spec member maps to a Terraform attribute and back. */
 export interface CodecField {
   /** Member name in the desired spec (`messageRetentionSeconds`). */
   wire: string;
@@ -71,8 +76,10 @@ export interface CodecField {
   description?: string;
 }
 
+/** The type of a computed output attribute. */
 export type CodecOutputType = { kind: "string" } | { kind: "integer" } | { kind: "bool" };
 
+/** One computed attribute read from the host's status (`uid`, an endpoint, …). */
 export interface CodecOutput {
   wire: string;
   attribute: string;
@@ -80,6 +87,7 @@ export interface CodecOutput {
   description?: string;
 }
 
+/** The codec of one exact FormRef: its resource type, fields and outputs (generated data, `codecs/**.gen.json`). */
 export interface FormCodec {
   ref: FormRef;
   /** Canonical digest of the package index; null for a definition published without one. */

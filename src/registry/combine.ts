@@ -19,6 +19,7 @@ export interface CombinedRegistry {
   shadowed: string[];
 }
 
+/** The bundled registry merged with a project's own (`.gen/takoform/`): a project type of the same name shadows the bundled one. */
 export function combineGenerated(bundled: GeneratedRegistry, project: GeneratedRegistry): CombinedRegistry {
   const registry = FormRegistry.of(bundled.supported, bundled.defaultCreates).merge(FormRegistry.of(project.supported, project.defaultCreates));
   const projectNames = new Set(project.types.map((t) => t.type));

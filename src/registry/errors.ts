@@ -22,6 +22,7 @@ export type RegistryErrorCode =
   /** A generated registry document that cannot be read: missing, not JSON, or not shaped as one. */
   | "unreadable";
 
+/** A registry lookup or load that failed closed; `code` says which way. */
 export class RegistryError extends Error {
   override name = "RegistryError";
   constructor(

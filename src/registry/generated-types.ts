@@ -26,6 +26,7 @@ export interface ResourceTypeEntry {
   className: string;
 }
 
+/** The registry document `takoform get` generates: every supported exact ref, the default creates and the resource types. */
 export interface GeneratedRegistry {
   format: typeof GENERATED_REGISTRY_FORMAT;
   /** Every exact ref the set can read, update and delete, sorted. */

@@ -45,6 +45,7 @@ function isComplete(ref: Partial<FormRef> | undefined): ref is FormRef {
   return ref !== undefined && IDENTITY_MEMBERS.every((m) => typeof ref[m] === "string" && ref[m] !== "");
 }
 
+/** An immutable snapshot of the Supported and DefaultCreates tables keyed by exact FormRef; every lookup fails closed. */
 export class FormRegistry {
   /** formRefKey → supported ref. */
   readonly #supported: ReadonlyMap<string, SupportedRef>;

@@ -23,6 +23,7 @@ export interface TestFaults {
   delayMs?: readonly [number, number];
 }
 
+/** How `TestHost.start()` opens its host: the lanes it serves and the faults injected in front of it. */
 export interface TestHostOptions {
   /** The Host API lanes the host serves (default: the newest). */
   lanes?: readonly LaneName[];

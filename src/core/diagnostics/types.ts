@@ -23,6 +23,7 @@ export interface HostFault {
   uid?: string;
 }
 
+/** A problem or warning: what happened, where (the resource, the file) and how to repair it. */
 export interface Diagnostic {
   severity: Severity;
   summary: string;
