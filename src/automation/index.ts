@@ -22,7 +22,7 @@ export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, 
 export { describeIdentity, legacyRecordPath, previousBackend, readRecordAt, samePlace, specOf, stateFileInUse, writeBackendRecord } from "./backend-record.ts";
 export { legacyStatePath } from "./legacy-state.ts";
 export { damageDiagnostic } from "./state-damage.ts";
-export { ConnectError, connectProvider, SharedEmbeddedHost, type Connection, type ConnectOptions } from "./connect.ts";
+export { ConnectError, connectProvider, SharedEmbeddedHost, type Connection } from "./connect.ts";
 export { openSession, type Session } from "./session.ts";
-export { applyStack, planStack, type RunWiring, type StackPlan, type StackRun } from "./run.ts";
-export { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
+export { applyStack, planStack } from "./run.ts";
+export { holdsResources, loadStacks, stackHandle } from "./stacks-open.ts";

@@ -1,8 +1,8 @@
 // Public surface of the Host API client (every lane of src/core/lanes.ts).
 
-export { HostClient, DEFAULT_USER_AGENT, type HostClientOptions } from "./client.ts";
+export { HostClient, type HostClientOptions } from "./client.ts";
 export type { CallOptions, RequestEvent } from "./connection.ts";
-export { ConcurrencyLimiter, DEFAULT_LIMITER, type ConcurrencyView, type LimiterSettings, type Permit, type Verdict } from "./limiter.ts";
+export { ConcurrencyLimiter, type ConcurrencyView, type LimiterSettings, type Permit, type Verdict } from "./limiter.ts";
 export {
   AcceptedError,
   ClientInputError,
@@ -50,7 +50,6 @@ export type { UploadResult, ArtifactOptions } from "./artifacts.ts";
 export {
   createNodeTransport,
   inProcessTransport,
-  type InProcessHandler,
   type HostTransport,
   type HostTransportRequest,
   type HostTransportResponse,

@@ -12,7 +12,7 @@
 
 export { importObject, readImportBlocks } from "./imports.ts";
 export { createPlan, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
-export { buildStepGraph, type StepGraph, type StepGraphInput } from "./plan/steps.ts";
+export { buildStepGraph, type StepGraph } from "./plan/steps.ts";
 export {
   placeholderCycles,
   refuseCycles,
@@ -23,16 +23,7 @@ export {
   type CycleResolver,
   type CycleSteps,
 } from "./cycles/index.ts";
-export {
-  checkSensitiveVariables,
-  decodePlanFile,
-  encodePlanFile,
-  readPlanFile,
-  writePlanFile,
-  PlanFileError,
-  PLAN_FILE_FORMAT,
-  type SavedPlan,
-} from "./plan/file.ts";
+export { checkSensitiveVariables, decodePlanFile, encodePlanFile, readPlanFile, writePlanFile, PlanFileError, type SavedPlan } from "./plan/file.ts";
 export type * from "./plan-data.ts";
 export { planHasChanges } from "./plan-data.ts";
 export { applyPlan } from "./apply/execute.ts";
@@ -42,9 +33,9 @@ export { resolveInFlight, dropDuplicateDeposed } from "./apply/recover.ts";
 export { LockSession, DEFAULT_LEASE_MS, lockedDiagnostic, withLock, type LockOptions } from "./apply/session.ts";
 export { isStateUnavailable, stateUnavailable } from "./apply/unavailable.ts";
 export type { ApplyHooks } from "./apply/types.ts";
-export { refreshRecords, type RefreshResult } from "./refresh.ts";
-export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask, type TaskOutcome } from "./dag.ts";
-export { ENGINE_CODES, engineCode, type EngineCodeName } from "./codes.ts";
+export { refreshRecords } from "./refresh.ts";
+export { walkDag, topologicalOrder, mapBounded, DEFAULT_PARALLELISM, type DagTask } from "./dag.ts";
+export { ENGINE_CODES, engineCode } from "./codes.ts";
 export {
   planChangesSomething,
   readSnapshot,
@@ -64,21 +55,11 @@ export { isCrossStackOutput, remoteFromState } from "./remote-state.ts";
 export { recoverSensitiveOutput } from "./output-open.ts";
 export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
 export { selectStacks } from "./stacks/select.ts";
-export {
-  runStacks,
-  type StackHandle,
-  type StackRead,
-  type StackResult,
-  type StacksEvent,
-  type StacksMode,
-  type StacksRun,
-  type StacksRunOptions,
-  type StackStatus,
-} from "./stacks/run.ts";
-export { runStateMigrate, runStatePush, type MigrateNames, type TransferOutcome } from "./state-transfer.ts";
+export { runStacks, type StackHandle, type StackRead, type StackResult, type StacksRun } from "./stacks/run.ts";
+export { runStateMigrate, runStatePush, type TransferOutcome } from "./state-transfer.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.
 export { EMBEDDED_ORIGIN, describeBinding, hostBindingOf, laneOfBinding, recordedLane } from "./host-binding.ts";
 export { runRebind } from "./rebind.ts";
-export { runUpgradeLane, type UpgradeLaneResult } from "./upgrade-lane.ts";
+export { runUpgradeLane } from "./upgrade-lane.ts";
 export { reportedDrift } from "./plan/relevance.ts";

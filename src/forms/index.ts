@@ -2,10 +2,10 @@
 // derivation, desired-spec validation and Form packages on disk.
 
 export { digestBytes, digestCanonical, canonicalJson, sha256Hex, type JsonValue } from "./digest.ts";
-export { parseStrictJson, StrictJsonError, type StrictJsonOptions, type StrictJsonReason } from "./strict-json.ts";
-export { escapePointerToken, unescapePointerToken, formatPointer, parsePointer } from "./pointer.ts";
+export { parseStrictJson, StrictJsonError, type StrictJsonReason } from "./strict-json.ts";
+export { escapePointerToken, unescapePointerToken, parsePointer } from "./pointer.ts";
 export { DefinitionError, DEFINITION_ERROR_CODES, type DefinitionErrorCode } from "./errors.ts";
-export { definitionDiagnostic, formsCode } from "./diagnostics.ts";
+export { definitionDiagnostic } from "./diagnostics.ts";
 export {
   deriveRelations,
   relationInstances,
@@ -16,7 +16,6 @@ export {
   REQUIRED_INTERFACE,
   type Relation,
   type RelationInstance,
-  type DerivationOrigin,
 } from "./relations.ts";
 export {
   readFormDefinition,
@@ -24,22 +23,19 @@ export {
   readBindingDefinition,
   classifyDocument,
   isPackagePath,
-  type DocumentShape,
   type FormDefinition,
   type FormModel,
   type InterfaceModel,
   type InterfaceDefinition,
   type BindingModel,
   type BindingDefinition,
-  type ConformanceFixture,
-  type NegativeConformanceFixture,
   type FixtureStage,
   type Role,
   ROLES,
   BASE_CAPABILITIES,
 } from "./definition.ts";
 export { compileDesiredSchema, materializeDefaults, SchemaCompileError, TAKOFORM_KEYWORDS, type SpecViolation, type DesiredSpecValidator } from "./validate.ts";
-export { checkPortableSchema, SCHEMA_DIALECT, PORTABLE_FIELD_POLICY } from "./schema-rules.ts";
+export { checkPortableSchema } from "./schema-rules.ts";
 export { cloneJson, isJsonObject, type JsonObject } from "./shape.ts";
 export * from "./package.ts";
 // Used by other modules.

@@ -1,7 +1,7 @@
 // The embedded Takoform host (every Host API lane of src/core/lanes.ts): in-process or served over HTTP.
 
-export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions, type ServedEndpoint } from "./local-host.ts";
-export type { RuntimeOptions, ServedWorker, ServedAddress } from "./runtime/runtime.ts";
+export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions } from "./local-host.ts";
+export type { RuntimeOptions, ServedWorker } from "./runtime/runtime.ts";
 export type { HostRequest, HostResponse, Transport } from "./http.ts";
 export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
 export { DataDirLockedError } from "./store/index.ts";
@@ -10,16 +10,6 @@ export { LANE_UPGRADE_PATH } from "./handlers/lane-upgrade.ts";
 export type { LaneMoveRequest, LaneMoveResult, MovedObject } from "./lane-move.ts";
 export { HostError, isDiskFull } from "./errors.ts";
 export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
-export type {
-  FormRules,
-  RuleModule,
-  RuleView,
-  MutationContext,
-  EffectContext,
-  DeleteContext,
-  RenderContext,
-  ReadyRendering,
-  OutputContext,
-} from "./rules/types.ts";
+export type { FormRules, RuleModule, RuleView, MutationContext, EffectContext, DeleteContext, RenderContext, ReadyRendering } from "./rules/types.ts";
 // Used by other modules.
 export { addressForms } from "./runtime/routing.ts";

@@ -5,8 +5,8 @@ export { HostProvider, type HostProviderOptions } from "./provider.ts";
 export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";
 export { hostFaultOf, hostCallDiagnostic } from "./diagnostics/host-fault.ts";
-export { unreachableCause, unreachableDiagnostic, type UnreachableCause, type UnreachableContext } from "./diagnostics/unreachable.ts";
-export { HOST_CODE_REPAIRS, PROTOCOL_INVALID_REPAIR, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
+export { unreachableDiagnostic } from "./diagnostics/unreachable.ts";
+export { HOST_CODE_REPAIRS, PROVIDER_CODES, providerCode, type ProviderCodeName } from "./diagnostics/codes.ts";
 // The renderers live in core (the one diagnostics path); this facade re-exports them for the CLI and views.
 export { renderDiagnostic, renderDetail, diagnosticToJson, diagnosticsToJson, Diagnostics, type Diagnostic } from "../core/index.ts";
 export { parseImportId } from "./import/import-id.ts";
@@ -20,4 +20,4 @@ export { canonicalHostname } from "./validate/hostname.ts";
 // Used by other modules.
 export { suggestName } from "./validate/suggest.ts";
 // Debug counters of per-resource work (tests prove what a command does not do).
-export { providerWork, type ProviderWork } from "./work-counters.ts";
+export { providerWork } from "./work-counters.ts";

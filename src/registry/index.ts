@@ -4,27 +4,16 @@
 // The bundled generated data itself is in ./bundled.ts (kept out of this index so the generator,
 // which writes that data, never imports it).
 
-export { FormRegistry, type SupportedRef, type RegisterOptions } from "./registry.ts";
-export { RegistryError, listRefs, type RegistryErrorCode } from "./errors.ts";
-export { CodecTable, type ServedRef } from "./codec-table.ts";
-export { combineGenerated, type CombinedRegistry } from "./combine.ts";
+export { FormRegistry, type SupportedRef } from "./registry.ts";
+export { RegistryError, listRefs } from "./errors.ts";
+export { CodecTable } from "./codec-table.ts";
+export { combineGenerated } from "./combine.ts";
 export { readGeneratedRegistry } from "./read-generated.ts";
-export { lazyCodecs, mergeCodecRecords, readCodecDocument } from "./lazy-codecs.ts";
+export { lazyCodecs, mergeCodecRecords } from "./lazy-codecs.ts";
 export { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
 export type * from "./codec-types.ts";
 export type { AttributeMode, AttributeSchema, AttributeType, ResourceTypeSchema } from "./schema-types.ts";
-export {
-  resourceTypeSchema,
-  lineSchema,
-  schemasFor,
-  undeclaredFieldProblems,
-  fieldAttribute,
-  fieldAttributeType,
-  outputAttribute,
-  typeSignature,
-  CodecSurfaceError,
-  type CodecSurfaceErrorCode,
-} from "./type-schema.ts";
+export { resourceTypeSchema, lineSchema, schemasFor, undeclaredFieldProblems, typeSignature, CodecSurfaceError } from "./type-schema.ts";
 export {
   envelopeAttributes,
   artifactAttributes,

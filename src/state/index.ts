@@ -80,7 +80,6 @@ export { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
 export {
   LeaseLostError,
   StateConflictError,
-  StateError,
   StateFormatError,
   StateLockedError,
   StateMoveError,
@@ -95,13 +94,13 @@ export {
 export { isSealedSensitive, sealAttributes, sealedMatches, sealSensitive, type SealedSensitive } from "../secrets/index.ts";
 export { deposedAddress, deriveColumns, ENVELOPE, parseStateAddress } from "./records.ts";
 export { movedAddress, renameEdges, renameInEdges } from "./move.ts";
-export { openLocalState, openLocalStateReadOnly, type LocalStateOptions } from "./sqlite/store.ts";
-export { StateDamagedError, type DamageKind } from "./sqlite/damage.ts";
+export { openLocalState, openLocalStateReadOnly } from "./sqlite/store.ts";
+export { StateDamagedError } from "./sqlite/damage.ts";
 export { backupPathOf, readBackup, restoreBackup, type BackupInfo, type Restored } from "./sqlite/backup.ts";
 export { openPgState, openPgStateReadOnly, type PgStateOptions } from "./pg/store.ts";
 export { pgLayoutDdl } from "./pg/schema.ts";
-export { checkStateDocument, StateDocumentError } from "./document.ts";
-export { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig, type LocalBackendConfig, type PgBackendConfig } from "./backend/config.ts";
+export { checkStateDocument } from "./document.ts";
+export { BACKEND_MEMBERS, SECRET_MEMBERS, SUPPORTED_BACKENDS, type BackendConfig } from "./backend/config.ts";
 export {
   backendIdentity,
   BackendError,
@@ -114,7 +113,6 @@ export {
   workspaceOf,
   type BackendIdentity,
   type BackendSpec,
-  type LocalBackendSpec,
   type PgBackendSpec,
 } from "./backend/resolve.ts";
 // What a command needs to keep a pg backend's password out of what it prints (no pg import).

@@ -10,5 +10,5 @@ export { planToJson } from "./json.ts";
 export { progressLine, ProgressPrinter } from "./progress.ts";
 export { LiveCounter } from "./live.ts";
 export { runToJson, runClosingLines, runTimingLine } from "./run.ts";
-export { outputJson, stateToJson, STATE_JSON_FORMAT_VERSION } from "./state-json.ts";
+export { outputJson, stateToJson } from "./state-json.ts";
 export { formatValue } from "./values.ts";

@@ -49,10 +49,7 @@ export type {
   ImportConfig,
   InterpolationExpr,
   LifecycleConfig,
-  ListExpr,
-  LiteralExpr,
   MovedConfig,
-  ObjectExpr,
   OutputConfig,
   ProviderConfig,
   ReferenceExpr,
@@ -61,7 +58,6 @@ export type {
   RemovedConfig,
   ResourceConfig,
   StackConfig,
-  TemplateExpr,
   TypeConstraint,
   VariableConfig,
   VariableExpr,
@@ -88,6 +84,6 @@ export { evaluate, EvaluationError, referencesOf, remoteReferencesOf, valueAtPat
 export { parseExpression } from "./expression/parse.ts";
 export { formatPath } from "./expression/traversal.ts";
 export { configEdges } from "./edges.ts";
-export { providerSettings, DEFAULT_SPACE, type ProviderSettings, type ProviderSettingProblem } from "./provider-settings.ts";
-export { CONFIG_CODES, configCode, type ConfigCode, type ConfigCodeName } from "./diagnostics.ts";
+export { providerSettings, type ProviderSettings } from "./provider-settings.ts";
+export { CONFIG_CODES, configCode, type ConfigCode } from "./diagnostics.ts";
 export { readStrictJson, STACK_MAX_DEPTH } from "./strict-read.ts";
