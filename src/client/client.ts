@@ -154,9 +154,9 @@ export class HostClient {
     return this.conn.budget.backoffs;
   }
 
-  /** The adaptive concurrency limit: requests in flight now, and how many may be. */
+  /** The adaptive concurrency limit as work is sized to it: requests in flight now, and how many may be (parked refusals included, limiter.ts). */
   get concurrency(): ConcurrencyView {
-    return this.conn.limiter;
+    return this.conn.limiter.view;
   }
 
   /** The negotiated lane (origin, API base path, advertised optional endpoints and features). */

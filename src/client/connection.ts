@@ -174,7 +174,13 @@ export class HostConnection {
       if (shed) this.budget.backOff();
       else if (!this.budget.take()) throw finalFailure(failure, attempt, elapsed, "budget");
       else attempt++;
-      await this.pause(delay, opts.signal);
+      // A shed request waits parked: its step counts for no slot meanwhile (limiter.ts).
+      const unpark = shed ? this.limiter.park() : undefined;
+      try {
+        await this.pause(delay, opts.signal);
+      } finally {
+        unpark?.();
+      }
     }
   }
 

@@ -2,8 +2,11 @@
 // the host the way TCP's congestion window adapts to a path (RFC 5681), with requests for
 // segments, and a latency gate as in Netflix's concurrency-limits:
 //
-// - **Slow start.** From `initial`, each answer that is not a refusal adds one request to the
-//   limit (it doubles every round trip) until the host first pushes back.
+// - **Slow start.** From a modest `initial` (16), each answer that is not a refusal adds half a
+//   request to the limit (it grows 1.5× every round trip) until the host first pushes back. A
+//   gentler curve than TCP's doubling: the answers of the round trip in which the limit first
+//   crosses what the host accepts still grow it while the refusals travel back, so the overshoot,
+//   and with it the burst of refusals each waiting out its Retry-After, is half as large.
 // - **Additive increase.** After that, each such answer adds 1/limit: one request per round trip.
 // - **Growth only while latency holds and the limit is used.** An answer slower than `tolerance`
 //   times the fastest seen for its method (plus a millisecond), or one that comes back while
@@ -18,12 +21,18 @@
 // - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts); the
 //   limit does not grow again before that time has passed.
 //
+// - **Parked requests.** A refused request waiting out its Retry-After holds no slot, and the
+//   engine should not count it as work under way either: `view` (what the engine sizes its tasks
+//   to) is the limit plus the requests parked, so the steps that still can go keep the limit
+//   full while the refused ones wait. Without this a burst of refusals left the pipe nearly empty
+//   for a whole Retry-After.
+//
 // Requests beyond the limit wait in arrival order. The limit never goes below `min` nor above `max`.
 
 import { TransportError } from "./errors.ts";
 
 export interface LimiterSettings {
-  /** Requests in flight at the start: enough to fill a 50 ms round trip at a few thousand requests a second. */
+  /** Requests in flight at the start: modest, so a small host sees a small burst; slow start finds a large one in a few round trips. */
   initial: number;
   min: number;
   max: number;
@@ -33,7 +42,7 @@ export interface LimiterSettings {
   tolerance: number;
 }
 
-export const DEFAULT_LIMITER: LimiterSettings = { initial: 128, min: 1, max: 1024, backoff: 0.9, tolerance: 2 };
+export const DEFAULT_LIMITER: LimiterSettings = { initial: 16, min: 1, max: 1024, backoff: 0.9, tolerance: 2 };
 
 /** What an answer says about the host's capacity. */
 export type Verdict = "ok" | "drop" | "ignore";
@@ -69,6 +78,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   #inFlight = 0;
   #slowStart = true;
   #holdUntil = 0;
+  #parked = 0;
   readonly #fastest = new Map<string, number>();
   readonly #waiting: Waiter[] = [];
   #head = 0;
@@ -79,6 +89,16 @@ export class ConcurrencyLimiter implements ConcurrencyView {
     this.settings = checked({ ...DEFAULT_LIMITER, ...settings });
     this.#limit = this.settings.initial;
     this.#now = now;
+    const limiter = this;
+    this.view = {
+      get limit() {
+        return limiter.limit + limiter.parked;
+      },
+      get inFlight() {
+        return limiter.inFlight;
+      },
+      onChange: (listener) => this.onChange(listener),
+    };
   }
 
   /** Whole requests allowed in flight now. */
@@ -98,6 +118,29 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Refused requests now waiting out a Retry-After before they are sent again. */
+  get parked(): number {
+    return this.#parked;
+  }
+
+  /**
+   * What the engine sizes its work to: the limit plus the parked requests, whose steps wait and
+   * send nothing (see "Parked requests" above). It changes when either does.
+   */
+  readonly view: ConcurrencyView;
+
+  /** Marks a refused request as waiting out its Retry-After; the returned function ends the wait. */
+  park(): () => void {
+    this.#parked++;
+    this.#changed();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#parked--;
+    };
   }
 
   /** A slot at once when one is free and nobody waits; else null (then `wait`). */
@@ -147,11 +190,15 @@ export class ConcurrencyLimiter implements ConcurrencyView {
       const holds = rtt <= this.settings.tolerance * Math.min(fastest ?? rtt, rtt) + 1;
       const used = this.queued > 0 || inFlight * 2 >= this.#limit;
       if (holds && used && now >= this.#holdUntil) {
-        this.#limit = Math.min(this.settings.max, this.#limit + (this.#slowStart ? 1 : 1 / this.#limit));
+        this.#limit = Math.min(this.settings.max, this.#limit + (this.#slowStart ? 0.5 : 1 / this.#limit));
       }
     }
     this.#drain();
-    if (this.limit !== before) for (const listener of this.#listeners) listener();
+    if (this.limit !== before) this.#changed();
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
   }
 
   #grant(method: string): Permit {

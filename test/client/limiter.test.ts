@@ -1,6 +1,6 @@
 // The adaptive concurrency limit (src/client/limiter.ts) on a clock the test moves: slow start,
 // additive increase, the decrease to just under the position of a drop, Retry-After, the latency
-// and use gates, and the queue.
+// and use gates, the queue, and the parked requests the work is sized to.
 
 import { setMaxListeners } from "node:events";
 import { describe, expect, it } from "vitest";
@@ -41,21 +41,21 @@ function take(l: ConcurrencyLimiter, n: number, method = "GET"): Permit[] {
 }
 
 describe("the adaptive concurrency limit", () => {
-  it("starts at 128, doubles per round trip in slow start, then grows by one per round trip after a drop", async () => {
-    const { l, clock } = limiter({ initial: 4 });
-    expect(new ConcurrencyLimiter().limit).toBe(128);
-    // One round trip of 4 answers, each 50 ms: +1 each.
-    expect(await round(l, clock, 50)).toBe(8);
-    expect(await round(l, clock, 50)).toBe(16);
-    // A drop at position 16 ends slow start: 0.9 × 16 = 14.4.
-    const permits = take(l, 16);
+  it("starts at 16, grows 1.5× per round trip in slow start, then by one per round trip after a drop", async () => {
+    const { l, clock } = limiter({ initial: 8 });
+    expect(new ConcurrencyLimiter().limit).toBe(16);
+    // One round trip of 8 answers, each 50 ms: +½ each.
+    expect(await round(l, clock, 50)).toBe(12);
+    expect(await round(l, clock, 50)).toBe(18);
+    // A drop at position 18 ends slow start: 0.9 × 18 = 16.2.
+    const permits = take(l, 18);
     clock.now += 50;
     l.release(permits.pop()!, "drop");
-    expect(l.limit).toBe(14);
+    expect(l.limit).toBe(16);
     for (const p of permits) l.release(p, "ignore");
     // Then a round trip adds one request: +1/limit per answer.
-    expect(await round(l, clock, 50)).toBe(15);
-    expect(await round(l, clock, 50)).toBe(16);
+    expect(await round(l, clock, 50)).toBe(17);
+    expect(await round(l, clock, 50)).toBe(18);
   });
 
   it("lowers the limit once for a burst of refusals, to just under what the host accepted", () => {
@@ -97,21 +97,21 @@ describe("the adaptive concurrency limit", () => {
 
   it("grows only while latency holds, per method, and only while the limit is used", async () => {
     const { l, clock } = limiter({ initial: 2 });
-    expect(await round(l, clock, 50)).toBe(4);
+    expect(await round(l, clock, 50)).toBe(3);
     // Answers three times slower than the fastest GET: no growth.
-    expect(await round(l, clock, 150)).toBe(4);
+    expect(await round(l, clock, 150)).toBe(3);
     // A PUT is judged against PUTs: its first answers set its own baseline.
-    expect(await round(l, clock, 150, "PUT")).toBe(8);
-    // One request in flight of a limit of 8, nobody waiting: the limit is not used, nothing grows.
+    expect(await round(l, clock, 150, "PUT")).toBe(4);
+    // One request in flight of a limit of 4, nobody waiting: the limit is not used, nothing grows.
     let [a, b]: (Permit | undefined)[] = take(l, 1);
     clock.now += 50;
     l.release(a!, "ok");
-    expect(l.limit).toBe(8);
+    expect(l.limit).toBe(4);
     // A request that says nothing (a failed connection) changes nothing either.
     [a, b] = take(l, 2);
     l.release(a!, "ignore");
     l.release(b!, "ignore");
-    expect(l.limit).toBe(8);
+    expect(l.limit).toBe(4);
   });
 
   it("queues requests beyond the limit in arrival order, and an abort takes one out", async () => {
@@ -140,17 +140,38 @@ describe("the adaptive concurrency limit", () => {
   });
 
   it("tells listeners when the whole-request limit changes", () => {
-    const { l, clock } = limiter({ initial: 2 });
+    const { l, clock } = limiter({ initial: 4 });
     const seen: number[] = [];
     const off = l.onChange(() => seen.push(l.limit));
-    const [a, b] = take(l, 2);
+    const permits = take(l, 4);
     clock.now += 10;
-    l.release(a!, "ok");
-    l.release(b!, "drop");
-    off();
+    // 4.5 (the same whole limit: nobody told), then 5; the last two answer a limit half unused.
+    for (const p of permits) l.release(p, "ok");
     const c = l.tryAcquire("GET")!;
     l.release(c, "drop");
-    expect(seen).toEqual([3, 1]);
+    off();
+    const d = l.tryAcquire("GET")!;
+    clock.now += 10;
+    l.release(d, "ok");
+    expect(seen).toEqual([5, 1]);
+    expect(l.limit).toBe(2);
+  });
+
+  it("sizes the work to the limit plus the refused requests parked for their Retry-After", () => {
+    const { l } = limiter({ initial: 4 });
+    let told = 0;
+    l.view.onChange(() => told++);
+    expect(l.view.limit).toBe(4);
+    const first = l.park();
+    const second = l.park();
+    expect([l.parked, l.view.limit, l.limit, told]).toEqual([2, 6, 4, 2]);
+    first();
+    first(); // ending a wait twice ends it once
+    expect([l.parked, l.view.limit]).toEqual([1, 5]);
+    second();
+    expect([l.parked, l.view.limit, l.view.inFlight]).toEqual([0, 4, 0]);
+    // Parked requests hold no slot: all four are free.
+    expect(take(l, 4)).toHaveLength(4);
   });
 
   it("refuses settings that make no sense", () => {

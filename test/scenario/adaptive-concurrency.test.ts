@@ -5,6 +5,10 @@
 // refusals it backs off from spend no attempt and no retry budget, where a fixed 10 in flight
 // (the code before) fails steps once their attempts are spent. With --parallelism N, at most N
 // requests are ever in flight; above what the host takes (Retry-After: 1), it still backs off.
+// Against a host that accepts 32, the limit starts at 16 and grows 1.5× per round trip, so it finds
+// the host with one small burst of refusals, where a start at 128 drew about a hundred. Every
+// figure asserted comes from the proxy's own count of requests, never from the wall clock, so
+// a loaded machine changes how fast the run goes, not what it checks.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { DEV_TOKEN, LocalHost } from "../../src/host/index.ts";
@@ -27,10 +31,10 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-async function setUp(capacity: number | undefined, retryAfter = "1") {
+async function setUp(capacity: number | undefined, retryAfter = "1", rttMs = 20) {
   const host = await LocalHost.open({ data: ":memory:", log: () => undefined });
   const { url } = await host.listen("127.0.0.1", 0);
-  const proxy = await LatencyProxy.start({ upstream: url, rttMs: 20, ...(capacity !== undefined ? { capacity } : {}), retryAfter });
+  const proxy = await LatencyProxy.start({ upstream: url, rttMs, ...(capacity !== undefined ? { capacity } : {}), retryAfter });
   const scratch = new Scratch();
   cleanup = async () => {
     await proxy.close();
@@ -87,6 +91,28 @@ describe("concurrency that adapts to the host (issue 27)", () => {
     expect(host.controls.resourceCount()).toBe(0);
   }, 300_000);
 
+  it("finds a host that accepts 32 from a modest start, with one small burst of refusals", async () => {
+    const { host, proxy, scratch, cli } = await setUp(32, "1", 50);
+    const n = 300;
+    scratch.write("stack.json", stack(n));
+    const applied = await cli(["apply", "--config", "stack.json", "--auto-approve"]);
+    expect(applied.code, `${applied.stdout}\n${applied.stderr}`).toBe(0);
+    expect(failedSteps(applied.stdout)).toBe(0);
+    expect(host.controls.resourceCount()).toBe(n);
+    expect(await settledRecords(scratch)).toBe(n);
+    // It grew past its start of 16 …
+    expect(proxy.stats.maxInFlight).toBeGreaterThan(16);
+    // … and overshot 32 by at most one round trip's growth: the first refusals come back a round
+    // trip after the limit crossed 32, and the ≤ 32 answers of that round trip add ½ each. A start
+    // at 128 would have had 128 in flight and about 96 refused in its first round trip alone.
+    expect(proxy.stats.maxInFlight).toBeLessThan(96);
+    expect(proxy.stats.rejected).toBeLessThan(64);
+    // Each refusal was sent again once (no attempt spent): two requests per create, the refusals
+    // and a few availability reads on top.
+    expect(proxy.stats.requests - proxy.stats.rejected).toBeGreaterThanOrEqual(2 * n);
+    expect(proxy.stats.requests - proxy.stats.rejected).toBeLessThan(2 * n + 60);
+  }, 300_000);
+
   it("never has more than --parallelism N requests in flight, and backs off below N", async () => {
     const { host, proxy, scratch, cli } = await setUp(undefined);
     const n = 40;
@@ -99,7 +125,7 @@ describe("concurrency that adapts to the host (issue 27)", () => {
     expect(planned.code, `${planned.stdout}\n${planned.stderr}`).toBe(0);
     expect(proxy.stats.maxInFlight).toBe(3);
     // Unbounded, the same plan keeps more reads in flight than the old fixed 10 (the limit starts
-    // at 128, more than the plan has reads).
+    // at 16, and the engine starts a quarter more steps than that).
     proxy.resetStats();
     const open = await cli(["plan", "--config", "stack.json", "--detailed-exitcode"]);
     expect(open.code, `${open.stdout}\n${open.stderr}`).toBe(0);
