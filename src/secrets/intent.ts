@@ -21,13 +21,12 @@
 // A secret weak enough to guess is as guessable from this ciphertext as from its seal: the key
 // adds no work factor beyond what the seals already expose, and claims none.
 
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { KnownValue, WriteIntent } from "../core/index.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
+import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose, type VariableSecrets } from "./variable-cipher.ts";
 
 export const INTENT_SEAL_VERSION = 1;
-const KEY_LABEL = "takoform intent key v1\n";
-const KEY_INFO = "takoform AES-256-GCM write intent";
+const PURPOSE: KeyPurpose = { label: "takoform intent key v1\n", info: "takoform AES-256-GCM write intent" };
 
 /** The encrypted part of a sealed intent, stored beside its clear identity. */
 export interface IntentSeal {
@@ -59,12 +58,7 @@ export function isSealedIntent(write: WriteIntent): write is StoredWriteIntent &
 }
 
 /** The secret inputs of a write: each sensitive variable's name and value, sorted by name. */
-export type IntentSecrets = readonly (readonly [string, KnownValue])[];
-
-function deriveKey(lineage: string, secrets: IntentSecrets): Buffer {
-  const material = Buffer.from(KEY_LABEL + canonicalJson(secrets.map(([name, value]) => [name, value]) as KnownValue), "utf8");
-  return Buffer.from(hkdfSync("sha256", material, Buffer.from(lineage, "utf8"), Buffer.from(KEY_INFO, "utf8"), 32));
-}
+export type IntentSecrets = VariableSecrets;
 
 /** The clear part of the intent the ciphertext is bound to, with the state address. */
 function associatedData(address: string, write: WriteIntent, variables: readonly string[]): Buffer {
@@ -94,19 +88,8 @@ export function sealIntent(write: WriteIntent, address: string, lineage: string,
   const part: SealedPart = { idempotencyKey: write.idempotencyKey, headers: { ...write.request.headers } };
   if (write.request.body !== undefined) part.body = write.request.body;
   if (write.attributes !== undefined) part.attributes = write.attributes;
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", deriveKey(lineage, secrets), iv);
-  cipher.setAAD(associatedData(address, write, variables));
-  const data = Buffer.concat([cipher.update(JSON.stringify(part), "utf8"), cipher.final()]);
-  const sealed: IntentSeal = {
-    v: INTENT_SEAL_VERSION,
-    alg: "AES-256-GCM",
-    kdf: "HKDF-SHA256",
-    variables,
-    iv: iv.toString("base64"),
-    tag: cipher.getAuthTag().toString("base64"),
-    data: data.toString("base64"),
-  };
+  const box = encryptUnderVariables(PURPOSE, lineage, secrets, associatedData(address, write, variables), JSON.stringify(part));
+  const sealed: IntentSeal = { v: INTENT_SEAL_VERSION, alg: "AES-256-GCM", kdf: "HKDF-SHA256", variables, ...box };
   const stored: StoredWriteIntent = {
     operation: write.operation,
     type: write.type,
@@ -153,10 +136,7 @@ export function openIntent(write: WriteIntent, address: string, lineage: string,
   if (missing.length > 0) return { refused: { variables: names, reason: "missing", missing } };
   let part: SealedPart;
   try {
-    const decipher = createDecipheriv("aes-256-gcm", deriveKey(lineage, secrets), Buffer.from(sealed.iv, "base64"));
-    decipher.setAAD(associatedData(address, write, names));
-    decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
-    const text = Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64")), decipher.final()]).toString("utf8");
+    const text = decryptUnderVariables(PURPOSE, lineage, secrets, associatedData(address, write, names), sealed);
     part = JSON.parse(text) as SealedPart;
   } catch {
     return { refused: { variables: names, reason: "mismatch" } };

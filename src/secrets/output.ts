@@ -13,15 +13,14 @@
 // A secret that comes from no variable (a value the host returned, or one the app only marks
 // sensitive) has no key material outside state: it keeps the bare seal, and cannot be printed.
 
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { KnownValue } from "../core/index.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
 import { intentSecrets, type IntentSecrets, type SensitiveLookup } from "./intent.ts";
 import { isSealedSensitive, sealedMatches, sealSensitive, type SealedSensitive } from "./seal.ts";
+import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose } from "./variable-cipher.ts";
 
 export const OUTPUT_SEAL_VERSION = 1;
-const KEY_LABEL = "takoform output key v1\n";
-const KEY_INFO = "takoform AES-256-GCM sensitive output";
+const PURPOSE: KeyPurpose = { label: "takoform output key v1\n", info: "takoform AES-256-GCM sensitive output" };
 
 /** The ciphertext of a sensitive output's value, kept beside its seal. */
 export interface OutputCipher {
@@ -36,11 +35,6 @@ export interface OutputCipher {
   data: string;
 }
 
-function deriveKey(lineage: string, secrets: IntentSecrets): Buffer {
-  const material = Buffer.from(KEY_LABEL + canonicalJson(secrets.map(([name, value]) => [name, value]) as KnownValue), "utf8");
-  return Buffer.from(hkdfSync("sha256", material, Buffer.from(lineage, "utf8"), Buffer.from(KEY_INFO, "utf8"), 32));
-}
-
 function associatedData(name: string, lineage: string, variables: readonly string[]): Buffer {
   return Buffer.from(canonicalJson({ output: name, lineage, variables: [...variables] } as unknown as KnownValue), "utf8");
 }
@@ -53,19 +47,8 @@ export function sealOutput(name: string, value: KnownValue, lineage: string, sec
   const seal = sealSensitive(value, lineage);
   if (secrets.length === 0 || isSealedSensitive(value)) return seal;
   const variables = secrets.map(([n]) => n);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", deriveKey(lineage, secrets), iv);
-  cipher.setAAD(associatedData(name, lineage, variables));
-  const data = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
-  const encrypted: OutputCipher = {
-    v: OUTPUT_SEAL_VERSION,
-    alg: "AES-256-GCM",
-    kdf: "HKDF-SHA256",
-    variables,
-    iv: iv.toString("base64"),
-    tag: cipher.getAuthTag().toString("base64"),
-    data: data.toString("base64"),
-  };
+  const box = encryptUnderVariables(PURPOSE, lineage, secrets, associatedData(name, lineage, variables), JSON.stringify(value));
+  const encrypted: OutputCipher = { v: OUTPUT_SEAL_VERSION, alg: "AES-256-GCM", kdf: "HKDF-SHA256", variables, ...box };
   return { $sensitive: seal.$sensitive, $encrypted: encrypted as unknown as KnownValue };
 }
 
@@ -100,10 +83,7 @@ export function openOutput(name: string, stored: KnownValue, lineage: string, lo
   if (missing.length > 0) return { refused: { reason: "missing", variables: names, missing } };
   let value: KnownValue;
   try {
-    const decipher = createDecipheriv("aes-256-gcm", deriveKey(lineage, secrets), Buffer.from(cipher.iv, "base64"));
-    decipher.setAAD(associatedData(name, lineage, names));
-    decipher.setAuthTag(Buffer.from(cipher.tag, "base64"));
-    value = JSON.parse(Buffer.concat([decipher.update(Buffer.from(cipher.data, "base64")), decipher.final()]).toString("utf8")) as KnownValue;
+    value = JSON.parse(decryptUnderVariables(PURPOSE, lineage, secrets, associatedData(name, lineage, names), cipher)) as KnownValue;
   } catch {
     return { refused: { reason: "mismatch", variables: names } };
   }
