@@ -23,23 +23,13 @@
 
 import type { KnownValue, WriteIntent } from "../core/index.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
-import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose, type VariableSecrets } from "./variable-cipher.ts";
+import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose, type VariableCipherRecord, type VariableSecrets } from "./variable-cipher.ts";
 
 export const INTENT_SEAL_VERSION = 1;
 const PURPOSE: KeyPurpose = { label: "takoform intent key v1\n", info: "takoform AES-256-GCM write intent" };
 
-/** The encrypted part of a sealed intent, stored beside its clear identity. */
-export interface IntentSeal {
-  v: typeof INTENT_SEAL_VERSION;
-  alg: "AES-256-GCM";
-  kdf: "HKDF-SHA256";
-  /** The sensitive variables whose values derive the key, sorted. */
-  variables: string[];
-  /** base64: 12-byte nonce, 16-byte tag, ciphertext of `SealedPart`'s JSON. */
-  iv: string;
-  tag: string;
-  data: string;
-}
+/** The encrypted part of a sealed intent (`SealedPart`'s JSON), stored beside its clear identity. */
+export type IntentSeal = VariableCipherRecord<typeof INTENT_SEAL_VERSION>;
 
 /** A write intent as the engine stores it; `sealed` is present when its secrets are encrypted. */
 export type StoredWriteIntent = WriteIntent & { sealed?: IntentSeal };

@@ -17,23 +17,13 @@ import type { KnownValue } from "../core/index.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
 import { intentSecrets, type IntentSecrets, type SensitiveLookup } from "./intent.ts";
 import { isSealedSensitive, sealedMatches, sealSensitive, type SealedSensitive } from "./seal.ts";
-import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose } from "./variable-cipher.ts";
+import { decryptUnderVariables, encryptUnderVariables, type KeyPurpose, type VariableCipherRecord } from "./variable-cipher.ts";
 
 export const OUTPUT_SEAL_VERSION = 1;
 const PURPOSE: KeyPurpose = { label: "takoform output key v1\n", info: "takoform AES-256-GCM sensitive output" };
 
-/** The ciphertext of a sensitive output's value, kept beside its seal. */
-export interface OutputCipher {
-  v: typeof OUTPUT_SEAL_VERSION;
-  alg: "AES-256-GCM";
-  kdf: "HKDF-SHA256";
-  /** The sensitive variables whose values derive the key, sorted. */
-  variables: string[];
-  /** base64: 12-byte nonce, 16-byte tag, ciphertext of the value's JSON. */
-  iv: string;
-  tag: string;
-  data: string;
-}
+/** The ciphertext of a sensitive output's value (its JSON), kept beside its seal. */
+export type OutputCipher = VariableCipherRecord<typeof OUTPUT_SEAL_VERSION>;
 
 function associatedData(name: string, lineage: string, variables: readonly string[]): Buffer {
   return Buffer.from(canonicalJson({ output: name, lineage, variables: [...variables] } as unknown as KnownValue), "utf8");

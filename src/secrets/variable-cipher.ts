@@ -25,6 +25,14 @@ export interface CipherBox {
   data: string;
 }
 
+/** A ciphertext as a record stores it: the scheme's version and names, the variables whose values derive the key (sorted), and the box. */
+export interface VariableCipherRecord<V extends number> extends CipherBox {
+  v: V;
+  alg: "AES-256-GCM";
+  kdf: "HKDF-SHA256";
+  variables: string[];
+}
+
 function deriveKey(purpose: KeyPurpose, lineage: string, secrets: VariableSecrets): Buffer {
   const material = Buffer.from(purpose.label + canonicalJson(secrets.map(([name, value]) => [name, value]) as KnownValue), "utf8");
   return Buffer.from(hkdfSync("sha256", material, Buffer.from(lineage, "utf8"), Buffer.from(purpose.info, "utf8"), 32));

@@ -8,39 +8,12 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type { TypecheckReply } from "./protocol.ts";
+import type { Builder, Diag, TsCommon } from "./ts-api.ts";
 
-// The user's TypeScript, whichever version: only its stable public API is used.
-interface Ts {
+// The user's TypeScript, whichever version: only its stable public API is used (ts-api.ts).
+interface Ts extends TsCommon {
   version: string;
-  sys: object;
-  DiagnosticCategory: { Error: number };
-  getParsedCommandLineOfConfigFile(path: string, options: object, host: object): Parsed | undefined;
-  getConfigFileParsingDiagnostics(parsed: Parsed): readonly Diag[];
-  createIncrementalProgram(input: object): Builder;
-  flattenDiagnosticMessageText(text: unknown, newLine: string): string;
-}
-interface Parsed {
-  fileNames: string[];
-  options: { configFile?: { extendedSourceFiles?: string[] } };
-  projectReferences?: readonly object[];
-  wildcardDirectories?: Record<string, number>;
-  errors: Diag[];
-}
-interface Diag {
-  category: number;
-  code: number;
-  file?: { fileName: string; getLineAndCharacterOfPosition(pos: number): { line: number; character: number } };
-  start?: number;
-  messageText: unknown;
-}
-interface Builder {
-  getConfigFileParsingDiagnostics(): readonly Diag[];
-  getOptionsDiagnostics(): readonly Diag[];
-  getGlobalDiagnostics(): readonly Diag[];
-  getSyntacticDiagnostics(): readonly Diag[];
-  getSemanticDiagnostics(): readonly Diag[];
-  emit(): unknown;
-  getProgram(): { getSourceFiles(): readonly { fileName: string }[] };
+  createIncrementalProgram(input: object): Builder & { emit(): unknown };
 }
 
 function check(tsPath: string, configPath: string, buildInfo: string): TypecheckReply {

@@ -13,14 +13,11 @@ import { statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import type { TypecheckError } from "./protocol.ts";
+import type { Builder, Diag, TsCommon } from "./ts-api.ts";
 import { findTsconfig, typeDiagnostics, type TypecheckResult } from "./typecheck.ts";
 
-// The user's TypeScript, whichever version: only its stable public API is used.
-interface Ts {
-  sys: object;
-  DiagnosticCategory: { Error: number };
-  getParsedCommandLineOfConfigFile(path: string, options: object, host: object): Parsed | undefined;
-  getConfigFileParsingDiagnostics(parsed: Parsed): readonly Diag[];
+// The user's TypeScript, whichever version: only its stable public API is used (ts-api.ts).
+interface Ts extends TsCommon {
   createIncrementalCompilerHost(options: object, system?: object): CompilerHost;
   createSemanticDiagnosticsBuilderProgram(
     rootNames: readonly string[],
@@ -30,32 +27,10 @@ interface Ts {
     configDiagnostics: readonly Diag[],
     references: readonly object[] | undefined,
   ): Builder;
-  flattenDiagnosticMessageText(text: unknown, newLine: string): string;
-}
-interface Parsed {
-  fileNames: string[];
-  options: { configFile?: { extendedSourceFiles?: string[] } };
-  projectReferences?: readonly object[];
-  wildcardDirectories?: Record<string, number>;
-}
-interface Diag {
-  category: number;
-  code: number;
-  file?: { fileName: string; getLineAndCharacterOfPosition(pos: number): { line: number; character: number } };
-  start?: number;
-  messageText: unknown;
 }
 type GetSourceFile = (fileName: string, version: unknown, onError?: unknown, shouldCreate?: boolean) => unknown;
 interface CompilerHost {
   getSourceFile: GetSourceFile;
-}
-interface Builder {
-  getConfigFileParsingDiagnostics(): readonly Diag[];
-  getOptionsDiagnostics(): readonly Diag[];
-  getGlobalDiagnostics(): readonly Diag[];
-  getSyntacticDiagnostics(): readonly Diag[];
-  getSemanticDiagnostics(): readonly Diag[];
-  getProgram(): { getSourceFiles(): readonly { fileName: string }[] };
 }
 
 /** What a warm check found, and what to watch for the next one. */
