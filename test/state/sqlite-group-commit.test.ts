@@ -98,3 +98,27 @@ it("close commits what was asked for before it", async () => {
   await intent;
   expect((await observer.inFlight()).map((r) => r.address)).toEqual(["takoform_worker_version.late"]);
 });
+
+it("a transaction's writes pass the lease fence together: after a takeover every write of the next one fails with LeaseLostError, and none is written", async () => {
+  let now = Date.now();
+  const holder = openLocalState(path, { now: () => now });
+  const successor = openLocalState(path, { now: () => now });
+  try {
+    await holder.acquire({ holder: "apply:first", leaseMs: 1_000 });
+    const list = addresses("f", 3);
+    // One transaction under the live lease: all three pass its fence.
+    await Promise.all(list.map((address, i) => holder.setIntent(address, "creating", { stepId: `create:${i}`, write: writeIntent(`f${i}`) })));
+    now += 5_000;
+    await successor.acquire({ holder: "apply:second", leaseMs: 60_000, takeover: true });
+    const before = commits();
+    const results = await Promise.allSettled(list.map((address, i) => holder.settle(address, ready(`f${i}`))));
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).name : "fulfilled"))).toEqual(list.map(() => "LeaseLostError"));
+    // Every savepoint rolled back: the transaction committed no page.
+    expect(commits()).toBe(before);
+    expect((await observer.inFlight()).map((r) => r.address)).toEqual(list);
+    await successor.release();
+  } finally {
+    await holder.close();
+    await successor.close();
+  }
+});

@@ -23,6 +23,8 @@ interface Pending {
 export class GroupCommit {
   #pending: Pending[] = [];
   #scheduled = false;
+  /** Counts the transactions begun: a write can tell whether another write ran in the same one. */
+  batch = 0;
   readonly #batch: BetterSqlite3.Transaction<(batch: Pending[]) => Outcome[]>;
   readonly #savepoint: BetterSqlite3.Transaction<(body: () => unknown) => unknown>;
 
@@ -62,6 +64,7 @@ export class GroupCommit {
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
+    this.batch++;
     let outcomes: Outcome[];
     try {
       outcomes = this.#batch.immediate(batch);

@@ -147,6 +147,8 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private readonly claimInfo;
   private readonly moves: MoveStatements;
   private readonly group: GroupCommit;
+  /** The batch and token whose fence a step write last passed (stepWrite). */
+  private fencedIn: { batch: number; token: number | null } = { batch: -1, token: null };
 
   constructor(db: Db, path: string, now: () => number) {
     super(db, path, now);
@@ -381,7 +383,13 @@ class SqliteStateStore extends SqliteStateReader implements StateStore {
   private stepWrite<T>(body: () => T): Promise<T> {
     const token = this.held?.info.token ?? null;
     return this.group.add(() => {
-      this.leases.checkFence(token);
+      // Inside the batch's immediate transaction the lock row changes only through this
+      // connection, and no step write touches it: once one write of the batch has passed the
+      // fence for a token, every later write of it with that token would read the same row.
+      if (this.fencedIn.batch !== this.group.batch || this.fencedIn.token !== token) {
+        this.leases.checkFence(token);
+        this.fencedIn = { batch: this.group.batch, token };
+      }
       return body();
     });
   }
