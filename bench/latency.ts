@@ -11,8 +11,10 @@
 //                     no failed step and a throughput ≥ 80% of what 32 in flight allow (32 / MS)
 //
 // Per command: wall time, the command's CPU time, requests, the most in flight, 429s received,
-// failed steps, and the API requests answered per second between the first API request and the
-// last answer (discovery and the command's start excluded). `--latency-parallelism N` passes
+// failed steps, connections opened, and the API requests answered per second between the first API
+// request and the last answer (discovery and the command's start excluded). For the capacity
+// scenarios it also prints (stderr) the most requests in flight in each round trip, `!N` marking
+// the round trips in which N were refused: how the limit finds the capacity, not only how long. `--latency-parallelism N` passes
 // `--parallelism N` to every command (the fixed limit to compare against).
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -81,6 +83,16 @@ export interface LatencyFigure {
   failedSteps: number;
   /** API requests the host answered per second, over their span. */
   perSecond: number;
+  /** Connections the client opened. */
+  connections: number;
+  /** The most in flight in each round trip, and the 429s sent in it (LatencyStats.timeline). */
+  timeline: { maxInFlight: number[]; rejected: number[] };
+}
+
+/** One line per figure: in flight per round trip, with `!N` where N requests were refused. */
+export function timelineText(label: string, f: LatencyFigure): string {
+  const slots = f.timeline.maxInFlight.map((n, i) => (f.timeline.rejected[i]! > 0 ? `${n}!${f.timeline.rejected[i]}` : String(n)));
+  return `${label}: in flight per round trip: ${slots.join(" ")}`;
 }
 
 /** Runs every scenario (or those whose label contains `only`) and returns the rows and the JSON figures. */
@@ -111,7 +123,7 @@ export async function measureLatency(rttMs: number, parallelism: string | null, 
               : "",
         verdict: scenario.throughput !== undefined ? (throughputOk ? "ok" : "OVER") : f.failedSteps > 0 ? "FAILED STEPS" : timeOk,
         detail:
-          `${f.requests} requests, at most ${f.maxInFlight} in flight, ${f.rejected} × 429, ${f.failedSteps} failed steps, ` +
+          `${f.requests} requests, at most ${f.maxInFlight} in flight, ${f.rejected} × 429, ${f.failedSteps} failed steps, ${f.connections} connections, ` +
           `${Math.round(f.perSecond)} answers/s (${(share * 100).toFixed(0)}% of ${scenario.capacity}/RTT), CPU ${seconds(f.cpuMs)}`,
       });
     }
@@ -142,7 +154,10 @@ async function runScenario(scenario: Scenario, rttMs: number, parallelism: strin
         rejected: stats.rejected,
         failedSteps: failed,
         perSecond: stats.apiSpanMs > 0 ? (stats.apiAnswered / stats.apiSpanMs) * 1000 : 0,
+        connections: stats.connections,
+        timeline: { maxInFlight: [...stats.timeline.maxInFlight], rejected: [...stats.timeline.rejected] },
       };
+      if (scenario.throughput !== undefined) console.error(timelineText(`${scenario.label}: ${op}`, figures[op]));
       // A failed create leaves nothing sound to plan or destroy against.
       if (failed > 0) break;
     }

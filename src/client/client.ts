@@ -93,9 +93,10 @@ export class HostClient {
     const tokenProblem = options.token === undefined ? undefined : bearerTokenProblem(options.token);
     if (tokenProblem !== undefined) throw new ClientInputError(`takoform: the bearer token ${tokenProblem}`);
     const limiter = new ConcurrencyLimiter(options.concurrency);
-    const owned = options.transport === undefined ? createNodeTransport({ maxFreeSockets: limiter.limit }) : undefined;
-    // Keep-alive sockets pooled to match the limit: as many idle ones kept as requests may be in flight.
-    if (owned !== undefined) limiter.onChange(() => owned.pool(limiter.limit));
+    // Keep-alive connections pooled to match the limit: the pool opens one per request in flight
+    // and keeps it until it has idled for the host's keep-alive timeout, so it grows with the limit
+    // and shrinks a few seconds after it (transport.ts).
+    const owned = options.transport === undefined ? createNodeTransport() : undefined;
     const transport = options.transport ?? owned!;
     const retry = retryPolicy(options.retry);
     const settings = {

@@ -1,12 +1,17 @@
 // How the client reaches a host. A transport moves one request and one complete response; it
 // never retries, never follows a redirect and never interprets the body. The default one speaks
-// HTTP/1.1 through node:http(s) with a bounded keep-alive pool; the embedded local host offers an
-// in-process function of the same shape so the engine can skip sockets entirely.
+// HTTP/1.1 through undici's dispatcher (one keep-alive pool per origin); the embedded local host
+// offers an in-process function of the same shape so the engine can skip sockets entirely.
+//
+// Why undici and not node:http: a command at a distance sends tens of thousands of requests, and
+// node:http spends about 120 µs of client CPU on each (an IncomingMessage stream, an agent's
+// socket bookkeeping, header objects built twice); undici's low-level `dispatch` with a handler
+// of our own costs about 40 µs (docs/client.md "Transport"). Only its Agent module is loaded, on
+// the first network transport made, so a command that never leaves the process pays nothing.
 
-import http from "node:http";
-import https from "node:https";
+import { createRequire } from "node:module";
+import type { Agent as UndiciAgent, Dispatcher } from "undici";
 import { TransportError } from "./errors.ts";
-
 export interface HostTransportRequest {
   method: string;
   /** Absolute URL. */
@@ -30,115 +35,146 @@ export type HostTransport = (request: HostTransportRequest) => Promise<HostTrans
 
 export interface NodeTransportOptions {
   /**
-   * Sockets per origin (default: no cap; the client's concurrency limit decides how many
-   * requests are in flight, and each has a socket of its own).
+   * Connections per origin (default: no cap; the client's concurrency limit decides how many
+   * requests are in flight, and each has a connection of its own).
    */
   maxSockets?: number;
-  /** Idle keep-alive sockets kept per origin (default 8; the client keeps it at its limit with `pool`). */
-  maxFreeSockets?: number;
 }
 
-/** The default transport plus `close()`, which drops its pooled sockets. */
+/** The default transport plus `close()`, which drops its pooled connections. */
 export interface NodeTransport extends HostTransport {
   close(): void;
-  /** Keeps up to `idle` sockets per origin open between requests (the agents read it on each release). */
-  pool(idle: number): void;
+}
+
+type AgentClass = new (options: UndiciAgent.Options) => UndiciAgent;
+let agentClass: AgentClass | undefined;
+
+/** undici's Agent alone (its index loads fetch, caches and more: about 120 ms against 30). */
+function loadAgent(): AgentClass {
+  agentClass ??= createRequire(import.meta.url)("undici/lib/dispatcher/agent.js") as AgentClass;
+  return agentClass;
 }
 
 export function createNodeTransport(options: NodeTransportOptions = {}): NodeTransport {
-  const agentOptions = {
-    keepAlive: true,
-    maxSockets: options.maxSockets ?? Infinity,
-    maxFreeSockets: options.maxFreeSockets ?? 8,
-    scheduling: "lifo" as const,
-  };
-  const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
-  const transport = ((request: HostTransportRequest) => exchange(request, httpAgent, httpsAgent)) as NodeTransport;
+  const Agent = loadAgent();
+  const agent = new Agent({
+    connections: options.maxSockets ?? null,
+    // The client bounds every exchange by its own deadline (connection.ts); undici's 300 s
+    // defaults would cut a long one short under a longer deadline.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  const transport = ((request: HostTransportRequest) => exchange(request, agent)) as NodeTransport;
   transport.close = () => {
-    httpAgent.destroy();
-    httpsAgent.destroy();
-  };
-  transport.pool = (idle) => {
-    httpAgent.maxFreeSockets = idle;
-    httpsAgent.maxFreeSockets = idle;
+    void agent.destroy().catch(() => undefined);
   };
   return transport;
 }
 
-function exchange(request: HostTransportRequest, httpAgent: http.Agent, httpsAgent: https.Agent): Promise<HostTransportResponse> {
+function exchange(request: HostTransportRequest, agent: UndiciAgent): Promise<HostTransportResponse> {
   return new Promise<HostTransportResponse>((resolve, reject) => {
     const url = new URL(request.url);
-    const secure = url.protocol === "https:";
-    const headers: Record<string, string> = { ...request.headers };
-    if (request.body !== undefined) headers["Content-Length"] = String(request.body.byteLength);
-    const isHead = request.method === "HEAD";
-    let settled = false;
-    const fail = (err: TransportError): void => {
-      if (settled) return;
-      settled = true;
-      reject(err);
-    };
-    if (request.signal?.aborted) {
-      fail(abortError(request.signal));
+    const { signal } = request;
+    if (signal?.aborted) {
+      reject(abortError(signal));
       return;
     }
-    const req = (secure ? https : http).request(url, {
-      method: request.method,
-      headers,
-      agent: secure ? httpsAgent : httpAgent,
-    });
-    const onAbort = (): void => {
-      fail(abortError(request.signal!));
-      req.destroy();
-    };
-    request.signal?.addEventListener("abort", onAbort, { once: true });
-    const cleanup = (): void => request.signal?.removeEventListener("abort", onAbort);
-
-    req.on("error", (err) => {
-      cleanup();
-      fail(new TransportError("network", `takoform: ${request.method} ${url.origin}${url.pathname} failed: ${err.message}`, undefined, { cause: err }));
-    });
-    req.on("response", (res) => {
-      const status = res.statusCode ?? 0;
-      const responseHeaders = collectHeaders(res.rawHeaders);
-      const declared = Number(res.headers["content-length"]);
-      if (!isHead && Number.isFinite(declared) && declared > request.maxResponseBytes) {
-        cleanup();
-        fail(tooLarge(request, url, status));
-        res.destroy();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (!isHead && size > request.maxResponseBytes) {
-          cleanup();
-          fail(tooLarge(request, url, status));
-          res.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on("end", () => {
-        cleanup();
-        if (settled) return;
-        settled = true;
-        resolve({ status, headers: responseHeaders, body: new Uint8Array(Buffer.concat(chunks, size)) });
-      });
-      res.on("error", (err) => {
-        cleanup();
-        fail(new TransportError("network", `takoform: reading the answer to ${request.method} ${url.pathname} failed: ${err.message}`, status, { cause: err }));
-      });
-      res.on("aborted", () => {
-        cleanup();
-        fail(new TransportError("network", `takoform: the answer to ${request.method} ${url.pathname} was cut short`, status));
-      });
-    });
-    if (request.body !== undefined) req.end(request.body);
-    else req.end();
+    const handler = new Exchange(request, url, resolve, reject);
+    if (signal !== undefined) {
+      handler.onAbort = () => handler.abortWith(abortError(signal));
+      signal.addEventListener("abort", handler.onAbort, { once: true });
+    }
+    agent.dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: request.headers,
+        body: request.body ?? null,
+        // A request that is not a read may change the host: never sent twice on a broken connection.
+        idempotent: request.method === "GET" || request.method === "HEAD",
+      },
+      handler,
+    );
   });
+}
+
+/**
+ * One exchange as undici's dispatch handler: collects the answer, applies the response cap, and
+ * settles the promise once (an abort, a cap or a failed connection may each end it first).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  onAbort: (() => void) | undefined;
+  #abort: ((reason?: Error) => void) | undefined;
+  #settled = false;
+  #status = 0;
+  #headers: Record<string, string | string[]> = {};
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(
+    readonly request: HostTransportRequest,
+    readonly url: URL,
+    readonly resolve: (response: HostTransportResponse) => void,
+    readonly reject: (error: TransportError) => void,
+  ) {}
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.#abort = abort;
+    if (this.#settled) abort(new Error("takoform: the request was already settled"));
+  }
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    if (status < 200) return true;
+    this.#status = status;
+    this.#headers = collectHeaders(raw.map((value) => value.toString("latin1")));
+    const declared = Number(this.#headers["content-length"]);
+    if (this.request.method !== "HEAD" && Number.isFinite(declared) && declared > this.request.maxResponseBytes) this.abortWith(this.#tooLarge());
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#settled) return true;
+    this.#size += chunk.length;
+    if (this.request.method !== "HEAD" && this.#size > this.request.maxResponseBytes) {
+      this.abortWith(this.#tooLarge());
+      return true;
+    }
+    this.#chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (!this.#settle()) return;
+    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+    this.resolve({ status: this.#status, headers: this.#headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
+  }
+
+  onError(err: Error): void {
+    if (!this.#settle()) return;
+    const { method } = this.request;
+    const where =
+      this.#status === 0 ? `${method} ${this.url.origin}${this.url.pathname} failed` : `reading the answer to ${method} ${this.url.pathname} failed`;
+    this.reject(new TransportError("network", `takoform: ${where}: ${err.message}`, this.#status === 0 ? undefined : this.#status, { cause: err }));
+  }
+
+  /** Ends the exchange with `error` and drops the connection under it. */
+  abortWith(error: TransportError): void {
+    if (!this.#settle()) return;
+    this.reject(error);
+    this.#abort?.(error);
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort);
+    return true;
+  }
+
+  #tooLarge(): TransportError {
+    return tooLarge(this.request, this.url, this.#status);
+  }
 }
 
 function tooLarge(request: HostTransportRequest, url: URL, status: number): TransportError {

@@ -1,4 +1,4 @@
-// The default node:http transport and the in-process adapter.
+// The default undici transport and the in-process adapter.
 
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -41,8 +41,16 @@ const get = (path: string, extra: Partial<Parameters<NodeTransport>[0]> = {}) =>
 describe("node transport", () => {
   it("keeps sockets alive between calls and bounds them per origin", async () => {
     handler = (_req, res) => setTimeout(() => res.end("ok"), 20);
-    for (let i = 0; i < 5; i++) expect((await get("/")).status).toBe(200);
+    // undici hands a connection back to its pool one turn of the event loop after the answer
+    // (a host that closes it despite keep-alive shows by then): a call made in that turn opens
+    // another, and every later one reuses the two.
+    for (let i = 0; i < 5; i++) {
+      expect((await get("/")).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(connections).toBe(1);
+    for (let i = 0; i < 5; i++) expect((await get("/")).status).toBe(200);
+    expect(connections).toBeLessThanOrEqual(2);
     await Promise.all(Array.from({ length: 8 }, () => get("/")));
     expect(maxOpen).toBeLessThanOrEqual(2);
   });

@@ -43,6 +43,13 @@ export interface LatencyStats {
   apiAnswered: number;
   /** From the first API request received to the last API answer handed back, in ms (0: none yet). */
   apiSpanMs: number;
+  /** Client connections accepted. */
+  connections: number;
+  /**
+   * In-flight over time, one slot per round trip (or 50 ms with none) from the first request after
+   * `resetStats`: the most requests in flight during that slot, and the 429s sent in it.
+   */
+  timeline: { maxInFlight: number[]; rejected: number[] };
 }
 
 const CRLF2 = Buffer.from("\r\n\r\n");
@@ -58,8 +65,18 @@ function headOf(buffer: Buffer): { headEnd: number; head: string; contentLength:
 }
 
 export class LatencyProxy {
-  readonly stats: LatencyStats = { requests: 0, rejected: 0, maxInFlight: 0, maxAdmitted: 0, apiAnswered: 0, apiSpanMs: 0 };
+  readonly stats: LatencyStats = {
+    requests: 0,
+    rejected: 0,
+    maxInFlight: 0,
+    maxAdmitted: 0,
+    apiAnswered: 0,
+    apiSpanMs: 0,
+    connections: 0,
+    timeline: { maxInFlight: [], rejected: [] },
+  };
   #apiFirstAt: number | null = null;
+  #timelineStart: number | null = null;
   #inFlight = 0;
   #admitted = 0;
   #url = "";
@@ -88,8 +105,37 @@ export class LatencyProxy {
 
   /** Starts counting afresh (between two scenarios). */
   resetStats(): void {
-    Object.assign(this.stats, { requests: 0, rejected: 0, maxInFlight: this.#inFlight, maxAdmitted: this.#admitted, apiAnswered: 0, apiSpanMs: 0 });
+    Object.assign(this.stats, {
+      requests: 0,
+      rejected: 0,
+      maxInFlight: this.#inFlight,
+      maxAdmitted: this.#admitted,
+      apiAnswered: 0,
+      apiSpanMs: 0,
+      connections: 0,
+      timeline: { maxInFlight: [], rejected: [] },
+    });
     this.#apiFirstAt = null;
+    this.#timelineStart = null;
+  }
+
+  /** The timeline's slot for now, created (with its neighbours before it) on first use. */
+  #slot(): number {
+    const now = performance.now();
+    this.#timelineStart ??= now;
+    const slot = Math.floor((now - this.#timelineStart) / (this.options.rttMs > 0 ? this.options.rttMs : 50));
+    const { maxInFlight, rejected } = this.stats.timeline;
+    while (maxInFlight.length <= slot) {
+      maxInFlight.push(this.#inFlight);
+      rejected.push(0);
+    }
+    return slot;
+  }
+
+  #countInFlight(): void {
+    const slot = this.#slot();
+    const line = this.stats.timeline.maxInFlight;
+    line[slot] = Math.max(line[slot]!, this.#inFlight);
   }
 
   async close(): Promise<void> {
@@ -104,6 +150,7 @@ export class LatencyProxy {
 
   #connection(client: net.Socket): void {
     this.#sockets.add(client);
+    this.stats.connections++;
     client.setNoDelay(true);
     let upstream: net.Socket | null = null;
     let pending: Buffer = Buffer.alloc(0);
@@ -114,6 +161,7 @@ export class LatencyProxy {
     const settle = (): void => {
       if (current === null) return;
       if (current.admitted) this.#admitted--;
+      if (this.#timelineStart !== null) this.#countInFlight();
       this.#inFlight--;
       current = null;
     };
@@ -192,10 +240,12 @@ export class LatencyProxy {
       this.stats.requests++;
       this.#inFlight++;
       this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.#inFlight);
+      this.#countInFlight();
       const capacity = this.options.capacity ?? Infinity;
       if (this.#admitted >= capacity) {
         current = { admitted: false, api };
         this.stats.rejected++;
+        this.stats.timeline.rejected[this.#slot()]!++;
         this.#later(() => answer(tooMany(this.options.retryAfter ?? "1", this.stats.requests)), 2 * this.#half);
         return;
       }
