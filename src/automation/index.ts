@@ -14,6 +14,7 @@
 //   session.ts        state, connection and host identity opened together
 //   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
 //   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
+//   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
 export { sensitiveValues, type SensitiveValues } from "./output-variables.ts";
@@ -25,4 +26,5 @@ export { damageDiagnostic } from "./state-damage.ts";
 export { ConnectError, connectProvider, SharedEmbeddedHost, type Connection } from "./connect.ts";
 export { openSession, type Session } from "./session.ts";
 export { applyStack, planStack } from "./run.ts";
-export { holdsResources, loadStacks, stackHandle } from "./stacks-open.ts";
+export { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
+export { loadSavedStacks, savedOutlines, savedStackHandle } from "./stacks-saved.ts";

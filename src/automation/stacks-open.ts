@@ -24,6 +24,8 @@ export interface StackRunSettings {
   forceUnlock: boolean;
   /** The state lock's lease length. */
   leaseMs: number;
+  /** Plan with the state created first when there is none (`plan --out`: a saved plan is bound to a state lineage). */
+  createState?: boolean;
   shared: SharedEmbeddedHost;
   /** What the engine reports while a stack applies, by stack. */
   events(stack: string, event: EngineEvent): void;
@@ -69,7 +71,11 @@ export async function stackHandle(name: string, ws: LoadedStack, outlines: AppOu
     readState: (source) => readRemoteState(ws.projectDir, { source, producer: reads.find((r) => r.source === source)?.producer ?? null }, outlines),
     async plan(remote) {
       planned = remote;
-      const made = await planStack({ ...ws, variables: withRemote(remote) }, options, { shared: settings.shared });
+      const made = await planStack(
+        { ...ws, variables: withRemote(remote) },
+        { ...options, createState: settings.createState === true },
+        { shared: settings.shared },
+      );
       if ("diagnostics" in made) return { diagnostics: made.diagnostics };
       return { plan: made.plan, ok: made.ok };
     },

@@ -14,9 +14,9 @@ import {
   type EngineEvent,
   PlanFileError,
   type PlanMode,
-  readPlanFile,
+  readAnyPlanFile,
+  type AnyPlanFile,
   type RunKind,
-  type SavedPlan,
 } from "../engine/index.ts";
 import { planSummary, LiveCounter, ProgressPrinter, renderPlan, runClosingLines, runTimingLine, runToJson } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
@@ -25,7 +25,7 @@ import { applyStack, restoreConnStr } from "../automation/index.ts";
 import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 import { Approval, Interrupts } from "./approval.ts";
-import { oneStackOnly, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
+import { oneStackOnly, savedStacksFlow, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
 export type ApplyKind = RunKind;
 
@@ -53,15 +53,29 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     process.stdout.write(`${usageText}\n`);
     return 0;
   }
+  const io = new Console(options.args);
+  const file = await loadSavedPlan(options.planFile);
+  if (file instanceof PlanFileError) return io.fail(kind, file.diagnostics);
+  if (file !== undefined && "several" in file) {
+    // Every stack of the file applies, as planned: naming stacks would apply a part of what was planned.
+    if (options.args.values.has("--config")) throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
+    if (options.patterns.length > 0)
+      throw new CliUsageError(
+        `--stack ${options.patterns[0]}: a saved plan of several stacks (${file.several.order.join(", ")}) is applied whole; plan the stacks you want into a file of their own`,
+      );
+    return savedStacksFlow(
+      { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
+      options.planFile!,
+      file.several,
+    );
+  }
+  const saved = file?.one;
   if (kind !== "refresh" && severalStacks(options.patterns)) {
     oneStackOnly(options.args, ["--target", "--replace", "--config"]);
     if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))
       throw new CliUsageError(`--${options.mode} applies to one stack; name one stack (--stack NAME) to use it`);
     return stacksFlow({ ...options, kind });
   }
-  const io = new Console(options.args);
-  const saved = await loadSavedPlan(options.planFile);
-  if (saved instanceof PlanFileError) return io.fail(kind, saved.diagnostics);
   const ws = await loadWorkspace(
     options.args,
     saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
@@ -179,10 +193,10 @@ function isFile(path: string): boolean {
   }
 }
 
-async function loadSavedPlan(file: string | undefined): Promise<SavedPlan | PlanFileError | undefined> {
+async function loadSavedPlan(file: string | undefined): Promise<AnyPlanFile | PlanFileError | undefined> {
   if (file === undefined) return undefined;
   try {
-    return await readPlanFile(file);
+    return await readAnyPlanFile(file);
   } catch (error) {
     if (error instanceof PlanFileError) return error;
     throw error;

@@ -5,23 +5,39 @@
 // renders what it reports: each stack's plan under its name, progress lines prefixed with the
 // stack, a summary per stack and a total, the exit code reflecting every stack.
 
+import { writeFile } from "node:fs/promises";
 import { diagnosticsToJson, hasErrors, type Diagnostic } from "../core/index.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
+  encodeStacksPlanFile,
   planChangesSomething,
   runStacks,
   selectStacks,
   stackGraph,
   type EngineEvent,
   type PlanMode,
+  type SavedStacks,
+  type StackGraph,
   type StackHandle,
   type StackResult,
   type StacksRun,
+  type StackToSave,
 } from "../engine/index.ts";
-import { planToJson, ProgressPrinter, renderPlan } from "../views/index.ts";
+import { planSummary, planToJson, ProgressPrinter, renderPlan } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { CliUsageError, type ParsedArgs } from "./command.ts";
-import { AppOutlines, holdsResources, loadStacks, SharedEmbeddedHost, stackHandle } from "../automation/index.ts";
+import {
+  AppOutlines,
+  holdsResources,
+  loadSavedStacks,
+  loadStacks,
+  savedOutlines,
+  savedStackHandle,
+  SharedEmbeddedHost,
+  stackHandle,
+  type LoadedStack,
+  type StackRunSettings,
+} from "../automation/index.ts";
 import { Console } from "./console.ts";
 import { leaseMs } from "./lock-flags.ts";
 import { stackSource, varValues } from "./workspace.ts";
@@ -40,6 +56,10 @@ export interface StacksCommand {
   lockTimeout: number;
   input: boolean;
   detailedExitcode?: boolean;
+  /** `plan --out FILE`: save the plans of every stack to FILE (a plan of several stacks). */
+  out?: string;
+  /** The saved plan of several stacks being applied (`apply FILE`). */
+  saved?: string;
 }
 
 /**
@@ -70,11 +90,7 @@ export function severalStacks(patterns: readonly string[]): boolean {
 export async function stacksFlow(command: StacksCommand): Promise<number> {
   const { kind, args } = command;
   const io = new Console(args);
-  const fail = (diagnostics: readonly Diagnostic[]): number => {
-    if (io.json) io.emitJson({ command: kind, ok: false, diagnostics: diagnosticsToJson(diagnostics) });
-    else io.diagnostics(diagnostics);
-    return 1;
-  };
+  const fail = failWith(kind, io);
   const dir = process.cwd();
   const synth = await synthesizeProject(dir, { typecheck: !args.switches.has("--no-typecheck") });
   if (!io.json) for (const note of synth.notes ?? []) process.stderr.write(`${note}\n`);
@@ -83,15 +99,81 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
   if ("diagnostics" in selected) return fail(selected.diagnostics);
   const files = new Map(selected.selected.map((name) => [name, synth.stacks.get(name)!]));
   // The app's stacks' outlines, read once for the whole run (every stack's checks look at the others).
-  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies: synth.dependencies ?? new Map() });
+  const dependencies = synth.dependencies ?? new Map<string, string[]>();
+  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies });
   const loaded = await loadStacks(stackSource(args), files, outlines);
   if ("diagnostics" in loaded) return fail(loaded.diagnostics);
   const undeclared = Object.keys(varValues(args)).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
   if (undeclared.length > 0) return fail([undeclaredVariables(undeclared, selected.selected)]);
   if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
 
-  const shared = new SharedEmbeddedHost();
+  return executeStacks(command, io, {
+    graph: stackGraph(dependencies),
+    createState: command.out !== undefined,
+    handles: async (settings) => {
+      const handles = new Map<string, StackHandle>();
+      for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
+      return handles;
+    },
+    holdsResources: (stack) => holdsResources(dir, stack, outlines),
+    finished: async (run) => {
+      if (command.out === undefined || !run.ok) return;
+      await writeStacksPlanFile(command, run, loaded, dependencies);
+      if (!io.json)
+        io.out(`\nSaved the plan of ${run.order.length} stacks to ${command.out}. Apply exactly these actions with:\n  takoform apply ${command.out}`);
+    },
+  });
+}
+
+/**
+ * `apply FILE` of a saved plan of several stacks (docs/stacks.md, "Saved plans of several
+ * stacks"): every stack of the file, in its order, each exactly as saved; nothing is asked.
+ */
+export async function savedStacksFlow(
+  command: Omit<StacksCommand, "kind" | "patterns" | "mode" | "refresh">,
+  file: string,
+  saved: SavedStacks,
+): Promise<number> {
+  const full: StacksCommand = { ...command, kind: "apply", patterns: saved.order, mode: "normal", refresh: true, saved: file };
+  const io = new Console(command.args);
+  const outlines = await savedOutlines(saved);
+  const loaded = await loadSavedStacks(stackSource(command.args), saved, outlines);
+  if ("diagnostics" in loaded) return failWith("apply", io)(loaded.diagnostics);
+  if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
+  return executeStacks(full, io, {
+    graph: stackGraph(saved.dependencies),
+    handles: async (settings) => {
+      const handles = new Map<string, StackHandle>();
+      for (const [name, ws] of loaded) handles.set(name, await savedStackHandle(name, ws, saved.stacks.get(name)!, outlines, settings));
+      return handles;
+    },
+  });
+}
+
+function failWith(kind: StacksCommand["kind"], io: Console): (diagnostics: readonly Diagnostic[]) => number {
+  return (diagnostics) => {
+    if (io.json) io.emitJson({ command: kind, ok: false, diagnostics: diagnosticsToJson(diagnostics) });
+    else io.diagnostics(diagnostics);
+    return 1;
+  };
+}
+
+interface StacksExecution {
+  graph: StackGraph;
+  /** Opens each stack of the run behind the orchestrator's handle. */
+  handles(settings: StackRunSettings): Promise<Map<string, StackHandle>>;
+  createState?: boolean;
+  holdsResources?(stack: string): Promise<boolean>;
+  /** After the run, before its outcome is printed (plan --out writes its file). */
+  finished?(run: StacksRun): Promise<void>;
+}
+
+/** Runs the opened stacks through the orchestrator, rendering what it reports, and gives the exit status. */
+async function executeStacks(command: StacksCommand, io: Console, execution: StacksExecution): Promise<number> {
+  const { kind, args } = command;
   const interrupts = new Interrupts(io);
+  const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
+  const shared = new SharedEmbeddedHost();
   const prefixed = new Map<string, ProgressPrinter>();
   const show = (stack: string, event: EngineEvent): void => {
     if (io.json) return;
@@ -104,7 +186,7 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
       own.sink(event);
     }
   };
-  const settings = {
+  const settings: StackRunSettings = {
     kind,
     mode: command.mode,
     refresh: command.refresh,
@@ -112,38 +194,70 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
     lockTimeout: command.lockTimeout,
     forceUnlock: args.switches.has("--force-unlock"),
     leaseMs: leaseMs(process.env),
+    ...(execution.createState === true ? { createState: true } : {}),
     shared,
     events: show,
     stopped: () => interrupts.count > 0,
   };
-  const handles = new Map<string, StackHandle>();
-  for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
-  const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
   let run: StacksRun;
   try {
+    const handles = await execution.handles(settings);
     run = await runStacks({
       mode: kind,
-      graph: stackGraph(synth.dependencies ?? new Map()),
+      graph: execution.graph,
       stacks: handles,
       parallelism: STACKS_AT_ONCE,
       ignoreMissingDependents: args.switches.has("--ignore-missing-stack-dependencies"),
-      holdsResources: (stack) => holdsResources(dir, stack, outlines),
-      ...(kind === "plan" || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
+      ...(execution.holdsResources !== undefined ? { holdsResources: execution.holdsResources } : {}),
+      ...(command.saved !== undefined ? { saved: true } : {}),
+      ...(kind === "plan" || command.saved !== undefined || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
       events: (event) => {
         if (io.json) return;
-        if (event.kind === "planned") io.out(`\n─── Stack ${event.stack} ───\n${renderPlan(event.plan, { color: io.color })}`);
+        if (event.kind === "planned")
+          io.out(
+            command.saved !== undefined
+              ? `\n─── Stack ${event.stack} ───\nThe saved plan in ${command.saved}. ${planSummary(event.plan).join("\n")}`
+              : `\n─── Stack ${event.stack} ───\n${renderPlan(event.plan, { color: io.color })}`,
+          );
         else if (event.kind === "applying")
           io.out(`\n─── Stack ${event.stack}: ${verb(kind)}${event.replan ? " (planned again with the values of the stacks it reads from)" : ""} ───`);
       },
       stopped: () => interrupts.count > 0,
     });
+    await execution.finished?.(run);
   } finally {
     interrupts.close();
     for (const p of prefixed.values()) p.close();
     await shared.close();
   }
   // A run a signal stopped exits with the signal's status (approval.ts), after saying what it did.
-  return interrupts.exitCode(closingStatus(command, run, io, approval, fail));
+  return interrupts.exitCode(closingStatus(command, run, io, approval, failWith(kind, io)));
+}
+
+/** `plan --out FILE` of several stacks: each stack's saved plan, what it read from the others, the order. */
+async function writeStacksPlanFile(
+  command: StacksCommand,
+  run: StacksRun,
+  loaded: ReadonlyMap<string, LoadedStack>,
+  dependencies: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
+  const stacks = new Map<string, StackToSave>();
+  for (const name of run.order) {
+    const ws = loaded.get(name)!;
+    const result = run.results.get(name)!;
+    stacks.set(name, {
+      saved: {
+        plan: result.plan!,
+        stackDocument: ws.stackDocument,
+        ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
+        variables: ws.variables,
+        mode: command.mode,
+        refresh: command.refresh,
+      },
+      remote: result.remote ?? new Map(),
+    });
+  }
+  await writeFile(command.out!, encodeStacksPlanFile({ order: run.order, dependencies, stacks }), { mode: 0o600 });
 }
 
 /** Prints the run's outcome (a JSON document, or the diagnostics and a line per stack) and gives the exit status. */
@@ -254,4 +368,17 @@ function stacksJson(kind: StacksCommand["kind"], run: StacksRun): Record<string,
     };
   }
   return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: diagnosticsToJson(run.diagnostics) };
+}
+
+/** `show FILE` of a saved plan of several stacks: each stack's plan in order, or (--json) the document `plan --json` of those stacks writes. */
+export function showSavedStacks(io: Console, saved: SavedStacks): number {
+  if (io.json) {
+    const stacks: Record<string, unknown> = {};
+    for (const name of saved.order) stacks[name] = { status: "planned", plan: planToJson(saved.stacks.get(name)!.saved.plan), diagnostics: [] };
+    io.emitJson({ format: "takoform-stacks@1", command: "show", ok: true, order: saved.order, stacks, diagnostics: [] });
+    return 0;
+  }
+  for (const name of saved.order)
+    io.out(`${name === saved.order[0] ? "" : "\n"}─── Stack ${name} ───\n${renderPlan(saved.stacks.get(name)!.saved.plan, { color: io.color })}`);
+  return 0;
 }

@@ -56,6 +56,16 @@ export { recoverSensitiveOutput } from "./output-open.ts";
 export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
 export { selectStacks } from "./stacks/select.ts";
 export { runStacks, type StackHandle, type StackRead, type StackResult, type StacksRun } from "./stacks/run.ts";
+export {
+  decodeAnyPlanFile,
+  encodeStacksPlanFile,
+  readAnyPlanFile,
+  staleReads,
+  type AnyPlanFile,
+  type SavedStack,
+  type SavedStacks,
+  type StackToSave,
+} from "./stacks/saved.ts";
 export { runStateMigrate, runStatePush, type TransferOutcome } from "./state-transfer.ts";
 export { runCounts, type RunCounts, type RunKind } from "./summary.ts";
 // Used by other modules.

@@ -30,7 +30,8 @@ from (docs/stacks.md).
 
 Options:
 ${PROJECT_HELP}
-  --out FILE             Save the plan; \`takoform apply FILE\` applies exactly it
+  --out FILE             Save the plan; \`takoform apply FILE\` applies exactly it (of several
+                         stacks: each stack's plan, applied in dependency order)
   --destroy              Plan destroying every resource in state
   --refresh-only         Only show what changed on the host since the last apply
   --refresh=false        Plan against state as recorded, without reading the host first
@@ -77,7 +78,10 @@ export const command: Command = {
     const out = lastValue(args, "--out");
     const patterns = stackPatterns(args);
     if (severalStacks(patterns)) {
-      oneStackOnly(args, ["--out", "--target", "--replace", "--config"]);
+      oneStackOnly(args, ["--target", "--replace", "--config"]);
+      // A saved plan of several stacks applies them in dependency order: a normal plan only.
+      if (out !== undefined && mode !== "normal")
+        throw new CliUsageError(`--out with --${mode} applies to one stack; name one stack (--stack NAME) to save it`);
       return stacksFlow({
         kind: "plan",
         args,
@@ -88,6 +92,7 @@ export const command: Command = {
         lockTimeout: 0,
         input: false,
         detailedExitcode: args.switches.has("--detailed-exitcode"),
+        ...(out !== undefined ? { out } : {}),
       });
     }
 

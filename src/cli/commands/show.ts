@@ -2,7 +2,7 @@
 // `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
 
 import { packageVersion } from "../../core/package-root.ts";
-import { PlanFileError, readPlanFile } from "../../engine/index.ts";
+import { PlanFileError, readAnyPlanFile } from "../../engine/index.ts";
 import { planToJson, renderPlan, stateToJson } from "../../views/index.ts";
 import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
@@ -10,16 +10,18 @@ import { loadStateTarget, openReader } from "../../automation/index.ts";
 import { enterProject, flagSpec, projectDir, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
 import { showRecord } from "./state.ts";
+import { showSavedStacks } from "../stacks-flow.ts";
 
 const USAGE = `Usage: takoform show [options] [PLAN-FILE]
 
 Show the current state (every resource and output), or the plan saved in PLAN-FILE by
-\`takoform plan --out\`. Reads only: no lock, no host.
+\`takoform plan --out\` (of several stacks: each stack's plan, in order). Reads only: no lock, no host.
 
 Options:
 ${STATE_HELP}
   --json                 As \`terraform show -json\`: the state as values.root_module.resources and
                          values.outputs; a plan file as the same JSON \`takoform plan --json\` prints
+                         (of several stacks: one document, a plan per stack and the order)
   --no-color             No ANSI colour
   -h, --help             Show this help
 
@@ -37,13 +39,15 @@ export const command: Command = {
     const io = new Console(args);
     const planFile = args.positionals[0];
     if (planFile !== undefined) {
-      let saved;
+      let file;
       try {
-        saved = await readPlanFile(planFile);
+        file = await readAnyPlanFile(planFile);
       } catch (error) {
         if (error instanceof PlanFileError) return io.fail("show", error.diagnostics);
         throw error;
       }
+      if ("several" in file) return showSavedStacks(io, file.several);
+      const saved = file.one;
       if (io.json) io.emitJson(planToJson(saved.plan));
       else io.out(renderPlan(saved.plan, { color: io.color }));
       return 0;

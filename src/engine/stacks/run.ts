@@ -11,6 +11,10 @@
 // is planned again once its upstreams applied, and applied only when the new plan stays within the
 // one shown (consistent.ts).
 //
+// A saved plan of several stacks (`saved`, stacks/saved.ts) runs the same way with each handle
+// giving its saved plan: nothing is asked, and a stack whose state moved since is refused, never
+// planned again.
+//
 // The caller opens each stack (its state, its provider, its host) behind a StackHandle; the CLI
 // does (src/cli/stacks-flow.ts), an automation API can too.
 
@@ -37,8 +41,12 @@ export interface StackRead {
 export interface StackHandle {
   name: string;
   reads: readonly StackRead[];
-  /** Plans the stack against what it reads from other stacks; writes nothing. Diagnostics: it could not be planned (its state, its host). */
-  plan(remote: ReadonlyMap<string, RemoteStateValue>): Promise<{ plan: Plan; ok: boolean } | { diagnostics: Diagnostic[] }>;
+  /**
+   * Plans the stack against what it reads from other stacks; writes nothing. Diagnostics: it could
+   * not be planned (its state, its host). A saved plan's handle gives the plan saved, and says
+   * whether it read anything unknown (`readsUnknown`; otherwise judged from `remote`).
+   */
+  plan(remote: ReadonlyMap<string, RemoteStateValue>): Promise<{ plan: Plan; ok: boolean; readsUnknown?: boolean } | { diagnostics: Diagnostic[] }>;
   /** What a terraform_remote_state reads from its producer's state. */
   readState(source: RemoteStateConfig): Promise<RemoteStateValue | { diagnostics: Diagnostic[] }>;
   /**
@@ -56,6 +64,8 @@ export interface StackResult {
   status: StackStatus;
   /** The plan shown (made against the upstreams' plans). */
   plan?: Plan;
+  /** What that plan read from other stacks (a saved plan of several stacks keeps it). */
+  remote?: ReadonlyMap<string, RemoteStateValue>;
   /** The apply, when one ran. */
   run?: ApplyRun;
   /** What went wrong, when it did (the plan's and the apply's own diagnostics are in them). */
@@ -88,6 +98,11 @@ export interface StacksRunOptions {
   events?(event: StacksEvent): void;
   /** Once true, no further stack starts (running ones finish). */
   stopped?(): boolean;
+  /**
+   * The handles' plans are saved ones (`apply FILE`): a stack whose state moved since is refused,
+   * never planned again, and nothing is asked.
+   */
+  saved?: boolean;
 }
 
 export interface StacksRun {
@@ -157,9 +172,9 @@ export async function runStacks(options: StacksRunOptions): Promise<StacksRun> {
     }
     const { plan, ok } = made;
     planned.set(name, plan);
-    if (readsUnknownRemote(remote)) readUnknown.add(name);
+    if (made.readsUnknown ?? readsUnknownRemote(remote)) readUnknown.add(name);
     options.events?.({ kind: "planned", stack: name, plan, ok });
-    record({ name, status: ok ? "planned" : "failed", plan, diagnostics: ok ? [] : plan.diagnostics });
+    record({ name, status: ok ? "planned" : "failed", plan, remote, diagnostics: ok ? [] : plan.diagnostics });
     return ok;
   });
   // A construct moved between two of the stacks without its record (renames.ts): said once, for the run.
@@ -184,7 +199,12 @@ export async function runStacks(options: StacksRunOptions): Promise<StacksRun> {
 
   // 2. One approval for every stack that changes something.
   const changing = order.filter((name) => results.get(name)?.status === "planned" && changesSomething(planned.get(name)!));
-  if (changing.length > 0 && options.confirm !== undefined && !(await options.confirm(changing.map((stack) => ({ stack, plan: planned.get(stack)! }))))) {
+  if (
+    changing.length > 0 &&
+    options.saved !== true &&
+    options.confirm !== undefined &&
+    !(await options.confirm(changing.map((stack) => ({ stack, plan: planned.get(stack)! }))))
+  ) {
     for (const name of order) if (results.get(name)?.status === "planned") results.set(name, { ...results.get(name)!, status: "cancelled" });
     return finish(true);
   }
@@ -203,8 +223,9 @@ export async function runStacks(options: StacksRunOptions): Promise<StacksRun> {
     if (!readUnknown.has(name)) {
       options.events?.({ kind: "applying", stack: name, replan: false });
       run = await handle.apply({ exact: plan });
-      // State moved since the plan (an interrupted write to finish, another run): plan it again.
-      if (run.status !== "stale-plan") return done(name, plan, run);
+      // State moved since the plan (an interrupted write to finish, another run): plan it again —
+      // unless the plan is a saved one, which applies exactly as it was made or not at all.
+      if (run.status !== "stale-plan" || options.saved === true) return done(name, plan, run);
     }
     options.events?.({ kind: "applying", stack: name, replan: true });
     const remote = await reads(handle, null);

@@ -1,0 +1,162 @@
+// A saved plan of several stacks (`takoform plan '*' --out FILE`, `takoform apply FILE`;
+// docs/stacks.md, "Saved plans of several stacks"). One file holds, per stack, exactly the saved
+// plan `plan --out` writes for one stack (plan/file.ts: the stack's document, its non-sensitive
+// variables, the state lineage and serial it was made at, every secret sealed, no backend
+// password), the app's stack dependencies and the run's order, and what each stack read from
+// other stacks when it was planned.
+//
+// What a stack read is kept only as digests (HMAC keyed by that stack's state lineage, as a
+// sensitive variable is kept): cdktf marks every cross-stack output sensitive, and a plan file
+// never holds a sensitive value in the clear. An output not known until its producer applied is
+// kept as `unknown` (that stack is planned again after it). At apply the stack's remote states
+// are read again from the producers' states; a known value that no longer matches its digest
+// means the producer's state moved since the plan, and the stack is refused as stale.
+
+import { readFile } from "node:fs/promises";
+import { isUnknown, type Diagnostic, type KnownValue, type Value } from "../../core/index.ts";
+import { digestMatches, sealDigest } from "../../secrets/index.ts";
+import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
+import type { RemoteStateValue } from "../config/types.ts";
+import { engineCode } from "../codes.ts";
+import { decodePlanFile, encodePlanFile, PLAN_FILE_FORMAT, PlanFileError, type SavedPlan } from "../plan/file.ts";
+
+export const STACKS_PLAN_FILE_FORMAT = "takoform-stacks-plan@1";
+
+/** What one `terraform_remote_state` of a stack read when it was planned: per output, a digest of its value, or that it was unknown. */
+export interface SavedRead {
+  /** The stack whose state or plan it read, when one of the app's. */
+  stack?: string;
+  outputs: Record<string, { digest: string } | { unknown: true }>;
+}
+
+export interface SavedStack {
+  saved: SavedPlan;
+  /** Data source name → what it read. */
+  reads: Map<string, SavedRead>;
+  /** Whether anything it read was unknown until another stack applied (it is planned again then). */
+  readsUnknown: boolean;
+}
+
+export interface SavedStacks {
+  /** The stacks in the order they were planned (and apply). */
+  order: string[];
+  /** Every stack of the app → the stacks it depends on, as the manifest recorded them at plan. */
+  dependencies: Map<string, string[]>;
+  stacks: Map<string, SavedStack>;
+}
+
+/** One stack as `plan --out` saves it, and what it read from the other stacks. */
+export interface StackToSave {
+  saved: Parameters<typeof encodePlanFile>[0];
+  remote: ReadonlyMap<string, RemoteStateValue>;
+}
+
+export function encodeStacksPlanFile(input: {
+  order: readonly string[];
+  dependencies: ReadonlyMap<string, readonly string[]>;
+  stacks: ReadonlyMap<string, StackToSave>;
+}): string {
+  const stacks: Record<string, unknown> = {};
+  for (const name of input.order) {
+    const { saved, remote } = input.stacks.get(name)!;
+    const lineage = saved.plan.stateLineage;
+    const reads: Record<string, SavedRead> = {};
+    for (const [source, value] of remote) {
+      const outputs: SavedRead["outputs"] = {};
+      for (const [output, v] of Object.entries(value.outputs))
+        outputs[output] = holdsUnknown(v) ? { unknown: true } : { digest: sealDigest(v as KnownValue, lineage) };
+      reads[source] = { ...(value.stack !== undefined ? { stack: value.stack } : {}), outputs };
+    }
+    stacks[name] = { plan: JSON.parse(encodePlanFile(saved)), reads };
+  }
+  const dependencies = Object.fromEntries([...input.dependencies].map(([name, deps]) => [name, [...deps]]));
+  return JSON.stringify({ format: STACKS_PLAN_FILE_FORMAT, createdAt: new Date().toISOString(), order: input.order, dependencies, stacks });
+}
+
+/** A plan file as `plan --out` wrote it: of one stack, or of several. */
+export type AnyPlanFile = { one: SavedPlan } | { several: SavedStacks };
+
+/** Reads either kind of plan file (the format names which). */
+export function decodeAnyPlanFile(text: string | Uint8Array, file = "the plan file"): AnyPlanFile {
+  const repair = "Write a plan with `takoform plan --out FILE` and apply that file.";
+  const invalid = (detail: string): PlanFileError =>
+    new PlanFileError({ severity: "error", code: engineCode("plan-file-invalid"), summary: `${file} is not a takoform plan file`, detail, repair });
+  // Each stack's plan sits three levels below the top (stacks → name → plan).
+  const read = readStrictJson(text, { what: file, repair, maxDepth: STACK_MAX_DEPTH + 24 });
+  if (!read.ok) throw invalid(`${read.diagnostic.summary}. ${read.diagnostic.detail ?? ""}`.trimEnd());
+  const raw = read.value as Record<string, unknown>;
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(raw) || (raw["format"] !== PLAN_FILE_FORMAT && raw["format"] !== STACKS_PLAN_FILE_FORMAT))
+    throw invalid(`Its format is neither ${PLAN_FILE_FORMAT} nor ${STACKS_PLAN_FILE_FORMAT}.`);
+  if (raw["format"] === PLAN_FILE_FORMAT) return { one: decodePlanFile(text, file) };
+  const order = raw["order"];
+  const stacksRaw = raw["stacks"];
+  const depsRaw = raw["dependencies"];
+  if (!Array.isArray(order) || !order.every((n) => typeof n === "string") || !isObject(stacksRaw) || !isObject(depsRaw))
+    throw invalid("It lacks the order, the dependencies or the stacks.");
+  const stacks = new Map<string, SavedStack>();
+  for (const name of order as string[]) {
+    const entry = stacksRaw[name];
+    if (!isObject(entry) || !isObject(entry["plan"]) || !isObject(entry["reads"])) throw invalid(`It lacks the plan of stack "${name}".`);
+    const saved = decodePlanFile(JSON.stringify(entry["plan"]), `${file} (stack "${name}")`);
+    const reads = new Map<string, SavedRead>(Object.entries(entry["reads"] as Record<string, SavedRead>));
+    const readsUnknown = [...reads.values()].some((r) => Object.values(r.outputs ?? {}).some((o) => "unknown" in o));
+    stacks.set(name, { saved, reads, readsUnknown });
+  }
+  const dependencies = new Map<string, string[]>();
+  for (const [name, deps] of Object.entries(depsRaw)) dependencies.set(name, Array.isArray(deps) ? deps.filter((d): d is string => typeof d === "string") : []);
+  return { several: { order: order as string[], dependencies, stacks } };
+}
+
+/** Reads a plan file of either kind from disk. */
+export async function readAnyPlanFile(path: string): Promise<AnyPlanFile> {
+  let text: Uint8Array;
+  try {
+    text = await readFile(path);
+  } catch (error) {
+    throw new PlanFileError({
+      severity: "error",
+      code: engineCode("plan-file-invalid"),
+      summary: `Cannot read the plan file ${path}`,
+      cause: (error as Error).message,
+      repair: "Give the path written by `takoform plan --out FILE`.",
+    });
+  }
+  return decodeAnyPlanFile(text, path);
+}
+
+/**
+ * What a stack reads now against what it read when it was planned: a known value whose digest no
+ * longer matches (its producer's state moved since) is a stale plan. Unknown ones are not checked:
+ * the stack is planned again with them.
+ */
+export function staleReads(stack: string, saved: SavedStack, remote: ReadonlyMap<string, RemoteStateValue>): Diagnostic[] {
+  const lineage = saved.saved.plan.stateLineage;
+  const moved: string[] = [];
+  for (const [source, read] of saved.reads) {
+    const now = remote.get(source);
+    for (const [output, was] of Object.entries(read.outputs)) {
+      if (!("digest" in was)) continue;
+      const value = now?.outputs[output];
+      if (value === undefined || holdsUnknown(value) || !digestMatches(was.digest, value as KnownValue, lineage))
+        moved.push(`${read.stack !== undefined ? `stack "${read.stack}"` : source}: output "${output}"`);
+    }
+  }
+  if (moved.length === 0) return [];
+  return [
+    {
+      severity: "error",
+      code: engineCode("plan-file-stale"),
+      summary: `The saved plan of stack "${stack}" is stale: what it reads from other stacks changed since it was made`,
+      detail: `${moved.join("; ")} no longer hold${moved.length === 1 ? "s" : ""} the value the plan was made with. Nothing of this stack was applied.`,
+      repair: "Run `takoform plan --out FILE` for these stacks again and apply the new file.",
+    },
+  ];
+}
+
+function holdsUnknown(value: Value): boolean {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsUnknown);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsUnknown);
+  return false;
+}
