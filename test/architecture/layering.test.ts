@@ -60,6 +60,64 @@ const ENTRY_POINTS: Record<string, string> = {
   "registry/generated/index.gen.ts": "the bundled registry's generated tables (read through src/registry/bundled.ts)",
 };
 
+/**
+ * The CLI is built on the published API (issue 28): outside src/cli it may import only the three
+ * published entry points and the views it renders with (src/views/**), besides node: and npm
+ * packages, which are not edges here.
+ */
+const CLI_MAY_IMPORT = (to: string): boolean =>
+  to.startsWith("src/cli/") || to.startsWith("src/views/") || ["src/index.ts", "src/automation/api.ts", "src/testing/index.ts"].includes(to);
+
+/**
+ * The internal imports of src/cli not yet moved onto the published API, file by file: this list
+ * only shrinks. A new internal import fails the test below, and so does an entry here that no
+ * import uses any more (delete it, so the list keeps saying what is left).
+ */
+const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
+  "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/approval.ts": ["src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/codes.ts": ["src/core/index.ts"],
+  "src/cli/commands/apply.ts": ["src/engine/index.ts"],
+  "src/cli/commands/destroy.ts": ["src/engine/index.ts"],
+  "src/cli/commands/dev.ts": ["src/core/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
+  "src/cli/commands/forms.ts": ["src/core/index.ts", "src/forms/index.ts"],
+  "src/cli/commands/get.ts": ["src/core/index.ts", "src/generate/index.ts"],
+  "src/cli/commands/host-upgrade-lane.ts": ["src/core/index.ts", "src/host/index.ts"],
+  "src/cli/commands/host.ts": ["src/core/index.ts", "src/host/index.ts"],
+  "src/cli/commands/import.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/commands/init.ts": ["src/core/package-root.ts"],
+  "src/cli/commands/output.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
+  "src/cli/commands/plan.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/commands/refresh.ts": ["src/engine/index.ts"],
+  "src/cli/commands/show.ts": ["src/automation/index.ts", "src/core/package-root.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/state-adopt.ts": [
+    "src/automation/index.ts",
+    "src/core/index.ts",
+    "src/engine/config/index.ts",
+    "src/engine/index.ts",
+    "src/state/index.ts",
+  ],
+  "src/cli/commands/state-migrate.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/state-push.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/state-rebind.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/commands/state-restore.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/state-upgrade-lane.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/commands/state.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/synth.ts": ["src/core/index.ts", "src/engine/config/index.ts"],
+  "src/cli/console.ts": ["src/core/index.ts"],
+  "src/cli/host-diagnostics.ts": ["src/core/index.ts", "src/forms/index.ts"],
+  "src/cli/lock-flags.ts": ["src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/main.ts": ["src/core/package-root.ts"],
+  "src/cli/problems.ts": ["src/core/index.ts"],
+  "src/cli/served.ts": ["src/core/index.ts", "src/host/index.ts"],
+  "src/cli/stacks-flow.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts", "src/engine/index.ts"],
+  "src/cli/state-damage.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/state-problems.ts": ["src/core/index.ts"],
+  "src/cli/state-transfer-json.ts": ["src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/watch/session.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],
+  "src/cli/workspace.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts"],
+};
+
 function moduleOf(file: string): string {
   const parts = file.split("/");
   if (parts[0] === "registry") return "registry-data";
@@ -132,6 +190,23 @@ describe("module layering (docs/ARCHITECTURE.md §3)", () => {
       if (moduleOf(e.from) === to || isFacade(e.to)) continue;
       const facade = to === "registry-data" ? "src/registry/bundled.ts" : `src/${to}/index.ts`;
       problems.push(`${where(e)}: import it from ${facade} instead (export it there if it is not)`);
+    }
+    check(problems);
+  });
+
+  it("the CLI imports outside src/cli only the published entry points and src/views (and what CLI_INTERNAL_LEFT still lists)", () => {
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const e of edges) {
+      if (!e.from.startsWith("src/cli/") || CLI_MAY_IMPORT(e.to)) continue;
+      seen.add(`${e.from} ${e.to}`);
+      if (!(CLI_INTERNAL_LEFT[e.from] ?? []).includes(e.to))
+        problems.push(
+          `${where(e)}: the CLI is built on the published API; import it from src/automation/api.ts (a Workspace method, or a type a user sees), src/index.ts or src/testing/index.ts, or move CLI-only code into src/cli/ or src/views/`,
+        );
+    }
+    for (const [from, targets] of Object.entries(CLI_INTERNAL_LEFT)) {
+      for (const to of targets) if (!seen.has(`${from} ${to}`)) problems.push(`${from} no longer imports ${to}: remove it from CLI_INTERNAL_LEFT`);
     }
     check(problems);
   });
