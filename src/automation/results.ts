@@ -3,15 +3,30 @@
 // state holds them only as seals.
 
 import type { Diagnostic } from "../core/index.ts";
-import type { ApplyStatus, EngineEvent, Plan, ResourceChange, RunCounts, TerraformActions } from "../engine/index.ts";
+import type { ApplyStatus, EngineEvent, Plan, ResourceChange, StepAction, TerraformActions } from "../engine/index.ts";
 import type { StoredOutput } from "../state/index.ts";
 
 /**
- * What a run reports while it runs: the plan once it is made, each note found before it (a lock
- * taken over, a state bound to this host), each interrupted write resumed, and each step of the
- * apply as it starts, is still running, ends, fails or is skipped (`kind` tells which).
+ * What a run reports while it runs (`kind` tells which): each note found before the plan (a lock
+ * taken over, a state bound to this host), the plan's changes once it is made, each interrupted
+ * write resumed, and each step of the apply as it starts, is still running, ends, fails or is
+ * skipped because a step it needs failed. The engine's own events, with the plan as its changes.
  */
-export type WorkspaceEvent = EngineEvent;
+export type WorkspaceEvent =
+  | { kind: "note"; diagnostic: Diagnostic }
+  | { kind: "plan"; changes: Change[] }
+  | { kind: "resume"; address: string; operation: string }
+  | { kind: "resumed"; address: string; ok: boolean }
+  | { kind: "start"; stepId: string; address: string; action: StepAction; uid?: string; importId?: string }
+  | { kind: "still"; stepId: string; address: string; action: StepAction; elapsedMs: number }
+  | { kind: "done"; stepId: string; address: string; action: StepAction; elapsedMs: number; uid?: string; noop?: boolean }
+  | { kind: "failed"; stepId: string; address: string; action: StepAction; elapsedMs: number }
+  | { kind: "skipped"; stepId: string; address: string; action: StepAction; blockedBy: string };
+
+/** An engine event as a Workspace streams it: the same, but the plan as the changes it makes. */
+export function workspaceEvent(event: EngineEvent): WorkspaceEvent {
+  return event.kind === "plan" ? { kind: "plan", changes: changesOf(event.plan) } : event;
+}
 
 /** One resource the plan changes: its address and Terraform's action list (`["create"]`, `["delete", "create"]`, …). */
 export interface Change {
@@ -32,7 +47,22 @@ export type OutputValue = { sensitive: false; value: unknown } | { sensitive: tr
  *   store's server gone or its disk full): the engine stopped before applying.
  * - `not-started`: the stack, its state or the host could not be opened; nothing was read or written.
  */
-export type RunStatus = Exclude<ApplyStatus, "stale-plan"> | "not-started";
+export type RunStatus =
+  "applied" | "no-changes" | "cancelled" | "plan-failed" | "locked" | "wrong-host" | "recovery-failed" | "state-unavailable" | "not-started";
+
+/** What a run wrote, counting only steps that wrote (as the command's closing line counts them). */
+export interface RunCounts {
+  added: number;
+  changed: number;
+  destroyed: number;
+  imported: number;
+  forgotten: number;
+}
+
+/** The engine's status of an apply as a Workspace reports it: a stale plan (never made by a Workspace, which plans as it applies) as a failed one. */
+export function runStatus(status: ApplyStatus): RunStatus {
+  return status === "stale-plan" ? "plan-failed" : status;
+}
 
 /** What `apply()`, `destroy()` and `refresh()` return. */
 export interface RunResult {
@@ -47,8 +77,6 @@ export interface RunResult {
   outputs: Record<string, OutputValue>;
   /** Every problem and note of the run, errors first found first. */
   diagnostics: Diagnostic[];
-  /** The whole plan the run made (absent when it stopped before planning). */
-  plan?: Plan;
 }
 
 /** What `plan()` returns. */
@@ -58,7 +86,6 @@ export interface PlanResult {
   ok: boolean;
   changes: Change[];
   diagnostics: Diagnostic[];
-  plan?: Plan;
 }
 
 /** What `import()` returns. */

@@ -7,14 +7,26 @@
 
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { DiagnosticError, type Diagnostic, type KnownValue, type LaneName } from "../core/index.ts";
-import { type PlanMode, planChangesSomething, runImport } from "../engine/index.ts";
+import type { Diagnostic, KnownValue, LaneName } from "../core/index.ts";
+import { planChangesSomething, runImport } from "../engine/index.ts";
 import type { StateReader } from "../state/index.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
 import { openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
-import { changesOf, NO_COUNTS, outputValues, type ImportResult, type OutputValue, type PlanResult, type RunResult, type WorkspaceEvent } from "./results.ts";
+import {
+  changesOf,
+  NO_COUNTS,
+  outputValues,
+  runStatus,
+  workspaceEvent,
+  type Change,
+  type ImportResult,
+  type OutputValue,
+  type PlanResult,
+  type RunResult,
+  type WorkspaceEvent,
+} from "./results.ts";
 
 /** A host at an endpoint, instead of the project's embedded host. */
 export interface HostOptions {
@@ -73,14 +85,15 @@ export interface RunOptions {
 export interface ApplyOptions extends RunOptions {
   /** Replace these resources even where nothing changed. */
   replace?: string[];
-  /** Asked with the plan when it changes something; false cancels the run. Without it, the plan is applied. */
-  confirm?: (plan: NonNullable<RunResult["plan"]>) => boolean | Promise<boolean>;
+  /** Asked with the plan's changes when it changes something; false cancels the run. Without it, the plan is applied. */
+  confirm?: (changes: Change[]) => boolean | Promise<boolean>;
 }
 
 /** What `plan()` takes. */
 export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "onEvent"> {
   /** `normal` (default), `destroy` or `refresh-only`. */
-  mode?: PlanMode;
+  mode?: "normal" | "destroy" | "refresh-only";
+  /** Replace these resources even where nothing changed. */
   replace?: string[];
 }
 
@@ -132,7 +145,7 @@ export class Workspace {
     const { plan } = planned;
     const ok = planned.ok && !plan.diagnostics.some((d) => d.severity === "error");
     const status = !ok ? "plan-failed" : planChangesSomething(plan) ? "planned" : "no-changes";
-    return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics], plan };
+    return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics] };
   }
 
   /** Plans and applies the stack's configuration. */
@@ -180,7 +193,7 @@ export class Workspace {
     return records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid, outputs: { ...r.outputs } }));
   }
 
-  private async run(mode: PlanMode, options: ApplyOptions): Promise<RunResult> {
+  private async run(mode: "normal" | "destroy" | "refresh-only", options: ApplyOptions): Promise<RunResult> {
     const notStarted = (diagnostics: Diagnostic[]): RunResult => ({
       status: "not-started",
       ok: false,
@@ -207,16 +220,16 @@ export class Workspace {
         },
         lock: { holder: holder(mode === "destroy" ? "destroy" : mode === "refresh-only" ? "refresh" : "apply"), timeoutMs: options.lockTimeoutMs ?? 0 },
         ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
-        ...(options.onEvent !== undefined ? { events: options.onEvent } : {}),
+        ...(options.onEvent !== undefined ? { events: (event) => options.onEvent!(workspaceEvent(event)) } : {}),
         // Aborted while planning: nothing is applied (as a "no" to the approval).
-        confirm: async (plan) => !aborted() && (confirm === undefined || (await confirm(plan))) && !aborted(),
+        confirm: async (plan) => !aborted() && (confirm === undefined || (await confirm(changesOf(plan)))) && !aborted(),
         stopped: aborted,
       },
       { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env },
     );
     if (!("run" in ran)) return notStarted([...loaded.diagnostics, ...ran.diagnostics]);
     const { run } = ran;
-    const status = aborted() && run.status === "applied" ? "cancelled" : run.status === "stale-plan" ? "plan-failed" : run.status;
+    const status = aborted() && run.status === "applied" ? "cancelled" : runStatus(run.status);
     return {
       status,
       ok: run.ok,
@@ -224,7 +237,6 @@ export class Workspace {
       changes: changesOf(run.plan),
       outputs: outputValues(ran.outputs),
       diagnostics: [...loaded.diagnostics, ...run.diagnostics],
-      ...(run.plan !== undefined ? { plan: run.plan } : {}),
     };
   }
 
@@ -258,8 +270,14 @@ export class Workspace {
 }
 
 /** A state read that could not be made (the stack or its state could not be opened); `diagnostics` say why. */
-export class WorkspaceError extends DiagnosticError {
+export class WorkspaceError extends Error {
   override name = "WorkspaceError";
+  /** Why: each problem as a value, as a run's result carries them. */
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic[]) {
+    super(diagnostics.map((d) => d.summary).join("; "));
+    this.diagnostics = diagnostics;
+  }
 }
 
 function holder(kind: string): string {

@@ -6,9 +6,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { KnownValue, LaneName } from "../core/index.ts";
 import { DEV_TOKEN, LocalHost } from "../host/index.ts";
-import { openWorkspace, type ApplyOptions, type OutputValue, type RunResult, type StateResource, type Workspace } from "../automation/api.ts";
+import {
+  openWorkspace,
+  type ApplyOptions,
+  type Change,
+  type KnownValue,
+  type LaneName,
+  type OutputValue,
+  type RunResult,
+  type StateResource,
+  type Workspace,
+} from "../automation/api.ts";
 import { FaultProxy, type FaultKind, type FaultLogEntry, type ProxiedRequest } from "./fault-proxy.ts";
 
 /** Faults injected between the engine and the host (never between a test and its workers). */
@@ -47,8 +56,8 @@ export class TestHost {
   get faultLog(): readonly FaultLogEntry[] {
     return this.proxy?.log ?? [];
   }
-  /** The plan of the last deploy or destroy. */
-  lastPlan: RunResult["plan"];
+  /** The changes the last deploy or destroy planned (empty when it stopped before planning). */
+  lastPlan: Change[] | undefined;
   private readonly dir = mkdtempSync(join(tmpdir(), "takoform-testing-"));
   private deploys = 0;
 
@@ -94,14 +103,14 @@ export class TestHost {
   ): Promise<DeployResult> {
     const { variables, ...run } = options;
     const result = await this.workspace(stack, variables).apply(run);
-    this.lastPlan = result.plan;
+    this.lastPlan = result.changes;
     return { ...result, fetch: (name, path, init) => this.fetch(name, path, init) };
   }
 
   /** Destroys what the last deployed stack's state manages. */
   async destroy(): Promise<RunResult> {
     const result = await this.workspace(undefined).destroy();
-    this.lastPlan = result.plan;
+    this.lastPlan = result.changes;
     return result;
   }
 

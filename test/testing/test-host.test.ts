@@ -45,7 +45,7 @@ describe("TestHost", () => {
 
     // State and the last plan are there to inspect.
     expect((await host.resources()).map((r) => r.type)).toContain("takoform_worker_endpoint");
-    expect(host.lastPlan?.resourceChanges.map((c) => c.address)).toEqual(expect.arrayContaining(run.changes.map((c) => c.address)));
+    expect(host.lastPlan?.map((c) => c.address)).toEqual(expect.arrayContaining(run.changes.map((c) => c.address)));
     const url = (await host.outputs())["url"];
     expect(url?.sensitive).toBe(false);
 

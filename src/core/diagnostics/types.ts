@@ -5,6 +5,7 @@
 
 import type { FormRef } from "../protocol.ts";
 
+/** An `error` stops what it is found in (the run fails, the command exits 1); a `warning` does not. */
 export type Severity = "error" | "warning";
 
 /** What the host answered, destructured from a typed client error. */
