@@ -5,7 +5,7 @@
 
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../core/index.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import {
   type ApplyHooks,
   type ApplyRun,

@@ -1,7 +1,7 @@
 // Asking for approval and taking Ctrl-C, as `apply`, `destroy` and a run of several stacks do
 // (apply-flow.ts, stacks-flow.ts).
 
-import type { Diagnostic } from "../core/index.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import type { RunKind } from "../engine/index.ts";
 import type { Console } from "./console.ts";
 import { confirm } from "./workspace.ts";

@@ -1,7 +1,8 @@
 // Where a command's output goes: results on stdout, diagnostics on stderr through the one human
 // renderer — or, with --json, one JSON document on stdout and nothing else.
 
-import { diagnosticsToJson, renderDiagnostics, type Diagnostic } from "../core/index.ts";
+import { diagnosticsToJson, renderDiagnostics } from "../views/diagnostics.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import type { ParsedArgs } from "./command.ts";
 
 export class Console {

@@ -2,7 +2,8 @@
 // diagnostics: a definition it could not install, a data directory another process holds, two
 // definitions claiming one identity, an address it cannot listen on.
 
-import { errorText, type Diagnostic } from "../core/index.ts";
+import { errorText } from "../views/diagnostics.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import { DefinitionError, definitionDiagnostic } from "../forms/index.ts";
 
 /** A definition under --forms (or a bundled one) the host did not install; it serves the rest. */

@@ -4,7 +4,8 @@
 // command's own failures), else rendered on stderr. None is ever a stack trace; with
 // TAKOFORM_DEBUG=1 an internal error's stack follows its diagnostic, for a bug report.
 
-import { diagnosticsToJson, renderDiagnostics, type Diagnostic } from "../core/index.ts";
+import { diagnosticsToJson, renderDiagnostics } from "../views/diagnostics.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import { cliCode } from "./codes.ts";
 
 /** Whether the command line asks for JSON (`--json`, `-json`, `--json=true`), before or after parsing. */

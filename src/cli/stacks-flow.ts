@@ -6,7 +6,8 @@
 // stack, a summary per stack and a total, the exit code reflecting every stack.
 
 import { writeFile } from "node:fs/promises";
-import { diagnosticsToJson, hasErrors, type Diagnostic } from "../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../views/diagnostics.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
   encodeStacksPlanFile,

@@ -1,6 +1,6 @@
 // What a state command found missing, as diagnostics (with --json, JSON ones: console.ts fail).
 
-import type { Diagnostic } from "../core/index.ts";
+import type { Diagnostic } from "../automation/api.ts";
 import { cliCode } from "./codes.ts";
 
 export function notInState(address: string): Diagnostic {

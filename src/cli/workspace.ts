@@ -5,7 +5,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { type Diagnostic, type KnownValue, parseGoDuration } from "../core/index.ts";
+import { parseGoDuration } from "../core/index.ts";
+import type { Diagnostic, KnownValue } from "../automation/api.ts";
 import { loadStack, type LoadedStack, type StackSource } from "../automation/index.ts";
 import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";

@@ -5,7 +5,7 @@
 
 import { statSync } from "node:fs";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { diagnosticsToJson } from "../../core/index.ts";
+import { diagnosticsToJson } from "../../views/diagnostics.ts";
 import { checkFixtures, definitionDiagnostic, loadDefinitions, type DefinitionCatalog, type FixtureVerdict, type Relation } from "../../forms/index.ts";
 import { Console } from "../console.ts";
 

@@ -7,7 +7,8 @@
 
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { diagnosticsToJson, packageRoot, PREFERRED_LANE } from "../../core/index.ts";
+import { packageRoot, PREFERRED_LANE } from "../../core/index.ts";
+import { diagnosticsToJson } from "../../views/diagnostics.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { checkGenerated, generate, generateDiagnostic, staleDiagnostic, writeGenerated, type LayoutKind } from "../../generate/index.ts";
 import { Console } from "../console.ts";

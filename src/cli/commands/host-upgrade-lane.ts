@@ -9,7 +9,9 @@
 // The state half is `takoform state upgrade-lane`.
 
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { formatFormRef, type FormRef, isLaneName, isSpaceId, laneNamed, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { isLaneName, isSpaceId, laneNamed, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { formatFormRef } from "../../views/diagnostics.ts";
+import type { FormRef, LaneName } from "../../automation/api.ts";
 import { enterProject, FLAG_ALIASES } from "../workspace.ts";
 import { Console } from "../console.ts";
 

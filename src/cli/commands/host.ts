@@ -17,7 +17,8 @@ import {
   type ServedWorker,
   type TokenGrant,
 } from "../../host/index.ts";
-import { isLaneName, type LaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import type { LaneName } from "../../automation/api.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";

@@ -1,7 +1,7 @@
 // `takoform import ADDRESS ID`: bind state to an existing host resource the configuration declares.
 
 import { hostname } from "node:os";
-import { diagnosticsToJson } from "../../core/index.ts";
+import { diagnosticsToJson } from "../../views/diagnostics.ts";
 import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openSession } from "../../automation/index.ts";

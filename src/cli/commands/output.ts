@@ -10,7 +10,7 @@
 import { cliCode } from "../codes.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Diagnostic } from "../../core/index.ts";
+import type { Diagnostic } from "../../automation/api.ts";
 import { addressForms, servedEndpoint } from "../../host/index.ts";
 import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
 import { DEV_LISTEN } from "./dev.ts";

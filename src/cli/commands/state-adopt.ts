@@ -6,7 +6,8 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { diagnosticsToJson, type Diagnostic } from "../../core/index.ts";
+import { diagnosticsToJson } from "../../views/diagnostics.ts";
+import type { Diagnostic } from "../../automation/api.ts";
 import { engineCode } from "../../engine/index.ts";
 import { loadProjectConfig } from "../../engine/config/index.ts";
 import { openLocalState, stackDir, workspaceOf } from "../../state/index.ts";

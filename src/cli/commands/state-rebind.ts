@@ -2,7 +2,7 @@
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
 import { noState } from "../state-problems.ts";
-import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
 import { hostname } from "node:os";
 import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";

@@ -4,7 +4,8 @@
 
 import { noState } from "../state-problems.ts";
 import { hostname } from "node:os";
-import { diagnosticsToJson, formatFormRef, hasErrors, isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { diagnosticsToJson, formatFormRef, hasErrors } from "../../views/diagnostics.ts";
 import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { openSession } from "../../automation/index.ts";

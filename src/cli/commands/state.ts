@@ -6,7 +6,8 @@
 // the stack's backend names: the stack of --config, or the project's app when there is a
 // cdktf.json, else the project's default local file.
 
-import { type Diagnostic, diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
+import type { Diagnostic } from "../../automation/api.ts";
 import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
 import { migrateCommand } from "./state-migrate.ts";

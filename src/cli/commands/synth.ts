@@ -1,6 +1,6 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { diagnosticsToJson, hasErrors } from "../../core/index.ts";
+import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
 import { synthesizeProject } from "../../engine/config/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
