@@ -2,6 +2,9 @@
 // renderer — or, with --json, one JSON document on stdout and nothing else.
 
 import { diagnosticsToJson, renderDiagnostics } from "../views/diagnostics.ts";
+// The CLI's files take the diagnostics renderers from here, so views/diagnostics.ts is reached
+// exactly where the console is and bundles with it rather than as a chunk of its own.
+export { diagnosticsToJson, errorText, formatFormRef, hasErrors, renderDiagnostics } from "../views/diagnostics.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import type { ParsedArgs } from "./command.ts";
 

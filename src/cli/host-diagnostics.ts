@@ -2,7 +2,7 @@
 // diagnostics: a definition it could not install, a data directory another process holds, two
 // definitions claiming one identity, an address it cannot listen on.
 
-import { errorText } from "../views/diagnostics.ts";
+import { errorText } from "./console.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import { DefinitionError, definitionDiagnostic } from "../forms/index.ts";
 

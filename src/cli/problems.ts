@@ -4,7 +4,7 @@
 // command's own failures), else rendered on stderr. None is ever a stack trace; with
 // TAKOFORM_DEBUG=1 an internal error's stack follows its diagnostic, for a bug report.
 
-import { diagnosticsToJson, renderDiagnostics } from "../views/diagnostics.ts";
+import { diagnosticsToJson, renderDiagnostics } from "./console.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import { cliCode } from "./codes.ts";
 

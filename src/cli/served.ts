@@ -2,7 +2,7 @@
 // settings both take (secrets for requiredSensitiveVars), and how both stop.
 
 import type { ServedWorker } from "../host/index.ts";
-import { errorText } from "../views/diagnostics.ts";
+import { errorText } from "./console.ts";
 import { CliUsageError } from "./command.ts";
 import type { Console } from "./console.ts";
 import { watchStarter } from "./starter-watch.ts";

@@ -6,7 +6,7 @@
 // stack, a summary per stack and a total, the exit code reflecting every stack.
 
 import { writeFile } from "node:fs/promises";
-import { diagnosticsToJson, hasErrors } from "../views/diagnostics.ts";
+import { diagnosticsToJson, hasErrors, Console } from "./console.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
@@ -39,7 +39,6 @@ import {
   type LoadedStack,
   type StackRunSettings,
 } from "../automation/index.ts";
-import { Console } from "./console.ts";
 import { leaseMs } from "./lock-flags.ts";
 import { stackSource, varValues } from "./workspace.ts";
 

@@ -5,9 +5,8 @@
 
 import { statSync } from "node:fs";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { diagnosticsToJson } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
 import { checkFixtures, definitionDiagnostic, loadDefinitions, type DefinitionCatalog, type FixtureVerdict, type Relation } from "../../forms/index.ts";
-import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform forms <inspect|check> DIR [--json]
 

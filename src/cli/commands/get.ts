@@ -8,10 +8,9 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { packageRoot, PREFERRED_LANE } from "../../core/index.ts";
-import { diagnosticsToJson } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { checkGenerated, generate, generateDiagnostic, staleDiagnostic, writeGenerated, type LayoutKind } from "../../generate/index.ts";
-import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check] [--json]
 

@@ -10,10 +10,9 @@
 
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { isLaneName, isSpaceId, laneNamed, LANES, PREFERRED_LANE } from "../../core/index.ts";
-import { formatFormRef } from "../../views/diagnostics.ts";
+import { formatFormRef, Console } from "../console.ts";
 import type { FormRef, LaneName } from "../../automation/api.ts";
 import { enterProject, FLAG_ALIASES } from "../workspace.ts";
-import { Console } from "../console.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform host upgrade-lane [options]
 

@@ -1,13 +1,12 @@
 // `takoform import ADDRESS ID`: bind state to an existing host resource the configuration declares.
 
 import { hostname } from "node:os";
-import { diagnosticsToJson } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
 import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openSession } from "../../automation/index.ts";
 import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
-import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID
 

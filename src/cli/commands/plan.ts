@@ -1,7 +1,7 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { hasErrors } from "../../views/diagnostics.ts";
+import { hasErrors, Console } from "../console.ts";
 import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, writePlanFile } from "../../engine/index.ts";
 import { planToJson, renderPlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
@@ -18,7 +18,6 @@ import {
   PROJECT_HELP,
   usage,
 } from "../workspace.ts";
-import { Console } from "../console.ts";
 import { oneStackOnly, severalStacks, stackPatterns, stacksFlow } from "../stacks-flow.ts";
 
 const USAGE = `Usage: takoform plan [options] [STACK...]

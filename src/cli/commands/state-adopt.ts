@@ -6,7 +6,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { diagnosticsToJson } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
 import type { Diagnostic } from "../../automation/api.ts";
 import { engineCode } from "../../engine/index.ts";
 import { loadProjectConfig } from "../../engine/config/index.ts";
@@ -14,7 +14,6 @@ import { openLocalState, stackDir, workspaceOf } from "../../state/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { legacyRecordPath, readRecordAt, stateFileInUse, writeBackendRecord } from "../../automation/index.ts";
 import { legacyStatePath } from "../../automation/index.ts";
-import { Console } from "../console.ts";
 import { enterProject, flagSpec, projectDir, STATE_FLAGS, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform state adopt --stack NAME [options]

@@ -2,7 +2,7 @@
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
 import { noState } from "../state-problems.ts";
-import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import { hostname } from "node:os";
 import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
@@ -10,7 +10,6 @@ import { openSession } from "../../automation/index.ts";
 import { openReader } from "../../automation/index.ts";
 import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
-import { Console } from "../console.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 

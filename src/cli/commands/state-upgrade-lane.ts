@@ -5,14 +5,13 @@
 import { noState } from "../state-problems.ts";
 import { hostname } from "node:os";
 import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
-import { diagnosticsToJson, formatFormRef, hasErrors } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, formatFormRef, hasErrors, Console } from "../console.ts";
 import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { openSession } from "../../automation/index.ts";
 import { openReader } from "../../automation/index.ts";
 import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
-import { Console } from "../console.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
 

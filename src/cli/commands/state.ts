@@ -6,7 +6,7 @@
 // the stack's backend names: the stack of --config, or the project's app when there is a
 // cdktf.json, else the project's default local file.
 
-import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import type { Diagnostic } from "../../automation/api.ts";
 import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
@@ -21,7 +21,6 @@ import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } fr
 import { loadStateTarget, openReader, openStore, type StateTarget } from "../../automation/index.ts";
 import { enterProject, durationFlag, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
-import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 

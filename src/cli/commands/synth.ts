@@ -1,10 +1,9 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
-import { diagnosticsToJson, hasErrors } from "../../views/diagnostics.ts";
+import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import { synthesizeProject } from "../../engine/config/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
-import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform synth [options]
 

@@ -10,7 +10,7 @@
 // holds the last good deployment. Changes that arrive during a cycle make up the next one.
 
 import { hostname } from "node:os";
-import { errorText, hasErrors } from "../../views/diagnostics.ts";
+import { errorText, hasErrors } from "../console.ts";
 import type { Diagnostic } from "../../automation/api.ts";
 import { applyStack, loadStack, SharedEmbeddedHost, type LoadedStack } from "../../automation/index.ts";
 import { WarmApp, WarmTypecheck } from "../../engine/config/index.ts";
