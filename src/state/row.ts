@@ -5,6 +5,7 @@ import type { KnownValue } from "../core/index.ts";
 import { StateFormatError } from "./errors.ts";
 import type { ContributionEdge, LockInfo, RecordedIntent, ResourceInput, ResourceRecord, ResourceStatus, StoredHostBinding } from "./types.ts";
 import { IN_FLIGHT_STATUSES, SETTLED_STATUSES } from "./types.ts";
+import type { StringPool } from "./string-pool.ts";
 import { type CheckedInput, conditionsOf, decodeOutputs, deriveColumns, ENVELOPE, type DerivedColumns } from "./records.ts";
 
 export interface ResourceRow {
@@ -125,8 +126,9 @@ export function toRow(
  * A stored row as a record. `where` names the state in the error a row breaking the lifecycle
  * rule raises (both stores' tables forbid one, so only a hand-edited table can hold it).
  */
-export function fromRow(row: ResourceRow, where = "the state"): ResourceRecord {
-  const attributes = JSON.parse(row.attributes) as Record<string, KnownValue>;
+export function fromRow(row: ResourceRow, where = "the state", pool?: StringPool): ResourceRecord {
+  if (pool !== undefined) row = pooledRow(row, pool);
+  const attributes = parsed<Record<string, KnownValue>>(row.attributes, pool);
   const ref =
     row.form_api_version !== null && row.form_kind !== null && row.form_definition_version !== null && row.form_schema_digest !== null
       ? {
@@ -136,7 +138,7 @@ export function fromRow(row: ResourceRow, where = "the state"): ResourceRecord {
           schemaDigest: row.form_schema_digest,
         }
       : null;
-  const dependencies = row.dependencies === null ? [] : (JSON.parse(row.dependencies) as string[]);
+  const dependencies = row.dependencies === null ? [] : parsed<string[]>(row.dependencies, pool);
   const contributions = row.contributions === null ? [] : (JSON.parse(row.contributions) as ContributionEdge[]);
   const status = row.status;
   // Built member by member in one order, so every record serializes alike (`state show --json`).
@@ -207,4 +209,22 @@ export function bindingFromRow(row: HostBindingRow): StoredHostBinding {
     lane: row.lane ?? null,
     boundAt: row.bound_at,
   };
+}
+
+function parsed<T>(json: string, pool: StringPool | undefined): T {
+  const value = JSON.parse(json) as T;
+  return pool === undefined ? value : pool.value(value);
+}
+
+/** The row with its repeated columns (type, status, ref, digests, space) taken from the pool, in place (a fresh row is the reader's own). */
+function pooledRow(row: ResourceRow, pool: StringPool): ResourceRow {
+  row.type = pool.string(row.type);
+  row.status = pool.string(row.status);
+  row.form_api_version = pool.string(row.form_api_version);
+  row.form_kind = pool.string(row.form_kind);
+  row.form_definition_version = pool.string(row.form_definition_version);
+  row.form_schema_digest = pool.string(row.form_schema_digest);
+  row.package_digest = pool.string(row.package_digest);
+  row.space = pool.string(row.space);
+  return row;
 }

@@ -14,6 +14,7 @@ import { pgUnavailableReason, reportingUnavailable, type StoreDescription } from
 import { lockOf, type LockColumns } from "./lease.ts";
 import { checkLayout, DEFAULT_SCHEMA, ensureLayout, ensureWorkspace, findWorkspace, missingLayout, tablesOf, type PgTables } from "./schema.ts";
 import * as sql from "./sql.ts";
+import { StringPool } from "../string-pool.ts";
 
 export interface PgStateOptions {
   /** A postgres:// URL; "" leaves everything to the libpq environment (PGHOST, PGUSER, …). */
@@ -133,7 +134,8 @@ export class PgStateReader implements StateReader {
 
   async list(): Promise<ResourceRecord[]> {
     const rows = await this.query<RecordRow>("list", sql.selectRecords(this.t, ""), [this.setup.id]);
-    return rows.map((row) => fromRow(row, this.setup.where));
+    const pool = new StringPool();
+    return rows.map((row) => fromRow(row, this.setup.where, pool));
   }
 
   async get(address: string): Promise<ResourceRecord | undefined> {
@@ -174,12 +176,13 @@ export class PgStateReader implements StateReader {
     }
     // [BEGIN, head, records, outputs, COMMIT]
     const head = results[1]!.rows[0] as HeadRow;
+    const pool = new StringPool();
     return {
       version: 1,
       lineage: head.lineage,
       serial: head.serial,
       host: bindingOf(head),
-      resources: (results[2]!.rows as RecordRow[]).map((row) => fromRow(row, this.setup.where)),
+      resources: (results[2]!.rows as RecordRow[]).map((row) => fromRow(row, this.setup.where, pool)),
       outputs: outputsOf(results[3]!.rows as OutputRow[]),
     };
   }

@@ -7,6 +7,7 @@ import type { KnownValue } from "../../core/index.ts";
 import { bindingFromRow, fromRow, type HostBindingRow, type ResourceRow } from "../row.ts";
 import type { InFlightRecord, LockInfo, ResourceRecord, StateDocument, StateReader, StoredHostBinding, StoredOutput } from "../types.ts";
 import { LeaseTable } from "./lease.ts";
+import { StringPool } from "../string-pool.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
 type Db = BetterSqlite3.Database;
@@ -56,7 +57,8 @@ export class SqliteStateReader implements StateReader {
   }
 
   async list(): Promise<ResourceRecord[]> {
-    return this.selectAll.all().map((row) => fromRow(row, this.path));
+    const pool = new StringPool();
+    return this.selectAll.all().map((row) => fromRow(row, this.path, pool));
   }
 
   async get(address: string): Promise<ResourceRecord | undefined> {
@@ -86,12 +88,13 @@ export class SqliteStateReader implements StateReader {
 
   async pull(): Promise<StateDocument> {
     // One read transaction: binding, records, outputs and serial from the same snapshot.
+    const pool = new StringPool();
     const snapshot = this.db.transaction((): StateDocument => ({
       version: 1,
       lineage: this.lineage,
       serial: this.readSerial(),
       host: this.readBinding(),
-      resources: this.selectAll.all().map((row) => fromRow(row, this.path)),
+      resources: this.selectAll.all().map((row) => fromRow(row, this.path, pool)),
       outputs: this.readOutputs(),
     }));
     return snapshot();
