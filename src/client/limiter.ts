@@ -18,8 +18,17 @@
 //   dropped request was sent (its position), TCP's "half the flight size" with a gentler factor.
 //   Every drop of one burst was sent at about the same position, so a burst of refusals lowers
 //   the limit once, to just under what the host accepted, instead of collapsing it.
-// - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts); the
-//   limit does not grow again before that time has passed.
+// - **The plateau, and probing.** A drop also proves the host accepted one request fewer than the
+//   dropped one's position: the *plateau* (the lowest such figure of the drops of one episode).
+//   Below the plateau the limit grows back at slow start's pace, at once — it is known to be
+//   accepted — and it stays there: it probes above (one request per round trip) only once
+//   `probeAfterMs` (5 s) and the host's Retry-After have passed since the last drop. A probe that
+//   is refused costs its request a whole Retry-After, and the run cannot end before it is
+//   answered: against a host that takes 32 with `Retry-After: 1`, a limit that probed every few
+//   round trips left one request waiting out the last second of most runs (bench/latency.ts's
+//   timeline showed 20 round trips with 1 in flight at the end), and a limit that fell to 0.9 × 33
+//   and sat there a whole Retry-After used 29 of the 32.
+// - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts).
 //
 // - **Parked requests.** A refused request waiting out its Retry-After holds no slot, and the
 //   engine should not count it as work under way either: `view` (what the engine sizes its tasks
@@ -40,9 +49,11 @@ export interface LimiterSettings {
   backoff: number;
   /** Growth stops while an answer takes longer than this many times the fastest one of its method. */
   tolerance: number;
+  /** After a drop, the limit stays at the plateau this long (and at least the Retry-After) before it probes above. */
+  probeAfterMs: number;
 }
 
-export const DEFAULT_LIMITER: LimiterSettings = { initial: 16, min: 1, max: 1024, backoff: 0.9, tolerance: 2 };
+export const DEFAULT_LIMITER: LimiterSettings = { initial: 16, min: 1, max: 1024, backoff: 0.9, tolerance: 2, probeAfterMs: 5_000 };
 
 /** What an answer says about the host's capacity. */
 export type Verdict = "ok" | "drop" | "ignore";
@@ -77,7 +88,10 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   #limit: number;
   #inFlight = 0;
   #slowStart = true;
-  #holdUntil = 0;
+  /** What the drops of the current episode showed the host accepts (Infinity before any). */
+  #plateau = Infinity;
+  /** No probing above the plateau before this time. */
+  #probeAt = 0;
   #parked = 0;
   readonly #fastest = new Map<string, number>();
   readonly #waiting: Waiter[] = [];
@@ -178,10 +192,13 @@ export class ConcurrencyLimiter implements ConcurrencyView {
     const before = this.limit;
     const now = this.#now();
     if (verdict === "drop") {
-      const ceiling = Math.max(this.settings.min, this.settings.backoff * permit.position);
+      const accepted = Math.max(this.settings.min, permit.position - 1);
+      // A drop after the hold starts a new episode: the host's capacity may have moved either way.
+      this.#plateau = now < this.#probeAt ? Math.min(this.#plateau, accepted) : accepted;
+      const ceiling = Math.max(this.settings.min, Math.min(this.settings.backoff * permit.position, this.#plateau));
       if (ceiling < this.#limit) this.#limit = ceiling;
       this.#slowStart = false;
-      if (retryAfterMs !== undefined) this.#holdUntil = Math.max(this.#holdUntil, now + retryAfterMs);
+      this.#probeAt = Math.max(this.#probeAt, now + Math.max(retryAfterMs ?? 0, this.settings.probeAfterMs));
     } else if (verdict === "ok") {
       const rtt = now - permit.sentAt;
       const fastest = this.#fastest.get(permit.method);
@@ -189,12 +206,17 @@ export class ConcurrencyLimiter implements ConcurrencyView {
       // Within a millisecond counts as holding too: below that, timer and scheduling noise rule.
       const holds = rtt <= this.settings.tolerance * Math.min(fastest ?? rtt, rtt) + 1;
       const used = this.queued > 0 || inFlight * 2 >= this.#limit;
-      if (holds && used && now >= this.#holdUntil) {
-        this.#limit = Math.min(this.settings.max, this.#limit + (this.#slowStart ? 0.5 : 1 / this.#limit));
-      }
+      if (holds && used) this.#limit = Math.min(this.settings.max, this.#grown(now));
     }
     this.#drain();
     if (this.limit !== before) this.#changed();
+  }
+
+  /** The limit after one more answer that holds: slow start, back to the plateau, or a probe. */
+  #grown(now: number): number {
+    if (this.#slowStart) return this.#limit + 0.5;
+    if (this.#limit < this.#plateau) return Math.min(this.#plateau, this.#limit + 0.5);
+    return now >= this.#probeAt ? this.#limit + 1 / this.#limit : this.#limit;
   }
 
   #changed(): void {
@@ -235,12 +257,13 @@ function abortedWhileQueued(signal: AbortSignal): TransportError {
 }
 
 function checked(settings: LimiterSettings): LimiterSettings {
-  const { initial, min, max, backoff, tolerance } = settings;
+  const { initial, min, max, backoff, tolerance, probeAfterMs } = settings;
   const whole = (n: number) => Number.isInteger(n) && n >= 1;
   if (!whole(min) || !whole(max) || !whole(initial) || min > max || initial < min || initial > max) {
     throw new RangeError("takoform: the concurrency limits must be whole numbers with 1 ≤ min ≤ initial ≤ max");
   }
   if (!(backoff > 0 && backoff < 1)) throw new RangeError("takoform: the concurrency backoff must be between 0 and 1");
   if (!(tolerance >= 1) || !Number.isFinite(tolerance)) throw new RangeError("takoform: the latency tolerance must be a finite number ≥ 1");
+  if (!(probeAfterMs >= 0) || !Number.isFinite(probeAfterMs)) throw new RangeError("takoform: the concurrency probe delay must be a finite number ≥ 0");
   return settings;
 }

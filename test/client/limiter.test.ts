@@ -42,7 +42,7 @@ function take(l: ConcurrencyLimiter, n: number, method = "GET"): Permit[] {
 
 describe("the adaptive concurrency limit", () => {
   it("starts at 16, grows 1.5× per round trip in slow start, then by one per round trip after a drop", async () => {
-    const { l, clock } = limiter({ initial: 8 });
+    const { l, clock } = limiter({ initial: 8, probeAfterMs: 0 });
     expect(new ConcurrencyLimiter().limit).toBe(16);
     // One round trip of 8 answers, each 50 ms: +½ each.
     expect(await round(l, clock, 50)).toBe(12);
@@ -53,7 +53,7 @@ describe("the adaptive concurrency limit", () => {
     l.release(permits.pop()!, "drop");
     expect(l.limit).toBe(16);
     for (const p of permits) l.release(p, "ignore");
-    // Then a round trip adds one request: +1/limit per answer.
+    // Back to the plateau (17, what the host accepted) at once, then +1/limit per answer.
     expect(await round(l, clock, 50)).toBe(17);
     expect(await round(l, clock, 50)).toBe(18);
   });
@@ -65,13 +65,35 @@ describe("the adaptive concurrency limit", () => {
     // The host took 32 and refused the 68 sent after them.
     for (const p of permits.slice(32)) l.release(p, "drop");
     expect(l.limit).toBe(Math.floor(0.9 * 33));
+    // Their answers bring it back to the 32 the host accepted, and no further.
     for (const p of permits.slice(0, 32)) l.release(p, "ok");
-    expect(l.limit).toBeLessThanOrEqual(31);
-    expect(l.limit).toBeGreaterThanOrEqual(29);
+    expect(l.limit).toBe(32);
+  });
+
+  it("holds at the plateau for probeAfterMs and the Retry-After, then probes one request per round trip", async () => {
+    const { l, clock } = limiter({ initial: 40, probeAfterMs: 2_000 });
+    const permits = take(l, 40);
+    clock.now += 50;
+    for (const p of permits.slice(32)) l.release(p, "drop", 1_000);
+    for (const p of permits.slice(0, 32)) l.release(p, "ok");
+    expect(l.limit).toBe(32);
+    // Round trips within the 2 s add nothing: no refusal is drawn by a probe.
+    for (let i = 0; i < 30; i++) expect(await round(l, clock, 50)).toBe(32);
+    clock.now += 500;
+    // Past it: +1/limit per answer, one request per round trip (32.98, 33.9, 34.9).
+    expect(await round(l, clock, 50)).toBe(32);
+    expect(await round(l, clock, 50)).toBe(33);
+    expect(await round(l, clock, 50)).toBe(34);
+    // A drop after the hold starts a new episode, whose plateau may be higher than the last.
+    const again = take(l, 34);
+    clock.now += 50;
+    l.release(again.pop()!, "drop", 1_000);
+    for (const p of again) l.release(p, "ok");
+    expect(l.limit).toBe(33);
   });
 
   it("never goes below min nor above max", async () => {
-    const { l, clock } = limiter({ initial: 2, min: 2, max: 3 });
+    const { l, clock } = limiter({ initial: 2, min: 2, max: 3, probeAfterMs: 0 });
     const [a, b] = take(l, 2);
     clock.now += 10;
     l.release(a!, "drop");
@@ -81,8 +103,8 @@ describe("the adaptive concurrency limit", () => {
     expect(l.limit).toBe(3);
   });
 
-  it("does not grow before a drop's Retry-After has passed", async () => {
-    const { l, clock } = limiter({ initial: 4 });
+  it("does not probe above the plateau before a drop's Retry-After has passed", async () => {
+    const { l, clock } = limiter({ initial: 4, probeAfterMs: 0 });
     const [dropped, ...rest] = take(l, 4);
     clock.now += 50;
     l.release(dropped!, "drop", 1_000); // position 1: the limit goes to its minimum
@@ -140,7 +162,7 @@ describe("the adaptive concurrency limit", () => {
   });
 
   it("tells listeners when the whole-request limit changes", () => {
-    const { l, clock } = limiter({ initial: 4 });
+    const { l, clock } = limiter({ initial: 4, probeAfterMs: 0 });
     const seen: number[] = [];
     const off = l.onChange(() => seen.push(l.limit));
     const permits = take(l, 4);

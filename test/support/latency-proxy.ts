@@ -119,7 +119,7 @@ export class LatencyProxy {
     this.#timelineStart = null;
   }
 
-  /** The timeline's slot for now, created (with its neighbours before it) on first use. */
+  /** The timeline's slot for now, created (with the empty ones before it, at today's in-flight count) on first use. */
   #slot(): number {
     const now = performance.now();
     this.#timelineStart ??= now;
@@ -238,6 +238,7 @@ export class LatencyProxy {
       const api = head.head.startsWith("/apis/", method.length + 1);
       if (api && this.#apiFirstAt === null) this.#apiFirstAt = performance.now();
       this.stats.requests++;
+      if (this.#timelineStart !== null) this.#slot(); // round trips with nothing sent show what was in flight before
       this.#inFlight++;
       this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.#inFlight);
       this.#countInFlight();
