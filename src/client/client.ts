@@ -60,8 +60,9 @@ export interface HostClientOptions {
   lane?: LaneName;
   /**
    * The adaptive concurrency limit's settings (limiter.ts; docs/client.md "Concurrency"):
-   * requests in flight at the start (default 128), the least and the most (1, 1024), the decrease
-   * on a drop (0.9) and the latency tolerance (2).
+   * requests in flight at the start (default 16), the least and the most (1, 1024), the decrease
+   * on a drop (0.9), the latency tolerance (2) and how long the limit holds at its plateau after
+   * a drop before it probes above (`probeAfterMs`, 5000).
    */
   concurrency?: Partial<LimiterSettings>;
   /**
