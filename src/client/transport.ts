@@ -1,17 +1,17 @@
 // How the client reaches a host. A transport moves one request and one complete response; it
 // never retries, never follows a redirect and never interprets the body. The default one speaks
-// HTTP/1.1 through undici's dispatcher (one keep-alive pool per origin); the embedded local host
+// HTTP/1.1 through undici (keep-alive connections per origin, origin-pool.ts); the embedded local host
 // offers an in-process function of the same shape so the engine can skip sockets entirely.
 //
 // Why undici and not node:http: a command at a distance sends tens of thousands of requests, and
-// node:http spends about 120 µs of client CPU on each (an IncomingMessage stream, an agent's
-// socket bookkeeping, header objects built twice); undici's low-level `dispatch` with a handler
-// of our own costs about 40 µs (docs/client.md "Transport"). Only its Agent module is loaded, on
+// node:http spends about twice the client CPU on each that undici's low-level `dispatch` with a
+// handler of our own does (an IncomingMessage stream per answer, an agent's socket bookkeeping,
+// header objects built twice; figures in docs/client.md "Transport"). Only its Client module is loaded, on
 // the first network transport made, so a command that never leaves the process pays nothing.
 
-import { createRequire } from "node:module";
-import type { Agent as UndiciAgent, Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { TransportError } from "./errors.ts";
+import { OriginPools } from "./origin-pool.ts";
 export interface HostTransportRequest {
   method: string;
   /** Absolute URL. */
@@ -46,32 +46,14 @@ export interface NodeTransport extends HostTransport {
   close(): void;
 }
 
-type AgentClass = new (options: UndiciAgent.Options) => UndiciAgent;
-let agentClass: AgentClass | undefined;
-
-/** undici's Agent alone (its index loads fetch, caches and more: about 120 ms against 30). */
-function loadAgent(): AgentClass {
-  agentClass ??= createRequire(import.meta.url)("undici/lib/dispatcher/agent.js") as AgentClass;
-  return agentClass;
-}
-
 export function createNodeTransport(options: NodeTransportOptions = {}): NodeTransport {
-  const Agent = loadAgent();
-  const agent = new Agent({
-    connections: options.maxSockets ?? null,
-    // The client bounds every exchange by its own deadline (connection.ts); undici's 300 s
-    // defaults would cut a long one short under a longer deadline.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
-  const transport = ((request: HostTransportRequest) => exchange(request, agent)) as NodeTransport;
-  transport.close = () => {
-    void agent.destroy().catch(() => undefined);
-  };
+  const pools = new OriginPools(options.maxSockets);
+  const transport = ((request: HostTransportRequest) => exchange(request, pools)) as NodeTransport;
+  transport.close = () => pools.destroy();
   return transport;
 }
 
-function exchange(request: HostTransportRequest, agent: UndiciAgent): Promise<HostTransportResponse> {
+function exchange(request: HostTransportRequest, pools: OriginPools): Promise<HostTransportResponse> {
   return new Promise<HostTransportResponse>((resolve, reject) => {
     const url = new URL(request.url);
     const { signal } = request;
@@ -84,7 +66,7 @@ function exchange(request: HostTransportRequest, agent: UndiciAgent): Promise<Ho
       handler.onAbort = () => handler.abortWith(abortError(signal));
       signal.addEventListener("abort", handler.onAbort, { once: true });
     }
-    agent.dispatch(
+    pools.dispatch(
       {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
@@ -94,7 +76,10 @@ function exchange(request: HostTransportRequest, agent: UndiciAgent): Promise<Ho
         // A request that is not a read may change the host: never sent twice on a broken connection.
         idempotent: request.method === "GET" || request.method === "HEAD",
       },
-      handler,
+      (done) => {
+        handler.done = done;
+        return handler;
+      },
     );
   });
 }
@@ -118,6 +103,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     readonly resolve: (response: HostTransportResponse) => void,
     readonly reject: (error: TransportError) => void,
   ) {}
+
+  /** Gives the connection back once undici is done with the exchange (set by the pool). */
+  done: () => void = () => undefined;
 
   onConnect(abort: (reason?: Error) => void): void {
     this.#abort = abort;
@@ -145,12 +133,14 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    this.done();
     if (!this.#settle()) return;
     const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
     this.resolve({ status: this.#status, headers: this.#headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
   }
 
   onError(err: Error): void {
+    this.done();
     if (!this.#settle()) return;
     const { method } = this.request;
     const where =
