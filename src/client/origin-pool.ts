@@ -10,15 +10,20 @@
 // within that turn waits in the Client for the turn, on the same connection.
 
 import { createRequire } from "node:module";
-import type { Client as UndiciClient, Dispatcher } from "undici";
+import type { buildConnector, Client as UndiciClient, Dispatcher } from "undici";
 
 type ClientClass = new (origin: string, options: UndiciClient.Options) => UndiciClient;
-let clientClass: ClientClass | undefined;
+type BuildConnector = (options: buildConnector.BuildOptions) => buildConnector.connector;
+let modules: { Client: ClientClass; buildConnector: BuildConnector } | undefined;
 
-/** undici's Client module alone (its index loads fetch, caches and more: about 120 ms against 30). */
-function loadClient(): ClientClass {
-  clientClass ??= createRequire(import.meta.url)("undici/lib/dispatcher/client.js") as ClientClass;
-  return clientClass;
+/** undici's Client and connector modules alone (its index loads fetch, caches and more: about 120 ms against 30). */
+function load(): { Client: ClientClass; buildConnector: BuildConnector } {
+  const require = createRequire(import.meta.url);
+  modules ??= {
+    Client: require("undici/lib/dispatcher/client.js") as ClientClass,
+    buildConnector: require("undici/lib/core/connect.js") as BuildConnector,
+  };
+  return modules;
 }
 
 const CLIENT_OPTIONS: UndiciClient.Options = {
@@ -33,7 +38,7 @@ export class OriginPools {
   readonly #pools = new Map<string, OriginPool>();
 
   constructor(readonly max: number | undefined) {
-    loadClient();
+    load();
   }
 
   /** Sends `options` on a free connection of its origin; `handler` must call `done` once the exchange is over. */
@@ -54,6 +59,8 @@ class OriginPool {
   readonly #all: UndiciClient[] = [];
   /** Exchanges waiting for a connection while `max` are busy. */
   readonly #waiting: (() => void)[] = [];
+  /** One connector for the origin's connections, so they share its TLS session cache (resumption), as in undici's Pool. */
+  readonly #connect = load().buildConnector({});
 
   constructor(
     readonly origin: string,
@@ -78,8 +85,7 @@ class OriginPool {
 
   #open(): UndiciClient | undefined {
     if (this.max !== undefined && this.#all.length >= this.max) return undefined;
-    const Client = loadClient();
-    const client = new Client(this.origin, CLIENT_OPTIONS);
+    const client = new (load().Client)(this.origin, { ...CLIENT_OPTIONS, connect: this.#connect });
     this.#all.push(client);
     return client;
   }
