@@ -94,7 +94,7 @@ const PG_APP = REFERENCES_APP.replace(
 describePg("cross-stack references with the pg backend", () => {
   dropSchemasAfterAll();
 
-  it("both stacks plan and apply in one command, api reading shared's outputs from shared's schema; the password reaches no output, file or plan file", async () => {
+  it("both stacks plan and apply in one command (and from one saved plan), api reading shared's outputs from shared's schema; the password reaches no output, file or plan file", async () => {
     const dir = stacksProject(PG_APP);
     const url = PG_PASSWORD_URL ?? urlWithPassword(`pw-${process.pid}`);
     const password = decodeURIComponent(new URL(url).password);
@@ -131,6 +131,15 @@ describePg("cross-stack references with the pg backend", () => {
 
     const destroyed = await run(["destroy", "*", "--auto-approve"]);
     expect(destroyed.stdout).toContain("Destroy complete! 2 stacks: 6 destroyed.");
+    expect(hostHolds(dir)).toEqual([]);
+
+    // A saved plan of both keeps no password either; applied, each stack's state is opened with the stack file's.
+    await run(["plan", "*", "--out", "both.plan"]);
+    expect(readFileSync(join(dir, "both.plan"), "utf8")).not.toContain(password);
+    const both = await run(["apply", "both.plan"]);
+    expect(both.stdout).toContain("Apply complete! 2 stacks: 6 added, 0 changed, 0 destroyed.");
+    expect(hostHolds(dir)).toEqual(expect.arrayContaining(["EdgeKVNamespace shared-kv", "ModuleWorker api"]));
+    await run(["destroy", "*", "--auto-approve"]);
     expect(hostHolds(dir)).toEqual([]);
     for (const text of printed) expect(text).not.toContain(password);
     for (const stack of ["shared", "api"]) expect(await schemaText(`${prefix}_${stack}`)).not.toContain(password);
