@@ -149,4 +149,36 @@ describe("running stacks", () => {
     expect(run).toMatchObject({ ok: false, cancelled: true });
     expect(log.filter((l) => l.startsWith("apply"))).toEqual([]);
   });
+
+  it("saved plans: nothing is asked, a stale stack is refused and never planned again, one that read unknowns is planned again", async () => {
+    const asked: string[] = [];
+    const applies: string[] = [];
+    const saved = (name: string, readsUnknown: boolean, stale: boolean): StackHandle => ({
+      name,
+      reads: [],
+      readState: async () => ({ diagnostics: [] }),
+      plan: async () => ({ plan: plan(true), ok: true, readsUnknown }),
+      async apply(how) {
+        applies.push(`${name} ${"exact" in how ? "exact" : "replanned"}`);
+        if (stale) return { ...applied(), status: "stale-plan", ok: false, diagnostics: [{ severity: "error", summary: `${name} is stale` }] };
+        return applied();
+      },
+    });
+    const run = await runStacks({
+      mode: "apply",
+      graph,
+      stacks: new Map([
+        ["shared", saved("shared", false, false)],
+        ["api", saved("api", true, false)],
+        ["other", saved("other", false, true)],
+      ]),
+      parallelism: 4,
+      saved: true,
+      confirm: async () => (asked.push("asked"), true),
+    });
+    expect(asked).toEqual([]);
+    expect(Object.fromEntries([...run.results].map(([n, r]) => [n, r.status]))).toEqual({ other: "failed", shared: "applied", api: "applied" });
+    expect(run.results.get("other")!.diagnostics.map((d) => d.summary)).toEqual(["other is stale"]);
+    expect(applies.sort()).toEqual(["api replanned", "other exact", "shared exact"]);
+  });
 });
