@@ -9,6 +9,7 @@
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
 import type { RemoteStateValue } from "../engine/config/index.ts";
+import { readLastSynth } from "../engine/config/last-synth.ts";
 import {
   checkSensitiveVariables,
   engineCode,
@@ -39,12 +40,43 @@ export async function savedOutlines(saved: SavedStacks): Promise<AppOutlines> {
   return new AppOutlines(null);
 }
 
-/** Each stack of the file, loaded from its saved document with its saved variables; or every problem found. */
+/**
+ * A file planned for another app: stacks of the file that this project's app (its last synthesis)
+ * or the app its stack files were synthesized in does not have. Checked before anything is opened,
+ * so such a file creates no state here.
+ */
+async function foreignStacks(projectDir: string, file: string, saved: SavedStacks, outlines: AppOutlines): Promise<Diagnostic | null> {
+  const project = await readLastSynth(projectDir);
+  for (const [app, where] of [
+    [project, "this project's app"],
+    [outlines.app, "the app its stack files were synthesized in"],
+  ] as const) {
+    if (app === null) continue;
+    const missing = saved.order.filter((name) => !app.stacks.has(name));
+    if (missing.length === 0) continue;
+    return {
+      severity: "error",
+      code: engineCode("plan-file-stacks-mismatch"),
+      summary: `${file} is a saved plan of another app: ${where} has no stack ${missing.map((n) => `"${n}"`).join(", ")}`,
+      detail: `The file's stacks are ${saved.order.join(", ")}; ${where}'s are ${[...app.stacks.keys()].join(", ")}. Nothing was applied.`,
+      repair: "Apply the file in the project it was planned in, or plan this project's stacks (takoform plan '*' --out FILE) and apply that file.",
+    };
+  }
+  return null;
+}
+
+/**
+ * Each stack of the file, loaded from its saved document with its saved variables; or every
+ * problem found (a file of another app: nothing else is looked at).
+ */
 export async function loadSavedStacks(
   source: Omit<StackSource, "fromDocument" | "configFile" | "stackName" | "remote" | "declaredOnly" | "outlines">,
   saved: SavedStacks,
   outlines: AppOutlines,
+  file = "the plan file",
 ): Promise<Map<string, LoadedStack> | { diagnostics: Diagnostic[] }> {
+  const foreign = await foreignStacks(source.projectDir, file, saved, outlines);
+  if (foreign !== null) return { diagnostics: [foreign] };
   const out = new Map<string, LoadedStack>();
   const diagnostics: Diagnostic[] = [];
   for (const [name, { saved: plan }] of saved.stacks) {

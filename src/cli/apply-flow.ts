@@ -25,7 +25,7 @@ import { applyStack, restoreConnStr } from "../automation/index.ts";
 import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 import { Approval, Interrupts } from "./approval.ts";
-import { oneStackOnly, savedStacksFlow, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
+import { oneStackFileNamed, oneStackOnly, savedStacksFlow, severalStacks, severalStacksFileNamed, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
 export type ApplyKind = RunKind;
 
@@ -59,10 +59,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
   if (file !== undefined && "several" in file) {
     // Every stack of the file applies, as planned: naming stacks would apply a part of what was planned.
     if (options.args.values.has("--config")) throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
-    if (options.patterns.length > 0)
-      throw new CliUsageError(
-        `--stack ${options.patterns[0]}: a saved plan of several stacks (${file.several.order.join(", ")}) is applied whole; plan the stacks you want into a file of their own`,
-      );
+    if (options.patterns.length > 0) return io.fail(kind, [severalStacksFileNamed(options.planFile!, file.several.order, options.patterns)]);
     return savedStacksFlow(
       { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
       options.planFile!,
@@ -70,6 +67,8 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     );
   }
   const saved = file?.one;
+  // A plan of one stack is never silently set aside for a run of several that plans again.
+  if (saved !== undefined && severalStacks(options.patterns)) return io.fail(kind, [oneStackFileNamed(options.planFile!, options.patterns)]);
   if (kind !== "refresh" && severalStacks(options.patterns)) {
     oneStackOnly(options.args, ["--target", "--replace", "--config"]);
     if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))

@@ -11,6 +11,7 @@ import type { Diagnostic } from "../automation/api.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
   encodeStacksPlanFile,
+  engineCode,
   planChangesSomething,
   runStacks,
   selectStacks,
@@ -125,6 +126,28 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
   });
 }
 
+/** `apply FILE --stack NAME` with a saved plan of several stacks: a part of what was planned would apply. */
+export function severalStacksFileNamed(file: string, order: readonly string[], patterns: readonly string[]): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("plan-file-stacks-mismatch"),
+    summary: `${file} is a saved plan of several stacks (${order.join(", ")}), applied whole; ${patterns.join(", ")} cannot be picked from it`,
+    detail: "Nothing was applied.",
+    repair: `Apply the file alone (takoform apply ${file}), or plan the stacks you want into a file of their own (takoform plan ${patterns.join(" ")} --out FILE).`,
+  };
+}
+
+/** `apply FILE` of one stack's saved plan with several stacks named: the file would be set aside. */
+export function oneStackFileNamed(file: string, patterns: readonly string[]): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("plan-file-stacks-mismatch"),
+    summary: `${file} is a saved plan of one stack, not of the stacks ${patterns.join(", ")}`,
+    detail: "Nothing was applied.",
+    repair: `Apply the file alone (takoform apply ${file}), or save a plan of those stacks (takoform plan ${patterns.join(" ")} --out FILE) and apply that.`,
+  };
+}
+
 /**
  * `apply FILE` of a saved plan of several stacks (docs/stacks.md, "Saved plans of several
  * stacks"): every stack of the file, in its order, each exactly as saved; nothing is asked.
@@ -137,7 +160,7 @@ export async function savedStacksFlow(
   const full: StacksCommand = { ...command, kind: "apply", patterns: saved.order, mode: "normal", refresh: true, saved: file };
   const io = new Console(command.args);
   const outlines = await savedOutlines(saved);
-  const loaded = await loadSavedStacks(stackSource(command.args), saved, outlines);
+  const loaded = await loadSavedStacks(stackSource(command.args), saved, outlines, file);
   if ("diagnostics" in loaded) return failWith("apply", io)(loaded.diagnostics);
   if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
   return executeStacks(full, io, {

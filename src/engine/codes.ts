@@ -42,6 +42,7 @@ const engineCodes = defineCodes("engine", [
   "plan-file-invalid",
   "plan-file-stale",
   "plan-file-variable-mismatch",
+  "plan-file-stacks-mismatch",
   "state-locked",
   "lock-taken-over",
   "lease-lost",

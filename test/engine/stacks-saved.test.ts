@@ -57,6 +57,36 @@ describe("a saved plan of several stacks", () => {
     expect(staleReads("api", api, read({ uid: "u123" }))).toHaveLength(1);
   });
 
+  it("refuses a file whose order repeats or leaves out a stack, or whose record of what a stack read is anything but digests and unknowns", () => {
+    const edit = (change: (doc: Record<string, any>) => void): string => {
+      const doc = JSON.parse(text);
+      change(doc);
+      return JSON.stringify(doc);
+    };
+    const source = "cross-stack-reference-input-shared";
+    for (const [damaged, detail] of [
+      [edit((d) => (d.order = ["shared", "api", "shared"])), 'Its order names stack "shared" twice.'],
+      [edit((d) => (d.order = ["api"])), 'It holds a plan of stack "shared", which its order does not name.'],
+      [
+        edit((d) => (d.stacks.api.reads[source].outputs.uid = null)),
+        `What stack "api" read through "${source}" is not a record of digests and unknown values.`,
+      ],
+      [
+        edit((d) => (d.stacks.api.reads[source].outputs.uid = { unknown: false })),
+        `What stack "api" read through "${source}" is not a record of digests and unknown values.`,
+      ],
+      [edit((d) => (d.stacks.api.reads[source].outputs = [])), `What stack "api" read through "${source}" is not a record of digests and unknown values.`],
+      [edit((d) => (d.dependencies.api = "shared")), 'Its dependencies of stack "api" are not a list of stack names.'],
+    ] as const) {
+      try {
+        decodeAnyPlanFile(damaged);
+        expect.unreachable(detail);
+      } catch (error) {
+        expect((error as PlanFileError).diagnostics[0], detail).toMatchObject({ code: "takoform.engine/plan-file-invalid", detail });
+      }
+    }
+  });
+
   it("reads a plan file of one stack as one, and refuses what is neither", () => {
     expect("one" in decodeAnyPlanFile(encodePlanFile(saved("L")))).toBe(true);
     expect(() => decodeAnyPlanFile('{"format":"nope"}')).toThrow(PlanFileError);

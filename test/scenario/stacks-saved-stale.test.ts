@@ -5,6 +5,8 @@
 // host's every request is recorded, so a test sees what was applied and what was even read.
 
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalHost } from "../../src/host/index.ts";
 import type { HostRequest, HostResponse } from "../../src/host/http.ts";
@@ -131,6 +133,8 @@ async function planRename(dir: string, env: Record<string, string>, host: Record
   const planned = await stacksOk(dir, ["plan", "*", "--out", "app.plan"], { ...env, SHARED_KV: "shared-kv-2" });
   expect(planned.stdout).toContain("─── Stack api ───\nChanges to Outputs:\n  ~ kv_uid = ");
   expect(planned.stdout).toContain(" -> (known after apply of stack shared)\n\nPlan: 0 to add, 0 to change, 0 to destroy.");
+  // The file holds no token: the provider's credentials are given again at apply.
+  expect(readFileSync(join(dir, "app.plan"), "utf8")).not.toContain(TOKEN);
   // A plan writes nothing: it reads each resource once.
   expect(host.requests).toEqual(["GET EdgeKVNamespace shared-kv 200", "GET EdgeKVNamespace api-own 200"]);
   host.requests.length = 0;

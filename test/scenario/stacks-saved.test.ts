@@ -113,11 +113,14 @@ describe("a saved plan of several stacks", () => {
     await stacksOk(dir, ["apply", "--stack", "other", "--auto-approve"], ENV);
     expect(hostHolds(dir)).toEqual(["EdgeKVNamespace other-kv"]);
 
-    for (const extra of [["api"], ["--stack", "api"], ["--target", "takoform_edge_kv_namespace.kv"], ["--config", "cdktf.out/stacks/api/cdk.tf.json"]]) {
+    for (const extra of [["api"], ["--target", "takoform_edge_kv_namespace.kv"], ["--config", "cdktf.out/stacks/api/cdk.tf.json"]]) {
       const refused = await stacksCli(dir, ["apply", "app.plan", ...extra], ENV);
       expect(refused.code, extra.join(" ")).toBe(1);
       expect(refused.stderr, extra.join(" ")).toMatch(/^takoform apply: /);
     }
+    const named = await stacksCli(dir, ["apply", "app.plan", "--stack", "api"], ENV);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain("Code: takoform.engine/plan-file-stacks-mismatch");
     expect(hostHolds(dir)).toEqual(["EdgeKVNamespace other-kv"]);
     const destroyPlan = await stacksCli(dir, ["plan", "*", "--destroy", "--out", "gone.plan"], ENV);
     expect(destroyPlan.code).toBe(1);

@@ -94,18 +94,49 @@ export function decodeAnyPlanFile(text: string | Uint8Array, file = "the plan fi
   const depsRaw = raw["dependencies"];
   if (!Array.isArray(order) || !order.every((n) => typeof n === "string") || !isObject(stacksRaw) || !isObject(depsRaw))
     throw invalid("It lacks the order, the dependencies or the stacks.");
+  // Each stack once, and exactly the stacks the file holds: the order is what applies.
+  const names = order as string[];
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) throw invalid(`Its order names stack "${repeated}" twice.`);
+  const unordered = Object.keys(stacksRaw).find((name) => !names.includes(name));
+  if (unordered !== undefined) throw invalid(`It holds a plan of stack "${unordered}", which its order does not name.`);
   const stacks = new Map<string, SavedStack>();
-  for (const name of order as string[]) {
+  for (const name of names) {
     const entry = stacksRaw[name];
     if (!isObject(entry) || !isObject(entry["plan"]) || !isObject(entry["reads"])) throw invalid(`It lacks the plan of stack "${name}".`);
     const saved = decodePlanFile(JSON.stringify(entry["plan"]), `${file} (stack "${name}")`);
-    const reads = new Map<string, SavedRead>(Object.entries(entry["reads"] as Record<string, SavedRead>));
-    const readsUnknown = [...reads.values()].some((r) => Object.values(r.outputs ?? {}).some((o) => "unknown" in o));
+    const reads = new Map<string, SavedRead>();
+    for (const [source, read] of Object.entries(entry["reads"])) {
+      const decoded = decodeRead(read);
+      if (decoded === null) throw invalid(`What stack "${name}" read through "${source}" is not a record of digests and unknown values.`);
+      reads.set(source, decoded);
+    }
+    const readsUnknown = [...reads.values()].some((r) => Object.values(r.outputs).some((o) => "unknown" in o));
     stacks.set(name, { saved, reads, readsUnknown });
   }
   const dependencies = new Map<string, string[]>();
-  for (const [name, deps] of Object.entries(depsRaw)) dependencies.set(name, Array.isArray(deps) ? deps.filter((d): d is string => typeof d === "string") : []);
+  for (const [name, deps] of Object.entries(depsRaw)) {
+    if (!Array.isArray(deps) || !deps.every((d) => typeof d === "string")) throw invalid(`Its dependencies of stack "${name}" are not a list of stack names.`);
+    dependencies.set(name, deps);
+  }
   return { several: { order: order as string[], dependencies, stacks } };
+}
+
+/** One `reads` entry as the file holds it, or null when it is anything else (a damaged or edited file). */
+function decodeRead(raw: unknown): SavedRead | null {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const { stack, outputs } = raw as Record<string, unknown>;
+  if ((stack !== undefined && typeof stack !== "string") || outputs === null || typeof outputs !== "object" || Array.isArray(outputs)) return null;
+  const out: SavedRead["outputs"] = {};
+  for (const [name, value] of Object.entries(outputs)) {
+    const entry = value as Record<string, unknown> | null;
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return null;
+    const keys = Object.keys(entry);
+    if (keys.length === 1 && typeof entry["digest"] === "string") out[name] = { digest: entry["digest"] };
+    else if (keys.length === 1 && entry["unknown"] === true) out[name] = { unknown: true };
+    else return null;
+  }
+  return { ...(stack !== undefined ? { stack } : {}), outputs: out };
 }
 
 /** Reads a plan file of either kind from disk. */
