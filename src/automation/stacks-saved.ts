@@ -130,6 +130,12 @@ export async function savedStackHandle(
     reads,
     readState: (source) => readRemoteState(ws.projectDir, { source, producer: reads.find((r) => r.source === source)?.producer ?? null }, outlines),
     plan: async () => ({ plan: saved.saved.plan, ok: true, readsUnknown: saved.readsUnknown }),
+    async replanRefusal() {
+      const now = await stateNow(ws);
+      if ("diagnostics" in now) return now.diagnostics;
+      const moved = stateMoved(name, saved.saved.plan, now);
+      return moved !== null ? [moved] : [];
+    },
     async apply(how) {
       // What it reads is read again from the producers' states (they applied their saved plans first).
       const remote = "exact" in how ? await readRemoteStates(ws.projectDir, reads, outlines) : how.remote;

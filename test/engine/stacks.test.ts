@@ -181,4 +181,39 @@ describe("running stacks", () => {
     expect(run.results.get("other")!.diagnostics.map((d) => d.summary)).toEqual(["other is stale"]);
     expect(applies.sort()).toEqual(["api replanned", "other exact", "shared exact"]);
   });
+
+  it("saved plans: a stack that read unknowns whose state moved is refused before it is announced or planned again", async () => {
+    const events: string[] = [];
+    const handle = (name: string, readsUnknown: boolean): StackHandle => ({
+      name,
+      reads: [],
+      readState: async () => ({ diagnostics: [] }),
+      plan: async () => ({ plan: plan(true), ok: true, readsUnknown }),
+      async apply(how) {
+        events.push(`apply ${name} ${"exact" in how ? "exact" : "replanned"}`);
+        return {
+          status: "applied",
+          ok: true,
+          diagnostics: [],
+          recovered: 0,
+          counts: { added: 1, changed: 0, destroyed: 0, imported: 0, forgotten: 0 },
+          timings: {},
+        };
+      },
+      replanRefusal: async () => (name === "api" ? [{ severity: "error", summary: "api's state moved" }] : []),
+    });
+    const run = await runStacks({
+      mode: "apply",
+      graph,
+      stacks: new Map([
+        ["shared", handle("shared", false)],
+        ["api", handle("api", true)],
+      ]),
+      parallelism: 4,
+      saved: true,
+      events: (event) => void (event.kind === "applying" && events.push(`applying ${event.stack}${event.replan ? " replan" : ""}`)),
+    });
+    expect(events).toEqual(["applying shared", "apply shared exact"]);
+    expect(run.results.get("api")).toMatchObject({ status: "failed", diagnostics: [{ summary: "api's state moved" }] });
+  });
 });

@@ -170,6 +170,7 @@ describe("a consumer whose saved plan read a value unknown until its producer ap
     expect(applied.code).toBe(1);
     // shared applies exactly its saved plan (no read first); api's namespace is not even read: it was not planned again.
     expect(host.requests).toEqual(SHARED_REPLACED);
+    expect(applied.stdout).not.toContain("─── Stack api: applying");
     expect(applied.stderr).toContain(
       [
         'Error: The saved plan of stack "api" is stale: its state changed since it was made',

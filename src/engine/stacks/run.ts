@@ -55,6 +55,12 @@ export interface StackHandle {
    * "cancelled").
    */
   apply(how: { exact: Plan } | { remote: ReadonlyMap<string, RemoteStateValue>; accept(plan: Plan): boolean }): Promise<ApplyRun>;
+  /**
+   * A saved plan's handle: why the stack may not be planned again — its state moved since the
+   * plan was made — or nothing. Asked before the stack is announced as planned again (the apply
+   * checks again under the lock).
+   */
+  replanRefusal?(): Promise<Diagnostic[]>;
 }
 
 export type StackStatus = "planned" | "applied" | "no-changes" | "failed" | "skipped" | "cancelled";
@@ -227,6 +233,8 @@ export async function runStacks(options: StacksRunOptions): Promise<StacksRun> {
       // unless the plan is a saved one, which applies exactly as it was made or not at all.
       if (run.status !== "stale-plan" || options.saved === true) return done(name, plan, run);
     }
+    const refused = options.saved === true ? ((await handle.replanRefusal?.()) ?? []) : [];
+    if (refused.length > 0) return done(name, plan, null, refused);
     options.events?.({ kind: "applying", stack: name, replan: true });
     const remote = await reads(handle, null);
     if ("diagnostics" in remote) return done(name, plan, null, remote.diagnostics);
