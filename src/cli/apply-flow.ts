@@ -25,7 +25,16 @@ import { applyStack, restoreConnStr } from "../automation/index.ts";
 import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 import { Approval, Interrupts } from "./approval.ts";
-import { oneStackFileNamed, oneStackOnly, savedStacksFlow, severalStacks, severalStacksFileNamed, stackPatterns, stacksFlow } from "./stacks-flow.ts";
+import {
+  oneStackFileNamed,
+  oneStackOnly,
+  otherStackFile,
+  savedStacksFlow,
+  severalStacks,
+  severalStacksFileNamed,
+  stackPatterns,
+  stacksFlow,
+} from "./stacks-flow.ts";
 
 export type ApplyKind = RunKind;
 
@@ -81,6 +90,10 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     { remote: (saved?.mode ?? options.mode) !== "destroy" },
   );
   if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
+  // `--stack NAME` with another stack's saved plan: the file's stack would apply under that name.
+  const planned = ws.stack.stackName;
+  if (saved !== undefined && options.patterns.length === 1 && planned !== undefined && planned !== options.patterns[0])
+    return io.fail(kind, [otherStackFile(options.planFile!, planned, options.patterns[0]!)]);
   if (!io.json) io.diagnostics(ws.diagnostics);
   if (saved !== undefined) {
     const mismatch = checkSensitiveVariables(saved, ws.variables);

@@ -148,6 +148,17 @@ export function oneStackFileNamed(file: string, patterns: readonly string[]): Di
   };
 }
 
+/** `apply FILE --stack NAME` with the saved plan of another stack. */
+export function otherStackFile(file: string, planned: string, named: string): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("plan-file-stacks-mismatch"),
+    summary: `${file} is a saved plan of stack "${planned}", not of "${named}"`,
+    detail: "Nothing was applied.",
+    repair: `Apply it as it is (takoform apply ${file}), or save a plan of "${named}" (takoform plan ${named} --out FILE) and apply that.`,
+  };
+}
+
 /**
  * `apply FILE` of a saved plan of several stacks (docs/stacks.md, "Saved plans of several
  * stacks"): every stack of the file, in its order, each exactly as saved; nothing is asked.

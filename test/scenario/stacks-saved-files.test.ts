@@ -90,7 +90,7 @@ describe("apply FILE of a file it cannot apply as planned", () => {
     expect(hostHolds(dir)).toEqual([]);
   }, 600_000);
 
-  it("a plan of one stack with stacks named, a plan of several with one named, a plan of another app: plan-file-stacks-mismatch, nothing opened", async () => {
+  it("a plan of one stack with stacks or another stack named, a plan of several with one named, a plan of another app: plan-file-stacks-mismatch, nothing opened", async () => {
     const dir = stacksProject(app("shared", "api"));
     await stacksOk(dir, ["plan", "*", "--out", "app.plan"]);
     await stacksOk(dir, ["plan", "shared", "--out", "one.plan"]);
@@ -105,6 +105,17 @@ describe("apply FILE of a file it cannot apply as planned", () => {
         "Nothing was applied.",
         "takoform.engine/plan-file-stacks-mismatch",
         "Apply the file alone (takoform apply one.plan), or save a plan of those stacks (takoform plan * --out FILE) and apply that.",
+      ),
+    );
+    // Before, shared's plan applied, whatever stack was named.
+    const another = await stacksCli(dir, ["apply", "one.plan", "--stack", "api"]);
+    expect(another.code).toBe(1);
+    expect(another.stderr).toContain(
+      printed(
+        'one.plan is a saved plan of stack "shared", not of "api"',
+        "Nothing was applied.",
+        "takoform.engine/plan-file-stacks-mismatch",
+        'Apply it as it is (takoform apply one.plan), or save a plan of "api" (takoform plan api --out FILE) and apply that.',
       ),
     );
     const several = await stacksCli(dir, ["apply", "app.plan", "--stack", "api"]);
