@@ -8,8 +8,7 @@
 
 import { hostname } from "node:os";
 import type { Diagnostic } from "../core/index.ts";
-import type { RemoteStateValue } from "../engine/config/index.ts";
-import { readLastSynth } from "../engine/config/last-synth.ts";
+import { readLastSynth, type RemoteStateValue } from "../engine/config/index.ts";
 import {
   checkSensitiveVariables,
   engineCode,

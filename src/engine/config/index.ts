@@ -65,6 +65,7 @@ export type {
 export { loadConfigFile, loadStackConfig, type LoadResult } from "./load.ts";
 export { readStackOutline, type StackOutline } from "./outline.ts";
 export { readManifest, type Manifest } from "./manifest.ts";
+export { readLastSynth } from "./last-synth.ts";
 export {
   loadProjectConfig,
   synthesizeProject,
