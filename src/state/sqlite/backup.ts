@@ -50,6 +50,9 @@ function checkedCopy(file: string): BackupInfo {
  * StateDamagedError naming the state file, and the old backup is left as it was.
  */
 export async function keepBackup(db: BetterSqlite3.Database, path: string): Promise<void> {
+  // An in-memory state (tests, throwaway runs) has no file to keep a copy beside: without this,
+  // its backup was written as ":memory:.backup" in the working directory.
+  if (path === ":memory:" || path === "") return;
   const serial = (db.prepare("SELECT serial FROM info WHERE id = 1").get() as { serial: number }).serial;
   if (serial === 0) return;
   const target = backupPathOf(path);
