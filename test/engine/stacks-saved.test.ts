@@ -77,6 +77,14 @@ describe("a saved plan of several stacks", () => {
       ],
       [edit((d) => (d.stacks.api.reads[source].outputs = [])), `What stack "api" read through "${source}" is not a record of digests and unknown values.`],
       [edit((d) => (d.dependencies.api = "shared")), 'Its dependencies of stack "api" are not a list of stack names.'],
+      [edit((d) => (d.dependencies.api = [])), 'It records that stack "api" read from stack "shared", but not that it depends on it.'],
+      [
+        edit((d) => {
+          d.order = ["api"];
+          delete d.stacks.shared;
+        }),
+        'It records values unknown to stack "api" from a stack it does not hold, which no apply of it makes known.',
+      ],
     ] as const) {
       try {
         decodeAnyPlanFile(damaged);

@@ -119,6 +119,17 @@ export function decodeAnyPlanFile(text: string | Uint8Array, file = "the plan fi
     if (!Array.isArray(deps) || !deps.every((d) => typeof d === "string")) throw invalid(`Its dependencies of stack "${name}" are not a list of stack names.`);
     dependencies.set(name, deps);
   }
+  // What a stack read from another stack of the file orders it after that one: a consumer planned
+  // again before its producer applied would read the producer's old values.
+  for (const [name, { reads }] of stacks) {
+    for (const read of reads.values()) {
+      const unknown = Object.values(read.outputs).some((o) => "unknown" in o);
+      if (read.stack !== undefined && stacks.has(read.stack) && !(dependencies.get(name) ?? []).includes(read.stack))
+        throw invalid(`It records that stack "${name}" read from stack "${read.stack}", but not that it depends on it.`);
+      if (unknown && (read.stack === undefined || !stacks.has(read.stack)))
+        throw invalid(`It records values unknown to stack "${name}" from a stack it does not hold, which no apply of it makes known.`);
+    }
+  }
   return { several: { order: order as string[], dependencies, stacks } };
 }
 
