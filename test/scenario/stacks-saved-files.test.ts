@@ -92,7 +92,11 @@ describe("apply FILE of a file it cannot apply as planned", () => {
 
   it("a plan of one stack with stacks or another stack named, a plan of several with one named, a plan of another app: plan-file-stacks-mismatch, nothing opened", async () => {
     const dir = stacksProject(app("shared", "api"));
+    // An older file readable by anyone is replaced by one only its owner reads (before, it kept its mode).
+    writeFileSync(join(dir, "app.plan"), "an older plan", { mode: 0o644 });
     await stacksOk(dir, ["plan", "*", "--out", "app.plan"]);
+    expect(statSync(join(dir, "app.plan")).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.includes("app.plan"))).toEqual(["app.plan"]);
     await stacksOk(dir, ["plan", "shared", "--out", "one.plan"]);
     const before = snapshot(dir);
 
