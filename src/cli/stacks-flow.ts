@@ -5,14 +5,10 @@
 // renders what it reports: each stack's plan under its name, progress lines prefixed with the
 // stack, a summary per stack and a total, the exit code reflecting every stack.
 
-import { randomBytes } from "node:crypto";
-import { rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { diagnosticsToJson, hasErrors, Console } from "./console.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
-  encodeStacksPlanFile,
   engineCode,
   planChangesSomething,
   runStacks,
@@ -26,6 +22,7 @@ import {
   type StackResult,
   type StacksRun,
   type StackToSave,
+  saveStacksPlanFile,
 } from "../engine/index.ts";
 import { planSummary, planToJson, ProgressPrinter, renderPlan } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
@@ -293,23 +290,7 @@ async function writeStacksPlanFile(
       remote: result.remote ?? new Map(),
     });
   }
-  await writePrivately(command.out!, encodeStacksPlanFile({ order: run.order, dependencies, stacks }));
-}
-
-/**
- * Writes a file only its owner can read, replacing any there: `writeFile`'s mode applies only to a
- * file it creates, so an older plan file readable by others would keep its mode. A new file
- * beside it, made 0600, is renamed over it; a reader sees the old file or the new, never half.
- */
-async function writePrivately(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}`);
-  try {
-    await writeFile(temporary, text, { mode: 0o600, flag: "wx" });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await saveStacksPlanFile(command.out!, { order: run.order, dependencies, stacks });
 }
 
 /** Prints the run's outcome (a JSON document, or the diagnostics and a line per stack) and gives the exit status. */

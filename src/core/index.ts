@@ -12,6 +12,7 @@
 //   json.ts         JSON values, and ordering by UTF-8 bytes
 //   go-json.ts      Go-compatible JSON (encoding/json.Marshal byte for byte)
 //   duration.ts     Go duration strings
+//   private-file.ts files only their owner may read, written whole (saved plans)
 //   import-id.ts    the import ID grammar (its members, shape and canonical text)
 //   write-intent.ts the intent of a host write, as the engine records and the stores persist it
 //   diagnostics/    the Diagnostic type, the collection, the one table of codes, the renderers
@@ -25,6 +26,7 @@ export * from "./lanes.ts";
 export * from "./grammar.ts";
 export * from "./bearer-token.ts";
 export * from "./control-characters.ts";
+export * from "./private-file.ts";
 export * from "./refs.ts";
 export * from "./values.ts";
 export * from "./json.ts";

@@ -59,6 +59,7 @@ export { runStacks, type StackHandle, type StackRead, type StackResult, type Sta
 export {
   decodeAnyPlanFile,
   encodeStacksPlanFile,
+  saveStacksPlanFile,
   readAnyPlanFile,
   staleReads,
   type AnyPlanFile,

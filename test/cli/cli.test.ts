@@ -1,7 +1,7 @@
 // The takoform command end to end (child processes through bin/takoform.js) against the local
 // host served over HTTP by the test, and against the embedded host it starts itself.
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocalStateReadOnly } from "../../src/state/index.ts";
@@ -109,8 +109,12 @@ describe("takoform CLI", () => {
 
   it("applies a saved plan exactly and refuses it once state moved", async () => {
     const p = project({ resource: { [KV]: { s: { name: "cli-saved" } } } });
+    // An older file others may read is replaced by one only its owner reads (writeFile's mode would keep 0644).
+    writeFileSync(p.path("tfplan"), "an older plan", { mode: 0o644 });
     const saved = await runCli(["plan", "--config", "stack.json", "--out", "tfplan"], { cwd: p.dir, env: env() });
     expect(saved.code, saved.stderr).toBe(0);
+    expect(statSync(p.path("tfplan")).mode & 0o777).toBe(0o600);
+    expect(readdirSync(p.dir).filter((name) => name.includes("tfplan"))).toEqual(["tfplan"]);
     expect(saved.stdout).toContain("takoform apply tfplan");
     p.write("stack.json", JSON.stringify({ resource: { [KV]: { s: { name: "cli-saved-edited" } } } }));
     const applied = await runCli(["apply", "tfplan"], { cwd: p.dir, env: env() });

@@ -12,8 +12,8 @@
 //   from the stack file the plan was made from, or from PGPASSWORD / ~/.pgpass.
 // UNKNOWN values are encoded losslessly (values.ts).
 
-import { readFile, writeFile } from "node:fs/promises";
-import { type AttributePath, type Diagnostic, DiagnosticError, type KnownValue } from "../../core/index.ts";
+import { readFile } from "node:fs/promises";
+import { type AttributePath, type Diagnostic, DiagnosticError, type KnownValue, writePrivately } from "../../core/index.ts";
 import { digestMatches, sealDigest, sealedAttributePaths, sealPlanned, sealSensitive } from "../../secrets/index.ts";
 import { redactConnStr } from "../../state/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
@@ -178,7 +178,7 @@ export function decodePlanFile(text: string | Uint8Array, file = "the plan file"
 }
 
 export async function writePlanFile(path: string, saved: Parameters<typeof encodePlanFile>[0]): Promise<void> {
-  await writeFile(path, encodePlanFile(saved), { mode: 0o600 });
+  await writePrivately(path, encodePlanFile(saved));
 }
 
 export async function readPlanFile(path: string): Promise<SavedPlan> {

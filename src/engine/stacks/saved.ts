@@ -13,7 +13,7 @@
 // means the producer's state moved since the plan, and the stack is refused as stale.
 
 import { readFile } from "node:fs/promises";
-import { isUnknown, type Diagnostic, type KnownValue, type Value } from "../../core/index.ts";
+import { isUnknown, type Diagnostic, type KnownValue, type Value, writePrivately } from "../../core/index.ts";
 import { digestMatches, sealDigest } from "../../secrets/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { RemoteStateValue } from "../config/types.ts";
@@ -71,6 +71,11 @@ export function encodeStacksPlanFile(input: {
   }
   const dependencies = Object.fromEntries([...input.dependencies].map(([name, deps]) => [name, [...deps]]));
   return JSON.stringify({ format: STACKS_PLAN_FILE_FORMAT, createdAt: new Date().toISOString(), order: input.order, dependencies, stacks });
+}
+
+/** Writes a saved plan of several stacks to `path`, readable by its owner alone (core/private-file.ts). */
+export async function saveStacksPlanFile(path: string, input: Parameters<typeof encodeStacksPlanFile>[0]): Promise<void> {
+  await writePrivately(path, encodeStacksPlanFile(input));
 }
 
 /** A plan file as `plan --out` wrote it: of one stack, or of several. */
