@@ -14,12 +14,13 @@ export {
   WorkspaceError,
   type ApplyOptions,
   type HostOptions,
+  type ImportOptions,
   type PlanRunOptions,
   type RunOptions,
   type StateResource,
   type WorkspaceOptions,
 } from "./workspace.ts";
-export type { Change, ImportResult, OutputValue, PlanResult, RunCounts, RunResult, RunStatus, WorkspaceEvent } from "./results.ts";
+export type { Change, ImportResult, OutputValue, PlanResult, RunCounts, RunResult, RunStatus, SynthResult, WorkspaceEvent } from "./results.ts";
 // The types a result, an event or an option mentions, so a program can name them.
 export type { Diagnostic, FormRef, HostFault, KnownValue, LaneName, Severity } from "../core/index.ts";
 export type { StepAction, TerraformActions } from "../engine/index.ts";

@@ -88,8 +88,29 @@ export interface PlanResult {
   diagnostics: Diagnostic[];
 }
 
+/** What `synth()` returns: the stacks the app wrote, in name order, and how long it took. */
+export interface SynthResult {
+  /** The app ran and reported no error. */
+  ok: boolean;
+  /** The output directory, absolute (cdktf.json's `output`, default `cdktf.out`). */
+  outdir: string;
+  /** Stack name → the absolute path of its synthesized `cdk.tf.json` (empty when the app failed). */
+  stacks: Map<string, string>;
+  /** Stack name → the stacks it depends on (its cross-stack references and `addDependency`). */
+  dependencies: Map<string, string[]>;
+  diagnostics: Diagnostic[];
+  /** How long the app's own process ran, in milliseconds (when it succeeded). */
+  appMs?: number;
+  /** The typecheck before the app ran: `passed`, `failed`, `unchanged` (nothing changed since a clean check), `skipped` (no tsconfig) or `no-typescript`. */
+  typecheck?: { status: "passed" | "failed" | "unchanged" | "skipped" | "no-typescript"; ms: number };
+  /** One-line notes for people (TypeScript not installed, so no typecheck). */
+  notes: string[];
+}
+
 /** What `import()` returns. */
 export interface ImportResult {
+  /** `imported`; `failed` (the import ran and reported why not); `not-started` (the stack, its state or the host could not be opened). */
+  status: "imported" | "failed" | "not-started";
   ok: boolean;
   /** The uid of the object imported. */
   uid?: string;

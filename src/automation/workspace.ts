@@ -9,6 +9,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Diagnostic, KnownValue, LaneName } from "../core/index.ts";
 import { planChangesSomething, runImport } from "../engine/index.ts";
+import { synthesizeProject } from "../engine/config/index.ts";
 import type { StateReader } from "../state/index.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
@@ -26,6 +27,7 @@ import {
   type PlanResult,
   type RunResult,
   type WorkspaceEvent,
+  type SynthResult,
 } from "./results.ts";
 
 /** A host at an endpoint, instead of the project's embedded host. */
@@ -61,6 +63,8 @@ export interface WorkspaceOptions {
    * under `<projectDir>/.takoform/host`.
    */
   host?: HostOptions;
+  /** Each note of the app for people (one line, e.g. TypeScript not installed so no typecheck), as it comes; without it they are dropped. */
+  onNote?: (note: string) => void;
   /** The environment the stack's settings fall back to (TAKOFORM_*, TF_VAR_*, PG*): process.env by default. */
   env?: NodeJS.ProcessEnv;
 }
@@ -79,6 +83,12 @@ export interface RunOptions {
   refresh?: boolean;
   /** How long to wait for another run holding the state lock, in milliseconds (default 0: fail at once). */
   lockTimeoutMs?: number;
+  /** How long the state lock's lease lasts before it must be renewed, in milliseconds (default 60 s). */
+  lockLeaseMs?: number;
+  /** Take over a stale state lock (as `--force-unlock`); a live one is never taken. */
+  forceUnlock?: boolean;
+  /** Who the state lock names while this run holds it (default `takoform-cdk/automation <run> (pid … on <host>)`). */
+  lockHolder?: string;
 }
 
 /** What `apply()` takes beyond every run's options. */
@@ -89,8 +99,14 @@ export interface ApplyOptions extends RunOptions {
   confirm?: (changes: Change[]) => boolean | Promise<boolean>;
 }
 
+/** What `import()` takes: the state lock's settings, and a hook for when the import begins. */
+export interface ImportOptions extends Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder"> {
+  /** Called once the stack, its state and the host are open, just before the host object is read. */
+  onStart?: () => void;
+}
+
 /** What `plan()` takes. */
-export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "onEvent"> {
+export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "onEvent"> {
   /** `normal` (default), `destroy` or `refresh-only`. */
   mode?: "normal" | "destroy" | "refresh-only";
   /** Replace these resources even where nothing changed. */
@@ -124,6 +140,27 @@ export class Workspace {
     this.options = options;
     this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.env = hostEnvironment(options.env ?? process.env, options.host);
+  }
+
+  /**
+   * Runs the project's app (typechecked first unless `typecheck: false`) and reads every stack it
+   * synthesized, as `takoform synth` does; contacts no host and reads no state.
+   */
+  async synth(): Promise<SynthResult> {
+    const result = await synthesizeProject(this.projectDir, {
+      env: this.env,
+      ...(this.options.typecheck !== undefined ? { typecheck: this.options.typecheck } : {}),
+    });
+    return {
+      ok: !result.diagnostics.some((d) => d.severity === "error"),
+      outdir: result.outdir,
+      stacks: result.stacks,
+      dependencies: result.dependencies ?? new Map(),
+      diagnostics: result.diagnostics,
+      ...(result.appMs !== undefined ? { appMs: result.appMs } : {}),
+      ...(result.typecheck !== undefined ? { typecheck: { status: result.typecheck.status, ms: result.typecheck.ms } } : {}),
+      notes: result.notes ?? [],
+    };
   }
 
   /** Plans the stack: reads state and the host, writes nothing. */
@@ -164,18 +201,23 @@ export class Workspace {
   }
 
   /** Brings the existing host object `id` (a JSON import ID) under management as `address`. */
-  async import(address: string, id: string, options: Pick<RunOptions, "lockTimeoutMs"> = {}): Promise<ImportResult> {
-    const loaded = await this.load();
-    if (!("stack" in loaded)) return { ok: false, diagnostics: loaded.diagnostics };
+  async import(address: string, id: string, options: ImportOptions = {}): Promise<ImportResult> {
+    const loaded = await this.load(true);
+    if (!("stack" in loaded)) return { status: "not-started", ok: false, diagnostics: loaded.diagnostics };
     const session = await openSession(loaded, { env: this.env });
-    if (!("store" in session)) return { ok: false, diagnostics: session.diagnostics };
+    if (!("store" in session)) return { status: "not-started", ok: false, diagnostics: session.diagnostics };
     const { store, connection, host } = session;
     try {
+      options.onStart?.();
       const result = await runImport({ provider: connection.provider, stack: loaded.stack, variables: loaded.variables, host }, store, address, id, {
-        holder: holder("import"),
-        timeoutMs: options.lockTimeoutMs ?? 0,
+        ...lockOptions(options, "import"),
       });
-      return { ok: result.ok, ...(result.uid !== undefined ? { uid: result.uid } : {}), diagnostics: result.diagnostics };
+      return {
+        status: result.ok ? "imported" : "failed",
+        ok: result.ok,
+        ...(result.uid !== undefined ? { uid: result.uid } : {}),
+        diagnostics: result.diagnostics,
+      };
     } finally {
       await connection.close();
       await store.close();
@@ -218,7 +260,7 @@ export class Workspace {
           ...(options.targets !== undefined ? { targets: options.targets } : {}),
           ...(options.replace !== undefined && mode === "normal" ? { replace: options.replace } : {}),
         },
-        lock: { holder: holder(mode === "destroy" ? "destroy" : mode === "refresh-only" ? "refresh" : "apply"), timeoutMs: options.lockTimeoutMs ?? 0 },
+        lock: lockOptions(options, mode === "destroy" ? "destroy" : mode === "refresh-only" ? "refresh" : "apply"),
         ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
         ...(options.onEvent !== undefined ? { events: (event) => options.onEvent!(workspaceEvent(event)) } : {}),
         // Aborted while planning: nothing is applied (as a "no" to the approval).
@@ -241,7 +283,7 @@ export class Workspace {
   }
 
   /** `remote`: read the stack's `data.terraform_remote_state` (not for a destroy, nor a state read). */
-  private load(remote = false): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+  private async load(remote = false): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
     const o = this.options;
     return loadStack({
       remote,
@@ -250,7 +292,10 @@ export class Workspace {
       ...(o.stack !== undefined ? { stackName: o.stack } : {}),
       ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
       ...(o.variables !== undefined ? { values: o.variables } : {}),
-      ...(o.varFiles !== undefined ? { varFiles: o.varFiles.map((f) => resolve(this.projectDir, f)) } : {}),
+      // Relative to the project; spelled as given when the project is the current directory (the
+      // same file), so a problem with it names it as the caller wrote it, as `--var-file` does.
+      ...(o.varFiles !== undefined ? { varFiles: o.varFiles.map((f) => (this.projectDir === process.cwd() ? f : resolve(this.projectDir, f))) } : {}),
+      ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
       env: this.env,
     });
   }
@@ -280,8 +325,17 @@ export class WorkspaceError extends Error {
   }
 }
 
-function holder(kind: string): string {
-  return `takoform-cdk/automation ${kind} (pid ${process.pid} on ${hostname()})`;
+/** The engine's lock settings from a call's options; `kind` names the run in the default holder. */
+function lockOptions(
+  options: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder">,
+  kind: string,
+): { holder: string; timeoutMs: number; leaseMs?: number; forceUnlock?: boolean } {
+  return {
+    holder: options.lockHolder ?? `takoform-cdk/automation ${kind} (pid ${process.pid} on ${hostname()})`,
+    timeoutMs: options.lockTimeoutMs ?? 0,
+    ...(options.lockLeaseMs !== undefined ? { leaseMs: options.lockLeaseMs } : {}),
+    ...(options.forceUnlock !== undefined ? { forceUnlock: options.forceUnlock } : {}),
+  };
 }
 
 /** The host options, standing where the TAKOFORM_* variables would. */

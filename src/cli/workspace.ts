@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseGoDuration } from "../core/index.ts";
-import type { Diagnostic, KnownValue } from "../automation/api.ts";
+import type { Diagnostic, KnownValue, WorkspaceOptions } from "../automation/api.ts";
 import { loadStack, type LoadedStack, type StackSource } from "../automation/index.ts";
 import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
@@ -161,6 +161,25 @@ export function stackSource(args: ParsedArgs): StackSource {
     varFiles: args.values.get("--var-file") ?? [],
     // A note is one line on stderr for people; --json output stays data only.
     ...(args.switches.has("--json") ? {} : { onNote: (note: string) => void process.stderr.write(`${note}\n`) }),
+  };
+}
+
+/**
+ * The published Workspace's options for what the command's flags name: the project, `--config`
+ * or `--stack`, the variables, the typecheck, and the app's notes on stderr (not with --json).
+ */
+export function workspaceOptions(args: ParsedArgs): WorkspaceOptions {
+  const source = stackSource(args);
+  const configFile = lastValue(args, "--config");
+  const stack = lastValue(args, "--stack");
+  return {
+    projectDir: source.projectDir,
+    typecheck: source.typecheck ?? true,
+    variables: source.values ?? {},
+    varFiles: [...(source.varFiles ?? [])],
+    ...(source.onNote !== undefined ? { onNote: source.onNote } : {}),
+    ...(configFile !== undefined ? { configFile } : {}),
+    ...(stack !== undefined ? { stack } : {}),
   };
 }
 

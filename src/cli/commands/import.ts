@@ -2,10 +2,9 @@
 
 import { hostname } from "node:os";
 import { diagnosticsToJson, Console } from "../console.ts";
-import { runImport } from "../../engine/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { openSession } from "../../automation/index.ts";
-import { enterProject, durationFlag, flagSpec, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
+import { openWorkspace } from "../../automation/api.ts";
+import { enterProject, durationFlag, flagSpec, workspaceOptions, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID
@@ -37,37 +36,34 @@ export const command: Command = {
     const [address, id] = args.positionals as [string, string];
     enterProject(args);
     const io = new Console(args);
-    const ws = await loadWorkspace(args);
-    if (!("stack" in ws)) return io.fail("import", ws.diagnostics);
-    const session = await openSession(ws);
-    if (!("store" in session)) return io.fail("import", session.diagnostics);
-    const { store, connection, host } = session;
-    try {
-      if (!io.json) io.out(`${address}: Importing from ID ${id}...`);
-      const result = await runImport({ provider: connection.provider, stack: ws.stack, variables: ws.variables, host }, store, address, id, {
-        holder: `takoform import (pid ${process.pid} on ${hostname()})`,
-        leaseMs: leaseMs(),
-        timeoutMs: durationFlag(args, "--lock-timeout", 0),
-        forceUnlock: args.switches.has("--force-unlock"),
+    const workspace = openWorkspace(workspaceOptions(args));
+    const lock = {
+      lockHolder: `takoform import (pid ${process.pid} on ${hostname()})`,
+      lockLeaseMs: leaseMs(),
+      lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+      forceUnlock: args.switches.has("--force-unlock"),
+    };
+    const result = await workspace.import(address, id, {
+      ...lock,
+      onStart: () => {
+        if (!io.json) io.out(`${address}: Importing from ID ${id}...`);
+      },
+    });
+    if (result.status === "not-started") return io.fail("import", result.diagnostics);
+    if (io.json) {
+      io.emitJson({
+        command: "import",
+        ok: result.ok,
+        address,
+        ...(result.uid ? { uid: result.uid } : {}),
+        diagnostics: diagnosticsToJson(result.diagnostics),
       });
-      if (io.json) {
-        io.emitJson({
-          command: "import",
-          ok: result.ok,
-          address,
-          ...(result.uid ? { uid: result.uid } : {}),
-          diagnostics: diagnosticsToJson(result.diagnostics),
-        });
-        return result.ok ? 0 : 1;
-      }
-      io.diagnostics(result.diagnostics);
-      if (!result.ok) return 1;
-      io.out(`${address}: Import complete${result.uid ? ` [uid=${result.uid}]` : ""}`);
-      io.out(`\nImport successful! ${address} is now managed by this state; run \`takoform plan\` to compare it with the configuration.`);
-      return 0;
-    } finally {
-      await connection.close();
-      await store.close();
+      return result.ok ? 0 : 1;
     }
+    io.diagnostics(result.diagnostics);
+    if (!result.ok) return 1;
+    io.out(`${address}: Import complete${result.uid ? ` [uid=${result.uid}]` : ""}`);
+    io.out(`\nImport successful! ${address} is now managed by this state; run \`takoform plan\` to compare it with the configuration.`);
+    return 0;
   },
 };

@@ -1,7 +1,7 @@
 // `takoform synth`: run the app (cdktf.json's "app") and list the stacks it wrote.
 
 import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
-import { synthesizeProject } from "../../engine/config/index.ts";
+import { openWorkspace } from "../../automation/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
 
@@ -30,7 +30,7 @@ export const command: Command = {
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
-    const result = await synthesizeProject(projectDir(args), { typecheck: !args.switches.has("--no-typecheck") });
+    const result = await openWorkspace({ projectDir: projectDir(args), typecheck: !args.switches.has("--no-typecheck") }).synth();
     const only = lastValue(args, "--stack");
     let stacks = [...result.stacks];
     const diagnostics = [...result.diagnostics];
@@ -56,16 +56,16 @@ export const command: Command = {
         ok: !failed,
         outdir: result.outdir,
         stacks: Object.fromEntries(stacks),
-        dependencies: Object.fromEntries(stacks.map(([name]) => [name, result.dependencies?.get(name) ?? []])),
+        dependencies: Object.fromEntries(stacks.map(([name]) => [name, result.dependencies.get(name) ?? []])),
         diagnostics: diagnosticsToJson(diagnostics),
         ...(typecheck ? { typecheck } : {}),
         ...(timings ? { timings } : {}),
       });
     } else {
-      for (const note of result.notes ?? []) io.err(note);
+      for (const note of result.notes) io.err(note);
       io.diagnostics(diagnostics);
       for (const [name, file] of stacks) {
-        const needs = result.dependencies?.get(name) ?? [];
+        const needs = result.dependencies.get(name) ?? [];
         io.out(`Stack ${name}: ${file}${needs.length > 0 ? ` (depends on ${needs.join(", ")})` : ""}`);
       }
       if (timings) {
