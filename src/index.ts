@@ -18,5 +18,8 @@ export type {
   GeneratedRegistry,
   ResourceTypeEntry,
   SupportedRef,
+  RegistryErrorCode,
 } from "./registry/index.ts";
+// The values a codec's fields default to, and the exact Form identity the registry is keyed by.
+export type { FormRef, KnownValue } from "./core/index.ts";
 export { FormRegistry, CodecTable, RegistryError, combineGenerated, readGeneratedRegistry, GENERATED_REGISTRY_FORMAT } from "./registry/index.ts";

@@ -29,6 +29,7 @@
 // not recorded. Only a call that cannot be read at all — values or `from` not of their type —
 // throws at once.
 
+import type * as Cdk from "cdktf";
 import { TerraformResource, Tokenization } from "./cdk.ts";
 import type { ReportProblem, SynthField, SynthesizedContribution } from "./fields.ts";
 import { TakoformConstructError } from "./problems.ts";
@@ -39,7 +40,8 @@ export type ContributionValues = Readonly<Record<string, unknown>>;
 /** Options of `contribute()`: which resource contributes, when the values alone do not name it. */
 export interface ContributeOptions {
   /** The contributing resource, when the values alone do not name it. */
-  readonly from?: TerraformResource;
+  // cdktf's own type, so the published declarations name it where users import it from.
+  readonly from?: Cdk.TerraformResource;
 }
 
 /** What `contribute` needs to know about the receiving construct. */

@@ -31,6 +31,7 @@ export {
   listModuleFiles,
   DEFAULT_MODULE_MEDIA_TYPES,
   type WorkerAppConfig,
+  type WorkerHandler,
   type WorkerAppAssets,
   type WorkerAppMigrations,
   type WorkerAppQueueConsumer,

@@ -15,15 +15,8 @@
 // and a resource with problems (or inside a construct with problems) is never written, even
 // with validation skipped.
 
-import {
-  assertSameLibrary,
-  Token,
-  TerraformResource,
-  type IResolvable,
-  type ITerraformDependable,
-  type TerraformProvider,
-  type TerraformResourceLifecycle,
-} from "./cdk.ts";
+import { assertSameLibrary, Token, TerraformResource, type IResolvable, type ITerraformDependable, type TerraformResourceLifecycle } from "./cdk.ts";
+import type { TerraformProvider } from "cdktf";
 import type { Construct } from "constructs";
 import { hostImportId, ImportIdError, type HostImportIdentity } from "./import.ts";
 import { buildContribution, type ContributeOptions, type ContributionValues } from "./contribute.ts";

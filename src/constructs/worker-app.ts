@@ -29,7 +29,8 @@
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { controlCharacterProblem } from "../core/index.ts";
-import { Token, type IResolvable, type TerraformProvider } from "./cdk.ts";
+import type { TerraformProvider } from "cdktf";
+import { Token, type IResolvable } from "./cdk.ts";
 import { Construct } from "constructs";
 import { refusal, reportProblem, TakoformConstructError } from "./problems.ts";
 import type { BundleModuleContentType } from "./resource.ts";
@@ -62,7 +63,8 @@ export const DEFAULT_MODULE_MEDIA_TYPES: Readonly<Record<string, BundleModuleCon
   bin: "application/octet-stream",
 };
 
-type Handler = "fetch" | "scheduled" | "queue";
+/** A handler a worker's main module exports: `fetch` (requests), `scheduled` (cron triggers) or `queue` (a queue's consumer). */
+export type WorkerHandler = "fetch" | "scheduled" | "queue";
 
 /** A WorkerApp: the worker's name, its code, and the assets, databases, bindings, triggers and consumers it deploys with. */
 export interface WorkerAppConfig {
@@ -77,7 +79,7 @@ export interface WorkerAppConfig {
   /** Extension → media type overrides, merged over {@link DEFAULT_MODULE_MEDIA_TYPES}. */
   readonly moduleMediaTypes?: Readonly<Record<string, BundleModuleContentType>>;
   /** Handlers the main module exports (default `["fetch"]`). */
-  readonly handlers?: readonly Handler[];
+  readonly handlers?: readonly WorkerHandler[];
   /** Plain configuration; each value keeps its JSON type. Never secrets. */
   readonly vars?: Readonly<Record<string, unknown>>;
   /** Names of secrets the host injects (names only). */

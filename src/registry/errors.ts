@@ -2,6 +2,7 @@
 // identity of that kind the registry knows, so an operator can see at once whether the build is
 // missing a definition or the state names one it never held.
 
+/** Why a registry refused (RegistryError.code). */
 export type RegistryErrorCode =
   /** A ref without all four identity members. */
   | "incomplete-ref"

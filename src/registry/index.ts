@@ -5,7 +5,7 @@
 // which writes that data, never imports it).
 
 export { FormRegistry, type SupportedRef } from "./registry.ts";
-export { RegistryError, listRefs } from "./errors.ts";
+export { RegistryError, listRefs, type RegistryErrorCode } from "./errors.ts";
 export { CodecTable } from "./codec-table.ts";
 export { combineGenerated } from "./combine.ts";
 export { readGeneratedRegistry } from "./read-generated.ts";

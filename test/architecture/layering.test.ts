@@ -41,7 +41,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ["core", "forms", "generate", "state", "engine", "views", "host", "automation"],
   // For users' tests: a host per test, deployed to through the published automation API.
   testing: ["host", "automation"],
-  package: ["constructs", "registry"],
+  package: ["core", "constructs", "registry"],
 };
 
 /**
