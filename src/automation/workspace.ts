@@ -8,7 +8,7 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Diagnostic, KnownValue, LaneName } from "../core/index.ts";
-import { planChangesSomething, runImport } from "../engine/index.ts";
+import { DEFAULT_PARALLELISM, planChangesSomething, runImport } from "../engine/index.ts";
 import { synthesizeProject } from "../engine/config/index.ts";
 import type { StateReader } from "../state/index.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
@@ -131,6 +131,8 @@ export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
 
 /** One stack of a project, and the host and state it is deployed to. */
 export class Workspace {
+  /** At most this many provider calls in flight on the embedded host when a run gives no `parallelism` (a host over the network adapts it). */
+  static readonly defaultParallelism: number = DEFAULT_PARALLELISM;
   /** The project directory, absolute. */
   readonly projectDir: string;
   private readonly options: WorkspaceOptions;

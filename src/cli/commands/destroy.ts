@@ -2,7 +2,7 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { Workspace } from "../../automation/api.ts";
 import { FLAG_SPELLING_HELP, PROJECT_HELP } from "../workspace.ts";
 import { LOCK_HELP } from "../lock-flags.ts";
 
@@ -21,7 +21,7 @@ ${PROJECT_HELP}
                          on it, still holds resources
   --refresh=false        Plan against state as recorded, without reading the host first
   --parallelism N        At most N provider calls in flight (default: adapts to a host over
-                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
+                         the network; ${Workspace.defaultParallelism} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

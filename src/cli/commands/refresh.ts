@@ -2,7 +2,7 @@
 
 import type { Command } from "../command.ts";
 import { applyFlow } from "../apply-flow.ts";
-import { DEFAULT_PARALLELISM } from "../../engine/index.ts";
+import { Workspace } from "../../automation/api.ts";
 import { FLAG_SPELLING_HELP, PROJECT_HELP } from "../workspace.ts";
 import { LOCK_HELP } from "../lock-flags.ts";
 
@@ -15,7 +15,7 @@ Options:
 ${PROJECT_HELP}
   --target ADDR          Only this resource and what it depends on (repeatable)
   --parallelism N        At most N provider calls in flight (default: adapts to a host over
-                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
+                         the network; ${Workspace.defaultParallelism} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

@@ -1,10 +1,11 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
+import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
 import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import { hostname } from "node:os";
-import { DEFAULT_PARALLELISM, describeBinding, runRebind } from "../../engine/index.ts";
+import { describeBinding, runRebind } from "../../engine/index.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { openSession } from "../../automation/index.ts";
 import { openReader } from "../../automation/index.ts";
@@ -27,7 +28,7 @@ ${PROJECT_HELP}
   --force                Re-bind even when recorded objects are missing here or have other
                          uids (the next plan then shows the missing ones as gone)
   --parallelism N        At most N reads in flight (default: adapts to a host over the
-                         network; ${DEFAULT_PARALLELISM} on the embedded host)
+                         network; ${Workspace.defaultParallelism} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 

@@ -2,11 +2,12 @@
 // identities, after reading every recorded object under its new identity and finding it with its
 // recorded uid (src/engine/upgrade-lane.ts; docs/state.md, "Upgrading a state's lane").
 
+import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
 import { hostname } from "node:os";
 import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { diagnosticsToJson, formatFormRef, hasErrors, Console } from "../console.ts";
-import { DEFAULT_PARALLELISM, describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
+import { describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { openSession } from "../../automation/index.ts";
 import { openReader } from "../../automation/index.ts";
@@ -32,7 +33,7 @@ Options:
   --lane ${LANES.map((l) => l.name).join("|")}        The lane to move to (default ${PREFERRED_LANE.name})
 ${PROJECT_HELP}
   --parallelism N        At most N reads in flight (default: adapts to a host over the
-                         network; ${DEFAULT_PARALLELISM} on the embedded host)
+                         network; ${Workspace.defaultParallelism} on the embedded host)
 ${LOCK_HELP}
   -h, --help             Show this help
 
