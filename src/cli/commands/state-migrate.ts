@@ -13,7 +13,7 @@ import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarge
 import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
-import { transferJson } from "../state-transfer-json.ts";
+import { transferJson } from "../../views/index.ts";
 
 const USAGE = `Usage: takoform state migrate [options]
 

@@ -1,7 +1,7 @@
 // The --json answer of a state transfer that was carried out (`state push`, `state migrate`):
 // one shape for both, so a script reads either the same way.
 
-import { diagnosticsToJson } from "./console.ts";
+import { diagnosticsToJson } from "../core/index.ts";
 import type { TransferOutcome } from "../engine/index.ts";
 
 type Carried = Exclude<TransferOutcome, { status: "refused" }>;
