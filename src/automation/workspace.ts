@@ -8,9 +8,10 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Diagnostic, KnownValue, LaneName } from "../core/index.ts";
-import { DEFAULT_PARALLELISM, planChangesSomething, runImport } from "../engine/index.ts";
+import { DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUnavailable } from "../engine/index.ts";
 import { synthesizeProject } from "../engine/config/index.ts";
-import type { StateReader } from "../state/index.ts";
+import { StateDamagedError, StateUnavailableError, type StateReader } from "../state/index.ts";
+import { damageDiagnostic } from "./state-damage.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
 import { openReader } from "./state-access.ts";
@@ -324,6 +325,17 @@ export class WorkspaceError extends Error {
   constructor(diagnostics: Diagnostic[]) {
     super(diagnostics.map((d) => d.summary).join("; "));
     this.diagnostics = diagnostics;
+  }
+
+  /**
+   * The WorkspaceError a thrown state failure stands for: a damaged local state file, or a state
+   * store that became unavailable (its server gone, its disk full), as one diagnostic with its
+   * repair; undefined for any other error.
+   */
+  static of(error: unknown): WorkspaceError | undefined {
+    const diagnostic =
+      error instanceof StateDamagedError ? damageDiagnostic(error) : error instanceof StateUnavailableError ? stateUnavailable(error) : undefined;
+    return diagnostic === undefined ? undefined : new WorkspaceError([diagnostic]);
   }
 }
 

@@ -100,7 +100,6 @@ const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/main.ts": ["src/core/package-root.ts"],
   "src/cli/served.ts": ["src/host/index.ts"],
   "src/cli/stacks-flow.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts"],
-  "src/cli/state-damage.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
   "src/cli/watch/session.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],
   "src/cli/workspace.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts"],
 };
