@@ -182,9 +182,13 @@ export async function writePlanFile(path: string, saved: Parameters<typeof encod
 }
 
 export async function readPlanFile(path: string): Promise<SavedPlan> {
-  let text: Uint8Array;
+  return decodePlanFile(await readPlanFileBytes(path), path);
+}
+
+/** A plan file's bytes, of either kind (one stack's or several's); a file that cannot be read is a PlanFileError. */
+export async function readPlanFileBytes(path: string): Promise<Uint8Array> {
   try {
-    text = await readFile(path);
+    return await readFile(path);
   } catch (error) {
     throw new PlanFileError({
       severity: "error",
@@ -194,7 +198,6 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
       repair: "Give the path written by `takoform plan --out FILE`.",
     });
   }
-  return decodePlanFile(text, path);
 }
 
 /** Sensitive variables re-supplied at apply must be the ones the plan was made with. */

@@ -12,13 +12,12 @@
 // are read again from the producers' states; a known value that no longer matches its digest
 // means the producer's state moved since the plan, and the stack is refused as stale.
 
-import { readFile } from "node:fs/promises";
 import { isUnknown, type Diagnostic, type KnownValue, type Value, writePrivately } from "../../core/index.ts";
 import { digestMatches, sealDigest } from "../../secrets/index.ts";
 import { readStrictJson, STACK_MAX_DEPTH } from "../config/strict-read.ts";
 import type { RemoteStateValue } from "../config/types.ts";
 import { engineCode } from "../codes.ts";
-import { decodePlanFile, encodePlanFile, PLAN_FILE_FORMAT, PlanFileError, type SavedPlan } from "../plan/file.ts";
+import { decodePlanFile, encodePlanFile, PLAN_FILE_FORMAT, PlanFileError, readPlanFileBytes, type SavedPlan } from "../plan/file.ts";
 
 export const STACKS_PLAN_FILE_FORMAT = "takoform-stacks-plan@1";
 
@@ -157,19 +156,7 @@ function decodeRead(raw: unknown): SavedRead | null {
 
 /** Reads a plan file of either kind from disk. */
 export async function readAnyPlanFile(path: string): Promise<AnyPlanFile> {
-  let text: Uint8Array;
-  try {
-    text = await readFile(path);
-  } catch (error) {
-    throw new PlanFileError({
-      severity: "error",
-      code: engineCode("plan-file-invalid"),
-      summary: `Cannot read the plan file ${path}`,
-      cause: (error as Error).message,
-      repair: "Give the path written by `takoform plan --out FILE`.",
-    });
-  }
-  return decodeAnyPlanFile(text, path);
+  return decodeAnyPlanFile(await readPlanFileBytes(path), path);
 }
 
 /**
