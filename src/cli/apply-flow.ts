@@ -161,7 +161,7 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
   enterProject(args);
   // `apply FILE` applies a saved plan; any other argument of apply and destroy names a stack.
   const first = args.positionals[0];
-  const planFile = kind === "apply" && first !== undefined && isFile(first) ? first : undefined;
+  const planFile = kind === "apply" && first !== undefined && (isFile(first) || spelledAsPlanFile(first)) ? first : undefined;
   if (kind === "refresh" && first !== undefined) throw new CliUsageError(`unexpected argument ${first}`);
   if (planFile !== undefined && args.positionals.length > 1)
     throw new CliUsageError(`unexpected argument ${args.positionals[1]}: a saved plan is applied alone`);
@@ -195,6 +195,16 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     );
   }
   return options;
+}
+
+/**
+ * An argument no stack can be named — one with a path separator (a construct id cannot hold one) or
+ * ending in `.plan` or `.tfplan` — is a plan file even when no such file exists, so that `apply
+ * missing.plan` says it cannot read the file, as Terraform does, instead of "no stack named". A
+ * stack whose name ends in `.plan` is then given with `--stack`.
+ */
+function spelledAsPlanFile(argument: string): boolean {
+  return /[\\/]/.test(argument) || /\.(tf)?plan$/i.test(argument);
 }
 
 function isFile(path: string): boolean {

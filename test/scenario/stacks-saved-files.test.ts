@@ -56,7 +56,7 @@ const printed = (summary: string, detail: string, code: string, repair: string):
 const INVALID_REPAIR = "Write a plan with `takoform plan --out FILE` and apply that file.";
 
 describe("apply FILE of a file it cannot apply as planned", () => {
-  it("a truncated file, an edited record of what a stack read, an order naming a stack twice: plan-file-invalid, nothing opened", async () => {
+  it("a truncated file, an edited record of what a stack read, an order naming a stack twice, a file that is not there: plan-file-invalid, nothing opened", async () => {
     const dir = stacksProject(app("shared", "api"));
     await stacksOk(dir, ["plan", "*", "--out", "app.plan"]);
     const text = readFileSync(join(dir, "app.plan"), "utf8");
@@ -84,6 +84,19 @@ describe("apply FILE of a file it cannot apply as planned", () => {
       expect(refused.code, file).toBe(1);
       expect(refused.stdout, file).toBe("");
       expect(refused.stderr, file).toContain(printed(`${file} is not a takoform plan file`, detail!, "takoform.engine/plan-file-invalid", INVALID_REPAIR));
+    }
+    // A plan file that is not there is one it cannot read, not a stack of that name (a name ending
+    // in .plan or holding a path separator is taken as a file: apply-flow's spelledAsPlanFile).
+    for (const file of ["missing.plan", "plans/gone.tfplan"]) {
+      const missing = await stacksCli(dir, ["apply", file]);
+      expect(missing.code, file).toBe(1);
+      expect(missing.stdout, file).toBe("");
+      expect(missing.stderr, file).toContain(`Error: Cannot read the plan file ${file}\n`);
+      expect(missing.stderr, file).toContain("ENOENT");
+      expect(missing.stderr, file).toContain(
+        "  Code: takoform.engine/plan-file-invalid\n  Retryable: no\n\n  Give the path written by `takoform plan --out FILE`.",
+      );
+      expect(missing.stderr, file).not.toContain("no stack named");
     }
     // (Read before the host is: opening its database leaves its -wal and -shm files beside it.)
     expect(snapshot(dir)).toEqual(before);
