@@ -41,7 +41,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ["core", "forms", "generate", "state", "engine", "views", "host", "automation"],
   // For users' tests: a host per test, deployed to through the published automation API.
   testing: ["host", "automation"],
-  package: ["core", "constructs", "registry"],
+  package: ["constructs"],
 };
 
 /**
@@ -215,7 +215,7 @@ describe("module layering (docs/ARCHITECTURE.md §3)", () => {
     check(problems);
   });
 
-  it("the authoring entry (src/index.ts) loads only core, constructs and the registry", () => {
+  it("the authoring entry (src/index.ts) loads only core and constructs", () => {
     const values = new Map<string, string[]>();
     for (const e of edges) if (!e.typeOnly && !e.dynamic) values.set(e.from, [...(values.get(e.from) ?? []), e.to]);
     const loaded = new Set<string>();
@@ -227,7 +227,7 @@ describe("module layering (docs/ARCHITECTURE.md §3)", () => {
       stack.push(...(values.get(file) ?? []));
     }
     const modules = new Set([...loaded].map(moduleOf));
-    expect([...modules].sort()).toEqual(["constructs", "core", "package", "registry"]);
+    expect([...modules].sort()).toEqual(["constructs", "core", "package"]);
   });
 
   it("no two folders of a module import each other, directly or around a loop", () => {
