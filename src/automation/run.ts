@@ -5,17 +5,20 @@
 
 import type { Diagnostic } from "../core/index.ts";
 import {
+  checkConfiguration,
   createPlan,
   isStateUnavailable,
   readSnapshot,
   stateUnavailable,
   recordedLane,
   runApply,
+  runCounts,
   type ApplyRun,
   type ApplyRunOptions,
   type Plan,
   type PlanOptions,
   type StateSnapshot,
+  type CheckedConfiguration,
 } from "../engine/index.ts";
 import { type HostBinding, type StateReader, StateUnavailableError, type StoredOutput } from "../state/index.ts";
 import { ConnectError, connectProvider, type Connection, type SharedEmbeddedHost } from "./connect.ts";
@@ -47,6 +50,26 @@ export interface StackRun {
  * holds after it. What cannot be opened comes back as its diagnostics, with nothing run.
  */
 export async function applyStack(loaded: LoadedStack, options: ApplyRunOptions, wiring: RunWiring = {}): Promise<StackRun | { diagnostics: Diagnostic[] }> {
+  // A saved plan was checked when it was made; any other run is checked before anything opens.
+  if (options.saved === undefined && options.exact === undefined) {
+    const check = await checkAlone(loaded, options.plan ?? {}, wiring);
+    if ("diagnostics" in check) return check;
+    if ("refused" in check) {
+      const plan = check.refused;
+      options.events?.({ kind: "plan", plan });
+      const run: ApplyRun = {
+        status: "plan-failed",
+        ok: false,
+        plan,
+        diagnostics: [...plan.diagnostics],
+        recovered: 0,
+        counts: runCounts(undefined),
+        timings: { ...loaded.timings },
+      };
+      return { run, outputs: {} };
+    }
+    if (check.checked !== undefined) options = { ...options, plan: { ...options.plan, checked: check.checked } };
+  }
   const session = await openSession(loaded, {
     ...(wiring.hostWaitMs !== undefined ? { hostWaitMs: wiring.hostWaitMs } : {}),
     ...(wiring.env !== undefined ? { env: wiring.env } : {}),
@@ -101,7 +124,11 @@ export async function planStack(
   options: PlanOptions & { createState?: boolean },
   wiring: RunWiring = {},
 ): Promise<StackPlan | { diagnostics: Diagnostic[] }> {
-  const { createState, ...planOptions } = options;
+  const { createState, ...checkedOptions } = options;
+  const check = await checkAlone(loaded, checkedOptions, wiring);
+  if ("diagnostics" in check) return check;
+  if ("refused" in check) return { plan: check.refused, ok: false, state: { lineage: "", serial: 0, records: [], outputs: {} } };
+  const planOptions = check.checked !== undefined ? { ...checkedOptions, checked: check.checked } : checkedOptions;
   let reader: StateReader | null = null;
   const opened = createState === true ? await openStore(loaded.state) : await openReader(loaded.state);
   if ("diagnostics" in opened) return opened;
@@ -140,5 +167,35 @@ export async function planStack(
   } finally {
     await connection?.close();
     await reader?.close();
+  }
+}
+
+/**
+ * The run's configuration checked on its own (engine checkConfiguration) before its state is
+ * opened or created, the backend recorded or the host reached: a run it refuses writes nothing —
+ * no state file, no `.takoform/backend.json`, no embedded host data (docs/engine.md "Refused at
+ * plan"). The provider it checks with is the run's own, never connected: validation asks no host.
+ */
+async function checkAlone(
+  loaded: LoadedStack,
+  options: PlanOptions,
+  wiring: RunWiring,
+): Promise<{ refused: Plan } | { checked?: CheckedConfiguration } | { diagnostics: Diagnostic[] }> {
+  let connection: Connection;
+  try {
+    connection = await connectProvider({
+      projectDir: loaded.projectDir,
+      stack: loaded.stack,
+      variables: loaded.variables,
+      ...(wiring.env !== undefined ? { env: wiring.env } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConnectError) return { diagnostics: error.diagnostics };
+    throw error;
+  }
+  try {
+    return checkConfiguration({ provider: connection.provider, stack: loaded.stack, variables: loaded.variables, options });
+  } finally {
+    await connection.close();
   }
 }

@@ -12,6 +12,7 @@
 
 export { importObject, readImportBlocks } from "./imports.ts";
 export { createPlan, type PlanInput, type PlanMode, type PlanOptions, type PlanOutcome, type StateSnapshot } from "./plan/build.ts";
+export { checkConfiguration, type CheckedConfiguration } from "./plan/check.ts";
 export { buildStepGraph, type StepGraph } from "./plan/steps.ts";
 export {
   placeholderCycles,

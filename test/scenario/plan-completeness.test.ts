@@ -5,16 +5,22 @@
 //   takoform plan                 → exit 1, the case's diagnostic (summary, address, code)
 //   takoform apply --auto-approve → exit 1, the same diagnostics, no plan summary, no step run
 //   the host                      → no write and no prepare answered, no object stored
-//   state                         → no record (and for a backend path the command cannot use,
-//                                   no state file at all: nothing was opened)
+//   the project                   → byte for byte as before: no state file, no .takoform/
+//                                   backend.json, no embedded host data — the configuration is
+//                                   checked before anything is opened (docs/engine.md)
+//
+// The same holds on the embedded host (nothing under .takoform/host, not even its data file) and
+// for a project that has applied before (its state, backend record and host data untouched: no
+// lock was taken, so the state file was not written at all).
 //
 // Scenario 5: a bundle module without content_file planned "6 to add", and the apply failed
 // with "Missing module content_file" after two objects were created. Scenario 6: a NUL in
 // backend.local.path made the local backend write `state`.
 
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openLocalStateReadOnly } from "../../src/state/index.ts";
 import { startCountingHost, type CountingHost } from "../support/host-writes.ts";
 import { BUNDLE, DEPLOYMENT, ENDPOINT, KV, QUEUE, VERSION, WORKER } from "../support/malformed-stacks/base.ts";
 import type { JsonObject } from "../support/malformed-stacks/document.ts";
@@ -63,8 +69,6 @@ interface Case {
   /** Each expected error: its summary, the resource it is at (if any), its code, and text its detail must hold. */
   errors: { summary: string; address?: string; code: string; detail?: string }[];
   env?: Record<string, string>;
-  /** The state file the stack names does not exist afterwards, nor any other: nothing was opened. */
-  opensNothing?: { file: string };
 }
 
 const CASES: Case[] = [
@@ -126,6 +130,32 @@ const CASES: Case[] = [
     errors: [{ summary: "Invalid or missing SpaceID", address: `${KV}.kv`, code: "takoform.provider/attribute-value-invalid" }],
   },
   {
+    name: "a revision with no owner and no name",
+    stack: broken((s) => {
+      delete body(s, BUNDLE, "b")["revision_owner"];
+    }),
+    errors: [
+      {
+        summary: "Deriving this WorkerBundle name needs to know whose revision it is.",
+        address: `${BUNDLE}.b`,
+        code: "takoform.provider/revision-owner-missing",
+      },
+    ],
+  },
+  {
+    name: "a revision with a pinned name beside its owner",
+    stack: broken((s) => {
+      body(s, VERSION, "v")["name"] = "pc-v1";
+    }),
+    errors: [
+      {
+        summary: "A pinned WorkerVersion name leaves `revision_owner` with nothing to decide.",
+        address: `${VERSION}.v`,
+        code: "takoform.provider/revision-owner-ignored",
+      },
+    ],
+  },
+  {
     name: "a control character in a resource name",
     stack: broken((s) => {
       const kvs = (s["resource"] as JsonObject)[KV] as JsonObject;
@@ -170,7 +200,6 @@ const CASES: Case[] = [
         detail: "terraform.backend.local.path holds the control character U+0000 at character 6",
       },
     ],
-    opensNothing: { file: "state" },
   },
   {
     name: "a control character in a piece of a pg conn_str",
@@ -184,7 +213,6 @@ const CASES: Case[] = [
         detail: "conn_str has the control character U+0001 at character 3 in its database name",
       },
     ],
-    opensNothing: { file: ".takoform/state.db" },
   },
   {
     name: "a control character in PG_SCHEMA_NAME",
@@ -199,7 +227,6 @@ const CASES: Case[] = [
         detail: "PG_SCHEMA_NAME holds the control character U+0001 at character 3",
       },
     ],
-    opensNothing: { file: ".takoform/state.db" },
   },
 ];
 
@@ -221,6 +248,22 @@ function printedErrors(result: CliResult): PrintedError[] {
       at: /^ {2}with (.+)$/m.exec(block)?.[1] ?? "",
       code: /^ {2}Code: (.+)$/m.exec(block)?.[1] ?? "",
     }));
+}
+
+/** Every file under `dir`: its bytes' digest and when it was last written. A run that writes nothing leaves this as it was. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string): void => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) {
+        out[`${relative(dir, path)}/`] = String(statSync(path).mtimeMs);
+        walk(path);
+      } else out[relative(dir, path)] = `${createHash("sha256").update(readFileSync(path)).digest("hex")} ${statSync(path).mtimeMs}`;
+    }
+  };
+  walk(dir);
+  return out;
 }
 
 function atAddress(at: string, address: string): boolean {
@@ -246,6 +289,8 @@ describe("what the apply would refuse about the configuration is refused at plan
         const env = { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: TOKEN, ...c.env };
         const writes = host.writes.length;
         const prepares = host.prepares.length;
+        const before = tree(scratch.dir);
+        expect(Object.keys(before).sort()).toEqual(["dist/", "dist/index.js", "stack.json"]);
 
         const plan = await runCli(["plan", "--config", "stack.json"], { cwd: scratch.dir, env });
         const apply = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: scratch.dir, env });
@@ -274,21 +319,67 @@ describe("what the apply would refuse about the configuration is refused at plan
         expect(host.writes.slice(writes)).toEqual([]);
         expect(host.prepares.length - prepares).toBe(0);
         expect(host.host.controls.resourceCount()).toBe(0);
-        const statePath = scratch.statePath();
-        if (c.opensNothing !== undefined) {
-          expect(existsSync(scratch.path(c.opensNothing.file))).toBe(false);
-          expect(existsSync(statePath)).toBe(false);
-        } else if (existsSync(statePath)) {
-          const state = openLocalStateReadOnly(statePath);
-          try {
-            expect(await state.list()).toEqual([]);
-          } finally {
-            await state.close();
-          }
-        }
+        expect(tree(scratch.dir)).toEqual(before);
       } finally {
         scratch.cleanup();
       }
     });
   }
+});
+
+describe("on the embedded host, a run refused at plan writes nothing to the project", () => {
+  const BROKEN = broken((s) => {
+    body(s, BUNDLE, "b")["modules"] = [{ ...MODULE }, { name: "lib.js", content_type: "application/javascript+module" }];
+  });
+  // The embedded host: no endpoint, whatever the environment running the tests says.
+  const env = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined };
+
+  async function refusedTwice(scratch: Scratch): Promise<void> {
+    for (const args of [
+      ["plan", "--config", "stack.json"],
+      ["plan", "--config", "stack.json", "--out", "tfplan"],
+      ["apply", "--config", "stack.json", "--auto-approve"],
+    ]) {
+      const result = await runCli(args, { cwd: scratch.dir, env });
+      const printed = `${result.stdout}\n${result.stderr}`;
+      expect(result.code, `${args.join(" ")}: ${printed}`).toBe(1);
+      expect(
+        printedErrors(result).map((e) => [e.summary, e.code]),
+        args.join(" "),
+      ).toEqual([["Missing module content_file", "takoform.provider/artifact-authoring-invalid"]]);
+      expect(printed).not.toMatch(/Creating\.\.\.|Apply complete|Apply failed/);
+    }
+  }
+
+  it("a new project (the issue's scenario 5): no .takoform at all — no state, no backend record, no host data", async () => {
+    const scratch = new Scratch();
+    try {
+      mkdirSync(scratch.path("dist"));
+      writeFileSync(scratch.path("dist", "index.js"), moduleSource(1));
+      scratch.write("stack.json", JSON.stringify(BROKEN, null, 2));
+      const before = tree(scratch.dir);
+      await refusedTwice(scratch);
+      expect(tree(scratch.dir)).toEqual(before);
+    } finally {
+      scratch.cleanup();
+    }
+  }, 60_000);
+
+  it("a project that applied before: its state, backend record and host data are not written, not even by a lock", async () => {
+    const scratch = new Scratch();
+    try {
+      mkdirSync(scratch.path("dist"));
+      writeFileSync(scratch.path("dist", "index.js"), moduleSource(1));
+      scratch.write("stack.json", JSON.stringify(workerStack(), null, 2));
+      const applied = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: scratch.dir, env });
+      expect(applied.code, applied.stderr).toBe(0);
+      scratch.write("stack.json", JSON.stringify(BROKEN, null, 2));
+      const before = tree(scratch.dir);
+      expect(Object.keys(before)).toEqual(expect.arrayContaining([".takoform/backend.json", ".takoform/state.db", ".takoform/host/"]));
+      await refusedTwice(scratch);
+      expect(tree(scratch.dir)).toEqual(before);
+    } finally {
+      scratch.cleanup();
+    }
+  }, 60_000);
 });

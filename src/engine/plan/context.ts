@@ -16,6 +16,7 @@ import type { HostNeedEdge } from "../host-needs.ts";
 import type { PlanMove, PlanStep, ResourceChange } from "../plan-data.ts";
 import type { OutputPlan } from "./outputs.ts";
 import type { TargetScope } from "./targets.ts";
+import type { CheckedConfiguration } from "./check.ts";
 
 export type PlanMode = "normal" | "destroy" | "refresh-only";
 
@@ -34,6 +35,8 @@ export interface PlanOptions {
   parallelism?: number;
   /** RFC 0011 cycle resolution; the default resolves cycles with placeholders (`placeholderCycles`). */
   cycles?: CycleResolver;
+  /** What checkConfiguration validated before the run opened state (untargeted plans reuse it). */
+  checked?: CheckedConfiguration;
 }
 
 /** What the planner reads from state: one consistent snapshot. */

@@ -70,7 +70,13 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
     );
     return out;
   }
-  if (main === null || isUnknown(modules)) return out;
+  if (main === null) {
+    // Neither local files nor a digest: nothing to apply, whatever the host says (refused at
+    // plan). A digest that is not one is the field check's "Invalid manifest digest".
+    if ((attributes["manifest_digest"] ?? null) === null) out.push(noBundleAuthored(null));
+    return out;
+  }
+  if (isUnknown(modules)) return out;
   const elements = listElements(modules);
   if (elements === undefined) return out;
   if (elements.length === 0) {
@@ -144,6 +150,17 @@ export function staticBundleProblems(attributes: Attributes): Diagnostic[] {
   return out;
 }
 
+/** A bundle with no local files and no usable manifest_digest (null, unknown at apply, or not a digest). */
+function noBundleAuthored(pinned: Value): Diagnostic {
+  return manifestProblem(
+    "No bundle authored",
+    pinned === null || isUnknown(pinned)
+      ? "A worker bundle needs manifest_digest, or main_module and modules naming local files, wholly known before it can be applied."
+      : `manifest_digest ${JSON.stringify(pinned)} is not a sha256 digest.`,
+    "manifest_digest",
+  );
+}
+
 /**
  * Resolves the authoring. In "plan" mode an unknown input leaves the result unresolved without
  * an error; in "apply" mode it is an error. Everything else that is wrong (a missing content_file,
@@ -161,17 +178,7 @@ export async function resolveBundleAuthoring(attributes: Attributes, mode: "plan
   if (main === null && modules === null) {
     if (typeof pinned === "string" && isDigest(pinned)) return { authoring: { mode: "digest", manifestDigest: pinned }, diagnostics: [] };
     if (isUnknown(pinned) && mode === "plan") return { authoring: { mode: "unresolved" }, diagnostics: [] };
-    return {
-      diagnostics: [
-        manifestProblem(
-          "No bundle authored",
-          pinned === null || isUnknown(pinned)
-            ? "A worker bundle needs manifest_digest, or main_module and modules naming local files, wholly known before it can be applied."
-            : `manifest_digest ${JSON.stringify(pinned)} is not a sha256 digest.`,
-          "manifest_digest",
-        ),
-      ],
-    };
+    return { diagnostics: [noBundleAuthored(pinned)] };
   }
 
   if (isUnknown(main) || isUnknown(modules)) {

@@ -27,6 +27,8 @@ import { localFileProblems } from "./files.ts";
 import { hostnameProblem } from "./hostname.ts";
 import { schemaProblems } from "./schema.ts";
 import { providerWork } from "../work-counters.ts";
+import { invalidSpace } from "../dispatch.ts";
+import { ownerIgnored, ownerMissing } from "../plan/revision-name.ts";
 
 /** A name_prefix leaves room for the 8 hex digits a generated name appends. */
 const NAME_PREFIX = /^[a-z][a-z0-9-]{0,54}$/;
@@ -62,6 +64,12 @@ function nameProblems(codec: FormCodec, config: Attributes): Diagnostic[] {
         repair: "Set revision_owner to the owner's name, such as the takoform_module_worker this revision belongs to.",
       });
     }
+    // Whose revision it is decides its derived name: the plan refuses neither-nor and both, as
+    // plan/revision-name.ts does, here so that a run refusing them has opened nothing.
+    const pinned = name ?? null;
+    const owned = owner ?? null;
+    if (pinned === null && owned === null) out.push(ownerMissing(codec.ref.kind, {}));
+    else if (pinned !== null && owned !== null) out.push(ownerIgnored(codec.ref.kind, pinned, {}));
     return out;
   }
   const prefix = config["name_prefix"];
@@ -155,6 +163,9 @@ export function validateConfig(rt: ProviderRuntime, type: string, config: Attrib
       repair: "Correct space, or leave it out to use the provider's default space.",
     });
   }
+  // A resource that sets no space is created in the provider's default one; a default that is no
+  // SpaceID (TAKOFORM_SPACE="team/a") is a configuration error, refused before anything opens.
+  if (space == null && Object.hasOwn(schema.attributes, "space") && !isSpaceId(rt.defaultSpace)) out.push(invalidSpace(type, rt.defaultSpace));
   for (const name of ["create_timeout", "update_timeout", "delete_timeout"]) {
     if (!Object.hasOwn(schema.attributes, name)) continue;
     const problem = timeoutProblem(name, config[name]);

@@ -103,5 +103,9 @@ export function checkReplace(ctx: PlanContext): void {
 
 /** Every planned resource's configuration on its own, before the host is asked anything. */
 export function validateResources(ctx: PlanContext): void {
-  for (const d of validateConfiguration(ctx.provider, ctx.stack, ctx.variables, ctx.planSet, ctx.validated)) ctx.diagnostics.append([d], d.address);
+  // The run checked the configuration before it opened state (../check.ts): not validated twice.
+  const checked = ctx.targeted ? undefined : ctx.options.checked;
+  if (checked !== undefined) for (const [address, attributes] of checked.validated) ctx.validated.set(address, attributes);
+  const found = checked?.diagnostics ?? validateConfiguration(ctx.provider, ctx.stack, ctx.variables, ctx.planSet, ctx.validated);
+  for (const d of found) ctx.diagnostics.append([d], d.address);
 }
