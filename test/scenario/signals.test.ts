@@ -2,11 +2,15 @@
 // send it. The first signal starts no new step, lets the step in flight finish and be recorded,
 // and the run exits 143 with a message; a second one exits at once, leaving the write in flight
 // recorded as an intent that the next apply resumes under the same Idempotency-Key. Whenever the
-// signal comes, the host and state agree afterwards and the next apply converges with nothing
-// duplicated.
+// signal comes (before the handler exists, during the load and plan, during a held create, at the
+// approval prompt, where it is a no as Ctrl-C is, during a destroy's held delete) the host and
+// state agree afterwards, every object the host holds being the one state records, uid for uid,
+// and the next apply (or destroy) converges with nothing duplicated.
 
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteTarget, type Place } from "../state/conformance/target.ts";
 import { runCli, Scratch, spawnCli, startHost, type CliResult, type TestHost } from "./harness.ts";
@@ -182,5 +186,68 @@ describe("SIGTERM during apply", () => {
       expect(held, `${ms} ms: the chain is created in order`).toEqual(NAMES.slice(0, held.length));
       await converges(p);
     }
+  });
+
+  it("during destroy: the delete in flight is recorded, nothing else is deleted, and the next destroy finishes", async () => {
+    const p = await begin();
+    await converges(p);
+    const release = holdWrites(p.host);
+    const run = spawnCli(["destroy", "--config", "stack.json", "--auto-approve"], { cwd: p.scratch.dir, env: p.env });
+    // A destroy deletes the chain from its end: sig-c first.
+    await until(() => p.host.waiting === 1, "the first delete to wait at the host");
+    signal(run.pid, "SIGTERM");
+    await sleep(300);
+    release();
+    const result = await run.done;
+    expect([result.code, result.signal], result.stderr).toEqual([143, null]);
+    expect(result.stderr).toContain("SIGTERM received. No new step starts");
+    expect(result.stderr).not.toMatch(STACK_TRACE);
+    expect(p.host.mutations.filter((m) => m.method === "DELETE").map((m) => `${m.name} ${m.status}`)).toEqual(["sig-c 204"]);
+    expect(await agree(p)).toEqual(["sig-a", "sig-b"]);
+    const next = await runCli(["destroy", "--config", "stack.json", "--auto-approve"], { cwd: p.scratch.dir, env: p.env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(await agree(p)).toEqual([]);
+    expect(p.host.mutations.filter((m) => m.method === "DELETE").map((m) => m.name)).toEqual(["sig-c", "sig-b", "sig-a"]);
+  });
+});
+
+const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
+const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
+
+describe("SIGTERM at the approval prompt", () => {
+  // The prompt needs a terminal: util-linux `script` gives the command one. The shell prints its
+  // pid before it execs the command, so the signal goes to takoform itself, not to `script`.
+  it.skipIf(!hasScript)("cancels as Ctrl-C does: exit 1, nothing written, the lock released; the next apply converges", async () => {
+    const p = await begin();
+    const command = `echo "pid=$$"; exec '${process.execPath}' '${BIN}' apply --config stack.json`;
+    const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
+      cwd: p.scratch.dir,
+      env: { ...process.env, NO_COLOR: "1", ...p.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    try {
+      await until(() => output.includes("Enter a value:"), "the approval prompt");
+      const pid = Number(/pid=(\d+)/.exec(output)?.[1]);
+      expect(pid).toBeGreaterThan(0);
+      signal(pid, "SIGTERM");
+      const code = await closed;
+      expect(code, output).toBe(1);
+      expect(output).toContain("Apply cancelled.");
+      expect(output).not.toMatch(STACK_TRACE);
+      expect(p.host.mutations).toEqual([]);
+      expect(await agree(p)).toEqual([]);
+    } finally {
+      clearTimeout(timer);
+      child.stdin.destroy();
+    }
+    // The lock was released: the next apply is not refused, and creates the chain once.
+    const next = await converges(p);
+    expect(next.stderr).not.toContain("locked");
+    expect(p.host.mutations.map((m) => `${m.method} ${m.name}`)).toEqual(["PUT sig-a", "PUT sig-b", "PUT sig-c"]);
   });
 });

@@ -2,12 +2,13 @@
 // checked against the Form's schema at plan, with the resource address and attribute path in each
 // diagnostic; a bad stack is refused with ALL its errors at once — including errors in resources
 // whose dependencies are wrong too — and nothing is written: the host's own record of the resource
-// mutations it answered stays as it was, and state holds no record.
+// mutations it answered stays as it was, and no state file is created.
 //
 // Item 10's plan side is here too: a deployment whose weights the host will refuse, and a version
 // whose environment names collide, plan with a warning at the address (the host decides, at
 // apply), and the apply meets the host's refusal at exactly that resource.
 
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocalStateReadOnly } from "../../../src/state/index.ts";
 import { moduleSource, runCli, Scratch, startHost, timeline, type TestHost } from "../../scenario/harness.ts";
@@ -119,7 +120,8 @@ describe("the schema at plan, through the command", () => {
     expect(applied.stdout).not.toMatch(/Creation complete|Creating/);
     expect(timeline(host.mutations)).toEqual(before);
     expect(host.host.controls.resourceCount()).toBe(count);
-    expect(await records(p)).toEqual([]);
+    // Refused before anything opened: no state file was created (docs/engine.md "Refused at plan").
+    expect(existsSync(p.path(".takoform", "state.db"))).toBe(false);
   }, 120_000);
 
   it("a bundle whose module file is missing is refused at plan, before the worker is created (not half-applied)", async () => {
@@ -134,7 +136,7 @@ describe("the schema at plan, through the command", () => {
     expect(all(applied)).toContain(`Error: Module file not readable\n\n  with ${B}.b, attribute modules[0].content_file,`);
     expect(all(applied)).toContain("Code: takoform.provider/local-file-unreadable");
     expect(timeline(host.mutations)).toEqual(before);
-    expect(await records(p)).toEqual([]);
+    expect(existsSync(p.path(".takoform", "state.db"))).toBe(false);
 
     // Built, the same stack applies, in its one order.
     p.write("build/index.js", moduleSource(2));
