@@ -113,7 +113,7 @@ export async function createPlan(input: PlanInput): Promise<PlanOutcome> {
 }
 
 /** A plan of nothing but its diagnostics (and what it was made against). */
-export function emptyPlan(ctx: PlanContext): Plan {
+function emptyPlan(ctx: PlanContext): Plan {
   const { state, mode, targets, host } = ctx;
   return {
     formatVersion: 1,

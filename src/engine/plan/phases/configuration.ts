@@ -3,6 +3,7 @@
 
 import type { Diagnostic } from "../../../core/index.ts";
 import type { Provider } from "../../../provider/index.ts";
+import type { StackConfig } from "../../config/types.ts";
 import { engineCode } from "../../codes.ts";
 import { placeholderCycles } from "../../cycles/resolver.ts";
 import { dependencyMap } from "../../dependencies.ts";
@@ -20,7 +21,12 @@ export function checkHost(ctx: PlanContext): void {
 
 /** Every configured resource's type must be one the provider serves. */
 export function checkTypes(ctx: PlanContext): void {
-  const { provider, stack } = ctx;
+  for (const d of typeProblems(ctx.provider, ctx.stack)) ctx.diagnostics.append([d], d.address);
+}
+
+/** One error per configured resource whose type the provider does not serve, at its address. */
+export function typeProblems(provider: Provider, stack: StackConfig): Diagnostic[] {
+  const out: Diagnostic[] = [];
   let problems: ReadonlyMap<string, Diagnostic> | undefined;
   for (const resource of stack.resources.values()) {
     if (provider.schema(resource.type) !== undefined) continue;
@@ -29,24 +35,20 @@ export function checkTypes(ctx: PlanContext): void {
     problems ??= lineProblems(provider);
     const problem = problems.get(resource.type);
     if (problem !== undefined) {
-      ctx.diagnostics.append([{ ...problem, address: resource.address, resourceType: resource.type }], resource.address);
+      out.push({ ...problem, address: resource.address, resourceType: resource.type });
       continue;
     }
-    ctx.diagnostics.append(
-      [
-        {
-          severity: "error",
-          code: engineCode("unknown-resource-type"),
-          summary: `The provider serves no resource type ${resource.type}`,
-          detail: `${resource.address} uses it${resource.constructPath ? ` (construct ${resource.constructPath})` : ""}.`,
-          address: resource.address,
-          resourceType: resource.type,
-          repair: "Check the type name, or generate the project's registry with `takoform get --forms DIR` for the Forms it belongs to.",
-        },
-      ],
-      resource.address,
-    );
+    out.push({
+      severity: "error",
+      code: engineCode("unknown-resource-type"),
+      summary: `The provider serves no resource type ${resource.type}`,
+      detail: `${resource.address} uses it${resource.constructPath ? ` (construct ${resource.constructPath})` : ""}.`,
+      address: resource.address,
+      resourceType: resource.type,
+      repair: "Check the type name, or generate the project's registry with `takoform get --forms DIR` for the Forms it belongs to.",
+    });
   }
+  return out;
 }
 
 /** The provider's diagnostics for resource types whose registry line it cannot serve, by type. */
