@@ -11,9 +11,7 @@ import { cliCode } from "../codes.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../../automation/api.ts";
-import { addressForms, servedEndpoint } from "../../host/index.ts";
 import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
-import { DEV_LISTEN } from "./dev.ts";
 import { isCrossStackOutput, recoverSensitiveOutput } from "../../engine/index.ts";
 import { outputJson } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
@@ -155,7 +153,7 @@ export const command: Command = {
     const entries = Object.entries(outputs);
     if (entries.length === 0) io.err("No outputs recorded in state. Declare outputs in the app (TerraformOutput) and apply.");
     for (const [key, o] of entries) io.out(`${key} = ${hidden(key, o) ? "<sensitive>" : JSON.stringify(o.value)}`);
-    for (const line of localAddresses(projectDir(args), records)) io.out(line);
+    for (const line of await localAddresses(projectDir(args), records)) io.out(line);
     return 0;
   },
 };
@@ -175,8 +173,12 @@ function hidden(name: string, output: { sensitive: boolean }): boolean {
   return output.sensitive || isCrossStackOutput(name);
 }
 
-/** The path-form addresses of the project's worker endpoints and custom domains on `takoform dev`. */
-function localAddresses(dir: string, records: readonly ResourceRecord[]): string[] {
+/**
+ * The path-form addresses of the project's worker endpoints and custom domains on `takoform dev`.
+ * The host's modules (and dev's) are loaded only when there is an address to print: every other
+ * output answer reads the state alone (test/package/loading.test.ts).
+ */
+async function localAddresses(dir: string, records: readonly ResourceRecord[]): Promise<string[]> {
   const data = join(dir, ".takoform", "host");
   if (!existsSync(join(data, "host.db"))) return [];
   const addresses: { name: string; kind: string; hostname: string }[] = [];
@@ -186,6 +188,7 @@ function localAddresses(dir: string, records: readonly ResourceRecord[]): string
     if (typeof hostname === "string") addresses.push({ name: r.name ?? r.address, kind: kind!, hostname: hostname.toLowerCase() });
   }
   if (addresses.length === 0) return [];
+  const [{ addressForms, servedEndpoint }, { DEV_LISTEN }] = await Promise.all([import("../../host/index.ts"), import("./dev.ts")]);
   const served = servedEndpoint(data);
   const origin = served?.url ?? `http://${DEV_LISTEN}`;
   const port = Number(new URL(origin).port || 80);
