@@ -28,6 +28,12 @@ const TSCONFIG = {
   include: ["*.ts"],
 };
 
+/** No stack trace: no `    at …` frame, no Node's uncaught-error footer. */
+function noStackTrace(text: string): void {
+  expect(text).not.toMatch(/^\s+at .+[:(]/m);
+  expect(text).not.toContain("Node.js v");
+}
+
 const runs = (dir: string): number => readFileSync(join(dir, "runs.log"), "utf8").split("\n").filter(Boolean).length;
 
 let dir: string;
@@ -58,10 +64,26 @@ describe("read-only commands", () => {
     const plan = await stacksCli(dir, ["plan"]);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain("Type 'string' is not assignable to type 'number'");
+    noStackTrace(plan.stderr);
     expect(runs(dir), "the typecheck stopped the plan before the app ran").toBe(1);
     const unchecked = await stacksOk(dir, ["plan", "--no-typecheck"]);
     expect(unchecked.stdout).toContain("No changes.");
     expect(runs(dir)).toBe(2);
+  });
+
+  it("every other command that runs the app refuses the type error, and runs it with --no-typecheck", async () => {
+    const commands = [["synth"], ["apply", "-auto-approve"], ["refresh", "-auto-approve"], ["state", "migrate"], ["state", "rebind"]];
+    for (const args of commands) {
+      const before = runs(dir);
+      const checked = await stacksCli(dir, args);
+      expect(checked.code, args.join(" ")).toBe(1);
+      expect(checked.stderr, args.join(" ")).toContain("Type 'string' is not assignable to type 'number'");
+      noStackTrace(checked.stderr);
+      expect(runs(dir), `${args.join(" ")}: the typecheck stopped it before the app ran`).toBe(before);
+      const unchecked = await stacksOk(dir, [...args, "--no-typecheck"]);
+      noStackTrace(unchecked.stderr);
+      expect(runs(dir), `${args.join(" ")} --no-typecheck ran the app`).toBe(before + 1);
+    }
   });
 });
 
@@ -75,6 +97,11 @@ describe("where the command runs", () => {
     const planned = await stacksOk(sub, ["plan", "--no-typecheck"]);
     expect(planned.stderr).toContain(`takoform: using the project at ${dir}\n`);
     expect(planned.stdout).toContain("No changes.");
+    // output said nothing and exited 0 here once: it lists the project's outputs.
+    const outputs = await stacksOk(sub, ["output"]);
+    expect(outputs.stderr).toContain(`takoform: using the project at ${dir}\n`);
+    expect(outputs.stdout).toBe('kv_name = "read-only-kv"\n');
+    for (const result of [listed, planned, outputs]) noStackTrace(result.stderr);
   });
 
   it("outside any project, the read-only commands say so plainly and exit 1", async () => {
@@ -86,6 +113,7 @@ describe("where the command runs", () => {
       expect(result.stderr, args.join(" ")).toContain("Neither it nor any directory above it has a cdktf.json");
       expect(result.stderr, args.join(" ")).not.toContain("nothing has been applied");
       expect(result.stdout, args.join(" ")).toBe("");
+      noStackTrace(result.stderr);
     }
   });
 });

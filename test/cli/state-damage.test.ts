@@ -4,8 +4,9 @@
 //   either proceeds or waits for the lock (--lock-timeout), every `state list` beside them reads
 //   no state or a whole one — none prints "not a takoform state" or a stack trace.
 // - A damaged state file — bytes overwritten in the middle, cut short, emptied, another program's
-//   SQLite file in its place — gets one diagnostic naming the file and the repair, from a reader
-//   (`state list`) and a writer (`apply`), and the file is left byte for byte as it was.
+//   SQLite file in its place — gets one diagnostic naming the file and the repair, from every
+//   reader (`state list/show/pull`, `output`, `show`), `plan` and a writer (`apply`), and the file
+//   is left byte for byte as it was.
 // - Every run that writes state keeps a backup first (`state.db.backup`, checked whole), and
 //   `takoform state restore-backup` puts it back: the records the backup holds are listed again
 //   and the next apply finishes the job.
@@ -103,6 +104,10 @@ describe("a damaged state file", () => {
 
       for (const args of [
         ["state", "list", "--config", "stack.json"],
+        ["state", "show", `${KV}.a`, "--config", "stack.json"],
+        ["state", "pull", "--config", "stack.json"],
+        ["output", "--config", "stack.json"],
+        ["show", "--config", "stack.json"],
         ["plan", "--config", "stack.json"],
         ["apply", "--config", "stack.json", "-auto-approve"],
       ]) {
