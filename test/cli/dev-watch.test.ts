@@ -10,16 +10,20 @@
 // and SIGTERM stops the watcher with the server (exit 0).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { hostHolds, stacksProject } from "../scenario/stacks-app.ts";
+import { exampleProject } from "../support/node-modules.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
 const children: ChildProcess[] = [];
+const dirs: string[] = [];
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const APP = `import { App, TerraformStack } from "cdktf";
@@ -138,6 +142,49 @@ describe("takoform dev --watch", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code, output()).toBe(0);
     expect(hostHolds(dir)).toEqual(expect.arrayContaining(["EdgeKVNamespace site-cache", "EdgeKVNamespace site-more"]));
+    expect(err).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  // The stack's other content directories (issue 26 item 1): examples/worker-site's static
+  // assets (public/) and its database's migrations (migrations/), as a user edits them.
+  it("serves an edited static asset after a plan, and applies a migration added to the migrations directory after a synth", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "takoform-watch-site-"));
+    dirs.push(dir);
+    exampleProject("worker-site", dir, "watch-site");
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    delete env["TAKOFORM_ENDPOINT"];
+    delete env["TAKOFORM_TOKEN"];
+    const child = spawn(process.execPath, [BIN, "dev", "--watch", "-C", dir, "--listen", "127.0.0.1:0"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+    const output = (): string => `${out}\n--- stderr ---\n${err}`;
+    const cycles = (): string[] => out.split("\n").filter((l) => l.startsWith("watch: "));
+    const cycle = (n: number): Promise<string> => until(() => cycles()[n], `watch cycle ${n + 1}`, output);
+    const body = async (url: string): Promise<string> => (await fetch(url)).text();
+
+    expect(await cycle(0)).toMatch(/^watch: start: synth \d+ ms, plan \d+ ms, apply \d+ ms, \d+ added, 0 changed, 0 destroyed \(\d+ ms total\)$/);
+    const url = await until(() => /^ {2}(http:\/\/127\.0\.0\.1:\d+\/_worker\/\S+\/)$/m.exec(out)?.[1], "the site's address", output);
+    expect(await body(`${url}app.css`)).toBe(readFileSync(join(dir, "public", "app.css"), "utf8"));
+
+    // An asset's bytes: a plan and an apply, and the new bytes are served.
+    writeFileSync(join(dir, "public", "app.css"), "body { color: teal; }\n");
+    expect(await cycle(1)).toMatch(/^watch: public\/app\.css changed: plan \d+ ms, apply \d+ ms, \d+ added, \d+ changed, \d+ destroyed \(\d+ ms total\)$/);
+    expect(await body(`${url}app.css`)).toBe("body { color: teal; }\n");
+
+    // A new migration file changes the list the app writes: a synth, then its apply; the worker
+    // goes on answering from the migrated database.
+    writeFileSync(join(dir, "migrations", "0002_notes.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);\n");
+    expect(await cycle(2)).toMatch(
+      /^watch: migrations\/0002_notes\.sql changed: synth \d+ ms, plan \d+ ms, apply \d+ ms, \d+ added, \d+ changed, \d+ destroyed \(\d+ ms total\)$/,
+    );
+    expect(await body(`${url}api/visits`)).toBe("visits: 1\n");
+
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code, output()).toBe(0);
     expect(err).not.toMatch(/\n\s+at /);
   }, 60_000);
 });
