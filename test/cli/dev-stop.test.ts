@@ -9,7 +9,7 @@
 // — as POSIX shells do while they wait on a command — keeps it until its command exits, so no
 // process of ours receives it. docs/cli.md, `takoform dev`.)
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalHost } from "../../src/host/index.ts";
 import { Scratch } from "../scenario/harness.ts";
-import { linkNodeModules } from "../support/node-modules.ts";
+import { exampleProject, linkNodeModules } from "../support/node-modules.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
 const scratch = new Scratch();
@@ -103,4 +103,56 @@ describe("stopping `npx takoform dev`", () => {
       expect(await dataFree(data), out).toBe(true);
     }, 90_000);
   }
+
+  // dev --watch runs more than the server: the app's next synth process, started ahead, and each
+  // served worker's isolate process. None of them may outlive the npx process the user stopped.
+  it("SIGTERM to the npx process of `dev --watch` leaves no process of its group: not the server, the app's next process or a worker's isolate", async () => {
+    const dir = scratch.path("dev-watch-sigterm");
+    exampleProject("worker-site", dir, "dev-watch-sigterm", { without: [".bin"] });
+    mkdirSync(join(dir, "node_modules", ".bin"));
+    symlinkSync(BIN, join(dir, "node_modules", ".bin", "takoform"));
+    // The app runs as `npx tsx main.ts`: tsx from this repository.
+    symlinkSync(fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url)), join(dir, "node_modules", ".bin", "tsx"));
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    delete env["TAKOFORM_ENDPOINT"];
+    delete env["TAKOFORM_TOKEN"];
+    const npx = spawn("npx", ["takoform", "dev", "--watch", "--listen", "127.0.0.1:0"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    started.push(npx.pid!);
+    let out = "";
+    npx.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    npx.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const group = (): string[] =>
+      spawnSync("ps", ["-o", "pid=,args=", "-g", String(npx.pid)], { encoding: "utf8" })
+        .stdout.split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
+    const deadline = Date.now() + 60_000;
+    let url: string | undefined;
+    while (url === undefined) {
+      const m = /^watch: start: /m.test(out) ? /^ {2}(http:\/\/127\.0\.0\.1:\d+\/_worker\/\S+\/)$/m.exec(out) : null;
+      if (m !== null) url = m[1];
+      else if (Date.now() > deadline || npx.exitCode !== null) throw new Error(`dev --watch did not start:\n${out}`);
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // A request starts the worker's isolate.
+    expect(await (await fetch(`${url}api/visits`)).text()).toBe("visits: 1\n");
+    const running = group();
+    expect(
+      running.some((p) => p.includes("TAKOFORM_WARM_APP_ENTRY")),
+      running.join("\n"),
+    ).toBe(true);
+    expect(
+      running.some((p) => p.includes("isolate.mjs")),
+      running.join("\n"),
+    ).toBe(true);
+    const port = Number(new URL(url).port);
+
+    process.kill(npx.pid!, "SIGTERM");
+    const stopBy = Date.now() + 15_000;
+    while ((group().length > 0 || (await listening(port))) && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(group(), out).toEqual([]);
+    expect(await listening(port), out).toBe(false);
+    expect(await dataFree(join(dir, ".takoform", "host")), out).toBe(true);
+    expect(out).not.toMatch(/^\s+at .+[:(]/m);
+  }, 90_000);
 });
