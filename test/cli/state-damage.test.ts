@@ -1,6 +1,7 @@
 // Issue 26, item 4, through the command: state that never crashes it.
 //
-// - Simultaneous first runs in a new project (no state file yet, the embedded host): every apply
+// - Simultaneous first runs in a new project (no state file yet, the embedded host; of a stack
+//   file, and of an app, each run synthesizing it into cdktf.out at once): every apply
 //   either proceeds or waits for the lock (--lock-timeout), every `state list` beside them reads
 //   no state or a whole one — none prints "not a takoform state" or a stack trace.
 // - A damaged state file — bytes overwritten in the middle, cut short, emptied, another program's
@@ -15,6 +16,7 @@ import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, Scratch, spawnCli } from "../scenario/harness.ts";
+import { stacksProject } from "../scenario/stacks-app.ts";
 
 const KV = "takoform_edge_kv_namespace";
 const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined };
@@ -57,6 +59,34 @@ describe("simultaneous first runs", () => {
       noStackTrace(result.stderr);
       expect(result.stderr).not.toContain("not a takoform state");
       if (result.code === 0) expect(["", `${KV}.a\n${KV}.b\n`]).toContain(result.stdout);
+      else expect(result.stderr).toContain("No state: nothing has been applied in this project yet");
+    }
+  }, 240_000);
+
+  it("the same in a new project of an app (cdktf.json): three applies and two state lists at once, each synthesizing it", async () => {
+    const dir = stacksProject(`import { App, TerraformStack } from "cdktf";
+import { EdgeKVNamespace, TakoformProvider } from "takoform-cdk";
+const app = new App();
+const stack = new TerraformStack(app, "main");
+new TakoformProvider(stack, "takoform", {});
+new EdgeKVNamespace(stack, "kv", { name: "first-runs-kv" });
+app.synth();
+`);
+    const applies = Array.from({ length: 3 }, () =>
+      spawnCli(["apply", "-auto-approve", "-lock-timeout=150s", "--no-typecheck"], { cwd: dir, env: bare, timeoutMs: 180_000 }),
+    );
+    const readers = Array.from({ length: 2 }, () => spawnCli(["state", "list", "--no-typecheck"], { cwd: dir, env: bare, timeoutMs: 180_000 }));
+    const applied = await Promise.all(applies.map((a) => a.done));
+    const read = await Promise.all(readers.map((r) => r.done));
+    for (const result of applied) {
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      noStackTrace(result.stderr);
+    }
+    expect(applied.filter((r) => r.stdout.includes("Apply complete! Resources: 1 added")).length).toBe(1);
+    for (const result of read) {
+      noStackTrace(result.stderr);
+      expect(result.stderr).not.toContain("not a takoform state");
+      if (result.code === 0) expect(["", `${KV}.kv\n`]).toContain(result.stdout);
       else expect(result.stderr).toContain("No state: nothing has been applied in this project yet");
     }
   }, 240_000);
