@@ -84,7 +84,7 @@ describe("read-only commands", () => {
       noStackTrace(unchecked.stderr);
       expect(runs(dir), `${args.join(" ")} --no-typecheck ran the app`).toBe(before + 1);
     }
-  });
+  }, 180_000);
 });
 
 describe("where the command runs", () => {
