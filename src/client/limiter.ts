@@ -28,7 +28,24 @@
 //   round trips left one request waiting out the last second of most runs (bench/latency.ts's
 //   timeline showed 20 round trips with 1 in flight at the end), and a limit that fell to 0.9 × 33
 //   and sat there a whole Retry-After used 29 of the 32.
-// - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts).
+// - **Retry-After.** The dropped request itself waits the host's Retry-After (retry.ts), in full:
+//   the host API says a retry honours it, and a host that counts requests in flight cannot tell
+//   us that a slot freed earlier is ours to take.
+// - **Probing only while the work left pays for a refusal.** Growth above what the host has shown
+//   it accepts (slow start, probing) is a bet: a refused request waits a whole Retry-After, and
+//   when the rest of the work is done before that, the run waits for it with nothing to send.
+//   So the limit grows there only while the requests left (work-left.ts, from what the engine
+//   reports), at the current limit and the fastest round trip, take at least ¾ of a refusal's
+//   cost: the latest Retry-After, or `refusalCostMs` (1 s, the shortest wait a Retry-After in
+//   whole seconds can ask) before any. Why ¾: one more round trip of slow start (1.5×) saves a
+//   third of the time left T, and a refusal then costs what of its wait outlasts the remaining
+//   ⅔ T; at even odds that the host refuses, the bet pays when T/3 ≥ ½ (cost − ⅔ T), T ≥ ¾ cost.
+//   1,000 creates against a host that takes 256 at 50 ms crossed 256 with about 5 of their 13
+//   round trips of work left, and the 45 refused requests then waited out a second at the end
+//   (2.82 s on a quiet machine); with the work reported, slow start stops short of 256 and
+//   nothing is refused. A long run (a 10,000-read plan) still grows until the host refuses: its
+//   refused requests wait while the rest goes on. The hold is not sticky: when a new walk brings
+//   more work, growth resumes. Without a report (the client used on its own) it grows as before.
 //
 // - **Parked requests.** A refused request waiting out its Retry-After holds no slot, and the
 //   engine should not count it as work under way either: `view` (what the engine sizes its tasks
@@ -39,6 +56,7 @@
 // Requests beyond the limit wait in arrival order. The limit never goes below `min` nor above `max`.
 
 import { TransportError } from "./errors.ts";
+import { WorkLeft, type WorkTracker } from "./work-left.ts";
 
 export interface LimiterSettings {
   /** Requests in flight at the start: modest, so a small host sees a small burst; slow start finds a large one in a few round trips. */
@@ -51,9 +69,11 @@ export interface LimiterSettings {
   tolerance: number;
   /** After a drop, the limit stays at the plateau this long (and at least the Retry-After) before it probes above. */
   probeAfterMs: number;
+  /** What a refusal is assumed to cost (its Retry-After) before the host has refused anything. */
+  refusalCostMs: number;
 }
 
-export const DEFAULT_LIMITER: LimiterSettings = { initial: 16, min: 1, max: 1024, backoff: 0.9, tolerance: 2, probeAfterMs: 5_000 };
+export const DEFAULT_LIMITER: LimiterSettings = { initial: 16, min: 1, max: 1024, backoff: 0.9, tolerance: 2, probeAfterMs: 5_000, refusalCostMs: 1_000 };
 
 /** What an answer says about the host's capacity. */
 export type Verdict = "ok" | "drop" | "ignore";
@@ -72,6 +92,8 @@ export interface ConcurrencyView {
   readonly inFlight: number;
   /** Called whenever the whole-request limit changes; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
+  /** A walk of `tasks` tasks starts (dag.ts): its tracker reports what is left of it. */
+  work(tasks: number): WorkTracker;
 }
 
 interface Waiter {
@@ -93,6 +115,13 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   /** No probing above the plateau before this time. */
   #probeAt = 0;
   #parked = 0;
+  /** Requests granted a slot so far. */
+  #sent = 0;
+  /** The fastest answer of any method: the round trip with nothing queued anywhere. */
+  #baseRtt = Infinity;
+  /** What a refusal costs: the latest drop's Retry-After, `refusalCostMs` before any. */
+  #refusalCost: number;
+  readonly #work = new WorkLeft();
   readonly #fastest = new Map<string, number>();
   readonly #waiting: Waiter[] = [];
   #head = 0;
@@ -102,6 +131,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   constructor(settings: Partial<LimiterSettings> = {}, now: () => number = () => performance.now()) {
     this.settings = checked({ ...DEFAULT_LIMITER, ...settings });
     this.#limit = this.settings.initial;
+    this.#refusalCost = this.settings.refusalCostMs;
     this.#now = now;
     const limiter = this;
     this.view = {
@@ -112,7 +142,13 @@ export class ConcurrencyLimiter implements ConcurrencyView {
         return limiter.inFlight;
       },
       onChange: (listener) => this.onChange(listener),
+      work: (tasks) => this.work(tasks),
     };
+  }
+
+  /** A walk of `tasks` tasks starts; what it reports left decides whether probing still pays. */
+  work(tasks: number): WorkTracker {
+    return this.#work.open(tasks, this.#sent);
   }
 
   /** Whole requests allowed in flight now. */
@@ -132,6 +168,11 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** The requests the engine's walks still need, estimated (work-left.ts); Infinity when unknown. */
+  get workLeft(): number {
+    return this.#work.requests(this.#sent);
   }
 
   /** Refused requests now waiting out a Retry-After before they are sent again. */
@@ -199,10 +240,12 @@ export class ConcurrencyLimiter implements ConcurrencyView {
       if (ceiling < this.#limit) this.#limit = ceiling;
       this.#slowStart = false;
       this.#probeAt = Math.max(this.#probeAt, now + Math.max(retryAfterMs ?? 0, this.settings.probeAfterMs));
+      if (retryAfterMs !== undefined) this.#refusalCost = retryAfterMs;
     } else if (verdict === "ok") {
       const rtt = now - permit.sentAt;
       const fastest = this.#fastest.get(permit.method);
       if (fastest === undefined || rtt < fastest) this.#fastest.set(permit.method, rtt);
+      if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       // Within a millisecond counts as holding too: below that, timer and scheduling noise rule.
       const holds = rtt <= this.settings.tolerance * Math.min(fastest ?? rtt, rtt) + 1;
       const used = this.queued > 0 || inFlight * 2 >= this.#limit;
@@ -214,9 +257,20 @@ export class ConcurrencyLimiter implements ConcurrencyView {
 
   /** The limit after one more answer that holds: slow start, back to the plateau, or a probe. */
   #grown(now: number): number {
-    if (this.#slowStart) return this.#limit + 0.5;
+    if (this.#slowStart) return this.#probingPays() ? this.#limit + 0.5 : this.#limit;
     if (this.#limit < this.#plateau) return Math.min(this.#plateau, this.#limit + 0.5);
-    return now >= this.#probeAt ? this.#limit + 1 / this.#limit : this.#limit;
+    return now >= this.#probeAt && this.#probingPays() ? this.#limit + 1 / this.#limit : this.#limit;
+  }
+
+  /**
+   * The requests left take at least a refusal's cost at the current limit and the fastest round
+   * trip (or nobody says). The fastest, because a client or host that is busy makes round trips
+   * slower without more in flight helping: the estimate stays what the pipe allows.
+   */
+  #probingPays(): boolean {
+    const left = this.workLeft;
+    if (left === Infinity || this.#baseRtt === Infinity) return true;
+    return (left / this.#limit) * Math.max(1, this.#baseRtt) >= 0.75 * this.#refusalCost;
   }
 
   #changed(): void {
@@ -225,6 +279,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
 
   #grant(method: string): Permit {
     this.#inFlight++;
+    this.#sent++;
     return { position: this.#inFlight, method, sentAt: this.#now() };
   }
 
@@ -257,7 +312,7 @@ function abortedWhileQueued(signal: AbortSignal): TransportError {
 }
 
 function checked(settings: LimiterSettings): LimiterSettings {
-  const { initial, min, max, backoff, tolerance, probeAfterMs } = settings;
+  const { initial, min, max, backoff, tolerance, probeAfterMs, refusalCostMs } = settings;
   const whole = (n: number) => Number.isInteger(n) && n >= 1;
   if (!whole(min) || !whole(max) || !whole(initial) || min > max || initial < min || initial > max) {
     throw new RangeError("takoform: the concurrency limits must be whole numbers with 1 ≤ min ≤ initial ≤ max");
@@ -265,5 +320,6 @@ function checked(settings: LimiterSettings): LimiterSettings {
   if (!(backoff > 0 && backoff < 1)) throw new RangeError("takoform: the concurrency backoff must be between 0 and 1");
   if (!(tolerance >= 1) || !Number.isFinite(tolerance)) throw new RangeError("takoform: the latency tolerance must be a finite number ≥ 1");
   if (!(probeAfterMs >= 0) || !Number.isFinite(probeAfterMs)) throw new RangeError("takoform: the concurrency probe delay must be a finite number ≥ 0");
+  if (!(refusalCostMs >= 0) || !Number.isFinite(refusalCostMs)) throw new RangeError("takoform: the concurrency refusal cost must be a finite number ≥ 0");
   return settings;
 }

@@ -18,6 +18,12 @@ export interface AdaptiveLimit {
   readonly limit: number;
   /** Called when `limit` changes; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
+  /**
+   * Told that a walk of `tasks` tasks starts; its tracker hears how many are left and when it
+   * ends (the client's limit probes the host's capacity only while enough work is left to pay
+   * for a refusal: docs/client.md "Concurrency").
+   */
+  work?(tasks: number): { left(tasks: number, running: number): void; end(): void };
 }
 
 /** How many tasks may run at once: a fixed number, or an adaptive limit. */
@@ -41,9 +47,21 @@ export function tasksFor(parallelism: Parallelism): number {
   return Math.max(1, parallelism.limit + Math.ceil(parallelism.limit / 4));
 }
 
-/** Re-runs `pump` (on a fresh microtask) whenever an adaptive limit changes; a no-op for a fixed one. */
-function follow(parallelism: Parallelism, pump: () => void): () => void {
-  return typeof parallelism === "number" ? () => undefined : parallelism.onChange(() => queueMicrotask(pump));
+/**
+ * Re-runs `pump` (on a fresh microtask) whenever an adaptive limit changes, and tells the limit
+ * how many of the `tasks` are left; a no-op for a fixed one.
+ */
+function follow(parallelism: Parallelism, pump: () => void, tasks: number): { left(tasks: number, running: number): void; end(): void } {
+  if (typeof parallelism === "number") return { left: () => undefined, end: () => undefined };
+  const off = parallelism.onChange(() => queueMicrotask(pump));
+  const work = parallelism.work?.(tasks);
+  return {
+    left: (n, running) => work?.left(n, running),
+    end: () => {
+      off();
+      work?.end();
+    },
+  };
 }
 
 export interface DagTask {
@@ -123,6 +141,7 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
   const ready = new MinHeap(tasks.length);
   for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) ready.push(i);
   let running = 0;
+  let settled = 0;
   let done = false;
 
   return new Promise((resolve) => {
@@ -132,6 +151,7 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
       const stack: number[] = [i];
       while (stack.length > 0) {
         const at = stack.pop()!;
+        settled++;
         const failed = outcome[at] !== "ok";
         for (const j of dependents[at]!) {
           if (failed && blocker[j] === undefined) blocker[j] = at;
@@ -149,6 +169,7 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
 
     const pump = (): void => {
       if (done) return;
+      tracked.left(tasks.length - settled, running);
       while (running < tasksFor(options.parallelism) && ready.size > 0) {
         if (options.stopped?.()) {
           // Drain: nothing more starts; what is ready is reported as skipped by the stop.
@@ -180,16 +201,17 @@ export async function walkDag<T extends DagTask>(tasks: readonly T[], options: W
           },
         );
       }
+      tracked.left(tasks.length - settled, running);
       if (running === 0 && ready.size === 0) {
         done = true;
-        unfollow();
+        tracked.end();
         const result = new Map<string, TaskOutcome>();
         // Tasks never reached (a cycle, or a stop) are reported as skipped.
         tasks.forEach((task, i) => result.set(task.id, outcome[i] ?? "skipped"));
         resolve(result);
       }
     };
-    const unfollow = follow(options.parallelism, pump);
+    const tracked = follow(options.parallelism, pump, tasks.length);
     pump();
   });
 }
@@ -203,10 +225,11 @@ export function mapBounded<T, R>(items: readonly T[], parallelism: Parallelism, 
     const results: R[] = new Array(items.length);
     let next = 0;
     let running = 0;
+    let completed = 0;
     let done = false;
     const finish = (): void => {
       done = true;
-      unfollow();
+      tracked.end();
     };
     const pump = (): void => {
       if (done) return;
@@ -217,6 +240,7 @@ export function mapBounded<T, R>(items: readonly T[], parallelism: Parallelism, 
           (result) => {
             results[i] = result;
             running--;
+            completed++;
             pump();
           },
           (error: unknown) => {
@@ -226,12 +250,13 @@ export function mapBounded<T, R>(items: readonly T[], parallelism: Parallelism, 
           },
         );
       }
+      tracked.left(items.length - completed, running);
       if (running === 0 && next >= items.length) {
         finish();
         resolve(results);
       }
     };
-    const unfollow = follow(parallelism, pump);
+    const tracked = follow(parallelism, pump, items.length);
     pump();
   });
 }

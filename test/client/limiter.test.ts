@@ -1,11 +1,14 @@
 // The adaptive concurrency limit (src/client/limiter.ts) on a clock the test moves: slow start,
 // additive increase, the decrease to just under the position of a drop, Retry-After, the latency
-// and use gates, the queue, and the parked requests the work is sized to.
+// and use gates, the queue, the parked requests the work is sized to, and probing only while the
+// work left (work-left.ts, reported by the engine's walks) pays for a refusal.
 
 import { setMaxListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ConcurrencyLimiter, type Permit } from "../../src/client/limiter.ts";
 import { TransportError } from "../../src/client/errors.ts";
+import { WorkLeft } from "../../src/client/work-left.ts";
+import { walkDag } from "../../src/engine/dag.ts";
 
 function limiter(settings: ConstructorParameters<typeof ConcurrencyLimiter>[0] = {}) {
   const clock = { now: 0 };
@@ -38,6 +41,54 @@ function take(l: ConcurrencyLimiter, n: number, method = "GET"): Permit[] {
     if (permit === null) throw new Error("no free slot");
     return permit;
   });
+}
+
+/**
+ * A run against a host that accepts `capacity` requests at once, one round trip of `rttMs` at a
+ * time: `tasks` tasks of `perTask` requests one after the other, as many going as the engine keeps
+ * (the limit and a quarter, dag.ts), each request above the capacity refused with a 1 s
+ * Retry-After and its task waiting that out. `report`: the walk tells the limit what is left.
+ */
+function run(tasks: number, perTask: number, capacity: number, report: boolean, rttMs = 50) {
+  const clock = { now: 0 };
+  const l = new ConcurrencyLimiter({}, () => clock.now);
+  const work = report ? l.view.work(tasks) : undefined;
+  const done = new Array<number>(tasks).fill(0);
+  const waitsUntil = new Array<number>(tasks).fill(0);
+  const going = new Set<number>();
+  let next = 0;
+  let finished = 0;
+  let rounds = 0;
+  let refused = 0;
+  let most = 0;
+  while (finished < tasks) {
+    rounds++;
+    while (going.size < l.view.limit + Math.ceil(l.view.limit / 4) && next < tasks) going.add(next++);
+    const sent: [number, Permit][] = [];
+    for (const task of going) {
+      if (waitsUntil[task]! > clock.now) continue;
+      const permit = l.tryAcquire("POST");
+      if (permit === null) break;
+      sent.push([task, permit]);
+    }
+    most = Math.max(most, sent.length);
+    clock.now += rttMs;
+    for (const [task, permit] of sent) {
+      if (permit.position > capacity) {
+        refused++;
+        l.release(permit, "drop", 1_000);
+        waitsUntil[task] = clock.now + 1_000;
+      } else {
+        l.release(permit, "ok");
+        if (++done[task]! < perTask) continue;
+        going.delete(task);
+        finished++;
+        work?.left(tasks - finished);
+      }
+    }
+  }
+  work?.end();
+  return { rounds, refused, most };
 }
 
 describe("the adaptive concurrency limit", () => {
@@ -196,10 +247,97 @@ describe("the adaptive concurrency limit", () => {
     expect(take(l, 4)).toHaveLength(4);
   });
 
+  it("does not probe above what the host accepted when the work left would not outlast a refusal", () => {
+    // 1,000 creates (two requests each) against a host that takes 256: slow start stops well short
+    // of 256, and the run ends without a refusal. Unreported, it crosses 256 near the end and the
+    // refused requests wait out their second with nothing else left (20 round trips more).
+    const reported = run(1_000, 2, 256, true);
+    const unreported = run(1_000, 2, 256, false);
+    expect(reported.refused).toBe(0);
+    expect(reported.most).toBeLessThan(256);
+    expect(unreported.refused).toBeGreaterThan(0);
+    expect(reported.rounds).toBeLessThan(unreported.rounds - 10);
+    // A long run still finds the host's capacity: 10,000 reads grow until the host refuses, and
+    // their refused requests wait while the rest goes on (as many round trips as unreported).
+    const long = run(10_000, 1, 256, true);
+    expect(long.refused).toBeGreaterThan(0);
+    expect(long.most).toBeGreaterThanOrEqual(256);
+    expect(long.rounds).toBe(run(10_000, 1, 256, false).rounds);
+    // Against a host that takes 32 the burst comes early, with most of the work left: unchanged.
+    expect(run(1_000, 2, 32, true)).toEqual(run(1_000, 2, 32, false));
+  });
+
+  it("weighs a probe against the host's own Retry-After once it has refused", async () => {
+    const { l, clock } = limiter({ initial: 4, probeAfterMs: 0 });
+    const work = l.view.work(100);
+    // Two tasks of the 100 finished on the first four requests: 2 requests per task, 196 left.
+    const first = take(l, 4);
+    clock.now += 50;
+    for (const p of first) l.release(p, "ok");
+    work.left(98);
+    expect(l.workLeft).toBe(196);
+    // 196 / 5 × 50 ms ≈ 2 s, more than ¾ of the 1 s assumed: slow start grows.
+    const before = l.limit;
+    expect(await round(l, clock, 50)).toBeGreaterThan(before);
+    // A refusal with Retry-After: 60 s: no probe can pay for that wait any more, even once the
+    // 60 s have passed, while the walk says this little is left.
+    const refused = take(l, l.limit);
+    clock.now += 50;
+    l.release(refused.pop()!, "drop", 60_000);
+    for (const p of refused) l.release(p, "ok");
+    const plateau = l.limit;
+    clock.now += 60_000;
+    for (let i = 0; i < 5; i++) expect(await round(l, clock, 50)).toBe(plateau);
+    // The walk ends: nobody says what is left, so probing resumes as without a report.
+    work.end();
+    expect(l.workLeft).toBe(Infinity);
+    let after = plateau;
+    for (let i = 0; i < 3; i++) after = await round(l, clock, 50);
+    expect(after).toBeGreaterThan(plateau);
+  });
+
   it("refuses settings that make no sense", () => {
     expect(() => new ConcurrencyLimiter({ min: 0 })).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter({ initial: 2000 })).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter({ backoff: 1 })).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter({ tolerance: 0.5 })).toThrow(RangeError);
+    expect(() => new ConcurrencyLimiter({ refusalCostMs: -1 })).toThrow(RangeError);
+  });
+});
+
+describe("the work left, as the engine's walks report it", () => {
+  it("estimates the requests left from the requests per finished task, over every open walk", () => {
+    const work = new WorkLeft();
+    const a = work.open(10, 5);
+    expect(work.requests(9)).toBe(Infinity); // nothing finished: no estimate
+    a.left(8);
+    expect(work.requests(9)).toBe(16); // 4 requests for 2 tasks, 8 left
+    const b = work.open(4, 9);
+    b.left(2);
+    expect(work.requests(13)).toBe(20); // 8 requests for 4 tasks, 10 left
+    a.end();
+    b.end();
+    expect(work.requests(13)).toBe(Infinity);
+    // A new walk counts from its own start.
+    work.open(2, 20).left(1);
+    expect(work.requests(23)).toBe(3);
+  });
+
+  it("is reported by walkDag as its tasks finish, and forgotten when the walk ends", async () => {
+    const l = new ConcurrencyLimiter({ initial: 1, max: 1 });
+    const tasks = Array.from({ length: 4 }, (_, i) => ({ id: `t${i}`, dependsOn: i > 0 ? [`t${i - 1}`] : [] }));
+    const seen: number[] = [];
+    const outcome = await walkDag(tasks, {
+      parallelism: l.view,
+      run: async () => {
+        seen.push(l.workLeft);
+        for (let i = 0; i < 3; i++) l.release(await l.wait("GET"), "ok");
+        return true;
+      },
+    });
+    expect([...outcome.values()]).toEqual(["ok", "ok", "ok", "ok"]);
+    // Three requests per task: 9, 6, 3 left when the second, third and fourth start.
+    expect(seen).toEqual([Infinity, 9, 6, 3]);
+    expect(l.workLeft).toBe(Infinity);
   });
 });

@@ -113,6 +113,24 @@ describe("concurrency that adapts to the host (issue 27)", () => {
     expect(proxy.stats.requests - proxy.stats.rejected).toBeLessThan(2 * n + 60);
   }, 300_000);
 
+  it("does not probe past a host's capacity when too little work is left to pay for a refusal", async () => {
+    // 150 creates (about 300 requests) at 50 ms against a host that takes 48: slow start from 16
+    // would cross 48 in its third round trip, with about a second of work left, and each refused
+    // request would then wait out its `Retry-After: 1`. The engine tells the limit how much is
+    // left, and 300 requests at 48 in flight take well under the second a refusal costs, so the
+    // limit stays under 48 and the host refuses nothing.
+    const { host, proxy, scratch, cli } = await setUp(48, "1", 50);
+    const n = 150;
+    scratch.write("stack.json", stack(n));
+    const applied = await cli(["apply", "--config", "stack.json", "--auto-approve"]);
+    expect(applied.code, `${applied.stdout}\n${applied.stderr}`).toBe(0);
+    expect(failedSteps(applied.stdout)).toBe(0);
+    expect(host.controls.resourceCount()).toBe(n);
+    expect(proxy.stats.rejected).toBe(0);
+    expect(proxy.stats.maxInFlight).toBeLessThanOrEqual(48);
+    expect(proxy.stats.maxInFlight).toBeGreaterThan(16);
+  }, 300_000);
+
   it("never has more than --parallelism N requests in flight, and backs off below N", async () => {
     const { host, proxy, scratch, cli } = await setUp(undefined);
     const n = 40;
