@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 // The `takoform` command: the compiled package's bundle of it (dist/cli/, built by `npm run build`,
 // which `npm ci`, `npm pack` and the test suite's global setup run).
+import { setFlagsFromString } from "node:v8";
+// V8 lets the old generation grow to up to four times what the last full collection kept before
+// it collects again. A plan or apply keeps every record alive for the whole run, and a batch
+// command that holds 300 MB of live records then peaks at 1.3 GB of RSS (100,000 resources):
+// most of it garbage that waits. A factor of two keeps the peak near twice what is live, for no
+// measurable CPU (bench/command.ts; docs/engine.md, "Memory"). V8 reads the factor each time it
+// sets the next limit, so setting it before anything is loaded covers the whole run.
+setFlagsFromString("--heap-growing-percent=100");
 let main;
 try {
   ({ main } = await import("../dist/cli/main.js"));

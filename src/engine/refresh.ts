@@ -5,7 +5,7 @@
 import { type Diagnostic, hasErrors, type KnownValue, located } from "../core/index.ts";
 import type { Provider, ResourceState } from "../provider/index.ts";
 import type { ResourceRecord } from "../state/index.ts";
-import { sameAsStored } from "../secrets/index.ts";
+import { holdsSeals, sameAsStored } from "../secrets/index.ts";
 import { mapBounded, type Parallelism } from "./dag.ts";
 import { engineCode } from "./codes.ts";
 
@@ -15,6 +15,22 @@ export interface RefreshResult {
   diagnostics: Diagnostic[];
   /** Addresses whose read failed (their recorded state is kept in `states`). */
   failed: Set<string>;
+  /**
+   * With `asRecorded`: addresses the host answered as recorded (sameAsRecorded, no sealed value),
+   * whose entry in `states` is the record's own state, not the copy read.
+   */
+  unchanged: Set<string>;
+}
+
+export interface RefreshOptions {
+  /**
+   * The state lineage (the key of sealed values): a read that finds the record unchanged keeps
+   * the record's state in place of what was read, compared as each read returns. The copy read
+   * (and the response it was decoded from) is then garbage at once: at 100,000 resources, holding
+   * every copy until the last read returned kept a second set of attributes alive through the
+   * whole refresh, and made the collector copy it out of the young generation.
+   */
+  asRecorded?: { lineage: string };
 }
 
 export function recordState(record: ResourceRecord): ResourceState {
@@ -22,13 +38,24 @@ export function recordState(record: ResourceRecord): ResourceState {
 }
 
 /** Reads `records` (settled ones; in-flight records are resolved by apply, not refreshed). */
-export async function refreshRecords(provider: Provider, records: readonly ResourceRecord[], parallelism: Parallelism): Promise<RefreshResult> {
+export async function refreshRecords(
+  provider: Provider,
+  records: readonly ResourceRecord[],
+  parallelism: Parallelism,
+  options: RefreshOptions = {},
+): Promise<RefreshResult> {
   const states = new Map<string, ResourceState | null>();
   const diagnostics: Diagnostic[] = [];
   const failed = new Set<string>();
+  const unchanged = new Set<string>();
+  const lineage = options.asRecorded?.lineage;
   const results = await mapBounded(records, parallelism, async (record) => {
     try {
-      return await provider.read(recordState(record));
+      const read = await provider.read(recordState(record));
+      if (lineage === undefined || read.state === null || hasErrors(read.diagnostics) || holdsSeals(record.attributes)) return read;
+      if (!sameAsRecorded(record.attributes, read.state.attributes, lineage)) return read;
+      unchanged.add(record.address);
+      return { ...read, state: recordState(record) };
     } catch (error) {
       return {
         state: recordState(record),
@@ -55,7 +82,7 @@ export async function refreshRecords(provider: Provider, records: readonly Resou
       states.set(record.address, result.state);
     }
   });
-  return { states, diagnostics, failed };
+  return { states, diagnostics, failed, unchanged };
 }
 
 /**

@@ -16,16 +16,17 @@ export async function refresh(ctx: PlanContext): Promise<void> {
   const targeted = ctx.targetedState;
   const refreshable = state.records.filter((r) => r.intent === null && (targeted === null || targeted.has(r.address)));
   if (ctx.options.refresh === false || refreshable.length === 0) return;
-  const refreshed = await refreshRecords(provider, refreshable, await ctx.parallelism());
+  const refreshed = await refreshRecords(provider, refreshable, await ctx.parallelism(), { asRecorded: { lineage: state.lineage } });
   for (const d of refreshed.diagnostics) ctx.diagnostics.append([d], d.address);
   if (ctx.diagnostics.hasErrors()) return;
   for (const record of refreshable) {
     const now = refreshed.states.get(record.address) ?? null;
     // What refresh found unchanged is planned from the record itself, so the refreshed copy
     // (and the response it was read from) is garbage at once instead of living through the
-    // plan and the apply. A record with sealed values keeps the refreshed copy, which may hold
-    // the value in the clear that the plan compares configuration against.
-    const unchanged = now !== null && sameAsRecorded(record.attributes, now.attributes, state.lineage);
+    // plan and the apply; refreshRecords swapped it for the record's state as each read returned.
+    // A record with sealed values keeps the refreshed copy, which may hold the value in the
+    // clear that the plan compares configuration against.
+    const unchanged = refreshed.unchanged.has(record.address) || (now !== null && sameAsRecorded(record.attributes, now.attributes, state.lineage));
     ctx.priors.set(record.address, unchanged && !holdsSeals(record.attributes) ? recordState(record) : now);
     if (unchanged) continue;
     // What state keeps sealed is a secret: the refreshed value there is hidden when drift is shown.
