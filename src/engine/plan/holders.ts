@@ -89,7 +89,11 @@ export function checkReplacements(input: HolderCheckInput): Diagnostic[] {
   // Holders from state: dependency → state addresses that recorded it.
   const stateHolders = new Map<string, string[]>();
   for (const [address, dependencies] of input.stateDependencies) {
-    for (const dependency of dependencies) stateHolders.set(dependency, [...(stateHolders.get(dependency) ?? []), address]);
+    for (const dependency of dependencies) {
+      const holders = stateHolders.get(dependency);
+      if (holders === undefined) stateHolders.set(dependency, [address]);
+      else holders.push(address); // in place: a copy per holder made a shared dependency quadratic
+    }
   }
   const holdersOf = (change: ResourceChange): string[] => {
     const base = parseStateAddress(change.address).address;

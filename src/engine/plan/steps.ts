@@ -100,7 +100,9 @@ function addChangeSteps(index: StepIndex, change: ResourceChange): void {
       ...(instance ? { instance } : {}),
     });
     index.dependOn(step, importStep);
-    index.deleteSteps.set(base, [...(index.deleteSteps.get(base) ?? []), step]);
+    const deletes = index.deleteSteps.get(base);
+    if (deletes === undefined) index.deleteSteps.set(base, [step]);
+    else deletes.push(step);
     return step;
   };
   switch (change.actions.join(",")) {
@@ -157,10 +159,17 @@ function orderApplies(index: StepIndex, configDependencies: ReadonlyMap<string, 
 
 /** Rules 3 and 6: late deletes wait for the configuration dependents' creates/updates. */
 function orderLateDeletes(index: StepIndex, configDependencies: ReadonlyMap<string, readonly string[]>): void {
-  // Configuration dependents, inverted once: dependency → dependents.
+  // Most plans replace nothing: no inversion of every resource's dependencies for them.
+  if (index.lateDeletes.size === 0) return;
+  // Configuration dependents, inverted once: dependency → dependents (appended in place: a copy
+  // per dependent made a dependency with many dependents quadratic).
   const configDependents = new Map<string, string[]>();
   for (const [address, dependencies] of configDependencies) {
-    for (const dependency of dependencies) configDependents.set(dependency, [...(configDependents.get(dependency) ?? []), address]);
+    for (const dependency of dependencies) {
+      const dependents = configDependents.get(dependency);
+      if (dependents === undefined) configDependents.set(dependency, [address]);
+      else dependents.push(address);
+    }
   }
   for (const step of index.lateDeletes) {
     const base = parseStateAddress(step.address).address;

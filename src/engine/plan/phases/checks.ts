@@ -72,6 +72,12 @@ export function checkDuplicateObjects(ctx: PlanContext): void {
 
 function invert(map: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [from, tos] of map) for (const to of tos) out.set(to, [...(out.get(to) ?? []), from]);
+  // Appended in place: a copy per entry made a resource with many dependents quadratic.
+  for (const [from, tos] of map)
+    for (const to of tos) {
+      const froms = out.get(to);
+      if (froms === undefined) out.set(to, [from]);
+      else froms.push(from);
+    }
   return out;
 }
