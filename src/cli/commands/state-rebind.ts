@@ -1,15 +1,12 @@
 // `takoform state rebind`: bind the state to the host this command reaches, after reading every
 // recorded object there and finding it with its recorded uid (or with --force). docs/cli.md.
 
+import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
-import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
-import { hostname } from "node:os";
-import { describeBinding, runRebind } from "../../engine/index.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { openSession } from "../../automation/index.ts";
-import { openReader } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
@@ -45,50 +42,38 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   enterProject(args);
   const io = new Console(args);
   const parallelism = intFlag(args, "--parallelism", undefined);
-  const ws = await loadWorkspace(args);
-  if (!("stack" in ws)) return io.fail("state rebind", ws.diagnostics);
-  if (!io.json) io.diagnostics(ws.diagnostics);
-  const existing = await openReader(ws.state);
-  if ("diagnostics" in existing) return io.fail("state rebind", existing.diagnostics);
-  if ("missing" in existing) return io.fail("state rebind", [noState(ws.state.describe)]);
-  await existing.reader.close();
-  const session = await openSession(ws);
-  if (!("store" in session)) return io.fail("state rebind", session.diagnostics);
-  const { store, connection, host } = session;
-  try {
-    const result = await runRebind({ provider: connection.provider, host }, store, {
-      lock: {
-        holder: `takoform state rebind (pid ${process.pid} on ${hostname()})`,
-        leaseMs: leaseMs(),
-        timeoutMs: durationFlag(args, "--lock-timeout", 0),
-        forceUnlock: args.switches.has("--force-unlock"),
-      },
-      force: args.switches.has("--force"),
-      parallelism,
+  const state = new Workspace(workspaceOptions(args)).state;
+  const result = await state.rebind({
+    lockHolder: `takoform state rebind (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(),
+    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+    force: args.switches.has("--force"),
+    ...(parallelism !== undefined ? { parallelism } : {}),
+  });
+  if (result.status === "not-started") return io.fail("state rebind", result.diagnostics);
+  if (result.status === "no-state") return io.fail("state rebind", [...result.diagnostics, noState(result.state)]);
+  // Opened, so the host was reached and identified.
+  const host = result.host!;
+  const { ok } = result;
+  if (io.json) {
+    io.emitJson({
+      command: "state rebind",
+      ok,
+      status: result.status,
+      previous: result.previous,
+      host,
+      verified: result.verified,
+      unverified: result.unverified,
+      diagnostics: diagnosticsToJson(result.diagnostics),
     });
-    const ok = (result.status === "rebound" || result.status === "unchanged") && !hasErrors(result.diagnostics);
-    if (io.json) {
-      io.emitJson({
-        command: "state rebind",
-        ok,
-        status: result.status,
-        previous: result.previous,
-        host,
-        verified: result.verified,
-        unverified: result.unverified,
-        diagnostics: diagnosticsToJson(result.diagnostics),
-      });
-      return ok ? 0 : 1;
-    }
-    io.diagnostics(result.diagnostics);
-    if (result.status === "unchanged") io.out(`State is already bound to ${describeBinding(host)}.`);
-    if (result.status === "rebound") {
-      io.out(`Verified ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} on this host (same uids).`);
-      io.out(`State is now bound to ${describeBinding(host)}${result.previous !== null ? `; it was bound to ${describeBinding(result.previous)}` : ""}.`);
-    }
     return ok ? 0 : 1;
-  } finally {
-    await connection.close();
-    await store.close();
   }
+  io.diagnostics(result.diagnostics);
+  if (result.status === "unchanged") io.out(`State is already bound to ${state.describeHost(host)}.`);
+  if (result.status === "rebound") {
+    io.out(`Verified ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} on this host (same uids).`);
+    io.out(`State is now bound to ${state.describeHost(host)}${result.previous !== null ? `; it was bound to ${state.describeHost(result.previous)}` : ""}.`);
+  }
+  return ok ? 0 : 1;
 }

@@ -2,16 +2,13 @@
 // identities, after reading every recorded object under its new identity and finding it with its
 // recorded uid (src/engine/upgrade-lane.ts; docs/state.md, "Upgrading a state's lane").
 
+import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
-import { hostname } from "node:os";
 import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
-import { diagnosticsToJson, formatFormRef, hasErrors, Console } from "../console.ts";
-import { describeBinding, laneOfBinding, runUpgradeLane } from "../../engine/index.ts";
+import { diagnosticsToJson, formatFormRef, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { openSession } from "../../automation/index.ts";
-import { openReader } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
@@ -52,60 +49,46 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   enterProject(args);
   const io = new Console(args);
   const parallelism = intFlag(args, "--parallelism", undefined);
-  const ws = await loadWorkspace(args);
-  if (!("stack" in ws)) return io.fail("state upgrade-lane", ws.diagnostics);
-  if (!io.json) io.diagnostics(ws.diagnostics);
-  const existing = await openReader(ws.state);
-  if ("diagnostics" in existing) return io.fail("state upgrade-lane", existing.diagnostics);
-  if ("missing" in existing) return io.fail("state upgrade-lane", [noState(ws.state.describe)]);
-  await existing.reader.close();
-  const session = await openSession(ws, { lane: laneText });
-  if (!("store" in session)) return io.fail("state upgrade-lane", session.diagnostics);
-  const { store, connection, host } = session;
-  try {
-    const result = await runUpgradeLane({ provider: connection.provider, host }, store, {
-      lane: laneText,
-      lock: {
-        holder: `takoform state upgrade-lane (pid ${process.pid} on ${hostname()})`,
-        leaseMs: leaseMs(),
-        timeoutMs: durationFlag(args, "--lock-timeout", 0),
-        forceUnlock: args.switches.has("--force-unlock"),
-      },
-      parallelism,
+  const state = new Workspace(workspaceOptions(args)).state;
+  const result = await state.upgradeLane(laneText, {
+    lockHolder: `takoform state upgrade-lane (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(),
+    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+    ...(parallelism !== undefined ? { parallelism } : {}),
+  });
+  if (result.status === "not-started") return io.fail("state upgrade-lane", result.diagnostics);
+  if (result.status === "no-state") return io.fail("state upgrade-lane", [...result.diagnostics, noState(result.state)]);
+  const host = result.host!;
+  const { ok } = result;
+  if (io.json) {
+    io.emitJson({
+      command: "state upgrade-lane",
+      ok,
+      status: result.status,
+      lane: host.lane,
+      previous: result.previous,
+      host,
+      rebound: result.rebound,
+      verified: result.verified,
+      unverified: result.unverified,
+      diagnostics: diagnosticsToJson(result.diagnostics),
     });
-    const ok = (result.status === "upgraded" || result.status === "unchanged") && !hasErrors(result.diagnostics);
-    if (io.json) {
-      io.emitJson({
-        command: "state upgrade-lane",
-        ok,
-        status: result.status,
-        lane: host.lane,
-        previous: result.previous,
-        host,
-        rebound: result.rebound,
-        verified: result.verified,
-        unverified: result.unverified,
-        diagnostics: diagnosticsToJson(result.diagnostics),
-      });
-      return ok ? 0 : 1;
-    }
-    io.diagnostics(result.diagnostics);
-    // A lease lost midway: the records already re-bound are named, as an upgrade names them.
-    if (result.status === "lease-lost")
-      for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
-    if (result.status === "unchanged")
-      io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
-    if (result.status === "upgraded") {
-      for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
-      const was = result.previous !== null ? laneOfBinding(result.previous) : "the lane it was written under";
-      io.out(
-        `Re-bound ${result.rebound.length} record${result.rebound.length === 1 ? "" : "s"} (each read under its new identity with its recorded uid); ${result.verified.length} other${result.verified.length === 1 ? "" : "s"} verified unchanged.`,
-      );
-      io.out(`State is now on ${host.lane} (was ${was}), bound to ${describeBinding(host)}.`);
-    }
     return ok ? 0 : 1;
-  } finally {
-    await connection.close();
-    await store.close();
   }
+  io.diagnostics(result.diagnostics);
+  // A lease lost midway: the records already re-bound are named, as an upgrade names them.
+  if (result.status === "lease-lost")
+    for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
+  if (result.status === "unchanged")
+    io.out(`State is already on ${host.lane}; ${result.verified.length} recorded object${result.verified.length === 1 ? "" : "s"} verified.`);
+  if (result.status === "upgraded") {
+    for (const r of result.rebound) io.out(`  ${r.address} [uid=${r.uid}]: ${formatFormRef(r.from)} -> ${formatFormRef(r.to)}`);
+    const was = result.previousLane ?? "the lane it was written under";
+    io.out(
+      `Re-bound ${result.rebound.length} record${result.rebound.length === 1 ? "" : "s"} (each read under its new identity with its recorded uid); ${result.verified.length} other${result.verified.length === 1 ? "" : "s"} verified unchanged.`,
+    );
+    io.out(`State is now on ${host.lane} (was ${was}), bound to ${state.describeHost(host)}.`);
+  }
+  return ok ? 0 : 1;
 }

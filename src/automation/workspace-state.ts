@@ -1,0 +1,193 @@
+// A Workspace's state (`workspace.state`): the operations of `takoform state …` as calls that
+// return values — how each ended, what it did, its problems as diagnostics — and print nothing,
+// so the command renders them and a program acts on them. Each call loads the stack afresh (its
+// backend names the state) and wraps the engine's operation of the same name; nothing here
+// decides what the engine decides (locking, verifying objects on the host, refusing in-flight
+// writes).
+
+import type { Diagnostic, FormRef, LaneName } from "../core/index.ts";
+import { describeBinding, laneOfBinding, runRebind, runUpgradeLane } from "../engine/index.ts";
+import { lockOptions, type RunOptions } from "./options.ts";
+import type { LoadedStack } from "./project.ts";
+import { openSession, type Session } from "./session.ts";
+import { openReader } from "./state-access.ts";
+
+/**
+ * The host a state is bound to (docs/state.md §4): every object it records was written there, in
+ * this space, for this tenant, under this Host API lane.
+ */
+export interface HostBinding {
+  /** The endpoint origin (`https://host.example`), or `embedded` for the embedded local host. */
+  origin: string;
+  /** The identity the host publishes on discovery; null when it publishes none. */
+  hostId: string | null;
+  /** The provider's default space. */
+  space: string;
+  /** The caller's tenant, when the host tells it; null when it does not. */
+  tenant: string | null;
+  /** Only while the tenant is unknown: a keyed digest of the bearer credential (never the credential itself); else null. */
+  credential: string | null;
+  /** The Host API lane the state's records were written under; null for a binding recorded before lanes were. */
+  lane: string | null;
+  /** When the state was bound (ISO-8601), for a binding read from state. */
+  boundAt?: string;
+}
+
+/**
+ * What a state operation returns: how it ended (`status`: the operation's own, or `not-started`
+ * when the stack, its state or the host could not be opened, or `no-state` when nothing has been
+ * applied where the stack's backend points), whether it succeeded, where the state is (for
+ * people), every problem as a value, and what the operation did (`Detail`).
+ */
+export type StateResult<Status extends string, Detail extends object> = {
+  status: Status | "not-started" | "no-state";
+  ok: boolean;
+  /** The state, for people (`.takoform/stacks/app/state.db`, a pg schema); empty when the stack could not be loaded. */
+  state: string;
+  diagnostics: Diagnostic[];
+} & Detail;
+
+/** The state lock's settings and the read parallelism of an operation that verifies objects on the host (spelled out in the interface: a published signature names only published types). */
+type VerifyOptions = Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "parallelism">;
+
+/** A Workspace's state: the operations of `takoform state …`, each returning its result as a value. */
+export interface WorkspaceState {
+  /**
+   * Binds the state to the host this Workspace reaches, after reading every recorded object there
+   * and finding it with its recorded uid (`force`: re-bind even when some are missing or differ).
+   * Nothing but the binding is written; refused while an interrupted write is in flight.
+   */
+  rebind(
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "parallelism"> & { force?: boolean },
+  ): Promise<
+    StateResult<
+      "rebound" | "unchanged" | "refused" | "locked",
+      { host: HostBinding | null; previous: HostBinding | null; verified: string[]; unverified: { address: string; reason: string }[] }
+    >
+  >;
+  /**
+   * Moves the state to another Host API lane's identities (`lane`), after reading each recorded
+   * object under its new identity and finding it with its recorded uid; nothing is written unless
+   * every record is verified. `lease-lost`: another run took the lock over midway (`rebound` lists
+   * what was moved).
+   */
+  upgradeLane(
+    lane: LaneName,
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "parallelism">,
+  ): Promise<
+    StateResult<
+      "upgraded" | "unchanged" | "refused" | "locked" | "lease-lost",
+      {
+        host: HostBinding | null;
+        previous: HostBinding | null;
+        /** The lane the state was on before (the first lane for a binding recorded before lanes were); null when it was not bound. */
+        previousLane: string | null;
+        rebound: { address: string; uid: string; from: FormRef; to: FormRef }[];
+        verified: string[];
+        unverified: { address: string; reason: string }[];
+      }
+    >
+  >;
+  /** One line naming a host binding for people (`the embedded local host, space "default", …`); never a credential. */
+  describeHost(binding: HostBinding): string;
+}
+
+/** What the handle needs of its Workspace: loading the stack (`remote`: its remote-state reads too) and the environment. */
+export interface StateAccess {
+  load(remote: boolean): Promise<LoadedStack | { diagnostics: Diagnostic[] }>;
+  env: NodeJS.ProcessEnv;
+}
+
+export function stateHandle(access: StateAccess): WorkspaceState {
+  return new StateHandle(access);
+}
+
+type Early = { status: "not-started" | "no-state"; state: string; diagnostics: Diagnostic[] };
+type Bound = { loaded: LoadedStack; session: Session };
+
+class StateHandle implements WorkspaceState {
+  constructor(private readonly access: StateAccess) {}
+
+  describeHost(binding: HostBinding): string {
+    return describeBinding(binding);
+  }
+
+  async rebind(options: VerifyOptions & { force?: boolean } = {}): ReturnType<WorkspaceState["rebind"]> {
+    const none = { ok: false, host: null, previous: null, verified: [], unverified: [] };
+    const bound = await this.bound();
+    if ("status" in bound) return { ...none, ...bound };
+    const { loaded, session } = bound;
+    try {
+      const result = await runRebind({ provider: session.connection.provider, host: session.host }, session.store, {
+        lock: lockOptions(options, "state rebind"),
+        force: options.force === true,
+        parallelism: options.parallelism,
+      });
+      const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
+      return {
+        status: result.status,
+        ok: (result.status === "rebound" || result.status === "unchanged") && !diagnostics.some((d) => d.severity === "error"),
+        state: loaded.state.describe,
+        diagnostics,
+        host: session.host,
+        previous: result.previous,
+        verified: result.verified,
+        unverified: result.unverified,
+      };
+    } finally {
+      await closeSession(session);
+    }
+  }
+
+  async upgradeLane(lane: LaneName, options: VerifyOptions = {}): ReturnType<WorkspaceState["upgradeLane"]> {
+    const none = { ok: false, host: null, previous: null, previousLane: null, rebound: [], verified: [], unverified: [] };
+    const bound = await this.bound(lane);
+    if ("status" in bound) return { ...none, ...bound };
+    const { loaded, session } = bound;
+    try {
+      const result = await runUpgradeLane({ provider: session.connection.provider, host: session.host }, session.store, {
+        lane,
+        lock: lockOptions(options, "state upgrade-lane"),
+        parallelism: options.parallelism,
+      });
+      const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
+      return {
+        status: result.status,
+        ok: (result.status === "upgraded" || result.status === "unchanged") && !diagnostics.some((d) => d.severity === "error"),
+        state: loaded.state.describe,
+        diagnostics,
+        host: session.host,
+        previous: result.previous,
+        previousLane: result.previous !== null ? laneOfBinding(result.previous) : null,
+        rebound: result.rebound,
+        verified: result.verified,
+        unverified: result.unverified,
+      };
+    } finally {
+      await closeSession(session);
+    }
+  }
+
+  /**
+   * The stack loaded, its state found (a state that does not exist yet is `no-state`: these
+   * operations work on what was applied), then opened for writing with a provider connected to
+   * the host (`lane`: speaking that lane instead of the state's).
+   */
+  private async bound(lane?: LaneName): Promise<Bound | Early> {
+    const loaded = await this.access.load(true);
+    if (!("stack" in loaded)) return { status: "not-started", state: "", diagnostics: loaded.diagnostics };
+    const state = loaded.state.describe;
+    const existing = await openReader(loaded.state);
+    if ("diagnostics" in existing) return { status: "not-started", state, diagnostics: [...loaded.diagnostics, ...existing.diagnostics] };
+    if ("missing" in existing) return { status: "no-state", state, diagnostics: loaded.diagnostics };
+    await existing.reader.close();
+    const session = await openSession(loaded, { env: this.access.env, ...(lane !== undefined ? { lane } : {}) });
+    if (!("store" in session)) return { status: "not-started", state, diagnostics: [...loaded.diagnostics, ...session.diagnostics] };
+    return { loaded, session };
+  }
+}
+
+async function closeSession(session: Session): Promise<void> {
+  await session.connection.close();
+  await session.store.close();
+}
