@@ -7,10 +7,14 @@
 
 import type { Diagnostic, FormRef, LaneName } from "../core/index.ts";
 import { describeBinding, laneOfBinding, runRebind, runUpgradeLane } from "../engine/index.ts";
-import { lockOptions, type RunOptions } from "./options.ts";
+import { lockOptions, type LockSettings, type RunOptions } from "./options.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession, type Session } from "./session.ts";
-import { openReader } from "./state-access.ts";
+import { openReader, type StateTarget } from "./state-access.ts";
+import { adoptState } from "./state-adopt.ts";
+import { migrateState } from "./state-migrate.ts";
+import { pushState } from "./state-push.ts";
+import { restoreState } from "./state-restore.ts";
 
 /**
  * The host a state is bound to (docs/state.md §4): every object it records was written there, in
@@ -88,6 +92,46 @@ export interface WorkspaceState {
       }
     >
   >;
+  /**
+   * Replaces the whole state with a document `pull` wrote (a file, or its bytes; `name` names it in
+   * messages), checked completely before anything is opened and written in one transaction under
+   * the lock. Refused, as by Terraform, unless `force`: another lineage, a lower serial than the
+   * state's, or writes in flight. `copied`: the state holds the document now (its `lineage`,
+   * `serial` and `resources` count).
+   */
+  push(
+    document: { file: string } | { bytes: Uint8Array; name: string },
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder"> & { force?: boolean },
+  ): Promise<StateResult<"copied" | "unchanged" | "refused", { lineage: string | null; serial: number | null; resources: number }>>;
+  /**
+   * Moves the state from the backend this project last used to the one the stack names now
+   * (lineage and serial kept), as `terraform init -migrate-state`; `reconfigure` records the
+   * stack's backend without moving anything. `source` says what the old place held: `none`
+   * (nothing was used before), `same` (it is the stack's backend), `empty` (no state there) or
+   * `state`; `from` names it for people.
+   */
+  migrate(
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder"> & { reconfigure?: boolean },
+  ): Promise<
+    StateResult<
+      "reconfigured" | "copied" | "unchanged" | "refused",
+      { from: string | null; source: "none" | "same" | "empty" | "state" | null; lineage: string | null; serial: number | null; resources: number }
+    >
+  >;
+  /**
+   * Puts the local state's backup back: a damaged state file is moved aside (`keptAs`) and the
+   * backup copied in; a sound one is replaced under the lock only when it is not newer than the
+   * backup, unless `force` (it becomes the backup then, `keptAs` null).
+   */
+  restoreBackup(
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder"> & { force?: boolean },
+  ): Promise<StateResult<"restored" | "refused", { backup: string | null; serial: number | null; resources: number | null; keptAs: string | null }>>;
+  /**
+   * Makes the project's state from before stacks had their own (`.takoform/state.db`) the state
+   * of this Workspace's `stack` (required), when the app cannot tell which stack owns it. The
+   * file records the stack from then on; nothing on the host is read or changed.
+   */
+  adopt(): Promise<StateResult<"adopted" | "refused", object>>;
   /** One line naming a host binding for people (`the embedded local host, space "default", …`); never a credential. */
   describeHost(binding: HostBinding): string;
 }
@@ -95,7 +139,12 @@ export interface WorkspaceState {
 /** What the handle needs of its Workspace: loading the stack (`remote`: its remote-state reads too) and the environment. */
 export interface StateAccess {
   load(remote: boolean): Promise<LoadedStack | { diagnostics: Diagnostic[] }>;
+  /** The state the stack's backend names, found without its variables (`lastSynth`: from the app's last synthesis when there is one). */
+  target(lastSynth: boolean): Promise<StateTarget | { diagnostics: Diagnostic[] }>;
   env: NodeJS.ProcessEnv;
+  projectDir: string;
+  stack: string | undefined;
+  typecheck: boolean | undefined;
 }
 
 export function stateHandle(access: StateAccess): WorkspaceState {
@@ -166,6 +215,38 @@ class StateHandle implements WorkspaceState {
     } finally {
       await closeSession(session);
     }
+  }
+
+  async push(
+    document: { file: string } | { bytes: Uint8Array; name: string },
+    options: LockSettings & { force?: boolean } = {},
+  ): ReturnType<WorkspaceState["push"]> {
+    const outcome = await pushState(document, () => this.access.target(false), options);
+    return { ...outcome, ok: outcome.status === "copied" || outcome.status === "unchanged" };
+  }
+
+  async migrate(options: LockSettings & { reconfigure?: boolean } = {}): ReturnType<WorkspaceState["migrate"]> {
+    const outcome = await migrateState(() => this.access.target(false), options);
+    return { ...outcome, ok: outcome.status !== "refused" && outcome.status !== "not-started" };
+  }
+
+  async restoreBackup(options: LockSettings & { force?: boolean } = {}): ReturnType<WorkspaceState["restoreBackup"]> {
+    const outcome = await restoreState(() => this.access.target(false), options);
+    return { ...outcome, ok: outcome.status === "restored" };
+  }
+
+  async adopt(): ReturnType<WorkspaceState["adopt"]> {
+    const { stack, projectDir, typecheck, env } = this.access;
+    if (stack === undefined) {
+      const diagnostic: Diagnostic = {
+        severity: "error",
+        summary: "Adopting the project's older state needs the stack that owns it",
+        repair: "Open the Workspace with `stack`.",
+      };
+      return { status: "not-started", ok: false, state: "", diagnostics: [diagnostic] };
+    }
+    const outcome = await adoptState(projectDir, stack, { ...(typecheck !== undefined ? { typecheck } : {}), env });
+    return { ...outcome, ok: outcome.status === "adopted" };
   }
 
   /**

@@ -13,7 +13,7 @@ import { StateDamagedError, StateUnavailableError, type StateReader } from "../s
 import { damageDiagnostic } from "./state-damage.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
-import { openReader } from "./state-access.ts";
+import { loadStateTarget, openReader, type StateTarget } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import {
   changesOf,
@@ -71,7 +71,14 @@ export class Workspace {
     this.options = options;
     this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.env = hostEnvironment(options.env ?? process.env, options.host);
-    this.state = stateHandle({ load: (remote) => this.load(remote), env: this.env });
+    this.state = stateHandle({
+      load: (remote) => this.load(remote),
+      target: (lastSynth) => this.stateTarget(lastSynth),
+      env: this.env,
+      projectDir: this.projectDir,
+      stack: options.stack,
+      typecheck: options.typecheck,
+    });
   }
 
   /**
@@ -230,6 +237,16 @@ export class Workspace {
       ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
       env: this.env,
     });
+  }
+
+  /** The state the stack's backend names, found without its variables (as the state commands find it). */
+  private async stateTarget(lastSynth: boolean): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
+    const o = this.options;
+    return loadStateTarget(
+      this.projectDir,
+      { ...(o.configFile !== undefined ? { configFile: o.configFile } : {}), ...(o.stack !== undefined ? { stackName: o.stack } : {}) },
+      { ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}), ...(lastSynth ? { lastSynth } : {}) },
+    );
   }
 
   private async readState<T>(read: (reader: StateReader) => Promise<T>, none: T): Promise<T> {

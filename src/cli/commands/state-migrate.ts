@@ -5,12 +5,9 @@
 // `--reconfigure` records the stack's backend without moving anything.
 
 import { hostname } from "node:os";
-import { runStateMigrate } from "../../engine/index.ts";
-import { describeBackend, openBackendReader, openBackendStore, StateNotFoundError, type BackendSpec, type StateStore } from "../../state/index.ts";
+import { Workspace } from "../../automation/api.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { describeIdentity, previousBackend, samePlace, specOf, writeBackendRecord } from "../../automation/index.ts";
-import { loadStateTarget, openStore, stackMismatch, unavailable, type StateTarget } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../../views/index.ts";
@@ -46,89 +43,45 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  const target = await loadStateTarget(projectDir(args), stateSource(args), stateLoad(args));
-  if ("diagnostics" in target) return io.fail("state migrate", target.diagnostics);
-  if (!io.json) io.diagnostics(target.notes);
-  const report = (status: string, text: string, extra: Record<string, unknown> = {}): number => {
-    if (io.json) io.emitJson({ command: "state migrate", ok: true, status, to: target.describe, ...extra, diagnostics: [] });
-    else io.out(text);
-    return 0;
-  };
-
-  if (args.switches.has("--reconfigure")) {
-    writeBackendRecord(target, target.identity);
-    return report("reconfigured", `This project now uses ${target.describe}; no state was moved.`);
-  }
-  const previous = await previousBackend(target);
-  if (previous === null || samePlace(previous, target.identity, target.spec, target)) {
-    writeBackendRecord(target, target.identity);
-    return report(
-      "unchanged",
-      previous === null
-        ? `No state to move: nothing was used here before; this project uses ${target.describe}.`
-        : `The state is already in ${target.describe}; nothing to move.`,
-    );
-  }
-
-  let spec: BackendSpec;
-  try {
-    spec = specOf(previous, target, target.spec.workspace);
-  } catch (error) {
-    return io.fail("state migrate", [unavailable(target, error)]);
-  }
-  const from: StateTarget = { ...target, spec, identity: previous, describe: describeBackend(spec, target.projectDir), notes: [] };
-  // Nothing there (a workspace never written): there is nothing to move.
-  try {
-    const reader = await openBackendReader(spec);
-    await reader.close();
-  } catch (error) {
-    if (!(error instanceof StateNotFoundError)) return io.fail("state migrate", [unavailable(from, error)]);
-    writeBackendRecord(target, target.identity);
-    return report("unchanged", `No state to move in ${describeIdentity(previous, target)}; this project uses ${target.describe}.`);
-  }
-  let source: StateStore;
-  try {
-    source = await openBackendStore(spec);
-  } catch (error) {
-    return io.fail("state migrate", [unavailable(from, error)]);
-  }
-  try {
-    // The old place's state must be this stack's (or no stack's yet).
-    const owner = await source.stack();
-    if (owner !== null && owner !== target.stack) return io.fail("state migrate", [stackMismatch(from, owner)]);
-    const opened = await openStore(target, { checkRecord: false });
-    if ("diagnostics" in opened) return io.fail("state migrate", opened.diagnostics);
-    const { store } = opened;
-    try {
-      const outcome = await runStateMigrate(
-        source,
-        store,
-        {
-          holder: `takoform state migrate (pid ${process.pid} on ${hostname()})`,
-          leaseMs: leaseMs(),
-          timeoutMs: durationFlag(args, "--lock-timeout", 0),
-          forceUnlock: args.switches.has("--force-unlock"),
-        },
-        { source: from.describe, target: target.describe },
-      );
-      if (outcome.status === "refused") return io.fail("state migrate", outcome.diagnostics);
-      writeBackendRecord(target, target.identity);
-      if (io.json) {
-        io.emitJson(transferJson("state migrate", outcome, { from: from.describe, to: target.describe }));
-        return 0;
-      }
-      io.diagnostics(outcome.notes);
-      io.out(
-        outcome.status === "unchanged"
-          ? `${target.describe} already holds this state (lineage ${outcome.lineage}, serial ${outcome.serial}); this project uses it from now on.`
-          : `Moved the state (lineage ${outcome.lineage}, serial ${outcome.serial}, ${outcome.resources} record${outcome.resources === 1 ? "" : "s"}) from ${from.describe} to ${target.describe}.`,
-      );
-      io.out(`The state in ${from.describe} was left as it is; remove it once nothing uses it.`);
+  const result = await new Workspace(workspaceOptions(args)).state.migrate({
+    lockHolder: `takoform state migrate (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(),
+    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+    reconfigure: args.switches.has("--reconfigure"),
+  });
+  if (!result.ok) return io.fail("state migrate", result.diagnostics);
+  const to = result.state;
+  if (result.source !== "state") {
+    // Nothing moved: the stack's backend recorded, the notes printed for people only.
+    if (io.json) {
+      io.emitJson({ command: "state migrate", ok: true, status: result.status, to, diagnostics: [] });
       return 0;
-    } finally {
-      await store.close();
     }
-  } finally {
-    await source.close();
+    io.diagnostics(result.diagnostics);
+    io.out(
+      result.status === "reconfigured"
+        ? `This project now uses ${to}; no state was moved.`
+        : result.source === "none"
+          ? `No state to move: nothing was used here before; this project uses ${to}.`
+          : result.source === "same"
+            ? `The state is already in ${to}; nothing to move.`
+            : `No state to move in ${result.from}; this project uses ${to}.`,
+    );
+    return 0;
   }
+  const { status, lineage, serial, resources } = result;
+  const from = result.from!;
+  if (io.json) {
+    io.emitJson(transferJson("state migrate", { status, lineage: lineage!, serial: serial!, resources, notes: result.diagnostics }, { from, to }));
+    return 0;
+  }
+  io.diagnostics(result.diagnostics);
+  io.out(
+    status === "unchanged"
+      ? `${to} already holds this state (lineage ${lineage}, serial ${serial}); this project uses it from now on.`
+      : `Moved the state (lineage ${lineage}, serial ${serial}, ${resources} record${resources === 1 ? "" : "s"}) from ${from} to ${to}.`,
+  );
+  io.out(`The state in ${from} was left as it is; remove it once nothing uses it.`);
+  return 0;
 }

@@ -2,14 +2,10 @@
 // `takoform state pull` wrote, under the lock, in one transaction. Terraform's safety checks:
 // another lineage or a lower serial is refused unless --force (engine/state-transfer.ts).
 
-import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { readStrictJson, STACK_MAX_DEPTH } from "../../engine/config/index.ts";
-import { engineCode, runStatePush } from "../../engine/index.ts";
-import { checkStateDocument, StateWriteError, type StateDocument } from "../../state/index.ts";
+import { Workspace } from "../../automation/api.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { loadStateTarget, openStore } from "../../automation/index.ts";
-import { durationFlag, enterProject, flagSpec, projectDir, stateLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { durationFlag, enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../../views/index.ts";
@@ -36,8 +32,7 @@ ${LOCK_HELP}
 
 Exit status: 0 when the state holds the document, 1 otherwise.`;
 
-async function readDocument(file: string): Promise<Uint8Array> {
-  if (file !== "-") return readFile(file);
+async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -50,69 +45,25 @@ export async function pushCommand(argv: string[]): Promise<number> {
   const file = args.positionals[0]!;
   enterProject(args);
   const io = new Console(args);
-  const refuse = (summary: string, detail: string) =>
-    io.fail("state push", [
-      { severity: "error", code: engineCode("push-refused"), summary, detail, repair: "Give a document written by `takoform state pull`." },
-    ]);
-
-  let bytes: Uint8Array;
-  try {
-    bytes = await readDocument(file);
-  } catch (error) {
-    return refuse(`Cannot read ${file}`, (error as Error).message);
-  }
-  const read = readStrictJson(bytes, {
-    what: file === "-" ? "the document on stdin" : file,
-    repair: "Give a document written by `takoform state pull`.",
-    maxDepth: STACK_MAX_DEPTH + 16,
+  const state = new Workspace(workspaceOptions(args)).state;
+  const result = await state.push(file === "-" ? { bytes: await readStdin(), name: "-" } : { file }, {
+    lockHolder: `takoform state push (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(),
+    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    forceUnlock: args.switches.has("--force-unlock"),
+    force: args.switches.has("--force"),
   });
-  if (!read.ok) return io.fail("state push", [read.diagnostic]);
-  let document: StateDocument;
-  try {
-    document = checkStateDocument(read.value);
-  } catch (error) {
-    if (!(error instanceof StateWriteError)) throw error;
-    return refuse(`${file} is not a state document`, error.message);
-  }
-
-  const target = await loadStateTarget(projectDir(args), stateSource(args), stateLoad(args));
-  if ("diagnostics" in target) return io.fail("state push", target.diagnostics);
-  if (!io.json) io.diagnostics(target.notes);
-  const opened = await openStore(target);
-  if ("diagnostics" in opened) return io.fail("state push", opened.diagnostics);
-  const { store } = opened;
-  try {
-    let outcome;
-    try {
-      outcome = await runStatePush(
-        store,
-        document,
-        {
-          holder: `takoform state push (pid ${process.pid} on ${hostname()})`,
-          leaseMs: leaseMs(),
-          timeoutMs: durationFlag(args, "--lock-timeout", 0),
-          forceUnlock: args.switches.has("--force-unlock"),
-        },
-        { force: args.switches.has("--force"), target: target.describe },
-      );
-    } catch (error) {
-      // A record the document carries that no write could have stored (document.ts).
-      if (!(error instanceof StateWriteError)) throw error;
-      return refuse(`${file} cannot be stored`, error.message);
-    }
-    if (outcome.status === "refused") return io.fail("state push", outcome.diagnostics);
-    if (io.json) {
-      io.emitJson(transferJson("state push", outcome));
-      return 0;
-    }
-    io.diagnostics(outcome.notes);
-    io.out(
-      outcome.status === "unchanged"
-        ? `The state in ${target.describe} already holds this document (lineage ${outcome.lineage}, serial ${outcome.serial}); nothing was written.`
-        : `Pushed ${outcome.resources} record${outcome.resources === 1 ? "" : "s"} to ${target.describe} (lineage ${outcome.lineage}, serial ${outcome.serial}).`,
-    );
+  if (result.status !== "copied" && result.status !== "unchanged") return io.fail("state push", result.diagnostics);
+  const { status, lineage, serial, resources } = result;
+  if (io.json) {
+    io.emitJson(transferJson("state push", { status, lineage: lineage!, serial: serial!, resources, notes: result.diagnostics }));
     return 0;
-  } finally {
-    await store.close();
   }
+  io.diagnostics(result.diagnostics);
+  io.out(
+    status === "unchanged"
+      ? `The state in ${result.state} already holds this document (lineage ${lineage}, serial ${serial}); nothing was written.`
+      : `Pushed ${resources} record${resources === 1 ? "" : "s"} to ${result.state} (lineage ${lineage}, serial ${serial}).`,
+  );
+  return 0;
 }

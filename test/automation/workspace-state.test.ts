@@ -1,0 +1,45 @@
+// workspace.state, the state operations `takoform state …` is built on, called from a program:
+// each returns its result as a value (status, ok, where the state is, diagnostics) and prints
+// nothing. The commands' own tests (test/scenario/host-binding, state-migrate, local-backend,
+// test/cli/state-damage) check the same operations through the command.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { openWorkspace } from "takoform-cdk/automation";
+import { Scratch } from "../scenario/harness.ts";
+
+const KV = "takoform_edge_kv_namespace";
+
+describe("workspace.state on the project's embedded host", () => {
+  const p = new Scratch();
+  afterAll(() => p.cleanup());
+
+  it("rebind and upgrade-lane say `no-state` before anything was applied, then find the state bound to the embedded host", async () => {
+    p.write("stack.json", JSON.stringify({ resource: { [KV]: { a: { name: "state-a" } } } }));
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+    const before = await ws.state.rebind();
+    expect(before).toMatchObject({ status: "no-state", ok: false, host: null, diagnostics: [] });
+    expect(before.state).toContain("state.db");
+
+    expect((await ws.apply()).ok).toBe(true);
+    const rebound = await ws.state.rebind({ lockHolder: "workspace-state test" });
+    expect(rebound).toMatchObject({ status: "unchanged", ok: true, host: { origin: "embedded" } });
+    expect(ws.state.describeHost(rebound.host!)).toMatch(/^the embedded local host/);
+  });
+
+  it("a push of a document that cannot be read is refused before the state is opened", async () => {
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+    const pushed = await ws.state.push({ bytes: new TextEncoder().encode("{ not json"), name: "doc.json" });
+    expect(pushed).toMatchObject({ status: "refused", ok: false, state: "", lineage: null });
+    expect(pushed.diagnostics[0]?.summary).toContain("doc.json");
+    const missing = await ws.state.push({ file: "nowhere.json" });
+    expect(missing).toMatchObject({ status: "refused", diagnostics: [{ code: "takoform.engine/push-refused", summary: "Cannot read nowhere.json" }] });
+  });
+
+  it("migrate with nothing used before records the stack's backend and moves nothing; adopt needs the stack", async () => {
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+    const migrated = await ws.state.migrate();
+    expect(migrated).toMatchObject({ ok: true, status: "unchanged" });
+    expect(["none", "same"]).toContain(migrated.source);
+    expect(await ws.state.adopt()).toMatchObject({ status: "not-started", ok: false });
+  });
+});
