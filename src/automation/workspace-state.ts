@@ -10,7 +10,8 @@ import { describeBinding, laneOfBinding, runRebind, runUpgradeLane } from "../en
 import { lockOptions, type LockSettings, type RunOptions } from "./options.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession, type Session } from "./session.ts";
-import { openReader, type StateTarget } from "./state-access.ts";
+import { loadStateTarget, openReader } from "./state-access.ts";
+import { moveState, removeState } from "./state-edit.ts";
 import { adoptState } from "./state-adopt.ts";
 import { migrateState } from "./state-migrate.ts";
 import { pushState } from "./state-push.ts";
@@ -132,6 +133,25 @@ export interface WorkspaceState {
    * file records the stack from then on; nothing on the host is read or changed.
    */
   adopt(): Promise<StateResult<"adopted" | "refused", object>>;
+  /**
+   * Moves a resource to another address (after its construct was renamed): its deposed objects and
+   * the recorded edges naming it move too (`edges`: the records rewritten). With `toStack`, into
+   * that stack's state (the record's construct moved to another stack of the app), under both
+   * states' locks; this Workspace's `stack` is the one it is in. The host is not contacted.
+   */
+  move(
+    from: string,
+    to: string,
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder"> & { toStack?: string },
+  ): Promise<StateResult<"moved" | "refused", { moved: { from: string; to: string }[]; edges: string[]; fromStack: string | null; toStack: string | null }>>;
+  /**
+   * Forgets resources: they are removed from state only, the host objects untouched and no longer
+   * managed by this state. `missing`: the addresses state did not hold (`ok` is false then).
+   */
+  remove(
+    addresses: readonly string[],
+    options?: Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder">,
+  ): Promise<StateResult<"removed" | "refused", { removed: string[]; missing: string[] }>>;
   /** One line naming a host binding for people (`the embedded local host, space "default", …`); never a credential. */
   describeHost(binding: HostBinding): string;
 }
@@ -140,7 +160,7 @@ export interface WorkspaceState {
 export interface StateAccess {
   load(remote: boolean): Promise<LoadedStack | { diagnostics: Diagnostic[] }>;
   /** The state the stack's backend names, found without its variables (`lastSynth`: from the app's last synthesis when there is one). */
-  target(lastSynth: boolean): Promise<StateTarget | { diagnostics: Diagnostic[] }>;
+  target(lastSynth: boolean): ReturnType<typeof loadStateTarget>;
   env: NodeJS.ProcessEnv;
   projectDir: string;
   stack: string | undefined;
@@ -233,6 +253,17 @@ class StateHandle implements WorkspaceState {
   async restoreBackup(options: LockSettings & { force?: boolean } = {}): ReturnType<WorkspaceState["restoreBackup"]> {
     const outcome = await restoreState(() => this.access.target(false), options);
     return { ...outcome, ok: outcome.status === "restored" };
+  }
+
+  async move(from: string, to: string, options: LockSettings & { toStack?: string } = {}): ReturnType<WorkspaceState["move"]> {
+    // As the state commands that read find it: from the app's last synthesis when there is one.
+    const outcome = await moveState(() => this.access.target(true), from, to, options);
+    return { ...outcome, ok: outcome.status === "moved" };
+  }
+
+  async remove(addresses: readonly string[], options: LockSettings = {}): ReturnType<WorkspaceState["remove"]> {
+    const outcome = await removeState(() => this.access.target(true), addresses, options);
+    return { ...outcome, ok: outcome.status === "removed" && outcome.missing.length === 0 };
   }
 
   async adopt(): ReturnType<WorkspaceState["adopt"]> {

@@ -13,7 +13,7 @@ import { StateDamagedError, StateUnavailableError, type StateReader } from "../s
 import { damageDiagnostic } from "./state-damage.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
-import { loadStateTarget, openReader, type StateTarget } from "./state-access.ts";
+import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import {
   changesOf,
@@ -240,7 +240,7 @@ export class Workspace {
   }
 
   /** The state the stack's backend names, found without its variables (as the state commands find it). */
-  private async stateTarget(lastSynth: boolean): Promise<StateTarget | { diagnostics: Diagnostic[] }> {
+  private stateTarget(lastSynth: boolean): ReturnType<typeof loadStateTarget> {
     const o = this.options;
     return loadStateTarget(
       this.projectDir,

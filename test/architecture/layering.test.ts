@@ -89,7 +89,7 @@ const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/commands/plan.ts": ["src/automation/index.ts", "src/engine/index.ts"],
   "src/cli/commands/show.ts": ["src/automation/index.ts", "src/core/package-root.ts", "src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/state-upgrade-lane.ts": ["src/core/index.ts"],
-  "src/cli/commands/state.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/state/index.ts"],
+  "src/cli/commands/state.ts": ["src/automation/index.ts", "src/state/index.ts"],
   "src/cli/host-diagnostics.ts": ["src/forms/index.ts"],
   "src/cli/lock-flags.ts": ["src/core/index.ts", "src/engine/index.ts"],
   "src/cli/main.ts": ["src/core/package-root.ts"],

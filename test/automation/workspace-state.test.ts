@@ -42,4 +42,14 @@ describe("workspace.state on the project's embedded host", () => {
     expect(["none", "same"]).toContain(migrated.source);
     expect(await ws.state.adopt()).toMatchObject({ status: "not-started", ok: false });
   });
+
+  it("move renames a record and remove forgets it, each an edit of state alone; an address state lacks is `missing`", async () => {
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+    const moved = await ws.state.move(`${KV}.a`, `${KV}.b`);
+    expect(moved).toMatchObject({ status: "moved", ok: true, moved: [{ from: `${KV}.a`, to: `${KV}.b` }], edges: [] });
+    expect((await ws.resources()).map((r) => r.address)).toEqual([`${KV}.b`]);
+    const removed = await ws.state.remove([`${KV}.b`, `${KV}.c`]);
+    expect(removed).toMatchObject({ status: "removed", ok: false, removed: [`${KV}.b`], missing: [`${KV}.c`] });
+    expect(await ws.resources()).toEqual([]);
+  });
 });

@@ -6,20 +6,30 @@
 // the stack's backend names: the stack of --config, or the project's app when there is a
 // cdktf.json, else the project's default local file.
 
-import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
-import type { Diagnostic } from "../../automation/api.ts";
+import { diagnosticsToJson, Console } from "../console.ts";
+import { Workspace } from "../../automation/api.ts";
 import { hostname } from "node:os";
 import { rebindCommand } from "./state-rebind.ts";
 import { migrateCommand } from "./state-migrate.ts";
 import { pushCommand } from "./state-push.ts";
-import { runCrossStackMove, runStateMove, runStateRemove } from "../../engine/index.ts";
-import { configCode } from "../../engine/config/index.ts";
 import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { noState, notInState } from "../state-problems.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { loadStateTarget, openReader, openStore, type StateTarget } from "../../automation/index.ts";
-import { enterProject, durationFlag, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { loadStateTarget, openReader, type StateTarget } from "../../automation/index.ts";
+import {
+  enterProject,
+  durationFlag,
+  flagSpec,
+  projectDir,
+  outsideProject,
+  readOnlyLoad,
+  stateSource,
+  STATE_FLAGS,
+  STATE_HELP,
+  usage,
+  workspaceOptions,
+} from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
@@ -62,11 +72,11 @@ success, 1 otherwise.`;
 /** The flags of `state list | show | pull | mv | rm` (push, migrate and rebind have their own). */
 export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS, { values: ["--to-stack"] });
 
-function lockOptions(args: ParsedArgs, what: string) {
+function lockSettings(args: ParsedArgs, what: string) {
   return {
-    holder: `takoform state ${what} (pid ${process.pid} on ${hostname()})`,
-    leaseMs: leaseMs(),
-    timeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockHolder: `takoform state ${what} (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(),
+    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
     forceUnlock: args.switches.has("--force-unlock"),
   };
 }
@@ -129,6 +139,7 @@ export const command: Command = {
     const io = new Console(args);
     const outside = outsideProject(args);
     if (outside !== null) return io.fail(`state ${sub}`, [outside]);
+    if (sub === "rm" || sub === "mv") return (sub === "rm" ? removeCommand : moveCommand)(args, io);
     const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
     if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
@@ -158,62 +169,6 @@ export const command: Command = {
         io.emitJson(document);
         return 0;
       }
-      case "rm": {
-        if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
-        const probe = await withReader(`state ${sub}`, target, io, async () => true);
-        if (probe === null) return 1;
-        const opened = await openStore(target);
-        if ("diagnostics" in opened) return io.fail("state rm", opened.diagnostics);
-        const { store } = opened;
-        try {
-          const result = await runStateRemove(store, args.positionals, lockOptions(args, "rm"));
-          if (io.json) {
-            io.emitJson({
-              removed: result.removed,
-              missing: result.missing,
-              diagnostics: diagnosticsToJson([...result.diagnostics, ...result.missing.map(notInState)]),
-            });
-          } else {
-            io.diagnostics(result.diagnostics);
-            for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
-            io.diagnostics(result.missing.map(notInState));
-          }
-          return !hasErrors(result.diagnostics) && result.missing.length === 0 ? 0 : 1;
-        } finally {
-          await store.close();
-        }
-      }
-      case "mv": {
-        if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
-        const [from, to] = args.positionals as [string, string];
-        const toStack = lastValue(args, "--to-stack");
-        if (toStack !== undefined) return moveAcross(args, io, target, from, to, toStack);
-        const probe = await withReader(`state ${sub}`, target, io, async () => true);
-        if (probe === null) return 1;
-        const opened = await openStore(target);
-        if ("diagnostics" in opened) return io.fail("state mv", opened.diagnostics);
-        const { store } = opened;
-        try {
-          const result = await runStateMove(store, from, to, lockOptions(args, "mv"));
-          if (io.json) {
-            io.emitJson({
-              ok: result.ok,
-              moved: result.move?.moved ?? [],
-              edges: result.move?.edges ?? [],
-              diagnostics: diagnosticsToJson(result.diagnostics),
-            });
-            return result.ok ? 0 : 1;
-          }
-          io.diagnostics(result.diagnostics);
-          if (!result.ok || result.move === undefined) return 1;
-          for (const m of result.move.moved) io.out(`Move "${m.from}" to "${m.to}"`);
-          io.out(`Successfully moved ${result.move.moved.length} object(s).`);
-          if (result.move.edges.length > 0) io.out(`Renamed it in the recorded dependencies of ${result.move.edges.join(", ")}.`);
-          return 0;
-        } finally {
-          await store.close();
-        }
-      }
       default:
         throw new CliUsageError(
           `unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`,
@@ -222,62 +177,54 @@ export const command: Command = {
   },
 };
 
+/** `state rm ADDRESS...`: workspace.state.remove(), its result printed. */
+async function removeCommand(args: ParsedArgs, io: Console): Promise<number> {
+  if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
+  const result = await new Workspace(workspaceOptions(args)).state.remove(args.positionals, lockSettings(args, "rm"));
+  if (result.status === "not-started") return io.fail("state rm", result.diagnostics);
+  if (result.status === "no-state") return io.fail("state rm", [...result.diagnostics, noState(result.state)]);
+  if (io.json) {
+    io.emitJson({
+      removed: result.removed,
+      missing: result.missing,
+      diagnostics: diagnosticsToJson([...result.diagnostics, ...result.missing.map(notInState)]),
+    });
+  } else {
+    io.diagnostics(result.diagnostics);
+    for (const a of result.removed) io.out(`Removed ${a} from state. The host resource is untouched; it is no longer managed by this state.`);
+    io.diagnostics(result.missing.map(notInState));
+  }
+  return result.ok ? 0 : 1;
+}
+
 /**
- * `state mv --stack A SOURCE --to-stack B DESTINATION`: the record moves from stack A's state to
- * stack B's (engine/state-move-across.ts). B is found among the stacks of the app A was loaded
- * from, without running the app again.
+ * `state mv SOURCE DESTINATION`, or with `--stack A ... --to-stack B` into stack B's state
+ * (engine/state-move-across.ts): workspace.state.move(), its result printed.
  */
-async function moveAcross(
-  args: ParsedArgs,
-  io: Console,
-  source: Exclude<Awaited<ReturnType<typeof loadStateTarget>>, { diagnostics: Diagnostic[] }>,
-  from: string,
-  to: string,
-  toStack: string,
-): Promise<number> {
-  const file = source.app?.stacks.get(toStack);
-  if (source.stack === null || file === undefined) {
-    const known = source.app !== null ? [...source.app.stacks.keys()].map((n) => `"${n}"`).join(", ") : "none (no app of several stacks)";
-    return io.fail("state mv", [
-      {
-        severity: "error",
-        code: configCode("stack-not-found"),
-        summary: source.stack === null ? "--to-stack needs the stack the record is in: give --stack NAME" : `The app has no stack "${toStack}"`,
-        detail: `The app's stacks: ${known}.`,
-        repair: "Run `takoform state mv --stack A SOURCE --to-stack B DESTINATION` in the app's project, with two of its stacks.",
-      },
-    ]);
+async function moveCommand(args: ParsedArgs, io: Console): Promise<number> {
+  if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
+  const [from, to] = args.positionals as [string, string];
+  const toStack = lastValue(args, "--to-stack");
+  const result = await new Workspace(workspaceOptions(args)).state.move(from, to, {
+    ...lockSettings(args, "mv"),
+    ...(toStack !== undefined ? { toStack } : {}),
+  });
+  if (result.status === "not-started") return io.fail("state mv", result.diagnostics);
+  if (result.status === "no-state") return io.fail("state mv", [...result.diagnostics, noState(result.state)]);
+  if (io.json) {
+    const where = toStack !== undefined ? { from_stack: result.fromStack, to_stack: toStack } : { edges: result.edges };
+    io.emitJson({ ok: result.ok, moved: result.moved, ...where, diagnostics: diagnosticsToJson(result.diagnostics) });
+    return result.ok ? 0 : 1;
   }
-  const target = await loadStateTarget(projectDir(args), { configFile: file });
-  if ("diagnostics" in target) return io.fail("state mv", target.diagnostics);
-  const probe = await withReader("state mv", source, io, async () => true);
-  if (probe === null) return 1;
-  const a = await openStore(source);
-  if ("diagnostics" in a) return io.fail("state mv", a.diagnostics);
-  try {
-    const b = await openStore(target);
-    if ("diagnostics" in b) return io.fail("state mv", b.diagnostics);
-    try {
-      const result = await runCrossStackMove({ stack: source.stack, store: a.store }, { stack: toStack, store: b.store }, from, to, lockOptions(args, "mv"));
-      if (io.json) {
-        io.emitJson({
-          ok: result.ok,
-          moved: result.move?.moved ?? [],
-          from_stack: source.stack,
-          to_stack: toStack,
-          diagnostics: diagnosticsToJson(result.diagnostics),
-        });
-        return result.ok ? 0 : 1;
-      }
-      io.diagnostics(result.diagnostics);
-      if (!result.ok || result.move === undefined) return 1;
-      for (const m of result.move.moved) io.out(`Move "${m.from}" (stack ${source.stack}) to "${m.to}" (stack ${toStack})`);
-      io.out(`Successfully moved ${result.move.moved.length} object(s).`);
-      return 0;
-    } finally {
-      await b.store.close();
-    }
-  } finally {
-    await a.store.close();
+  io.diagnostics(result.diagnostics);
+  if (!result.ok) return 1;
+  if (toStack !== undefined) {
+    for (const m of result.moved) io.out(`Move "${m.from}" (stack ${result.fromStack}) to "${m.to}" (stack ${toStack})`);
+    io.out(`Successfully moved ${result.moved.length} object(s).`);
+    return 0;
   }
+  for (const m of result.moved) io.out(`Move "${m.from}" to "${m.to}"`);
+  io.out(`Successfully moved ${result.moved.length} object(s).`);
+  if (result.edges.length > 0) io.out(`Renamed it in the recorded dependencies of ${result.edges.join(", ")}.`);
+  return 0;
 }
