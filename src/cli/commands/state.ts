@@ -7,11 +7,7 @@
 // cdktf.json, else the project's default local file.
 
 import { diagnosticsToJson, Console } from "../console.ts";
-import { Workspace } from "../../automation/api.ts";
 import { hostname } from "node:os";
-import { rebindCommand } from "./state-rebind.ts";
-import { migrateCommand } from "./state-migrate.ts";
-import { pushCommand } from "./state-push.ts";
 import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { noState, notInState } from "../state-problems.ts";
@@ -125,10 +121,12 @@ export const command: Command = {
       return sub === undefined ? 1 : 0;
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
-    if (sub === "rebind") return rebindCommand(rest);
+    // Each subcommand that writes loads its own code (and the automation API) only when it runs,
+    // so list, show and pull load none of it.
+    if (sub === "rebind") return (await import("./state-rebind.ts")).rebindCommand(rest);
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
-    if (sub === "push") return pushCommand(rest);
-    if (sub === "migrate") return migrateCommand(rest);
+    if (sub === "push") return (await import("./state-push.ts")).pushCommand(rest);
+    if (sub === "migrate") return (await import("./state-migrate.ts")).migrateCommand(rest);
     if (sub === "adopt") return (await import("./state-adopt.ts")).adoptCommand(rest);
     if (sub === "restore-backup") return (await import("./state-restore.ts")).restoreCommand(rest);
     const args = parseArgs(rest, FLAGS);
@@ -180,6 +178,7 @@ export const command: Command = {
 /** `state rm ADDRESS...`: workspace.state.remove(), its result printed. */
 async function removeCommand(args: ParsedArgs, io: Console): Promise<number> {
   if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
+  const { Workspace } = await import("../../automation/api.ts");
   const result = await new Workspace(workspaceOptions(args)).state.remove(args.positionals, lockSettings(args, "rm"));
   if (result.status === "not-started") return io.fail("state rm", result.diagnostics);
   if (result.status === "no-state") return io.fail("state rm", [...result.diagnostics, noState(result.state)]);
@@ -205,6 +204,7 @@ async function moveCommand(args: ParsedArgs, io: Console): Promise<number> {
   if (args.positionals.length !== 2) throw new CliUsageError("state mv takes exactly SOURCE and DESTINATION");
   const [from, to] = args.positionals as [string, string];
   const toStack = lastValue(args, "--to-stack");
+  const { Workspace } = await import("../../automation/api.ts");
   const result = await new Workspace(workspaceOptions(args)).state.move(from, to, {
     ...lockSettings(args, "mv"),
     ...(toStack !== undefined ? { toStack } : {}),
