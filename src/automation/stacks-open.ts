@@ -22,8 +22,8 @@ export interface StackRunSettings {
   parallelism: number | undefined;
   lockTimeout: number;
   forceUnlock: boolean;
-  /** The state lock's lease length. */
-  leaseMs: number;
+  /** The state lock's lease length (undefined: the lock's default, 60 s). */
+  leaseMs: number | undefined;
   /** Plan with the state created first when there is none (`plan --out`: a saved plan is bound to a state lineage). */
   createState?: boolean;
   shared: SharedEmbeddedHost;

@@ -6,7 +6,7 @@
 // finish and are recorded in state, and the next run resumes anything left in flight.
 
 import { resolve } from "node:path";
-import type { Diagnostic } from "../core/index.ts";
+import { LANES, type Diagnostic, type LaneName } from "../core/index.ts";
 import { DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUnavailable } from "../engine/index.ts";
 import { synthesizeProject } from "../engine/config/index.ts";
 import { StateDamagedError, StateUnavailableError, type StateReader } from "../state/index.ts";
@@ -60,6 +60,8 @@ export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
 export class Workspace {
   /** At most this many provider calls in flight on the embedded host when a run gives no `parallelism` (a host over the network adapts it). */
   static readonly defaultParallelism: number = DEFAULT_PARALLELISM;
+  /** The Host API lanes this package speaks (a `HostOptions.lane`, `state.upgradeLane()`'s lane), the preferred one — the default — first. */
+  static readonly lanes: readonly LaneName[] = LANES.map((lane) => lane.name);
   /** The project directory, absolute. */
   readonly projectDir: string;
   /** The stack's state: the operations of `takoform state …` (rebind, upgrade-lane, …), each returning its result. */

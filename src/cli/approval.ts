@@ -2,9 +2,11 @@
 // (apply-flow.ts, stacks-flow.ts).
 
 import type { Diagnostic } from "../automation/api.ts";
-import type { RunKind } from "../engine/index.ts";
 import type { Console } from "./console.ts";
 import { confirm } from "./workspace.ts";
+
+/** The run an approval is asked for (the engine's RunKind, spelled out: the CLI names no engine type). */
+type RunKind = "apply" | "destroy" | "refresh";
 
 /**
  * The signals that stop a run as Ctrl-C does: SIGINT (Ctrl-C) and SIGTERM (`kill`, `timeout`, a CI

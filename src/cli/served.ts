@@ -1,11 +1,21 @@
 // What `takoform host serve` and `takoform dev` print about the workers they run, the runtime
 // settings both take (secrets for requiredSensitiveVars), and how both stop.
 
-import type { ServedWorker } from "../host/index.ts";
 import { errorText } from "./console.ts";
 import { CliUsageError } from "./command.ts";
 import type { Console } from "./console.ts";
 import { watchStarter } from "./starter-watch.ts";
+
+/**
+ * A worker the host serves, as the host's runtime announces it (its ServedWorker): what these
+ * lines print and compare, named here so the CLI imports no host type.
+ */
+export interface ServedWorker {
+  tenant: string;
+  space: string;
+  name: string;
+  addresses: readonly { hostUrl: string; pathUrl: string }[];
+}
 
 /** One block per served worker: its name, then both forms of each address. */
 export function servedLines(served: readonly ServedWorker[]): string[] {

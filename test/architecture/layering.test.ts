@@ -77,7 +77,6 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
  */
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/engine/index.ts"],
-  "src/cli/approval.ts": ["src/engine/index.ts"],
   "src/cli/codes.ts": ["src/core/index.ts"],
   "src/cli/commands/dev.ts": ["src/core/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
   "src/cli/commands/forms.ts": ["src/forms/index.ts"],
@@ -88,12 +87,10 @@ const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/commands/output.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
   "src/cli/commands/plan.ts": ["src/automation/index.ts", "src/engine/index.ts"],
   "src/cli/commands/show.ts": ["src/automation/index.ts", "src/core/package-root.ts", "src/engine/index.ts", "src/state/index.ts"],
-  "src/cli/commands/state-upgrade-lane.ts": ["src/core/index.ts"],
   "src/cli/commands/state.ts": ["src/automation/index.ts", "src/state/index.ts"],
   "src/cli/host-diagnostics.ts": ["src/forms/index.ts"],
-  "src/cli/lock-flags.ts": ["src/core/index.ts", "src/engine/index.ts"],
+  "src/cli/lock-flags.ts": ["src/core/index.ts"],
   "src/cli/main.ts": ["src/core/package-root.ts"],
-  "src/cli/served.ts": ["src/host/index.ts"],
   "src/cli/stacks-flow.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts"],
   "src/cli/watch/session.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],
   "src/cli/workspace.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts"],

@@ -5,19 +5,19 @@
 import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
-import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
 import { diagnosticsToJson, formatFormRef, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
 import { durationFlag, enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
+/** The lane the package prefers, the default of --lane. */
+const PREFERRED = Workspace.lanes[0]!;
+
 export const UPGRADE_LANE_USAGE = `Usage: takoform state upgrade-lane [options]
 
-Move this project's state to the identities of a Host API lane (default ${PREFERRED_LANE.name}).
+Move this project's state to the identities of a Host API lane (default ${PREFERRED}).
 State keeps the exact Form identities it was written under (decision 0017), so a state written
-under ${LANES.filter((l) => l !== PREFERRED_LANE)
-  .map((l) => l.name)
-  .join(", ")} stays there until this command moves it.
+under ${Workspace.lanes.filter((l) => l !== PREFERRED).join(", ")} stays there until this command moves it.
 
 Each recorded object is read on the host under its identity of the new lane (the same Form at the
 same definitionVersion) and must be found with the uid state records; only then is every record
@@ -27,7 +27,7 @@ hold the same objects under the new identities already: on a takoform-cdk host, 
 flight. Nothing is written unless every record is verified.
 
 Options:
-  --lane ${LANES.map((l) => l.name).join("|")}        The lane to move to (default ${PREFERRED_LANE.name})
+  --lane ${Workspace.lanes.join("|")}        The lane to move to (default ${PREFERRED})
 ${PROJECT_HELP}
   --parallelism N        At most N reads in flight (default: adapts to a host over the
                          network; ${Workspace.defaultParallelism} on the embedded host)
@@ -44,13 +44,14 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, UPGRADE_LANE_FLAGS);
   if (args.switches.has("--help")) return usage(UPGRADE_LANE_USAGE);
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-  const laneText = lastValue(args, "--lane") ?? PREFERRED_LANE.name;
-  if (!isLaneName(laneText)) throw new CliUsageError(`--lane takes ${LANES.map((l) => l.name).join(" or ")}, got ${JSON.stringify(laneText)}`);
+  const laneText = lastValue(args, "--lane") ?? PREFERRED;
+  const lane = Workspace.lanes.find((l) => l === laneText);
+  if (lane === undefined) throw new CliUsageError(`--lane takes ${Workspace.lanes.join(" or ")}, got ${JSON.stringify(laneText)}`);
   enterProject(args);
   const io = new Console(args);
   const parallelism = intFlag(args, "--parallelism", undefined);
   const state = new Workspace(workspaceOptions(args)).state;
-  const result = await state.upgradeLane(laneText, {
+  const result = await state.upgradeLane(lane, {
     lockHolder: `takoform state upgrade-lane (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
     lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
