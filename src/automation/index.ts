@@ -15,6 +15,10 @@
 //   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
 //   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
 //   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them
+//   options.ts        what a Workspace's calls take (host, run and lock options)
+//   workspace.ts      the published Workspace (api.ts), the command's plan/apply/import/synth
+//   workspace-state.ts workspace.state, the state operations: state-edit.ts (mv, rm),
+//                     state-push.ts, state-migrate.ts, state-restore.ts, state-adopt.ts
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
 export { sensitiveValues, type SensitiveValues } from "./output-variables.ts";
