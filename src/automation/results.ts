@@ -4,7 +4,7 @@
 
 import type { Diagnostic } from "../core/index.ts";
 import type { ApplyStatus, EngineEvent, Plan, ResourceChange, StepAction, TerraformActions } from "../engine/index.ts";
-import type { StoredOutput } from "../state/index.ts";
+import type { ResourceRecord, StoredOutput } from "../state/index.ts";
 
 /**
  * What a run reports while it runs (`kind` tells which): each note found before the plan (a lock
@@ -128,4 +128,22 @@ export function changesOf(plan: Plan | undefined): Change[] {
 
 export function outputValues(stored: Readonly<Record<string, StoredOutput>>): Record<string, OutputValue> {
   return Object.fromEntries(Object.entries(stored).map(([name, o]) => [name, o.sensitive ? { sensitive: true } : { sensitive: false, value: o.value }]));
+}
+
+/** One resource as state records it. */
+export interface StateResource {
+  address: string;
+  type: string;
+  status: string;
+  name: string | null;
+  uid: string | null;
+  /** What the host reported of the object (`status.outputs`: a worker endpoint's `url`, …). */
+  outputs: Record<string, unknown>;
+  /** Its attributes as state records them; a sensitive value is its seal (`{ "$sensitive": "…" }`), never the value. */
+  attributes: Record<string, unknown>;
+}
+
+/** A state record as a program sees it. */
+export function stateResource(r: ResourceRecord): StateResource {
+  return { address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid, outputs: { ...r.outputs }, attributes: { ...r.attributes } };
 }

@@ -8,6 +8,8 @@
 import type { Diagnostic, FormRef, LaneName } from "../core/index.ts";
 import { describeBinding, laneOfBinding, runRebind, runUpgradeLane } from "../engine/index.ts";
 import { lockOptions, type LockSettings, type RunOptions } from "./options.ts";
+import { stateResource, type StateResource } from "./results.ts";
+import type { StateReader } from "../state/index.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession, type Session } from "./session.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
@@ -57,6 +59,16 @@ type VerifyOptions = Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUn
 
 /** A Workspace's state: the operations of `takoform state …`, each returning its result as a value. */
 export interface WorkspaceState {
+  /** Every resource state records, read without the lock (from the app's last synthesis when there is one, as `state list`). */
+  list(): Promise<StateResult<"listed", { resources: StateResource[] }>>;
+  /** One resource state records (`not-in-state` when it holds no such address), read without the lock. */
+  show(address: string): Promise<StateResult<"found" | "not-in-state", { resource: StateResource | null }>>;
+  /**
+   * The whole state as one JSON document (its format is the state's, docs/state.md: lineage,
+   * serial, host binding, records, outputs), what `push({ bytes })` takes back; sensitive values
+   * stay sealed. Read without the lock.
+   */
+  pull(): Promise<StateResult<"pulled", { document: Record<string, unknown> | null }>>;
   /**
    * Binds the state to the host this Workspace reaches, after reading every recorded object there
    * and finding it with its recorded uid (`force`: re-bind even when some are missing or differ).
@@ -179,6 +191,47 @@ class StateHandle implements WorkspaceState {
 
   describeHost(binding: HostBinding): string {
     return describeBinding(binding);
+  }
+
+  async list(): ReturnType<WorkspaceState["list"]> {
+    const read = await this.read((reader) => reader.list());
+    return "early" in read
+      ? { ...read.early, ok: false, resources: [] }
+      : { status: "listed", ok: true, state: read.state, diagnostics: read.notes, resources: read.value.map(stateResource) };
+  }
+
+  async show(address: string): ReturnType<WorkspaceState["show"]> {
+    const read = await this.read((reader) => reader.get(address));
+    if ("early" in read) return { ...read.early, ok: false, resource: null };
+    const found = read.value !== undefined;
+    return {
+      status: found ? "found" : "not-in-state",
+      ok: found,
+      state: read.state,
+      diagnostics: read.notes,
+      resource: read.value !== undefined ? stateResource(read.value) : null,
+    };
+  }
+
+  async pull(): ReturnType<WorkspaceState["pull"]> {
+    const read = await this.read((reader) => reader.pull());
+    return "early" in read
+      ? { ...read.early, ok: false, document: null }
+      : { status: "pulled", ok: true, state: read.state, diagnostics: read.notes, document: { ...read.value } };
+  }
+
+  /** Reads the state as the read-only commands find it (the app's last synthesis when there is one), without the lock. */
+  private async read<T>(body: (reader: StateReader) => Promise<T>): Promise<{ early: Early } | { value: T; state: string; notes: Diagnostic[] }> {
+    const placed = await this.access.target(true);
+    if ("diagnostics" in placed) return { early: { status: "not-started", state: "", diagnostics: placed.diagnostics } };
+    const opened = await openReader(placed);
+    if ("diagnostics" in opened) return { early: { status: "not-started", state: placed.describe, diagnostics: [...placed.notes, ...opened.diagnostics] } };
+    if ("missing" in opened) return { early: { status: "no-state", state: placed.describe, diagnostics: placed.notes } };
+    try {
+      return { value: await body(opened.reader), state: placed.describe, notes: placed.notes };
+    } finally {
+      await opened.reader.close();
+    }
   }
 
   async rebind(options: VerifyOptions & { force?: boolean } = {}): ReturnType<WorkspaceState["rebind"]> {

@@ -25,6 +25,8 @@ import {
   type OutputValue,
   type PlanResult,
   type RunResult,
+  stateResource,
+  type StateResource,
   type SynthResult,
 } from "./results.ts";
 import {
@@ -38,18 +40,8 @@ import {
 } from "./options.ts";
 import { stateHandle, type WorkspaceState } from "./workspace-state.ts";
 
+export type { StateResource } from "./results.ts";
 export type { ApplyOptions, HostOptions, ImportOptions, PlanRunOptions, RunOptions, WorkspaceOptions } from "./options.ts";
-
-/** One resource as state records it. */
-export interface StateResource {
-  address: string;
-  type: string;
-  status: string;
-  name: string | null;
-  uid: string | null;
-  /** What the host reported of the object (`status.outputs`: a worker endpoint's `url`, …). */
-  outputs: Record<string, unknown>;
-}
 
 /** Opens a Workspace. Nothing is loaded or connected until the first call. */
 export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
@@ -172,8 +164,7 @@ export class Workspace {
 
   /** Every resource the stack's state records (empty when there is no state yet). */
   async resources(): Promise<StateResource[]> {
-    const records = await this.readState((reader) => reader.list(), []);
-    return records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid, outputs: { ...r.outputs } }));
+    return (await this.readState((reader) => reader.list(), [])).map(stateResource);
   }
 
   private async run(mode: "normal" | "destroy" | "refresh-only", options: ApplyOptions): Promise<RunResult> {

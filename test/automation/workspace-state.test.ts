@@ -4,7 +4,7 @@
 // test/cli/state-damage) check the same operations through the command.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { openWorkspace } from "takoform-cdk/automation";
+import { openWorkspace, Workspace } from "takoform-cdk/automation";
 import { Scratch } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
@@ -19,11 +19,25 @@ describe("workspace.state on the project's embedded host", () => {
     const before = await ws.state.rebind();
     expect(before).toMatchObject({ status: "no-state", ok: false, host: null, diagnostics: [] });
     expect(before.state).toContain("state.db");
+    expect(await ws.state.upgradeLane(Workspace.lanes[0]!)).toMatchObject({ status: "no-state", ok: false, rebound: [] });
 
     expect((await ws.apply()).ok).toBe(true);
     const rebound = await ws.state.rebind({ lockHolder: "workspace-state test" });
     expect(rebound).toMatchObject({ status: "unchanged", ok: true, host: { origin: "embedded" } });
     expect(ws.state.describeHost(rebound.host!)).toMatch(/^the embedded local host/);
+  });
+
+  it("lists, shows and pulls the state, and a pulled document pushed back is `unchanged`", async () => {
+    const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
+    const listed = await ws.state.list();
+    expect(listed).toMatchObject({ status: "listed", ok: true, resources: [{ address: `${KV}.a`, type: KV, status: "ready" }] });
+    const shown = await ws.state.show(`${KV}.a`);
+    expect(shown).toMatchObject({ status: "found", ok: true, resource: { address: `${KV}.a`, attributes: { name: "state-a" } } });
+    expect(await ws.state.show(`${KV}.nope`)).toMatchObject({ status: "not-in-state", ok: false, resource: null });
+    const pulled = await ws.state.pull();
+    expect(pulled).toMatchObject({ status: "pulled", ok: true });
+    const bytes = new TextEncoder().encode(JSON.stringify(pulled.document));
+    expect(await ws.state.push({ bytes, name: "pulled.json" })).toMatchObject({ status: "unchanged", ok: true, resources: 1 });
   });
 
   it("a push of a document that cannot be read is refused before the state is opened", async () => {
