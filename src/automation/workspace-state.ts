@@ -5,8 +5,10 @@
 // decides what the engine decides (locking, verifying objects on the host, refusing in-flight
 // writes).
 
-import type { Diagnostic, FormRef, LaneName } from "../core/index.ts";
-import { describeBinding, laneOfBinding, runRebind, runUpgradeLane } from "../engine/index.ts";
+import type { Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
+import { describeBinding, laneOfBinding, recoverSensitiveOutput, runRebind, runUpgradeLane } from "../engine/index.ts";
+import type { StackConfig } from "../engine/config/index.ts";
+import { sensitiveValues } from "./output-variables.ts";
 import { lockOptions, type LockSettings, type RunOptions } from "./options.ts";
 import { stateResource, type StateResource } from "./results.ts";
 import type { StateReader } from "../state/index.ts";
@@ -63,6 +65,14 @@ export interface WorkspaceState {
   list(): Promise<StateResult<"listed", { resources: StateResource[] }>>;
   /** One resource state records (`not-in-state` when it holds no such address), read without the lock. */
   show(address: string): Promise<StateResult<"found" | "not-in-state", { resource: StateResource | null }>>;
+  /**
+   * One output's value, as `takoform output -raw NAME` prints it: a sensitive one opened with this
+   * Workspace's `variables` and `varFiles` (and the TAKOFORM_VAR_* / TF_VAR_* environment) —
+   * `refused`, with a `takoform.engine/output-sealed` diagnostic naming what is missing, when they
+   * are not the values it was applied with or state keeps only its seal. `not-found`: state
+   * records no output of that name (`names`: those it records).
+   */
+  output(name: string): Promise<StateResult<"opened" | "not-found" | "refused", { sensitive: boolean; value: unknown; names: string[] }>>;
   /**
    * The whole state as one JSON document (its format is the state's, docs/state.md: lineage,
    * serial, host binding, records, outputs), what `push({ bytes })` takes back; sensitive values
@@ -174,6 +184,9 @@ export interface StateAccess {
   /** The state the stack's backend names, found without its variables (`lastSynth`: from the app's last synthesis when there is one). */
   target(lastSynth: boolean): ReturnType<typeof loadStateTarget>;
   env: NodeJS.ProcessEnv;
+  /** The Workspace's variable values and `.tfvars.json` files (resolved as its runs resolve them), for opening a sensitive output. */
+  variables: Readonly<Record<string, KnownValue>>;
+  varFiles(): readonly string[];
   projectDir: string;
   stack: string | undefined;
   typecheck: boolean | undefined;
@@ -220,15 +233,41 @@ class StateHandle implements WorkspaceState {
       : { status: "pulled", ok: true, state: read.state, diagnostics: read.notes, document: { ...read.value } };
   }
 
+  async output(name: string): ReturnType<WorkspaceState["output"]> {
+    const read = await this.read(async (reader) => ({ outputs: await reader.outputs(), lineage: reader.lineage }));
+    if ("early" in read) return { ...read.early, ok: false, sensitive: false, value: undefined, names: [] };
+    const { state, notes } = read;
+    const names = Object.keys(read.value.outputs);
+    const output = read.value.outputs[name];
+    if (output === undefined) return { status: "not-found", ok: false, state, diagnostics: notes, sensitive: false, value: undefined, names };
+    const opened = (value: unknown) => ({ status: "opened" as const, ok: true, state, diagnostics: notes, sensitive: output.sensitive, value, names });
+    const refused = (diagnostics: Diagnostic[]) => ({
+      status: "refused" as const,
+      ok: false,
+      state,
+      diagnostics: [...notes, ...diagnostics],
+      sensitive: true,
+      value: undefined,
+      names,
+    });
+    if (!output.sensitive) return opened(output.value);
+    const given = await sensitiveValues(read.config, { values: this.access.variables, varFiles: this.access.varFiles() }, this.access.env);
+    if ("diagnostics" in given) return refused(given.diagnostics);
+    const recovered = recoverSensitiveOutput(name, output.value, read.value.lineage, given.lookup);
+    return "value" in recovered ? opened(recovered.value) : refused([recovered.diagnostic]);
+  }
+
   /** Reads the state as the read-only commands find it (the app's last synthesis when there is one), without the lock. */
-  private async read<T>(body: (reader: StateReader) => Promise<T>): Promise<{ early: Early } | { value: T; state: string; notes: Diagnostic[] }> {
+  private async read<T>(
+    body: (reader: StateReader) => Promise<T>,
+  ): Promise<{ early: Early } | { value: T; state: string; notes: Diagnostic[]; config: StackConfig | null }> {
     const placed = await this.access.target(true);
     if ("diagnostics" in placed) return { early: { status: "not-started", state: "", diagnostics: placed.diagnostics } };
     const opened = await openReader(placed);
     if ("diagnostics" in opened) return { early: { status: "not-started", state: placed.describe, diagnostics: [...placed.notes, ...opened.diagnostics] } };
     if ("missing" in opened) return { early: { status: "no-state", state: placed.describe, diagnostics: placed.notes } };
     try {
-      return { value: await body(opened.reader), state: placed.describe, notes: placed.notes };
+      return { value: await body(opened.reader), state: placed.describe, notes: placed.notes, config: placed.config };
     } finally {
       await opened.reader.close();
     }

@@ -69,6 +69,8 @@ export class Workspace {
       load: (remote) => this.load(remote),
       target: (lastSynth) => this.stateTarget(lastSynth),
       env: this.env,
+      variables: options.variables ?? {},
+      varFiles: () => this.varFiles(),
       projectDir: this.projectDir,
       stack: options.stack,
       typecheck: options.typecheck,
@@ -224,12 +226,19 @@ export class Workspace {
       ...(o.stack !== undefined ? { stackName: o.stack } : {}),
       ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
       ...(o.variables !== undefined ? { values: o.variables } : {}),
-      // Relative to the project; spelled as given when the project is the current directory (the
-      // same file), so a problem with it names it as the caller wrote it, as `--var-file` does.
-      ...(o.varFiles !== undefined ? { varFiles: o.varFiles.map((f) => (this.projectDir === process.cwd() ? f : resolve(this.projectDir, f))) } : {}),
+      ...(o.varFiles !== undefined ? { varFiles: this.varFiles() } : {}),
       ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
       env: this.env,
     });
+  }
+
+  /**
+   * The `.tfvars.json` files, relative to the project; spelled as given when the project is the
+   * current directory (the same file), so a problem with one names it as the caller wrote it, as
+   * `--var-file` does.
+   */
+  private varFiles(): string[] {
+    return (this.options.varFiles ?? []).map((f) => (this.projectDir === process.cwd() ? f : resolve(this.projectDir, f)));
   }
 
   /** The state the stack's backend names, found without its variables (as the state commands find it). */

@@ -67,3 +67,39 @@ describe("workspace.state on the project's embedded host", () => {
     expect(await ws.resources()).toEqual([]);
   });
 });
+
+describe("workspace.state.output: a sensitive output opened with the Workspace's variables", () => {
+  const p = new Scratch();
+  afterAll(() => p.cleanup());
+  const SECRET = "hunter2-Zq8v-automation";
+  const env = { ...process.env, TF_VAR_secret: undefined, TAKOFORM_VAR_secret: undefined };
+
+  it("opens it with the value it was applied with, refuses it without, and names the outputs when one is not there", async () => {
+    p.write(
+      "stack.json",
+      JSON.stringify({
+        variable: { secret: { type: "string", sensitive: true } },
+        resource: { [KV]: { kv: { name: "so-auto" } } },
+        output: {
+          plain: { value: `\${${KV}.kv.name}` },
+          secret: { value: "${var.secret}", sensitive: true },
+          marked: { value: `\${${KV}.kv.name}`, sensitive: true },
+        },
+      }),
+    );
+    const given = openWorkspace({ projectDir: p.dir, configFile: "stack.json", variables: { secret: SECRET }, env });
+    expect((await given.apply()).ok).toBe(true);
+
+    expect(await given.state.output("secret")).toMatchObject({ status: "opened", ok: true, sensitive: true, value: SECRET });
+    expect(await given.state.output("plain")).toMatchObject({ status: "opened", sensitive: false, value: "so-auto" });
+    // Only a seal in state: no variable brings it back.
+    expect(await given.state.output("marked")).toMatchObject({ status: "refused", ok: false, diagnostics: [{ code: "takoform.engine/output-sealed" }] });
+    expect(await given.state.output("nope")).toMatchObject({ status: "not-found", names: ["marked", "plain", "secret"] });
+
+    const without = openWorkspace({ projectDir: p.dir, configFile: "stack.json", env });
+    const refused = await without.state.output("secret");
+    expect(refused).toMatchObject({ status: "refused", value: undefined, diagnostics: [{ code: "takoform.engine/output-sealed" }] });
+    const other = openWorkspace({ projectDir: p.dir, configFile: "stack.json", variables: { secret: "another" }, env });
+    expect(await other.state.output("secret")).toMatchObject({ status: "refused", value: undefined });
+  });
+});
