@@ -196,6 +196,10 @@ export async function loadWorkspace(
 ): Promise<Workspace | { diagnostics: Diagnostic[] }> {
   const configFile = lastValue(args, "--config");
   const stackName = lastValue(args, "--stack");
+  // Outside any project, say so (as the read-only commands do), not that this directory has no
+  // cdktf.json: enterProject has already looked in every directory above it.
+  const outside = fromDocument === undefined ? outsideProject(args) : null;
+  if (outside !== null) return { diagnostics: [outside] };
   return loadStack({
     ...stackSource(args),
     ...(fromDocument !== undefined ? { fromDocument } : {}),

@@ -104,9 +104,10 @@ describe("where the command runs", () => {
     for (const result of [listed, planned, outputs]) noStackTrace(result.stderr);
   });
 
-  it("outside any project, the read-only commands say so plainly and exit 1", async () => {
+  it("outside any project, the read-only commands and those that run the app say so plainly and exit 1", async () => {
     // (`show` answers Terraform's "No state." there, as `terraform show` does in any directory.)
-    for (const args of [["state", "list"], ["output"], ["state", "show", "x.y"]]) {
+    const commands = [["state", "list"], ["output"], ["state", "show", "x.y"], ["plan"], ["apply", "--auto-approve"], ["synth"], ["refresh"]];
+    for (const args of commands) {
       const result = await stacksCli(outside, args);
       expect(result.code, args.join(" ")).toBe(1);
       expect(result.stderr, args.join(" ")).toContain(`${outside} is not inside a takoform project`);

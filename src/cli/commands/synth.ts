@@ -3,7 +3,7 @@
 import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import { openWorkspace } from "../../automation/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { enterProject, flagSpec, projectDir, usage } from "../workspace.ts";
+import { enterProject, flagSpec, outsideProject, projectDir, usage } from "../workspace.ts";
 
 const USAGE = `Usage: takoform synth [options]
 
@@ -30,6 +30,8 @@ export const command: Command = {
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
+    const outside = outsideProject(args);
+    if (outside !== null) return io.fail("synth", [outside]);
     const result = await openWorkspace({ projectDir: projectDir(args), typecheck: !args.switches.has("--no-typecheck") }).synth();
     const only = lastValue(args, "--stack");
     let stacks = [...result.stacks];
