@@ -18,7 +18,7 @@ import {
   type AnyPlanFile,
   type RunKind,
 } from "../engine/index.ts";
-import { planSummary, LiveCounter, ProgressPrinter, renderPlan, runClosingLines, runTimingLine, runToJson } from "../views/index.ts";
+import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, writePlan } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { applyStack, restoreConnStr } from "../automation/index.ts";
@@ -253,7 +253,7 @@ class RunDisplay {
       if (this.planFile !== undefined) {
         const [first, ...rest] = planSummary(event.plan);
         this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
-      } else this.io.out(renderPlan(event.plan, { color: this.io.color }));
+      } else this.io.outPieces((write) => writePlan(event.plan, { color: this.io.color }, write));
     } else if (event.kind === "note") {
       this.live?.clear();
       this.io.diagnostics([event.diagnostic]);

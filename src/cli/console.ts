@@ -21,6 +21,19 @@ export class Console {
   out(text: string): void {
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
+  /**
+   * What `out` prints, given in pieces (a plan written as it is rendered): the pieces as they
+   * come, then a newline unless the last one ended with one.
+   */
+  outPieces(produce: (write: (text: string) => void) => void): void {
+    let last = "";
+    produce((text) => {
+      if (text.length === 0) return;
+      process.stdout.write(text);
+      last = text;
+    });
+    if (!last.endsWith("\n")) process.stdout.write("\n");
+  }
   err(text: string): void {
     process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
   }

@@ -5,6 +5,7 @@ import { hasErrors, isUnknown, renderDiagnostics, type Value } from "../core/ind
 import { BOOKKEEPING_ATTRIBUTES } from "../registry/index.ts";
 import { reportedDrift, type OutputChange, type Plan, type PlanStep, type ResourceChange } from "../engine/index.ts";
 import { isSealedSensitive, SENSITIVE_VALUE } from "../secrets/index.ts";
+import { PlanSink } from "./plan-sink.ts";
 import { diffLines, formatValue, KNOWN_AFTER_APPLY, sensitiveDiffLines } from "./values.ts";
 
 export interface HumanRenderOptions {
@@ -225,8 +226,16 @@ function outputLine(o: OutputChange, width: number): string {
   return `${key}${before} -> ${after}`;
 }
 
+/** The human plan as one string (tests, and the plans of several stacks framed per stack). */
 export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
-  const out: string[] = [];
+  const pieces: string[] = [];
+  writePlan(plan, options, (text) => pieces.push(text));
+  return pieces.join("");
+}
+
+/** The human plan, written to `write` in pieces as it is rendered (plan-sink.ts): the text of renderPlan. */
+export function writePlan(plan: Plan, options: HumanRenderOptions, write: (text: string) => void): void {
+  const out = new PlanSink(write);
   // Only drift that is relevant to this plan (relevance.ts); a refresh-only plan shows all of it.
   const drift = reportedDrift(plan);
   if (drift.length > 0) {
@@ -255,7 +264,8 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
     // One line shorter per resource than Terraform: consecutive blocks are not separated by a
     // blank line, the `# ADDRESS will be …` line that opens each one is the separator (a
     // 300-resource plan is 300 lines shorter; docs/cli.md).
-    out.push(changes.map((change) => renderChange(change, options, plan.stateLineage)).join("\n"), "");
+    for (const change of changes) out.push(renderChange(change, options, plan.stateLineage));
+    out.push("");
   }
   if (plan.steps.some((s) => CYCLE_STEPS.has(s.action))) {
     out.push("Dependency cycles are resolved with placeholders (RFC 0011); the apply runs these steps:", "");
@@ -271,9 +281,9 @@ export function renderPlan(plan: Plan, options: HumanRenderOptions): string {
   for (const text of renderDiagnostics(plan.diagnostics, { color: options.color })) out.push(text, "");
   // A plan with an error is no plan to apply: it ends with its diagnostics, and no summary line
   // ("Plan: …" or "No changes.") claims otherwise; Terraform prints none either.
-  if (hasErrors(plan.diagnostics)) return out.join("\n").replace(/\n+$/, "");
+  if (hasErrors(plan.diagnostics)) return out.end(true);
   out.push(...planSummary(plan));
-  return out.join("\n");
+  out.end(false);
 }
 
 /**

@@ -6,7 +6,7 @@
 // The engine decides; nothing here does. Only the CLI imports this module, and no published
 // entry point exports it.
 
-export { planSummary, renderPlan, summarize } from "./human.ts";
+export { planSummary, renderPlan, summarize, writePlan } from "./human.ts";
 export { planToJson } from "./json.ts";
 export { progressLine, ProgressPrinter } from "./progress.ts";
 export { LiveCounter } from "./live.ts";

@@ -3,7 +3,7 @@
 
 import { hasErrors, Console } from "../console.ts";
 import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, writePlanFile } from "../../engine/index.ts";
-import { planToJson, renderPlan } from "../../views/index.ts";
+import { planToJson, writePlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { planStack } from "../../automation/index.ts";
 import {
@@ -109,7 +109,7 @@ export const command: Command = {
     if ("diagnostics" in planned) return io.fail("plan", planned.diagnostics);
     const { plan, ok } = planned;
     if (io.json) io.emitJson(planToJson(plan));
-    else io.out(renderPlan(plan, { color: io.color }));
+    else io.outPieces((write) => writePlan(plan, { color: io.color }, write));
     if (!ok || hasErrors(plan.diagnostics)) return 1;
     if (out !== undefined) {
       await writePlanFile(out, {

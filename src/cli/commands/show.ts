@@ -3,7 +3,7 @@
 
 import { packageVersion } from "../../core/package-root.ts";
 import { PlanFileError, readAnyPlanFile } from "../../engine/index.ts";
-import { planToJson, renderPlan, stateToJson } from "../../views/index.ts";
+import { planToJson, stateToJson, writePlan } from "../../views/index.ts";
 import type { StateDocument } from "../../state/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { loadStateTarget, openReader } from "../../automation/index.ts";
@@ -49,7 +49,7 @@ export const command: Command = {
       if ("several" in file) return showSavedStacks(io, file.several);
       const saved = file.one;
       if (io.json) io.emitJson(planToJson(saved.plan));
-      else io.out(renderPlan(saved.plan, { color: io.color }));
+      else io.outPieces((write) => writePlan(saved.plan, { color: io.color }, write));
       return 0;
     }
     const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
