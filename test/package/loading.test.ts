@@ -147,14 +147,9 @@ app.synth();
   }, 120_000);
 
   const NO_ENDPOINT = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined };
-  // state's module still imports its push, migrate and rebind subcommands, and show prints each
-  // record as `state show` does (and a plan file of several stacks as plan does).
-  const STATE = [
-    "dist/src/cli/commands/state-migrate.js",
-    "dist/src/cli/commands/state-push.js",
-    "dist/src/cli/commands/state-rebind.js",
-    "dist/src/cli/commands/state.js",
-  ];
+  // state's module loads its writing subcommands (push, migrate, rebind, mv, rm) only when one
+  // runs; show prints each record as `state show` does (and a plan file of several stacks as plan does).
+  const STATE = ["dist/src/cli/commands/state.js"];
   const OUTPUT = ["dist/src/cli/commands/output.js"];
   const SHOW = ["dist/src/cli/commands/show.js", ...STATE];
   // [arguments, printed, the command modules loaded, at most this many bundle files, at most this many of our modules]

@@ -13,18 +13,13 @@ import { type Attributes, type Diagnostic, Diagnostics, hasErrors } from "../../
 import { configEdges } from "../config/edges.ts";
 import { buildDependencyGraph } from "../graph/build.ts";
 import type { Plan } from "../plan-data.ts";
-import type { PlanInput } from "./context.ts";
+import type { CheckedConfiguration, PlanInput } from "./context.ts";
 import { typeProblems } from "./phases/configuration.ts";
 import { targetScope } from "./targets.ts";
 import { validateConfiguration } from "./validate.ts";
 
-/** What the check found for a run it let through: the plan's validate phase starts from it. */
-export interface CheckedConfiguration {
-  /** Configuration address → the attributes the provider validated. */
-  readonly validated: ReadonlyMap<string, Attributes>;
-  /** The validate pass's findings (warnings: a run with an error is refused). */
-  readonly diagnostics: readonly Diagnostic[];
-}
+// What it found is one of the plan's inputs, so its type lives with them (context.ts).
+export type { CheckedConfiguration } from "./context.ts";
 
 /**
  * A normal plan's configuration checked alone: the refusal, as the plan of its diagnostics, or

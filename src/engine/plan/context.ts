@@ -1,7 +1,7 @@
 // What a plan is made from, and what its phases (./phases/) build up in turn. One PlanContext
 // per createPlan call; each phase reads what earlier phases set and sets its own part.
 
-import { Diagnostics, type Attributes } from "../../core/index.ts";
+import { type Diagnostic, Diagnostics, type Attributes } from "../../core/index.ts";
 import type { Provider, ResourceState } from "../../provider/index.ts";
 import type { HostBinding, ResourceRecord, StoredHostBinding, StoredOutput } from "../../state/index.ts";
 import { configEdges } from "../config/edges.ts";
@@ -16,9 +16,16 @@ import type { HostNeedEdge } from "../host-needs.ts";
 import type { PlanMove, PlanStep, ResourceChange } from "../plan-data.ts";
 import type { OutputPlan } from "./outputs.ts";
 import type { TargetScope } from "./targets.ts";
-import type { CheckedConfiguration } from "./check.ts";
 
 export type PlanMode = "normal" | "destroy" | "refresh-only";
+
+/** What the configuration check (check.ts) found for a run it let through: the plan's validate phase starts from it. */
+export interface CheckedConfiguration {
+  /** Configuration address → the attributes the provider validated. */
+  readonly validated: ReadonlyMap<string, Attributes>;
+  /** The validate pass's findings (warnings: a run with an error is refused). */
+  readonly diagnostics: readonly Diagnostic[];
+}
 
 export interface PlanOptions {
   mode?: PlanMode;

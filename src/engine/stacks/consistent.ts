@@ -9,8 +9,8 @@
 // values at sensitive paths as seals (plan/file.ts), so there the re-planned value is compared with
 // the seal, never the other way round: nothing secret is unsealed to compare it.
 
-import { type AttributePath, isUnknown, type Diagnostic, type KnownValue, type Value } from "../../core/index.ts";
-import { isSealedSensitive, sealedMatches } from "../../secrets/index.ts";
+import { type AttributePath, isUnknown, type Diagnostic, type Value } from "../../core/index.ts";
+import { isSealedSensitive, sensitiveValuesEqual } from "../../secrets/index.ts";
 import { engineCode } from "../codes.ts";
 import type { Plan, ResourceChange } from "../plan-data.ts";
 
@@ -20,10 +20,7 @@ const changes = (change: ResourceChange): boolean => !(change.actions.length ===
 /** The first path at which `now` is not within `shown` (null: it is), comparing seals by their salt. */
 function divergence(shown: Value, now: Value, salt: string, path: AttributePath = []): AttributePath | null {
   if (isUnknown(shown)) return null;
-  if (isSealedSensitive(shown)) {
-    if (isSealedSensitive(now)) return shown.$sensitive === now.$sensitive ? null : path;
-    return now !== null && !containsUnknown(now) && sealedMatches(shown, now as KnownValue, salt) ? null : path;
-  }
+  if (isSealedSensitive(shown)) return sensitiveValuesEqual(shown, now, salt) ? null : path;
   if (Array.isArray(shown)) {
     if (!Array.isArray(now) || now.length !== shown.length) return path;
     for (let i = 0; i < shown.length; i++) {
@@ -43,13 +40,6 @@ function divergence(shown: Value, now: Value, salt: string, path: AttributePath 
     return null;
   }
   return shown === now ? null : path;
-}
-
-function containsUnknown(value: Value): boolean {
-  if (isUnknown(value)) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
-  return false;
 }
 
 const spelled = (path: AttributePath): string => path.map((step, i) => (typeof step === "number" ? `[${step}]` : i === 0 ? step : `.${step}`)).join("");
