@@ -20,8 +20,9 @@ export interface LastSynth extends Manifest {
 /**
  * The stacks of the app's last synthesis (`<outdir>/manifest.json` and every stack file it lists),
  * or null when there is none to trust: no cdktf.json, no manifest (the app never ran, or its last
- * run failed after removing it), a manifest with errors, or a stack file missing. The caller then
- * runs the app instead.
+ * run wrote none), a manifest with errors, or a stack file missing. The caller then runs the app
+ * instead. A run whose app failed publishes nothing (synth-staging.ts): the last good synthesis
+ * stays.
  */
 export async function readLastSynth(projectDir: string): Promise<LastSynth | null> {
   const dir = resolve(projectDir);

@@ -3,13 +3,14 @@
 // context), read <outdir>/manifest.json, pick the stack, load its cdk.tf.json.
 
 import { spawn } from "node:child_process";
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../../core/index.ts";
 import { uncaughtError, validationProblems } from "./app-failure.ts";
 import { configCode, isPlainObject } from "./diagnostics.ts";
 import { readLastSynth } from "./last-synth.ts";
 import { outdirOf, readManifest } from "./manifest.ts";
+import { dropStaging, publishSynth, synthStaging } from "./synth-staging.ts";
 import { loadConfigFile, type LoadResult } from "./load.ts";
 import { readStrictJson } from "./strict-read.ts";
 import { typecheckProject, type TypecheckResult } from "./typecheck/typecheck.ts";
@@ -128,16 +129,31 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
     }
   }
   const extra = { ...(checked !== undefined ? { typecheck: summaryOf(checked) } : {}), ...(checked?.note !== undefined ? { notes: [checked.note] } : {}) };
-  // A manifest left by an earlier run must not pass for this run's result. cdktf's App creates
-  // only the last level of its outdir, so the parents are made here, as the cdktf CLI does.
-  await rm(manifestPath, { force: true });
-  await mkdir(outdir, { recursive: true });
+  // The app writes into a directory of its own, moved into the output directory once it is done
+  // (synth-staging.ts): runs of one project may overlap. cdktf's App creates only the last level
+  // of its outdir, so the parents are made here, as the cdktf CLI does.
+  let staging: string;
+  try {
+    staging = await synthStaging(outdir);
+  } catch (error) {
+    return fail(
+      configCode("project-invalid"),
+      `Cannot write the app's synthesis into ${outdir}`,
+      (error as Error).message,
+      "Check that the directory can be written (its permissions, the disk's free space).",
+      outdir,
+    );
+  }
 
-  const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: outdir, SYNTH_HCL_OUTPUT: "false" };
+  const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: staging, SYNTH_HCL_OUTPUT: "false" };
   if (isPlainObject(project.context)) env.CDKTF_CONTEXT_JSON = JSON.stringify(project.context);
   const appStarted = performance.now();
-  const run = await (options.runApp ?? runApp)(project.app, dir, env, options.timeoutMs ?? 300_000);
+  const run = await (options.runApp ?? runApp)(project.app, dir, env, options.timeoutMs ?? 300_000).catch(async (error: unknown) => {
+    await dropStaging(staging);
+    throw error;
+  });
   const appMs = performance.now() - appStarted;
+  if (run.exitCode !== 0) await dropStaging(staging);
   if (run.exitCode !== 0) {
     // Constructs report their problems through cdktf validation: one diagnostic per problem.
     const problems = run.timedOut || run.signal ? [] : validationProblems(run.stderr);
@@ -167,6 +183,18 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
     );
   }
 
+  // A manifest left by an earlier run must not pass for this run's result.
+  try {
+    if (!(await publishSynth(staging, outdir))) await rm(manifestPath, { force: true });
+  } catch (error) {
+    return fail(
+      configCode("project-invalid"),
+      `Cannot write the app's synthesis into ${outdir}`,
+      (error as Error).message,
+      "Check that the directory can be written (its permissions, the disk's free space).",
+      outdir,
+    );
+  }
   const manifest = await readManifest(outdir, project.app);
   diagnostics.push(...manifest.diagnostics);
   return { outdir, stacks: manifest.stacks, dependencies: manifest.dependencies, diagnostics, ...(manifest.stacks.size > 0 ? { appMs } : {}), ...extra };

@@ -21,7 +21,9 @@ export function tsxEntry(command: string): string | undefined {
 
 // The waiting process: tsx is registered (--import tsx, resolved from the project), the app's
 // libraries are imported (what the app would import first); it says so on fd 3, then one line on
-// stdin starts the app.
+// stdin starts the app, naming the directory the app writes this run's synthesis into
+// (CDKTF_OUTDIR: each run has its own, engine/config/synth-staging.ts, so it is not part of the
+// environment the process was started with).
 const SPARE = `
 const entry = process.env.TAKOFORM_WARM_APP_ENTRY;
 delete process.env.TAKOFORM_WARM_APP_ENTRY;
@@ -30,9 +32,11 @@ const { resolve } = await import("node:path");
 for (const name of ["constructs", "cdktf", "cdktn", "takoform-cdk"]) await import(name).catch(() => undefined);
 (await import("node:fs")).writeSync(3, "ready\\n");
 process.stdin.on("end", () => process.exit(0));
-process.stdin.once("data", () => {
+process.stdin.once("data", (line) => {
   process.stdin.removeAllListeners("end");
   process.stdin.destroy();
+  const outdir = JSON.parse(String(line)).outdir;
+  if (typeof outdir === "string") process.env.CDKTF_OUTDIR = outdir;
   import(pathToFileURL(resolve(entry)).href).catch((error) => setImmediate(() => { throw error; }));
 });
 `;
@@ -81,9 +85,9 @@ class Spare {
   }
 
   /** Runs the app in this process; undefined when the process could not start (tsx or the libraries did not load). */
-  async run(timeoutMs: number): Promise<AppRun | undefined> {
+  async run(timeoutMs: number, outdir: string | undefined): Promise<AppRun | undefined> {
     if (!(await this.ready) || !this.alive) return undefined;
-    this.child.stdin!.end("run\n");
+    this.child.stdin!.end(`${JSON.stringify({ outdir })}\n`);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -113,19 +117,21 @@ export class WarmApp {
   readonly run: AppRunner = async (command, cwd, env, timeoutMs) => {
     const entry = tsxEntry(command);
     if (entry === undefined || this.unsupported || this.closed) return runApp(command, cwd, env, timeoutMs);
-    const key = JSON.stringify([command, cwd, env]);
+    // The run's output directory is given when it runs; the rest of the environment is the spare's.
+    const { CDKTF_OUTDIR: outdir, ...started } = env;
+    const key = JSON.stringify([command, cwd, started]);
     let spare = this.spare;
     this.spare = undefined;
     if (spare === undefined || spare.key !== key || !spare.alive) {
       spare?.kill();
-      spare = new Spare(key, entry, cwd, env);
+      spare = new Spare(key, entry, cwd, started);
     }
-    const ran = await spare.run(timeoutMs);
+    const ran = await spare.run(timeoutMs, outdir);
     if (ran === undefined) {
       this.unsupported = true;
       return runApp(command, cwd, env, timeoutMs);
     }
-    if (!this.closed) this.startSpare(key, entry, cwd, env);
+    if (!this.closed) this.startSpare(key, entry, cwd, started);
     return ran;
   };
 
