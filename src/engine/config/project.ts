@@ -132,17 +132,19 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   // The app writes into a directory of its own, moved into the output directory once it is done
   // (synth-staging.ts): runs of one project may overlap. cdktf's App creates only the last level
   // of its outdir, so the parents are made here, as the cdktf CLI does.
-  let staging: string;
-  try {
-    staging = await synthStaging(outdir);
-  } catch (error) {
-    return fail(
+  const cannotWrite = (error: unknown): SynthResult =>
+    fail(
       configCode("project-invalid"),
       `Cannot write the app's synthesis into ${outdir}`,
       (error as Error).message,
       "Check that the directory can be written (its permissions, the disk's free space).",
       outdir,
     );
+  let staging: string;
+  try {
+    staging = await synthStaging(outdir);
+  } catch (error) {
+    return cannotWrite(error);
   }
 
   const env: Record<string, string | undefined> = { ...(options.env ?? process.env), CDKTF_OUTDIR: staging, SYNTH_HCL_OUTPUT: "false" };
@@ -187,13 +189,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   try {
     if (!(await publishSynth(staging, outdir))) await rm(manifestPath, { force: true });
   } catch (error) {
-    return fail(
-      configCode("project-invalid"),
-      `Cannot write the app's synthesis into ${outdir}`,
-      (error as Error).message,
-      "Check that the directory can be written (its permissions, the disk's free space).",
-      outdir,
-    );
+    return cannotWrite(error);
   }
   const manifest = await readManifest(outdir, project.app);
   diagnostics.push(...manifest.diagnostics);
