@@ -89,6 +89,10 @@ export async function planHostSupport(p: PlanPass): Promise<void> {
     return;
   }
   const support = p.rt.support;
+  // The Interfaces the Form provides are asked at the same time as the Form's own profile, not
+  // after it: one round trip at plan instead of two for each Form new to the run (answers are
+  // cached, so the checks below read these). When the Form is refused they cost a GET each, unread.
+  for (const contract of providedInterfaces(codec)) void support.interface(client, contract.name, contract.version);
   const form = await support.form(client, p.served.ref);
   if (form.refused !== undefined) {
     p.diagnostics.push({
