@@ -11,6 +11,7 @@ const alias = [
   { find: /^takoform-cdk$/, replacement: src("index.ts") },
   { find: /^takoform-cdk\/automation$/, replacement: src("automation/api.ts") },
   { find: /^takoform-cdk\/testing$/, replacement: src("testing/index.ts") },
+  { find: /^takoform-cdk\/host$/, replacement: src("host/api.ts") },
 ];
 
 // Three tiers (README "Tests"). `npm test` runs unit and integration; `npm run test:all` (and CI)

@@ -22,6 +22,7 @@ export const API_ENTRIES = {
   index: "dist/src/index.d.ts",
   automation: "dist/src/automation/api.d.ts",
   testing: "dist/src/testing/index.d.ts",
+  host: "dist/src/host/api.d.ts",
 };
 
 /**

@@ -70,6 +70,7 @@ export const HOST_API_GROUP = "forms.takoform.com";
 
 const BUNDLE_BYTES = 10_485_760;
 
+/** The Host API lanes this package speaks, the preferred one (PREFERRED_LANE) first. */
 export const LANES: readonly Lane[] = [
   {
     name: "v1beta1",
@@ -125,6 +126,7 @@ export const ORIGINAL_LANE: Lane = BY_NAME.get("v1alpha3")!;
 const BY_API_VERSION = new Map<string, Lane>(LANES.map((l) => [l.hostApiVersion, l]));
 const BY_EDGE_GROUP = new Map<string, Lane>(LANES.flatMap((l) => [[l.edgeGroups.upstream, l] as const, [l.edgeGroups.bundled, l] as const]));
 
+/** Whether a value names a lane of {@link LANES} (`--lane`, the provider block's `lane`). */
 export function isLaneName(value: unknown): value is LaneName {
   return typeof value === "string" && BY_NAME.has(value);
 }

@@ -10,22 +10,13 @@ export interface Caller {
   principal: string;
 }
 
+/** A bearer token the host accepts, and the tenant and principal it authenticates as. */
 export interface TokenGrant extends Caller {
   token: string;
 }
 
 /** The documented development credential used when no token is configured. */
 export const DEV_TOKEN: TokenGrant = { token: "takoform-dev-token", tenant: "dev", principal: "developer" };
-
-const GRANT = /^([^=]+)=([^/]+)\/(.+)$/;
-
-/** Parses `TOKEN=TENANT/PRINCIPAL` (the `--token` flag). */
-export function parseTokenGrant(text: string): TokenGrant {
-  const m = GRANT.exec(text);
-  if (m === null) throw new TypeError(`token grant must be TOKEN=TENANT/PRINCIPAL, got a value without that shape`);
-  const [, token, tenant, principal] = m;
-  return { token: token!, tenant: tenant!, principal: principal! };
-}
 
 // Every request is authenticated: the one-shot hash, not a Hash object per request.
 function fingerprint(token: string): Buffer {

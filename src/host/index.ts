@@ -3,7 +3,7 @@
 export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions } from "./local-host.ts";
 export type { RuntimeOptions, ServedWorker } from "./runtime/runtime.ts";
 export type { HostRequest, HostResponse, Transport } from "./http.ts";
-export { DEV_TOKEN, parseTokenGrant, type Caller, type TokenGrant } from "./auth.ts";
+export { DEV_TOKEN, type Caller, type TokenGrant } from "./auth.ts";
 export { DataDirLockedError } from "./store/index.ts";
 export { CatalogConflictError } from "./catalog.ts";
 export { LANE_UPGRADE_PATH } from "./handlers/lane-upgrade.ts";

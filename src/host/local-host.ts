@@ -66,6 +66,7 @@ export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
 /** The Form packages this project ships (per lane: src/core/lanes.ts), installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
 
+/** How {@link LocalHost.open} opens a host: its data, lanes, definitions, credentials and worker runtime. */
 export interface LocalHostOptions {
   /** A data directory, or ":memory:" (the default) for a private in-memory store. */
   data?: string;
@@ -107,6 +108,13 @@ export interface LocalHostOptions {
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/**
+ * The embedded Takoform host: every Host API lane, in process ({@link LocalHost.transport}) or
+ * served over HTTP ({@link LocalHost.listen}). `open` throws DataDirLockedError when another
+ * process holds the data directory, CatalogConflictError when two definitions claim one identity
+ * and SupportLimitError for a ceiling it cannot honour; `listen` rejects with the Node system error
+ * (`code` EADDRINUSE, EACCES, …) of an address it cannot listen on. Close it when done.
+ */
 export class LocalHost {
   /** Definitions that were refused while loading; they are not installed. */
   readonly problems: Error[];

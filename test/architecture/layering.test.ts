@@ -56,6 +56,7 @@ const ENTRY_POINTS: Record<string, string> = {
     "the diagnostics renderers the CLI's console loads on every command, without the plan renderers (and the engine) views/index.ts loads",
   "src/automation/api.ts":
     "the published automation entry (only what users need): takoform-cdk/testing deploys through it as a user's program would, not through the CLI's facade",
+  "src/host/api.ts": "the published host entry (takoform-cdk/host): what a program needs to run the embedded host, not the internal facade",
   "src/registry/bundled.ts": "the bundled generated registry, kept out of registry/index.ts so the generator, which writes it, never imports it",
   "src/constructs/resource.ts":
     "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",
@@ -63,12 +64,12 @@ const ENTRY_POINTS: Record<string, string> = {
 };
 
 /**
- * The CLI is built on the published API (issue 28): outside src/cli it may import only the three
+ * The CLI is built on the published API (issue 28): outside src/cli it may import only the four
  * published entry points and the views it renders with (src/views/**), besides node: and npm
  * packages, which are not edges here.
  */
 const CLI_MAY_IMPORT = (to: string): boolean =>
-  to.startsWith("src/cli/") || to.startsWith("src/views/") || ["src/index.ts", "src/automation/api.ts", "src/testing/index.ts"].includes(to);
+  to.startsWith("src/cli/") || to.startsWith("src/views/") || ["src/index.ts", "src/automation/api.ts", "src/testing/index.ts", "src/host/api.ts"].includes(to);
 
 /**
  * The internal imports of src/cli not yet moved onto the published API, file by file: this list
@@ -78,11 +79,10 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/engine/index.ts"],
   "src/cli/codes.ts": ["src/core/index.ts"],
-  "src/cli/commands/dev.ts": ["src/core/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
+  "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/forms.ts": ["src/forms/index.ts"],
   "src/cli/commands/get.ts": ["src/core/index.ts", "src/generate/index.ts"],
   "src/cli/commands/host-upgrade-lane.ts": ["src/core/index.ts", "src/host/index.ts"],
-  "src/cli/commands/host.ts": ["src/core/index.ts", "src/host/index.ts"],
   "src/cli/commands/init.ts": ["src/core/package-root.ts"],
   "src/cli/commands/output.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
   "src/cli/commands/plan.ts": ["src/automation/index.ts", "src/engine/index.ts"],

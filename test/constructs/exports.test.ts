@@ -1,7 +1,8 @@
 // The package's public entry points, imported by the package's own name the way a user's project
 // or an embedding program imports them: `takoform-cdk` for authoring, and
-// `takoform-cdk/automation` and `takoform-cdk/testing` to deploy from a program and to test; the
-// modules' own facades (engine, host, client, provider, state) are internal and not published
+// `takoform-cdk/automation` and `takoform-cdk/testing` to deploy from a program and to test, and
+// `takoform-cdk/host` to run the embedded host; the modules' own facades (engine, the host's
+// index.ts, client, provider, state) are internal and not published
 // (docs/ARCHITECTURE.md §5). package.json "exports" name the compiled dist/; inside this
 // repository's tests the same names resolve to the sources (vitest.config.ts aliases them, and
 // tsconfig.json maps them for the typecheck), so the tests below compare against src/ modules.
@@ -29,6 +30,7 @@ const ENTRIES: Record<string, string> = {
   ".": "src/index",
   "./automation": "src/automation/api",
   "./testing": "src/testing/index",
+  "./host": "src/host/api",
 };
 
 describe("package.json exports", () => {
@@ -72,7 +74,7 @@ describe("Node's own resolver (strict exports, no bundler leniency)", () => {
   });
 
   it("refuses the modules' own facades, which are internal (docs/api.md)", () => {
-    const facades = ["engine", "engine/config", "host", "client", "provider", "state"].map((m) => `takoform-cdk/${m}`);
+    const facades = ["engine", "engine/config", "host/index", "client", "provider", "state"].map((m) => `takoform-cdk/${m}`);
     const script = `process.stdout.write(JSON.stringify(${JSON.stringify(facades)}.map((s) => { try { import.meta.resolve(s); return "resolved"; } catch (e) { return e.code; } })))`;
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(ROOT, "test", "constructs"), encoding: "utf8" });
     expect(out.status, out.stderr).toBe(0);
@@ -99,6 +101,7 @@ describe("published subpaths", () => {
     const pairs: [string, string, string][] = [
       ["takoform-cdk/automation", "../../src/automation/api.ts", "openWorkspace"],
       ["takoform-cdk/testing", "../../src/testing/index.ts", "TestHost"],
+      ["takoform-cdk/host", "../../src/host/api.ts", "LocalHost"],
     ];
     for (const [specifier, path, member] of pairs) {
       const bySelf = (await import(specifier)) as Record<string, unknown>;

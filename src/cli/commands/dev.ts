@@ -8,14 +8,13 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CatalogConflictError, DataDirLockedError, LocalHost, type ServedWorker } from "../../host/index.ts";
+import { CatalogConflictError, DataDirLockedError, isLaneName, LocalHost, type ServedWorker } from "../../host/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 import { enterProject, flagSpec, localStatePaths, projectDir, stackSource, usage } from "../workspace.ts";
 import { DevWatch } from "../watch/session.ts";
-import { isLaneName } from "../../core/index.ts";
 import type { LaneName } from "../../automation/api.ts";
 import { recordedLane } from "../../engine/index.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";

@@ -9,19 +9,31 @@ import {
   CatalogConflictError,
   DataDirLockedError,
   DEV_TOKEN,
+  isLaneName,
+  LANES,
   LocalHost,
-  parseTokenGrant,
   SupportLimitError,
-  type SupportLimitOverrides,
-  type RuntimeOptions,
+  type LocalHostOptions,
   type ServedWorker,
   type TokenGrant,
-} from "../../host/index.ts";
-import { isLaneName, LANES, PREFERRED_LANE } from "../../core/index.ts";
+} from "../../host/api.ts";
 import type { LaneName } from "../../automation/api.ts";
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
+
+/** The lane new data is written under: LANES lists it first. */
+const PREFERRED_LANE = LANES[0]!;
+
+const GRANT = /^([^=]+)=([^/]+)\/(.+)$/;
+
+/** `--token TOKEN=TENANT/PRINCIPAL` → the grant the host accepts. */
+function parseTokenGrant(text: string): TokenGrant {
+  const m = GRANT.exec(text);
+  if (m === null) throw new CliUsageError("--token must be TOKEN=TENANT/PRINCIPAL");
+  const [, token, tenant, principal] = m;
+  return { token: token!, tenant: tenant!, principal: principal! };
+}
 
 /** `--lane NAME|both` → the lanes to serve. */
 export function parseLaneFlag(text: string): LaneName[] {
@@ -67,7 +79,7 @@ Workers answer on the same port: http://<endpoint hostname>:PORT/ (any *.localho
 reaches loopback) or http://HOST:PORT/_worker/<hostname>/. See docs/runtime.md.`;
 
 /** --maximum-bundle-bytes and --maximum-bundle-files, as LocalHostOptions.supportLimits (checked again when the host opens). */
-function supportLimitFlags(bytes: string | undefined, files: readonly string[]): SupportLimitOverrides {
+function supportLimitFlags(bytes: string | undefined, files: readonly string[]): NonNullable<LocalHostOptions["supportLimits"]> {
   const count = (text: string, flag: string): number => {
     if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new CliUsageError(`${flag} takes a positive integer, got ${JSON.stringify(text)}`);
     return Number(text);
@@ -106,12 +118,7 @@ async function serve(argv: string[]): Promise<number> {
   const lanes = laneFlag === undefined ? undefined : parseLaneFlag(laneFlag);
   const asyncMode = lastValue(args, "--async") ?? "never";
   if (asyncMode !== "always" && asyncMode !== "never") throw new CliUsageError("--async takes always or never");
-  let tokens: TokenGrant[];
-  try {
-    tokens = (args.values.get("--token") ?? []).map(parseTokenGrant);
-  } catch {
-    throw new CliUsageError("--token must be TOKEN=TENANT/PRINCIPAL");
-  }
+  const tokens = (args.values.get("--token") ?? []).map(parseTokenGrant);
   const forms = args.values.get("--forms") ?? [];
   for (const dir of forms) {
     let isDirectory = false;
@@ -125,7 +132,7 @@ async function serve(argv: string[]): Promise<number> {
   const supportLimits = supportLimitFlags(lastValue(args, "--maximum-bundle-bytes"), args.values.get("--maximum-bundle-files") ?? []);
   let announced: ServedWorker[] = [];
   let ready = false;
-  const runtime: RuntimeOptions | undefined = args.switches.has("--no-runtime")
+  const runtime: LocalHostOptions["runtime"] = args.switches.has("--no-runtime")
     ? undefined
     : {
         secrets: secretValues(args.values.get("--secret") ?? [], process.env),

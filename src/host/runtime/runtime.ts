@@ -52,6 +52,7 @@ export interface ServedAddress {
   pathUrl: string;
 }
 
+/** A deployed Module Worker the host's runtime serves, and the addresses that reach it. */
 export interface ServedWorker {
   tenant: string;
   space: string;

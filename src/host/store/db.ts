@@ -134,6 +134,7 @@ CREATE TABLE IF NOT EXISTS uploads (
 );
 `;
 
+/** Another process (another host, or a command holding it) has the data directory open. */
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
 }
