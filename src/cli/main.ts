@@ -108,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 1 : 0;
   }
   if (name === "--version" || name === "-version" || name === "-v" || name === "version") {
-    const { packageVersion } = await import("../core/package-root.ts");
+    const { packageVersion } = await import("./package-manifest.ts");
     console.log(packageVersion());
     return 0;
   }

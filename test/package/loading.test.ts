@@ -83,7 +83,7 @@ describe("what the command loads", () => {
     const run = await loads(["--version"]);
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
-    expect(run.modules.sort()).toEqual(["bin/takoform.js", "dist/src/cli/command.js", "dist/src/cli/main.js", "dist/src/core/package-root.js"]);
+    expect(run.modules.sort()).toEqual(["bin/takoform.js", "dist/src/cli/command.js", "dist/src/cli/main.js", "dist/src/cli/package-manifest.js"]);
     // …all of it from the bundle's files, none from the per-module dist/src/.
     expect(run.files.filter((f) => f !== "bin/takoform.js" && !f.startsWith("dist/cli/"))).toEqual([]);
   });

@@ -13,7 +13,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { packageRoot, packageVersion } from "../../core/package-root.ts";
+import { packageRoot, packageVersion } from "../package-manifest.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { flagSpec, usage } from "../workspace.ts";
 import { Console } from "../console.ts";

@@ -1,7 +1,7 @@
 // `takoform show [PLAN-FILE]`: the current state, or a saved plan, for people or (--json) as
 // `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
 
-import { packageVersion } from "../../core/package-root.ts";
+import { packageVersion } from "../package-manifest.ts";
 import { PlanFileError, readAnyPlanFile } from "../../engine/index.ts";
 import { planToJson, stateToJson, writePlan } from "../../views/index.ts";
 import type { StateDocument } from "../../state/index.ts";
