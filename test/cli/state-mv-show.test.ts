@@ -3,6 +3,7 @@
 // Terraform's, and `show` of the state or a plan file, human and -json — through the command
 // against the local host served over HTTP.
 
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocalState, openLocalStateReadOnly } from "../../src/state/index.ts";
 import { runCli, Scratch, startHost, type TestHost } from "../scenario/harness.ts";
@@ -89,9 +90,12 @@ describe("state mv, output -json and show", () => {
     expect(human.stdout).toContain("token = (sensitive value)");
     const json = JSON.parse((await run(["show", "-json"])).stdout) as {
       format_version: string;
+      takoform_version: string;
       values: { outputs: Record<string, unknown>; root_module: { resources: Record<string, unknown>[] } };
     };
     expect(json.format_version).toBe("1.0");
+    // The version is the package's own (src/cli/package-manifest.ts reads it from package.json).
+    expect(json.takoform_version).toBe((JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version);
     expect(json.values.outputs["token"]).toEqual({ sensitive: true, type: "dynamic" });
     const resources = json.values.root_module.resources;
     expect(resources.map((r) => r["address"])).toEqual([`${Q}.q`, `${KV}.old`]);
