@@ -21,6 +21,7 @@ export {
   type WorkspaceOptions,
 } from "./workspace.ts";
 export type { HostBinding, StateResult, WorkspaceState } from "./workspace-state.ts";
+export type { PlanHandle } from "./plan-handle.ts";
 export type { Change, ImportResult, OutputValue, PlanResult, RunCounts, RunResult, RunStatus, SynthResult, WorkspaceEvent } from "./results.ts";
 // The types a result, an event or an option mentions, so a program can name them.
 export type { Diagnostic, FormRef, HostFault, KnownValue, LaneName, Severity } from "../core/index.ts";

@@ -87,6 +87,8 @@ export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeout
   mode?: "normal" | "destroy" | "refresh-only";
   /** Replace these resources even where nothing changed. */
   replace?: string[];
+  /** Create the stack's (empty) state when there is none, so the plan can be saved: a saved plan is bound to a state (default false: a plan writes nothing). */
+  createState?: boolean;
 }
 
 /** The state lock's settings a call takes. */

@@ -5,6 +5,7 @@
 import type { Diagnostic } from "../core/index.ts";
 import type { ApplyStatus, EngineEvent, Plan, ResourceChange, StepAction, TerraformActions } from "../engine/index.ts";
 import type { ResourceRecord, StoredOutput } from "../state/index.ts";
+import type { PlanHandle } from "./plan-handle.ts";
 
 /**
  * What a run reports while it runs (`kind` tells which): each note found before the plan (a lock
@@ -86,6 +87,8 @@ export interface PlanResult {
   ok: boolean;
   changes: Change[];
   diagnostics: Diagnostic[];
+  /** The plan itself, to save (`plan.write(file)`); absent when no plan was made (`not-started`). */
+  plan?: PlanHandle;
 }
 
 /** What `synth()` returns: the stacks the app wrote, in name order, and how long it took. */

@@ -13,6 +13,7 @@ import { StateDamagedError, StateUnavailableError, type StateReader } from "../s
 import { damageDiagnostic } from "./state-damage.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
+import { planHandle } from "./plan-handle.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import {
@@ -110,14 +111,17 @@ export class Workspace {
         ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
         ...(options.targets !== undefined ? { targets: options.targets } : {}),
         ...(options.replace !== undefined ? { replace: options.replace } : {}),
+        ...(options.createState !== undefined ? { createState: options.createState } : {}),
       },
-      { env: this.env },
+      // The connection's notes (a project registry shadowing bundled types) are notes for people, as the app's are.
+      { env: this.env, ...(this.options.onNote !== undefined ? { onNotice: this.options.onNote } : {}) },
     );
     if ("diagnostics" in planned) return { status: "not-started", ok: false, changes: [], diagnostics: [...loaded.diagnostics, ...planned.diagnostics] };
     const { plan } = planned;
     const ok = planned.ok && !plan.diagnostics.some((d) => d.severity === "error");
     const status = !ok ? "plan-failed" : planChangesSomething(plan) ? "planned" : "no-changes";
-    return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics] };
+    const handle = planHandle(plan, loaded, { mode: options.mode ?? "normal", refresh: options.refresh ?? true });
+    return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics], plan: handle };
   }
 
   /** Plans and applies the stack's configuration. */

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWorkspace, WorkspaceError, type WorkspaceEvent } from "takoform-cdk/automation";
-import { Scratch, startHost, timeline, type TestHost } from "../scenario/harness.ts";
+import { runCli, Scratch, startHost, timeline, type TestHost } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
 
@@ -26,6 +26,29 @@ function eventLine(event: WorkspaceEvent): string {
 describe("Workspace on the project's embedded host", () => {
   const p = new Scratch();
   afterAll(() => p.cleanup());
+
+  it("a plan's handle saves it: `takoform apply FILE` applies exactly it, and refuses it once the state moved", async () => {
+    const q = new Scratch();
+    try {
+      q.write("stack.json", JSON.stringify(stack(["s"])));
+      const ws = openWorkspace({ projectDir: q.dir, configFile: "stack.json" });
+      const first = await ws.plan({ createState: true });
+      expect(first).toMatchObject({ status: "planned", ok: true });
+      await first.plan!.write(q.path("first.tfplan"));
+      const second = await ws.plan();
+      await second.plan!.write(q.path("second.tfplan"));
+
+      const applied = await runCli(["apply", "first.tfplan"], { cwd: q.dir });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(await ws.outputs()).toEqual({ s_name: { sensitive: false, value: "auto-s" } });
+      // The second plan was made against the state before that apply: applying it now would be a lie.
+      const stale = await runCli(["apply", "second.tfplan"], { cwd: q.dir });
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toMatch(/state|stale|changed/i);
+    } finally {
+      q.cleanup();
+    }
+  });
 
   it("plans, applies, reads outputs and state, then destroys — each a typed result, events as they happen", async () => {
     p.write("stack.json", JSON.stringify(stack(["a"])));

@@ -1,18 +1,18 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { hasErrors, Console } from "../console.ts";
-import { DEFAULT_PARALLELISM, planChangesSomething, type PlanMode, writePlanFile } from "../../engine/index.ts";
-import { planToJson, writePlan } from "../../views/index.ts";
+import { Console } from "../console.ts";
+import { planToJson, shownPlan, writePlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { planStack } from "../../automation/index.ts";
+import { openWorkspace, Workspace, type PlanRunOptions } from "../../automation/api.ts";
 import {
   enterProject,
+  outsideProject,
+  workspaceOptions,
   boolFlag,
   durationFlag,
   flagSpec,
   intFlag,
-  loadWorkspace,
   PROJECT_FLAGS,
   FLAG_SPELLING_HELP,
   PROJECT_HELP,
@@ -37,7 +37,7 @@ ${PROJECT_HELP}
   --target ADDR          Only this resource and what it depends on (repeatable)
   --replace ADDR         Replace this resource even if nothing changed (repeatable)
   --parallelism N        At most N provider calls in flight (default: adapts to a host over
-                         the network; ${DEFAULT_PARALLELISM} on the embedded host)
+                         the network; ${Workspace.defaultParallelism} on the embedded host)
   --lock-timeout DUR     Accepted for Terraform's scripts; a plan takes no lock, so it never waits
   --detailed-exitcode    Exit 0 when nothing changes, 2 when something does, 1 on error
   -h, --help             Show this help
@@ -51,6 +51,8 @@ export const FLAGS = flagSpec(PROJECT_FLAGS, {
   values: ["--target", "--replace", "--parallelism", "--out", "--lock-timeout"],
   switches: ["--refresh", "--detailed-exitcode", "--destroy", "--refresh-only"],
 });
+
+type PlanMode = NonNullable<PlanRunOptions["mode"]>;
 
 export function planMode(args: ParsedArgs): PlanMode {
   const destroy = args.switches.has("--destroy");
@@ -95,33 +97,30 @@ export const command: Command = {
       });
     }
 
-    const ws = await loadWorkspace(args, undefined, { remote: mode !== "destroy" });
-    if (!("stack" in ws)) return io.fail("plan", ws.diagnostics);
-    if (!io.json) io.diagnostics(ws.diagnostics);
-
+    // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
+    const outside = outsideProject(args);
+    if (outside !== null) return io.fail("plan", [outside]);
     // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
     // none yet; a plain plan touches nothing.
-    const planned = await planStack(
-      ws,
-      { createState: out !== undefined, mode, refresh, parallelism, ...(targets.length > 0 ? { targets } : {}), ...(replace.length > 0 ? { replace } : {}) },
-      io.json ? {} : { onNotice: (notice) => io.err(notice) },
-    );
-    if ("diagnostics" in planned) return io.fail("plan", planned.diagnostics);
-    const { plan, ok } = planned;
+    const planned = await openWorkspace(workspaceOptions(args)).plan({
+      createState: out !== undefined,
+      mode,
+      refresh,
+      ...(parallelism !== undefined ? { parallelism } : {}),
+      ...(targets.length > 0 ? { targets } : {}),
+      ...(replace.length > 0 ? { replace } : {}),
+    });
+    if (planned.plan === undefined) return io.fail("plan", planned.diagnostics);
+    const plan = shownPlan(planned.plan);
+    // The stack's own problems (its variables, …) on stderr; the plan's are in what it renders.
+    if (!io.json) io.diagnostics(planned.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
     if (io.json) io.emitJson(planToJson(plan));
     else io.outPieces((write) => writePlan(plan, { color: io.color }, write));
-    if (!ok || hasErrors(plan.diagnostics)) return 1;
+    if (!planned.ok) return 1;
     if (out !== undefined) {
-      await writePlanFile(out, {
-        plan,
-        stackDocument: ws.stackDocument,
-        ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
-        variables: ws.variables,
-        mode,
-        refresh,
-      });
+      await planned.plan.write(out);
       if (!io.json) io.out(`\nSaved the plan to ${out}. Apply exactly these actions with:\n  takoform apply ${out}`);
     }
-    return args.switches.has("--detailed-exitcode") && planChangesSomething(plan) ? 2 : 0;
+    return args.switches.has("--detailed-exitcode") && planned.status === "planned" ? 2 : 0;
   },
 };
