@@ -4,11 +4,14 @@
 import { setFlagsFromString } from "node:v8";
 // V8 lets the old generation grow to up to four times what the last full collection kept before
 // it collects again. A plan or apply keeps every record alive for the whole run, and a batch
-// command that holds 300 MB of live records then peaks at 1.3 GB of RSS (100,000 resources):
-// most of it garbage that waits. A factor of two keeps the peak near twice what is live, for no
-// measurable CPU (bench/command.ts; docs/engine.md, "Memory"). V8 reads the factor each time it
-// sets the next limit, so setting it before anything is loaded covers the whole run.
-setFlagsFromString("--heap-growing-percent=100");
+// command that holds 300–350 MB of live records (100,000 resources) then peaks far above it with
+// garbage that waits: at a factor of four 1.3 GB of RSS, at two still 0.94–1.05 GB for a destroy,
+// whose walk promotes about 3.5 KB of short-lived garbage per step into the old generation until
+// the heap reaches twice what was live when the walk began. A factor of 1.5 keeps the peak near
+// one and a half times what is live, for no CPU the bench can tell from its noise
+// (docs/engine.md, "Memory"). V8 reads the factor each time it sets the next limit, so setting it
+// before anything is loaded covers the whole run.
+setFlagsFromString("--heap-growing-percent=50");
 let main;
 try {
   ({ main } = await import("../dist/cli/main.js"));
