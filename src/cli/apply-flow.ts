@@ -255,6 +255,7 @@ class RunDisplay {
         this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
       } else this.io.outPieces((write) => writePlan(event.plan, { color: this.io.color }, write));
     } else if (event.kind === "note") {
+      this.printer?.flush();
       this.live?.clear();
       this.io.diagnostics([event.diagnostic]);
       this.live?.draw();

@@ -208,14 +208,21 @@ async function executeStacks(command: StacksCommand, io: Console, execution: Sta
   const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
   const shared = new SharedEmbeddedHost();
   const prefixed = new Map<string, ProgressPrinter>();
+  // A printer writes its lines a turn late (views/progress.ts): the one that printed last writes
+  // what it holds before another stack's line or a note, so every line keeps its place.
+  let last: ProgressPrinter | undefined;
   const show = (stack: string, event: EngineEvent): void => {
     if (io.json) return;
-    if (event.kind === "note") io.diagnostics([event.diagnostic]);
-    else if (event.kind === "plan")
+    if (event.kind === "note") {
+      last?.flush();
+      io.diagnostics([event.diagnostic]);
+    } else if (event.kind === "plan")
       return; // shown when planned; a re-plan is announced by "applying"
     else {
       let own = prefixed.get(stack);
-      if (own === undefined) prefixed.set(stack, (own = new ProgressPrinter((line) => io.out(`${stack}: ${line}`), io.color)));
+      if (own === undefined) prefixed.set(stack, (own = new ProgressPrinter((lines) => io.out(lines.replace(/^/gm, `${stack}: `)), io.color)));
+      if (last !== own) last?.flush();
+      last = own;
       own.sink(event);
     }
   };
@@ -246,6 +253,7 @@ async function executeStacks(command: StacksCommand, io: Console, execution: Sta
       ...(kind === "plan" || command.saved !== undefined || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
       events: (event) => {
         if (io.json) return;
+        last?.flush();
         if (event.kind === "planned")
           io.out(
             command.saved !== undefined
