@@ -4,6 +4,7 @@
 
 import { hostname } from "node:os";
 import type { KnownValue, LaneName } from "../core/index.ts";
+import type { PlanHandle } from "./plan-handle.ts";
 import type { Change, WorkspaceEvent } from "./results.ts";
 
 /** A host at an endpoint, instead of the project's embedded host. */
@@ -71,8 +72,14 @@ export interface RunOptions {
 export interface ApplyOptions extends RunOptions {
   /** Replace these resources even where nothing changed. */
   replace?: string[];
-  /** Asked with the plan's changes when it changes something; false cancels the run. Without it, the plan is applied. */
+  /** Asked with the plan's changes when it changes something; false cancels the run. Without it, the plan is applied. Not asked with `plan`: that plan was shown. */
   confirm?: (changes: Change[]) => boolean | Promise<boolean>;
+  /**
+   * Apply exactly this plan, the `plan` of a PlanResult this Workspace's `plan()` returned (its
+   * mode, targets and replacements with it; `targets`, `replace` and `refresh` are not used):
+   * refused, with nothing written, if the state moved since it was made.
+   */
+  plan?: PlanHandle;
 }
 
 /** What `import()` takes: the state lock's settings, and a hook for when the import begins. */

@@ -60,7 +60,7 @@ export interface RunCounts {
   forgotten: number;
 }
 
-/** The engine's status of an apply as a Workspace reports it: a stale plan (never made by a Workspace, which plans as it applies) as a failed one. */
+/** The engine's status of an apply as a Workspace reports it: a stale plan (a handle given to `apply({ plan })` after the state moved) as a failed one, its diagnostic saying why. */
 export function runStatus(status: ApplyStatus): RunStatus {
   return status === "stale-plan" ? "plan-failed" : status;
 }

@@ -13,7 +13,7 @@ import { StateDamagedError, StateUnavailableError, type StateReader } from "../s
 import { damageDiagnostic } from "./state-damage.ts";
 import { loadStack, type LoadedStack } from "./project.ts";
 import { applyStack, planStack } from "./run.ts";
-import { planHandle } from "./plan-handle.ts";
+import { foreignPlan, madePlan, planHandle, type MadePlan } from "./plan-handle.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import {
@@ -120,13 +120,21 @@ export class Workspace {
     const { plan } = planned;
     const ok = planned.ok && !plan.diagnostics.some((d) => d.severity === "error");
     const status = !ok ? "plan-failed" : planChangesSomething(plan) ? "planned" : "no-changes";
-    const handle = planHandle(plan, loaded, { mode: options.mode ?? "normal", refresh: options.refresh ?? true });
+    const handle = planHandle(plan, loaded, { mode: options.mode ?? "normal", refresh: options.refresh ?? true, ok, owner: this });
     return { status, ok, changes: changesOf(plan), diagnostics: [...loaded.diagnostics, ...plan.diagnostics], plan: handle };
   }
 
-  /** Plans and applies the stack's configuration. */
+  /**
+   * Plans and applies the stack's configuration; with `plan`, applies exactly that plan (made by
+   * this Workspace's `plan()`), refused if the state moved since.
+   */
   apply(options: ApplyOptions = {}): Promise<RunResult> {
-    return this.run("normal", options);
+    if (options.plan === undefined) return this.run("normal", options);
+    const made = madePlan(options.plan);
+    if (made === undefined || made.owner !== this) return Promise.resolve(notStarted([foreignPlan(made !== undefined)]));
+    // A plan that failed has nothing to apply: its result says why, as it did at plan().
+    if (!made.ok) return Promise.resolve({ ...notStarted(made.plan.diagnostics), status: "plan-failed", changes: changesOf(made.plan) });
+    return this.run(made.mode, options, made);
   }
 
   /** Destroys every resource the stack's state manages, each after the resources that depend on it. */
@@ -173,25 +181,20 @@ export class Workspace {
     return (await this.readState((reader) => reader.list(), [])).map(stateResource);
   }
 
-  private async run(mode: "normal" | "destroy" | "refresh-only", options: ApplyOptions): Promise<RunResult> {
-    const notStarted = (diagnostics: Diagnostic[]): RunResult => ({
-      status: "not-started",
-      ok: false,
-      counts: NO_COUNTS,
-      changes: [],
-      outputs: {},
-      diagnostics,
-    });
+  /** `made`: apply exactly that plan, on the stack as it was loaded for it (the app is not run again). */
+  private async run(mode: "normal" | "destroy" | "refresh-only", options: ApplyOptions, made?: MadePlan): Promise<RunResult> {
     const signal = options.signal;
     // A function, not a property read: the signal changes while the run awaits.
     const aborted = (): boolean => signal?.aborted === true;
     if (aborted()) return { ...notStarted([]), status: "cancelled" };
-    const loaded = await this.load(mode !== "destroy");
-    if (!("stack" in loaded)) return notStarted(loaded.diagnostics);
+    const loaded = made?.loaded ?? (await this.load(mode !== "destroy"));
+    if (!isLoaded(loaded)) return notStarted(loaded.diagnostics);
     const confirm = options.confirm;
     const ran = await applyStack(
       loaded,
       {
+        // An exact plan is checked against state (lineage, serial, nothing in flight) and host before anything is written.
+        ...(made !== undefined ? { exact: made.plan } : {}),
         plan: {
           mode,
           ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
@@ -289,6 +292,16 @@ export class WorkspaceError extends Error {
       error instanceof StateDamagedError ? damageDiagnostic(error) : error instanceof StateUnavailableError ? stateUnavailable(error) : undefined;
     return diagnostic === undefined ? undefined : new WorkspaceError([diagnostic]);
   }
+}
+
+/** Whether the stack loaded (a type guard: `"stack" in` does not narrow this union here). */
+function isLoaded(loaded: LoadedStack | { diagnostics: Diagnostic[] }): loaded is LoadedStack {
+  return "stack" in loaded;
+}
+
+/** A run that could not start: nothing was opened, or nothing planned was applicable. */
+function notStarted(diagnostics: Diagnostic[]): RunResult {
+  return { status: "not-started", ok: false, counts: NO_COUNTS, changes: [], outputs: {}, diagnostics };
 }
 
 /** The host options, standing where the TAKOFORM_* variables would. */

@@ -151,6 +151,73 @@ describe("Workspace on a host at an endpoint", () => {
     expect((await workspace().resources()).map((r) => r.address).sort()).toEqual([`${KV}.a`, `${KV}.b`, `${KV}.c`]);
   });
 
+  describe("apply({ plan }) applies the plan a handle holds", () => {
+    const q = new Scratch();
+    afterAll(() => q.cleanup());
+    const at = (dir: string) =>
+      openWorkspace({ projectDir: dir, configFile: "stack.json", host: { endpoint: host.url, token: "takoform-dev-token" }, env: {} });
+
+    it("exactly what the plan showed, not what the stack says now; the host then holds it", async () => {
+      q.write("stack.json", JSON.stringify(stack(["h1", "h2"])));
+      const ws = at(q.dir);
+      const planned = await ws.plan();
+      expect(planned.changes.map((c) => [c.address, c.actions])).toEqual([
+        [`${KV}.h1`, ["create"]],
+        [`${KV}.h2`, ["create"]],
+      ]);
+      // The stack changes after the plan: the handle still applies the plan it holds.
+      q.write("stack.json", JSON.stringify(stack(["other"])));
+      const mark = host.mutations.length;
+      const applied = await ws.apply({ plan: planned.plan! });
+      expect(applied.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(applied).toMatchObject({ status: "applied", ok: true, changes: planned.changes });
+      expect(applied.counts.added).toBe(2);
+      expect(timeline(host.mutations.slice(mark)).sort()).toEqual(["PUT EdgeKVNamespace auto-h1 201", "PUT EdgeKVNamespace auto-h2 201"]);
+      // Read back from the host (refresh), the planned stack changes nothing: the host holds both.
+      q.write("stack.json", JSON.stringify(stack(["h1", "h2"])));
+      expect(await ws.plan()).toMatchObject({ status: "no-changes", ok: true, changes: [] });
+    });
+
+    it("refused, with nothing written, once the state moved since the plan", async () => {
+      q.write("stack.json", JSON.stringify(stack(["h1", "h2", "h3"])));
+      const ws = at(q.dir);
+      const planned = await ws.plan();
+      expect(planned.status).toBe("planned");
+      expect(await ws.apply()).toMatchObject({ status: "applied", ok: true });
+      const before = { resources: await ws.resources(), outputs: await ws.outputs() };
+      const mark = host.mutations.length;
+      const stale = await ws.apply({ plan: planned.plan! });
+      expect(stale).toMatchObject({ status: "plan-failed", ok: false });
+      // The diagnostic `takoform apply FILE` gives for a stale plan file.
+      expect(stale.diagnostics.map((d) => [d.code, d.summary])).toEqual([
+        ["takoform.engine/plan-file-stale", "The saved plan is stale: state changed since it was made"],
+      ]);
+      expect(host.mutations.length).toBe(mark);
+      // The state lock was taken and let go, but no resource or output was written.
+      expect({ resources: await ws.resources(), outputs: await ws.outputs() }).toEqual(before);
+    });
+
+    it("a handle of another Workspace, or no handle at all, is refused before anything opens", async () => {
+      const r = new Scratch();
+      try {
+        r.write("stack.json", JSON.stringify(stack(["elsewhere"])));
+        const theirs = await at(r.dir).plan();
+        expect(theirs.status).toBe("planned");
+        const ws = at(q.dir);
+        const mark = host.mutations.length;
+        const foreign = await ws.apply({ plan: theirs.plan! });
+        expect(foreign).toMatchObject({ status: "not-started", ok: false, changes: [] });
+        expect(foreign.diagnostics.map((d) => [d.code, d.summary])).toEqual([["takoform.engine/stack-mismatch", "The plan was made by another Workspace"]]);
+        const forged = await ws.apply({ plan: { write: async () => undefined } });
+        expect(forged.diagnostics.map((d) => [d.code, d.summary])).toEqual([["takoform.engine/stack-mismatch", "The plan is not a plan handle"]]);
+        expect(host.mutations.length).toBe(mark);
+        expect(existsSync(r.statePath())).toBe(false);
+      } finally {
+        r.cleanup();
+      }
+    });
+  });
+
   it("a signal aborted before the run starts runs nothing", async () => {
     const mark = host.mutations.length;
     p.write("stack.json", JSON.stringify(stack(["d"])));
