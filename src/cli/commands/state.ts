@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { formatValue } from "../../views/index.ts";
 import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
 import { noState, notInState } from "../state-problems.ts";
+import type { StateResult } from "../../automation/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
 import { loadStateTarget, openReader, type StateTarget } from "../../automation/index.ts";
 import {
@@ -122,7 +123,7 @@ export const command: Command = {
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
     // Each subcommand that writes loads its own code (and the automation API) only when it runs,
-    // so list, show and pull load none of it.
+    // so show loads none of it; list and pull load the automation API's Workspace when they run.
     if (sub === "rebind") return (await import("./state-rebind.ts")).rebindCommand(rest);
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     if (sub === "push") return (await import("./state-push.ts")).pushCommand(rest);
@@ -138,18 +139,11 @@ export const command: Command = {
     const outside = outsideProject(args);
     if (outside !== null) return io.fail(`state ${sub}`, [outside]);
     if (sub === "rm" || sub === "mv") return (sub === "rm" ? removeCommand : moveCommand)(args, io);
+    if (sub === "list" || sub === "pull") return (sub === "list" ? listCommand : pullCommand)(args, io);
     const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
     if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
     if (!io.json) io.diagnostics(target.notes);
     switch (sub) {
-      case "list": {
-        if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const records = await withReader(`state ${sub}`, target, io, (r) => r.list());
-        if (records === null) return 1; // no state (as for show and pull), with or without --json
-        if (io.json) io.emitJson(records.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
-        else for (const r of records) io.out(r.address);
-        return 0;
-      }
       case "show": {
         if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
         const address = args.positionals[0]!;
@@ -160,13 +154,6 @@ export const command: Command = {
         else io.out(showRecord(record));
         return 0;
       }
-      case "pull": {
-        if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
-        const document = await withReader(`state ${sub}`, target, io, (r) => r.pull());
-        if (document === null) return 1;
-        io.emitJson(document);
-        return 0;
-      }
       default:
         throw new CliUsageError(
           `unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`,
@@ -174,6 +161,40 @@ export const command: Command = {
     }
   },
 };
+
+/**
+ * Why a state read gave nothing: the stack or its state could not be opened, or there is no state
+ * (as JSON with --json). The state target's notes are among the diagnostics, so a --json user
+ * sees them too (issue 28 item 6), where they once reached only stderr.
+ */
+function readFailed(command: string, io: Console, result: StateResult<string, object>): number {
+  return io.fail(command, result.status === "no-state" ? [...result.diagnostics, noState(result.state)] : result.diagnostics);
+}
+
+/** `state list`: workspace.state.list(), each address on a line (--json: the records' identities). */
+async function listCommand(args: ParsedArgs, io: Console): Promise<number> {
+  if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+  const { Workspace } = await import("../../automation/api.ts");
+  const result = await new Workspace(workspaceOptions(args)).state.list();
+  if (result.status !== "listed") return readFailed("state list", io, result);
+  if (io.json) io.emitJson(result.resources.map((r) => ({ address: r.address, type: r.type, status: r.status, name: r.name, uid: r.uid })));
+  else {
+    io.diagnostics(result.diagnostics);
+    for (const r of result.resources) io.out(r.address);
+  }
+  return 0;
+}
+
+/** `state pull`: workspace.state.pull(), the state document as its format has it (what `state push` takes). */
+async function pullCommand(args: ParsedArgs, io: Console): Promise<number> {
+  if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
+  const { Workspace } = await import("../../automation/api.ts");
+  const result = await new Workspace(workspaceOptions(args)).state.pull();
+  if (result.status !== "pulled") return readFailed("state pull", io, result);
+  if (!io.json) io.diagnostics(result.diagnostics);
+  io.emitJson(result.document);
+  return 0;
+}
 
 /** `state rm ADDRESS...`: workspace.state.remove(), its result printed. */
 async function removeCommand(args: ParsedArgs, io: Console): Promise<number> {
