@@ -23,6 +23,7 @@ export const API_ENTRIES = {
   automation: "dist/src/automation/api.d.ts",
   testing: "dist/src/testing/index.d.ts",
   host: "dist/src/host/api.d.ts",
+  forms: "dist/src/automation/forms-api.d.ts",
 };
 
 /**

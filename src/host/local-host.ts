@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/package-root.ts";
-import { formatFormRef, type FormRef, type Lane, type LaneName, PREFERRED_LANE } from "../core/index.ts";
+import { formatFormRef, type Diagnostic, type FormRef, type Lane, type LaneName, PREFERRED_LANE } from "../core/index.ts";
 import { artifactPolicy, type SupportLimitOverrides } from "./artifacts/policy.ts";
 import { bundledDirectories, LEGACY_LANE, servedLanes } from "./lanes.ts";
 import { splitByLane } from "./lane-catalogs.ts";
@@ -19,6 +19,7 @@ import { dispatch, type DispatchEnv } from "./dispatch.ts";
 import { Availability } from "./availability.ts";
 import type { HostRequest, HostResponse, Transport } from "./http.ts";
 import { newUid } from "./ids.ts";
+import { notInstalledDiagnostic } from "./not-installed.ts";
 import { OperationEngine } from "./operations.ts";
 import { RulesRegistry } from "./rules/registry.ts";
 import { outputRules } from "./rules/outputs.ts";
@@ -398,6 +399,11 @@ export class LocalHost {
       const env = renderEnv(ctx, resource.tenant);
       rerender(env, affectedBy(ctx.store, ctx.catalog, env.view, resource, resource.uid, resource), new Set([resource.uid]));
     });
+  }
+
+  /** {@link LocalHost.problems} as the warnings to show: "Not installed: …", with each definition's file and pointer. */
+  notInstalledDiagnostics(): Diagnostic[] {
+    return this.problems.map(notInstalledDiagnostic);
   }
 }
 

@@ -37,8 +37,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   host: ["core", "forms"],
   // The wiring of a run (the stack loaded, its state, the provider connected to a host, the
   // embedded one by default), below the CLI, which is built on it.
-  automation: ["core", "registry", "client", "provider", "state", "engine", "host"],
-  cli: ["core", "forms", "generate", "state", "engine", "views", "host", "automation"],
+  automation: ["core", "forms", "registry", "client", "provider", "state", "engine", "host", "generate"],
+  cli: ["core", "state", "engine", "views", "host", "automation"],
   // For users' tests: a host per test, deployed to through the published automation API.
   testing: ["host", "automation"],
   package: ["constructs"],
@@ -57,6 +57,8 @@ const ENTRY_POINTS: Record<string, string> = {
   "src/automation/api.ts":
     "the published automation entry (only what users need): takoform-cdk/testing deploys through it as a user's program would, not through the CLI's facade",
   "src/host/api.ts": "the published host entry (takoform-cdk/host): what a program needs to run the embedded host, not the internal facade",
+  "src/automation/forms-api.ts":
+    "the published Forms entry (takoform-cdk/forms): code generation and reading definitions, without the engine automation/api.ts loads",
   "src/registry/bundled.ts": "the bundled generated registry, kept out of registry/index.ts so the generator, which writes it, never imports it",
   "src/constructs/resource.ts":
     "the construct base class the generator checks member names against, without loading the generated classes it writes (constructs/index.ts re-exports them)",
@@ -64,12 +66,14 @@ const ENTRY_POINTS: Record<string, string> = {
 };
 
 /**
- * The CLI is built on the published API (issue 28): outside src/cli it may import only the four
+ * The CLI is built on the published API (issue 28): outside src/cli it may import only the five
  * published entry points and the views it renders with (src/views/**), besides node: and npm
  * packages, which are not edges here.
  */
 const CLI_MAY_IMPORT = (to: string): boolean =>
-  to.startsWith("src/cli/") || to.startsWith("src/views/") || ["src/index.ts", "src/automation/api.ts", "src/testing/index.ts", "src/host/api.ts"].includes(to);
+  to.startsWith("src/cli/") ||
+  to.startsWith("src/views/") ||
+  ["src/index.ts", "src/automation/api.ts", "src/testing/index.ts", "src/host/api.ts", "src/automation/forms-api.ts"].includes(to);
 
 /**
  * The internal imports of src/cli not yet moved onto the published API, file by file: this list
@@ -79,14 +83,12 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/engine/index.ts"],
   "src/cli/codes.ts": ["src/core/index.ts"],
+  "src/cli/commands/get.ts": ["src/core/index.ts"],
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
-  "src/cli/commands/forms.ts": ["src/forms/index.ts"],
-  "src/cli/commands/get.ts": ["src/core/index.ts", "src/generate/index.ts"],
   "src/cli/commands/host-upgrade-lane.ts": ["src/core/index.ts", "src/host/index.ts"],
   "src/cli/commands/output.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
   "src/cli/commands/show.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/state.ts": ["src/automation/index.ts", "src/state/index.ts"],
-  "src/cli/host-diagnostics.ts": ["src/forms/index.ts"],
   "src/cli/lock-flags.ts": ["src/core/index.ts"],
   "src/cli/stacks-flow.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts"],
   "src/cli/watch/session.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],

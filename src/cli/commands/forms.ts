@@ -6,7 +6,10 @@
 import { statSync } from "node:fs";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { diagnosticsToJson, Console } from "../console.ts";
-import { checkFixtures, definitionDiagnostic, loadDefinitions, type DefinitionCatalog, type FixtureVerdict, type Relation } from "../../forms/index.ts";
+import { readForms, type FormsReport } from "../../automation/forms-api.ts";
+
+type Relation = FormsReport["definitions"][number]["relations"][number];
+type FixtureVerdict = NonNullable<FormsReport["fixtures"]>[number];
 
 const USAGE = `Usage: takoform forms <inspect|check> DIR [--json]
 
@@ -61,19 +64,19 @@ export const command: Command = {
     if (!isDirectory) throw new CliUsageError(`${dir} is not a directory`);
 
     const io = new Console(args);
-    const catalog = loadDefinitions(dir);
-    const diagnostics = catalog.problems.map((problem) => definitionDiagnostic(problem));
+    const catalog = readForms(dir, { fixtures: sub === "check" });
+    const diagnostics = [...catalog.diagnostics];
     if (!io.json) io.diagnostics(diagnostics);
     if (sub === "inspect") {
       if (io.json) io.emitJson({ ...inspectJson(catalog), diagnostics: diagnosticsToJson(diagnostics) });
       else out(inspectText(catalog));
-      return catalog.problems.length > 0 ? 1 : 0;
+      return diagnostics.length > 0 ? 1 : 0;
     }
-    const verdicts = catalog.forms.flatMap((form) => checkFixtures(form));
+    const verdicts = catalog.fixtures ?? [];
     const failed = verdicts.filter((v) => !v.ok).length;
     if (io.json) io.emitJson({ ...checkJson(verdicts), diagnostics: diagnosticsToJson(diagnostics) });
     else out(checkText(verdicts, catalog));
-    return catalog.problems.length > 0 || failed > 0 ? 1 : 0;
+    return diagnostics.length > 0 || failed > 0 ? 1 : 0;
   },
 };
 
@@ -88,19 +91,19 @@ function relationJson(r: Relation) {
   };
 }
 
-export function inspectJson(catalog: DefinitionCatalog) {
+function inspectJson(catalog: FormsReport) {
   return {
-    definitions: catalog.forms.map((form) => ({
+    definitions: catalog.definitions.map((form) => ({
       path: form.path,
       formRef: {
-        apiVersion: form.ref.apiVersion,
-        kind: form.ref.kind,
-        definitionVersion: form.ref.definitionVersion,
-        schemaDigest: form.ref.schemaDigest,
+        apiVersion: form.formRef.apiVersion,
+        kind: form.formRef.kind,
+        definitionVersion: form.formRef.definitionVersion,
+        schemaDigest: form.formRef.schemaDigest,
       },
       packageDigest: form.packageDigest,
-      role: form.definition.role,
-      lifecycleCapabilities: [...form.definition.lifecycleCapabilities],
+      role: form.role,
+      lifecycleCapabilities: [...form.lifecycleCapabilities],
       relations: form.relations.map(relationJson),
     })),
     interfaces: catalog.interfaces.map((i) => ({ path: i.path, ref: i.ref })),
@@ -136,27 +139,27 @@ function relationText(r: Relation): string {
   return `    ${r.pointer} → ${r.target.apiVersion} ${r.target.kind}  ${r.required ? "required" : "optional"}  ${contract}${binding}`;
 }
 
-function inspectText(catalog: DefinitionCatalog): string {
+function inspectText(catalog: FormsReport): string {
   const parts: string[] = [];
-  parts.push(`Form Definitions (${catalog.forms.length})`);
+  parts.push(`Form Definitions (${catalog.definitions.length})`);
   parts.push(
     table(
       ["PATH", "FORM", "ROLE", "UPDATE", "SCHEMA DIGEST", "PACKAGE DIGEST"],
-      catalog.forms.map((f) => [
+      catalog.definitions.map((f) => [
         f.path,
-        `${f.ref.apiVersion} ${f.ref.kind}@${f.ref.definitionVersion}`,
-        f.definition.role,
+        `${f.formRef.apiVersion} ${f.formRef.kind}@${f.formRef.definitionVersion}`,
+        f.role,
         f.declaresUpdate ? "yes" : "no",
-        short(f.ref.schemaDigest),
+        short(f.formRef.schemaDigest),
         short(f.packageDigest),
       ]),
     ),
   );
-  const withRelations = catalog.forms.filter((f) => f.relations.length > 0);
-  const relationCount = catalog.forms.reduce((n, f) => n + f.relations.length, 0);
+  const withRelations = catalog.definitions.filter((f) => f.relations.length > 0);
+  const relationCount = catalog.definitions.reduce((n, f) => n + f.relations.length, 0);
   parts.push("", `Relations (${relationCount})`);
   for (const form of withRelations) {
-    parts.push(`  ${form.ref.kind}@${form.ref.definitionVersion} (${form.path})`);
+    parts.push(`  ${form.formRef.kind}@${form.formRef.definitionVersion} (${form.path})`);
     for (const relation of form.relations) parts.push(relationText(relation));
   }
   parts.push("", `Interface Definitions (${catalog.interfaces.length})`);
@@ -173,11 +176,11 @@ function inspectText(catalog: DefinitionCatalog): string {
       catalog.bindings.map((b) => [b.path, `${b.ref.name}@${b.ref.version}`, short(b.ref.schemaDigest)]),
     ),
   );
-  if (catalog.problems.length > 0) parts.push("", `${catalog.problems.length} problem(s); see the diagnostics on stderr`);
+  if (catalog.diagnostics.length > 0) parts.push("", `${catalog.diagnostics.length} problem(s); see the diagnostics on stderr`);
   return parts.join("\n");
 }
 
-function checkText(verdicts: readonly FixtureVerdict[], catalog: DefinitionCatalog): string {
+function checkText(verdicts: readonly FixtureVerdict[], catalog: FormsReport): string {
   const lines: string[] = [];
   for (const v of verdicts) {
     const status = v.ok ? "ok  " : "FAIL";
@@ -187,7 +190,7 @@ function checkText(verdicts: readonly FixtureVerdict[], catalog: DefinitionCatal
   }
   const passed = verdicts.filter((v) => v.ok).length;
   lines.push(
-    `${verdicts.length} fixture(s) in ${catalog.forms.length} Form(s): ${passed} passed, ${verdicts.length - passed} failed; ${catalog.problems.length} definition problem(s)`,
+    `${verdicts.length} fixture(s) in ${catalog.definitions.length} Form(s): ${passed} passed, ${verdicts.length - passed} failed; ${catalog.diagnostics.length} definition problem(s)`,
   );
   return lines.join("\n");
 }

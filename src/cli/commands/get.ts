@@ -5,12 +5,12 @@
 // - In a project: `takoform get --forms DIR [-C PROJECT]` writes <project>/.gen/takoform/.
 // --check compares instead of writing and exits 1 when anything is stale.
 
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { packageRoot, PREFERRED_LANE } from "../../core/index.ts";
+import { statSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { generateConstructs, type GenerateOptions, type GenerateResult } from "../../automation/forms-api.ts";
+import { PREFERRED_LANE } from "../../core/index.ts";
 import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
-import { checkGenerated, generate, generateDiagnostic, staleDiagnostic, writeGenerated, type LayoutKind } from "../../generate/index.ts";
 
 const USAGE = `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check] [--json]
 
@@ -31,9 +31,6 @@ construct class per resource type.
 
 A refused definition is reported with its file and JSON pointer, and nothing is written.`;
 
-/** The package root (where registry/packages lives). */
-export const PACKAGE_ROOT = packageRoot();
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -42,24 +39,14 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function isPackageRoot(dir: string): boolean {
-  try {
-    if (realpathSync(dir) !== realpathSync(PACKAGE_ROOT)) return false;
-    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
-    return pkg.name === "takoform-cdk" && existsSync(join(dir, "registry/packages"));
-  } catch {
-    return false;
-  }
-}
-
-function parseTypeNames(values: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
+function parseTypeNames(values: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const value of values) {
     const eq = value.lastIndexOf("=");
     const line = value.slice(0, eq);
     if (eq < 0 || line.split("/").length !== 3)
       throw new CliUsageError(`--type-name ${value}: expected <apiVersion>/<Kind>=<type>, e.g. example.com/v1/Widget=takoform_widget`);
-    out.set(line, value.slice(eq + 1));
+    out[line] = value.slice(eq + 1);
   }
   return out;
 }
@@ -79,54 +66,75 @@ export const command: Command = {
     const cwd = resolve(lastValue(args, "--dir") ?? ".");
     if (!isDirectory(cwd)) throw new CliUsageError(`${cwd} is not a directory`);
     const forms = args.values.get("--forms") ?? [];
-    const bundled = args.switches.has("--bundled") || (forms.length === 0 && isPackageRoot(cwd));
-    if (bundled && forms.length > 0) throw new CliUsageError("--bundled generates from this package's registry/packages; it takes no --forms");
-    if (!bundled && forms.length === 0) {
-      throw new CliUsageError("give --forms DIR (a directory of Form packages); the bundled packages are generated only in the takoform-cdk package itself");
-    }
-    const formsDirs = bundled ? [join(PACKAGE_ROOT, "registry/packages")] : forms.map((f) => resolve(cwd, f));
-    for (const dir of formsDirs) if (!isDirectory(dir)) throw new CliUsageError(`--forms ${dir}: not a directory`);
-    const layout: LayoutKind = bundled ? "bundled" : "project";
-    const outArg = lastValue(args, "--out");
-    const outDir = outArg !== undefined ? resolve(cwd, outArg) : bundled ? PACKAGE_ROOT : join(cwd, ".gen/takoform");
-
+    const bundledFlag = args.switches.has("--bundled");
+    if (bundledFlag && forms.length > 0) throw new CliUsageError("--bundled generates from this package's registry/packages; it takes no --forms");
+    const result = await generateOrUsage({
+      projectDir: cwd,
+      forms,
+      ...(bundledFlag ? { bundled: true } : {}),
+      ...(lastValue(args, "--out") !== undefined ? { outDir: lastValue(args, "--out")! } : {}),
+      typeNames: parseTypeNames(args.values.get("--type-name") ?? []),
+      check: args.switches.has("--check"),
+    });
     const io = new Console(args);
-    const result = generate({ formsDirs, layout, typeNames: parseTypeNames(args.values.get("--type-name") ?? []), displayBase: bundled ? PACKAGE_ROOT : cwd });
-    const shown = relative(cwd, outDir) || ".";
-    if (result.problems.length > 0) {
-      const diagnostics = result.problems.map(generateDiagnostic);
-      if (io.json) return io.fail("get", diagnostics);
-      io.diagnostics(diagnostics);
-      io.err(`takoform get: ${result.problems.length} problem(s); nothing was written`);
+    const shown = relative(cwd, result.outDir) || ".";
+    // Refused definitions (nothing generated, nothing compared) come before any check.
+    if (!result.ok && result.changed.length + result.missing.length + result.extra.length === 0) {
+      if (io.json) return io.fail("get", result.diagnostics);
+      io.diagnostics(result.diagnostics);
+      io.err(`takoform get: ${result.diagnostics.length} problem(s); nothing was written`);
       return 1;
     }
-    if (args.switches.has("--check")) {
-      const stale = checkGenerated(outDir, result.layout, result.files);
-      const upToDate = stale.changed.length + stale.missing.length + stale.extra.length === 0;
-      const diagnostics = upToDate ? [] : [staleDiagnostic(stale, shown)];
-      if (io.json)
-        io.emitJson({
-          command: "get",
-          ok: upToDate,
-          check: true,
-          outDir: shown,
-          files: result.files.size,
-          ...stale,
-          diagnostics: diagnosticsToJson(diagnostics),
-        });
-      else if (!upToDate) io.diagnostics(diagnostics);
-      else io.out(`${result.files.size} generated files in ${shown} are up to date`);
-      return upToDate ? 0 : 1;
-    }
-    const report = writeGenerated(outDir, result.layout, result.files);
-    const model = result.model!;
+    if (args.switches.has("--check")) return reportCheck(io, result, shown);
+    const { written, unchanged, removed } = result;
     if (io.json) {
-      io.emitJson({ command: "get", ok: true, outDir: shown, definitions: model.codecs.length, resourceTypes: model.lines.length, ...report, diagnostics: [] });
+      io.emitJson({
+        command: "get",
+        ok: true,
+        outDir: shown,
+        definitions: result.definitions,
+        resourceTypes: result.resourceTypes,
+        written,
+        unchanged,
+        removed,
+        diagnostics: [],
+      });
       return 0;
     }
     io.out(
-      `${model.codecs.length} exact Form definitions, ${model.lines.length} resource types → ${shown}: ${report.written.length} written, ${report.unchanged.length} unchanged, ${report.removed.length} removed`,
+      `${result.definitions} exact Form definitions, ${result.resourceTypes} resource types → ${shown}: ${written.length} written, ${unchanged.length} unchanged, ${removed.length} removed`,
     );
     return 0;
   },
 };
+
+/** Generates; the options the library refuses are usage errors, worded for the command's flags. */
+async function generateOrUsage(options: GenerateOptions & { forms: readonly string[] }): Promise<GenerateResult> {
+  try {
+    return await generateConstructs(options);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    if (options.forms.length === 0 && options.bundled !== true)
+      throw new CliUsageError("give --forms DIR (a directory of Form packages); the bundled packages are generated only in the takoform-cdk package itself");
+    throw new CliUsageError(`--forms ${error.message}`);
+  }
+}
+
+function reportCheck(io: Console, result: GenerateResult, shown: string): number {
+  const { changed, missing, extra } = result;
+  if (io.json)
+    io.emitJson({
+      command: "get",
+      ok: result.ok,
+      check: true,
+      outDir: shown,
+      files: result.files,
+      changed,
+      missing,
+      extra,
+      diagnostics: diagnosticsToJson([...result.diagnostics]),
+    });
+  else if (!result.ok) io.diagnostics([...result.diagnostics]);
+  else io.out(`${result.files} generated files in ${shown} are up to date`);
+  return result.ok ? 0 : 1;
+}

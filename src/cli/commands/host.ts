@@ -19,7 +19,7 @@ import {
 } from "../../host/api.ts";
 import type { LaneName } from "../../automation/api.ts";
 import { Console } from "../console.ts";
-import { hostStartDiagnostic, listenDiagnostic, notInstalledDiagnostic } from "../host-diagnostics.ts";
+import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 
 /** The lane new data is written under: LANES lists it first. */
@@ -166,7 +166,7 @@ async function serve(argv: string[]): Promise<number> {
       ]);
     throw error;
   }
-  io.diagnostics(local.problems.map(notInstalledDiagnostic));
+  io.diagnostics(local.notInstalledDiagnostics());
   io.err(`takoform host: serving Host API ${local.lanes.map((name) => LANES.find((l) => l.name === name)!.hostApiVersion).join(" and ")}`);
   let url: string;
   try {
