@@ -31,6 +31,7 @@ const ENTRIES: Record<string, string> = {
   "./automation": "src/automation/api",
   "./testing": "src/testing/index",
   "./host": "src/host/api",
+  "./forms": "src/automation/forms-api",
 };
 
 describe("package.json exports", () => {
