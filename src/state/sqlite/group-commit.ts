@@ -1,11 +1,8 @@
 // Group commit for the local state file: the step writes (an intent before a host call, a result
-// after it) that several steps ask for in one turn of the event loop share one SQLite transaction.
-// A write's promise settles only once that transaction has committed, so "recorded before the
-// host call" holds exactly as with a transaction per write. A write that throws fails alone: the
-// batch first runs its writes straight in the transaction, and if one throws, the transaction is
-// rolled back whole and the batch run again with each write in a savepoint of its own, which the
-// failing one rolls back. Writes almost never throw, and a savepoint per write cost a SAVEPOINT
-// and a RELEASE statement each. What the sharing saves is the
+// after it) that several steps ask for in one turn of the event loop share one SQLite transaction,
+// each in a savepoint of its own. A write's promise settles only once that transaction has
+// committed, so "recorded before the host call" holds exactly as with a transaction per write; a
+// write that throws rolls back its own savepoint and fails alone. What the sharing saves is the
 // commit: a transaction per write cost about 45 us of CPU and 150-230 us of wall time (the WAL
 // frames of every page it touched, the file locks, the checkpoints), ten in one about 18 us and
 // 50-110 us a write (docs/state.md, "Group commit in the file").
@@ -29,21 +26,9 @@ export class GroupCommit {
   /** Counts the transactions begun: a write can tell whether another write ran in the same one. */
   batch = 0;
   readonly #batch: BetterSqlite3.Transaction<(batch: Pending[]) => Outcome[]>;
-  readonly #direct: BetterSqlite3.Transaction<(batch: Pending[]) => unknown[]>;
   readonly #savepoint: BetterSqlite3.Transaction<(body: () => unknown) => unknown>;
 
   constructor(db: BetterSqlite3.Database) {
-    // Each write straight in the transaction: a write that throws ends it (rolled back whole),
-    // marked so flush knows the write, not BEGIN or COMMIT, failed.
-    this.#direct = db.transaction((batch: Pending[]) =>
-      batch.map((write) => {
-        try {
-          return write.body();
-        } catch (error) {
-          throw new WriteFailed(error);
-        }
-      }),
-    );
     // Called inside the batch's transaction, a better-sqlite3 transaction function is a savepoint.
     this.#savepoint = db.transaction((body: () => unknown) => body());
     this.#batch = db.transaction((batch: Pending[]) =>
@@ -80,24 +65,6 @@ export class GroupCommit {
     if (batch.length === 0) return;
     this.#pending = [];
     this.batch++;
-    try {
-      const values = this.#direct.immediate(batch);
-      values.forEach((value, i) => batch[i]!.resolve(value));
-      return;
-    } catch (error) {
-      // BEGIN or COMMIT failed (the file busy past the timeout, the disk full): nothing committed.
-      if (!(error instanceof WriteFailed)) {
-        for (const write of batch) write.reject(error);
-        return;
-      }
-      if (batch.length === 1) {
-        batch[0]!.reject(error.cause);
-        return;
-      }
-    }
-    // One write threw and took the batch down with it: again, each write in a savepoint. A new
-    // batch number, so every write passes its fence again (store.ts).
-    this.batch++;
     let outcomes: Outcome[];
     try {
       outcomes = this.#batch.immediate(batch);
@@ -107,12 +74,5 @@ export class GroupCommit {
       return;
     }
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.value)));
-  }
-}
-
-/** A write of a batch threw `cause` (not BEGIN or COMMIT). */
-class WriteFailed extends Error {
-  constructor(override readonly cause: unknown) {
-    super("a write of the batch failed");
   }
 }
