@@ -118,6 +118,11 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+/** Whether the command line asks for JSON (`--json`, `-json`, `--json=true`), before or after parsing. */
+export function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((arg) => /^--?json(=true)?$/.test(arg));
+}
+
 /** The last value given for a flag, or undefined. */
 export function lastValue(args: ParsedArgs, flag: string): string | undefined {
   const all = args.values.get(flag);

@@ -1,6 +1,6 @@
 // The `takoform` command dispatcher. Each subcommand lives in its own module under
 // ./commands and is loaded only when it runs, so `takoform --help` stays fast.
-import { CliUsageError, editDistance, type Command } from "./command.ts";
+import { CliUsageError, editDistance, wantsJson, type Command } from "./command.ts";
 
 interface CommandEntry {
   summary: string;
@@ -68,22 +68,22 @@ export function unknownCommand(name: string): string {
   return `unknown command "${name}"${close ? ` (did you mean ${best}?)` : ""}`;
 }
 
-/** Terraform's global `-chdir=DIR` before the command name: switch directory, drop it. */
-function globalChdir(argv: string[]): string[] | number {
+/**
+ * Terraform's global `-chdir=DIR` before the command name: switch directory, drop it. A mistake
+ * in it is a usage problem, reported as the command's own (as JSON with --json).
+ */
+function globalChdir(argv: string[]): string[] | { problem: string; rest: string[] } {
   const m = /^--?chdir(?:=([\s\S]*))?$/.exec(argv[0] ?? "");
   if (m === null) return argv;
   const dir = m[1] ?? argv[1];
-  if (dir === undefined || dir === "") {
-    console.error("takoform: -chdir needs a directory (-chdir=DIR)");
-    return 1;
-  }
+  const rest = argv.slice(m[1] !== undefined ? 1 : 2);
+  if (dir === undefined || dir === "") return { problem: "-chdir needs a directory (-chdir=DIR)", rest };
   try {
     process.chdir(dir);
   } catch (error) {
-    console.error(`takoform: -chdir=${dir}: ${(error as Error).message}`);
-    return 1;
+    return { problem: `-chdir=${dir}: ${(error as Error).message}`, rest };
   }
-  return argv.slice(m[1] !== undefined ? 1 : 2);
+  return rest;
 }
 
 /**
@@ -101,7 +101,15 @@ function outliveClosedReaders(): void {
 export async function main(argv: string[]): Promise<number> {
   outliveClosedReaders();
   const rest0 = globalChdir(argv);
-  if (typeof rest0 === "number") return rest0;
+  if (!Array.isArray(rest0)) {
+    if (!wantsJson(rest0.rest)) {
+      console.error(`takoform: ${rest0.problem}`);
+      return 1;
+    }
+    // The document names the command the line was for; `takoform` when it names none.
+    const { reportProblem, chdirProblem } = await import("./problems.ts");
+    return reportProblem(rest0.rest[0] ?? "takoform", chdirProblem(rest0.problem), true);
+  }
   const [name, ...rest] = rest0;
   if (name === undefined || name === "--help" || name === "-help" || name === "-h" || name === "help") {
     console.log(USAGE);
@@ -116,7 +124,7 @@ export async function main(argv: string[]): Promise<number> {
   // The problems' module (and the renderers it needs) loads only when there is a problem, so
   // `--version` and every command's start stay as cheap as they are.
   const problems = () => import("./problems.ts");
-  const json = rest.some((arg) => /^--?json(=true)?$/.test(arg));
+  const json = wantsJson(rest);
   if (entry === undefined) {
     if (json) return (await problems()).reportProblem(name, (await problems()).unknownCommandProblem(unknownCommand(name)), json);
     console.error(`takoform: ${unknownCommand(name)}; \`takoform --help\` lists the commands`);

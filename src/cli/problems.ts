@@ -8,10 +8,7 @@ import { diagnosticsToJson, renderDiagnostics } from "./console.ts";
 import type { Diagnostic } from "../automation/api.ts";
 import { cliCode } from "./codes.ts";
 
-/** Whether the command line asks for JSON (`--json`, `-json`, `--json=true`), before or after parsing. */
-export function wantsJson(argv: readonly string[]): boolean {
-  return argv.some((arg) => /^--?json(=true)?$/.test(arg));
-}
+export { wantsJson } from "./command.ts";
 
 /** Prints `diagnostic` for `command` and returns exit status 1. */
 export function reportProblem(command: string, diagnostic: Diagnostic, json: boolean): number {
@@ -27,6 +24,11 @@ export function usageProblem(command: string, message: string): Diagnostic {
     summary: `takoform ${command}: ${message}`,
     repair: `\`takoform ${command} --help\` lists its arguments and flags.`,
   };
+}
+
+/** A mistake in the global `-chdir=DIR` (none given, or a directory that cannot be entered). */
+export function chdirProblem(message: string): Diagnostic {
+  return { severity: "error", code: cliCode("usage"), summary: `takoform: ${message}`, repair: "`takoform --help` shows where -chdir goes and what it takes." };
 }
 
 export function unknownCommandProblem(message: string): Diagnostic {

@@ -1,65 +1,172 @@
 // One diagnostics path for --json (issue 28 item 6): every command that takes --json prints its
 // problems as one JSON document on stdout, `{command, ok: false, diagnostics}`, with the exit
-// status it has without --json, and nothing of the problem as text. Each case provokes one
-// problem the way a script meets it: no state yet, an address or output that is not there, a
-// mistyped flag or command, a directory that is no project.
+// status it has without --json, and nothing on stderr. Each case provokes one problem the way a
+// script meets it, in every command that can meet it: a mistyped flag or command, a directory
+// that is no project, no state yet, a stack file that does not parse or names an unknown type, an
+// app that fails or has no such stack, a saved plan that is no plan, an address or output that is
+// not there, a host endpoint nothing listens on, a state another run holds locked.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StateStore } from "../../src/state/index.ts";
 import { runCli, Scratch } from "../scenario/harness.ts";
 
-let scratch: Scratch;
-const outside = mkdtempSync(join(tmpdir(), "takoform-json-outside-"));
-beforeAll(() => {
-  scratch = new Scratch();
-  scratch.write("stack.json", JSON.stringify({ resource: { takoform_edge_kv_namespace: { kv: { name: "json-kv" } } } }));
-});
-afterAll(() => {
-  scratch.cleanup();
-  rmSync(outside, { recursive: true, force: true });
+const KV = "takoform_edge_kv_namespace";
+const STACK = JSON.stringify({ resource: { [KV]: { kv: { name: "json-kv" } } } });
+/** An app of two stacks, written the way cdktf writes them (`<outdir>/manifest.json`). */
+const TWO_STACKS_APP = `import { mkdirSync, writeFileSync } from "node:fs";
+const out = process.env.CDKTF_OUTDIR ?? "cdktf.out";
+const manifest = { version: "0.20.0", stacks: {} };
+for (const name of ["one", "two"]) {
+  mkdirSync(\`\${out}/stacks/\${name}\`, { recursive: true });
+  writeFileSync(\`\${out}/stacks/\${name}/cdk.tf.json\`, JSON.stringify({ resource: { ${KV}: { kv: { name } } } }));
+  manifest.stacks[name] = { name, synthesizedStackPath: \`stacks/\${name}/cdk.tf.json\`, dependencies: [] };
+}
+writeFileSync(\`\${out}/manifest.json\`, JSON.stringify(manifest));
+`;
+
+/** Where a case runs: a project with no state, one applied, the same state locked, two apps, no project. */
+type Where = "fresh" | "applied" | "locked" | "app" | "failing-app" | "outside";
+const dirs = {} as Record<Where, string>;
+const scratches: Scratch[] = [];
+let lockHolder: StateStore;
+let closedEndpoint: string;
+
+function project(files: Record<string, string>): string {
+  const scratch = new Scratch();
+  scratches.push(scratch);
+  for (const [name, text] of Object.entries(files)) scratch.write(name, text);
+  return scratch.dir;
+}
+
+const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_SPACE: undefined };
+
+beforeAll(async () => {
+  const files = {
+    "stack.json": STACK,
+    "bad.json": "{nope",
+    "unknown.json": JSON.stringify({ resource: { takoform_no_such_type: { x: {} } } }),
+    "bad.plan": "garbage",
+  };
+  dirs.fresh = project(files);
+  dirs.applied = project(files);
+  dirs.app = project({ "cdktf.json": JSON.stringify({ app: "node app.mjs" }), "app.mjs": TWO_STACKS_APP });
+  dirs["failing-app"] = project({ "cdktf.json": JSON.stringify({ app: "node app.mjs" }), "app.mjs": "process.exit(3);\n" });
+  dirs.outside = mkdtempSync(join(tmpdir(), "takoform-json-outside-"));
+  const applied = await runCli(["apply", "--config", "stack.json", "--auto-approve"], { cwd: dirs.applied, env: bare });
+  expect(applied.code, applied.stderr).toBe(0);
+  // The same state, held by a live run (this process) for as long as the cases take.
+  dirs.locked = project(files);
+  cpSync(join(dirs.applied, ".takoform"), join(dirs.locked, ".takoform"), { recursive: true });
+  const locked = scratches[scratches.length - 1]!;
+  lockHolder = locked.state();
+  await lockHolder.acquire({ holder: "apply:json-diagnostics-test", leaseMs: 600_000 });
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closedEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}, 60_000);
+afterAll(async () => {
+  await lockHolder?.close();
+  for (const scratch of scratches) scratch.cleanup();
+  rmSync(dirs.outside, { recursive: true, force: true });
 });
 
-const CONFIG = ["--config", "stack.json"];
+interface Case {
+  args: string[];
+  where: Where;
+  /** The document's `command`: the subcommand's own name once it runs, the dispatcher's before. */
+  command: string;
+  /** The first diagnostic's code; undefined for a diagnostic that has none (`summary` says which). */
+  code: string | undefined;
+  summary?: string;
+  /** Point the provider at a loopback port nothing listens on. */
+  unreachable?: true;
+}
 
-/** [the command line, where it runs, the code its first diagnostic carries] */
-const CASES: [string[], "project" | "outside", string][] = [
-  [["state", "list", ...CONFIG], "project", "takoform.cli/no-state"],
-  [["state", "show", ...CONFIG, "takoform_edge_kv_namespace.kv"], "project", "takoform.cli/no-state"],
-  [["state", "pull", ...CONFIG], "project", "takoform.cli/no-state"],
-  [["state", "rm", ...CONFIG, "takoform_edge_kv_namespace.kv"], "project", "takoform.cli/no-state"],
-  [["state", "mv", ...CONFIG, "takoform_edge_kv_namespace.kv", "takoform_edge_kv_namespace.kv2"], "project", "takoform.cli/no-state"],
-  [["state", "rebind", ...CONFIG], "project", "takoform.cli/no-state"],
-  [["state", "upgrade-lane", ...CONFIG], "project", "takoform.cli/no-state"],
-  [["output", ...CONFIG, "nope"], "project", "takoform.cli/output-not-found"],
-  [["plan", ...CONFIG, "--no-such-flag"], "project", "takoform.cli/usage"],
-  [["state", "show", ...CONFIG], "project", "takoform.cli/usage"],
-  [["aply"], "project", "takoform.cli/unknown-command"],
-  [["plan", "--config", "missing.json"], "project", "takoform.config/file-not-found"],
-  [["state", "list"], "outside", "takoform.config/project-not-found"],
-  [["output"], "outside", "takoform.config/project-not-found"],
+const C = ["--config", "stack.json"];
+const usage = (args: string[], command: string): Case => ({ args: [...args, "--no-such-flag"], where: "fresh", command, code: "takoform.cli/usage" });
+const at = (where: Where, command: string, code: string | undefined, ...args: string[]): Case => ({ args, where, command, code });
+
+const CASES: Case[] = [
+  // A mistake in how the command was invoked: the dispatcher's, named after the command typed.
+  ...["plan", "apply", "import", "synth", "show", "output", "init", "get", "dev"].map((c) => usage([c], c)),
+  usage(["state", "list"], "state"),
+  usage(["forms", "inspect"], "forms"),
+  usage(["host", "serve"], "host"),
+  usage(["host", "upgrade-lane"], "host"),
+  at("fresh", "state", "takoform.cli/usage", "state", "show", ...C),
+  at("fresh", "aply", "takoform.cli/unknown-command", "aply"),
+  at("fresh", "plan", "takoform.cli/usage", "-chdir=no-such-dir", "plan"),
+  // No project here, and none above.
+  ...["plan", "apply", "synth", "output"].map((c) => at("outside", c, "takoform.config/project-not-found", c)),
+  at("outside", "state list", "takoform.config/project-not-found", "state", "list"),
+  at("outside", "state rebind", "takoform.config/project-invalid", "state", "rebind"),
+  // No state yet.
+  ...["list", "pull", "rebind", "upgrade-lane"].map((s) => at("fresh", `state ${s}`, "takoform.cli/no-state", "state", s, ...C)),
+  at("fresh", "state show", "takoform.cli/no-state", "state", "show", ...C, `${KV}.kv`),
+  at("fresh", "state rm", "takoform.cli/no-state", "state", "rm", ...C, `${KV}.kv`),
+  at("fresh", "state mv", "takoform.cli/no-state", "state", "mv", ...C, `${KV}.kv`, `${KV}.kv2`),
+  at("fresh", "output", "takoform.cli/output-not-found", "output", ...C, "nope"),
+  // A stack file that is not there, does not parse, or names a type no provider serves.
+  at("fresh", "plan", "takoform.config/file-not-found", "plan", "--config", "missing.json"),
+  at("fresh", "destroy", "takoform.config/invalid-json", "destroy", "--auto-approve", "--config", "bad.json"),
+  ...["refresh", "show"].map((c) => at("fresh", c, "takoform.config/invalid-json", c, "--config", "bad.json")),
+  at("fresh", "state pull", "takoform.config/invalid-json", "state", "pull", "--config", "bad.json"),
+  at("fresh", "plan", "takoform.engine/unknown-resource-type", "plan", "--config", "unknown.json"),
+  at("fresh", "apply", "takoform.engine/unknown-resource-type", "apply", "--auto-approve", "--config", "unknown.json"),
+  // An app that fails, or has no stack of that name.
+  ...["plan", "synth"].map((c) => at("failing-app", c, "takoform.config/app-failed", c)),
+  ...["apply", "output", "state list"].map((c) => at("app", c, "takoform.config/stack-not-found", ...c.split(" "), "--stack", "nope")),
+  { ...at("app", "synth", undefined, "synth", "--stack", "nope"), summary: 'The app has no stack named "nope"' },
+  // A saved plan that is no plan, and one that cannot be saved.
+  at("fresh", "apply", "takoform.engine/plan-file-invalid", "apply", "bad.plan"),
+  at("fresh", "show", "takoform.engine/plan-file-invalid", "show", "bad.plan"),
+  { ...at("applied", "plan", undefined, "plan", ...C, "--out", "no-such-dir/x.plan"), summary: "Cannot save the plan to no-such-dir/x.plan" },
+  // What is not in state, or already is.
+  at("applied", "state show", "takoform.cli/not-in-state", "state", "show", ...C, `${KV}.nope`),
+  at("applied", "output", "takoform.cli/output-not-found", "output", ...C, "nope"),
+  at("applied", "import", "takoform.engine/import-target-undeclared", "import", ...C, `${KV}.nope`, "some-id"),
+  at("applied", "import", "takoform.engine/import-already-managed", "import", ...C, `${KV}.kv`, "some-id"),
+  at("applied", "state push", "takoform.config/invalid-json", "state", "push", ...C, "bad.json"),
+  // A host endpoint nothing listens on.
+  ...["plan", "state rebind"].map((c): Case => ({
+    ...at("applied", c.replace(" --auto-approve", ""), "takoform.provider/host-connection-refused", ...c.split(" "), ...C),
+    unreachable: true,
+  })),
+  // A state another run holds.
+  ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup"].map((c) =>
+    at("locked", c.replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
+  ),
+  // Definitions that do not parse (bad.json is one), and a project that is not empty.
+  at("fresh", "forms inspect", "takoform.forms/json-invalid", "forms", "inspect", "."),
+  at("fresh", "forms check", "takoform.forms/json-invalid", "forms", "check", "."),
+  at("fresh", "get", "takoform.generate/definition-refused", "get", "--forms", "."),
+  { ...at("applied", "init", undefined, "init", "."), summary: "is not empty" },
 ];
 
 describe("--json problems are JSON diagnostics", () => {
-  for (const [args, where, code] of CASES) {
-    it(`takoform ${args.join(" ")} (${where})`, async () => {
-      const cwd = where === "project" ? scratch.dir : outside;
-      const env = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined };
-      const plain = await runCli(args, { cwd, env });
-      const json = await runCli([...args, "--json"], { cwd, env });
+  for (const c of CASES) {
+    it(`takoform ${c.args.join(" ")} (${c.where})`, async () => {
+      const env = { ...bare, ...(c.unreachable ? { TAKOFORM_ENDPOINT: closedEndpoint } : {}) };
+      const plain = await runCli(c.args, { cwd: dirs[c.where], env });
+      const json = await runCli([...c.args, "--json"], { cwd: dirs[c.where], env });
       expect(json.code, json.stderr).toBe(plain.code);
       expect(json.code).toBe(1);
-      const document = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: { severity: string; code: string; summary: string }[] };
-      expect(document.ok).toBe(false);
-      // The command that failed: the subcommand's own name once it runs, the dispatcher's before.
-      expect(document.command).toBe(
-        code === "takoform.cli/usage" || code === "takoform.cli/unknown-command" || args[0] !== "state" ? args[0] : `state ${args[1]}`,
-      );
-      expect(document.diagnostics[0]).toMatchObject({ severity: "error", code });
-      // The problem is said once, in the document: the text rendering stays off stderr.
-      expect(json.stderr).not.toContain(document.diagnostics[0]!.summary);
-      expect(plain.stderr).toContain(document.diagnostics[0]!.summary.replace(/^takoform [^:]+: /, ""));
+      const document = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: { severity: string; code?: string; summary: string }[] };
+      expect(document).toMatchObject({ command: c.command, ok: false });
+      const first = document.diagnostics[0]!;
+      expect(first).toMatchObject({ severity: "error" });
+      expect(first.code).toBe(c.code);
+      if (c.summary !== undefined) expect(first.summary).toContain(c.summary);
+      // The problem is said once, in the document: nothing of it as text on stderr.
+      expect(json.stderr).toBe("");
+      // Without --json it is text (a plan's own problems are part of the plan, on stdout).
+      expect(plain.stderr + plain.stdout).toContain(first.summary.replace(/^takoform [^:]+: /, ""));
     });
   }
 });

@@ -57,7 +57,7 @@ describe("takoform forms inspect", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Doc;
-    expect(Object.keys(result)).toEqual(["definitions", "interfaces", "bindings", "diagnostics"]);
+    expect(Object.keys(result)).toEqual(["command", "ok", "definitions", "interfaces", "bindings", "diagnostics"]);
     expect(result.diagnostics).toEqual([]);
     expect(result.definitions.map((d: Doc) => d.path)).toEqual(["forms/app/definition.json", "forms/link/definition.json", "forms/store/definition.json"]);
     const app = result.definitions[0];
@@ -149,7 +149,7 @@ describe("takoform forms check", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Doc;
-    expect(Object.keys(result)).toEqual(["fixtures", "passed", "failed", "diagnostics"]);
+    expect(Object.keys(result)).toEqual(["command", "ok", "fixtures", "passed", "failed", "diagnostics"]);
     expect(result.passed).toBe(5);
     expect(result.failed).toBe(0);
     expect(result.fixtures[0]).toEqual({ form: "forms/app/definition.json", fixture: "canonical", expected: "valid", actual: "valid", ok: true });

@@ -68,15 +68,17 @@ export const command: Command = {
     const diagnostics = [...catalog.diagnostics];
     if (!io.json) io.diagnostics(diagnostics);
     if (sub === "inspect") {
-      if (io.json) io.emitJson({ ...inspectJson(catalog), diagnostics: diagnosticsToJson(diagnostics) });
+      if (io.json)
+        io.emitJson({ command: "forms inspect", ok: diagnostics.length === 0, ...inspectJson(catalog), diagnostics: diagnosticsToJson(diagnostics) });
       else out(inspectText(catalog));
       return diagnostics.length > 0 ? 1 : 0;
     }
     const verdicts = catalog.fixtures ?? [];
     const failed = verdicts.filter((v) => !v.ok).length;
-    if (io.json) io.emitJson({ ...checkJson(verdicts), diagnostics: diagnosticsToJson(diagnostics) });
+    const ok = diagnostics.length === 0 && failed === 0;
+    if (io.json) io.emitJson({ command: "forms check", ok, ...checkJson(verdicts), diagnostics: diagnosticsToJson(diagnostics) });
     else out(checkText(verdicts, catalog));
-    return diagnostics.length > 0 || failed > 0 ? 1 : 0;
+    return ok ? 0 : 1;
   },
 };
 

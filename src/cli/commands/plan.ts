@@ -1,10 +1,10 @@
 // `takoform plan`: refresh and plan in memory, show the plan (or its JSON), optionally save it.
 // Writes nothing to state or the host.
 
-import { Console } from "../console.ts";
+import { Console, diagnosticsToJson } from "../console.ts";
 import { planToJson, shownPlan, writePlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { openWorkspace, Workspace, type PlanRunOptions } from "../../automation/api.ts";
+import { openWorkspace, Workspace, type Diagnostic, type PlanRunOptions } from "../../automation/api.ts";
 import {
   enterProject,
   outsideProject,
@@ -112,15 +112,51 @@ export const command: Command = {
     });
     if (planned.plan === undefined) return io.fail("plan", planned.diagnostics);
     const plan = shownPlan(planned.plan);
-    // The stack's own problems (its variables, …) on stderr; the plan's are in what it renders.
-    if (!io.json) io.diagnostics(planned.diagnostics.filter((d) => !plan.diagnostics.includes(d)));
-    if (io.json) io.emitJson(planToJson(plan));
-    else io.outPieces((write) => writePlan(plan, { color: io.color }, write));
-    if (!planned.ok) return 1;
-    if (out !== undefined) {
-      await planned.plan.write(out);
-      if (!io.json) io.out(`\nSaved the plan to ${out}. Apply exactly these actions with:\n  takoform apply ${out}`);
+    // The stack's own problems (its variables, …); the plan's are in what it renders.
+    const own = planned.diagnostics.filter((d) => !plan.diagnostics.includes(d));
+    // Saved before it is shown, so a file that cannot be written is a problem of this one run.
+    const unsaved = planned.ok && out !== undefined ? await savePlan(planned.plan, out) : [];
+    const ok = planned.ok && unsaved.length === 0;
+    if (io.json) {
+      const document = planToJson(plan);
+      // A plan that failed is the problems' document too: `{command, ok: false, diagnostics}` (with
+      // every problem of the run) in front of the plan as far as it got.
+      if (ok) io.emitJson(document);
+      else
+        io.emitJson({
+          command: "plan",
+          ok: false,
+          ...document,
+          diagnostics: [...diagnosticsToJson(own), ...(document.diagnostics as unknown[]), ...diagnosticsToJson(unsaved)],
+        });
+      if (!ok) return 1;
+    } else {
+      io.diagnostics(own);
+      io.outPieces((write) => writePlan(plan, { color: io.color }, write));
+      if (!ok) {
+        io.diagnostics(unsaved);
+        return 1;
+      }
+      if (out !== undefined) io.out(`\nSaved the plan to ${out}. Apply exactly these actions with:\n  takoform apply ${out}`);
     }
     return args.switches.has("--detailed-exitcode") && planned.status === "planned" ? 2 : 0;
   },
 };
+
+/** Writes the plan to `file`; a file that cannot be written is a diagnostic, not a crash. */
+async function savePlan(plan: { write(file: string): Promise<void> }, file: string): Promise<Diagnostic[]> {
+  try {
+    await plan.write(file);
+    return [];
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "its directory does not exist" : (error as Error).message;
+    return [
+      {
+        severity: "error",
+        summary: `Cannot save the plan to ${file}`,
+        detail: `The plan was made but not saved: ${reason}. Nothing was applied.`,
+        repair: "Give --out a file in a directory that exists and can be written, and plan again.",
+      },
+    ];
+  }
+}

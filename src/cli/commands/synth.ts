@@ -55,6 +55,7 @@ export const command: Command = {
         : undefined;
     if (io.json) {
       io.emitJson({
+        command: "synth",
         ok: !failed,
         outdir: result.outdir,
         stacks: Object.fromEntries(stacks),
