@@ -4,7 +4,8 @@
 // script meets it, in every command that can meet it: a mistyped flag or command, a directory
 // that is no project, no state yet, a stack file that does not parse or names an unknown type, an
 // app that fails or has no such stack, a saved plan that is no plan, an address or output that is
-// not there, a host endpoint nothing listens on, a state another run holds locked.
+// not there, a host endpoint nothing listens on, a state another run holds locked, a state file
+// that is no database.
 
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -29,8 +30,8 @@ for (const name of ["one", "two"]) {
 writeFileSync(\`\${out}/manifest.json\`, JSON.stringify(manifest));
 `;
 
-/** Where a case runs: a project with no state, one applied, the same state locked, two apps, no project. */
-type Where = "fresh" | "applied" | "locked" | "app" | "failing-app" | "outside";
+/** Where a case runs: a project with no state, one applied, the same state locked, one whose state file is no database, two apps, no project. */
+type Where = "fresh" | "applied" | "locked" | "damaged" | "app" | "failing-app" | "outside";
 const dirs = {} as Record<Where, string>;
 const scratches: Scratch[] = [];
 let lockHolder: StateStore;
@@ -54,6 +55,7 @@ beforeAll(async () => {
   };
   dirs.fresh = project(files);
   dirs.applied = project(files);
+  dirs.damaged = project({ "stack.json": STACK, ".takoform/state.db": "not a database\n".repeat(256) });
   dirs.app = project({ "cdktf.json": JSON.stringify({ app: "node app.mjs" }), "app.mjs": TWO_STACKS_APP });
   dirs["failing-app"] = project({ "cdktf.json": JSON.stringify({ app: "node app.mjs" }), "app.mjs": "process.exit(3);\n" });
   dirs.outside = mkdtempSync(join(tmpdir(), "takoform-json-outside-"));
@@ -142,6 +144,8 @@ const CASES: Case[] = [
   ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup"].map((c) =>
     at("locked", c.replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
   ),
+  // A state file that is no database (the dispatcher reports it, under the command typed).
+  ...["plan", "output", "state list"].map((c) => at("damaged", c.split(" ")[0]!, "takoform.engine/state-damaged", ...c.split(" "), ...C)),
   // Definitions that do not parse (bad.json is one), and a project that is not empty.
   at("fresh", "forms inspect", "takoform.forms/json-invalid", "forms", "inspect", "."),
   at("fresh", "forms check", "takoform.forms/json-invalid", "forms", "check", "."),

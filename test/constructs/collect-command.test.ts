@@ -58,6 +58,7 @@ describe("takoform synth lists every construct problem", () => {
     const all = await synth([], true);
     expect(all.code, all.stderr).toBe(1);
     expect(JSON.parse(all.stdout)).toEqual({
+      command: "synth",
       ok: false,
       outdir: join(dir, "cdktf.out"),
       stacks: {},
