@@ -20,12 +20,14 @@ const KV = "takoform_edge_kv_namespace";
 const STACK = JSON.stringify({ resource: { [KV]: { kv: { name: "json-kv" } } } });
 /** An app of two stacks, written the way cdktf writes them (`<outdir>/manifest.json`). */
 const TWO_STACKS_APP = `import { mkdirSync, writeFileSync } from "node:fs";
+// With WARN set, each stack carries a construct's warning, as cdktf records an annotation.
+const ANNOTATIONS = process.env.WARN ? [{ level: "@cdktf/warn", message: "kv is deprecated", constructPath: "kv" }] : [];
 const out = process.env.CDKTF_OUTDIR ?? "cdktf.out";
 const manifest = { version: "0.20.0", stacks: {} };
 for (const name of ["one", "two"]) {
   mkdirSync(\`\${out}/stacks/\${name}\`, { recursive: true });
   writeFileSync(\`\${out}/stacks/\${name}/cdk.tf.json\`, JSON.stringify({ resource: { ${KV}: { kv: { name } } } }));
-  manifest.stacks[name] = { name, synthesizedStackPath: \`stacks/\${name}/cdk.tf.json\`, dependencies: [] };
+  manifest.stacks[name] = { name, synthesizedStackPath: \`stacks/\${name}/cdk.tf.json\`, dependencies: [], annotations: ANNOTATIONS };
 }
 writeFileSync(\`\${out}/manifest.json\`, JSON.stringify(manifest));
 `;
@@ -173,4 +175,19 @@ describe("--json problems are JSON diagnostics", () => {
       expect(plain.stderr + plain.stdout).toContain(first.summary.replace(/^takoform [^:]+: /, ""));
     });
   }
+});
+
+describe("--json keeps every problem of a run that goes on", () => {
+  it("a warning the app reported is in plan --json's diagnostics, as it is on stderr without", async () => {
+    const env = { ...bare, WARN: "1" };
+    const plain = await runCli(["plan", "--stack", "one"], { cwd: dirs.app, env });
+    const json = await runCli(["plan", "--stack", "one", "--json"], { cwd: dirs.app, env });
+    expect([plain.code, json.code], json.stderr).toEqual([0, 0]);
+    expect(plain.stderr).toContain("Warning: kv is deprecated");
+    const document = JSON.parse(json.stdout) as { diagnostics: { severity: string; code: string; summary: string }[] };
+    expect(document.diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "warning", code: "takoform.config/app-annotation", summary: "kv is deprecated" }),
+    );
+    expect(json.stderr).toBe("");
+  });
 });

@@ -119,16 +119,12 @@ export const command: Command = {
     const ok = planned.ok && unsaved.length === 0;
     if (io.json) {
       const document = planToJson(plan);
-      // A plan that failed is the problems' document too: `{command, ok: false, diagnostics}` (with
-      // every problem of the run) in front of the plan as far as it got.
-      if (ok) io.emitJson(document);
-      else
-        io.emitJson({
-          command: "plan",
-          ok: false,
-          ...document,
-          diagnostics: [...diagnosticsToJson(own), ...(document.diagnostics as unknown[]), ...diagnosticsToJson(unsaved)],
-        });
+      // The app's own problems (a construct's warning) join the plan's, as they are shown without
+      // --json; a plan that failed is the problems' document too, `{command, ok: false, diagnostics}`
+      // in front of the plan as far as it got.
+      const diagnostics = [...diagnosticsToJson(own), ...(document.diagnostics as unknown[]), ...diagnosticsToJson(unsaved)];
+      if (ok) io.emitJson(own.length === 0 ? document : { ...document, diagnostics });
+      else io.emitJson({ command: "plan", ok: false, ...document, diagnostics });
       if (!ok) return 1;
     } else {
       io.diagnostics(own);
