@@ -50,6 +50,10 @@ const bare = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM
 
 beforeAll(async () => {
   const files = {
+    "pg.json": JSON.stringify({
+      terraform: { backend: { pg: { conn_str: "postgres://takoform@127.0.0.1:1/takoform" } } },
+      resource: JSON.parse(STACK).resource,
+    }),
     "stack.json": STACK,
     "bad.json": "{nope",
     "unknown.json": JSON.stringify({ resource: { takoform_no_such_type: { x: {} } } }),
@@ -90,6 +94,7 @@ interface Case {
   summary?: string;
   /** Point the provider at a loopback port nothing listens on. */
   unreachable?: true;
+  env?: Record<string, string>;
 }
 
 const C = ["--config", "stack.json"];
@@ -142,6 +147,11 @@ const CASES: Case[] = [
     ...at("applied", c.replace(" --auto-approve", ""), "takoform.provider/host-connection-refused", ...c.split(" "), ...C),
     unreachable: true,
   })),
+  // A state backend nothing listens on (a pg backend on a closed loopback port).
+  ...["plan", "state list"].map((c): Case => ({
+    ...at("fresh", c, "takoform.engine/backend-unavailable", ...c.split(" "), "--config", "pg.json"),
+    env: { TAKOFORM_PG_TIMEOUT: "2s" },
+  })),
   // A state another run holds.
   ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup"].map((c) =>
     at("locked", c.replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
@@ -158,7 +168,7 @@ const CASES: Case[] = [
 describe("--json problems are JSON diagnostics", () => {
   for (const c of CASES) {
     it(`takoform ${c.args.join(" ")} (${c.where})`, async () => {
-      const env = { ...bare, ...(c.unreachable ? { TAKOFORM_ENDPOINT: closedEndpoint } : {}) };
+      const env = { ...bare, ...c.env, ...(c.unreachable ? { TAKOFORM_ENDPOINT: closedEndpoint } : {}) };
       const plain = await runCli(c.args, { cwd: dirs[c.where], env });
       const json = await runCli([...c.args, "--json"], { cwd: dirs[c.where], env });
       expect(json.code, json.stderr).toBe(plain.code);
