@@ -1,11 +1,16 @@
-// The command's own part of the one table of diagnostic codes (core/diagnostics/codes.ts),
-// `takoform.cli/<name>`: problems no lower layer owns — how the command was invoked, what a
-// state command found missing, and an error no command turned into a diagnostic of its own.
+// The command's own diagnostic codes, `takoform.cli/<name>`: problems no lower layer owns — how
+// the command was invoked, what a state command found missing, and an error no command turned
+// into a diagnostic of its own.
+//
+// Every layer below the CLI declares its codes in the one table of core/diagnostics/codes.ts
+// (decision 0032). The CLI is built on the published API only (issue 28), and declaring codes is
+// no user's business, so its table is this closed list: a code still exists only where its layer
+// lists it, and test/core/diagnostics.test.ts checks that no layer below claims the `cli` prefix
+// and that these names are distinct.
 
-import { defineCodes } from "../core/index.ts";
+/** Every code the command itself reports, in the order docs/ARCHITECTURE.md §4 lists them. */
+export const CLI_CODES = ["usage", "unknown-command", "no-state", "not-in-state", "output-not-found", "output-unprintable", "internal-error"] as const;
 
-const cliCodes = defineCodes("cli", ["usage", "unknown-command", "no-state", "not-in-state", "output-not-found", "output-unprintable", "internal-error"]);
+export type CliCodeName = (typeof CLI_CODES)[number];
 
-export type CliCodeName = (typeof cliCodes.names)[number];
-
-export const cliCode = cliCodes.code;
+export const cliCode = <N extends CliCodeName>(name: N): `takoform.cli/${N}` => `takoform.cli/${name}`;

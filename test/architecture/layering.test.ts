@@ -82,7 +82,6 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
  */
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/engine/index.ts"],
-  "src/cli/codes.ts": ["src/core/index.ts"],
   "src/cli/commands/get.ts": ["src/core/index.ts"],
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/host-upgrade-lane.ts": ["src/core/index.ts", "src/host/index.ts"],

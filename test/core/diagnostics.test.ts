@@ -22,6 +22,7 @@ import { CONFIG_CODES } from "../../src/engine/config/index.ts";
 import { HOST_CODE_REPAIRS, PROVIDER_CODES } from "../../src/provider/index.ts";
 import { DEFINITION_ERROR_CODES } from "../../src/forms/index.ts";
 import { GENERATE_ERROR_CODES } from "../../src/generate/index.ts";
+import { CLI_CODES, cliCode } from "../../src/cli/codes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -112,6 +113,12 @@ describe("the one table of codes", () => {
     ];
     for (const code of expected) expect(declared.has(code), code).toBe(true);
     expect(isDeclaredCode("takoform.engine/no-such-code")).toBe(false);
+  });
+
+  it("leaves the CLI's prefix to the CLI, whose closed list (src/cli/codes.ts) names each code once", () => {
+    expect(declaredCodes().filter((code) => code.startsWith("takoform.cli/"))).toEqual([]);
+    expect(new Set(CLI_CODES).size).toBe(CLI_CODES.length);
+    expect(cliCode("usage")).toBe(["takoform", "cli/usage"].join("."));
   });
 
   it("refuses a second, different table under a prefix already taken", () => {

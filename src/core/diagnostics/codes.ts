@@ -1,7 +1,8 @@
 // The one table of diagnostic codes (decision 0032). A code is `takoform.<layer>/<name>`; each
 // layer declares its own names here with `defineCodes` (engine/codes.ts, provider/diagnostics/
-// codes.ts, engine/config/codes.ts, forms/diagnostics.ts, generate/diagnostics.ts, cli/codes.ts), so a code
-// exists only where its layer lists it, and no two layers can claim one prefix.
+// codes.ts, engine/config/codes.ts, forms/diagnostics.ts, generate/diagnostics.ts), so a code
+// exists only where its layer lists it, and no two layers can claim one prefix. The CLI, built on
+// the published API alone, keeps its `takoform.cli/*` names in a closed list of its own (cli/codes.ts).
 //
 // The host's answers carry codes of their own: the closed Host API error taxonomy (every lane's)
 // (core/protocol.ts ERROR_CODES). What an operator can do about each is provider knowledge, so
