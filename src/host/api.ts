@@ -14,4 +14,4 @@ export {
   type ServedWorker,
   type TokenGrant,
 } from "./index.ts";
-export { LANES, isLaneName } from "../core/index.ts";
+export { LANES, isLaneName, isSpaceId } from "../core/index.ts";

@@ -6,11 +6,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/package-root.ts";
-import { formatFormRef, type Diagnostic, type FormRef, type Lane, type LaneName, PREFERRED_LANE } from "../core/index.ts";
+import { formatFormRef, type Diagnostic, type FormRef, type Lane, type LaneName, LANES, PREFERRED_LANE } from "../core/index.ts";
 import { artifactPolicy, type SupportLimitOverrides } from "./artifacts/policy.ts";
 import { bundledDirectories, LEGACY_LANE, servedLanes } from "./lanes.ts";
 import { splitByLane } from "./lane-catalogs.ts";
-import { Authenticator, type Caller, type TokenGrant } from "./auth.ts";
+import { Authenticator, DEV_TOKEN, type Caller, type TokenGrant } from "./auth.ts";
 import { Catalog } from "./catalog.ts";
 import { commitRemoval, commitWrite, renderEnv } from "./commit.ts";
 import type { HostContext, HostSettings } from "./context.ts";
@@ -36,6 +36,8 @@ import type { RuntimeOptions, ServedWorker, WorkerRuntime } from "./runtime/runt
 import { runtimeRules } from "./runtime/rules.ts";
 import { moveSpaceToLane, type LaneMoveRequest, type LaneMoveResult } from "./lane-move.ts";
 import { handleLaneUpgrade, isLaneUpgradeTarget } from "./handlers/lane-upgrade.ts";
+import { requestLaneUpgrade, type SpaceLaneUpgrade } from "./lane-upgrade-request.ts";
+import { HostError } from "./errors.ts";
 import type { LedgerEntry } from "./sqlite/ledger.ts";
 
 /** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
@@ -255,6 +257,43 @@ export class LocalHost {
   upgradeLane(request: LaneMoveRequest): LaneMoveResult {
     if (this.closed) throw new Error("the local host is closed");
     return moveSpaceToLane(this.contexts, request);
+  }
+
+  /**
+   * Moves one space to `lane`'s identities on the takoform-cdk host that holds it, as `takoform
+   * host upgrade-lane` does: the host at `endpoint` (`token` its credential), else the one of the
+   * data directory `data` (default `.takoform/host`, a project's embedded host) — through the process serving it when one does, so it keeps serving
+   * (with the development token when that process accepts it and no `token` is given), else
+   * opened here with every lane, moved and closed (`tenant`: whose space, default the development
+   * token's). Resolves to what moved, or to the host's refusal as a value (nothing moved then);
+   * `served` is the address of the serving process it went through.
+   */
+  static async upgradeSpaceLane(options: {
+    endpoint?: string;
+    data?: string;
+    token?: string;
+    tenant?: string;
+    space: string;
+    lane: LaneName;
+  }): Promise<SpaceLaneUpgrade & { served?: string }> {
+    const { endpoint, token, space, lane } = options;
+    if (endpoint !== undefined) return requestLaneUpgrade(endpoint, token, space, lane);
+    const data = options.data ?? ".takoform/host";
+    const served = servedEndpoint(data);
+    if (served !== undefined)
+      return { ...(await requestLaneUpgrade(served.url, token ?? (served.devToken ? DEV_TOKEN.token : undefined), space, lane)), served: served.url };
+    // Every lane is served for the move: the objects' own and the target's.
+    const host = await LocalHost.open({ data, lanes: LANES.map((l) => l.name) });
+    try {
+      const result = host.upgradeLane({ tenant: options.tenant ?? DEV_TOKEN.tenant, space, lane });
+      return { ok: true, lane: result.lane.hostApiVersion, space: result.space, moved: result.moved };
+    } catch (error) {
+      if (error instanceof HostError)
+        return { ok: false, code: error.code, ...(error.hostCode !== undefined ? { hostCode: error.hostCode } : {}), message: error.message };
+      throw error;
+    } finally {
+      await host.close();
+    }
   }
 
   /** The in-process transport: the same request → response function the HTTP server calls. */

@@ -84,7 +84,6 @@ const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/apply-flow.ts": ["src/automation/index.ts", "src/engine/index.ts"],
   "src/cli/commands/get.ts": ["src/core/index.ts"],
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
-  "src/cli/commands/host-upgrade-lane.ts": ["src/core/index.ts", "src/host/index.ts"],
   "src/cli/commands/output.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/host/index.ts", "src/state/index.ts"],
   "src/cli/commands/show.ts": ["src/automation/index.ts", "src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/state.ts": ["src/automation/index.ts", "src/state/index.ts"],

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DataDirLockedError, DEV_TOKEN, isLaneName, LANES, LocalHost } from "takoform-cdk/host";
+import { DataDirLockedError, DEV_TOKEN, isLaneName, isSpaceId, LANES, LocalHost } from "takoform-cdk/host";
 
 const dir = mkdtempSync(join(tmpdir(), "takoform-host-entry-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,5 +45,40 @@ describe("takoform-cdk/host", () => {
     expect(LANES.length).toBeGreaterThan(1);
     for (const lane of LANES) expect(isLaneName(lane.name)).toBe(true);
     expect(isLaneName("v9")).toBe(false);
+    expect(isSpaceId("default")).toBe(true);
+    for (const space of ["", "a/b", " lead", "tab\t"]) expect(isSpaceId(space), JSON.stringify(space)).toBe(false);
+  });
+
+  it("moves a space to a lane through the process serving its data directory, else opened in place, refusals as values", async () => {
+    const data = join(dir, "upgrade");
+    const lane = LANES[0]!.name;
+    const host = await LocalHost.open({ data, lanes: LANES.map((l) => l.name), log: () => {} });
+    try {
+      const { url } = await host.listen("127.0.0.1", 0);
+      // Served here: the move goes over its route (the development token), while it keeps serving.
+      expect(await LocalHost.upgradeSpaceLane({ data, space: "default", lane })).toEqual({
+        ok: true,
+        lane: LANES[0]!.hostApiVersion,
+        space: "default",
+        moved: [],
+        served: url,
+      });
+      const refused = await LocalHost.upgradeSpaceLane({ data, space: "a/b", lane });
+      expect(refused).toMatchObject({ ok: false, code: "invalid_argument", served: url });
+      expect(await LocalHost.upgradeSpaceLane({ endpoint: url, token: "not-a-token", space: "default", lane })).toMatchObject({
+        ok: false,
+        code: "unauthenticated",
+      });
+    } finally {
+      await host.close();
+    }
+    // Nothing serves it now: opened here, moved and closed (so it opens again).
+    expect(await LocalHost.upgradeSpaceLane({ data, space: "default", lane })).toEqual({
+      ok: true,
+      lane: LANES[0]!.hostApiVersion,
+      space: "default",
+      moved: [],
+    });
+    await (await LocalHost.open({ data, log: () => {} })).close();
   });
 });

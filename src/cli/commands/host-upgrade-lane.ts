@@ -6,13 +6,16 @@
 //   - else the data directory (`--data`, default `.takoform/host` under -C): through the process
 //     that serves it (`takoform dev`, `host serve`) when there is one, so it keeps serving; else
 //     opened here, moved and closed.
+// That choice and the move are LocalHost.upgradeSpaceLane's (takoform-cdk/host); this prints it.
 // The state half is `takoform state upgrade-lane`.
 
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { isLaneName, isSpaceId, laneNamed, LANES, PREFERRED_LANE } from "../../core/index.ts";
+import { isLaneName, isSpaceId, LANES, LocalHost } from "../../host/api.ts";
 import { formatFormRef, Console } from "../console.ts";
-import type { FormRef, LaneName } from "../../automation/api.ts";
 import { enterProject, FLAG_ALIASES } from "../workspace.ts";
+
+/** The lane moved to by default: the preferred one, first of LANES. */
+const PREFERRED = LANES[0]!.name;
 
 export const UPGRADE_LANE_USAGE = `Usage: takoform host upgrade-lane [options]
 
@@ -24,7 +27,7 @@ migration_required, never "not found". Then re-bind the project's state with
 \`takoform state upgrade-lane\`.
 
 Options:
-  --lane ${LANES.map((l) => l.name).join("|")}     The lane to move to (default ${PREFERRED_LANE.name})
+  --lane ${LANES.map((l) => l.name).join("|")}     The lane to move to (default ${PREFERRED})
   --space SPACE           The space to move (default TAKOFORM_SPACE, else "default")
   --data DIR              The host's data directory (default .takoform/host: the project's
                           embedded host). When a process serves it, the move goes through that
@@ -39,47 +42,6 @@ Options:
 
 Exit status: 0 when the space holds no object of another lane any more, 1 otherwise.`;
 
-interface Moved {
-  kind: string;
-  name: string;
-  uid: string;
-  from: FormRef;
-  to: FormRef;
-}
-
-type Outcome = { ok: true; lane: string; space: string; moved: Moved[] } | { ok: false; code: string; hostCode?: string; message: string };
-
-async function overHttp(url: string, token: string | undefined, space: string, lane: LaneName): Promise<Outcome> {
-  const { LANE_UPGRADE_PATH } = await import("../../host/index.ts");
-  const response = await fetch(new URL(LANE_UPGRADE_PATH, url), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ space, lane }),
-  });
-  const body = (await response.json().catch(() => undefined)) as
-    { lane?: string; space?: string; moved?: Moved[]; error?: { code: string; hostCode?: string; message: string } } | undefined;
-  if (response.status === 200 && body?.moved !== undefined) return { ok: true, lane: body.lane!, space: body.space!, moved: body.moved };
-  if (body?.error !== undefined)
-    return { ok: false, code: body.error.code, ...(body.error.hostCode !== undefined ? { hostCode: body.error.hostCode } : {}), message: body.error.message };
-  return { ok: false, code: `HTTP ${response.status}`, message: `${url} answered ${response.status} without the error envelope; is it a takoform-cdk host?` };
-}
-
-async function inProcess(data: string, tenant: string, space: string, lane: LaneName): Promise<Outcome> {
-  const { LocalHost, HostError } = await import("../../host/index.ts");
-  // Every lane is served for the move: the objects' own and the target's.
-  const host = await LocalHost.open({ data, lanes: LANES.map((l) => l.name), log: (line) => process.stderr.write(`${line}\n`) });
-  try {
-    const result = host.upgradeLane({ tenant, space, lane });
-    return { ok: true, lane: result.lane.hostApiVersion, space: result.space, moved: result.moved };
-  } catch (error) {
-    if (error instanceof HostError)
-      return { ok: false, code: error.code, ...(error.hostCode !== undefined ? { hostCode: error.hostCode } : {}), message: error.message };
-    throw error;
-  } finally {
-    await host.close();
-  }
-}
-
 export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: ["--lane", "--space", "--data", "--tenant", "--endpoint", "--chdir"],
@@ -93,30 +55,23 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
   enterProject(args);
   const io = new Console(args);
-  const laneText = lastValue(args, "--lane") ?? PREFERRED_LANE.name;
+  const laneText = lastValue(args, "--lane") ?? PREFERRED;
   if (!isLaneName(laneText)) throw new CliUsageError(`--lane takes ${LANES.map((l) => l.name).join(" or ")}, got ${JSON.stringify(laneText)}`);
   const space = lastValue(args, "--space") ?? (process.env["TAKOFORM_SPACE"] || "default");
   if (!isSpaceId(space)) throw new CliUsageError(`--space ${JSON.stringify(space)} is not a SpaceID`);
   const endpoint = lastValue(args, "--endpoint") ?? (process.env["TAKOFORM_ENDPOINT"] || undefined);
   const token = process.env["TAKOFORM_TOKEN"] || undefined;
 
-  let outcome: Outcome;
-  let where: string;
-  if (endpoint !== undefined) {
-    where = endpoint;
-    outcome = await overHttp(endpoint, token, space, laneText);
-  } else {
-    const { DEV_TOKEN, servedEndpoint } = await import("../../host/index.ts");
-    const data = lastValue(args, "--data") ?? ".takoform/host";
-    const served = servedEndpoint(data);
-    if (served !== undefined) {
-      where = `${served.url} (serving ${data})`;
-      outcome = await overHttp(served.url, token ?? (served.devToken ? DEV_TOKEN.token : undefined), space, laneText);
-    } else {
-      where = data;
-      outcome = await inProcess(data, lastValue(args, "--tenant") ?? DEV_TOKEN.tenant, space, laneText);
-    }
-  }
+  const data = lastValue(args, "--data") ?? ".takoform/host";
+  const tenant = lastValue(args, "--tenant");
+  const { served, ...outcome } = await LocalHost.upgradeSpaceLane({
+    ...(endpoint !== undefined ? { endpoint } : { data }),
+    ...(token !== undefined ? { token } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+    space,
+    lane: laneText,
+  });
+  const where = endpoint ?? (served !== undefined ? `${served} (serving ${data})` : data);
 
   if (io.json) {
     io.emitJson({ command: "host upgrade-lane", host: where, ...outcome });
@@ -137,6 +92,6 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
     `Moved ${outcome.moved.length} object${outcome.moved.length === 1 ? "" : "s"} of space "${outcome.space}" on ${where} to ${outcome.lane} (same uids):`,
   );
   for (const m of outcome.moved) io.out(`  ${m.kind} ${m.name} [uid=${m.uid}]: ${formatFormRef(m.from)} -> ${formatFormRef(m.to)}`);
-  io.out(`Re-bind the project's state to them with \`takoform state upgrade-lane\` (lane ${laneNamed(laneText).name}).`);
+  io.out(`Re-bind the project's state to them with \`takoform state upgrade-lane\` (lane ${laneText}).`);
   return 0;
 }
