@@ -8,7 +8,7 @@
 import type { Diagnostic, FormRef, KnownValue, LaneName } from "../core/index.ts";
 import { describeBinding, laneOfBinding, recoverSensitiveOutput, runRebind, runUpgradeLane } from "../engine/index.ts";
 import type { StackConfig } from "../engine/config/index.ts";
-import { sensitiveValues } from "./output-variables.ts";
+import { sensitiveValues, type SensitiveValues } from "./output-variables.ts";
 import { lockOptions, type LockSettings, type RunOptions } from "./options.ts";
 import { stateResource, type StateResource } from "./results.ts";
 import type { StateReader } from "../state/index.ts";
@@ -63,8 +63,13 @@ type VerifyOptions = Pick<RunOptions, "lockTimeoutMs" | "lockLeaseMs" | "forceUn
 export interface WorkspaceState {
   /** Every resource state records, read without the lock (from the app's last synthesis when there is one, as `state list`). */
   list(): Promise<StateResult<"listed", { resources: StateResource[] }>>;
-  /** One resource state records (`not-in-state` when it holds no such address), read without the lock. */
-  show(address: string): Promise<StateResult<"found" | "not-in-state", { resource: StateResource | null }>>;
+  /**
+   * One resource state records (`not-in-state` when it holds no such address), read without the
+   * lock. `record`: the same resource whole, as the state document holds it (an entry of `pull()`'s
+   * `document.resources`: its identity columns, dependencies, and the write in flight when a run
+   * was interrupted; sensitive values sealed), what `takoform state show --json` prints.
+   */
+  show(address: string): Promise<StateResult<"found" | "not-in-state", { resource: StateResource | null; record: Record<string, unknown> | null }>>;
   /**
    * One output's value, as `takoform output -raw NAME` prints it: a sensitive one opened with this
    * Workspace's `variables` and `varFiles` (and the TAKOFORM_VAR_* / TF_VAR_* environment) —
@@ -73,6 +78,20 @@ export interface WorkspaceState {
    * records no output of that name (`names`: those it records).
    */
   output(name: string): Promise<StateResult<"opened" | "not-found" | "refused", { sensitive: boolean; value: unknown; names: string[] }>>;
+  /**
+   * Every output state records, from one read, as `takoform output -json` prints them: each
+   * sensitive one opened as `output(name)` opens it — `opened`, or `refused` (the variables are
+   * missing or not the values it was applied with; the reason in its `diagnostics`), or `sealed`
+   * (state keeps only its seal, which no variables open; a warning in its `diagnostics`, `value`
+   * undefined). The result is `refused` when any output is, or when the variables given cannot be
+   * read (a `varFiles` file, in `diagnostics`; `outputs` is empty then).
+   */
+  outputs(): Promise<
+    StateResult<
+      "opened" | "refused",
+      { outputs: Record<string, { status: "opened" | "sealed" | "refused"; sensitive: boolean; value: unknown; diagnostics: Diagnostic[] }> }
+    >
+  >;
   /**
    * The whole state as one JSON document (its format is the state's, docs/state.md: lineage,
    * serial, host binding, records, outputs), what `push({ bytes })` takes back; sensitive values
@@ -215,7 +234,7 @@ class StateHandle implements WorkspaceState {
 
   async show(address: string): ReturnType<WorkspaceState["show"]> {
     const read = await this.read((reader) => reader.get(address));
-    if ("early" in read) return { ...read.early, ok: false, resource: null };
+    if ("early" in read) return { ...read.early, ok: false, resource: null, record: null };
     const found = read.value !== undefined;
     return {
       status: found ? "found" : "not-in-state",
@@ -223,6 +242,7 @@ class StateHandle implements WorkspaceState {
       state: read.state,
       diagnostics: read.notes,
       resource: read.value !== undefined ? stateResource(read.value) : null,
+      record: read.value !== undefined ? { ...read.value } : null,
     };
   }
 
@@ -255,6 +275,34 @@ class StateHandle implements WorkspaceState {
     if ("diagnostics" in given) return refused(given.diagnostics);
     const recovered = recoverSensitiveOutput(name, output.value, read.value.lineage, given.lookup);
     return "value" in recovered ? opened(recovered.value) : refused([recovered.diagnostic]);
+  }
+
+  async outputs(): ReturnType<WorkspaceState["outputs"]> {
+    const read = await this.read(async (reader) => ({ outputs: await reader.outputs(), lineage: reader.lineage }));
+    if ("early" in read) return { ...read.early, ok: false, outputs: {} };
+    const { state, notes } = read;
+    const stored = Object.entries(read.value.outputs);
+    // The variables are read only when there is a sensitive output to open.
+    let lookup: SensitiveValues = () => undefined;
+    if (stored.some(([, o]) => o.sensitive)) {
+      const given = await sensitiveValues(read.config, { values: this.access.variables, varFiles: this.access.varFiles() }, this.access.env);
+      if ("diagnostics" in given) return { status: "refused", ok: false, state, diagnostics: [...notes, ...given.diagnostics], outputs: {} };
+      lookup = given.lookup;
+    }
+    const outputs: Awaited<ReturnType<WorkspaceState["outputs"]>>["outputs"] = {};
+    for (const [name, o] of stored) {
+      if (!o.sensitive) {
+        outputs[name] = { status: "opened", sensitive: false, value: o.value, diagnostics: [] };
+        continue;
+      }
+      const recovered = recoverSensitiveOutput(name, o.value, read.value.lineage, lookup);
+      if ("value" in recovered) outputs[name] = { status: "opened", sensitive: true, value: recovered.value, diagnostics: [] };
+      else if (recovered.reason === "not-recoverable")
+        outputs[name] = { status: "sealed", sensitive: true, value: undefined, diagnostics: [{ ...recovered.diagnostic, severity: "warning" }] };
+      else outputs[name] = { status: "refused", sensitive: true, value: undefined, diagnostics: [recovered.diagnostic] };
+    }
+    const refused = Object.values(outputs).some((o) => o.status === "refused");
+    return { status: refused ? "refused" : "opened", ok: !refused, state, diagnostics: notes, outputs };
   }
 
   /** Reads the state as the read-only commands find it (the app's last synthesis when there is one), without the lock. */

@@ -33,9 +33,12 @@ describe("workspace.state on the project's embedded host", () => {
     expect(listed).toMatchObject({ status: "listed", ok: true, resources: [{ address: `${KV}.a`, type: KV, status: "ready" }] });
     const shown = await ws.state.show(`${KV}.a`);
     expect(shown).toMatchObject({ status: "found", ok: true, resource: { address: `${KV}.a`, attributes: { name: "state-a" } } });
-    expect(await ws.state.show(`${KV}.nope`)).toMatchObject({ status: "not-in-state", ok: false, resource: null });
+    expect(await ws.state.show(`${KV}.nope`)).toMatchObject({ status: "not-in-state", ok: false, resource: null, record: null });
     const pulled = await ws.state.pull();
     expect(pulled).toMatchObject({ status: "pulled", ok: true });
+    // The record whole is the state document's own entry for it, what `state show --json` prints.
+    expect(shown.record).toEqual((pulled.document!["resources"] as unknown[])[0]);
+    expect(shown.record).toMatchObject({ address: `${KV}.a`, intent: null, dependencies: [] });
     const bytes = new TextEncoder().encode(JSON.stringify(pulled.document));
     expect(await ws.state.push({ bytes, name: "pulled.json" })).toMatchObject({ status: "unchanged", ok: true, resources: 1 });
   });
@@ -101,5 +104,30 @@ describe("workspace.state.output: a sensitive output opened with the Workspace's
     expect(refused).toMatchObject({ status: "refused", value: undefined, diagnostics: [{ code: "takoform.engine/output-sealed" }] });
     const other = openWorkspace({ projectDir: p.dir, configFile: "stack.json", variables: { secret: "another" }, env });
     expect(await other.state.output("secret")).toMatchObject({ status: "refused", value: undefined });
+
+    // All of them from one read: the seal-only one `sealed` (a warning), the others opened.
+    const all = await given.state.outputs();
+    expect(all).toMatchObject({ status: "opened", ok: true, diagnostics: [] });
+    expect(all.outputs).toEqual({
+      plain: { status: "opened", sensitive: false, value: "so-auto", diagnostics: [] },
+      secret: { status: "opened", sensitive: true, value: SECRET, diagnostics: [] },
+      marked: {
+        status: "sealed",
+        sensitive: true,
+        value: undefined,
+        diagnostics: [expect.objectContaining({ severity: "warning", code: "takoform.engine/output-sealed" })],
+      },
+    });
+    const refusedAll = await other.state.outputs();
+    expect(refusedAll).toMatchObject({
+      status: "refused",
+      ok: false,
+      outputs: { secret: { status: "refused", value: undefined }, marked: { status: "sealed" } },
+    });
+    // A variables file that cannot be read: refused as a whole, nothing opened.
+    const unreadable = openWorkspace({ projectDir: p.dir, configFile: "stack.json", varFiles: ["nowhere.tfvars.json"], env });
+    const noFile = await unreadable.state.outputs();
+    expect(noFile).toMatchObject({ status: "refused", ok: false, outputs: {} });
+    expect(noFile.diagnostics.length).toBeGreaterThan(0);
   });
 });

@@ -10,13 +10,10 @@
 import { cliCode } from "../codes.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Diagnostic } from "../../automation/api.ts";
-import type { ResourceRecord, StoredOutput } from "../../state/index.ts";
-import { isCrossStackOutput, recoverSensitiveOutput } from "../../engine/index.ts";
-import { outputJson } from "../../views/index.ts";
+import type { KnownValue, WorkspaceState } from "../../automation/api.ts";
+import { outputHidden, outputJson, pulledState } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { loadStateTarget, openReader, sensitiveValues, type SensitiveValues } from "../../automation/index.ts";
-import { enterProject, flagSpec, projectDir, outsideProject, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage, varValues } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, outsideProject, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { Console } from "../console.ts";
 
 const USAGE = `Usage: takoform output [options] [NAME]
@@ -45,6 +42,19 @@ function refuse(io: Console, summary: string, detail: string, repair: string): n
   return io.fail("output", [{ severity: "error", code: cliCode("output-unprintable"), summary, detail, repair }]);
 }
 
+/** NAME is not an output state records (`names`: those it does). */
+function notFound(io: Console, name: string, names: readonly string[]): number {
+  return io.fail("output", [
+    {
+      severity: "error",
+      code: cliCode("output-not-found"),
+      summary: `No output named "${name}" in state`,
+      detail: names.length > 0 ? `The outputs recorded are: ${names.join(", ")}.` : "No outputs are recorded.",
+      repair: "Declare the output in the app (TerraformOutput) and apply, or use one of the recorded names.",
+    },
+  ]);
+}
+
 export const command: Command = {
   async run(argv) {
     const args = parseArgs(argv, FLAGS);
@@ -54,123 +64,84 @@ export const command: Command = {
     const io = new Console(args);
     const outside = outsideProject(args);
     if (outside !== null) return io.fail("output", [outside]);
-    const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
-    if ("diagnostics" in target) return io.fail("output", target.diagnostics);
-    if (!io.json) io.diagnostics(target.notes);
-    let outputs: Record<string, StoredOutput> = {};
-    let records: ResourceRecord[] = [];
-    let lineage = "";
-    const opened = await openReader(target);
-    if ("diagnostics" in opened) return io.fail("output", opened.diagnostics);
-    if ("reader" in opened) {
-      try {
-        outputs = await opened.reader.outputs();
-        records = await opened.reader.list();
-        lineage = opened.reader.lineage;
-      } finally {
-        await opened.reader.close();
-      }
-    }
-    // The sensitive variables given, resolved only when a sensitive value is to be printed.
-    let given: SensitiveValues | undefined;
-    const lookup = async (): Promise<SensitiveValues | { diagnostics: Diagnostic[] }> => {
-      if (given !== undefined) return given;
-      const found = await sensitiveValues(target.config, { values: varValues(args), varFiles: args.values.get("--var-file") ?? [] }, process.env);
-      if ("diagnostics" in found) return found;
-      return (given = found.lookup);
-    };
     const name = args.positionals[0];
     const raw = args.switches.has("--raw");
+    const { Workspace } = await import("../../automation/api.ts");
+    const workspace = new Workspace(workspaceOptions(args));
+    if (name !== undefined && (raw || io.json)) return printValue(io, name, raw, await workspace.state.output(name));
+    if (name === undefined && io.json && !raw) return printAll(io, await workspace.state.outputs());
+    // The listing, and NAME for people: what state holds, nothing opened (a sensitive one is <sensitive>).
+    const pulled = await workspace.state.pull();
+    if (pulled.status === "not-started") return io.fail("output", pulled.diagnostics);
+    if (!io.json) io.diagnostics(pulled.diagnostics);
+    const document = pulledState(pulled.document);
+    const outputs = document?.outputs ?? {};
     if (name !== undefined) {
       const output = outputs[name];
-      if (output === undefined) {
-        return io.fail("output", [
-          {
-            severity: "error",
-            code: cliCode("output-not-found"),
-            summary: `No output named "${name}" in state`,
-            detail: Object.keys(outputs).length > 0 ? `The outputs recorded are: ${Object.keys(outputs).join(", ")}.` : "No outputs are recorded.",
-            repair: "Declare the output in the app (TerraformOutput) and apply, or use one of the recorded names.",
-          },
-        ]);
-      }
-      if (!io.json && !raw) {
-        io.out(hidden(name, output) ? "<sensitive>" : JSON.stringify(output.value, null, 2));
-        return 0;
-      }
-      let value = output.value;
-      if (output.sensitive) {
-        const values = await lookup();
-        if ("diagnostics" in values) return refuseWith(io, values.diagnostics);
-        const recovered = recoverSensitiveOutput(name, output.value, lineage, values);
-        if ("diagnostic" in recovered) return refuseWith(io, [recovered.diagnostic]);
-        value = recovered.value;
-      }
-      if (raw) {
-        if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-          return refuse(
-            io,
-            "Unsupported value for raw output",
-            `The value of "${name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : "an object"}; --raw prints only a string, number or bool.`,
-            "Use --json for structured values.",
-          );
-        }
-        process.stdout.write(String(value)); // as Terraform: no newline, so $(takoform output --raw x) is the value
-        return 0;
-      }
-      // As Terraform's `output -json NAME`: the value itself.
-      io.emitJson(value);
+      if (output === undefined) return notFound(io, name, Object.keys(outputs));
+      io.out(outputHidden(name, output) ? "<sensitive>" : JSON.stringify(output.value, null, 2));
       return 0;
     }
     if (raw) throw new CliUsageError("--raw prints one output: give its NAME");
-    if (io.json) {
-      const document: Record<string, unknown> = {};
-      const refused: Diagnostic[] = [];
-      const unrecoverable: Diagnostic[] = [];
-      for (const [key, o] of Object.entries(outputs)) {
-        if (!o.sensitive) {
-          document[key] = outputJson(o);
-          continue;
-        }
-        const values = await lookup();
-        if ("diagnostics" in values) return refuseWith(io, values.diagnostics);
-        const recovered = recoverSensitiveOutput(key, o.value, lineage, values);
-        if ("value" in recovered) document[key] = outputJson({ value: recovered.value, sensitive: true }, true);
-        else if (recovered.reason !== "not-recoverable") refused.push(recovered.diagnostic);
-        else {
-          // Kept only as a seal: listed without its value, as before, and said so on stderr.
-          document[key] = outputJson(o);
-          unrecoverable.push({ ...recovered.diagnostic, severity: "warning" });
-        }
-      }
-      // Nothing is printed unless every value that can come back did: a script reading one would
-      // otherwise read null where the value is.
-      if (refused.length > 0) return refuseWith(io, refused);
-      io.diagnostics(unrecoverable);
-      io.emitJson(document);
-      return 0;
-    }
     const entries = Object.entries(outputs);
     if (entries.length === 0) io.err("No outputs recorded in state. Declare outputs in the app (TerraformOutput) and apply.");
-    for (const [key, o] of entries) io.out(`${key} = ${hidden(key, o) ? "<sensitive>" : JSON.stringify(o.value)}`);
-    for (const line of await localAddresses(projectDir(args), records)) io.out(line);
+    for (const [key, o] of entries) io.out(`${key} = ${outputHidden(key, o) ? "<sensitive>" : JSON.stringify(o.value)}`);
+    for (const line of await localAddresses(projectDir(args), document?.resources ?? [])) io.out(line);
     return 0;
   },
 };
 
-/** Refused before anything is printed: the diagnostics on stderr, nothing on stdout, exit 1. */
-/** Why a sensitive output cannot be printed (as JSON with --json), exit status 1. */
-function refuseWith(io: Console, diagnostics: readonly Diagnostic[]): number {
-  return io.fail("output", diagnostics);
+/** `output --raw NAME` and `output --json NAME`: workspace.state.output(), the value (a sensitive one opened) or why not. */
+function printValue(io: Console, name: string, raw: boolean, result: Awaited<ReturnType<WorkspaceState["output"]>>): number {
+  if (result.status === "not-started" || result.status === "refused") return io.fail("output", result.diagnostics);
+  if (!io.json) io.diagnostics(result.diagnostics);
+  if (result.status !== "opened") return notFound(io, name, result.names);
+  const value = result.value;
+  if (!raw) {
+    // As Terraform's `output -json NAME`: the value itself.
+    io.emitJson(value);
+    return 0;
+  }
+  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+    return refuse(
+      io,
+      "Unsupported value for raw output",
+      `The value of "${name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : "an object"}; --raw prints only a string, number or bool.`,
+      "Use --json for structured values.",
+    );
+  }
+  process.stdout.write(String(value)); // as Terraform: no newline, so $(takoform output --raw x) is the value
+  return 0;
 }
 
 /**
- * Shown as `<sensitive>`: a sealed output, and one cdktf wrote for a cross-stack reference, which
- * it marks sensitive and takoform stores in the clear for the other stack to read (docs/stacks.md);
- * `--raw` and `--json` print that one, as Terraform prints a sensitive output's value.
+ * `output --json`: workspace.state.outputs(), as Terraform's `output -json`. Nothing is printed
+ * unless every value that can come back did: a script reading one would otherwise read null where
+ * the value is. One kept only as a seal is listed without its value, and said so on stderr.
  */
-function hidden(name: string, output: { sensitive: boolean }): boolean {
-  return output.sensitive || isCrossStackOutput(name);
+function printAll(io: Console, result: Awaited<ReturnType<WorkspaceState["outputs"]>>): number {
+  if (result.status === "not-started") return io.fail("output", result.diagnostics);
+  const entries = Object.entries(result.outputs);
+  const refused = entries.flatMap(([, o]) => (o.status === "refused" ? o.diagnostics : []));
+  // Refused with no output refused: the variables given could not be read.
+  if (result.status === "refused") return io.fail("output", refused.length > 0 ? refused : result.diagnostics);
+  const document: Record<string, unknown> = {};
+  for (const [key, o] of entries) {
+    document[key] =
+      o.status === "sealed" ? outputJson({ value: null, sensitive: true }) : outputJson({ value: o.value as KnownValue, sensitive: o.sensitive }, true);
+  }
+  io.diagnostics(entries.flatMap(([, o]) => (o.status === "sealed" ? o.diagnostics : [])));
+  io.emitJson(document);
+  return 0;
+}
+
+/** What the addresses are read from: a record of the state `workspace.state.pull()` read. */
+interface LocalRecord {
+  address: string;
+  name: string | null;
+  ref: { kind: string } | null;
+  outputs: Readonly<Record<string, unknown>>;
+  attributes: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -178,7 +149,7 @@ function hidden(name: string, output: { sensitive: boolean }): boolean {
  * The host's modules (and dev's) are loaded only when there is an address to print: every other
  * output answer reads the state alone (test/package/loading.test.ts).
  */
-async function localAddresses(dir: string, records: readonly ResourceRecord[]): Promise<string[]> {
+async function localAddresses(dir: string, records: readonly LocalRecord[]): Promise<string[]> {
   const data = join(dir, ".takoform", "host");
   if (!existsSync(join(data, "host.db"))) return [];
   const addresses: { name: string; kind: string; hostname: string }[] = [];

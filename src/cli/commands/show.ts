@@ -3,13 +3,10 @@
 
 import { packageVersion } from "../package-manifest.ts";
 import { PlanFileError, readAnyPlanFile } from "../../engine/index.ts";
-import { planToJson, stateToJson, writePlan } from "../../views/index.ts";
-import type { StateDocument } from "../../state/index.ts";
+import { planToJson, pulledState, stateText, stateToJson, writePlan } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
-import { loadStateTarget, openReader } from "../../automation/index.ts";
-import { enterProject, flagSpec, projectDir, readOnlyLoad, stateSource, STATE_FLAGS, STATE_HELP, usage } from "../workspace.ts";
+import { enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { Console } from "../console.ts";
-import { showRecord } from "./state.ts";
 import { showSavedStacks } from "../stacks-flow.ts";
 
 const USAGE = `Usage: takoform show [options] [PLAN-FILE]
@@ -52,38 +49,17 @@ export const command: Command = {
       else io.outPieces((write) => writePlan(saved.plan, { color: io.color }, write));
       return 0;
     }
-    const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
-    if ("diagnostics" in target) return io.fail("show", target.diagnostics);
-    if (!io.json) io.diagnostics(target.notes);
-    const opened = await openReader(target);
-    if ("diagnostics" in opened) return io.fail("show", opened.diagnostics);
-    let document: StateDocument | null = null;
-    if ("reader" in opened) {
-      try {
-        document = await opened.reader.pull();
-      } finally {
-        await opened.reader.close();
-      }
-    }
+    // The state as workspace.state.pull() reads it; no state is shown as Terraform shows it, not refused.
+    const { Workspace } = await import("../../automation/api.ts");
+    const pulled = await new Workspace(workspaceOptions(args)).state.pull();
+    if (pulled.status === "not-started") return io.fail("show", pulled.diagnostics);
+    const document = pulledState(pulled.document);
     if (io.json) {
       io.emitJson(stateToJson(document, packageVersion()));
       return 0;
     }
-    // Terraform's words for no state and for an empty one.
-    if (document === null) {
-      io.out("No state.");
-      return 0;
-    }
-    if (document.resources.length === 0 && Object.keys(document.outputs).length === 0) {
-      io.out("The state file is empty. No resources are represented.");
-      return 0;
-    }
-    const blocks = document.resources.map(showRecord);
-    const outputs = Object.entries(document.outputs);
-    if (outputs.length > 0) {
-      blocks.push(["Outputs:", "", ...outputs.map(([name, o]) => `${name} = ${o.sensitive ? "(sensitive value)" : JSON.stringify(o.value)}`)].join("\n"));
-    }
-    io.out(blocks.join("\n\n"));
+    io.diagnostics(pulled.diagnostics);
+    io.out(stateText(document));
     return 0;
   },
 };

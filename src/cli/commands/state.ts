@@ -8,25 +8,11 @@
 
 import { diagnosticsToJson, Console } from "../console.ts";
 import { hostname } from "node:os";
-import { formatValue } from "../../views/index.ts";
-import { parseStateAddress, type ResourceRecord, type StateReader } from "../../state/index.ts";
+import { recordText } from "../../views/index.ts";
 import { noState, notInState } from "../state-problems.ts";
 import type { StateResult } from "../../automation/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { loadStateTarget, openReader, type StateTarget } from "../../automation/index.ts";
-import {
-  enterProject,
-  durationFlag,
-  flagSpec,
-  projectDir,
-  outsideProject,
-  readOnlyLoad,
-  stateSource,
-  STATE_FLAGS,
-  STATE_HELP,
-  usage,
-  workspaceOptions,
-} from "../workspace.ts";
+import { enterProject, durationFlag, flagSpec, outsideProject, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
@@ -78,42 +64,6 @@ function lockSettings(args: ParsedArgs, what: string) {
   };
 }
 
-/** One record as `state show` (and `show`) print it: Terraform's resource block, secrets masked. */
-export function showRecord(record: ResourceRecord): string {
-  const { address, deposed } = parseStateAddress(record.address);
-  const dot = address.indexOf(".");
-  const lines = [
-    `# ${record.address}:${deposed !== null ? " (deposed object)" : ""}${record.status !== "ready" ? ` (${record.status})` : ""}`,
-    `resource "${record.type}" "${address.slice(dot + 1)}" {`,
-  ];
-  const names = Object.keys(record.attributes).sort();
-  const width = Math.max(0, ...names.map((n) => n.length));
-  // formatValue shows a sealed value as Terraform shows a secret: `(sensitive value)`, unquoted.
-  for (const name of names) lines.push(`    ${name.padEnd(width)} = ${formatValue(record.attributes[name]!, "    ")}`);
-  lines.push("}");
-  if (record.intent !== null)
-    lines.push(`# interrupted ${record.intent.write.operation} recorded at ${record.intent.at} (step ${record.intent.stepId}); the next apply resolves it`);
-  return lines.join("\n");
-}
-
-/** Runs `body` on the state read, or reports why there is none (as JSON with --json) and gives null. */
-async function withReader<T>(command: string, target: StateTarget, io: Console, body: (reader: StateReader) => Promise<T>): Promise<T | null> {
-  const opened = await openReader(target);
-  if ("diagnostics" in opened) {
-    io.fail(command, opened.diagnostics);
-    return null;
-  }
-  if ("missing" in opened) {
-    io.fail(command, [noState(target.describe)]);
-    return null;
-  }
-  try {
-    return await body(opened.reader);
-  } finally {
-    await opened.reader.close();
-  }
-}
-
 export const command: Command = {
   async run(argv) {
     const [sub, ...rest] = argv;
@@ -122,8 +72,8 @@ export const command: Command = {
       return sub === undefined ? 1 : 0;
     }
     // rebind connects to a host, so it reads the project as the plan/apply family does.
-    // Each subcommand that writes loads its own code (and the automation API) only when it runs,
-    // so show loads none of it; list and pull load the automation API's Workspace when they run.
+    // Each subcommand that writes loads its own code only when it runs; every subcommand loads the
+    // automation API's Workspace only when it runs (so `state --help` loads none of it).
     if (sub === "rebind") return (await import("./state-rebind.ts")).rebindCommand(rest);
     if (sub === "upgrade-lane") return (await import("./state-upgrade-lane.ts")).upgradeLaneCommand(rest);
     if (sub === "push") return (await import("./state-push.ts")).pushCommand(rest);
@@ -139,26 +89,8 @@ export const command: Command = {
     const outside = outsideProject(args);
     if (outside !== null) return io.fail(`state ${sub}`, [outside]);
     if (sub === "rm" || sub === "mv") return (sub === "rm" ? removeCommand : moveCommand)(args, io);
-    if (sub === "list" || sub === "pull") return (sub === "list" ? listCommand : pullCommand)(args, io);
-    const target = await loadStateTarget(projectDir(args), stateSource(args), readOnlyLoad(args));
-    if ("diagnostics" in target) return io.fail(`state ${sub}`, target.diagnostics);
-    if (!io.json) io.diagnostics(target.notes);
-    switch (sub) {
-      case "show": {
-        if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
-        const address = args.positionals[0]!;
-        const record = await withReader(`state ${sub}`, target, io, (r) => r.get(address));
-        if (record === null) return 1;
-        if (record === undefined) return io.fail("state show", [notInState(address)]);
-        if (io.json) io.emitJson(record);
-        else io.out(showRecord(record));
-        return 0;
-      }
-      default:
-        throw new CliUsageError(
-          `unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`,
-        );
-    }
+    if (sub === "show") return showCommand(args, io);
+    return (sub === "list" ? listCommand : pullCommand)(args, io);
   },
 };
 
@@ -181,6 +113,22 @@ async function listCommand(args: ParsedArgs, io: Console): Promise<number> {
   else {
     io.diagnostics(result.diagnostics);
     for (const r of result.resources) io.out(r.address);
+  }
+  return 0;
+}
+
+/** `state show ADDRESS`: workspace.state.show(), the record's block (--json: the record whole, as the state document holds it). */
+async function showCommand(args: ParsedArgs, io: Console): Promise<number> {
+  if (args.positionals.length !== 1) throw new CliUsageError("state show takes exactly one ADDRESS");
+  const address = args.positionals[0]!;
+  const { Workspace } = await import("../../automation/api.ts");
+  const result = await new Workspace(workspaceOptions(args)).state.show(address);
+  if (result.status === "not-in-state") return io.fail("state show", [...result.diagnostics, notInState(address)]);
+  if (result.status !== "found" || result.record === null) return readFailed("state show", io, result);
+  if (io.json) io.emitJson(result.record);
+  else {
+    io.diagnostics(result.diagnostics);
+    io.out(recordText(result.record));
   }
   return 0;
 }
