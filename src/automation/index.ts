@@ -21,7 +21,6 @@
 //                     state-push.ts, state-migrate.ts, state-restore.ts, state-adopt.ts
 
 export { loadStack, type LoadedStack, type StackSource } from "./project.ts";
-export { sensitiveValues, type SensitiveValues } from "./output-variables.ts";
 export { AppOutlines, readRemoteState, readRemoteStates, remoteReadsOf, type RemoteRead } from "./remote-reads.ts";
 export { loadStateTarget, openReader, openStore, restoreConnStr, stackMismatch, stateTarget, unavailable, type StateTarget } from "./state-access.ts";
 export { describeIdentity, legacyRecordPath, previousBackend, readRecordAt, samePlace, specOf, stateFileInUse, writeBackendRecord } from "./backend-record.ts";
