@@ -1,6 +1,8 @@
 // `takoform output [NAME]`: the outputs stored by the last apply. A sensitive output is shown as
 // <sensitive> in the listing; `--raw NAME` and `--json` print its value as Terraform does, decrypted
 // with the sensitive variables given to this command (docs/state.md §1, "Sensitive outputs").
+// The state is read through the published Workspace: workspace.state.pull() for the listing and
+// NAME for people, output(NAME) for one value, outputs() for --json.
 //
 // For a project on the embedded host (it has .takoform/host), the listing of all outputs ends
 // with the local addresses of its workers' endpoints and custom domains, in the path form on the
