@@ -16,6 +16,7 @@
 //   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
 //   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them
 //   options.ts        what a Workspace's calls take (host, run and lock options)
+//   plan-file.ts      a saved plan file of one stack, as `apply({ planFile })` applies it
 //   workspace.ts      the published Workspace (api.ts), the command's plan/apply/import/synth
 //   workspace-state.ts workspace.state, the state operations: state-edit.ts (mv, rm),
 //                     state-push.ts, state-migrate.ts, state-restore.ts, state-adopt.ts

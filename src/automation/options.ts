@@ -66,20 +66,27 @@ export interface RunOptions {
   forceUnlock?: boolean;
   /** Who the state lock names while this run holds it (default `takoform-cdk/automation <run> (pid … on <host>)`). */
   lockHolder?: string;
+  /** Asked with the plan's changes when it changes something; false cancels the run. Without it, the plan is applied. Not asked with `apply({ plan })` or `apply({ planFile })`: that plan was shown when it was made. */
+  confirm?: (changes: Change[]) => boolean | Promise<boolean>;
 }
 
 /** What `apply()` takes beyond every run's options. */
 export interface ApplyOptions extends RunOptions {
   /** Replace these resources even where nothing changed. */
   replace?: string[];
-  /** Asked with the plan's changes when it changes something; false cancels the run. Without it, the plan is applied. Not asked with `plan`: that plan was shown. */
-  confirm?: (changes: Change[]) => boolean | Promise<boolean>;
   /**
    * Apply exactly this plan, the `plan` of a PlanResult this Workspace's `plan()` returned (its
    * mode, targets and replacements with it; `targets`, `replace` and `refresh` are not used):
    * refused, with nothing written, if the state moved since it was made.
    */
   plan?: PlanHandle;
+  /**
+   * Apply exactly the plan saved in this file (`plan.write(file)`, `takoform plan --out FILE`), on
+   * the stack it was made of (the app is not run again; `stack`, when the Workspace names one, must
+   * be the file's). As `plan`, refused if the state moved since; `variables` must give each
+   * sensitive variable the value it was planned with. A file of several stacks is refused.
+   */
+  planFile?: string;
 }
 
 /** What `import()` takes: the state lock's settings, and a hook for when the import begins. */
@@ -89,7 +96,7 @@ export interface ImportOptions extends Pick<RunOptions, "lockTimeoutMs" | "lockL
 }
 
 /** What `plan()` takes. */
-export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "onEvent"> {
+export interface PlanRunOptions extends Omit<RunOptions, "signal" | "lockTimeoutMs" | "lockLeaseMs" | "forceUnlock" | "lockHolder" | "onEvent" | "confirm"> {
   /** `normal` (default), `destroy` or `refresh-only`. */
   mode?: "normal" | "destroy" | "refresh-only";
   /** Replace these resources even where nothing changed. */

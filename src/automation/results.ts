@@ -8,14 +8,15 @@ import type { ResourceRecord, StoredOutput } from "../state/index.ts";
 import type { PlanHandle } from "./plan-handle.ts";
 
 /**
- * What a run reports while it runs (`kind` tells which): each note found before the plan (a lock
- * taken over, a state bound to this host), the plan's changes once it is made, each interrupted
- * write resumed, and each step of the apply as it starts, is still running, ends, fails or is
- * skipped because a step it needs failed. The engine's own events, with the plan as its changes.
+ * What a run reports while it runs (`kind` tells which): each note found before the plan (the
+ * stack's own warnings as it loads, a lock taken over, a state bound to this host), the plan once
+ * it is made (its changes, and its handle: `plan.write(file)` saves it), each interrupted write
+ * resumed, and each step of the apply as it starts, is still running, ends, fails or is skipped
+ * because a step it needs failed. The engine's own events, with the plan as a handle.
  */
 export type WorkspaceEvent =
   | { kind: "note"; diagnostic: Diagnostic }
-  | { kind: "plan"; changes: Change[] }
+  | { kind: "plan"; changes: Change[]; plan: PlanHandle }
   | { kind: "resume"; address: string; operation: string }
   | { kind: "resumed"; address: string; ok: boolean }
   | { kind: "start"; stepId: string; address: string; action: StepAction; uid?: string; importId?: string }
@@ -24,9 +25,9 @@ export type WorkspaceEvent =
   | { kind: "failed"; stepId: string; address: string; action: StepAction; elapsedMs: number }
   | { kind: "skipped"; stepId: string; address: string; action: StepAction; blockedBy: string };
 
-/** An engine event as a Workspace streams it: the same, but the plan as the changes it makes. */
-export function workspaceEvent(event: EngineEvent): WorkspaceEvent {
-  return event.kind === "plan" ? { kind: "plan", changes: changesOf(event.plan) } : event;
+/** An engine event as a Workspace streams it: the same, but the plan as the changes it makes and its handle (`handleOf`). */
+export function workspaceEvent(event: EngineEvent, handleOf: (plan: Plan) => PlanHandle): WorkspaceEvent {
+  return event.kind === "plan" ? { kind: "plan", changes: changesOf(event.plan), plan: handleOf(event.plan) } : event;
 }
 
 /** One resource the plan changes: its address and Terraform's action list (`["create"]`, `["delete", "create"]`, …). */

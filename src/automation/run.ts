@@ -3,6 +3,7 @@
 // let the engine run, read back what the run left, close. The command renders what it reports;
 // the Workspace returns it as values.
 
+import { existsSync, writeFileSync } from "node:fs";
 import type { Diagnostic } from "../core/index.ts";
 import {
   checkConfiguration,
@@ -13,6 +14,7 @@ import {
   recordedLane,
   runApply,
   runCounts,
+  type ApplyHooks,
   type ApplyRun,
   type ApplyRunOptions,
   type Plan,
@@ -198,4 +200,37 @@ async function checkAlone(
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Test hooks of an apply, read from the Workspace's environment and off unless a variable is set
+ * (undocumented: the crash and resume scenarios of test/scenario stop a real run at an exact point
+ * with them): SIGKILL this process after the N-th intent or write, or pause it after the N-th intent.
+ */
+export function testHooks(env: NodeJS.ProcessEnv): ApplyHooks {
+  const hooks: ApplyHooks = {};
+  const after = (name: string): number | undefined => {
+    const text = env[name];
+    return text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined;
+  };
+  const intents = after("TAKOFORM_TEST_CRASH_AFTER_INTENTS");
+  const writes = after("TAKOFORM_TEST_CRASH_AFTER_WRITES");
+  if (intents !== undefined) hooks.afterIntent = (n) => void (n >= intents && process.kill(process.pid, "SIGKILL"));
+  if (writes !== undefined) hooks.afterWrite = (n) => void (n >= writes && process.kill(process.pid, "SIGKILL"));
+  // TAKOFORM_TEST_PAUSE_AFTER_INTENT=N with TAKOFORM_TEST_PAUSE_FILE=PATH: right after the N-th
+  // intent is durable (before its host request), create PATH.reached and wait while PATH exists.
+  // A test breaks what it wants broken meanwhile (fills the disk under an embedded host, whose
+  // answers no proxy can hold), then removes PATH to let the request go.
+  const pauseAt = after("TAKOFORM_TEST_PAUSE_AFTER_INTENT");
+  const pauseFile = env["TAKOFORM_TEST_PAUSE_FILE"];
+  if (pauseAt !== undefined && pauseFile !== undefined && pauseFile !== "") {
+    hooks.afterIntent = (n) => {
+      if (n !== pauseAt) return;
+      writeFileSync(`${pauseFile}.reached`, "");
+      // The hook is synchronous; the whole process stands still, the embedded host with it.
+      const sleeper = new Int32Array(new SharedArrayBuffer(4));
+      while (existsSync(pauseFile)) Atomics.wait(sleeper, 0, 0, 20);
+    };
+  }
+  return hooks;
 }

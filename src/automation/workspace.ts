@@ -7,13 +7,13 @@
 
 import { resolve } from "node:path";
 import { LANES, type Diagnostic, type LaneName } from "../core/index.ts";
-import { DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUnavailable } from "../engine/index.ts";
+import { bindRun, DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUnavailable, type Plan, type SavedPlan } from "../engine/index.ts";
 import { synthesizeProject } from "../engine/config/index.ts";
 import { StateDamagedError, StateUnavailableError, type StateReader } from "../state/index.ts";
 import { damageDiagnostic } from "./state-damage.ts";
-import { loadStack, type LoadedStack } from "./project.ts";
-import { applyStack, planStack } from "./run.ts";
-import { foreignPlan, madePlan, planHandle, type MadePlan } from "./plan-handle.ts";
+import { loadStack, type LoadedStack, type StackSource } from "./project.ts";
+import { applyStack, planStack, testHooks } from "./run.ts";
+import { foreignPlan, madePlan, planHandle, type PlanHandle } from "./plan-handle.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import {
@@ -129,12 +129,16 @@ export class Workspace {
    * this Workspace's `plan()`), refused if the state moved since.
    */
   apply(options: ApplyOptions = {}): Promise<RunResult> {
+    if (options.planFile !== undefined) {
+      if (options.plan !== undefined) return Promise.reject(new TypeError("apply() takes `plan` or `planFile`, not both"));
+      return this.runSaved(options.planFile, options);
+    }
     if (options.plan === undefined) return this.run("normal", options);
     const made = madePlan(options.plan);
     if (made === undefined || made.owner !== this) return Promise.resolve(notStarted([foreignPlan(made !== undefined)]));
     // A plan that failed has nothing to apply: its result says why, as it did at plan().
     if (!made.ok) return Promise.resolve({ ...notStarted(made.plan.diagnostics), status: "plan-failed", changes: changesOf(made.plan) });
-    return this.run(made.mode, options, made);
+    return this.run(made.mode, options, { loaded: made.loaded, exact: made.plan });
   }
 
   /** Destroys every resource the stack's state manages, each after the resources that depend on it. */
@@ -181,39 +185,74 @@ export class Workspace {
     return (await this.readState((reader) => reader.list(), [])).map(stateResource);
   }
 
-  /** `made`: apply exactly that plan, on the stack as it was loaded for it (the app is not run again). */
-  private async run(mode: "normal" | "destroy" | "refresh-only", options: ApplyOptions, made?: MadePlan): Promise<RunResult> {
+  /** A saved plan file of one stack, applied exactly as saved, on the stack the file carries. */
+  private async runSaved(file: string, options: ApplyOptions): Promise<RunResult> {
+    if (options.signal?.aborted === true) return { ...notStarted([]), status: "cancelled" };
+    // Loaded on first use: a Workspace that never applies a file (the state commands) does not load it.
+    const { otherStack, readOneStackPlan, readyToApply } = await import("./plan-file.ts");
+    const saved = await readOneStackPlan(file);
+    if ("diagnostics" in saved) return notStarted(saved.diagnostics);
+    const document = { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables };
+    const loaded = await this.load(saved.mode !== "destroy", document);
+    if (!isLoaded(loaded)) return notStarted(loaded.diagnostics);
+    // A plan file of another stack than the one named would apply under that name.
+    const other = otherStack(file, loaded, this.options.stack);
+    if (other !== undefined) return notStarted([other]);
+    return this.run(saved.mode, options, { loaded, saved, ready: () => readyToApply(saved, loaded) });
+  }
+
+  /**
+   * `given`: the stack already loaded, and what to apply exactly — a plan handle's plan (`exact`,
+   * its notes shown at plan()), or a saved plan file's (`saved`, once `ready` finds nothing wrong).
+   */
+  private async run(
+    mode: "normal" | "destroy" | "refresh-only",
+    options: ApplyOptions,
+    given?: { loaded: LoadedStack; exact?: Plan; saved?: SavedPlan; ready?: () => Diagnostic[] },
+  ): Promise<RunResult> {
     const signal = options.signal;
     // A function, not a property read: the signal changes while the run awaits.
     const aborted = (): boolean => signal?.aborted === true;
     if (aborted()) return { ...notStarted([]), status: "cancelled" };
-    const loaded = made?.loaded ?? (await this.load(mode !== "destroy"));
+    const loaded = given?.loaded ?? (await this.load(mode !== "destroy"));
     if (!isLoaded(loaded)) return notStarted(loaded.diagnostics);
-    const confirm = options.confirm;
+    const { confirm, onEvent } = options;
+    const refresh = options.refresh ?? true;
+    // The plan as a handle (to render, save or apply later), made only when an event carries it.
+    const handleOf = (plan: Plan): PlanHandle =>
+      planHandle(plan, loaded, { mode, refresh, ok: !plan.diagnostics.some((d) => d.severity === "error"), owner: this });
+    // The stack's own warnings come first, as notes, before anything is opened (a plan handle's came with its plan).
+    if (given?.exact === undefined) for (const diagnostic of loaded.diagnostics) onEvent?.({ kind: "note", diagnostic });
+    const refused = given?.ready?.() ?? [];
+    if (refused.length > 0) return notStarted([...loaded.diagnostics, ...refused]);
     const ran = await applyStack(
       loaded,
       {
         // An exact plan is checked against state (lineage, serial, nothing in flight) and host before anything is written.
-        ...(made !== undefined ? { exact: made.plan } : {}),
+        ...(given?.exact !== undefined ? { exact: given.exact } : {}),
+        ...(given?.saved !== undefined ? { saved: given.saved } : {}),
         plan: {
           mode,
           ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
+          ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
           ...(options.targets !== undefined ? { targets: options.targets } : {}),
           ...(options.replace !== undefined && mode === "normal" ? { replace: options.replace } : {}),
         },
         lock: lockOptions(options, mode === "destroy" ? "destroy" : mode === "refresh-only" ? "refresh" : "apply"),
         ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
-        ...(options.onEvent !== undefined ? { events: (event) => options.onEvent!(workspaceEvent(event)) } : {}),
+        ...(onEvent !== undefined ? { events: (event) => onEvent(workspaceEvent(event, handleOf)) } : {}),
+        hooks: testHooks(this.env),
         // Aborted while planning: nothing is applied (as a "no" to the approval).
         confirm: async (plan) => !aborted() && (confirm === undefined || (await confirm(changesOf(plan)))) && !aborted(),
         stopped: aborted,
       },
-      { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env },
+      // A run waiting for the state lock waits as long for the embedded host the holder has open.
+      { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env, ...(this.options.onNote !== undefined ? { onNotice: this.options.onNote } : {}) },
     );
     if (!("run" in ran)) return notStarted([...loaded.diagnostics, ...ran.diagnostics]);
     const { run } = ran;
     const status = aborted() && run.status === "applied" ? "cancelled" : runStatus(run.status);
-    return {
+    const result: RunResult = {
       status,
       ok: run.ok,
       counts: run.counts,
@@ -221,13 +260,17 @@ export class Workspace {
       outputs: outputValues(ran.outputs),
       diagnostics: [...loaded.diagnostics, ...run.diagnostics],
     };
+    // The command renders the engine's run (its closing lines, timings, --json) from the result: views/run-handle.ts.
+    bindRun(result, run);
+    return result;
   }
 
   /** `remote`: read the stack's `data.terraform_remote_state` (not for a destroy, nor a state read). */
-  private async load(remote = false): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+  private async load(remote = false, fromDocument?: StackSource["fromDocument"]): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
     const o = this.options;
     return loadStack({
       remote,
+      ...(fromDocument !== undefined ? { fromDocument } : {}),
       projectDir: this.projectDir,
       ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
       ...(o.stack !== undefined ? { stackName: o.stack } : {}),

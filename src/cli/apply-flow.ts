@@ -1,40 +1,22 @@
-// The flow `apply`, `destroy` and `refresh` share, as named phases: read the options, load the
-// saved plan (if any) and the stack, open state and connect, run the engine — which locks, finishes
-// interrupted writes, plans, asks, applies and reports as it goes — then report. The engine
-// decides and counts; this file only renders what it reports (engine/render).
+// The flow `apply`, `destroy` and `refresh` share, as named phases: read the options, route a
+// run of several stacks (or a saved plan of several) to stacks-flow.ts, run one stack on the
+// published Workspace — which loads the stack, locks, finishes interrupted writes, plans, asks,
+// applies and reports as it goes — then report. The Workspace decides and counts; this file only
+// renders what it reports (src/views). The plan file is read here only to tell one stack's from
+// several stacks' (whose flow, stacks-flow.ts, takes the file as read); a one-stack file is then
+// applied by the Workspace (`apply({ planFile })`), which reads it again.
 
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { statSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Diagnostic } from "../automation/api.ts";
-import {
-  type ApplyHooks,
-  type ApplyRun,
-  checkSensitiveVariables,
-  DEFAULT_PARALLELISM,
-  type EngineEvent,
-  PlanFileError,
-  type PlanMode,
-  readAnyPlanFile,
-  type AnyPlanFile,
-  type RunKind,
-} from "../engine/index.ts";
-import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, writePlan } from "../views/index.ts";
+import { openWorkspace, type ApplyOptions, type Diagnostic, type RunOptions, type RunResult, type Workspace, type WorkspaceEvent } from "../automation/api.ts";
+import { PlanFileError, type PlanMode, readAnyPlanFile, type AnyPlanFile, type ApplyRun, type RunKind } from "../engine/index.ts";
+import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, shownPlan, shownRun, writePlan } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
-import { applyStack, restoreConnStr } from "../automation/index.ts";
-import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, loadWorkspace, PROJECT_FLAGS } from "./workspace.ts";
+import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, outsideProject, PROJECT_FLAGS, workspaceOptions } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 import { Approval, Interrupts } from "./approval.ts";
-import {
-  oneStackFileNamed,
-  oneStackOnly,
-  otherStackFile,
-  savedStacksFlow,
-  severalStacks,
-  severalStacksFileNamed,
-  stackPatterns,
-  stacksFlow,
-} from "./stacks-flow.ts";
+import { oneStackFileNamed, oneStackOnly, savedStacksFlow, severalStacks, severalStacksFileNamed, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
 export type ApplyKind = RunKind;
 
@@ -75,70 +57,84 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
       file.several,
     );
   }
-  const saved = file?.one;
   // A plan of one stack is never silently set aside for a run of several that plans again.
-  if (saved !== undefined && severalStacks(options.patterns)) return io.fail(kind, [oneStackFileNamed(options.planFile!, options.patterns)]);
+  if (file !== undefined && severalStacks(options.patterns)) return io.fail(kind, [oneStackFileNamed(options.planFile!, options.patterns)]);
   if (kind !== "refresh" && severalStacks(options.patterns)) {
     oneStackOnly(options.args, ["--target", "--replace", "--config"]);
     if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))
       throw new CliUsageError(`--${options.mode} applies to one stack; name one stack (--stack NAME) to use it`);
     return stacksFlow({ ...options, kind });
   }
-  const ws = await loadWorkspace(
-    options.args,
-    saved ? { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables } : undefined,
-    { remote: (saved?.mode ?? options.mode) !== "destroy" },
-  );
-  if (!("stack" in ws)) return io.fail(kind, ws.diagnostics);
-  // `--stack NAME` with another stack's saved plan: the file's stack would apply under that name.
-  const planned = ws.stack.stackName;
-  if (saved !== undefined && options.patterns.length === 1 && planned !== undefined && planned !== options.patterns[0])
-    return io.fail(kind, [otherStackFile(options.planFile!, planned, options.patterns[0]!)]);
-  if (!io.json) io.diagnostics(ws.diagnostics);
-  if (saved !== undefined) {
-    const mismatch = checkSensitiveVariables(saved, ws.variables);
-    if (mismatch.length > 0) return io.fail(kind, mismatch);
-  }
-  // A saved plan's stack carries no backend password; take it from the stack file it was made from.
-  if (saved !== undefined) ws.state = restoreConnStr(ws.state, saved.stackFile);
+  // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
+  const outside = file === undefined ? outsideProject(options.args) : null;
+  if (outside !== null) return io.fail(kind, [outside]);
   const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
+  const stop = stopOnInterrupt(interrupts);
   const approval = new Approval(kind, io, interrupts, options.input);
   try {
-    const ran = await applyStack(
-      ws,
-      {
-        plan: {
-          mode: options.mode,
-          refresh: options.refresh,
-          parallelism: options.parallelism,
-          ...(options.targets.length > 0 ? { targets: options.targets } : {}),
-          ...(options.replace.length > 0 ? { replace: options.replace } : {}),
-        },
-        ...(saved !== undefined ? { saved } : {}),
-        lock: {
-          holder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
-          leaseMs: leaseMs(process.env),
-          timeoutMs: options.lockTimeout,
-          forceUnlock: options.args.switches.has("--force-unlock"),
-        },
-        parallelism: options.parallelism,
-        events: (event) => display.show(event),
-        hooks: crashHooks(process.env),
-        stopped: () => interrupts.count > 0,
-        ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
-      },
-      // A run waiting for the state lock waits as long for the embedded host the holder has open.
-      { hostWaitMs: options.lockTimeout, ...(io.json ? {} : { onNotice: (notice: string) => io.err(notice) }) },
-    );
-    if (!("run" in ran)) return interrupts.exitCode(io.fail(kind, ran.diagnostics));
+    const result = await runOn(openWorkspace(workspaceOptions(options.args)), options, {
+      onEvent: (event) => display.show(event),
+      signal: stop.signal,
+      ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
+    });
+    const run = shownRun(result);
+    // What was shown as it came (the stack's warnings, the engine's notes) is not shown again.
+    if (run === undefined)
+      return interrupts.exitCode(
+        io.fail(
+          kind,
+          result.diagnostics.filter((d) => !display.noted.has(d)),
+        ),
+      );
     // The live counter is erased before the outcome is printed below it.
     display.close();
-    return interrupts.exitCode(report(kind, ran.run, io, display, approval));
+    return interrupts.exitCode(report(kind, run, io, display, approval));
   } finally {
+    stop.close();
     interrupts.close();
     display.close();
   }
+}
+
+/** The run the command's options name, on the Workspace: a saved plan file, or a plan made now and applied. */
+function runOn(ws: Workspace, options: FlowOptions, run: Pick<ApplyOptions, "onEvent" | "signal" | "confirm">): Promise<RunResult> {
+  const { kind } = options;
+  const common: RunOptions = {
+    ...run,
+    ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+    lockHolder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+    lockLeaseMs: leaseMs(process.env),
+    // A run waiting for the state lock waits as long for the embedded host the holder has open.
+    lockTimeoutMs: options.lockTimeout,
+    forceUnlock: options.args.switches.has("--force-unlock"),
+  };
+  if (options.planFile !== undefined) return ws.apply({ ...common, planFile: options.planFile });
+  const planned: ApplyOptions = {
+    ...common,
+    refresh: options.refresh,
+    ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+    ...(options.replace.length > 0 ? { replace: options.replace } : {}),
+  };
+  // `apply --destroy` and `apply --refresh-only` are the Workspace's destroy() and refresh().
+  if (options.mode === "destroy") return ws.destroy(planned);
+  if (options.mode === "refresh-only") return ws.refresh(planned);
+  return ws.apply(planned);
+}
+
+/**
+ * The first interrupt (Ctrl-C, SIGTERM) as the AbortSignal the Workspace takes: no new step
+ * starts, the steps running finish and are recorded. Listened to after Interrupts' own handlers,
+ * which count it (or take it as the prompt's answer, which stops nothing).
+ */
+function stopOnInterrupt(interrupts: Interrupts): { signal: AbortSignal; close(): void } {
+  const controller = new AbortController();
+  const listener = (): void => {
+    if (interrupts.count > 0) controller.abort();
+  };
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  for (const name of signals) process.on(name, listener);
+  return { signal: controller.signal, close: () => signals.forEach((name) => process.off(name, listener)) };
 }
 
 /** The flags of `apply`, `destroy` and `refresh`. */
@@ -235,6 +231,7 @@ class RunDisplay {
   private readonly live: LiveCounter | null;
   /** The notes shown as they came (not again at the end). */
   readonly noted = new Set<Diagnostic>();
+  private pendingNotes: Diagnostic[] = [];
 
   constructor(
     private readonly io: Console,
@@ -246,27 +243,49 @@ class RunDisplay {
     this.printer = io.json ? null : new ProgressPrinter(live !== null ? (line) => live.line(line) : (line) => io.out(line), io.color);
   }
 
-  show(event: EngineEvent): void {
-    if (this.io.json) return;
-    if (event.kind === "plan") {
-      this.live?.setTotal(event.plan.steps.length);
-      if (this.planFile !== undefined) {
-        const [first, ...rest] = planSummary(event.plan);
-        this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
-      } else this.io.outPieces((write) => writePlan(event.plan, { color: this.io.color }, write));
-    } else if (event.kind === "note") {
-      this.printer?.flush();
-      this.live?.clear();
-      this.io.diagnostics([event.diagnostic]);
-      this.live?.draw();
+  show(event: WorkspaceEvent): void {
+    if (event.kind === "note") {
+      // Noted with --json too: a run that cannot start then reports only what came after.
       this.noted.add(event.diagnostic);
+      if (!this.io.json) this.note(event.diagnostic);
+      return;
+    }
+    if (this.io.json) return;
+    this.flushNotes();
+    if (event.kind === "plan") {
+      const plan = shownPlan(event.plan);
+      this.live?.setTotal(plan.steps.length);
+      if (this.planFile !== undefined) {
+        const [first, ...rest] = planSummary(plan);
+        this.io.out([`Applying the saved plan ${this.planFile}. ${first}`, ...rest, ""].join("\n"));
+      } else this.io.outPieces((write) => writePlan(plan, { color: this.io.color }, write));
     } else {
       this.live?.count(event);
       this.printer?.sink(event);
     }
   }
 
+  /**
+   * The notes of one turn are shown together (the stack's warnings come as one note each, in one
+   * turn), so the renderer groups a finding repeated on many resources as it does for a list.
+   */
+  private note(diagnostic: Diagnostic): void {
+    this.pendingNotes.push(diagnostic);
+    if (this.pendingNotes.length === 1) queueMicrotask(() => this.flushNotes());
+  }
+
+  private flushNotes(): void {
+    if (this.pendingNotes.length === 0) return;
+    const notes = this.pendingNotes;
+    this.pendingNotes = [];
+    this.printer?.flush();
+    this.live?.clear();
+    this.io.diagnostics(notes);
+    this.live?.draw();
+  }
+
   close(): void {
+    this.flushNotes();
     this.printer?.close();
     this.live?.close();
   }
@@ -294,33 +313,4 @@ function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay
   const timings = runTimingLine(run);
   if (timings !== null && run.status === "applied") io.out(`\n${timings}`);
   return run.ok ? 0 : 1;
-}
-
-/** Test hooks, off unless the variables are set: SIGKILL this process after the N-th intent / write, or pause it after the N-th intent. */
-function crashHooks(env: NodeJS.ProcessEnv): ApplyHooks {
-  const hooks: ApplyHooks = {};
-  const after = (name: string): number | undefined => {
-    const text = env[name];
-    return text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined;
-  };
-  const intents = after("TAKOFORM_TEST_CRASH_AFTER_INTENTS");
-  const writes = after("TAKOFORM_TEST_CRASH_AFTER_WRITES");
-  if (intents !== undefined) hooks.afterIntent = (n) => void (n >= intents && process.kill(process.pid, "SIGKILL"));
-  if (writes !== undefined) hooks.afterWrite = (n) => void (n >= writes && process.kill(process.pid, "SIGKILL"));
-  // TAKOFORM_TEST_PAUSE_AFTER_INTENT=N with TAKOFORM_TEST_PAUSE_FILE=PATH: right after the N-th
-  // intent is durable (before its host request), create PATH.reached and wait while PATH exists.
-  // A test breaks what it wants broken meanwhile (fills the disk under an embedded host, whose
-  // answers no proxy can hold), then removes PATH to let the request go.
-  const pauseAt = after("TAKOFORM_TEST_PAUSE_AFTER_INTENT");
-  const pauseFile = env["TAKOFORM_TEST_PAUSE_FILE"];
-  if (pauseAt !== undefined && pauseFile !== undefined && pauseFile !== "") {
-    hooks.afterIntent = (n) => {
-      if (n !== pauseAt) return;
-      writeFileSync(`${pauseFile}.reached`, "");
-      // The hook is synchronous; the whole process stands still, the embedded host with it.
-      const sleeper = new Int32Array(new SharedArrayBuffer(4));
-      while (existsSync(pauseFile)) Atomics.wait(sleeper, 0, 0, 20);
-    };
-  }
-  return hooks;
 }

@@ -27,7 +27,7 @@ export {
 export { checkSensitiveVariables, decodePlanFile, encodePlanFile, readPlanFile, writePlanFile, PlanFileError, type SavedPlan } from "./plan/file.ts";
 export type * from "./plan-data.ts";
 export { planHasChanges } from "./plan-data.ts";
-export { bindPlan, planBehind } from "./plan-handles.ts";
+export { bindPlan, bindRun, planBehind, runBehind } from "./plan-handles.ts";
 export { applyPlan } from "./apply/execute.ts";
 export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";

@@ -9,7 +9,7 @@
 
 export { planSummary, renderPlan, summarize, writePlan } from "./human.ts";
 export { planToJson } from "./json.ts";
-export { shownPlan } from "./plan-handle.ts";
+export { shownPlan, shownRun } from "./plan-handle.ts";
 export { progressLine, ProgressPrinter } from "./progress.ts";
 export { LiveCounter } from "./live.ts";
 export { runToJson, runClosingLines, runTimingLine } from "./run.ts";

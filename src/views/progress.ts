@@ -2,6 +2,8 @@
 // (`takoform_x.y: Creating...`, `takoform_x.y: Creation complete after 0.2s [uid=…]`, and a
 // `Still creating... [10s elapsed]` line for slow steps); colour only when asked (a TTY).
 
+// The events are taken by their shape: the published WorkspaceEvent's step variants are the same,
+// so the command passes a Workspace's events as they come and no engine type is published.
 import type { ProgressEvent, ProgressSink, StepAction } from "../engine/index.ts";
 import { parseStateAddress } from "../state/index.ts";
 

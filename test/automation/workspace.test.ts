@@ -50,6 +50,40 @@ describe("Workspace on the project's embedded host", () => {
     }
   });
 
+  it("apply({ planFile }) applies a saved plan exactly, on the stack the file carries; a stale one or another stack's is refused", async () => {
+    const q = new Scratch();
+    try {
+      q.write("stack.json", JSON.stringify(stack(["f"])));
+      const ws = openWorkspace({ projectDir: q.dir, configFile: "stack.json" });
+      const first = await ws.plan({ createState: true });
+      await first.plan!.write(q.path("first.tfplan"));
+      await (await ws.plan()).plan!.write(q.path("second.tfplan"));
+      // The stack file changes after the plan: the file's stack is what applies.
+      q.write("stack.json", JSON.stringify(stack(["other"])));
+
+      const events: WorkspaceEvent[] = [];
+      const applied = await ws.apply({ planFile: q.path("first.tfplan"), onEvent: (e) => events.push(e) });
+      expect(applied).toMatchObject({ status: "applied", ok: true, counts: { added: 1 }, changes: [{ address: `${KV}.f`, actions: ["create"] }] });
+      expect(applied.outputs).toEqual({ f_name: { sensitive: false, value: "auto-f" } });
+      // The plan event carries the plan as a handle, which saves it as plan() does.
+      const planEvent = events.find((e) => e.kind === "plan");
+      expect(planEvent).toMatchObject({ kind: "plan", changes: [{ address: `${KV}.f`, actions: ["create"] }] });
+      if (planEvent?.kind !== "plan") throw new Error("no plan event");
+      await planEvent.plan.write(q.path("again.tfplan"));
+      expect(existsSync(q.path("again.tfplan"))).toBe(true);
+
+      const stale = await ws.apply({ planFile: q.path("second.tfplan") });
+      expect(stale.status).toBe("plan-failed");
+      expect(stale.diagnostics.map((d) => d.code)).toContain("takoform.engine/plan-file-stale");
+      const missing = await ws.apply({ planFile: q.path("missing.tfplan") });
+      expect(missing).toMatchObject({ status: "not-started", ok: false });
+      expect(missing.diagnostics[0]!.summary).toMatch(/missing\.tfplan/);
+      await expect(ws.apply({ planFile: q.path("first.tfplan"), plan: first.plan! })).rejects.toThrow(TypeError);
+    } finally {
+      q.cleanup();
+    }
+  });
+
   it("plans, applies, reads outputs and state, then destroys — each a typed result, events as they happen", async () => {
     p.write("stack.json", JSON.stringify(stack(["a"])));
     const ws = openWorkspace({ projectDir: p.dir, configFile: "stack.json" });
