@@ -2,9 +2,9 @@
 // run of several stacks (or a saved plan of several) to stacks-flow.ts, run one stack on the
 // published Workspace — which loads the stack, locks, finishes interrupted writes, plans, asks,
 // applies and reports as it goes — then report. The Workspace decides and counts; this file only
-// renders what it reports (src/views). The plan file is read here only to tell one stack's from
-// several stacks' (whose flow, stacks-flow.ts, takes the file as read); a one-stack file is then
-// applied by the Workspace (`apply({ planFile })`), which reads it again.
+// renders what it reports (src/views). A plan file is read here only to tell one stack's from
+// several stacks' (whose flow, stacks-flow.ts, takes the file as read) when the Workspace, which
+// reads and applies a plan of one stack (`apply({ planFile })`), refuses it.
 
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
@@ -45,29 +45,29 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     return 0;
   }
   const io = new Console(options.args);
-  const file = await loadSavedPlan(options.planFile);
-  if (file instanceof PlanFileError) return io.fail(kind, file.diagnostics);
-  if (file !== undefined && "several" in file) {
-    // Every stack of the file applies, as planned: naming stacks would apply a part of what was planned.
-    if (options.args.values.has("--config")) throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
-    if (options.patterns.length > 0) return io.fail(kind, [severalStacksFileNamed(options.planFile!, file.several.order, options.patterns)]);
-    return savedStacksFlow(
-      { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
-      options.planFile!,
-      file.several,
-    );
-  }
-  // A plan of one stack is never silently set aside for a run of several that plans again.
-  if (file !== undefined && severalStacks(options.patterns)) return io.fail(kind, [oneStackFileNamed(options.planFile!, options.patterns)]);
-  if (kind !== "refresh" && severalStacks(options.patterns)) {
+  const { planFile } = options;
+  // A plan of one stack is never silently set aside for a run of several that plans again; which
+  // kind of file it is decides which refusal (or, of several stacks, stacks-flow.ts) applies.
+  if (planFile !== undefined && severalStacks(options.patterns)) return savedFileFlow(options, io, planFile, [oneStackFileNamed(planFile, options.patterns)]);
+  if (planFile === undefined && kind !== "refresh" && severalStacks(options.patterns)) {
     oneStackOnly(options.args, ["--target", "--replace", "--config"]);
     if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))
       throw new CliUsageError(`--${options.mode} applies to one stack; name one stack (--stack NAME) to use it`);
     return stacksFlow({ ...options, kind });
   }
   // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
-  const outside = file === undefined ? outsideProject(options.args) : null;
+  const outside = planFile === undefined ? outsideProject(options.args) : null;
   if (outside !== null) return io.fail(kind, [outside]);
+  const ran = await oneStackFlow(options, io);
+  // The Workspace applies a plan of one stack; one of several stacks (which it refuses before
+  // opening anything) is applied by stacks-flow.ts, each stack in dependency order.
+  if (typeof ran === "number") return ran;
+  return savedFileFlow(options, io, planFile!, ran.refused);
+}
+
+/** One stack's run on the published Workspace, reported; `refused`: a saved plan file the Workspace does not apply (of several stacks, or of another stack). */
+async function oneStackFlow(options: FlowOptions, io: Console): Promise<number | { refused: Diagnostic[] }> {
+  const { kind } = options;
   const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
   const stop = stopOnInterrupt(interrupts);
@@ -80,13 +80,9 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     });
     const run = shownRun(result);
     // What was shown as it came (the stack's warnings, the engine's notes) is not shown again.
-    if (run === undefined)
-      return interrupts.exitCode(
-        io.fail(
-          kind,
-          result.diagnostics.filter((d) => !display.noted.has(d)),
-        ),
-      );
+    const unshown = result.diagnostics.filter((d) => !display.noted.has(d));
+    if (run === undefined && options.planFile !== undefined && unshown.some((d) => d.code === STACKS_MISMATCH)) return { refused: unshown };
+    if (run === undefined) return interrupts.exitCode(io.fail(kind, unshown));
     // The live counter is erased before the outcome is printed below it.
     display.close();
     return interrupts.exitCode(report(kind, run, io, display, approval));
@@ -95,6 +91,27 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     interrupts.close();
     display.close();
   }
+}
+
+/** The code of the Workspace's refusal of a plan file of several stacks, or of another stack than `--stack` names. */
+const STACKS_MISMATCH = "takoform.engine/plan-file-stacks-mismatch";
+
+/**
+ * `apply FILE` of a file the Workspace does not apply: read here, a plan of several stacks runs
+ * through stacks-flow.ts (every stack of the file, as planned); of one stack, `refused` says why not.
+ */
+async function savedFileFlow(options: FlowOptions, io: Console, planFile: string, refused: Diagnostic[]): Promise<number> {
+  const file = await loadSavedPlan(planFile);
+  if (file instanceof PlanFileError) return io.fail(options.kind, file.diagnostics);
+  if (!("several" in file)) return io.fail(options.kind, refused);
+  // Naming stacks would apply a part of what was planned.
+  if (options.args.values.has("--config")) throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
+  if (options.patterns.length > 0) return io.fail(options.kind, [severalStacksFileNamed(planFile, file.several.order, options.patterns)]);
+  return savedStacksFlow(
+    { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
+    planFile,
+    file.several,
+  );
 }
 
 /** The run the command's options name, on the Workspace: a saved plan file, or a plan made now and applied. */
@@ -211,8 +228,7 @@ function isFile(path: string): boolean {
   }
 }
 
-async function loadSavedPlan(file: string | undefined): Promise<AnyPlanFile | PlanFileError | undefined> {
-  if (file === undefined) return undefined;
+async function loadSavedPlan(file: string): Promise<AnyPlanFile | PlanFileError> {
   try {
     return await readAnyPlanFile(file);
   } catch (error) {
