@@ -22,6 +22,8 @@ export {
 } from "./workspace.ts";
 export type { HostBinding, StateResult, WorkspaceState } from "./workspace-state.ts";
 export type { PlanHandle } from "./plan-handle.ts";
+export { AppWorkspace, type AppRunOptions } from "./app.ts";
+export type { AppEvent, AppResult } from "./app-results.ts";
 export type { Change, ImportResult, OutputValue, PlanResult, RunCounts, RunResult, RunStatus, SynthResult, WorkspaceEvent } from "./results.ts";
 // The types a result, an event or an option mentions, so a program can name them.
 export type { Diagnostic, FormRef, HostFault, KnownValue, LaneName, Severity } from "../core/index.ts";

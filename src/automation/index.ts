@@ -15,6 +15,8 @@
 //   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
 //   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
 //   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them
+//   app.ts            the published AppWorkspace (api.ts): plan/apply/destroy of several stacks;
+//                     app-results.ts, what it returns and streams
 //   options.ts        what a Workspace's calls take (host, run and lock options)
 //   plan-file.ts      a saved plan file of one stack, as `apply({ planFile })` applies it
 //   workspace.ts      the published Workspace (api.ts), the command's plan/apply/import/synth

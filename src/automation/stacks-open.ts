@@ -27,6 +27,10 @@ export interface StackRunSettings {
   /** Plan with the state created first when there is none (`plan --out`: a saved plan is bound to a state lineage). */
   createState?: boolean;
   shared: SharedEmbeddedHost;
+  /** Who the state lock names while a stack's apply holds it (default `takoform <kind> (pid … on <host>)`). */
+  lockHolder?: string;
+  /** The environment the stacks' settings fall back to (TAKOFORM_*, TF_VAR_*): process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** What the engine reports while a stack applies, by stack. */
   events(stack: string, event: EngineEvent): void;
   stopped(): boolean;
@@ -74,7 +78,7 @@ export async function stackHandle(name: string, ws: LoadedStack, outlines: AppOu
       const made = await planStack(
         { ...ws, variables: withRemote(remote) },
         { ...options, createState: settings.createState === true },
-        { shared: settings.shared },
+        { shared: settings.shared, ...(settings.env !== undefined ? { env: settings.env } : {}) },
       );
       if ("diagnostics" in made) return { diagnostics: made.diagnostics };
       return { plan: made.plan, ok: made.ok };
@@ -87,7 +91,7 @@ export async function stackHandle(name: string, ws: LoadedStack, outlines: AppOu
           plan: options,
           ...("exact" in how ? { exact: how.exact } : { confirm: async (plan) => how.accept(plan) }),
           lock: {
-            holder: `takoform ${settings.kind} (pid ${process.pid} on ${hostname()})`,
+            holder: settings.lockHolder ?? `takoform ${settings.kind} (pid ${process.pid} on ${hostname()})`,
             leaseMs: settings.leaseMs,
             timeoutMs: settings.lockTimeout,
             forceUnlock: settings.forceUnlock,
@@ -96,7 +100,7 @@ export async function stackHandle(name: string, ws: LoadedStack, outlines: AppOu
           events: (event) => settings.events(name, event),
           stopped: settings.stopped,
         },
-        { hostWaitMs: settings.lockTimeout, shared: settings.shared },
+        { hostWaitMs: settings.lockTimeout, shared: settings.shared, ...(settings.env !== undefined ? { env: settings.env } : {}) },
       );
       if (!("run" in ran)) return { status: "plan-failed", ok: false, diagnostics: ran.diagnostics, recovered: 0, counts: NO_COUNTS, timings: {} };
       return ran.run;

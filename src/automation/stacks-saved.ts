@@ -109,13 +109,13 @@ export async function savedStackHandle(
   const reads = await remoteReadsOf(ws.projectDir, ws.stack, outlines);
   const withRemote = (remote: ReadonlyMap<string, RemoteStateValue>) => ({ ...ws.variables, remote });
   const lock = {
-    holder: `takoform apply (pid ${process.pid} on ${hostname()})`,
+    holder: settings.lockHolder ?? `takoform apply (pid ${process.pid} on ${hostname()})`,
     leaseMs: settings.leaseMs,
     timeoutMs: settings.lockTimeout,
     forceUnlock: settings.forceUnlock,
   };
   const common = { lock, parallelism: settings.parallelism, events: (event: EngineEvent) => settings.events(name, event), stopped: settings.stopped };
-  const wiring = { hostWaitMs: settings.lockTimeout, shared: settings.shared };
+  const wiring = { hostWaitMs: settings.lockTimeout, shared: settings.shared, ...(settings.env !== undefined ? { env: settings.env } : {}) };
   const run = async (remote: ReadonlyMap<string, RemoteStateValue>, how: { saved: typeof saved.saved } | { confirm(plan: Plan): Promise<boolean> }) => {
     const ran = await applyStack(
       { ...ws, variables: withRemote(remote) },

@@ -28,6 +28,7 @@ export { checkSensitiveVariables, decodePlanFile, encodePlanFile, readPlanFile, 
 export type * from "./plan-data.ts";
 export { planHasChanges } from "./plan-data.ts";
 export { bindPlan, bindRun, planBehind, runBehind } from "./plan-handles.ts";
+export { bindStacksRun, stacksRunBehind } from "./stacks-handles.ts";
 export { applyPlan } from "./apply/execute.ts";
 export type { ApplyInput, ApplyResult, StepOutcome } from "./apply/types.ts";
 export type { EngineEvent, EngineEventSink, ProgressEvent, ProgressSink } from "./events.ts";
@@ -57,7 +58,7 @@ export { isCrossStackOutput, remoteFromState } from "./remote-state.ts";
 export { recoverSensitiveOutput } from "./output-open.ts";
 export { stackGraph, stackTasks, type StackGraph } from "./stacks/graph.ts";
 export { selectStacks } from "./stacks/select.ts";
-export { runStacks, type StackHandle, type StackRead, type StackResult, type StacksRun } from "./stacks/run.ts";
+export { runStacks, type StackHandle, type StackRead, type StackResult, type StacksEvent, type StacksRun } from "./stacks/run.ts";
 export {
   decodeAnyPlanFile,
   encodeStacksPlanFile,

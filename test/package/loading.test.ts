@@ -158,7 +158,9 @@ app.synth();
   const cases: [string[], string, string[], number, number][] = [
     // list, show and pull run through the published Workspace (its own modules, the plan handle's
     // among them): 348 of ours where the reader alone took 335, and 349 with the views' state text
-    // (views/state-text.ts, the record blocks state show and show print, on the views facade).
+    // (views/state-text.ts, the record blocks state show and show print, on the views facade);
+    // +4 for the published AppWorkspace of several stacks (app.ts, app-run.ts, app-results.ts,
+    // stacks-open.ts: small, no new dependency).
     [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 19, 349],
     [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 19, 349],
     [["state", "pull"], "loading-read-only", STATE, 19, 349],

@@ -1,0 +1,168 @@
+// The run of an AppWorkspace (app.ts), loaded on its first call: the app synthesized once, the
+// stacks named selected and loaded (stacks-open.ts), each opened behind the engine's StackHandle
+// with one embedded host shared by all (connect.ts), and the orchestrator (engine/stacks/run.ts)
+// run over them; what it returns is app-results.ts's.
+
+import { resolve } from "node:path";
+import type { Diagnostic } from "../core/index.ts";
+import { configCode, synthesizeProject } from "../engine/config/index.ts";
+import { runStacks, saveStacksPlanFile, selectStacks, stackGraph, type StackHandle, type StacksRun, type StackToSave } from "../engine/index.ts";
+import { appEvent, appNotStarted, appResult, type AppResult, type AppRunOptions } from "./app-results.ts";
+import { SharedEmbeddedHost } from "./connect.ts";
+import { lockOptions, type HostOptions, type WorkspaceOptions } from "./options.ts";
+import type { PlanHandle } from "./plan-handle.ts";
+import type { LoadedStack } from "./project.ts";
+import { AppOutlines } from "./remote-reads.ts";
+import { changesOf, workspaceEvent } from "./results.ts";
+import { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
+
+/** Stacks planned or applied at once (each with its own lock and its own provider calls). */
+const STACKS_AT_ONCE = 4;
+
+/** An AppWorkspace's plan, apply or destroy (app.ts): the app run once, the stacks named opened, the orchestrator run over them. */
+export async function runApp(
+  kind: "plan" | "apply" | "destroy",
+  project: Omit<WorkspaceOptions, "stack" | "configFile"> & { projectDir: string },
+  options: AppRunOptions,
+): Promise<AppResult> {
+  const env = hostEnvironment(project.env ?? process.env, project.host);
+  const opened = await openStacks(project, env, options);
+  if ("diagnostics" in opened) return appNotStarted(opened.diagnostics);
+  const { loaded, outlines, dependencies, early } = opened;
+  options.onEvent?.({ kind: "stacks-loaded", stacks: [...loaded.keys()], diagnostics: [...loaded.values()].flatMap((ws) => ws.diagnostics) });
+  const signal = options.signal;
+  const stopped = (): boolean => signal?.aborted === true;
+  const shared = new SharedEmbeddedHost();
+  const mode = kind === "destroy" ? "destroy" : (options.mode ?? "normal");
+  const lock = lockOptions(options, kind);
+  const settings: StackRunSettings = {
+    kind,
+    mode,
+    refresh: options.refresh ?? true,
+    parallelism: options.parallelism,
+    lockTimeout: lock.timeoutMs,
+    forceUnlock: lock.forceUnlock ?? false,
+    leaseMs: lock.leaseMs,
+    lockHolder: lock.holder,
+    env,
+    ...(options.createState === true ? { createState: true } : {}),
+    shared,
+    events: (stack, event) => options.onEvent?.({ ...workspaceEvent(event), stack }),
+    stopped,
+  };
+  const confirm = options.confirm;
+  let run: StacksRun;
+  try {
+    const handles = new Map<string, StackHandle>();
+    for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
+    run = await runStacks({
+      mode: kind,
+      graph: stackGraph(dependencies),
+      stacks: handles,
+      parallelism: STACKS_AT_ONCE,
+      ignoreMissingDependents: options.ignoreMissingDependents === true,
+      holdsResources: (stack) => holdsResources(project.projectDir, stack, outlines),
+      ...(kind !== "plan" && confirm !== undefined
+        ? { confirm: async (plans) => confirm(Object.fromEntries(plans.map(({ stack, plan }) => [stack, changesOf(plan)]))) }
+        : {}),
+      events: (event) => options.onEvent?.(appEvent(event)),
+      stopped,
+    });
+  } finally {
+    await shared.close();
+  }
+  const saved = kind === "plan" && run.ok ? stacksPlanHandle(run, loaded, dependencies, { mode, refresh: settings.refresh }) : undefined;
+  return appResult(kind, run, early, saved);
+}
+
+/** The app run once, the stacks named selected and loaded, or why not. */
+async function openStacks(
+  o: Omit<WorkspaceOptions, "stack" | "configFile"> & { projectDir: string },
+  env: NodeJS.ProcessEnv,
+  options: AppRunOptions,
+): Promise<
+  { loaded: Map<string, LoadedStack>; outlines: AppOutlines; dependencies: Map<string, string[]>; early: Diagnostic[] } | { diagnostics: Diagnostic[] }
+> {
+  const synth = await synthesizeProject(o.projectDir, { env, ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}) });
+  for (const note of synth.notes ?? []) o.onNote?.(note);
+  if (synth.diagnostics.some((d) => d.severity === "error")) return { diagnostics: synth.diagnostics };
+  const selected = selectStacks([...synth.stacks.keys()], options.stacks ?? ["*"]);
+  if ("diagnostics" in selected) return { diagnostics: selected.diagnostics };
+  const files = new Map(selected.selected.map((name) => [name, synth.stacks.get(name)!]));
+  // The app's stacks' outlines, read once for the whole run (every stack's checks look at the others).
+  const dependencies = synth.dependencies ?? new Map<string, string[]>();
+  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies });
+  const loaded = await loadStacks(
+    {
+      projectDir: o.projectDir,
+      env,
+      ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
+      ...(o.variables !== undefined ? { values: o.variables } : {}),
+      ...(o.varFiles !== undefined ? { varFiles: varFiles(o) } : {}),
+      ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
+    },
+    files,
+    outlines,
+  );
+  if ("diagnostics" in loaded) return loaded;
+  const undeclared = Object.keys(o.variables ?? {}).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
+  if (undeclared.length > 0) return { diagnostics: [undeclaredVariables(undeclared, selected.selected)] };
+  return { loaded, outlines, dependencies, early: synth.diagnostics };
+}
+
+/** The `.tfvars.json` files, as a Workspace finds them (relative to the project; as given when it is the current directory). */
+function varFiles(o: { projectDir: string; varFiles?: string[] }): string[] {
+  return (o.varFiles ?? []).map((f) => (o.projectDir === process.cwd() ? f : resolve(o.projectDir, f)));
+}
+
+/** The handle of a plan of several stacks: `write(file)` saves each stack's plan, what it read from the others, and the order. */
+function stacksPlanHandle(
+  run: StacksRun,
+  loaded: ReadonlyMap<string, LoadedStack>,
+  dependencies: ReadonlyMap<string, readonly string[]>,
+  how: { mode: "normal" | "destroy" | "refresh-only"; refresh: boolean },
+): PlanHandle {
+  return {
+    write: (file) => {
+      const stacks = new Map<string, StackToSave>();
+      for (const name of run.order) {
+        const ws = loaded.get(name)!;
+        const result = run.results.get(name)!;
+        stacks.set(name, {
+          saved: {
+            plan: result.plan!,
+            stackDocument: ws.stackDocument,
+            ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
+            variables: ws.variables,
+            mode: how.mode,
+            refresh: how.refresh,
+          },
+          remote: result.remote ?? new Map(),
+        });
+      }
+      return saveStacksPlanFile(file, { order: run.order, dependencies, stacks });
+    },
+  };
+}
+
+function undeclaredVariables(names: string[], stacks: string[]): Diagnostic {
+  return {
+    severity: "error",
+    code: configCode("undeclared-variable-value"),
+    summary: `A value was given for ${names.length === 1 ? "the variable" : "the variables"} ${names.map((n) => `"${n}"`).join(", ")}, which no stack of this run declares`,
+    detail: `The stacks of this run are ${stacks.join(", ")}.`,
+    repair: "Remove the value, or declare the variable in the stack that uses it (new TerraformVariable(…)).",
+  };
+}
+
+/** The host options, standing where the TAKOFORM_* variables would (as a Workspace's do). */
+function hostEnvironment(env: NodeJS.ProcessEnv, host: HostOptions | undefined): NodeJS.ProcessEnv {
+  if (host === undefined) return env;
+  return {
+    ...env,
+    TAKOFORM_ENDPOINT: host.endpoint,
+    ...(host.space !== undefined ? { TAKOFORM_SPACE: host.space } : {}),
+    ...(host.token !== undefined ? { TAKOFORM_TOKEN: host.token } : {}),
+    ...(host.lane !== undefined ? { TAKOFORM_LANE: host.lane } : {}),
+  };
+}
