@@ -21,6 +21,12 @@ export interface AppRunOptions extends Omit<RunOptions, "onEvent" | "targets"> {
   mode?: "normal" | "destroy" | "refresh-only";
   /** plan: create each stack's (empty) state when there is none, so the plan can be saved (`plan.write(file)`; default false). */
   createState?: boolean;
+  /**
+   * apply: apply exactly the saved plan of several stacks in this file (relative to the project),
+   * as `takoform apply FILE` does — each stack as planned, in the file's order, refused when its
+   * state moved since; `stacks`, `mode`, `refresh` and `confirm` are not used.
+   */
+  planFile?: string;
   /** destroy: destroy a stack even when a stack left out of the run, which depends on it, still holds resources (default false: refused). */
   ignoreMissingDependents?: boolean;
 }

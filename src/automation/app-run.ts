@@ -6,7 +6,19 @@
 import { resolve } from "node:path";
 import type { Diagnostic } from "../core/index.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
-import { runStacks, saveStacksPlanFile, selectStacks, stackGraph, type StackHandle, type StacksRun, type StackToSave } from "../engine/index.ts";
+import {
+  engineCode,
+  PlanFileError,
+  readAnyPlanFile,
+  runStacks,
+  saveStacksPlanFile,
+  selectStacks,
+  stackGraph,
+  type AnyPlanFile,
+  type StackHandle,
+  type StacksRun,
+  type StackToSave,
+} from "../engine/index.ts";
 import { appEvent, appNotStarted, appResult, type AppResult, type AppRunOptions } from "./app-results.ts";
 import { SharedEmbeddedHost } from "./connect.ts";
 import { lockOptions, type HostOptions, type WorkspaceOptions } from "./options.ts";
@@ -15,6 +27,7 @@ import type { LoadedStack } from "./project.ts";
 import { AppOutlines } from "./remote-reads.ts";
 import { changesOf, workspaceEvent } from "./results.ts";
 import { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
+import { loadSavedStacks, savedOutlines, savedStackHandle } from "./stacks-saved.ts";
 
 /** Stacks planned or applied at once (each with its own lock and its own provider calls). */
 const STACKS_AT_ONCE = 4;
@@ -26,9 +39,9 @@ export async function runApp(
   options: AppRunOptions,
 ): Promise<AppResult> {
   const env = hostEnvironment(project.env ?? process.env, project.host);
-  const opened = await openStacks(project, env, options);
+  const opened = kind === "apply" && options.planFile !== undefined ? await openSaved(project, env, options.planFile) : await openStacks(project, env, options);
   if ("diagnostics" in opened) return appNotStarted(opened.diagnostics);
-  const { loaded, outlines, dependencies, early } = opened;
+  const { loaded, dependencies, early } = opened;
   options.onEvent?.({ kind: "stacks-loaded", stacks: [...loaded.keys()], diagnostics: [...loaded.values()].flatMap((ws) => ws.diagnostics) });
   const signal = options.signal;
   const stopped = (): boolean => signal?.aborted === true;
@@ -54,15 +67,15 @@ export async function runApp(
   let run: StacksRun;
   try {
     const handles = new Map<string, StackHandle>();
-    for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
+    for (const [name, ws] of loaded) handles.set(name, await opened.handle(name, ws, settings));
     run = await runStacks({
       mode: kind,
       graph: stackGraph(dependencies),
       stacks: handles,
       parallelism: STACKS_AT_ONCE,
       ignoreMissingDependents: options.ignoreMissingDependents === true,
-      holdsResources: (stack) => holdsResources(project.projectDir, stack, outlines),
-      ...(kind !== "plan" && confirm !== undefined
+      ...(opened.saved ? { saved: true } : { holdsResources: (stack: string) => holdsResources(project.projectDir, stack, opened.outlines) }),
+      ...(kind !== "plan" && !opened.saved && confirm !== undefined
         ? { confirm: async (plans) => confirm(Object.fromEntries(plans.map(({ stack, plan }) => [stack, changesOf(plan)]))) }
         : {}),
       events: (event) => options.onEvent?.(appEvent(event)),
@@ -75,14 +88,71 @@ export async function runApp(
   return appResult(kind, run, early, saved);
 }
 
+type Project = Omit<WorkspaceOptions, "stack" | "configFile"> & { projectDir: string };
+
+/** The stacks of a run, loaded, and how each is opened behind the orchestrator's handle. */
+interface Opened {
+  loaded: Map<string, LoadedStack>;
+  outlines: AppOutlines;
+  dependencies: Map<string, string[]>;
+  /** The app's own diagnostics (its warnings), for the result. */
+  early: Diagnostic[];
+  handle(name: string, ws: LoadedStack, settings: StackRunSettings): Promise<StackHandle>;
+  /** The handles give the plans of a saved plan of several stacks. */
+  saved: boolean;
+}
+
+/** The loading options of a project's stacks, as a Workspace's. */
+function source(o: Project, env: NodeJS.ProcessEnv) {
+  return {
+    projectDir: o.projectDir,
+    env,
+    ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
+    ...(o.variables !== undefined ? { values: o.variables } : {}),
+    ...(o.varFiles !== undefined ? { varFiles: varFiles(o) } : {}),
+    ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
+  };
+}
+
+/**
+ * `apply({ planFile })`: every stack of a saved plan of several stacks, loaded from the documents
+ * its plans carry (stacks-saved.ts), or why not.
+ */
+async function openSaved(o: Project, env: NodeJS.ProcessEnv, file: string): Promise<Opened | { diagnostics: Diagnostic[] }> {
+  let read: AnyPlanFile;
+  try {
+    read = await readAnyPlanFile(resolve(o.projectDir, file));
+  } catch (error) {
+    if (error instanceof PlanFileError) return { diagnostics: error.diagnostics };
+    throw error;
+  }
+  if (!("several" in read)) return { diagnostics: [oneStackFile(file)] };
+  const saved = read.several;
+  const outlines = await savedOutlines(saved);
+  const loaded = await loadSavedStacks(source(o, env), saved, outlines, file);
+  if ("diagnostics" in loaded) return loaded;
+  return {
+    loaded,
+    outlines,
+    dependencies: saved.dependencies,
+    early: [],
+    handle: (name, ws, settings) => savedStackHandle(name, ws, saved.stacks.get(name)!, outlines, settings),
+    saved: true,
+  };
+}
+
+function oneStackFile(file: string): Diagnostic {
+  return {
+    severity: "error",
+    code: engineCode("plan-file-stacks-mismatch"),
+    summary: `${file} is a saved plan of one stack, not of several`,
+    detail: "Nothing was applied.",
+    repair: "Apply it with a Workspace of that stack (`apply({ plan })` takes a plan handle; `takoform apply FILE` takes the file).",
+  };
+}
+
 /** The app run once, the stacks named selected and loaded, or why not. */
-async function openStacks(
-  o: Omit<WorkspaceOptions, "stack" | "configFile"> & { projectDir: string },
-  env: NodeJS.ProcessEnv,
-  options: AppRunOptions,
-): Promise<
-  { loaded: Map<string, LoadedStack>; outlines: AppOutlines; dependencies: Map<string, string[]>; early: Diagnostic[] } | { diagnostics: Diagnostic[] }
-> {
+async function openStacks(o: Project, env: NodeJS.ProcessEnv, options: AppRunOptions): Promise<Opened | { diagnostics: Diagnostic[] }> {
   const synth = await synthesizeProject(o.projectDir, { env, ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}) });
   for (const note of synth.notes ?? []) o.onNote?.(note);
   if (synth.diagnostics.some((d) => d.severity === "error")) return { diagnostics: synth.diagnostics };
@@ -92,22 +162,18 @@ async function openStacks(
   // The app's stacks' outlines, read once for the whole run (every stack's checks look at the others).
   const dependencies = synth.dependencies ?? new Map<string, string[]>();
   const outlines = new AppOutlines({ stacks: synth.stacks, dependencies });
-  const loaded = await loadStacks(
-    {
-      projectDir: o.projectDir,
-      env,
-      ...(o.typecheck !== undefined ? { typecheck: o.typecheck } : {}),
-      ...(o.variables !== undefined ? { values: o.variables } : {}),
-      ...(o.varFiles !== undefined ? { varFiles: varFiles(o) } : {}),
-      ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
-    },
-    files,
-    outlines,
-  );
+  const loaded = await loadStacks(source(o, env), files, outlines);
   if ("diagnostics" in loaded) return loaded;
   const undeclared = Object.keys(o.variables ?? {}).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
   if (undeclared.length > 0) return { diagnostics: [undeclaredVariables(undeclared, selected.selected)] };
-  return { loaded, outlines, dependencies, early: synth.diagnostics };
+  return {
+    loaded,
+    outlines,
+    dependencies,
+    early: synth.diagnostics,
+    handle: (name, ws, settings) => stackHandle(name, ws, outlines, settings),
+    saved: false,
+  };
 }
 
 /** The `.tfvars.json` files, as a Workspace finds them (relative to the project; as given when it is the current directory). */

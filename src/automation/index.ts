@@ -13,8 +13,8 @@
 //   connect.ts        the provider for a stack: host, space, token, lane, registry; the embedded host
 //   session.ts        state, connection and host identity opened together
 //   run.ts            a plan, or an apply / destroy / refresh, on a loaded stack
-//   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them
-//   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them
+//   stacks-open.ts    the stacks of one multi-stack run as the engine's orchestrator drives them (app-run.ts)
+//   stacks-saved.ts   the stacks of a saved plan of several stacks, as `apply FILE` drives them (app-run.ts)
 //   app.ts            the published AppWorkspace (api.ts): plan/apply/destroy of several stacks;
 //                     app-results.ts, what it returns and streams
 //   options.ts        what a Workspace's calls take (host, run and lock options)
@@ -32,5 +32,3 @@ export { damageDiagnostic } from "./state-damage.ts";
 export { ConnectError, connectProvider, SharedEmbeddedHost, type Connection } from "./connect.ts";
 export { openSession, type Session } from "./session.ts";
 export { applyStack, planStack } from "./run.ts";
-export { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
-export { loadSavedStacks, savedOutlines, savedStackHandle } from "./stacks-saved.ts";

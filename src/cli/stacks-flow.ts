@@ -1,56 +1,26 @@
 // `plan`, `apply` and `destroy` of several stacks in one command (docs/stacks.md, "Several stacks
-// in one command"): the app is synthesized once, the stacks named (positionally, with --stack,
-// as globs) are selected, each is opened (automation/stacks-open.ts), and the engine's orchestrator
-// (engine/stacks/run.ts) plans them in dependency order, asks once, and applies them. This file
-// renders what it reports: each stack's plan under its name, progress lines prefixed with the
+// in one command"), and `apply FILE` of a saved plan of several stacks, run on the published
+// AppWorkspace (automation/app.ts): the app is synthesized once, the stacks named (positionally,
+// with --stack, as globs) are selected and planned in dependency order, asked once, and applied.
+// This file renders what it reports (views/stacks-run.ts, from the engine run behind the result): each stack's plan under its name, progress lines prefixed with the
 // stack, a summary per stack and a total, the exit code reflecting every stack.
 
-import { diagnosticsToJson, hasErrors, Console } from "./console.ts";
-import type { Diagnostic } from "../automation/api.ts";
-import { configCode, synthesizeProject } from "../engine/config/index.ts";
-import {
-  engineCode,
-  planChangesSomething,
-  runStacks,
-  selectStacks,
-  stackGraph,
-  type EngineEvent,
-  type PlanMode,
-  type SavedStacks,
-  type StackGraph,
-  type StackHandle,
-  type StackResult,
-  type StacksRun,
-  type StackToSave,
-  saveStacksPlanFile,
-} from "../engine/index.ts";
-import { planSummary, planToJson, ProgressPrinter, renderPlan } from "../views/index.ts";
+import { hostname } from "node:os";
+import { diagnosticsToJson, Console } from "./console.ts";
+import type { AppEvent, AppResult, AppRunOptions, Diagnostic } from "../automation/api.ts";
+import { engineCode, type SavedStacks } from "../engine/index.ts";
+import { planSummary, planToJson, ProgressPrinter, renderPlan, shownPlan, shownStacksRun, stacksJson, stacksSummaryLines } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { CliUsageError, type ParsedArgs } from "./command.ts";
-import {
-  AppOutlines,
-  holdsResources,
-  loadSavedStacks,
-  loadStacks,
-  savedOutlines,
-  savedStackHandle,
-  SharedEmbeddedHost,
-  stackHandle,
-  type LoadedStack,
-  type StackRunSettings,
-} from "../automation/index.ts";
 import { leaseMs } from "./lock-flags.ts";
-import { stackSource, varValues } from "./workspace.ts";
-
-/** Stacks planned or applied at once (each with its own lock and its own provider calls). */
-export const STACKS_AT_ONCE = 4;
+import { stackSource } from "./workspace.ts";
 
 export interface StacksCommand {
   kind: "plan" | "apply" | "destroy";
   args: ParsedArgs;
   /** The stack names and globs given (positionally and with --stack). */
   patterns: string[];
-  mode: PlanMode;
+  mode: NonNullable<AppRunOptions["mode"]>;
   refresh: boolean;
   parallelism: number | undefined;
   lockTimeout: number;
@@ -88,40 +58,12 @@ export function severalStacks(patterns: readonly string[]): boolean {
 }
 
 export async function stacksFlow(command: StacksCommand): Promise<number> {
-  const { kind, args } = command;
-  const io = new Console(args);
-  const fail = failWith(kind, io);
-  const dir = process.cwd();
-  const synth = await synthesizeProject(dir, { typecheck: !args.switches.has("--no-typecheck") });
-  if (!io.json) for (const note of synth.notes ?? []) process.stderr.write(`${note}\n`);
-  if (hasErrors(synth.diagnostics)) return fail(synth.diagnostics);
-  const selected = selectStacks([...synth.stacks.keys()], command.patterns);
-  if ("diagnostics" in selected) return fail(selected.diagnostics);
-  const files = new Map(selected.selected.map((name) => [name, synth.stacks.get(name)!]));
-  // The app's stacks' outlines, read once for the whole run (every stack's checks look at the others).
-  const dependencies = synth.dependencies ?? new Map<string, string[]>();
-  const outlines = new AppOutlines({ stacks: synth.stacks, dependencies });
-  const loaded = await loadStacks(stackSource(args), files, outlines);
-  if ("diagnostics" in loaded) return fail(loaded.diagnostics);
-  const undeclared = Object.keys(varValues(args)).filter((name) => ![...loaded.values()].some((ws) => ws.stack.variables.has(name)));
-  if (undeclared.length > 0) return fail([undeclaredVariables(undeclared, selected.selected)]);
-  if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
-
-  return executeStacks(command, io, {
-    graph: stackGraph(dependencies),
-    createState: command.out !== undefined,
-    handles: async (settings) => {
-      const handles = new Map<string, StackHandle>();
-      for (const [name, ws] of loaded) handles.set(name, await stackHandle(name, ws, outlines, settings));
-      return handles;
-    },
-    holdsResources: (stack) => holdsResources(dir, stack, outlines),
-    finished: async (run) => {
-      if (command.out === undefined || !run.ok) return;
-      await writeStacksPlanFile(command, run, loaded, dependencies);
-      if (!io.json)
-        io.out(`\nSaved the plan of ${run.order.length} stacks to ${command.out}. Apply exactly these actions with:\n  takoform apply ${command.out}`);
-    },
+  return executeStacks(command, {
+    stacks: command.patterns,
+    mode: command.mode,
+    refresh: command.refresh,
+    ...(command.out !== undefined ? { createState: true } : {}),
+    ignoreMissingDependents: command.args.switches.has("--ignore-missing-stack-dependencies"),
   });
 }
 
@@ -168,19 +110,7 @@ export async function savedStacksFlow(
   saved: SavedStacks,
 ): Promise<number> {
   const full: StacksCommand = { ...command, kind: "apply", patterns: saved.order, mode: "normal", refresh: true, saved: file };
-  const io = new Console(command.args);
-  const outlines = await savedOutlines(saved);
-  const loaded = await loadSavedStacks(stackSource(command.args), saved, outlines, file);
-  if ("diagnostics" in loaded) return failWith("apply", io)(loaded.diagnostics);
-  if (!io.json) io.diagnostics([...loaded.values()].flatMap((ws) => ws.diagnostics));
-  return executeStacks(full, io, {
-    graph: stackGraph(saved.dependencies),
-    handles: async (settings) => {
-      const handles = new Map<string, StackHandle>();
-      for (const [name, ws] of loaded) handles.set(name, await savedStackHandle(name, ws, saved.stacks.get(name)!, outlines, settings));
-      return handles;
-    },
-  });
+  return executeStacks(full, { planFile: file });
 }
 
 function failWith(kind: StacksCommand["kind"], io: Console): (diagnostics: readonly Diagnostic[]) => number {
@@ -191,119 +121,105 @@ function failWith(kind: StacksCommand["kind"], io: Console): (diagnostics: reado
   };
 }
 
-interface StacksExecution {
-  graph: StackGraph;
-  /** Opens each stack of the run behind the orchestrator's handle. */
-  handles(settings: StackRunSettings): Promise<Map<string, StackHandle>>;
-  createState?: boolean;
-  holdsResources?(stack: string): Promise<boolean>;
-  /** After the run, before its outcome is printed (plan --out writes its file). */
-  finished?(run: StacksRun): Promise<void>;
-}
+/**
+ * What the run reports, rendered as it comes: each stack's plan under its name, progress lines
+ * prefixed with the stack, notes where they fall. A printer writes its lines a turn late
+ * (views/progress.ts): the one that printed last writes what it holds before another stack's
+ * line or a note, so every line keeps its place.
+ */
+class StacksDisplay {
+  private readonly prefixed = new Map<string, ProgressPrinter>();
+  private last: ProgressPrinter | undefined;
+  constructor(
+    private readonly command: StacksCommand,
+    private readonly io: Console,
+  ) {}
 
-/** Runs the opened stacks through the orchestrator, rendering what it reports, and gives the exit status. */
-async function executeStacks(command: StacksCommand, io: Console, execution: StacksExecution): Promise<number> {
-  const { kind, args } = command;
-  const interrupts = new Interrupts(io);
-  const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
-  const shared = new SharedEmbeddedHost();
-  const prefixed = new Map<string, ProgressPrinter>();
-  // A printer writes its lines a turn late (views/progress.ts): the one that printed last writes
-  // what it holds before another stack's line or a note, so every line keeps its place.
-  let last: ProgressPrinter | undefined;
-  const show = (stack: string, event: EngineEvent): void => {
+  readonly show = (event: AppEvent): void => {
+    const { io, command } = this;
     if (io.json) return;
-    if (event.kind === "note") {
-      last?.flush();
-      io.diagnostics([event.diagnostic]);
-    } else if (event.kind === "plan")
-      return; // shown when planned; a re-plan is announced by "applying"
-    else {
-      let own = prefixed.get(stack);
-      if (own === undefined) prefixed.set(stack, (own = new ProgressPrinter((lines) => io.out(lines.replace(/^/gm, `${stack}: `)), io.color)));
-      if (last !== own) last?.flush();
-      last = own;
+    if (event.kind === "stacks-loaded") return io.diagnostics(event.diagnostics);
+    if (event.kind === "plan") return; // shown when planned; a re-plan is announced by "applying"
+    if (event.kind === "stack-planned" || event.kind === "stack-applying" || event.kind === "stack-done" || event.kind === "note") this.last?.flush();
+    if (event.kind === "note") io.diagnostics([event.diagnostic]);
+    else if (event.kind === "stack-planned")
+      io.out(
+        command.saved !== undefined
+          ? `\n─── Stack ${event.stack} ───\nThe saved plan in ${command.saved}. ${planSummary(shownPlan(event)).join("\n")}`
+          : `\n─── Stack ${event.stack} ───\n${renderPlan(shownPlan(event), { color: io.color })}`,
+      );
+    else if (event.kind === "stack-applying")
+      io.out(`\n─── Stack ${event.stack}: ${verb(command.kind)}${event.replan ? " (planned again with the values of the stacks it reads from)" : ""} ───`);
+    else if (event.kind !== "stack-done") {
+      let own = this.prefixed.get(event.stack);
+      if (own === undefined) this.prefixed.set(event.stack, (own = new ProgressPrinter((lines) => io.out(lines.replace(/^/gm, `${event.stack}: `)), io.color)));
+      if (this.last !== own) this.last?.flush();
+      this.last = own;
       own.sink(event);
     }
   };
-  const settings: StackRunSettings = {
-    kind,
-    mode: command.mode,
-    refresh: command.refresh,
-    parallelism: command.parallelism,
-    lockTimeout: command.lockTimeout,
-    forceUnlock: args.switches.has("--force-unlock"),
-    leaseMs: leaseMs(process.env),
-    ...(execution.createState === true ? { createState: true } : {}),
-    shared,
-    events: show,
-    stopped: () => interrupts.count > 0,
-  };
-  let run: StacksRun;
-  try {
-    const handles = await execution.handles(settings);
-    run = await runStacks({
-      mode: kind,
-      graph: execution.graph,
-      stacks: handles,
-      parallelism: STACKS_AT_ONCE,
-      ignoreMissingDependents: args.switches.has("--ignore-missing-stack-dependencies"),
-      ...(execution.holdsResources !== undefined ? { holdsResources: execution.holdsResources } : {}),
-      ...(command.saved !== undefined ? { saved: true } : {}),
-      ...(kind === "plan" || command.saved !== undefined || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
-      events: (event) => {
-        if (io.json) return;
-        last?.flush();
-        if (event.kind === "planned")
-          io.out(
-            command.saved !== undefined
-              ? `\n─── Stack ${event.stack} ───\nThe saved plan in ${command.saved}. ${planSummary(event.plan).join("\n")}`
-              : `\n─── Stack ${event.stack} ───\n${renderPlan(event.plan, { color: io.color })}`,
-          );
-        else if (event.kind === "applying")
-          io.out(`\n─── Stack ${event.stack}: ${verb(kind)}${event.replan ? " (planned again with the values of the stacks it reads from)" : ""} ───`);
-      },
-      stopped: () => interrupts.count > 0,
-    });
-    await execution.finished?.(run);
-  } finally {
-    interrupts.close();
-    for (const p of prefixed.values()) p.close();
-    await shared.close();
+
+  close(): void {
+    for (const p of this.prefixed.values()) p.close();
   }
-  // A run a signal stopped exits with the signal's status (approval.ts), after saying what it did.
-  return interrupts.exitCode(closingStatus(command, run, io, approval, failWith(kind, io)));
 }
 
-/** `plan --out FILE` of several stacks: each stack's saved plan, what it read from the others, the order. */
-async function writeStacksPlanFile(
-  command: StacksCommand,
-  run: StacksRun,
-  loaded: ReadonlyMap<string, LoadedStack>,
-  dependencies: ReadonlyMap<string, readonly string[]>,
-): Promise<void> {
-  const stacks = new Map<string, StackToSave>();
-  for (const name of run.order) {
-    const ws = loaded.get(name)!;
-    const result = run.results.get(name)!;
-    stacks.set(name, {
-      saved: {
-        plan: result.plan!,
-        stackDocument: ws.stackDocument,
-        ...(ws.stackFile !== undefined ? { stackFile: ws.stackFile } : {}),
-        variables: ws.variables,
-        mode: command.mode,
-        refresh: command.refresh,
-      },
-      remote: result.remote ?? new Map(),
+/** Runs the stacks through the published AppWorkspace, rendering what it reports, and gives the exit status. */
+async function executeStacks(command: StacksCommand, how: AppRunOptions): Promise<number> {
+  const { kind, args } = command;
+  const io = new Console(args);
+  const interrupts = new Interrupts(io);
+  const approval = new Approval(kind === "plan" ? "apply" : kind, io, interrupts, command.input);
+  // The first Ctrl-C or SIGTERM stops the run (Interrupts counts it first; not while the approval prompt waits).
+  const abort = new AbortController();
+  const stop = (): void => void (interrupts.count > 0 && abort.abort());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);
+  const display = new StacksDisplay(command, io);
+  const source = stackSource(args);
+  // Loaded here, not with this file: `show FILE` renders a saved plan of several stacks with this
+  // file's showSavedStacks, and reads no app, state or host.
+  const { AppWorkspace } = await import("../automation/api.ts");
+  const app = new AppWorkspace({
+    projectDir: source.projectDir,
+    typecheck: source.typecheck ?? true,
+    variables: source.values ?? {},
+    varFiles: [...(source.varFiles ?? [])],
+    ...(source.onNote !== undefined ? { onNote: source.onNote } : {}),
+  });
+  const lease = leaseMs(process.env);
+  let result: AppResult;
+  try {
+    result = await app[kind]({
+      ...how,
+      ...(command.parallelism !== undefined ? { parallelism: command.parallelism } : {}),
+      lockTimeoutMs: command.lockTimeout,
+      forceUnlock: args.switches.has("--force-unlock"),
+      ...(lease !== undefined ? { lockLeaseMs: lease } : {}),
+      lockHolder: `takoform ${kind} (pid ${process.pid} on ${hostname()})`,
+      ...(kind === "plan" || command.saved !== undefined || args.switches.has("--auto-approve") ? {} : { confirm: () => approval.ask() }),
+      onEvent: display.show,
+      signal: abort.signal,
     });
+    if (result.status !== "not-started" && command.out !== undefined && result.plan !== undefined) {
+      await result.plan.write(command.out);
+      if (!io.json)
+        io.out(`\nSaved the plan of ${result.order.length} stacks to ${command.out}. Apply exactly these actions with:\n  takoform apply ${command.out}`);
+    }
+  } finally {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.off(signal, stop);
+    interrupts.close();
+    display.close();
   }
-  await saveStacksPlanFile(command.out!, { order: run.order, dependencies, stacks });
+  // Nothing ran (the app, a stack named, a variable no stack declares, the saved file): why, and 1.
+  if (result.status === "not-started") return failWith(kind, io)(result.diagnostics);
+  // A run a signal stopped exits with the signal's status (approval.ts), after saying what it did.
+  return interrupts.exitCode(closingStatus(command, result, io, approval, failWith(kind, io)));
 }
 
 /** Prints the run's outcome (a JSON document, or the diagnostics and a line per stack) and gives the exit status. */
-function closingStatus(command: StacksCommand, run: StacksRun, io: Console, approval: Approval, fail: (d: readonly Diagnostic[]) => number): number {
+function closingStatus(command: StacksCommand, result: AppResult, io: Console, approval: Approval, fail: (d: readonly Diagnostic[]) => number): number {
   const { kind } = command;
+  const run = shownStacksRun(result);
   if (approval.refused !== null) return fail([approval.refusal()]);
   if (io.json) {
     io.emitJson(stacksJson(kind, run));
@@ -311,104 +227,21 @@ function closingStatus(command: StacksCommand, run: StacksRun, io: Console, appr
   }
   io.diagnostics(run.diagnostics);
   for (const name of run.order) {
-    const result = run.results.get(name)!;
-    const shown = new Set(result.plan?.diagnostics ?? []);
-    io.diagnostics(result.diagnostics.filter((d) => !shown.has(d)));
+    const stack = run.results.get(name)!;
+    const shown = new Set(stack.plan?.diagnostics ?? []);
+    io.diagnostics(stack.diagnostics.filter((d) => !shown.has(d)));
   }
   if (run.cancelled) {
     io.err(`${kind === "destroy" ? "Destroy" : "Apply"} cancelled.`);
     return 1;
   }
-  for (const line of summaryLines(kind, run)) io.out(line);
+  for (const line of stacksSummaryLines(kind, run)) io.out(line);
   if (!run.ok) return 1;
-  const changes = run.order.some((name) => {
-    const plan = run.results.get(name)?.plan;
-    return plan !== undefined && planChangesSomething(plan);
-  });
-  return kind === "plan" && command.detailedExitcode === true && changes ? 2 : 0;
+  return kind === "plan" && command.detailedExitcode === true && result.status === "planned" ? 2 : 0;
 }
 
 function verb(kind: StacksCommand["kind"]): string {
   return kind === "destroy" ? "destroying" : "applying";
-}
-
-function undeclaredVariables(names: string[], stacks: string[]): Diagnostic {
-  return {
-    severity: "error",
-    code: configCode("undeclared-variable-value"),
-    summary: `A value was given for ${names.length === 1 ? "the variable" : "the variables"} ${names.map((n) => `"${n}"`).join(", ")}, which no stack of this run declares`,
-    detail: `The stacks of this run are ${stacks.join(", ")}.`,
-    repair: "Remove the value, or declare the variable in the stack that uses it (new TerraformVariable(…)).",
-  };
-}
-
-/** One line per stack (in run order) and the total. */
-export function summaryLines(kind: StacksCommand["kind"], run: StacksRun): string[] {
-  const width = Math.max(...run.order.map((n) => n.length));
-  const lines = ["", kind === "plan" ? "Stacks planned:" : "Stacks:"];
-  const total = { add: 0, change: 0, destroy: 0 };
-  for (const name of run.order) {
-    const result = run.results.get(name)!;
-    lines.push(`  ${name.padEnd(width)}  ${describeResult(kind, result, total)}`);
-  }
-  const failed = run.order.filter((n) => run.results.get(n)!.status === "failed");
-  const skipped = run.order.filter((n) => run.results.get(n)!.status === "skipped");
-  const counts =
-    kind === "plan"
-      ? `${total.add} to add, ${total.change} to change, ${total.destroy} to destroy`
-      : kind === "destroy"
-        ? `${total.destroy} destroyed`
-        : `${total.add} added, ${total.change} changed, ${total.destroy} destroyed`;
-  const word = kind === "plan" ? "Plan" : kind === "destroy" ? "Destroy" : "Apply";
-  const problems = [
-    failed.length > 0 ? `${failed.length} failed (${failed.join(", ")})` : "",
-    skipped.length > 0 ? `${skipped.length} not run (${skipped.join(", ")})` : "",
-  ].filter(Boolean);
-  lines.push(`\n${word} ${run.ok ? "complete" : "failed"}! ${run.order.length} stacks: ${counts}${problems.length > 0 ? `; ${problems.join(", ")}` : ""}.`);
-  return lines;
-}
-
-function describeResult(kind: StacksCommand["kind"], result: StackResult, total: { add: number; change: number; destroy: number }): string {
-  if (result.status === "failed") return "failed";
-  if (result.status === "skipped") return result.blockedBy !== undefined ? `not run: ${result.blockedBy} did not succeed` : "not run: the run was stopped";
-  if (result.status === "cancelled") return "cancelled";
-  if (kind === "plan" || result.run === undefined) {
-    const changes = result.plan?.resourceChanges ?? [];
-    const count = (action: string) => changes.filter((c) => c.actions.includes(action as never)).length;
-    const [add, change, destroy] = [count("create"), count("update"), count("delete")];
-    if (kind === "plan") {
-      total.add += add;
-      total.change += change;
-      total.destroy += destroy;
-      return add + change + destroy === 0 ? "no changes" : `${add} to add, ${change} to change, ${destroy} to destroy`;
-    }
-    return "no changes";
-  }
-  const c = result.run.counts;
-  total.add += c.added;
-  total.change += c.changed;
-  total.destroy += c.destroyed;
-  if (result.status === "no-changes") return "no changes";
-  return kind === "destroy" ? `${c.destroyed} destroyed` : `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
-}
-
-/**
- * `--json` of a run of several stacks (docs/stacks.md): the order, and per stack its status, its
- * plan as `plan --json` writes one, and its diagnostics.
- */
-function stacksJson(kind: StacksCommand["kind"], run: StacksRun): Record<string, unknown> {
-  const stacks: Record<string, unknown> = {};
-  for (const name of run.order) {
-    const result = run.results.get(name)!;
-    stacks[name] = {
-      status: result.status,
-      ...(result.blockedBy !== undefined ? { blocked_by: result.blockedBy } : {}),
-      ...(result.plan !== undefined ? { plan: planToJson(result.plan) } : {}),
-      ...(result.run !== undefined ? { counts: result.run.counts } : {}),
-      diagnostics: diagnosticsToJson(result.diagnostics),
-    };
-  }
-  return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: diagnosticsToJson(run.diagnostics) };
 }
 
 /** `show FILE` of a saved plan of several stacks: each stack's plan in order, or (--json) the document `plan --json` of those stacks writes. */

@@ -87,6 +87,11 @@ describe("AppWorkspace on examples/multi-stack", () => {
     const applied = await runCli(["apply", "two.tfplan"], { cwd: project, env: { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined } });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain("Apply complete! 2 stacks: 7 added, 0 changed, 0 destroyed.");
+    // The same file through the API, once applied: stale, refused with nothing written.
+    const again = await app.apply({ planFile: "two.tfplan" });
+    expect(again).toMatchObject({ status: "failed", ok: false, order: ["shared", "api"], total: { added: 0 } });
+    expect(again.stacks.shared!.diagnostics.map((d) => d.code)).toContain("takoform.engine/plan-file-stale");
+    expect(again.stacks.api).toMatchObject({ status: "skipped", blockedBy: "shared" });
     expect(await app.destroy({ stacks: ["api", "shared"] })).toMatchObject({ status: "applied", ok: true });
 
     // Another stack holds the namespace's name: shared fails, and neither worker that binds it is applied.

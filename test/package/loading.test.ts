@@ -160,7 +160,7 @@ app.synth();
     // among them): 348 of ours where the reader alone took 335, and 349 with the views' state text
     // (views/state-text.ts, the record blocks state show and show print, on the views facade);
     // +4 for the published AppWorkspace of several stacks (app.ts, app-run.ts, app-results.ts,
-    // stacks-open.ts: small, no new dependency).
+    // stacks-open.ts, and its closing lines in views/stacks-run.ts: small, no new dependency).
     [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 19, 349],
     [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 19, 349],
     [["state", "pull"], "loading-read-only", STATE, 19, 349],

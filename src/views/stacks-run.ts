@@ -1,0 +1,85 @@
+// A run of several stacks as the command shows it (docs/stacks.md, "Several stacks in one
+// command"): a line per stack and the total, and the `--json` document. Rendered from the engine's
+// run behind an AppWorkspace's result (engine/stacks-handles.ts; views cannot import automation).
+
+import { stacksRunBehind, type StackResult, type StacksRun } from "../engine/index.ts";
+import { diagnosticsToJson } from "./diagnostics.ts";
+import { planToJson } from "./json.ts";
+
+type StacksKind = "plan" | "apply" | "destroy";
+
+/** The engine's run an AppWorkspace's result reports; throws for an object that is no such result (a caller's bug). */
+export function shownStacksRun(result: object): StacksRun {
+  const run = stacksRunBehind(result);
+  if (run === undefined) throw new TypeError("not the result of an AppWorkspace run that started");
+  return run;
+}
+
+/** One line per stack (in run order) and the total. */
+export function stacksSummaryLines(kind: StacksKind, run: StacksRun): string[] {
+  const width = Math.max(...run.order.map((n) => n.length));
+  const lines = ["", kind === "plan" ? "Stacks planned:" : "Stacks:"];
+  const total = { add: 0, change: 0, destroy: 0 };
+  for (const name of run.order) {
+    const result = run.results.get(name)!;
+    lines.push(`  ${name.padEnd(width)}  ${describeResult(kind, result, total)}`);
+  }
+  const failed = run.order.filter((n) => run.results.get(n)!.status === "failed");
+  const skipped = run.order.filter((n) => run.results.get(n)!.status === "skipped");
+  const counts =
+    kind === "plan"
+      ? `${total.add} to add, ${total.change} to change, ${total.destroy} to destroy`
+      : kind === "destroy"
+        ? `${total.destroy} destroyed`
+        : `${total.add} added, ${total.change} changed, ${total.destroy} destroyed`;
+  const word = kind === "plan" ? "Plan" : kind === "destroy" ? "Destroy" : "Apply";
+  const problems = [
+    failed.length > 0 ? `${failed.length} failed (${failed.join(", ")})` : "",
+    skipped.length > 0 ? `${skipped.length} not run (${skipped.join(", ")})` : "",
+  ].filter(Boolean);
+  lines.push(`\n${word} ${run.ok ? "complete" : "failed"}! ${run.order.length} stacks: ${counts}${problems.length > 0 ? `; ${problems.join(", ")}` : ""}.`);
+  return lines;
+}
+
+function describeResult(kind: StacksKind, result: StackResult, total: { add: number; change: number; destroy: number }): string {
+  if (result.status === "failed") return "failed";
+  if (result.status === "skipped") return result.blockedBy !== undefined ? `not run: ${result.blockedBy} did not succeed` : "not run: the run was stopped";
+  if (result.status === "cancelled") return "cancelled";
+  if (kind === "plan" || result.run === undefined) {
+    const changes = result.plan?.resourceChanges ?? [];
+    const count = (action: string) => changes.filter((c) => c.actions.includes(action as never)).length;
+    const [add, change, destroy] = [count("create"), count("update"), count("delete")];
+    if (kind === "plan") {
+      total.add += add;
+      total.change += change;
+      total.destroy += destroy;
+      return add + change + destroy === 0 ? "no changes" : `${add} to add, ${change} to change, ${destroy} to destroy`;
+    }
+    return "no changes";
+  }
+  const c = result.run.counts;
+  total.add += c.added;
+  total.change += c.changed;
+  total.destroy += c.destroyed;
+  if (result.status === "no-changes") return "no changes";
+  return kind === "destroy" ? `${c.destroyed} destroyed` : `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+}
+
+/**
+ * `--json` of a run of several stacks (docs/stacks.md): the order, and per stack its status, its
+ * plan as `plan --json` writes one, and its diagnostics.
+ */
+export function stacksJson(kind: StacksKind, run: StacksRun): Record<string, unknown> {
+  const stacks: Record<string, unknown> = {};
+  for (const name of run.order) {
+    const result = run.results.get(name)!;
+    stacks[name] = {
+      status: result.status,
+      ...(result.blockedBy !== undefined ? { blocked_by: result.blockedBy } : {}),
+      ...(result.plan !== undefined ? { plan: planToJson(result.plan) } : {}),
+      ...(result.run !== undefined ? { counts: result.run.counts } : {}),
+      diagnostics: diagnosticsToJson(result.diagnostics),
+    };
+  }
+  return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: diagnosticsToJson(run.diagnostics) };
+}
