@@ -50,7 +50,8 @@ export type AppEvent =
 export interface AppResult {
   /**
    * `planned` (a plan that changes something), `applied`, `no-changes`; `failed`: some stack
-   * failed or was skipped (see `stacks`); `cancelled`: `confirm` said no, nothing was applied;
+   * failed or was skipped (see `stacks`); `cancelled`: `confirm` said no (nothing was applied), or
+   * the `signal` stopped the run before every stack ran;
    * `not-started`: the app, the stacks named or their variables could not be used (`diagnostics`).
    */
   status: "planned" | "applied" | "no-changes" | "failed" | "cancelled" | "not-started";
@@ -96,7 +97,12 @@ export function appNotStarted(diagnostics: Diagnostic[]): AppResult {
 }
 
 /** The published result of the engine's run, which stays behind it for the CLI's renderers. */
-export function appResult(kind: "plan" | "apply" | "destroy", run: StacksRun, early: readonly Diagnostic[], plan?: PlanHandle): AppResult {
+export function appResult(
+  kind: "plan" | "apply" | "destroy",
+  run: StacksRun,
+  early: readonly Diagnostic[],
+  how: { plan?: PlanHandle; aborted: boolean },
+): AppResult {
   const stacks: Record<string, AppStackResult> = {};
   const total = { ...NO_COUNTS };
   for (const name of run.order) {
@@ -106,7 +112,8 @@ export function appResult(kind: "plan" | "apply" | "destroy", run: StacksRun, ea
   }
   const changes =
     kind === "plan" ? run.order.some((n) => changesPlanned(run.results.get(n)!)) : run.order.some((n) => run.results.get(n)!.status === "applied");
-  const status = run.cancelled ? "cancelled" : !run.ok ? "failed" : !changes ? "no-changes" : kind === "plan" ? "planned" : "applied";
+  const status =
+    run.cancelled || (how.aborted && !run.ok) ? "cancelled" : !run.ok ? "failed" : !changes ? "no-changes" : kind === "plan" ? "planned" : "applied";
   const result: AppResult = {
     status,
     ok: run.ok,
@@ -114,7 +121,7 @@ export function appResult(kind: "plan" | "apply" | "destroy", run: StacksRun, ea
     stacks,
     total,
     diagnostics: [...early, ...run.diagnostics],
-    ...(plan !== undefined ? { plan } : {}),
+    ...(how.plan !== undefined ? { plan: how.plan } : {}),
   };
   bindStacksRun(result, run);
   return result;

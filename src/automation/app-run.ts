@@ -85,7 +85,7 @@ export async function runApp(
     await shared.close();
   }
   const saved = kind === "plan" && run.ok ? stacksPlanHandle(run, loaded, dependencies, { mode, refresh: settings.refresh }) : undefined;
-  return appResult(kind, run, early, saved);
+  return appResult(kind, run, early, { ...(saved !== undefined ? { plan: saved } : {}), aborted: stopped() });
 }
 
 type Project = Omit<WorkspaceOptions, "stack" | "configFile"> & { projectDir: string };

@@ -112,4 +112,25 @@ describe("AppWorkspace on examples/multi-stack", () => {
     }
     expect(hostHolds(project)).toEqual([]);
   }, 600_000);
+
+  it("an AbortSignal stops the run: the stack running finishes, the stacks not started are skipped", async () => {
+    const app = new AppWorkspace({ projectDir: project, typecheck: false, env });
+    const abort = new AbortController();
+    const stopped = await app.apply({
+      signal: abort.signal,
+      onEvent: (e) => void (e.kind === "stack-done" && e.stack === "shared" && abort.abort()),
+    });
+    try {
+      expect(stopped).toMatchObject({ status: "cancelled", ok: false, order: ["shared", "api", "jobs"], total: { added: 2 } });
+      expect(stopped.stacks.shared).toMatchObject({ status: "applied", ok: true });
+      for (const name of ["api", "jobs"]) {
+        expect(stopped.stacks[name]).toMatchObject({ status: "skipped", ok: false, counts: { added: 0 } });
+        expect(stopped.stacks[name]!.diagnostics[0]!.summary).toContain("the run was stopped");
+      }
+      expect(hostHolds(project)).toEqual(["AtLeastOnceQueue jobs", "EdgeKVNamespace orders"]);
+    } finally {
+      await app.destroy();
+    }
+    expect(hostHolds(project)).toEqual([]);
+  }, 600_000);
 });
