@@ -36,6 +36,25 @@ export class LaneUnavailableError extends Error {
   }
 }
 
+// A run builds a provider to check its configuration alone and another to plan and apply
+// (automation/run.ts), each from the same registry object: the codec table and the line schemas
+// derived from it (both immutable) are built once per registry and shared, not once per provider.
+const tables = new WeakMap<GeneratedRegistry, CodecTable>();
+const lineOutcomes = new WeakMap<CodecTable, Map<string, LineOutcome>>();
+
+function tableOf(registry: GeneratedRegistry | CodecTable): CodecTable {
+  if (registry instanceof CodecTable) return registry;
+  let table = tables.get(registry);
+  if (table === undefined) tables.set(registry, (table = CodecTable.fromGenerated(registry)));
+  return table;
+}
+
+function linesOf(table: CodecTable): Map<string, LineOutcome> {
+  let lines = lineOutcomes.get(table);
+  if (lines === undefined) lineOutcomes.set(table, (lines = new Map()));
+  return lines;
+}
+
 export class ProviderRuntime {
   readonly table: CodecTable;
   readonly defaultSpace: string;
@@ -46,8 +65,8 @@ export class ProviderRuntime {
   readonly credential: CredentialLatch;
   /** Positive availability answers, so a run asks once per (space, exact ref, operation). */
   readonly availability = new AvailabilityMemo();
-  /** Per resource type: its schema, or why its line cannot be served. Derived once, on first use. */
-  readonly #lines = new Map<string, LineOutcome>();
+  /** Per resource type: its schema, or why its line cannot be served. Derived once per table, on first use. */
+  readonly #lines: Map<string, LineOutcome>;
   readonly #clientSource: HostClient | (() => Promise<HostClient>);
   #client: Promise<HostClient> | undefined;
   /** The client once connected: its token is what `redact` removes. */
@@ -56,7 +75,8 @@ export class ProviderRuntime {
   #hostNeeds: ReadonlyMap<string, readonly HostNeed[]> | undefined;
 
   constructor(options: HostProviderOptions) {
-    this.table = options.registry instanceof CodecTable ? options.registry : CodecTable.fromGenerated(options.registry);
+    this.table = tableOf(options.registry);
+    this.#lines = linesOf(this.table);
     this.defaultSpace = options.defaultSpace;
     this.planPreviewTimeoutMs = options.planPreviewTimeoutMs ?? 30_000;
     this.#clientSource = options.client;
