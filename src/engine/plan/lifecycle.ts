@@ -16,6 +16,11 @@ import type { ResourceChange } from "../plan-data.ts";
  */
 export function createBeforeDestroySet(stack: StackConfig, graph: DependencyGraph, edgeFilter?: EdgeFilter): Set<string> {
   const result = new Set<string>();
+  // Only a configured resource that sets it starts the inheritance: without one, nothing is
+  // replaced create-before-destroy, and the destroy order (a walk of the whole graph) is not needed.
+  let any = false;
+  for (const resource of stack.resources.values()) if (resource.lifecycle.createBeforeDestroy === true) any = true;
+  if (!any) return result;
   // Destroy order visits every dependent before its dependencies.
   for (const group of orderGraph(graph, "destroy", edgeFilter).groups) {
     for (const address of group.addresses) {

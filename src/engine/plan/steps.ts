@@ -179,17 +179,19 @@ function orderLateDeletes(index: StepIndex, configDependencies: ReadonlyMap<stri
 
 /** Rules 4 and 5, from the dependencies recorded in state. */
 function orderStateDeletes(index: StepIndex, stateDependencies: ReadonlyMap<string, readonly string[]>): void {
+  // Both rules order a delete step: a plan without one (a no-op plan, an all-create plan) has
+  // nothing here to order, and its state's every record would otherwise be looked at for none.
+  if (index.deleteSteps.size === 0) return;
   for (const [stateAddress, dependencies] of stateDependencies) {
     const change = index.byAddress.get(stateAddress);
     if (change === undefined) continue;
-    const base = parseStateAddress(stateAddress).address;
     const own = index.steps.get(stepId("delete", stateAddress));
     for (const dependency of dependencies) {
       for (const target of index.deleteSteps.get(dependency) ?? []) {
         if (own !== undefined) {
           index.dependOn(target, own); // rule 4: the dependent's old object goes first
         } else if (index.pureDeletes.has(target)) {
-          index.dependOn(target, index.applyStep.get(base)); // rule 5: it lets go first
+          index.dependOn(target, index.applyStep.get(parseStateAddress(stateAddress).address)); // rule 5: it lets go first
         }
       }
     }
