@@ -85,7 +85,7 @@ export class HostProvider implements Provider {
   }
 
   async create(type: string, planned: Attributes, context: WriteContext): Promise<WriteResult> {
-    const refused = this.#notSent({ resourceType: type, ...identityIn(planned) }, null);
+    const refused = this.#notSent(identityIn(planned, { resourceType: type }), null);
     return refused ?? this.#outgoing(await createResource(this.#rt, type, planned, context));
   }
 
@@ -140,14 +140,18 @@ export class HostProvider implements Provider {
 }
 
 /** The space and name a write or read names, where they are known. */
-function identityIn(attributes: Attributes): ResourceIdentity {
+// Members assigned one by one, not spread in: a spread that adds members its source lacks is off
+// V8's fast path, and every read, update and delete (100,000 in a large no-op plan) makes one.
+function identityIn(attributes: Attributes, identity: ResourceIdentity = {}): ResourceIdentity {
   const space = knownString(attributes, "space");
   const name = knownString(attributes, "name");
-  return { ...(space !== undefined ? { space } : {}), ...(name !== undefined ? { name } : {}) };
+  if (space !== undefined) identity.space = space;
+  if (name !== undefined) identity.name = name;
+  return identity;
 }
 
 function stateIdentity(state: ResourceState): ResourceIdentity {
-  return { resourceType: state.type, ...identityIn(state.attributes) };
+  return identityIn(state.attributes, { resourceType: state.type });
 }
 
 export type { HostProviderOptions };
