@@ -10,7 +10,7 @@ import type { PlanHandle } from "./plan-handle.ts";
 import { changesOf, NO_COUNTS, type Change, type RunCounts, type WorkspaceEvent } from "./results.ts";
 
 /** What an AppWorkspace's `plan()`, `apply()` and `destroy()` take. */
-export interface AppRunOptions extends Omit<RunOptions, "onEvent" | "targets"> {
+export interface AppRunOptions extends Omit<RunOptions, "onEvent" | "targets" | "confirm"> {
   /** The stacks to run: names or globs (`api*`), default every stack of the app. The stacks they depend on are not added. */
   stacks?: string[];
   /** Each event of the run, as it happens, with the stack it belongs to. */

@@ -4,7 +4,7 @@
 // run over them; what it returns is app-results.ts's.
 
 import { resolve } from "node:path";
-import type { Diagnostic } from "../core/index.ts";
+import { hasErrors, type Diagnostic } from "../core/index.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
   engineCode,
@@ -15,6 +15,7 @@ import {
   selectStacks,
   stackGraph,
   type AnyPlanFile,
+  type Plan,
   type StackHandle,
   type StacksRun,
   type StackToSave,
@@ -22,7 +23,7 @@ import {
 import { appEvent, appNotStarted, appResult, type AppResult, type AppRunOptions } from "./app-results.ts";
 import { SharedEmbeddedHost } from "./connect.ts";
 import { lockOptions, type HostOptions, type WorkspaceOptions } from "./options.ts";
-import type { PlanHandle } from "./plan-handle.ts";
+import { planHandle, type PlanHandle } from "./plan-handle.ts";
 import type { LoadedStack } from "./project.ts";
 import { AppOutlines } from "./remote-reads.ts";
 import { changesOf, workspaceEvent } from "./results.ts";
@@ -48,6 +49,10 @@ export async function runApp(
   const shared = new SharedEmbeddedHost();
   const mode = kind === "destroy" ? "destroy" : (options.mode ?? "normal");
   const lock = lockOptions(options, kind);
+  // A stack's plan, as its `plan` event carries it: a handle of this run (no Workspace owns it, so
+  // a Workspace's apply({ plan }) refuses it as another's; the app's plan is saved whole instead).
+  const stackPlanHandle = (stack: string, plan: Plan): PlanHandle =>
+    planHandle(plan, loaded.get(stack)!, { mode, refresh: options.refresh ?? true, ok: !hasErrors(plan.diagnostics), owner: shared });
   const settings: StackRunSettings = {
     kind,
     mode,
@@ -60,7 +65,7 @@ export async function runApp(
     env,
     ...(options.createState === true ? { createState: true } : {}),
     shared,
-    events: (stack, event) => options.onEvent?.({ ...workspaceEvent(event), stack }),
+    events: (stack, event) => options.onEvent?.({ ...workspaceEvent(event, (plan) => stackPlanHandle(stack, plan)), stack }),
     stopped,
   };
   const confirm = options.confirm;
