@@ -159,18 +159,22 @@ app.synth();
     // list, show and pull run through the published Workspace (its own modules, the plan handle's
     // among them): 348 of ours where the reader alone took 335, and 349 with the views' state text
     // (views/state-text.ts, the record blocks state show and show print, on the views facade);
-    // +4 for the published AppWorkspace of several stacks (app.ts, app-run.ts, app-results.ts,
+    // +5 for the published AppWorkspace of several stacks (app.ts, app-run.ts, app-results.ts,
     // stacks-open.ts, and its closing lines in views/stacks-run.ts: small, no new dependency).
-    [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 19, 349],
-    [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 19, 349],
-    [["state", "pull"], "loading-read-only", STATE, 19, 349],
+    // (Each cap below is what was measured when it was last raised: the published entry loads
+    // whole, so a read-only command carries what the entry adds until it is split or deferred.)
+    [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 19, 354],
+    [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 19, 354],
+    [["state", "pull"], "loading-read-only", STATE, 19, 354],
     // The host's modules (76 of them) come in only for an embedded host's worker address to print.
     // output reads through the published Workspace too (workspace.state.pull(), outputs(),
-    // output()): 347 of ours in 15 bundle files, where the reader alone took 335 in 14.
-    [["output"], 'kv_name = "loading-read-only"', OUTPUT, 15, 347],
-    [["output", "--json"], "loading-read-only", OUTPUT, 15, 347],
-    // show reads the state through workspace.state.pull() (345 when it read the reader itself).
-    [["show"], "loading-read-only", SHOW, 20, 350],
+    // output()): 347 of ours in 15 bundle files, where the reader alone took 335 in 14; 352 in 16
+    // with the AppWorkspace's modules and the engine's stacks-handles.ts.
+    [["output"], 'kv_name = "loading-read-only"', OUTPUT, 16, 352],
+    [["output", "--json"], "loading-read-only", OUTPUT, 16, 352],
+    // show reads the state through workspace.state.pull() (345 when it read the reader itself; 355
+    // with the AppWorkspace's modules).
+    [["show"], "loading-read-only", SHOW, 20, 355],
   ];
   for (const [args, printed, commands, files, modules] of cases) {
     it(`${args.join(" ")}: the state's reader; no TypeScript, app, CDK, host, worker runtime or validator; at most ${files} bundle files`, async () => {
