@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { openWorkspace, type ApplyOptions, type Diagnostic, type RunOptions, type RunResult, type Workspace, type WorkspaceEvent } from "../automation/api.ts";
-import { PlanFileError, type PlanMode, readAnyPlanFile, type AnyPlanFile, type ApplyRun, type RunKind } from "../engine/index.ts";
+import { engineCode, PlanFileError, type PlanMode, readAnyPlanFile, type AnyPlanFile, type ApplyRun, type RunKind } from "../engine/index.ts";
 import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, shownPlan, shownRun, writePlan } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
@@ -94,7 +94,7 @@ async function oneStackFlow(options: FlowOptions, io: Console): Promise<number |
 }
 
 /** The code of the Workspace's refusal of a plan file of several stacks, or of another stack than `--stack` names. */
-const STACKS_MISMATCH = "takoform.engine/plan-file-stacks-mismatch";
+const STACKS_MISMATCH = engineCode("plan-file-stacks-mismatch");
 
 /**
  * `apply FILE` of a file the Workspace does not apply: read here, a plan of several stacks runs
