@@ -142,6 +142,8 @@ const CASES: Case[] = [
   at("applied", "import", "takoform.engine/import-target-undeclared", "import", ...C, `${KV}.nope`, "some-id"),
   at("applied", "import", "takoform.engine/import-already-managed", "import", ...C, `${KV}.kv`, "some-id"),
   at("applied", "state push", "takoform.config/invalid-json", "state", "push", ...C, "bad.json"),
+  // A state command that runs and finds an address missing: its own document, with command and ok.
+  at("applied", "state rm", "takoform.cli/not-in-state", "state", "rm", ...C, `${KV}.nope`),
   // A host endpoint nothing listens on.
   ...["plan", "state rebind"].map((c): Case => ({
     ...at("applied", c.replace(" --auto-approve", ""), "takoform.provider/host-connection-refused", ...c.split(" "), ...C),
@@ -153,8 +155,8 @@ const CASES: Case[] = [
     env: { TAKOFORM_PG_TIMEOUT: "2s" },
   })),
   // A state another run holds.
-  ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup"].map((c) =>
-    at("locked", c.replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
+  ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup", `state rm ${KV}.kv`].map((c) =>
+    at("locked", c.split(" ").slice(0, 2).join(" ").replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
   ),
   // A state file that is no database (the dispatcher reports it, under the command typed).
   ...["plan", "output", "state list"].map((c) => at("damaged", c.split(" ")[0]!, "takoform.engine/state-damaged", ...c.split(" "), ...C)),

@@ -153,6 +153,8 @@ async function removeCommand(args: ParsedArgs, io: Console): Promise<number> {
   if (result.status === "no-state") return io.fail("state rm", [...result.diagnostics, noState(result.state)]);
   if (io.json) {
     io.emitJson({
+      command: "state rm",
+      ok: result.ok,
       removed: result.removed,
       missing: result.missing,
       diagnostics: diagnosticsToJson([...result.diagnostics, ...result.missing.map(notInState)]),
