@@ -144,6 +144,7 @@ const CASES: Case[] = [
   at("applied", "state push", "takoform.config/invalid-json", "state", "push", ...C, "bad.json"),
   // A state command that runs and finds an address missing: its own document, with command and ok.
   at("applied", "state rm", "takoform.cli/not-in-state", "state", "rm", ...C, `${KV}.nope`),
+  at("applied", "state mv", "takoform.engine/move-source-missing", "state", "mv", ...C, `${KV}.nope`, `${KV}.nope2`),
   // A host endpoint nothing listens on.
   ...["plan", "state rebind"].map((c): Case => ({
     ...at("applied", c.replace(" --auto-approve", ""), "takoform.provider/host-connection-refused", ...c.split(" "), ...C),
@@ -155,7 +156,7 @@ const CASES: Case[] = [
     env: { TAKOFORM_PG_TIMEOUT: "2s" },
   })),
   // A state another run holds.
-  ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup", `state rm ${KV}.kv`].map((c) =>
+  ...["apply --auto-approve", "refresh", "state rebind", "state restore-backup", `state rm ${KV}.kv`, `state mv ${KV}.kv ${KV}.kv2`].map((c) =>
     at("locked", c.split(" ").slice(0, 2).join(" ").replace(" --auto-approve", ""), "takoform.engine/state-locked", ...c.split(" "), ...C),
   ),
   // A state file that is no database (the dispatcher reports it, under the command typed).

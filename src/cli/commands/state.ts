@@ -184,7 +184,7 @@ async function moveCommand(args: ParsedArgs, io: Console): Promise<number> {
   if (result.status === "no-state") return io.fail("state mv", [...result.diagnostics, noState(result.state)]);
   if (io.json) {
     const where = toStack !== undefined ? { from_stack: result.fromStack, to_stack: toStack } : { edges: result.edges };
-    io.emitJson({ ok: result.ok, moved: result.moved, ...where, diagnostics: diagnosticsToJson(result.diagnostics) });
+    io.emitJson({ command: "state mv", ok: result.ok, moved: result.moved, ...where, diagnostics: diagnosticsToJson(result.diagnostics) });
     return result.ok ? 0 : 1;
   }
   io.diagnostics(result.diagnostics);
