@@ -4,6 +4,7 @@
 import type { Diagnostic } from "../automation/api.ts";
 import type { Console } from "./console.ts";
 import { confirm } from "./workspace.ts";
+import { cliCode } from "./codes.ts";
 
 /** The run an approval is asked for (the engine's RunKind, spelled out: the CLI names no engine type). */
 type RunKind = "apply" | "destroy" | "refresh";
@@ -104,6 +105,7 @@ export class Approval {
   refusal(): Diagnostic {
     return {
       severity: "error",
+      code: cliCode("approval-required"),
       summary:
         this.refused === "input-disabled"
           ? `${this.kind} needs approval, and -input=false forbids asking for it`

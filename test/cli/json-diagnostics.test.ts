@@ -89,8 +89,8 @@ interface Case {
   where: Where;
   /** The document's `command`: the subcommand's own name once it runs, the dispatcher's before. */
   command: string;
-  /** The first diagnostic's code; undefined for a diagnostic that has none (`summary` says which). */
-  code: string | undefined;
+  /** The first diagnostic's code (every diagnostic has one). */
+  code: string;
   summary?: string;
   /** Point the provider at a loopback port nothing listens on. */
   unreachable?: true;
@@ -99,7 +99,7 @@ interface Case {
 
 const C = ["--config", "stack.json"];
 const usage = (args: string[], command: string): Case => ({ args: [...args, "--no-such-flag"], where: "fresh", command, code: "takoform.cli/usage" });
-const at = (where: Where, command: string, code: string | undefined, ...args: string[]): Case => ({ args, where, command, code });
+const at = (where: Where, command: string, code: string, ...args: string[]): Case => ({ args, where, command, code });
 
 const CASES: Case[] = [
   // A mistake in how the command was invoked: the dispatcher's, named after the command typed.
@@ -131,11 +131,14 @@ const CASES: Case[] = [
   // An app that fails, or has no stack of that name.
   ...["plan", "synth"].map((c) => at("failing-app", c, "takoform.config/app-failed", c)),
   ...["apply", "output", "state list"].map((c) => at("app", c, "takoform.config/stack-not-found", ...c.split(" "), "--stack", "nope")),
-  { ...at("app", "synth", undefined, "synth", "--stack", "nope"), summary: 'The app has no stack named "nope"' },
+  { ...at("app", "synth", "takoform.config/stack-not-found", "synth", "--stack", "nope"), summary: 'The app has no stack named "nope"' },
   // A saved plan that is no plan, and one that cannot be saved.
   at("fresh", "apply", "takoform.engine/plan-file-invalid", "apply", "bad.plan"),
   at("fresh", "show", "takoform.engine/plan-file-invalid", "show", "bad.plan"),
-  { ...at("applied", "plan", undefined, "plan", ...C, "--out", "no-such-dir/x.plan"), summary: "Cannot save the plan to no-such-dir/x.plan" },
+  {
+    ...at("applied", "plan", "takoform.cli/plan-not-saved", "plan", ...C, "--out", "no-such-dir/x.plan"),
+    summary: "Cannot save the plan to no-such-dir/x.plan",
+  },
   // What is not in state, or already is.
   at("applied", "state show", "takoform.cli/not-in-state", "state", "show", ...C, `${KV}.nope`),
   at("applied", "output", "takoform.cli/output-not-found", "output", ...C, "nope"),
@@ -165,7 +168,10 @@ const CASES: Case[] = [
   at("fresh", "forms inspect", "takoform.forms/json-invalid", "forms", "inspect", "."),
   at("fresh", "forms check", "takoform.forms/json-invalid", "forms", "check", "."),
   at("fresh", "get", "takoform.generate/definition-refused", "get", "--forms", "."),
-  { ...at("applied", "init", undefined, "init", "."), summary: "is not empty" },
+  { ...at("applied", "init", "takoform.cli/directory-not-empty", "init", "."), summary: "is not empty" },
+  // A run that needs approval, with no terminal to ask on (the cases' stdin is none).
+  at("fresh", "apply", "takoform.cli/approval-required", "apply", ...C),
+  at("applied", "destroy", "takoform.cli/approval-required", "destroy", ...C),
 ];
 
 describe("--json problems are JSON diagnostics", () => {

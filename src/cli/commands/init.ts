@@ -17,6 +17,7 @@ import { packageRoot, packageVersion } from "../package-manifest.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { flagSpec, usage } from "../workspace.ts";
 import { Console } from "../console.ts";
+import { cliCode } from "../codes.ts";
 import { ownDependencySpec } from "../install-source.ts";
 
 const USAGE = `Usage: takoform init [options] [DIR]
@@ -90,6 +91,7 @@ export const command: Command = {
       return io.fail("init", [
         {
           severity: "error",
+          code: cliCode("directory-not-empty"),
           summary: `${dir} is not empty`,
           detail: `It holds ${present.slice(0, 5).join(", ")}${present.length > 5 ? ` and ${present.length - 5} more` : ""}.`,
           repair:

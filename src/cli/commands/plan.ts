@@ -4,6 +4,7 @@
 import { Console, diagnosticsToJson } from "../console.ts";
 import { planToJson, shownPlan, writePlan } from "../../views/index.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
+import { cliCode } from "../codes.ts";
 import { openWorkspace, Workspace, type Diagnostic, type PlanRunOptions } from "../../automation/api.ts";
 import {
   enterProject,
@@ -149,6 +150,7 @@ async function savePlan(plan: { write(file: string): Promise<void> }, file: stri
     return [
       {
         severity: "error",
+        code: cliCode("plan-not-saved"),
         summary: `Cannot save the plan to ${file}`,
         detail: `The plan was made but not saved: ${reason}. Nothing was applied.`,
         repair: "Give --out a file in a directory that exists and can be written, and plan again.",

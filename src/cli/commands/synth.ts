@@ -36,16 +36,13 @@ export const command: Command = {
     const only = lastValue(args, "--stack");
     let stacks = [...result.stacks];
     const diagnostics = [...result.diagnostics];
-    if (only !== undefined) {
-      stacks = stacks.filter(([name]) => name === only);
-      if (stacks.length === 0 && !hasErrors(diagnostics)) {
-        diagnostics.push({
-          severity: "error",
-          summary: `The app has no stack named "${only}"`,
-          repair: `Its stacks are: ${[...result.stacks.keys()].join(", ") || "(none)"}.`,
-        });
-      }
-    }
+    if (only !== undefined && !hasErrors(diagnostics)) {
+      const { chooseStacks } = await import("../../views/index.ts");
+      const chosen = chooseStacks([...result.stacks.keys()], only);
+      if ("diagnostics" in chosen) diagnostics.push(...chosen.diagnostics);
+      const picked = new Set("selected" in chosen ? chosen.selected : []);
+      stacks = stacks.filter(([name]) => picked.has(name));
+    } else if (only !== undefined) stacks = stacks.filter(([name]) => name === only);
     const failed = hasErrors(diagnostics);
     const timings = synthTimings(result.appMs, result.typecheck?.ms);
     // No tsconfig, nothing checked: the output stays what it was without the check.
