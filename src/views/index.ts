@@ -3,8 +3,7 @@
 // (json.ts), an apply's progress lines and its live counter on a terminal (progress.ts, live.ts),
 // a run's closing lines and JSON document (run.ts), state and outputs as JSON (state-json.ts),
 // a state transfer's `--json` answer (state-transfer-json.ts), state and outputs as text
-// (state-text.ts), a run of several stacks' closing lines and JSON document (stacks-run.ts),
-// and the stacks a `--stack` picks (stack-choice.ts).
+// (state-text.ts), a run of several stacks' closing lines and JSON document (stacks-run.ts).
 // The engine decides; nothing here does. Only the CLI imports this module, and no published
 // entry point exports it.
 
@@ -19,4 +18,3 @@ export { formatValue } from "./values.ts";
 export { outputHidden, pulledState, recordText, stateText } from "./state-text.ts";
 export { transferJson } from "./state-transfer-json.ts";
 export { shownStacksRun, stacksJson, stacksSummaryLines } from "./stacks-run.ts";
-export { chooseStacks } from "./stack-choice.ts";

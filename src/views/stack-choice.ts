@@ -2,8 +2,8 @@
 // (engine/stacks/select.ts: a name, or a glob such as 'api-*'), with the same
 // `takoform.config/stack-not-found` diagnostic when it picks none. `takoform synth --stack`
 // reports through it, so a script meets one spelling of that problem whichever command it ran.
-// synth imports it (through views/index.ts) only when --stack is given: the engine's facade is
-// more than synth otherwise loads.
+// synth imports it directly (views/index.ts would load the plan renderers too); the engine's
+// facade it needs is one synth loads already, through the Workspace.
 
 import type { Diagnostic } from "../core/index.ts";
 import { selectStacks } from "../engine/index.ts";

@@ -54,6 +54,7 @@ const ENTRY_POINTS: Record<string, string> = {
     "RFC 8785 serialization, on an ESM-only dependency (canonicalize) the authoring path must never load, so kept out of core/index.ts, which constructs loads",
   "src/views/diagnostics.ts":
     "the diagnostics renderers the CLI's console loads on every command, without the plan renderers (and the engine) views/index.ts loads",
+  "src/views/stack-choice.ts": "the stacks `synth --stack` picks, without the plan renderers views/index.ts loads",
   "src/automation/api.ts":
     "the published automation entry (only what users need): takoform-cdk/testing deploys through it as a user's program would, not through the CLI's facade",
   "src/host/api.ts": "the published host entry (takoform-cdk/host): what a program needs to run the embedded host, not the internal facade",

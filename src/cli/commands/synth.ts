@@ -2,6 +2,7 @@
 
 import { diagnosticsToJson, hasErrors, Console } from "../console.ts";
 import { openWorkspace } from "../../automation/api.ts";
+import { chooseStacks } from "../../views/stack-choice.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, outsideProject, projectDir, usage } from "../workspace.ts";
 
@@ -37,7 +38,6 @@ export const command: Command = {
     let stacks = [...result.stacks];
     const diagnostics = [...result.diagnostics];
     if (only !== undefined && !hasErrors(diagnostics)) {
-      const { chooseStacks } = await import("../../views/index.ts");
       const chosen = chooseStacks([...result.stacks.keys()], only);
       if ("diagnostics" in chosen) diagnostics.push(...chosen.diagnostics);
       const picked = new Set("selected" in chosen ? chosen.selected : []);
