@@ -22,6 +22,7 @@ export {
 } from "./workspace.ts";
 export type { HostBinding, StateResult, WorkspaceState } from "./workspace-state.ts";
 export type { PlanHandle } from "./plan-handle.ts";
+export type { SavedPlanFile } from "./saved-plan.ts";
 export { AppWorkspace, type AppRunOptions } from "./app.ts";
 export type { AppEvent, AppResult } from "./app-results.ts";
 export type { Change, ImportResult, OutputValue, PlanResult, RunCounts, RunResult, RunStatus, SynthResult, WorkspaceEvent } from "./results.ts";

@@ -3,6 +3,7 @@
 // diagnostics — values, the same facts `takoform apply a b` prints. The engine's run stands behind
 // each result (engine/stacks-handles.ts) for the CLI's renderers; nothing on the result shows it.
 
+import type { SavedPlanFile } from "./saved-plan.ts";
 import type { Diagnostic } from "../core/index.ts";
 import { bindPlan, bindStacksRun, planChangesSomething, type StackResult, type StacksEvent, type StacksRun } from "../engine/index.ts";
 import type { RunOptions } from "./options.ts";
@@ -24,9 +25,10 @@ export interface AppRunOptions extends Omit<RunOptions, "onEvent" | "targets" | 
   /**
    * apply: apply exactly the saved plan of several stacks in this file (relative to the project),
    * as `takoform apply FILE` does — each stack as planned, in the file's order, refused when its
-   * state moved since; `stacks`, `mode`, `refresh` and `confirm` are not used.
+   * state moved since; `mode`, `refresh` and `confirm` are not used, and `stacks` is refused (the
+   * file applies whole). Given what `Workspace.readPlan(file)` returned, the file is not read again.
    */
-  planFile?: string;
+  planFile?: string | SavedPlanFile;
   /** destroy: destroy a stack even when a stack left out of the run, which depends on it, still holds resources (default false: refused). */
   ignoreMissingDependents?: boolean;
 }

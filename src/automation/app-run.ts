@@ -8,13 +8,10 @@ import { hasErrors, type Diagnostic } from "../core/index.ts";
 import { configCode, synthesizeProject } from "../engine/config/index.ts";
 import {
   engineCode,
-  PlanFileError,
-  readAnyPlanFile,
   runStacks,
   saveStacksPlanFile,
   selectStacks,
   stackGraph,
-  type AnyPlanFile,
   type Plan,
   type StackHandle,
   type StacksRun,
@@ -29,6 +26,7 @@ import { AppOutlines } from "./remote-reads.ts";
 import { changesOf, workspaceEvent } from "./results.ts";
 import { holdsResources, loadStacks, stackHandle, type StackRunSettings } from "./stacks-open.ts";
 import { loadSavedStacks, savedOutlines, savedStackHandle } from "./stacks-saved.ts";
+import type { SavedPlanFile } from "./saved-plan.ts";
 
 /** Stacks planned or applied at once (each with its own lock and its own provider calls). */
 const STACKS_AT_ONCE = 4;
@@ -40,7 +38,10 @@ export async function runApp(
   options: AppRunOptions,
 ): Promise<AppResult> {
   const env = hostEnvironment(project.env ?? process.env, project.host);
-  const opened = kind === "apply" && options.planFile !== undefined ? await openSaved(project, env, options.planFile) : await openStacks(project, env, options);
+  const opened =
+    kind === "apply" && options.planFile !== undefined
+      ? await openSaved(project, env, options.planFile, options.stacks ?? [])
+      : await openStacks(project, env, options);
   if ("diagnostics" in opened) return appNotStarted(opened.diagnostics);
   const { loaded, dependencies, early } = opened;
   options.onEvent?.({ kind: "stacks-loaded", stacks: [...loaded.keys()], diagnostics: [...loaded.values()].flatMap((ws) => ws.diagnostics) });
@@ -123,15 +124,22 @@ function source(o: Project, env: NodeJS.ProcessEnv) {
  * `apply({ planFile })`: every stack of a saved plan of several stacks, loaded from the documents
  * its plans carry (stacks-saved.ts), or why not.
  */
-async function openSaved(o: Project, env: NodeJS.ProcessEnv, file: string): Promise<Opened | { diagnostics: Diagnostic[] }> {
-  let read: AnyPlanFile;
-  try {
-    read = await readAnyPlanFile(resolve(o.projectDir, file));
-  } catch (error) {
-    if (error instanceof PlanFileError) return { diagnostics: error.diagnostics };
-    throw error;
-  }
-  if (!("several" in read)) return { diagnostics: [oneStackFile(file)] };
+async function openSaved(
+  o: Project,
+  env: NodeJS.ProcessEnv,
+  planFile: string | SavedPlanFile,
+  named: readonly string[],
+): Promise<Opened | { diagnostics: Diagnostic[] }> {
+  // Loaded on first use, as a Workspace loads them: the read-only commands never read a plan file.
+  const { decodedFile, readSavedPlan } = await import("./saved-plan.ts");
+  const { notRead, oneStackFileNamed, severalStacksFileNamed } = await import("./plan-file.ts");
+  const given = typeof planFile === "string" ? await readSavedPlan(resolve(o.projectDir, planFile)) : planFile;
+  const file = typeof planFile === "string" ? planFile : planFile.file;
+  const read = decodedFile(given);
+  if (read === undefined) return { diagnostics: given.ok ? [notRead(file)] : given.diagnostics };
+  // Stacks named with a saved plan would apply a part of it, or set a plan of one stack aside.
+  if (!("several" in read)) return { diagnostics: [named.length > 0 ? oneStackFileNamed(file, named) : oneStackFile(file)] };
+  if (named.length > 0) return { diagnostics: [severalStacksFileNamed(file, read.several.order, named)] };
   const saved = read.several;
   const outlines = await savedOutlines(saved);
   const loaded = await loadSavedStacks(source(o, env), saved, outlines, file);

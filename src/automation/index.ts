@@ -18,7 +18,8 @@
 //   app.ts            the published AppWorkspace (api.ts): plan/apply/destroy of several stacks;
 //                     app-results.ts, what it returns and streams
 //   options.ts        what a Workspace's calls take (host, run and lock options)
-//   plan-file.ts      a saved plan file of one stack, as `apply({ planFile })` applies it
+//   plan-file.ts      a saved plan file of one stack, as `apply({ planFile })` applies it, and the refusals of a file with stacks named
+//   saved-plan.ts     a saved plan file read once (`Workspace.readPlan`): one stack's or several's, each plan a PlanHandle
 //   workspace.ts      the published Workspace (api.ts), the command's plan/apply/import/synth
 //   workspace-state.ts workspace.state, the state operations: state-edit.ts (mv, rm),
 //                     state-push.ts, state-migrate.ts, state-restore.ts, state-adopt.ts

@@ -5,6 +5,7 @@
 import { hostname } from "node:os";
 import type { KnownValue, LaneName } from "../core/index.ts";
 import type { PlanHandle } from "./plan-handle.ts";
+import type { SavedPlanFile } from "./saved-plan.ts";
 import type { Change, WorkspaceEvent } from "./results.ts";
 
 /** A host at an endpoint, instead of the project's embedded host. */
@@ -84,9 +85,10 @@ export interface ApplyOptions extends RunOptions {
    * Apply exactly the plan saved in this file (`plan.write(file)`, `takoform plan --out FILE`), on
    * the stack it was made of (the app is not run again; `stack`, when the Workspace names one, must
    * be the file's). As `plan`, refused if the state moved since; `variables` must give each
-   * sensitive variable the value it was planned with. A file of several stacks is refused.
+   * sensitive variable the value it was planned with. A file of several stacks is refused. Given
+   * what `Workspace.readPlan(file)` returned, the file is not read again.
    */
-  planFile?: string;
+  planFile?: string | SavedPlanFile;
 }
 
 /** What `import()` takes: the state lock's settings, and a hook for when the import begins. */

@@ -40,6 +40,7 @@ import {
   type WorkspaceOptions,
 } from "./options.ts";
 import { stateHandle, type WorkspaceState } from "./workspace-state.ts";
+import type { SavedPlanFile } from "./saved-plan.ts";
 
 export type { StateResource } from "./results.ts";
 export type { ApplyOptions, HostOptions, ImportOptions, PlanRunOptions, RunOptions, WorkspaceOptions } from "./options.ts";
@@ -55,6 +56,17 @@ export class Workspace {
   static readonly defaultParallelism: number = DEFAULT_PARALLELISM;
   /** The Host API lanes this package speaks (a `HostOptions.lane`, `state.upgradeLane()`'s lane), the preferred one — the default — first. */
   static readonly lanes: readonly LaneName[] = LANES.map((lane) => lane.name);
+  /**
+   * Reads and decodes a saved plan file (`plan.write(file)`, `takoform plan --out FILE`; relative
+   * to the current directory) once: whether it plans one stack or several, and each stack's plan.
+   * Reads no app, state or host. Apply what it read with `apply({ planFile })` (of one stack) or
+   * `AppWorkspace.apply({ planFile })` (of several): the file is not read again.
+   */
+  static async readPlan(file: string): Promise<SavedPlanFile> {
+    // Loaded on first use, as plan-file.ts is: the state commands never read a plan file.
+    const { readSavedPlan } = await import("./saved-plan.ts");
+    return readSavedPlan(file);
+  }
   /** The project directory, absolute. */
   readonly projectDir: string;
   /** The stack's state: the operations of `takoform state …` (rebind, upgrade-lane, …), each returning its result. */
@@ -186,12 +198,13 @@ export class Workspace {
   }
 
   /** A saved plan file of one stack, applied exactly as saved, on the stack the file carries. */
-  private async runSaved(file: string, options: ApplyOptions): Promise<RunResult> {
+  private async runSaved(planFile: string | SavedPlanFile, options: ApplyOptions): Promise<RunResult> {
     if (options.signal?.aborted === true) return { ...notStarted([]), status: "cancelled" };
     // Loaded on first use: a Workspace that never applies a file (the state commands) does not load it.
     const { otherStack, readOneStackPlan, readyToApply } = await import("./plan-file.ts");
-    const saved = await readOneStackPlan(file);
+    const saved = await readOneStackPlan(planFile);
     if ("diagnostics" in saved) return notStarted(saved.diagnostics);
+    const file = typeof planFile === "string" ? planFile : planFile.file;
     const document = { text: saved.stackDocument, ...(saved.stackFile ? { file: saved.stackFile } : {}), variables: saved.variables };
     const loaded = await this.load(saved.mode !== "destroy", document);
     if (!isLoaded(loaded)) return notStarted(loaded.diagnostics);

@@ -2,23 +2,36 @@
 // run of several stacks (or a saved plan of several) to stacks-flow.ts, run one stack on the
 // published Workspace — which loads the stack, locks, finishes interrupted writes, plans, asks,
 // applies and reports as it goes — then report. The Workspace decides and counts; this file only
-// renders what it reports (src/views). A plan file is read here only to tell one stack's from
-// several stacks' (whose flow, stacks-flow.ts, takes the file as read) when the Workspace, which
-// reads and applies a plan of one stack (`apply({ planFile })`), refuses it.
+// renders what it reports (src/views). A saved plan file is read once (`Workspace.readPlan`): one
+// stack's is applied by the Workspace, several stacks' by the AppWorkspace (stacks-flow.ts), each
+// given the file as read.
 
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
-import { openWorkspace, type ApplyOptions, type Diagnostic, type RunOptions, type RunResult, type Workspace, type WorkspaceEvent } from "../automation/api.ts";
-import { engineCode, PlanFileError, type PlanMode, readAnyPlanFile, type AnyPlanFile, type ApplyRun, type RunKind } from "../engine/index.ts";
+import {
+  openWorkspace,
+  Workspace,
+  type ApplyOptions,
+  type Diagnostic,
+  type RunOptions,
+  type RunResult,
+  type SavedPlanFile,
+  type WorkspaceEvent,
+} from "../automation/api.ts";
 import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, shownPlan, shownRun, writePlan } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
 import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, outsideProject, PROJECT_FLAGS, workspaceOptions } from "./workspace.ts";
 import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
 import { Approval, Interrupts } from "./approval.ts";
-import { oneStackFileNamed, oneStackOnly, savedStacksFlow, severalStacks, severalStacksFileNamed, stackPatterns, stacksFlow } from "./stacks-flow.ts";
+import { oneStackOnly, savedStacksFlow, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
-export type ApplyKind = RunKind;
+export type ApplyKind = "apply" | "destroy" | "refresh";
+
+type PlanMode = "normal" | "destroy" | "refresh-only";
+
+/** The engine's run behind a RunResult, as the views render it. */
+type ShownRun = NonNullable<ReturnType<typeof shownRun>>;
 
 interface FlowOptions {
   kind: ApplyKind;
@@ -45,35 +58,47 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     return 0;
   }
   const io = new Console(options.args);
-  const { planFile } = options;
-  // A plan of one stack is never silently set aside for a run of several that plans again; which
-  // kind of file it is decides which refusal (or, of several stacks, stacks-flow.ts) applies.
-  if (planFile !== undefined && severalStacks(options.patterns)) return savedFileFlow(options, io, planFile, [oneStackFileNamed(planFile, options.patterns)]);
-  if (planFile === undefined && kind !== "refresh" && severalStacks(options.patterns)) {
+  if (options.planFile !== undefined) return savedFileFlow(options, io, options.planFile);
+  if (kind !== "refresh" && severalStacks(options.patterns)) {
     oneStackOnly(options.args, ["--target", "--replace", "--config"]);
     if (options.mode !== (kind === "destroy" ? "destroy" : "normal"))
       throw new CliUsageError(`--${options.mode} applies to one stack; name one stack (--stack NAME) to use it`);
     return stacksFlow({ ...options, kind });
   }
   // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
-  const outside = planFile === undefined ? outsideProject(options.args) : null;
+  const outside = outsideProject(options.args);
   if (outside !== null) return io.fail(kind, [outside]);
-  const ran = await oneStackFlow(options, io);
-  // The Workspace applies a plan of one stack; one of several stacks (which it refuses before
-  // opening anything) is applied by stacks-flow.ts, each stack in dependency order.
-  if (typeof ran === "number") return ran;
-  return savedFileFlow(options, io, planFile!, ran.refused);
+  return oneStackFlow(options, io, undefined);
 }
 
-/** One stack's run on the published Workspace, reported; `refused`: a saved plan file the Workspace does not apply (of several stacks, or of another stack). */
-async function oneStackFlow(options: FlowOptions, io: Console): Promise<number | { refused: Diagnostic[] }> {
+/**
+ * `apply FILE`: the file read once; a plan of one stack applied by the Workspace, of several by
+ * stacks-flow.ts (every stack of the file, as planned). A plan of one stack is never silently set
+ * aside for a run of several that plans again: with several stacks named, the AppWorkspace refuses it.
+ */
+async function savedFileFlow(options: FlowOptions, io: Console, planFile: string): Promise<number> {
+  const saved = await Workspace.readPlan(planFile);
+  if (!saved.ok) return io.fail(options.kind, saved.diagnostics);
+  if (saved.stacks === undefined && !severalStacks(options.patterns)) return oneStackFlow(options, io, saved);
+  // Naming stacks would apply a part of what was planned.
+  if (saved.stacks !== undefined && options.args.values.has("--config"))
+    throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
+  return savedStacksFlow(
+    { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
+    saved,
+    options.patterns,
+  );
+}
+
+/** One stack's run on the published Workspace (of a saved plan file of one stack as read, if `saved`), reported. */
+async function oneStackFlow(options: FlowOptions, io: Console, saved: SavedPlanFile | undefined): Promise<number> {
   const { kind } = options;
   const display = new RunDisplay(io, options.planFile);
   const interrupts = new Interrupts(io);
   const stop = stopOnInterrupt(interrupts);
   const approval = new Approval(kind, io, interrupts, options.input);
   try {
-    const result = await runOn(openWorkspace(workspaceOptions(options.args)), options, {
+    const result = await runOn(openWorkspace(workspaceOptions(options.args)), options, saved, {
       onEvent: (event) => display.show(event),
       signal: stop.signal,
       ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
@@ -81,7 +106,6 @@ async function oneStackFlow(options: FlowOptions, io: Console): Promise<number |
     const run = shownRun(result);
     // What was shown as it came (the stack's warnings, the engine's notes) is not shown again.
     const unshown = result.diagnostics.filter((d) => !display.noted.has(d));
-    if (run === undefined && options.planFile !== undefined && unshown.some((d) => d.code === STACKS_MISMATCH)) return { refused: unshown };
     if (run === undefined) return interrupts.exitCode(io.fail(kind, unshown));
     // The live counter is erased before the outcome is printed below it.
     display.close();
@@ -93,29 +117,13 @@ async function oneStackFlow(options: FlowOptions, io: Console): Promise<number |
   }
 }
 
-/** The code of the Workspace's refusal of a plan file of several stacks, or of another stack than `--stack` names. */
-const STACKS_MISMATCH = engineCode("plan-file-stacks-mismatch");
-
-/**
- * `apply FILE` of a file the Workspace does not apply: read here, a plan of several stacks runs
- * through stacks-flow.ts (every stack of the file, as planned); of one stack, `refused` says why not.
- */
-async function savedFileFlow(options: FlowOptions, io: Console, planFile: string, refused: Diagnostic[]): Promise<number> {
-  const file = await loadSavedPlan(planFile);
-  if (file instanceof PlanFileError) return io.fail(options.kind, file.diagnostics);
-  if (!("several" in file)) return io.fail(options.kind, refused);
-  // Naming stacks would apply a part of what was planned.
-  if (options.args.values.has("--config")) throw new CliUsageError("--config: a saved plan of several stacks carries each stack's configuration");
-  if (options.patterns.length > 0) return io.fail(options.kind, [severalStacksFileNamed(planFile, file.several.order, options.patterns)]);
-  return savedStacksFlow(
-    { args: options.args, parallelism: options.parallelism, lockTimeout: options.lockTimeout, input: options.input },
-    planFile,
-    file.several,
-  );
-}
-
 /** The run the command's options name, on the Workspace: a saved plan file, or a plan made now and applied. */
-function runOn(ws: Workspace, options: FlowOptions, run: Pick<ApplyOptions, "onEvent" | "signal" | "confirm">): Promise<RunResult> {
+function runOn(
+  ws: Workspace,
+  options: FlowOptions,
+  saved: SavedPlanFile | undefined,
+  run: Pick<ApplyOptions, "onEvent" | "signal" | "confirm">,
+): Promise<RunResult> {
   const { kind } = options;
   const common: RunOptions = {
     ...run,
@@ -126,7 +134,7 @@ function runOn(ws: Workspace, options: FlowOptions, run: Pick<ApplyOptions, "onE
     lockTimeoutMs: options.lockTimeout,
     forceUnlock: options.args.switches.has("--force-unlock"),
   };
-  if (options.planFile !== undefined) return ws.apply({ ...common, planFile: options.planFile });
+  if (saved !== undefined) return ws.apply({ ...common, planFile: saved });
   const planned: ApplyOptions = {
     ...common,
     refresh: options.refresh,
@@ -228,15 +236,6 @@ function isFile(path: string): boolean {
   }
 }
 
-async function loadSavedPlan(file: string): Promise<AnyPlanFile | PlanFileError> {
-  try {
-    return await readAnyPlanFile(file);
-  } catch (error) {
-    if (error instanceof PlanFileError) return error;
-    throw error;
-  }
-}
-
 /**
  * What the engine reports as it runs, shown to a person (nothing with --json: the document says
  * it all). On a terminal a live counter stays on the last line while the steps run
@@ -308,7 +307,7 @@ class RunDisplay {
 }
 
 /** The run's outcome: one JSON document, or what the display has not shown yet and the closing lines. */
-function report(kind: ApplyKind, run: ApplyRun, io: Console, display: RunDisplay, approval: Approval): number {
+function report(kind: ApplyKind, run: ShownRun, io: Console, display: RunDisplay, approval: Approval): number {
   if (approval.refused !== null) {
     if (io.json) io.emitJson(runToJson(kind, run, [approval.refusal()]));
     else io.diagnostics([approval.refusal()]);

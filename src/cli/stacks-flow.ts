@@ -7,8 +7,7 @@
 
 import { hostname } from "node:os";
 import { diagnosticsToJson, Console } from "./console.ts";
-import type { AppEvent, AppResult, AppRunOptions, Diagnostic } from "../automation/api.ts";
-import { engineCode, type SavedStacks } from "../engine/index.ts";
+import type { AppEvent, AppResult, AppRunOptions, Diagnostic, SavedPlanFile } from "../automation/api.ts";
 import { planSummary, planToJson, ProgressPrinter, renderPlan, shownPlan, shownStacksRun, stacksJson, stacksSummaryLines } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { CliUsageError, type ParsedArgs } from "./command.ts";
@@ -67,50 +66,19 @@ export async function stacksFlow(command: StacksCommand): Promise<number> {
   });
 }
 
-/** `apply FILE --stack NAME` with a saved plan of several stacks: a part of what was planned would apply. */
-export function severalStacksFileNamed(file: string, order: readonly string[], patterns: readonly string[]): Diagnostic {
-  return {
-    severity: "error",
-    code: engineCode("plan-file-stacks-mismatch"),
-    summary: `${file} is a saved plan of several stacks (${order.join(", ")}), applied whole; ${patterns.join(", ")} cannot be picked from it`,
-    detail: "Nothing was applied.",
-    repair: `Apply the file alone (takoform apply ${file}), or plan the stacks you want into a file of their own (takoform plan ${patterns.join(" ")} --out FILE).`,
-  };
-}
-
-/** `apply FILE` of one stack's saved plan with several stacks named: the file would be set aside. */
-export function oneStackFileNamed(file: string, patterns: readonly string[]): Diagnostic {
-  return {
-    severity: "error",
-    code: engineCode("plan-file-stacks-mismatch"),
-    summary: `${file} is a saved plan of one stack, not of the stacks ${patterns.join(", ")}`,
-    detail: "Nothing was applied.",
-    repair: `Apply the file alone (takoform apply ${file}), or save a plan of those stacks (takoform plan ${patterns.join(" ")} --out FILE) and apply that.`,
-  };
-}
-
-/** `apply FILE --stack NAME` with the saved plan of another stack. */
-export function otherStackFile(file: string, planned: string, named: string): Diagnostic {
-  return {
-    severity: "error",
-    code: engineCode("plan-file-stacks-mismatch"),
-    summary: `${file} is a saved plan of stack "${planned}", not of "${named}"`,
-    detail: "Nothing was applied.",
-    repair: `Apply it as it is (takoform apply ${file}), or save a plan of "${named}" (takoform plan ${named} --out FILE) and apply that.`,
-  };
-}
-
 /**
  * `apply FILE` of a saved plan of several stacks (docs/stacks.md, "Saved plans of several
  * stacks"): every stack of the file, in its order, each exactly as saved; nothing is asked.
  */
 export async function savedStacksFlow(
   command: Omit<StacksCommand, "kind" | "patterns" | "mode" | "refresh">,
-  file: string,
-  saved: SavedStacks,
+  saved: SavedPlanFile,
+  named: readonly string[],
 ): Promise<number> {
-  const full: StacksCommand = { ...command, kind: "apply", patterns: saved.order, mode: "normal", refresh: true, saved: file };
-  return executeStacks(full, { planFile: file });
+  const order = saved.stacks !== undefined ? [...saved.stacks.keys()] : [...named];
+  const full: StacksCommand = { ...command, kind: "apply", patterns: order, mode: "normal", refresh: true, saved: saved.file };
+  // Stacks named with the file are refused by the AppWorkspace (a part of it, or a file of one stack, would apply).
+  return executeStacks(full, { planFile: saved, ...(named.length > 0 ? { stacks: [...named] } : {}) });
 }
 
 function failWith(kind: StacksCommand["kind"], io: Console): (diagnostics: readonly Diagnostic[]) => number {
@@ -245,14 +213,14 @@ function verb(kind: StacksCommand["kind"]): string {
 }
 
 /** `show FILE` of a saved plan of several stacks: each stack's plan in order, or (--json) the document `plan --json` of those stacks writes. */
-export function showSavedStacks(io: Console, saved: SavedStacks): number {
+export function showSavedStacks(io: Console, stacks: ReadonlyMap<string, object>): number {
+  const order = [...stacks.keys()];
   if (io.json) {
-    const stacks: Record<string, unknown> = {};
-    for (const name of saved.order) stacks[name] = { status: "planned", plan: planToJson(saved.stacks.get(name)!.saved.plan), diagnostics: [] };
-    io.emitJson({ format: "takoform-stacks@1", command: "show", ok: true, order: saved.order, stacks, diagnostics: [] });
+    const json: Record<string, unknown> = {};
+    for (const name of order) json[name] = { status: "planned", plan: planToJson(shownPlan(stacks.get(name)!)), diagnostics: [] };
+    io.emitJson({ format: "takoform-stacks@1", command: "show", ok: true, order, stacks: json, diagnostics: [] });
     return 0;
   }
-  for (const name of saved.order)
-    io.out(`${name === saved.order[0] ? "" : "\n"}─── Stack ${name} ───\n${renderPlan(saved.stacks.get(name)!.saved.plan, { color: io.color })}`);
+  for (const name of order) io.out(`${name === order[0] ? "" : "\n"}─── Stack ${name} ───\n${renderPlan(shownPlan(stacks.get(name)!), { color: io.color })}`);
   return 0;
 }

@@ -82,13 +82,10 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
  * import uses any more (delete it, so the list keeps saying what is left).
  */
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
-  "src/cli/apply-flow.ts": ["src/engine/index.ts"],
   "src/cli/commands/get.ts": ["src/core/index.ts"],
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/output.ts": ["src/host/index.ts"],
-  "src/cli/commands/show.ts": ["src/engine/index.ts"],
   "src/cli/lock-flags.ts": ["src/core/index.ts"],
-  "src/cli/stacks-flow.ts": ["src/engine/index.ts"],
   "src/cli/watch/session.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],
   "src/cli/workspace.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts"],
 };

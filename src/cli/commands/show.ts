@@ -2,8 +2,7 @@
 // `terraform show -json` shapes them. Reads only: takes no lock, contacts no host.
 
 import { packageVersion } from "../package-manifest.ts";
-import { PlanFileError, readAnyPlanFile } from "../../engine/index.ts";
-import { planToJson, pulledState, stateText, stateToJson, writePlan } from "../../views/index.ts";
+import { planToJson, pulledState, shownPlan, stateText, stateToJson, writePlan } from "../../views/index.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 import { Console } from "../console.ts";
@@ -35,22 +34,18 @@ export const command: Command = {
     enterProject(args);
     const io = new Console(args);
     const planFile = args.positionals[0];
+    const { Workspace } = await import("../../automation/api.ts");
     if (planFile !== undefined) {
-      let file;
-      try {
-        file = await readAnyPlanFile(planFile);
-      } catch (error) {
-        if (error instanceof PlanFileError) return io.fail("show", error.diagnostics);
-        throw error;
-      }
-      if ("several" in file) return showSavedStacks(io, file.several);
-      const saved = file.one;
-      if (io.json) io.emitJson(planToJson(saved.plan));
-      else io.outPieces((write) => writePlan(saved.plan, { color: io.color }, write));
+      // The file as Workspace.readPlan reads it: no app, state or host.
+      const saved = await Workspace.readPlan(planFile);
+      if (!saved.ok) return io.fail("show", saved.diagnostics);
+      if (saved.stacks !== undefined) return showSavedStacks(io, saved.stacks);
+      const plan = shownPlan(saved.plan!);
+      if (io.json) io.emitJson(planToJson(plan));
+      else io.outPieces((write) => writePlan(plan, { color: io.color }, write));
       return 0;
     }
     // The state as workspace.state.pull() reads it; no state is shown as Terraform shows it, not refused.
-    const { Workspace } = await import("../../automation/api.ts");
     const pulled = await new Workspace(workspaceOptions(args)).state.pull();
     if (pulled.status === "not-started") return io.fail("show", pulled.diagnostics);
     const document = pulledState(pulled.document);
