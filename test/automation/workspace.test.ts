@@ -4,9 +4,9 @@
 // AbortSignal stops it with Ctrl-C's guarantee: the step running finishes and is recorded, no new
 // step starts, and the next apply finishes the rest.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openWorkspace, WorkspaceError, type WorkspaceEvent } from "takoform-cdk/automation";
+import { openWorkspace, Workspace, WorkspaceError, type SavedPlanFile, type WorkspaceEvent } from "takoform-cdk/automation";
 import { runCli, Scratch, startHost, timeline, type TestHost } from "../scenario/harness.ts";
 
 const KV = "takoform_edge_kv_namespace";
@@ -61,8 +61,21 @@ describe("Workspace on the project's embedded host", () => {
       // The stack file changes after the plan: the file's stack is what applies.
       q.write("stack.json", JSON.stringify(stack(["other"])));
 
+      // Read once (Workspace.readPlan): a plan of one stack, whose handle copies the file, applied
+      // as read — the file is gone by then, so it is not read again.
+      const read = await Workspace.readPlan(q.path("first.tfplan"));
+      expect(read).toMatchObject({ file: q.path("first.tfplan"), ok: true, diagnostics: [] });
+      expect(read.stacks).toBeUndefined();
+      await read.plan!.write(q.path("copy.tfplan"));
+      expect(readFileSync(q.path("copy.tfplan"))).toEqual(readFileSync(q.path("first.tfplan")));
+      rmSync(q.path("first.tfplan"));
+      const unread: SavedPlanFile = { ...read };
+      expect((await ws.apply({ planFile: unread })).diagnostics.map((d) => d.code)).toEqual(["takoform.engine/plan-file-invalid"]);
+      const gone = await Workspace.readPlan(q.path("first.tfplan"));
+      expect(gone).toMatchObject({ ok: false, diagnostics: [{ code: "takoform.engine/plan-file-invalid" }] });
+
       const events: WorkspaceEvent[] = [];
-      const applied = await ws.apply({ planFile: q.path("first.tfplan"), onEvent: (e) => events.push(e) });
+      const applied = await ws.apply({ planFile: read, onEvent: (e) => events.push(e) });
       expect(applied).toMatchObject({ status: "applied", ok: true, counts: { added: 1 }, changes: [{ address: `${KV}.f`, actions: ["create"] }] });
       expect(applied.outputs).toEqual({ f_name: { sensitive: false, value: "auto-f" } });
       // The plan event carries the plan as a handle, which saves it as plan() does.
