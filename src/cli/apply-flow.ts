@@ -104,12 +104,13 @@ async function oneStackFlow(options: FlowOptions, io: Console, saved: SavedPlanF
       ...(options.args.switches.has("--auto-approve") || kind === "refresh" ? {} : { confirm: () => approval.ask() }),
     });
     const run = shownRun(result);
-    // What was shown as it came (the stack's warnings, the engine's notes) is not shown again.
-    const unshown = result.diagnostics.filter((d) => !display.noted.has(d));
+    // What was shown as it came (the stack's warnings, the engine's notes) is not shown again;
+    // with --json nothing was shown, and the document holds every one.
+    const unshown = io.json ? result.diagnostics : result.diagnostics.filter((d) => !display.noted.has(d));
     if (run === undefined) return interrupts.exitCode(io.fail(kind, unshown));
     // The live counter is erased before the outcome is printed below it.
     display.close();
-    return interrupts.exitCode(report(kind, run, io, display, approval));
+    return interrupts.exitCode(report(kind, { run, diagnostics: result.diagnostics }, io, display, approval));
   } finally {
     stop.close();
     interrupts.close();
@@ -260,9 +261,9 @@ class RunDisplay {
 
   show(event: WorkspaceEvent): void {
     if (event.kind === "note") {
-      // Noted with --json too: a run that cannot start then reports only what came after.
+      if (this.io.json) return;
       this.noted.add(event.diagnostic);
-      if (!this.io.json) this.note(event.diagnostic);
+      this.note(event.diagnostic);
       return;
     }
     if (this.io.json) return;
@@ -306,15 +307,20 @@ class RunDisplay {
   }
 }
 
-/** The run's outcome: one JSON document, or what the display has not shown yet and the closing lines. */
-function report(kind: ApplyKind, run: ShownRun, io: Console, display: RunDisplay, approval: Approval): number {
+/**
+ * The run's outcome: one JSON document, or what the display has not shown yet and the closing
+ * lines. `diagnostics` are the result's — the stack's own warnings (a construct's annotation, a
+ * load warning) and the run's — so that the document holds every problem the text shows.
+ */
+function report(kind: ApplyKind, ran: { run: ShownRun; diagnostics: readonly Diagnostic[] }, io: Console, display: RunDisplay, approval: Approval): number {
+  const { run } = ran;
   if (approval.refused !== null) {
-    if (io.json) io.emitJson(runToJson(kind, run, [approval.refusal()]));
+    if (io.json) io.emitJson(runToJson(kind, run, [approval.refusal()], ran.diagnostics));
     else io.diagnostics([approval.refusal()]);
     return 1;
   }
   if (io.json) {
-    io.emitJson(runToJson(kind, run));
+    io.emitJson(runToJson(kind, run, [], ran.diagnostics));
     return run.ok ? 0 : 1;
   }
   // Plan diagnostics were shown with the plan, notes as they came; show what came after.

@@ -10,9 +10,15 @@ import { seconds } from "./progress.ts";
 /**
  * The run as JSON: status, counts, the plan, every step, the diagnostics and the outputs (sensitive
  * ones without a value). `refusals` are what the command refused after the run (an apply with no
- * terminal to ask for approval on): they make it not ok.
+ * terminal to ask for approval on): they make it not ok. `diagnostics`: the run's as its result
+ * reports them, the stack's own warnings first (the engine's run does not hold those).
  */
-export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagnostic[] = []): Record<string, unknown> {
+export function runToJson(
+  kind: RunKind,
+  run: ApplyRun,
+  refusals: readonly Diagnostic[] = [],
+  diagnostics: readonly Diagnostic[] = run.diagnostics,
+): Record<string, unknown> {
   const outputs: Record<string, unknown> = {};
   for (const [name, o] of Object.entries(run.result?.outputs ?? {})) outputs[name] = o.sensitive ? { sensitive: true } : { sensitive: false, value: o.value };
   return {
@@ -33,7 +39,7 @@ export function runToJson(kind: RunKind, run: ApplyRun, refusals: readonly Diagn
       ...(o.noop === true ? { noop: true } : {}),
       diagnostics: o.diagnostics.map(diagnosticToJson),
     })),
-    diagnostics: diagnosticsToJson([...run.diagnostics, ...refusals]),
+    diagnostics: diagnosticsToJson([...diagnostics, ...refusals]),
     outputs,
     timings_ms: Object.fromEntries(
       PHASES.flatMap((phase) => {

@@ -210,3 +210,35 @@ describe("--json keeps every problem of a run that goes on", () => {
     expect(json.stderr).toBe("");
   });
 });
+
+describe("--json keeps the app's warnings in an apply, destroy or refresh", () => {
+  // In this order on one state: apply creates `one`, refresh reads it, destroy removes it, and an
+  // apply that cannot ask (-input=false, no --auto-approve) is refused after its plan.
+  const RUNS: { args: string[]; code: number; ok: boolean }[] = [
+    { args: ["apply", "--stack", "one", "--auto-approve"], code: 0, ok: true },
+    { args: ["refresh", "--stack", "one"], code: 0, ok: true },
+    { args: ["destroy", "--stack", "one", "--auto-approve"], code: 0, ok: true },
+    { args: ["apply", "--stack", "one", "-input=false"], code: 1, ok: false },
+  ];
+  for (const run of RUNS) {
+    it(`takoform ${run.args.join(" ")} --json carries "kv is deprecated", as stderr does without`, async () => {
+      const env = { ...bare, WARN: "1" };
+      const plain = await runCli(run.args, { cwd: dirs.app, env });
+      expect(plain.code, plain.stderr).toBe(run.code);
+      expect(plain.stderr).toContain("Warning: kv is deprecated");
+      const json = await runCli([...run.args, "--json"], { cwd: dirs.app, env });
+      expect(json.code, json.stderr).toBe(run.code);
+      type Doc = { command: string; ok: boolean; diagnostics: { severity: string; code: string; summary: string; detail: string }[] };
+      const document = JSON.parse(json.stdout) as Doc;
+      expect(document).toMatchObject({ command: run.args[0], ok: run.ok });
+      // Once per stack the app synthesized (as the text says), and first: they came before anything ran.
+      const warnings = document.diagnostics.filter((d) => d.summary === "kv is deprecated");
+      expect(warnings.map((d) => [d.severity, d.code, d.detail])).toEqual(
+        ["one", "two"].map((stack) => ["warning", "takoform.config/app-annotation", `Reported by the construct kv in stack ${stack}.`]),
+      );
+      expect(document.diagnostics.slice(0, 2)).toEqual(warnings);
+      expect(plain.stderr).toContain("stack two");
+      expect(json.stderr).toBe("");
+    });
+  }
+});
