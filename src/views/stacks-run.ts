@@ -67,7 +67,10 @@ function describeResult(kind: StacksKind, result: StackResult, total: { add: num
 
 /**
  * `--json` of a run of several stacks (docs/stacks.md): the order, and per stack its status, its
- * plan as `plan --json` writes one, and its diagnostics.
+ * plan as `plan --json` writes one, and its diagnostics. The top-level `diagnostics` are the
+ * run's own and then every stack's errors, each with `stack` naming it, so that a script which
+ * reads `ok: false` finds why in `diagnostics` as with every other command (docs/cli.md); a
+ * stack's warnings stay under its name only.
  */
 export function stacksJson(kind: StacksKind, run: StacksRun): Record<string, unknown> {
   const stacks: Record<string, unknown> = {};
@@ -81,5 +84,20 @@ export function stacksJson(kind: StacksKind, run: StacksRun): Record<string, unk
       diagnostics: diagnosticsToJson(result.diagnostics),
     };
   }
-  return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: diagnosticsToJson(run.diagnostics) };
+  return { format: "takoform-stacks@1", command: kind, ok: run.ok, order: run.order, stacks, diagnostics: runDiagnosticsJson(run) };
+}
+
+/** The run's own diagnostics, then each stack's errors (in run order) with its name as `stack`. */
+function runDiagnosticsJson(run: StacksRun): Record<string, unknown>[] {
+  const named: (string | undefined)[] = run.diagnostics.map(() => undefined);
+  const all = [...run.diagnostics];
+  for (const name of run.order) {
+    for (const d of run.results.get(name)!.diagnostics) {
+      if (d.severity !== "error") continue;
+      all.push(d);
+      named.push(name);
+    }
+  }
+  // One array, so that a finding repeated across stacks is grouped as it is within one.
+  return diagnosticsToJson(all).map((json, i) => (named[i] === undefined ? json : { stack: named[i], ...json }));
 }

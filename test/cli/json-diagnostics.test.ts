@@ -26,7 +26,9 @@ const out = process.env.CDKTF_OUTDIR ?? "cdktf.out";
 const manifest = { version: "0.20.0", stacks: {} };
 for (const name of ["one", "two"]) {
   mkdirSync(\`\${out}/stacks/\${name}\`, { recursive: true });
-  writeFileSync(\`\${out}/stacks/\${name}/cdk.tf.json\`, JSON.stringify({ resource: { ${KV}: { kv: { name } } } }));
+  // With BROKEN=NAME, that stack names a type no provider serves: it fails to plan, the other plans.
+  const type = process.env.BROKEN === name ? "takoform_no_such_type" : "${KV}";
+  writeFileSync(\`\${out}/stacks/\${name}/cdk.tf.json\`, JSON.stringify({ resource: { [type]: { kv: { name } } } }));
   manifest.stacks[name] = { name, synthesizedStackPath: \`stacks/\${name}/cdk.tf.json\`, dependencies: [], annotations: ANNOTATIONS };
 }
 writeFileSync(\`\${out}/manifest.json\`, JSON.stringify(manifest));
@@ -95,6 +97,8 @@ interface Case {
   /** Point the provider at a loopback port nothing listens on. */
   unreachable?: true;
   env?: Record<string, string>;
+  /** A run of several stacks: the stack the first diagnostic names (`stack`). */
+  stack?: string;
 }
 
 const C = ["--config", "stack.json"];
@@ -132,6 +136,12 @@ const CASES: Case[] = [
   ...["plan", "synth"].map((c) => at("failing-app", c, "takoform.config/app-failed", c)),
   ...["apply", "output", "state list"].map((c) => at("app", c, "takoform.config/stack-not-found", ...c.split(" "), "--stack", "nope")),
   { ...at("app", "synth", "takoform.config/stack-not-found", "synth", "--stack", "nope"), summary: 'The app has no stack named "nope"' },
+  // A run of several stacks, one of which fails: its error is in the top-level diagnostics too.
+  ...["plan *", "apply * --auto-approve", "destroy * --auto-approve"].map((c): Case => ({
+    ...at("app", c.split(" ")[0]!, "takoform.engine/unknown-resource-type", ...c.split(" ")),
+    env: { BROKEN: "two" },
+    stack: "two",
+  })),
   // A saved plan that is no plan, and one that cannot be saved.
   at("fresh", "apply", "takoform.engine/plan-file-invalid", "apply", "bad.plan"),
   at("fresh", "show", "takoform.engine/plan-file-invalid", "show", "bad.plan"),
@@ -182,12 +192,17 @@ describe("--json problems are JSON diagnostics", () => {
       const json = await runCli([...c.args, "--json"], { cwd: dirs[c.where], env });
       expect(json.code, json.stderr).toBe(plain.code);
       expect(json.code).toBe(1);
-      const document = JSON.parse(json.stdout) as { command: string; ok: boolean; diagnostics: { severity: string; code?: string; summary: string }[] };
+      const document = JSON.parse(json.stdout) as {
+        command: string;
+        ok: boolean;
+        diagnostics: { severity: string; code?: string; summary: string; stack?: string }[];
+      };
       expect(document).toMatchObject({ command: c.command, ok: false });
       const first = document.diagnostics[0]!;
       expect(first).toMatchObject({ severity: "error" });
       expect(first.code).toBe(c.code);
       if (c.summary !== undefined) expect(first.summary).toContain(c.summary);
+      if (c.stack !== undefined) expect(first).toMatchObject({ stack: c.stack });
       // The problem is said once, in the document: nothing of it as text on stderr.
       expect(json.stderr).toBe("");
       // Without --json it is text (a plan's own problems are part of the plan, on stdout).
