@@ -42,7 +42,9 @@ export function stacksSummaryLines(kind: StacksKind, run: StacksRun): string[] {
 }
 
 function describeResult(kind: StacksKind, result: StackResult, total: { add: number; change: number; destroy: number }): string {
-  if (result.status === "failed") return "failed";
+  // A stack that failed (or was stopped) after some of its steps ran says what they did, and the total counts it.
+  if (result.status === "failed")
+    return result.run === undefined || !wrote(result.run.counts) ? "failed" : `failed after ${counted(kind, result.run.counts, total)}`;
   if (result.status === "skipped") return result.blockedBy !== undefined ? `not run: ${result.blockedBy} did not succeed` : "not run: the run was stopped";
   if (result.status === "cancelled") return "cancelled";
   if (kind === "plan" || result.run === undefined) {
@@ -57,11 +59,21 @@ function describeResult(kind: StacksKind, result: StackResult, total: { add: num
     }
     return "no changes";
   }
-  const c = result.run.counts;
+  const text = counted(kind, result.run.counts, total);
+  return result.status === "no-changes" ? "no changes" : text;
+}
+
+type Counts = { added: number; changed: number; destroyed: number };
+
+function wrote(c: Counts): boolean {
+  return c.added + c.changed + c.destroyed > 0;
+}
+
+/** A stack's counts, added to the total. */
+function counted(kind: StacksKind, c: Counts, total: { add: number; change: number; destroy: number }): string {
   total.add += c.added;
   total.change += c.changed;
   total.destroy += c.destroyed;
-  if (result.status === "no-changes") return "no changes";
   return kind === "destroy" ? `${c.destroyed} destroyed` : `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
 }
 

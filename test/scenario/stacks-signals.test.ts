@@ -87,7 +87,10 @@ describe("SIGINT during apply of several stacks", () => {
       expect.stringMatching(new RegExp(`^first: ${KV}\\.a: Creation complete after [\\d.]+s \\[uid=\\w+\\]$`)),
     ]);
     expect(result.stdout).not.toContain("─── Stack second: applying ───");
-    expect(result.stdout).toContain("  second  not run: first did not succeed");
+    expect(result.stdout).toContain(
+      ["Stacks:", "  first   failed after 1 added, 0 changed, 0 destroyed", "  second  not run: first did not succeed"].join("\n"),
+    );
+    expect(result.stdout).toContain("Apply failed! 2 stacks: 1 added, 0 changed, 0 destroyed; 1 failed (first), 1 not run (second).");
     expect(result.stderr).toContain("The apply was stopped before every step ran");
     expect(result.stderr).toContain('Stack "second" was not applied');
     // The host holds exactly what the states record: first's a, nothing of second.
