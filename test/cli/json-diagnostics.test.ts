@@ -229,15 +229,17 @@ describe("--json keeps every problem of a run that goes on", () => {
 describe("--json keeps the app's warnings in an apply, destroy or refresh", () => {
   // In this order on one state: apply creates `one`, refresh reads it, destroy removes it, and an
   // apply that cannot ask (-input=false, no --auto-approve) is refused after its plan.
-  const RUNS: { args: string[]; code: number; ok: boolean }[] = [
+  const RUNS: { args: string[]; code: number; ok: boolean; unreachable?: true }[] = [
     { args: ["apply", "--stack", "one", "--auto-approve"], code: 0, ok: true },
     { args: ["refresh", "--stack", "one"], code: 0, ok: true },
     { args: ["destroy", "--stack", "one", "--auto-approve"], code: 0, ok: true },
     { args: ["apply", "--stack", "one", "-input=false"], code: 1, ok: false },
+    // A run that cannot start (no host listens): the warnings, then why.
+    { args: ["apply", "--stack", "one", "--auto-approve"], code: 1, ok: false, unreachable: true },
   ];
   for (const run of RUNS) {
-    it(`takoform ${run.args.join(" ")} --json carries "kv is deprecated", as stderr does without`, async () => {
-      const env = { ...bare, WARN: "1" };
+    it(`takoform ${run.args.join(" ")}${run.unreachable ? " (no host)" : ""} --json carries "kv is deprecated", as stderr does without`, async () => {
+      const env = { ...bare, WARN: "1", ...(run.unreachable ? { TAKOFORM_ENDPOINT: closedEndpoint } : {}) };
       const plain = await runCli(run.args, { cwd: dirs.app, env });
       expect(plain.code, plain.stderr).toBe(run.code);
       expect(plain.stderr).toContain("Warning: kv is deprecated");
@@ -253,6 +255,7 @@ describe("--json keeps the app's warnings in an apply, destroy or refresh", () =
       );
       expect(document.diagnostics.slice(0, 2)).toEqual(warnings);
       expect(plain.stderr).toContain("stack two");
+      if (!run.ok) expect(document.diagnostics.at(-1)).toMatchObject({ severity: "error" });
       expect(json.stderr).toBe("");
     });
   }
