@@ -11,6 +11,7 @@ export {
   type LoadedInterface,
   type LoadedBinding,
 } from "./catalog.ts";
+export { loadDefinitionsCached } from "./catalog-cache.ts";
 export {
   buildPackageIndex,
   listPackageFiles,

@@ -2,7 +2,7 @@
 // loader (found by shape, package digests from package indexes). Refused definitions are
 // reported and not installed.
 
-import { loadDefinitions } from "../forms/index.ts";
+import { loadDefinitions, loadDefinitionsCached } from "../forms/index.ts";
 import type { CatalogInput } from "./catalog.ts";
 
 export interface LoadedDefinitions extends CatalogInput {
@@ -10,7 +10,8 @@ export interface LoadedDefinitions extends CatalogInput {
   problems: Error[];
 }
 
-export function loadDefinitionRoot(root: string): LoadedDefinitions {
-  const loaded = loadDefinitions(root);
+/** The definitions under `root`; with `cacheDir`, a clean load is kept there for the next host. */
+export function loadDefinitionRoot(root: string, cacheDir?: string): LoadedDefinitions {
+  const loaded = cacheDir === undefined ? loadDefinitions(root) : loadDefinitionsCached(root, cacheDir);
   return { forms: loaded.forms, interfaces: loaded.interfaces, bindings: loaded.bindings, problems: loaded.problems };
 }

@@ -69,6 +69,9 @@ export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
 /** The Form packages this project ships (per lane: src/core/lanes.ts), installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
 
+/** Where, inside a data directory, the loaded definitions are cached (src/forms/catalog-cache.ts). */
+const DEFINITIONS_CACHE_DIR = "definitions-cache";
+
 /** How {@link LocalHost.open} opens a host: its data, lanes, definitions, credentials and worker runtime. */
 export interface LocalHostOptions {
   /** A data directory, or ":memory:" (the default) for a private in-memory store. */
@@ -175,8 +178,10 @@ export class LocalHost {
         for (const dir of bundledDirectories(lanes)) roots.push(join(BUNDLED_PACKAGES, dir));
       }
       const loaded: LoadedDefinitions = { forms: [], interfaces: [], bindings: [], problems: [] };
+      // A data directory keeps the clean loads, so the next command skips parsing and validating.
+      const cacheDir = options.data === undefined || options.data === ":memory:" ? undefined : join(options.data, DEFINITIONS_CACHE_DIR);
       for (const root of roots) {
-        const one = loadDefinitionRoot(root);
+        const one = loadDefinitionRoot(root, cacheDir);
         problems.push(...one.problems);
         loaded.forms = [...loaded.forms, ...one.forms];
         loaded.interfaces = [...loaded.interfaces, ...one.interfaces];

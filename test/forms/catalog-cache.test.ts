@@ -1,0 +1,66 @@
+import { describe, it, expect } from "vitest";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadDefinitions, loadDefinitionsCached } from "../../src/forms/package.ts";
+import { writeFamily } from "./family.ts";
+
+function withRoots(body: (root: string, cacheDir: string) => void): void {
+  const root = writeFamily();
+  const cacheDir = join(mkdtempSync(join(tmpdir(), "takoform-defcache-")), "cache");
+  try {
+    body(root, cacheDir);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(join(cacheDir, ".."), { recursive: true, force: true });
+  }
+}
+
+const problems = (loaded: ReturnType<typeof loadDefinitions>) => loaded.problems.map((p) => `${p.code} ${p.file}#${p.pointer}`);
+
+describe("loadDefinitionsCached", () => {
+  it("writes a clean load once and reads back exactly what the loader produced", () => {
+    withRoots((root, cacheDir) => {
+      const fresh = loadDefinitions(root);
+      expect(fresh.problems).toEqual([]);
+      expect(loadDefinitionsCached(root, cacheDir)).toEqual(fresh);
+      const files = readdirSync(cacheDir);
+      expect(files).toHaveLength(1);
+      // The second load is the cache's: a marked cache file shows through.
+      const path = join(cacheDir, files[0]!);
+      const cached = JSON.parse(readFileSync(path, "utf8"));
+      expect(cached).toEqual({ forms: fresh.forms, interfaces: fresh.interfaces, bindings: fresh.bindings });
+      writeFileSync(path, JSON.stringify({ ...cached, interfaces: [] }));
+      expect(loadDefinitionsCached(root, cacheDir).interfaces).toEqual([]);
+    });
+  });
+
+  it("misses when any byte under the root changes, and never caches a load with problems", () => {
+    withRoots((root, cacheDir) => {
+      loadDefinitionsCached(root, cacheDir);
+      // Every file counts, not only definitions: package bytes feed the package digest.
+      writeFileSync(join(root, "README.txt"), "notes");
+      expect(loadDefinitionsCached(root, cacheDir)).toEqual(loadDefinitions(root));
+      expect(readdirSync(cacheDir)).toHaveLength(2);
+      appendFileSync(join(root, "forms/store/definition.json"), "x");
+      const refused = loadDefinitionsCached(root, cacheDir);
+      expect(problems(refused)).toEqual(problems(loadDefinitions(root)));
+      expect(problems(refused)).toContain("json-invalid forms/store/definition.json#");
+      expect(readdirSync(cacheDir)).toHaveLength(2);
+      // Refused again on the next load: the refusal comes from the loader every time.
+      expect(problems(loadDefinitionsCached(root, cacheDir))).toEqual(problems(refused));
+    });
+  });
+
+  it("treats an unreadable or corrupt cache as a miss", () => {
+    withRoots((root, cacheDir) => {
+      loadDefinitionsCached(root, cacheDir);
+      const [name] = readdirSync(cacheDir);
+      writeFileSync(join(cacheDir, name!), "{not json");
+      expect(loadDefinitionsCached(root, cacheDir)).toEqual(loadDefinitions(root));
+      // An unwritable cache location (a file where the directory should be) is only a miss.
+      const blocked = join(root, "forms/store/definition.json");
+      expect(loadDefinitionsCached(root, blocked)).toEqual(loadDefinitions(root));
+    });
+  });
+});
