@@ -3,9 +3,14 @@
 // that matches no stack is an error. Without any, an app of one stack runs that stack, and an app
 // of several asks which.
 
-import { minimatch } from "minimatch";
+import { createRequire } from "node:module";
 import type { Diagnostic } from "../../core/index.ts";
 import { configCode } from "../config/diagnostics.ts";
+
+// minimatch is loaded only when a pattern is matched: a command of one stack, or `--config`,
+// never matches one. CommonJS keeps selection synchronous; both builds are the same matcher.
+const require = createRequire(import.meta.url);
+const minimatch = (name: string, pattern: string): boolean => (require("minimatch") as typeof import("minimatch")).minimatch(name, pattern);
 
 /** The stacks matching any of `patterns`, in name order; or why none can be chosen. */
 export function selectStacks(all: readonly string[], patterns: readonly string[]): { selected: string[] } | { diagnostics: Diagnostic[] } {

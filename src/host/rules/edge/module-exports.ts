@@ -23,8 +23,14 @@
 // through it. A call result, a class instance, a function or class as the default export, an
 // imported or re-exported default, or a `let`/`var` binding leaves the default export unreadable.
 
-import { Parser, type Expression, type Options, type Program } from "acorn";
+import { createRequire } from "node:module";
+import type { Expression, Options, Parser, Program } from "acorn";
 import { ModuleResolver } from "./module-resolution.ts";
+
+// acorn is loaded on the first module read, not with the host: every command that opens the
+// embedded host loads these rules, and most never read a worker module. CommonJS keeps the load
+// synchronous (the rules are); acorn's CommonJS and ES builds are the same parser.
+const require = createRequire(import.meta.url);
 
 /**
  * acorn records each scope's declared names in arrays and checks every new declaration with
@@ -51,19 +57,25 @@ interface AcornScope {
   functions: string[];
 }
 
-const LinearParser = Parser.extend(
-  (Base) =>
-    class extends Base {
-      enterScope(flags: number): void {
-        (Base.prototype as unknown as { enterScope(flags: number): void }).enterScope.call(this, flags);
-        const stack = (this as unknown as { scopeStack: AcornScope[] }).scopeStack;
-        const scope = stack[stack.length - 1]!;
-        scope.var = new NameList();
-        scope.lexical = new NameList();
-        scope.functions = new NameList();
-      }
-    },
-);
+let linear: typeof Parser | undefined;
+
+/** acorn's Parser with {@link NameList} scopes, built on first use. */
+function linearParser(): typeof Parser {
+  linear ??= (require("acorn") as typeof import("acorn")).Parser.extend(
+    (Base) =>
+      class extends Base {
+        enterScope(flags: number): void {
+          (Base.prototype as unknown as { enterScope(flags: number): void }).enterScope.call(this, flags);
+          const stack = (this as unknown as { scopeStack: AcornScope[] }).scopeStack;
+          const scope = stack[stack.length - 1]!;
+          scope.var = new NameList();
+          scope.lexical = new NameList();
+          scope.functions = new NameList();
+        }
+      },
+  );
+  return linear;
+}
 
 const PARSE_OPTIONS: Options = { ecmaVersion: "latest", sourceType: "module" };
 
@@ -97,7 +109,7 @@ export function resolveExports(source: Uint8Array): ModuleExports {
   }
   let program: Program;
   try {
-    program = LinearParser.parse(text, PARSE_OPTIONS);
+    program = linearParser().parse(text, PARSE_OPTIONS);
   } catch (error) {
     return unresolved(`the module does not parse as an ES module: ${error instanceof Error ? error.message : String(error)}`);
   }
