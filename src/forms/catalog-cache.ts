@@ -6,7 +6,7 @@
 // produced by the loader, every time. A missing, unreadable or unwritable cache is just a miss.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -54,7 +54,9 @@ export function loadDefinitionsCached(root: string, cacheDir: string): Definitio
   } catch {
     return loadDefinitions(root); // an unreadable tree: the loader reports it
   }
-  const file = join(cacheDir, `${key}.json`);
+  // Named by the root, then the key: a new load of a root replaces that root's older entries.
+  const rootTag = createHash("sha256").update(absoluteRoot).digest("hex").slice(0, 16);
+  const file = join(cacheDir, `${rootTag}-${key}.json`);
   try {
     const cached = JSON.parse(readFileSync(file, "utf8")) as Omit<DefinitionCatalog, "problems">;
     return { ...cached, problems: [] };
@@ -71,6 +73,9 @@ export function loadDefinitionsCached(root: string, cacheDir: string): Definitio
       const partial = `${file}.${process.pid}.tmp`;
       writeFileSync(partial, text);
       renameSync(partial, file); // atomic: a concurrent reader sees the whole file or none
+      for (const name of readdirSync(cacheDir)) {
+        if (name.startsWith(`${rootTag}-`) && name.endsWith(".json") && join(cacheDir, name) !== file) rmSync(join(cacheDir, name), { force: true });
+      }
     } catch {
       // an unwritable data directory only costs the next command the full load
     }

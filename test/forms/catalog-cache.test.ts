@@ -37,16 +37,26 @@ describe("loadDefinitionsCached", () => {
 
   it("misses when any byte under the root changes, and never caches a load with problems", () => {
     withRoots((root, cacheDir) => {
+      const other = writeFamily();
+      loadDefinitionsCached(other, cacheDir);
+      const otherEntry = readdirSync(cacheDir);
+      rmSync(other, { recursive: true, force: true });
       loadDefinitionsCached(root, cacheDir);
+      const before = readdirSync(cacheDir);
+      expect(before).toHaveLength(2);
       // Every file counts, not only definitions: package bytes feed the package digest.
       writeFileSync(join(root, "README.txt"), "notes");
       expect(loadDefinitionsCached(root, cacheDir)).toEqual(loadDefinitions(root));
-      expect(readdirSync(cacheDir)).toHaveLength(2);
+      // The new entry replaces the root's old one; another root's entry stays.
+      const after = readdirSync(cacheDir);
+      expect(after).toHaveLength(2);
+      expect(after).toEqual(expect.arrayContaining(otherEntry));
+      expect(after).not.toEqual(before);
       appendFileSync(join(root, "forms/store/definition.json"), "x");
       const refused = loadDefinitionsCached(root, cacheDir);
       expect(problems(refused)).toEqual(problems(loadDefinitions(root)));
       expect(problems(refused)).toContain("json-invalid forms/store/definition.json#");
-      expect(readdirSync(cacheDir)).toHaveLength(2);
+      expect(readdirSync(cacheDir)).toEqual(after);
       // Refused again on the next load: the refusal comes from the loader every time.
       expect(problems(loadDefinitionsCached(root, cacheDir))).toEqual(problems(refused));
     });
