@@ -19,7 +19,7 @@ import {
 } from "../engine/index.ts";
 import { appEvent, appNotStarted, appResult, type AppResult, type AppRunOptions } from "./app-results.ts";
 import { SharedEmbeddedHost } from "./connect.ts";
-import { lockOptions, type HostOptions, type WorkspaceOptions } from "./options.ts";
+import { hostEnvironment, lockOptions, type WorkspaceOptions } from "./options.ts";
 import { planHandle, type PlanHandle } from "./plan-handle.ts";
 import type { LoadedStack } from "./project.ts";
 import { AppOutlines } from "./remote-reads.ts";
@@ -48,6 +48,9 @@ export async function runApp(
   const signal = options.signal;
   const stopped = (): boolean => signal?.aborted === true;
   const shared = new SharedEmbeddedHost();
+  // The program's own host (`host: { local }`) is reached in process and closed by the program.
+  const local = project.host !== undefined && "local" in project.host ? project.host.local : undefined;
+  if (local !== undefined) shared.opened = Promise.resolve({ host: local });
   const mode = kind === "destroy" ? "destroy" : (options.mode ?? "normal");
   const lock = lockOptions(options, kind);
   // A stack's plan, as its `plan` event carries it: a handle of this run (no Workspace owns it, so
@@ -88,7 +91,7 @@ export async function runApp(
       stopped,
     });
   } finally {
-    await shared.close();
+    if (local === undefined) await shared.close();
   }
   const saved = kind === "plan" && run.ok ? stacksPlanHandle(run, loaded, dependencies, { mode, refresh: settings.refresh }) : undefined;
   return appResult(kind, run, early, { ...(saved !== undefined ? { plan: saved } : {}), aborted: stopped() });
@@ -231,17 +234,5 @@ function undeclaredVariables(names: string[], stacks: string[]): Diagnostic {
     summary: `A value was given for ${names.length === 1 ? "the variable" : "the variables"} ${names.map((n) => `"${n}"`).join(", ")}, which no stack of this run declares`,
     detail: `The stacks of this run are ${stacks.join(", ")}.`,
     repair: "Remove the value, or declare the variable in the stack that uses it (new TerraformVariable(…)).",
-  };
-}
-
-/** The host options, standing where the TAKOFORM_* variables would (as a Workspace's do). */
-function hostEnvironment(env: NodeJS.ProcessEnv, host: HostOptions | undefined): NodeJS.ProcessEnv {
-  if (host === undefined) return env;
-  return {
-    ...env,
-    TAKOFORM_ENDPOINT: host.endpoint,
-    ...(host.space !== undefined ? { TAKOFORM_SPACE: host.space } : {}),
-    ...(host.token !== undefined ? { TAKOFORM_TOKEN: host.token } : {}),
-    ...(host.lane !== undefined ? { TAKOFORM_LANE: host.lane } : {}),
   };
 }

@@ -4,6 +4,7 @@
 
 import { hostname } from "node:os";
 import type { KnownValue, LaneName } from "../core/index.ts";
+import type { LocalHost } from "../host/index.ts";
 import type { PlanHandle } from "./plan-handle.ts";
 import type { SavedPlanFile } from "./saved-plan.ts";
 import type { Change, WorkspaceEvent } from "./results.ts";
@@ -38,9 +39,20 @@ export interface WorkspaceOptions {
    * A host at an endpoint. It stands where TAKOFORM_ENDPOINT, TAKOFORM_SPACE, TAKOFORM_TOKEN and
    * TAKOFORM_LANE would: the stack's own provider block still wins. Without it (and without an
    * endpoint in the stack or the environment) the project's embedded host is used, its data kept
-   * under `<projectDir>/.takoform/host`.
+   * under `<projectDir>/.takoform/host`. `{ local }`: the embedded host this program opened
+   * (`LocalHost.open` of `takoform-cdk/host`), reached in process, not over HTTP; the program
+   * closes it.
    */
-  host?: HostOptions;
+  host?: HostOptions | { local: LocalHost };
+  /**
+   * Keep the app warm between calls, for a program that deploys again on every edit (as
+   * `takoform dev --watch` does): the project's TypeScript stays loaded in this process for the
+   * typecheck, the app's next process is started ahead after each run of it, and the stack loaded
+   * by a call is kept. `plan()` and `apply()` then deploy the stack last loaded (every plan
+   * re-reads the content it names: a worker's modules, assets) until `synth()` runs the app
+   * again. `close()` stops the app's waiting process.
+   */
+  warm?: boolean;
   /** Each note of the app for people (one line, e.g. TypeScript not installed so no typecheck), as it comes; without it they are dropped. */
   onNote?: (note: string) => void;
   /** The environment the stack's settings fall back to (TAKOFORM_*, TF_VAR_*, PG*): process.env by default. */
@@ -117,5 +129,17 @@ export function lockOptions(options: LockSettings, kind: string): { holder: stri
     timeoutMs: options.lockTimeoutMs ?? 0,
     ...(options.lockLeaseMs !== undefined ? { leaseMs: options.lockLeaseMs } : {}),
     ...(options.forceUnlock !== undefined ? { forceUnlock: options.forceUnlock } : {}),
+  };
+}
+
+/** The host options, standing where the TAKOFORM_* variables would (a Workspace's and an AppWorkspace's); the program's own host changes none. */
+export function hostEnvironment(env: NodeJS.ProcessEnv, host: WorkspaceOptions["host"]): NodeJS.ProcessEnv {
+  if (host === undefined || "local" in host) return env;
+  return {
+    ...env,
+    TAKOFORM_ENDPOINT: host.endpoint,
+    ...(host.space !== undefined ? { TAKOFORM_SPACE: host.space } : {}),
+    ...(host.token !== undefined ? { TAKOFORM_TOKEN: host.token } : {}),
+    ...(host.lane !== undefined ? { TAKOFORM_LANE: host.lane } : {}),
   };
 }

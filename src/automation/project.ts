@@ -58,6 +58,11 @@ export interface StackSource {
   env?: NodeJS.ProcessEnv;
   /** What runs the app's command (engine/config ProjectOptions.runApp; default a shell). */
   runApp?: AppRunner;
+  /**
+   * Read the app's last synthesis instead of running it, when there is a whole one (a warm
+   * Workspace's load right after its synth(): warm.ts); else the app is run.
+   */
+  lastSynth?: boolean;
   /** The app's notes (one line each, for people), as they come. */
   onNote?: (note: string) => void;
   /**
@@ -112,6 +117,7 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
         ...(stackName !== undefined ? { stack: stackName } : {}),
         typecheck: source.typecheck !== false,
         ...(source.runApp !== undefined ? { runApp: source.runApp } : {}),
+        ...(source.lastSynth === true ? { lastSynth: true } : {}),
       });
       diagnostics.push(...loaded.diagnostics);
       for (const note of loaded.notes ?? []) source.onNote?.(note);

@@ -79,6 +79,12 @@ export interface RunResult {
   outputs: Record<string, OutputValue>;
   /** Every problem and note of the run, errors first found first. */
   diagnostics: Diagnostic[];
+  /**
+   * How long each part of the run took, in milliseconds, as the command's closing line reports
+   * it: the typecheck and the app's run (when this call ran the app), reading the resources back
+   * (`refreshMs`), planning and applying; a part that did not happen is absent.
+   */
+  timings?: { typecheckMs?: number; synthMs?: number; refreshMs?: number; planMs?: number; applyMs?: number };
 }
 
 /** What `plan()` returns. */
@@ -106,7 +112,16 @@ export interface SynthResult {
   /** How long the app's own process ran, in milliseconds (when it succeeded). */
   appMs?: number;
   /** The typecheck before the app ran: `passed`, `failed`, `unchanged` (nothing changed since a clean check), `skipped` (no tsconfig) or `no-typescript`. */
-  typecheck?: { status: "passed" | "failed" | "unchanged" | "skipped" | "no-typescript"; ms: number };
+  typecheck?: {
+    status: "passed" | "failed" | "unchanged" | "skipped" | "no-typescript";
+    ms: number;
+    /**
+     * A `warm` Workspace's check only: what a change to would change the check — the project's
+     * own files it read (its sources and tsconfigs, no package's), and the directories a new
+     * source would appear in. What a program redeploying on every edit watches.
+     */
+    inputs?: { files: string[]; dirs: string[] };
+  };
   /** One-line notes for people (TypeScript not installed, so no typecheck). */
   notes: string[];
 }

@@ -16,6 +16,8 @@ import { applyStack, planStack, testHooks } from "./run.ts";
 import { foreignPlan, madePlan, planHandle, type PlanHandle } from "./plan-handle.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
+import { SharedEmbeddedHost } from "./connect.ts";
+import type { WarmProject } from "./warm.ts";
 import {
   changesOf,
   NO_COUNTS,
@@ -30,15 +32,7 @@ import {
   type StateResource,
   type SynthResult,
 } from "./results.ts";
-import {
-  lockOptions,
-  type ApplyOptions,
-  type HostOptions,
-  type ImportOptions,
-  type PlanRunOptions,
-  type RunOptions,
-  type WorkspaceOptions,
-} from "./options.ts";
+import { hostEnvironment, lockOptions, type ApplyOptions, type ImportOptions, type PlanRunOptions, type RunOptions, type WorkspaceOptions } from "./options.ts";
 import { stateHandle, type WorkspaceState } from "./workspace-state.ts";
 import type { SavedPlanFile } from "./saved-plan.ts";
 
@@ -73,11 +67,21 @@ export class Workspace {
   readonly state: WorkspaceState;
   private readonly options: WorkspaceOptions;
   private readonly env: NodeJS.ProcessEnv;
+  /** `host: { local }`: every connection reaches the program's own host, which the program closes. */
+  private readonly local: SharedEmbeddedHost | undefined;
+  /** `warm: true`: the typecheck, the app's next process and the stack kept between calls (warm.ts). */
+  private readonly warm: Promise<WarmProject> | undefined;
 
   constructor(options: WorkspaceOptions = {}) {
     this.options = options;
     this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.env = hostEnvironment(options.env ?? process.env, options.host);
+    if (options.host !== undefined && "local" in options.host) {
+      this.local = new SharedEmbeddedHost();
+      this.local.opened = Promise.resolve({ host: options.host.local });
+    }
+    // Loaded on first use, as plan-file.ts is: only a program deploying on every edit keeps the app warm.
+    if (options.warm === true) this.warm = import("./warm.ts").then(({ WarmProject }) => new WarmProject(this.projectDir));
     this.state = stateHandle({
       load: (remote) => this.load(remote),
       target: (lastSynth) => this.stateTarget(lastSynth),
@@ -91,14 +95,16 @@ export class Workspace {
   }
 
   /**
-   * Runs the project's app (typechecked first unless `typecheck: false`) and reads every stack it
-   * synthesized, as `takoform synth` does; contacts no host and reads no state.
+   * Runs the project's app (typechecked first unless `typecheck: false`, the Workspace's or this
+   * call's) and reads every stack it synthesized, as `takoform synth` does; contacts no host and
+   * reads no state. A `warm` Workspace's next `plan()` or `apply()` deploys what it synthesized
+   * (when it succeeded), and its check says what it read (`typecheck.inputs`).
    */
-  async synth(): Promise<SynthResult> {
-    const result = await synthesizeProject(this.projectDir, {
-      env: this.env,
-      ...(this.options.typecheck !== undefined ? { typecheck: this.options.typecheck } : {}),
-    });
+  async synth(options: { typecheck?: boolean } = {}): Promise<SynthResult> {
+    const typecheck = options.typecheck ?? this.options.typecheck;
+    const warm = await (await this.warm)?.synth(this.env, typecheck !== false);
+    const result = warm?.result ?? (await synthesizeProject(this.projectDir, { env: this.env, ...(typecheck !== undefined ? { typecheck } : {}) }));
+    const checked = warm?.checked;
     return {
       ok: !result.diagnostics.some((d) => d.severity === "error"),
       outdir: result.outdir,
@@ -106,7 +112,15 @@ export class Workspace {
       dependencies: result.dependencies ?? new Map(),
       diagnostics: result.diagnostics,
       ...(result.appMs !== undefined ? { appMs: result.appMs } : {}),
-      ...(result.typecheck !== undefined ? { typecheck: { status: result.typecheck.status, ms: result.typecheck.ms } } : {}),
+      ...(result.typecheck !== undefined
+        ? {
+            typecheck: {
+              status: result.typecheck.status,
+              ms: result.typecheck.ms,
+              ...(checked !== undefined ? { inputs: { files: checked.sources, dirs: checked.dirs } } : {}),
+            },
+          }
+        : {}),
       notes: result.notes ?? [],
     };
   }
@@ -126,7 +140,7 @@ export class Workspace {
         ...(options.createState !== undefined ? { createState: options.createState } : {}),
       },
       // The connection's notes (a project registry shadowing bundled types) are notes for people, as the app's are.
-      { env: this.env, ...(this.options.onNote !== undefined ? { onNotice: this.options.onNote } : {}) },
+      { env: this.env, ...this.wiring() },
     );
     if ("diagnostics" in planned) return { status: "not-started", ok: false, changes: [], diagnostics: [...loaded.diagnostics, ...planned.diagnostics] };
     const { plan } = planned;
@@ -167,7 +181,7 @@ export class Workspace {
   async import(address: string, id: string, options: ImportOptions = {}): Promise<ImportResult> {
     const loaded = await this.load(true);
     if (!("stack" in loaded)) return { status: "not-started", ok: false, diagnostics: loaded.diagnostics };
-    const session = await openSession(loaded, { env: this.env });
+    const session = await openSession(loaded, { env: this.env, ...(this.local !== undefined ? { shared: this.local } : {}) });
     if (!("store" in session)) return { status: "not-started", ok: false, diagnostics: session.diagnostics };
     const { store, connection, host } = session;
     try {
@@ -260,7 +274,7 @@ export class Workspace {
         stopped: aborted,
       },
       // A run waiting for the state lock waits as long for the embedded host the holder has open.
-      { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env, ...(this.options.onNote !== undefined ? { onNotice: this.options.onNote } : {}) },
+      { hostWaitMs: options.lockTimeoutMs ?? 0, env: this.env, ...this.wiring() },
     );
     if (!("run" in ran)) return notStarted([...loaded.diagnostics, ...ran.diagnostics]);
     const { run } = ran;
@@ -272,16 +286,40 @@ export class Workspace {
       changes: changesOf(run.plan),
       outputs: outputValues(ran.outputs),
       diagnostics: [...loaded.diagnostics, ...run.diagnostics],
+      timings: { ...run.timings },
     };
     // The command renders the engine's run (its closing lines, timings, --json) from the result: views/run-handle.ts.
     bindRun(result, run);
     return result;
   }
 
+  /**
+   * Stops what a `warm` Workspace keeps running: the app's process started ahead. (The host of
+   * `host: { local }` is the program's to close.) A Workspace without `warm` has nothing to stop.
+   */
+  async close(): Promise<void> {
+    (await this.warm)?.close();
+  }
+
+  /** What a run's connections are given beside the environment: the program's own host, the notes' receiver. */
+  private wiring(): { shared?: SharedEmbeddedHost; onNotice?: (notice: string) => void } {
+    return {
+      ...(this.local !== undefined ? { shared: this.local } : {}),
+      ...(this.options.onNote !== undefined ? { onNotice: this.options.onNote } : {}),
+    };
+  }
+
   /** `remote`: read the stack's `data.terraform_remote_state` (not for a destroy, nor a state read). */
   private async load(remote = false, fromDocument?: StackSource["fromDocument"]): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
+    const source = this.source(remote, fromDocument);
+    // A warm Workspace keeps the app's stack between plans and applies (not a document's, nor a destroy's).
+    if (this.warm !== undefined && remote && fromDocument === undefined && this.options.configFile === undefined) return (await this.warm).load(source);
+    return loadStack(source);
+  }
+
+  private source(remote: boolean, fromDocument: StackSource["fromDocument"] | undefined): StackSource {
     const o = this.options;
-    return loadStack({
+    return {
       remote,
       ...(fromDocument !== undefined ? { fromDocument } : {}),
       projectDir: this.projectDir,
@@ -292,7 +330,7 @@ export class Workspace {
       ...(o.varFiles !== undefined ? { varFiles: this.varFiles() } : {}),
       ...(o.onNote !== undefined ? { onNote: o.onNote } : {}),
       env: this.env,
-    });
+    };
   }
 
   /**
@@ -358,16 +396,4 @@ function isLoaded(loaded: LoadedStack | { diagnostics: Diagnostic[] }): loaded i
 /** A run that could not start: nothing was opened, or nothing planned was applicable. */
 function notStarted(diagnostics: Diagnostic[]): RunResult {
   return { status: "not-started", ok: false, counts: NO_COUNTS, changes: [], outputs: {}, diagnostics };
-}
-
-/** The host options, standing where the TAKOFORM_* variables would. */
-function hostEnvironment(env: NodeJS.ProcessEnv, host: HostOptions | undefined): NodeJS.ProcessEnv {
-  if (host === undefined) return env;
-  return {
-    ...env,
-    TAKOFORM_ENDPOINT: host.endpoint,
-    ...(host.space !== undefined ? { TAKOFORM_SPACE: host.space } : {}),
-    ...(host.token !== undefined ? { TAKOFORM_TOKEN: host.token } : {}),
-    ...(host.lane !== undefined ? { TAKOFORM_LANE: host.lane } : {}),
-  };
 }

@@ -1,5 +1,5 @@
 // What the plan/apply family of commands share: the common flags, loading the stack from them
-// (running the app, or `--config FILE`; automation/project.ts loads it), and asking for approval.
+// (running the app, or `--config FILE`: the published Workspace's options), and asking for approval.
 // Printing goes through console.ts.
 
 import { existsSync, readdirSync } from "node:fs";
@@ -7,7 +7,6 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseGoDuration } from "../core/index.ts";
 import type { Diagnostic, KnownValue, WorkspaceOptions } from "../automation/api.ts";
-import { loadStack, type LoadedStack, type StackSource } from "../automation/index.ts";
 import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
@@ -51,9 +50,6 @@ export function flagSpec(...parts: { values?: readonly string[]; switches?: read
     aliases: FLAG_ALIASES,
   };
 }
-
-/** What the plan/apply family works on (automation/project.ts). */
-export type Workspace = LoadedStack;
 
 /**
  * Where the command works, entered before anything else: `-C DIR`, as Terraform's -chdir (every
@@ -152,8 +148,17 @@ export function boolFlag(args: ParsedArgs, flag: string, fallback: boolean): boo
   return args.settings.get(flag) ?? fallback;
 }
 
-/** The project, its variables' values and the note printer the command's flags give (automation/project.ts). */
-export function stackSource(args: ParsedArgs): StackSource {
+/** The project, its variables' values and the note printer the command's flags give: what a Workspace's options are made of. */
+export interface ProjectSource {
+  projectDir: string;
+  typecheck: boolean;
+  values: Record<string, KnownValue>;
+  varFiles: readonly string[];
+  onNote?: (note: string) => void;
+}
+
+/** The project, its variables' values and the note printer the command's flags give. */
+export function stackSource(args: ParsedArgs): ProjectSource {
   return {
     projectDir: projectDir(args),
     typecheck: !args.switches.has("--no-typecheck"),
@@ -174,39 +179,13 @@ export function workspaceOptions(args: ParsedArgs): WorkspaceOptions {
   const stack = lastValue(args, "--stack");
   return {
     projectDir: source.projectDir,
-    typecheck: source.typecheck ?? true,
-    variables: source.values ?? {},
-    varFiles: [...(source.varFiles ?? [])],
+    typecheck: source.typecheck,
+    variables: source.values,
+    varFiles: [...source.varFiles],
     ...(source.onNote !== undefined ? { onNote: source.onNote } : {}),
     ...(configFile !== undefined ? { configFile } : {}),
     ...(stack !== undefined ? { stack } : {}),
   };
-}
-
-/**
- * Loads the stack (from a document, `--config FILE`, or by running the app) and its variables,
- * with what its `data.terraform_remote_state` blocks read from the other stacks' states
- * (automation/remote-reads.ts) unless `remote: false` (a destroy, which evaluates no configuration).
- * A run of several stacks loads them through automation/stacks-open.ts instead.
- */
-export async function loadWorkspace(
-  args: ParsedArgs,
-  fromDocument?: { text: string; file?: string; variables?: Record<string, KnownValue> },
-  options: { remote?: boolean } = {},
-): Promise<Workspace | { diagnostics: Diagnostic[] }> {
-  const configFile = lastValue(args, "--config");
-  const stackName = lastValue(args, "--stack");
-  // Outside any project, say so (as the read-only commands do), not that this directory has no
-  // cdktf.json: enterProject has already looked in every directory above it.
-  const outside = fromDocument === undefined ? outsideProject(args) : null;
-  if (outside !== null) return { diagnostics: [outside] };
-  return loadStack({
-    ...stackSource(args),
-    ...(fromDocument !== undefined ? { fromDocument } : {}),
-    ...(configFile !== undefined ? { configFile } : {}),
-    ...(stackName !== undefined ? { stackName } : {}),
-    ...(options.remote !== undefined ? { remote: options.remote } : {}),
-  });
 }
 
 /**

@@ -86,8 +86,7 @@ const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
   "src/cli/commands/output.ts": ["src/host/index.ts"],
   "src/cli/lock-flags.ts": ["src/core/index.ts"],
-  "src/cli/watch/session.ts": ["src/automation/index.ts", "src/engine/config/index.ts", "src/engine/index.ts", "src/host/index.ts"],
-  "src/cli/workspace.ts": ["src/automation/index.ts", "src/core/index.ts", "src/engine/config/index.ts"],
+  "src/cli/workspace.ts": ["src/core/index.ts", "src/engine/config/index.ts"],
 };
 
 function moduleOf(file: string): string {

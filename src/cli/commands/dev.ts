@@ -13,7 +13,7 @@ import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
-import { enterProject, flagSpec, localStatePaths, projectDir, stackSource, usage } from "../workspace.ts";
+import { enterProject, flagSpec, localStatePaths, projectDir, usage, workspaceOptions } from "../workspace.ts";
 import { DevWatch } from "../watch/session.ts";
 import type { LaneName } from "../../automation/api.ts";
 import { recordedLane } from "../../engine/index.ts";
@@ -114,10 +114,9 @@ export const command: Command = {
     for (const line of lines) process.stdout.write(`${line}\n`);
     ready = true;
     if (!watching) return serveUntilStopped(local, io);
-    const stackName = lastValue(args, "--stack");
     const watch = new DevWatch({
       projectDir: projectDir(args),
-      source: { ...stackSource(args), ...(stackName !== undefined ? { stackName } : {}) },
+      workspace: workspaceOptions(args),
       host: local,
       io,
     });

@@ -1,24 +1,24 @@
 // `takoform dev --watch`: on every change to the app or to the content its stack names, deploy it
 // to the host dev serves, in this process, and go on serving (docs/cli.md, `takoform dev`).
 //
-// A cycle does only what its changes need (watched.ts): an edit of a worker's code or an asset is
-// a plan and an apply of the stack already loaded (the plan re-reads the content's digests); an
-// edit of the app is first a typecheck (warm, in this process) and a synth (the app's own
-// process, as `takoform synth` runs it, started ahead of the change). The apply goes to dev's own host through the in-process
-// transport, as a `takoform apply` would through its HTTP server, under the same state lock. A
-// failed cycle prints its diagnostics in full and changes nothing that is served: the host still
-// holds the last good deployment. Changes that arrive during a cycle make up the next one.
+// Built on the published Workspace (docs/automation.md, "Deploying on every edit"): a `warm` one
+// over dev's own LocalHost (`host: { local }`). A cycle does only what its changes need
+// (watched.ts): an edit of a worker's code or an asset is an `apply()` of the stack already loaded
+// (the plan re-reads the content's digests); an edit of the app is first a `synth()`, typechecked
+// (warm, in this process) and run (the app's own process, as `takoform synth` runs it, started
+// ahead of the change); a file added to a content directory is a `synth({ typecheck: false })`.
+// The apply goes to dev's own host through the in-process transport, as a `takoform apply` would
+// through its HTTP server, under the same state lock. A failed cycle prints its diagnostics in
+// full and changes nothing that is served: the host still holds the last good deployment (a
+// failed synth keeps the Workspace's stack). Changes that arrive during a cycle make up the next one.
 
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { errorText, hasErrors } from "../console.ts";
-import type { Diagnostic } from "../../automation/api.ts";
-import { applyStack, loadStack, SharedEmbeddedHost, type LoadedStack } from "../../automation/index.ts";
-import { WarmApp, WarmTypecheck } from "../../engine/config/index.ts";
-import type { ApplyRun, RunTimings } from "../../engine/index.ts";
-import type { LocalHost } from "../../host/index.ts";
+import { openWorkspace, type Diagnostic, type RunResult, type SynthResult, type Workspace, type WorkspaceOptions } from "../../automation/api.ts";
+import type { LocalHost } from "../../host/api.ts";
 import type { Console } from "../console.ts";
 import { leaseMs } from "../lock-flags.ts";
-import type { StackSource } from "../../automation/index.ts";
 import { DirWatcher } from "./dirs.ts";
 import { mostOf, Watched, type Need } from "./watched.ts";
 
@@ -30,8 +30,9 @@ const LOCK_WAIT_MS = 30_000;
 
 export interface WatchOptions {
   projectDir: string;
-  /** How the stack is loaded (variables, the stack's name): the command's flags. */
-  source: StackSource;
+  /** The stack and its variables, as the command's flags name them. */
+  workspace: WorkspaceOptions;
+  /** dev's own host, reached in process; dev closes it. */
   host: LocalHost;
   io: Console;
 }
@@ -39,11 +40,12 @@ export interface WatchOptions {
 export class DevWatch {
   private readonly watched: Watched;
   private readonly dirs: DirWatcher;
-  private readonly typecheck: WarmTypecheck | undefined;
-  private readonly shared = new SharedEmbeddedHost();
-  /** The app's next process, started ahead (engine/config/warm-app.ts). */
-  private readonly app = new WarmApp();
-  private loaded: LoadedStack | undefined;
+  /** Warm: the typecheck, the app's next process and the stack loaded are kept between cycles. */
+  private readonly workspace: Workspace;
+  /** A synth succeeded: a content edit is an apply of the stack it loaded. */
+  private synthesized = false;
+  /** Aborted on close: a cycle under way starts no new step. */
+  private readonly stop = new AbortController();
   /** Changed paths not yet deployed, each with what it needs. */
   private pending = new Map<string, Need>();
   private timer: NodeJS.Timeout | undefined;
@@ -53,9 +55,7 @@ export class DevWatch {
   constructor(private readonly options: WatchOptions) {
     this.watched = new Watched(options.projectDir);
     this.dirs = new DirWatcher((path) => this.changed(path));
-    this.typecheck = WarmTypecheck.open(options.projectDir);
-    // The connection of every cycle reaches dev's own host in process; it is dev's to close.
-    this.shared.opened = Promise.resolve({ host: options.host });
+    this.workspace = openWorkspace({ ...options.workspace, projectDir: options.projectDir, host: { local: options.host }, warm: true });
   }
 
   /** Deploys the app as it is now, then watches it. */
@@ -68,10 +68,11 @@ export class DevWatch {
   /** Stops watching; a cycle under way stops starting steps and is waited for. */
   async close(): Promise<void> {
     this.stopping = true;
+    this.stop.abort();
     clearTimeout(this.timer);
     this.dirs.close();
     await this.cycle;
-    this.app.close();
+    await this.workspace.close();
   }
 
   private changed(path: string): void {
@@ -98,7 +99,7 @@ export class DevWatch {
   /** One cycle: what the changes need, then the summary line (and every problem in full). */
   private async run(changes: Map<string, Need>): Promise<void> {
     const started = performance.now();
-    const first = this.loaded === undefined;
+    const first = !this.synthesized;
     // What each change needs is judged now that it settled: a file an editor wrote and removed
     // again while saving (sed -i's, a swap file) was never an input.
     const judged = new Map<string, Need>();
@@ -111,15 +112,14 @@ export class DevWatch {
     const steps: string[] = [];
     const line = (outcome: string): void => this.options.io.out(`watch: ${what}: ${[...steps, outcome].join(", ")} (${ms(performance.now() - started)} total)`);
     try {
-      const loaded = await this.stack(first ? "typecheck" : mostOf(judged.values()), steps);
-      if ("failed" in loaded) return line(`${loaded.failed}; still serving the last good deployment`);
-      const ran = await this.apply(loaded);
-      if (!("run" in ran)) {
-        this.options.io.diagnostics(ran.diagnostics);
+      const failed = await this.synth(first ? "typecheck" : mostOf(judged.values()), steps);
+      if (failed !== undefined) return line(`${failed}; still serving the last good deployment`);
+      const run = await this.apply();
+      if (run.status === "not-started") {
+        this.options.io.diagnostics(run.diagnostics);
         return line("the apply could not start; still serving the last good deployment");
       }
-      const { run } = ran;
-      steps.push(...runSteps(run.timings));
+      steps.push(...runSteps(run.timings ?? {}));
       this.options.io.diagnostics(run.diagnostics);
       line(run.ok ? applied(run) : `the apply ${run.status === "locked" ? "found the state locked" : "failed"}; still serving what it left`);
     } catch (error) {
@@ -135,44 +135,47 @@ export class DevWatch {
     }
   }
 
-  /** The stack to apply: the one loaded, or typechecked and synthesized again as the changes need. */
-  private async stack(need: Need, steps: string[]): Promise<LoadedStack | { failed: string }> {
-    if (need === "plan" && this.loaded !== undefined) return this.loaded;
-    if (need === "typecheck" && this.typecheck !== undefined) {
-      const checked = this.typecheck.check();
-      this.watched.setSources(checked.sources, checked.dirs);
+  /** The app synthesized again as the changes need (nothing for a content edit once a synth succeeded); why not, when it failed. */
+  private async synth(need: Need, steps: string[]): Promise<string | undefined> {
+    if (need === "plan" && this.synthesized) return undefined;
+    const started = performance.now();
+    const synth = await this.workspace.synth({ typecheck: need === "typecheck" });
+    const checked = synth.typecheck;
+    if (checked?.inputs !== undefined) {
+      this.watched.setSources(checked.inputs.files, checked.inputs.dirs);
       this.dirs.set(this.watched.dirs());
-      steps.push(`typecheck ${ms(checked.ms)}`);
-      if (checked.status === "failed") {
-        this.options.io.diagnostics(checked.diagnostics);
-        return { failed: `typecheck failed (${errorCount(checked.diagnostics)})` };
-      }
     }
-    const synthStarted = performance.now();
-    const loaded = await loadStack({ ...this.options.source, typecheck: false, runApp: this.app.run });
-    steps.push(`synth ${ms(performance.now() - synthStarted)}`);
-    if (!("stack" in loaded)) {
-      this.options.io.diagnostics(loaded.diagnostics);
-      return { failed: `synth failed (${errorCount(loaded.diagnostics)})` };
-    }
-    this.options.io.diagnostics(loaded.diagnostics);
-    this.watched.setContent(loaded.stackDocument);
+    if (checked !== undefined) steps.push(`typecheck ${ms(checked.ms)}`);
+    this.options.io.diagnostics(synth.diagnostics);
+    if (checked?.status === "failed") return `typecheck failed (${errorCount(synth.diagnostics)})`;
+    steps.push(`synth ${ms(performance.now() - started - (checked?.ms ?? 0))}`);
+    if (!synth.ok) return `synth failed (${errorCount(synth.diagnostics)})`;
+    const document = this.stackDocument(synth);
+    if (document !== undefined) this.watched.setContent(document);
     this.dirs.set(this.watched.dirs());
-    this.loaded = loaded;
-    return loaded;
+    this.synthesized = true;
+    return undefined;
   }
 
-  private apply(loaded: LoadedStack): Promise<{ run: ApplyRun } | { diagnostics: Diagnostic[] }> {
-    const io = this.options.io;
-    return applyStack(
-      loaded,
-      {
-        plan: { mode: "normal", refresh: true },
-        lock: { holder: `takoform dev --watch (pid ${process.pid} on ${hostname()})`, leaseMs: leaseMs(process.env), timeoutMs: LOCK_WAIT_MS },
-        stopped: () => this.stopping,
-      },
-      { shared: this.shared, onNotice: (notice) => io.err(notice) },
-    ).then((ran) => ("run" in ran ? { run: ran.run } : ran));
+  /** The synthesized document of the stack dev deploys (`--stack`, or the app's only one): what it names is watched. */
+  private stackDocument(synth: SynthResult): string | undefined {
+    const name = this.options.workspace.stack;
+    const file = name !== undefined ? synth.stacks.get(name) : synth.stacks.size === 1 ? [...synth.stacks.values()][0] : undefined;
+    try {
+      return file !== undefined ? readFileSync(file, "utf8") : undefined;
+    } catch {
+      return undefined; // the apply reads it again and says what is wrong with it
+    }
+  }
+
+  private apply(): Promise<RunResult> {
+    const lease = leaseMs(process.env);
+    return this.workspace.apply({
+      lockHolder: `takoform dev --watch (pid ${process.pid} on ${hostname()})`,
+      lockTimeoutMs: LOCK_WAIT_MS,
+      ...(lease !== undefined ? { lockLeaseMs: lease } : {}),
+      signal: this.stop.signal,
+    });
   }
 }
 
@@ -185,12 +188,12 @@ function errorCount(diagnostics: readonly Diagnostic[]): string {
   return hasErrors(diagnostics) ? `${n} error${n === 1 ? "" : "s"}` : "no error";
 }
 
-function runSteps(timings: RunTimings): string[] {
+function runSteps(timings: NonNullable<RunResult["timings"]>): string[] {
   const plan = (timings.refreshMs ?? 0) + (timings.planMs ?? 0);
   return [...(timings.planMs !== undefined ? [`plan ${ms(plan)}`] : []), ...(timings.applyMs !== undefined ? [`apply ${ms(timings.applyMs)}`] : [])];
 }
 
-function applied(run: ApplyRun): string {
+function applied(run: RunResult): string {
   if (run.status === "no-changes") return "no changes";
   const { added, changed, destroyed } = run.counts;
   return `${added} added, ${changed} changed, ${destroyed} destroyed`;

@@ -34,6 +34,11 @@ export interface ProjectOptions {
    * --watch` passes one that keeps the next run's process started ahead (warm-app.ts).
    */
   runApp?: AppRunner;
+  /**
+   * What typechecks the project (default: a one-shot check in a child process, typecheck.ts). A
+   * warm Workspace passes its check kept loaded in process (typecheck/warm.ts).
+   */
+  check?: (projectDir: string) => TypecheckResult | Promise<TypecheckResult>;
 }
 
 /** Runs the app's command in `cwd` with `env`: how it ended and the tail of what it printed. */
@@ -123,7 +128,7 @@ export async function synthesizeProject(projectDir: string, options: ProjectOpti
   // The app's types first: a type error stops here, with file and line, before the app runs.
   let checked: TypecheckResult | undefined;
   if (options.typecheck !== false) {
-    checked = await typecheckProject(dir);
+    checked = await (options.check ?? typecheckProject)(dir);
     if (checked.status === "failed") {
       return { outdir, stacks: new Map(), diagnostics: checked.diagnostics, typecheck: summaryOf(checked) };
     }
