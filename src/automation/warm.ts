@@ -45,10 +45,11 @@ export class WarmProject {
 
   /**
    * The stack to deploy: the one kept, else read from the last synth (the app run first when no
-   * synth() ran since), its typecheck and synth timings on the stack only when this load made them.
+   * synth() ran since), its notes, typecheck and synth timings on the stack only when this load made them.
    */
   async load(source: StackSource): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
-    if (this.loaded !== undefined) return { ...this.loaded, timings: {} };
+    // Kept: its notes came with the call that loaded it, as its timings did.
+    if (this.loaded !== undefined) return { ...this.loaded, diagnostics: [], timings: {} };
     const ran = this.synthesized === undefined;
     if (ran) {
       const { result } = await this.synth(source.env ?? process.env, source.typecheck !== false);

@@ -14,6 +14,7 @@ import { stateResource, type StateResource } from "./results.ts";
 import type { StateReader } from "../state/index.ts";
 import type { LoadedStack } from "./project.ts";
 import { openSession, type Session } from "./session.ts";
+import type { SharedEmbeddedHost } from "./connect.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { moveState, removeState } from "./state-edit.ts";
 import { adoptState } from "./state-adopt.ts";
@@ -203,6 +204,8 @@ export interface StateAccess {
   /** The state the stack's backend names, found without its variables (`lastSynth`: from the app's last synthesis when there is one). */
   target(lastSynth: boolean): ReturnType<typeof loadStateTarget>;
   env: NodeJS.ProcessEnv;
+  /** The program's own host (`host: { local }`), every connection's. */
+  shared?: SharedEmbeddedHost;
   /** The Workspace's variable values and `.tfvars.json` files (resolved as its runs resolve them), for opening a sensitive output. */
   variables: Readonly<Record<string, KnownValue>>;
   varFiles(): readonly string[];
@@ -433,7 +436,11 @@ class StateHandle implements WorkspaceState {
     if ("diagnostics" in existing) return { status: "not-started", state, diagnostics: [...loaded.diagnostics, ...existing.diagnostics] };
     if ("missing" in existing) return { status: "no-state", state, diagnostics: loaded.diagnostics };
     await existing.reader.close();
-    const session = await openSession(loaded, { env: this.access.env, ...(lane !== undefined ? { lane } : {}) });
+    const session = await openSession(loaded, {
+      env: this.access.env,
+      ...(lane !== undefined ? { lane } : {}),
+      ...(this.access.shared !== undefined ? { shared: this.access.shared } : {}),
+    });
     if (!("store" in session)) return { status: "not-started", state, diagnostics: [...loaded.diagnostics, ...session.diagnostics] };
     return { loaded, session };
   }

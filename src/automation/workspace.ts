@@ -76,16 +76,17 @@ export class Workspace {
     this.options = options;
     this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.env = hostEnvironment(options.env ?? process.env, options.host);
+    // Loaded on first use, as plan-file.ts is: only a program deploying on every edit keeps the app warm.
+    if (options.warm === true) this.warm = import("./warm.ts").then(({ WarmProject }) => new WarmProject(this.projectDir));
     if (options.host !== undefined && "local" in options.host) {
       this.local = new SharedEmbeddedHost();
       this.local.opened = Promise.resolve({ host: options.host.local });
     }
-    // Loaded on first use, as plan-file.ts is: only a program deploying on every edit keeps the app warm.
-    if (options.warm === true) this.warm = import("./warm.ts").then(({ WarmProject }) => new WarmProject(this.projectDir));
     this.state = stateHandle({
       load: (remote) => this.load(remote),
       target: (lastSynth) => this.stateTarget(lastSynth),
       env: this.env,
+      ...(this.local !== undefined ? { shared: this.local } : {}),
       variables: options.variables ?? {},
       varFiles: () => this.varFiles(),
       projectDir: this.projectDir,
