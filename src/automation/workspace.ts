@@ -17,7 +17,7 @@ import { foreignPlan, madePlan, planHandle, type PlanHandle } from "./plan-handl
 import { loadStateTarget, openReader } from "./state-access.ts";
 import { openSession } from "./session.ts";
 import { SharedEmbeddedHost } from "./connect.ts";
-import type { WarmProject } from "./warm.ts";
+import { WarmProject } from "./warm.ts";
 import {
   changesOf,
   NO_COUNTS,
@@ -70,14 +70,13 @@ export class Workspace {
   /** `host: { local }`: every connection reaches the program's own host, which the program closes. */
   private readonly local: SharedEmbeddedHost | undefined;
   /** `warm: true`: the typecheck, the app's next process and the stack kept between calls (warm.ts). */
-  private readonly warm: Promise<WarmProject> | undefined;
+  private readonly warm: WarmProject | undefined;
 
   constructor(options: WorkspaceOptions = {}) {
     this.options = options;
     this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.env = hostEnvironment(options.env ?? process.env, options.host);
-    // Loaded on first use, as plan-file.ts is: only a program deploying on every edit keeps the app warm.
-    if (options.warm === true) this.warm = import("./warm.ts").then(({ WarmProject }) => new WarmProject(this.projectDir));
+    if (options.warm === true) this.warm = new WarmProject(this.projectDir);
     if (options.host !== undefined && "local" in options.host) {
       this.local = new SharedEmbeddedHost();
       this.local.opened = Promise.resolve({ host: options.host.local });
@@ -103,7 +102,7 @@ export class Workspace {
    */
   async synth(options: { typecheck?: boolean } = {}): Promise<SynthResult> {
     const typecheck = options.typecheck ?? this.options.typecheck;
-    const warm = await (await this.warm)?.synth(this.env, typecheck !== false);
+    const warm = await this.warm?.synth(this.env, typecheck !== false);
     const result = warm?.result ?? (await synthesizeProject(this.projectDir, { env: this.env, ...(typecheck !== undefined ? { typecheck } : {}) }));
     const checked = warm?.checked;
     return {
@@ -299,7 +298,7 @@ export class Workspace {
    * `host: { local }` is the program's to close.) A Workspace without `warm` has nothing to stop.
    */
   async close(): Promise<void> {
-    (await this.warm)?.close();
+    this.warm?.close();
   }
 
   /** What a run's connections are given beside the environment: the program's own host, the notes' receiver. */
@@ -314,7 +313,7 @@ export class Workspace {
   private async load(remote = false, fromDocument?: StackSource["fromDocument"]): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
     const source = this.source(remote, fromDocument);
     // A warm Workspace keeps the app's stack between plans and applies (not a document's, nor a destroy's).
-    if (this.warm !== undefined && remote && fromDocument === undefined && this.options.configFile === undefined) return (await this.warm).load(source);
+    if (this.warm !== undefined && remote && fromDocument === undefined && this.options.configFile === undefined) return this.warm.load(source);
     return loadStack(source);
   }
 

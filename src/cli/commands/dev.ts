@@ -14,7 +14,6 @@ import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
 import { enterProject, flagSpec, localStatePaths, projectDir, usage, workspaceOptions } from "../workspace.ts";
-import { DevWatch } from "../watch/session.ts";
 import type { LaneName } from "../../automation/api.ts";
 import { recordedLane } from "../../engine/index.ts";
 import { openLocalStateReadOnly } from "../../state/index.ts";
@@ -114,6 +113,8 @@ export const command: Command = {
     for (const line of lines) process.stdout.write(`${line}\n`);
     ready = true;
     if (!watching) return serveUntilStopped(local, io);
+    // Loaded only with --watch: dev alone deploys nothing, so it loads no Workspace.
+    const { DevWatch } = await import("../watch/session.ts");
     const watch = new DevWatch({
       projectDir: projectDir(args),
       workspace: workspaceOptions(args),
