@@ -23,6 +23,11 @@ export class WarmProject {
 
   constructor(private readonly projectDir: string) {}
 
+  /** Whether a stack is kept (the next load returns it without running or reading anything). */
+  get holds(): boolean {
+    return this.loaded !== undefined;
+  }
+
   /** Runs the app (typechecked first, warm, when `typecheck`); what the check read comes with the result. */
   async synth(env: NodeJS.ProcessEnv, typecheck: boolean): Promise<{ result: SynthResult; checked?: WarmCheck }> {
     const checker = typecheck ? this.typecheck() : undefined;

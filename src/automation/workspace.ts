@@ -312,8 +312,11 @@ export class Workspace {
   /** `remote`: read the stack's `data.terraform_remote_state` (not for a destroy, nor a state read). */
   private async load(remote = false, fromDocument?: StackSource["fromDocument"]): Promise<LoadedStack | { diagnostics: Diagnostic[] }> {
     const source = this.source(remote, fromDocument);
-    // A warm Workspace keeps the app's stack between plans and applies (not a document's, nor a destroy's).
-    if (this.warm !== undefined && remote && fromDocument === undefined && this.options.configFile === undefined) return this.warm.load(source);
+    // A warm Workspace keeps the app's stack between calls (not a document's). A call that reads no
+    // other stack's state (a destroy, a state read) uses the stack kept, but never leaves its own
+    // load, made without those reads, for a plan to find.
+    const warm = this.warm;
+    if (warm !== undefined && fromDocument === undefined && this.options.configFile === undefined && (remote || warm.holds)) return warm.load(source);
     return loadStack(source);
   }
 

@@ -52,6 +52,9 @@ describe("a warm Workspace over the program's own host", () => {
       expect(first, JSON.stringify(first.diagnostics)).toMatchObject({ status: "applied", ok: true, counts: { added: 5 } });
       expect(first.timings).toMatchObject({ synthMs: expect.any(Number), planMs: expect.any(Number), applyMs: expect.any(Number) });
       expect(runs()).toBe(1);
+      // A state read uses the stack kept too: the app does not run for it.
+      expect((await ws.resources()).map((r) => r.address)).toContain("takoform_edge_kv_namespace.one");
+      expect(runs()).toBe(1);
 
       // A content edit: apply() alone plans the stack kept, re-reading the worker's code; the app does not run.
       appendFileSync(join(dir, "dist", "index.js"), "// edited\n");
