@@ -16,6 +16,7 @@
 // scenarios it also prints (stderr) the most requests in flight in each round trip, `!N` marking
 // the round trips in which N were refused: how the limit finds the capacity, not only how long. `--latency-parallelism N` passes
 // `--parallelism N` to every command (the fixed limit to compare against).
+// bench/request-log.ts logs each request of such a command with its start and end (the serial round trips).
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
