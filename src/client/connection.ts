@@ -211,9 +211,18 @@ export class HostConnection {
     // A timer cleared when the exchange ends: AbortSignal.timeout would keep one pending timer per
     // request for the whole deadline (ten minutes by default), tens of thousands in a large apply.
     // setLongTimeout, because a deadline 2^31 ms or more away would make a plain timer fire at once.
-    const timeout = new AbortController();
-    const timer = setLongTimeout(() => timeout.abort(new DOMException("deadline", "TimeoutError")), remaining);
-    const composed = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    // One controller aborted by either the deadline or the caller's signal, whose listener goes
+    // when the exchange ends: AbortSignal.any built a dependent signal per request, tracked by
+    // weak references and a finalizer, about 10 us of CPU and GC a request in a large apply.
+    const exchangeAbort = new AbortController();
+    let timedOut = false;
+    const timer = setLongTimeout(() => {
+      timedOut = true;
+      exchangeAbort.abort(new DOMException("deadline", "TimeoutError"));
+    }, remaining);
+    const onCallerAbort = (): void => exchangeAbort.abort(signal?.reason);
+    signal?.addEventListener("abort", onCallerAbort, { once: true });
+    const composed = exchangeAbort.signal;
     let permit: Permit | null = null;
     let verdict: Verdict = "ignore";
     let retryAfterMs: number | undefined;
@@ -227,11 +236,12 @@ export class HostConnection {
       verdict = throttles(response.status) ? "drop" : "ok";
       if (verdict === "drop") retryAfterMs = parseRetryAfter(response.headers);
     } catch (err) {
-      const failure = this.transportFailure(call, err, timeout.signal.aborted);
+      const failure = this.transportFailure(call, err, timedOut);
       if (failure.reason === "deadline" && permit !== null) verdict = "drop";
       throw failure;
     } finally {
       timer.clear();
+      signal?.removeEventListener("abort", onCallerAbort);
       if (permit !== null) this.limiter.release(permit, verdict, retryAfterMs);
     }
     if (call.method !== "HEAD" && response.body.byteLength > MAX_RESPONSE_BYTES) {
