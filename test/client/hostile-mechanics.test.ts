@@ -182,6 +182,20 @@ describe("responses (§7.3)", () => {
     const err = await rejectionOf(client.getResource(SPACE, REF, NAME, { deadline: Date.now() + 150 }));
     expect((err as TransportError).reason).toBe("deadline");
   });
+
+  it("the caller's signal aborts a hanging request as aborted, not deadline, and its listener goes", async () => {
+    host.on("GET", RESOURCE_PATH, () => new Promise(() => undefined));
+    const controller = new AbortController();
+    let listeners = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = (...args: Parameters<typeof add>) => (listeners++, add(...args));
+    controller.signal.removeEventListener = (...args: Parameters<typeof remove>) => (listeners--, remove(...args));
+    setTimeout(() => controller.abort(), 100);
+    const err = await rejectionOf(client.getResource(SPACE, REF, NAME, { deadline: Date.now() + 60_000, signal: controller.signal }));
+    expect((err as TransportError).reason).toBe("aborted");
+    expect(listeners).toBe(0);
+  });
 });
 
 describe("discovery over the wire", () => {
