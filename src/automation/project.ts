@@ -20,6 +20,7 @@ import {
 import type { RunTimings } from "../engine/index.ts";
 import { appBeside, stateTarget, type StateTarget } from "./state-access.ts";
 import { AppOutlines, readRemoteStates, remoteReadsOf } from "./remote-reads.ts";
+import { nameFromManifest } from "./stack-name.ts";
 
 /** A stack loaded with its variables and the state its backend names: what every run works on. */
 export interface LoadedStack {
@@ -133,6 +134,8 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
   // A saved plan's or --config's stack file, where cdktf wrote it, names the app it belongs to.
   if (app === null && source.outlines !== undefined) app = source.outlines.app;
   else if (app === null && stackFile !== undefined) app = await appBeside(stackFile);
+  const misnamed = nameFromManifest(stack, stackFile, app);
+  if (misnamed !== null) return { diagnostics: [...diagnostics, misnamed] };
   const state = await stateTarget(dir, stack, app, env, source.outlines);
   if ("diagnostics" in state) return { diagnostics: [...diagnostics, ...state.diagnostics] };
   diagnostics.push(...state.notes);

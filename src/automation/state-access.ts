@@ -5,6 +5,7 @@
 // naming the backend (never its password) and the repair.
 
 import { existsSync, readFileSync } from "node:fs";
+import { nameFromManifest } from "./stack-name.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { hasErrors, type Diagnostic } from "../core/index.ts";
 import { engineCode, stateUnavailable } from "../engine/index.ts";
@@ -199,12 +200,14 @@ export async function loadStateTarget(
   const configFile = from.configFile;
   let stack: StackConfig | null = null;
   let app: AppStacks | null = null;
+  let stackFile: string | undefined;
   if (configFile !== undefined) {
     const file = resolve(projectDir, configFile);
     const loaded = await loadConfigFile(file);
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
     app = await appBeside(file);
+    stackFile = file;
   } else if (existsSync(join(projectDir, "cdktf.json"))) {
     const stackName = from.stackName;
     const loaded = await loadProjectConfig(projectDir, {
@@ -215,7 +218,10 @@ export async function loadStateTarget(
     if (loaded.config === null || hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
     stack = loaded.config;
     app = loaded.app ?? null;
+    stackFile = loaded.stackFile;
   }
+  const misnamed = stack !== null ? nameFromManifest(stack, stackFile, app) : null;
+  if (misnamed !== null) return { diagnostics: [misnamed] };
   const placed = await stateTarget(projectDir, stack, app);
   // The stack loaded is kept for a command that needs its variables (`output`, sensitive values),
   // and the app for one that reaches another of its stacks (`state mv --to-stack`).

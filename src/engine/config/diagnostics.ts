@@ -29,6 +29,7 @@ const configCodes = defineCodes("config", [
   "manifest-invalid",
   "stack-not-found",
   "stack-ambiguous",
+  "stack-name-mismatch",
   "app-annotation",
   "app-validation",
   "type-error",
