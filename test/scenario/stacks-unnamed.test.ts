@@ -4,7 +4,7 @@
 // configuration" and destroyed it. Each stack now takes its manifest key as its name
 // (src/automation/stack-name.ts); each stage checks what the embedded host holds, exactly.
 
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hostHolds, stacksCli, stacksOk, stacksProject } from "./stacks-app.ts";
@@ -79,4 +79,28 @@ describe("stacks of a manifest app with no stack name", () => {
     expect(all.stderr + all.stdout).toContain("stack-name-mismatch");
     expect(hostHolds(dir)).toEqual(ONE);
   }, 240_000);
+
+  it("a project whose .takoform/state.db such a stack wrote before keeps it: refused while two stacks could own it, kept by the one adopted", async () => {
+    const dir = project();
+    await stacksOk(dir, ["synth"]);
+    // What an older takoform did for `apply --stack one`: the unnamed document on the legacy state.
+    writeFileSync(join(dir, "one.json"), readFileSync(join(dir, "cdktf.out", "stacks", "one", "cdk.tf.json")));
+    await stacksOk(dir, ["apply", "--config", "one.json", "--auto-approve"]);
+    expect(existsSync(join(dir, ".takoform", "state.db"))).toBe(true);
+    expect(hostHolds(dir)).toEqual(["EdgeKVNamespace kv-one"]);
+
+    // Both stacks declare its one address, so neither takes it on its own, and nothing changes.
+    const refused = await stacksCli(dir, ["apply", "--stack", "two", "--auto-approve"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain("takoform.engine/legacy-state-ambiguous");
+    expect(refused.stdout + refused.stderr).toContain("state adopt");
+    expect(hostHolds(dir)).toEqual(["EdgeKVNamespace kv-one"]);
+
+    await stacksOk(dir, ["state", "adopt", "--stack", "one"]);
+    const kept = await stacksOk(dir, ["plan", "--stack", "one"]);
+    expect(kept.stdout).toContain("No changes.");
+    const two = await stacksOk(dir, ["apply", "--stack", "two", "--auto-approve"]);
+    expect(two.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
+    expect(hostHolds(dir)).toEqual(["EdgeKVNamespace kv-one", "EdgeKVNamespace kv-two"]);
+  }, 180_000);
 });
