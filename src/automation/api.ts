@@ -20,7 +20,7 @@ export {
   type StateResource,
   type WorkspaceOptions,
 } from "./workspace.ts";
-export type { HostBinding, StateResult, WorkspaceState } from "./workspace-state.ts";
+export type { HostBinding, StateResult, WorkspaceState } from "./workspace-state-api.ts";
 export type { PlanHandle } from "./plan-handle.ts";
 export type { SavedPlanFile } from "./saved-plan.ts";
 export { AppWorkspace, type AppRunOptions } from "./app.ts";

@@ -33,7 +33,8 @@ import {
   type SynthResult,
 } from "./results.ts";
 import { hostEnvironment, lockOptions, type ApplyOptions, type ImportOptions, type PlanRunOptions, type RunOptions, type WorkspaceOptions } from "./options.ts";
-import { stateHandle, type WorkspaceState } from "./workspace-state.ts";
+import { stateHandle } from "./workspace-state.ts";
+import type { WorkspaceState } from "./workspace-state-api.ts";
 import type { SavedPlanFile } from "./saved-plan.ts";
 
 export type { StateResource } from "./results.ts";

@@ -1,6 +1,7 @@
 // The embedded Takoform host (every Host API lane of src/core/lanes.ts): in-process or served over HTTP.
 
-export { LocalHost, BUNDLED_PACKAGES, servedEndpoint, type LocalHostOptions } from "./local-host.ts";
+export { LocalHost, BUNDLED_PACKAGES, type LocalHostOptions } from "./local-host.ts";
+export { servedEndpoint } from "./served.ts";
 export type { RuntimeOptions, ServedWorker } from "./runtime/runtime.ts";
 export type { HostRequest, HostResponse, Transport } from "./http.ts";
 export { DEV_TOKEN, type Caller, type TokenGrant } from "./auth.ts";

@@ -3,7 +3,7 @@
 // It also carries the test controls the provider's recovery tests need; none of them is
 // reachable over the wire.
 
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/package-root.ts";
 import { formatFormRef, type Diagnostic, type FormRef, type Lane, type LaneName, LANES, PREFERRED_LANE } from "../core/index.ts";
@@ -39,32 +39,7 @@ import { handleLaneUpgrade, isLaneUpgradeTarget } from "./handlers/lane-upgrade.
 import { requestLaneUpgrade, type SpaceLaneUpgrade } from "./lane-upgrade-request.ts";
 import { HostError } from "./errors.ts";
 import type { LedgerEntry } from "./sqlite/ledger.ts";
-
-/** Written into a data directory while a host serves it over HTTP (see `servedEndpoint`). */
-export const SERVED_FILE = "served.json";
-
-export interface ServedEndpoint {
-  url: string;
-  pid: number;
-  /** The serving host accepts the development token (it was started without --token). */
-  devToken: boolean;
-}
-
-/**
- * Where the host holding a data directory serves it, when it does: read by a process that found
- * the directory locked, so it can go through that host instead of waiting for it. Undefined when
- * nothing is served, or when the file was left by a process that no longer holds the lock.
- */
-export function servedEndpoint(dataDir: string): ServedEndpoint | undefined {
-  try {
-    const served = JSON.parse(readFileSync(join(dataDir, SERVED_FILE), "utf8")) as ServedEndpoint;
-    const holder = Number.parseInt(readFileSync(join(dataDir, "host.lock"), "utf8").trim(), 10);
-    if (typeof served.url !== "string" || served.pid !== holder) return undefined;
-    return served;
-  } catch {
-    return undefined;
-  }
-}
+import { SERVED_FILE, servedEndpoint } from "./served.ts";
 
 /** The Form packages this project ships (per lane: src/core/lanes.ts), installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
