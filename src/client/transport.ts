@@ -46,14 +46,25 @@ export interface NodeTransport extends HostTransport {
   close(): void;
 }
 
+/**
+ * Once closed, the transport sends nothing more: a request still in flight (a support profile read
+ * ahead at plan whose run has ended) and every later one fail as aborted, which the client never
+ * retries. Were the destroyed connection reported as a network failure, the client would send the
+ * read again on a fresh connection after its run closed it — a request the run never needed, seen
+ * by the host twice.
+ */
 export function createNodeTransport(options: NodeTransportOptions = {}): NodeTransport {
   const pools = new OriginPools(options.maxSockets);
-  const transport = ((request: HostTransportRequest) => exchange(request, pools)) as NodeTransport;
-  transport.close = () => pools.destroy();
+  const state = { closed: false };
+  const transport = ((request: HostTransportRequest) => exchange(request, pools, state)) as NodeTransport;
+  transport.close = () => {
+    state.closed = true;
+    pools.destroy();
+  };
   return transport;
 }
 
-function exchange(request: HostTransportRequest, pools: OriginPools): Promise<HostTransportResponse> {
+function exchange(request: HostTransportRequest, pools: OriginPools, state: { readonly closed: boolean }): Promise<HostTransportResponse> {
   return new Promise<HostTransportResponse>((resolve, reject) => {
     const url = new URL(request.url);
     const { signal } = request;
@@ -61,7 +72,13 @@ function exchange(request: HostTransportRequest, pools: OriginPools): Promise<Ho
       reject(abortError(signal));
       return;
     }
-    const handler = new Exchange(request, url, resolve, reject);
+    if (state.closed) {
+      reject(closedError(request, url));
+      return;
+    }
+    const handler = new Exchange(request, url, resolve, (error) =>
+      reject(state.closed && error.reason === "network" ? closedError(request, url, error) : error),
+    );
     if (signal !== undefined) {
       handler.onAbort = () => handler.abortWith(abortError(signal));
       signal.addEventListener("abort", handler.onAbort, { once: true });
@@ -172,6 +189,15 @@ function tooLarge(request: HostTransportRequest, url: URL, status: number): Tran
     "too-large",
     `takoform: the answer to ${request.method} ${url.pathname} exceeds the ${request.maxResponseBytes}-byte response cap`,
     status,
+  );
+}
+
+function closedError(request: HostTransportRequest, url: URL, cause?: TransportError): TransportError {
+  return new TransportError(
+    "aborted",
+    `takoform: ${request.method} ${url.pathname} was not completed: the client was closed`,
+    cause?.status,
+    cause !== undefined ? { cause } : undefined,
   );
 }
 

@@ -35,6 +35,11 @@ function formRef(dir: string): FormRef {
   return { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: digestCanonical(def) };
 }
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(condition()).toBe(true);
+}
+
 const QUEUE = formRef("edge/v1beta1/at-least-once-queue");
 const SPACE = "default";
 const spec = { messageRetentionSeconds: 3600 };
@@ -94,6 +99,26 @@ describe("retries against the local host behind the fault proxy", () => {
     const keys = p.log.filter(isResourceMutation).map((e) => e.idempotencyKey);
     expect(new Set(keys).size).toBe(1);
     expect(client!.retries).toBe(1);
+  });
+
+  it("a read still in flight when its client is closed ends aborted and is never sent again", async () => {
+    // A support profile read ahead at plan outlives a run that ended on a 401: closing the
+    // client destroys its connection, and that must end the read, not start it over.
+    const p = await through([[(r) => r.target.includes("/support/forms/"), "delay"]]);
+    const read = client!.getFormSupport(QUEUE).catch((e: unknown) => e);
+    await waitFor(() => p.log.some((e) => e.target.includes("/support/forms/")));
+    client!.close();
+    const err = await read;
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).reason).toBe("aborted");
+    expect((err as TransportError).message).toContain("the client was closed");
+    // Past the proxy's delay, so a re-send would have reached it by now.
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect(p.log.filter((e) => e.target.includes("/support/forms/")).map((e) => e.action)).toEqual(["delay"]);
+    expect(client!.retries).toBe(0);
+    const later = await client!.getFormSupport(QUEUE).catch((e: unknown) => e);
+    expect((later as TransportError).reason).toBe("aborted");
+    expect(p.log.filter((e) => e.target.includes("/support/forms/"))).toHaveLength(1);
   });
 
   it("a 201 cut short is re-sent and replayed; a PUT that never arrived is carried out by the re-send", async () => {
