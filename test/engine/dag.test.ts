@@ -100,6 +100,33 @@ describe("topologicalOrder and mapBounded", () => {
     expect(cyclic.map((t) => t.id)).toEqual(["x", "y"]);
   });
 
+  it("counts a dependency named twice once, and names a duplicate task or an unknown dependency", async () => {
+    // b lists a twice: were it counted twice, b would wait for a second finish of a and never run.
+    const tasks = [
+      { id: "a", dependsOn: [] },
+      { id: "b", dependsOn: ["a", "a"] },
+      { id: "c", dependsOn: ["b", "a", "b"] },
+    ];
+    expect(topologicalOrder(tasks).order.map((t) => t.id)).toEqual(["a", "b", "c"]);
+    const outcome = await walkDag(tasks, { parallelism: 1, run: async () => true });
+    expect(Object.fromEntries(outcome)).toEqual({ a: "ok", b: "ok", c: "ok" });
+    // c's dependents row holds d once and e once, in input order, so a failed c blocks both once.
+    const skipped: string[] = [];
+    await walkDag([...tasks, { id: "d", dependsOn: ["c", "c"] }, { id: "e", dependsOn: ["c"] }], {
+      parallelism: 1,
+      run: async (t) => t.id !== "c",
+      skipped: (t, by) => skipped.push(`${t.id}<-${by.id}`),
+    });
+    expect(skipped).toEqual(["d<-c", "e<-c"]);
+    expect(() =>
+      topologicalOrder([
+        { id: "a", dependsOn: [] },
+        { id: "a", dependsOn: [] },
+      ]),
+    ).toThrow("the task a is given twice");
+    expect(() => topologicalOrder([{ id: "a", dependsOn: ["z"] }])).toThrow("the task a depends on z, which is not a task");
+  });
+
   it("keeps results in input order", async () => {
     expect(await mapBounded([3, 1, 2], 2, async (n) => n * 2)).toEqual([6, 2, 4]);
   });
