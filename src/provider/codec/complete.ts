@@ -25,10 +25,10 @@ export function completeValue(type: AttributeType, value: Value): Value {
     case "object": {
       if (!isPlainObject(value)) return value;
       const out: { [key: string]: Value } = {};
-      for (const [name, member] of Object.entries(type.attributes)) {
-        out[name] = completeValue(member.type, Object.hasOwn(value, name) ? value[name]! : null);
+      for (const name in type.attributes) {
+        out[name] = completeValue(type.attributes[name]!.type, Object.hasOwn(value, name) ? value[name]! : null);
       }
-      for (const [name, v] of Object.entries(value)) if (!Object.hasOwn(out, name)) out[name] = v;
+      for (const name in value) if (!Object.hasOwn(out, name)) out[name] = value[name]!;
       return out;
     }
     default:
@@ -39,7 +39,8 @@ export function completeValue(type: AttributeType, value: Value): Value {
 /** A copy of `attributes` whose nested objects carry their full member sets; top-level keys are left as they are. */
 export function completeAttributes(schema: ResourceTypeSchema, attributes: Attributes): Attributes {
   const out: Attributes = {};
-  for (const [name, value] of Object.entries(attributes)) {
+  for (const name in attributes) {
+    const value = attributes[name]!;
     const attribute = schema.attributes[name];
     out[name] = attribute === undefined ? value : completeValue(attribute.type, value);
   }
@@ -54,8 +55,8 @@ function isComplete(type: AttributeType, value: Value): boolean {
       return !Array.isArray(value) || value.every((item) => isComplete(type.element, item));
     case "object":
       if (!isPlainObject(value)) return true;
-      for (const [name, member] of Object.entries(type.attributes)) {
-        if (!Object.hasOwn(value, name) || !isComplete(member.type, value[name]!)) return false;
+      for (const name in type.attributes) {
+        if (!Object.hasOwn(value, name) || !isComplete(type.attributes[name]!.type, value[name]!)) return false;
       }
       return true;
     default:
@@ -69,9 +70,9 @@ function isComplete(type: AttributeType, value: Value): boolean {
  * a completed copy otherwise. The result must not be mutated.
  */
 export function completedForReading(schema: ResourceTypeSchema, attributes: Attributes): Attributes {
-  for (const [name, value] of Object.entries(attributes)) {
+  for (const name in attributes) {
     const attribute = schema.attributes[name];
-    if (attribute !== undefined && !isComplete(attribute.type, value)) return completeAttributes(schema, attributes);
+    if (attribute !== undefined && !isComplete(attribute.type, attributes[name]!)) return completeAttributes(schema, attributes);
   }
   return attributes;
 }

@@ -42,7 +42,7 @@ function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value 
   return configured.map((element, i) => {
     if (element === null || typeof element !== "object" || Array.isArray(element) || isUnknown(element)) return cloneValue(element);
     const out: { [key: string]: Value } = {};
-    for (const [k, v] of Object.entries(element)) out[k] = cloneValue(v);
+    for (const k in element) out[k] = cloneValue(element[k]!);
     const before = priorList?.[i];
     for (const member of members) {
       if (out[member] !== undefined && out[member] !== null) continue;
@@ -56,7 +56,8 @@ function withNestedComputed(schema: AttributeSchema, value: Value, prior: Value 
 
 export function propose(schema: ResourceTypeSchema, config: Attributes, prior: Attributes | null, defaultSpace: string): Attributes {
   const planned: Attributes = {};
-  for (const [name, attribute] of Object.entries(schema.attributes)) {
+  for (const name in schema.attributes) {
+    const attribute = schema.attributes[name]!;
     const configured = config[name] ?? null;
     const before = prior === null ? undefined : (prior[name] ?? null);
     switch (attribute.mode) {
@@ -80,7 +81,7 @@ export function propose(schema: ResourceTypeSchema, config: Attributes, prior: A
 
 /** Equality over the schema's attributes, reading an absent value as null. */
 export function attributesEqual(schema: ResourceTypeSchema, a: Attributes, b: Attributes): boolean {
-  for (const name of Object.keys(schema.attributes)) {
+  for (const name in schema.attributes) {
     if (!valuesEqual(a[name] ?? null, b[name] ?? null)) return false;
   }
   return true;
@@ -88,9 +89,11 @@ export function attributesEqual(schema: ResourceTypeSchema, a: Attributes, b: At
 
 /** Attributes whose change forces a replacement and whose planned value differs from prior. */
 export function forceNewChanges(schema: ResourceTypeSchema, planned: Attributes, prior: Attributes): string[] {
-  return Object.entries(schema.attributes)
-    .filter(([name, a]) => a.forceNew && !valuesEqual(planned[name] ?? null, prior[name] ?? null))
-    .map(([name]) => name);
+  const changed: string[] = [];
+  for (const name in schema.attributes) {
+    if (schema.attributes[name]!.forceNew && !valuesEqual(planned[name] ?? null, prior[name] ?? null)) changed.push(name);
+  }
+  return changed;
 }
 
 /**
@@ -98,7 +101,8 @@ export function forceNewChanges(schema: ResourceTypeSchema, planned: Attributes,
  * that the hooks did not set becomes unknown (on a create, all of them).
  */
 export function markComputedUnknown(schema: ResourceTypeSchema, planned: Attributes, prior: Attributes | null): void {
-  for (const [name, a] of Object.entries(schema.attributes)) {
+  for (const name in schema.attributes) {
+    const a = schema.attributes[name]!;
     if (a.mode !== "computed" || a.useStateForUnknown === true) continue;
     if (prior === null || valuesEqual(planned[name] ?? null, prior[name] ?? null)) planned[name] = UNKNOWN;
   }
