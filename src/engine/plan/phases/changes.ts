@@ -44,9 +44,14 @@ export async function planResources(ctx: PlanContext): Promise<void> {
   const { stack, configDependencies, resolution } = ctx;
   const edgeFilter = resolution.deferredEdges.size > 0 ? (e: number) => !resolution.deferredEdges.has(e) : undefined;
   const cbd = createBeforeDestroySet(stack, ctx.graph, edgeFilter);
-  const planned = [...stack.resources.keys()].filter((a) => ctx.planSet === null || ctx.planSet.has(a));
-  const inPlan = new Set(planned);
-  const tasks = planned.map((address) => ({ id: address, dependsOn: configDependencies.get(address)!.filter((d) => inPlan.has(d)) }));
+  const planSet = ctx.planSet;
+  // Untargeted, every resource is planned and so is every dependency: the lists are used as they are.
+  const planned = planSet === null ? [...stack.resources.keys()] : [...stack.resources.keys()].filter((a) => planSet.has(a));
+  const inPlan = planSet === null ? null : new Set(planned);
+  const tasks = planned.map((address) => {
+    const dependencies = configDependencies.get(address)!;
+    return { id: address, dependsOn: inPlan === null ? dependencies : dependencies.filter((d) => inPlan.has(d)) };
+  });
   const planOne = resourcePlanner(ctx, cbd);
   await walkDag(tasks, {
     parallelism: tasks.length === 0 ? 1 : await ctx.parallelism(),
@@ -109,8 +114,11 @@ function resourcePlanner(ctx: PlanContext, createBeforeDestroy: ReadonlySet<stri
     }
     if (result.change !== null && result.change.actions.length === 2 && resource.lifecycle.preventDestroy)
       result.diagnostics.push(preventDestroyDiagnostic(resource, "replace"));
-    ctx.diagnostics.replace(address, reported.get(address) ?? [], result.diagnostics);
-    reported.set(address, result.diagnostics);
+    const earlier = reported.get(address) ?? [];
+    ctx.diagnostics.replace(address, earlier, result.diagnostics);
+    // Only findings are remembered: a clean plan of every resource keeps no entry per resource.
+    if (result.diagnostics.length > 0) reported.set(address, result.diagnostics);
+    else if (earlier.length > 0) reported.delete(address);
     if (result.change === null) {
       ctx.failed.add(address);
       ctx.changes.delete(address);
