@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { runStacks, selectStacks, stackGraph, stackTasks, type StackHandle } from "../../src/engine/index.ts";
 import type { Plan } from "../../src/engine/plan-data.ts";
 import type { ApplyRun } from "../../src/engine/run.ts";
+import { stackMatcher } from "../../src/engine/stacks/select.ts";
+import { minimatch } from "minimatch";
 
 const graph = stackGraph(
   new Map([
@@ -28,6 +30,15 @@ describe("selecting and ordering stacks", () => {
     expect("diagnostics" in none && none.diagnostics.map((d) => d.summary)).toEqual(['The app has no stack named "nope"', 'No stack of the app matches "x-*"']);
     const ambiguous = selectStacks(all, []);
     expect("diagnostics" in ambiguous && ambiguous.diagnostics[0]!.code).toBe("takoform.config/stack-ambiguous");
+  });
+
+  it("answers each pattern as minimatch does, names that no glob rule reads two ways without it included", () => {
+    const names = ["s0", "s19", "api", "api-eu", "a.b", "_x", "S1", "", ".hidden", "a/b", "a\\b", "./s0", "s0/", "s0 ", "é", "*", "#s0"];
+    const patterns = ["*", "s0", "api", "a.b", "S1", "s*", "api-*", "?0", "{api,s0}", "!(api)", "*/*", ".*", "#s0", "s0/", "a\\b", "é", ""];
+    for (const pattern of patterns) {
+      const matches = stackMatcher(pattern);
+      for (const name of names) expect(matches(name), `${JSON.stringify(name)} against ${JSON.stringify(pattern)}`).toBe(minimatch(name, pattern));
+    }
   });
 
   it("orders dependencies first (through stacks left out), a destroy dependents first; a cycle is refused naming it", () => {
