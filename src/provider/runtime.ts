@@ -37,10 +37,12 @@ export class LaneUnavailableError extends Error {
 }
 
 // A run builds a provider to check its configuration alone and another to plan and apply
-// (automation/run.ts), each from the same registry object: the codec table and the line schemas
-// derived from it (both immutable) are built once per registry and shared, not once per provider.
+// (automation/run.ts), each from the same registry object, and a run of several stacks builds
+// both for every stack: the codec table and what is derived from it alone (the line schemas, the
+// host-enforced needs; all immutable) are built once per registry and shared, not once per provider.
 const tables = new WeakMap<GeneratedRegistry, CodecTable>();
 const lineOutcomes = new WeakMap<CodecTable, Map<string, LineOutcome>>();
+const hostNeedsOf = new WeakMap<CodecTable, ReadonlyMap<string, readonly HostNeed[]>>();
 
 function tableOf(registry: GeneratedRegistry | CodecTable): CodecTable {
   if (registry instanceof CodecTable) return registry;
@@ -72,8 +74,6 @@ export class ProviderRuntime {
   /** The client once connected: its token is what `redact` removes. */
   #connected: HostClient | undefined;
 
-  #hostNeeds: ReadonlyMap<string, readonly HostNeed[]> | undefined;
-
   constructor(options: HostProviderOptions) {
     this.table = tableOf(options.registry);
     this.#lines = linesOf(this.table);
@@ -85,10 +85,11 @@ export class ProviderRuntime {
     this.credential = new CredentialLatch(describe);
   }
 
-  /** Every type's host-enforced needs (host-needs.ts), derived on first use. */
+  /** Every type's host-enforced needs (host-needs.ts), derived on first use of this table. */
   hostNeeds(): ReadonlyMap<string, readonly HostNeed[]> {
-    this.#hostNeeds ??= deriveHostNeeds(this.table);
-    return this.#hostNeeds;
+    let needs = hostNeedsOf.get(this.table);
+    if (needs === undefined) hostNeedsOf.set(this.table, (needs = deriveHostNeeds(this.table)));
+    return needs;
   }
 
   /** The client; a failed connection is remembered and reported the same way by every later call. */

@@ -125,3 +125,13 @@ describe("resource-type schemas", () => {
     expect(JSON.stringify(p.schemas().map((s) => Object.keys(s.attributes)))).toBe(JSON.stringify(other.schemas().map((s) => Object.keys(s.attributes))));
   });
 });
+
+describe("what a provider derives from its registry alone", () => {
+  it("is derived once per registry: the providers of a run (two per stack) share the host-enforced needs", () => {
+    const other = new HostProvider({ client: noHost, registry: bundledRegistry, defaultSpace: "elsewhere" });
+    const needs = p.hostNeeds("takoform_worker_endpoint");
+    expect(needs.length).toBeGreaterThan(0);
+    // The same object, not an equal one: nothing was derived again for the second provider.
+    expect(other.hostNeeds("takoform_worker_endpoint")).toBe(needs);
+  });
+});
