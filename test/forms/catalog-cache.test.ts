@@ -1,8 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDefinitions, loadDefinitionsCached } from "../../src/forms/package.ts";
+import { moduleGraphDigest } from "../../src/forms/catalog-cache.ts";
 import { writeFamily } from "./family.ts";
 
 function withRoots(body: (root: string, cacheDir: string) => void): void {
@@ -72,5 +73,53 @@ describe("loadDefinitionsCached", () => {
       const blocked = join(root, "forms/store/definition.json");
       expect(loadDefinitionsCached(root, blocked)).toEqual(loadDefinitions(root));
     });
+  });
+});
+
+describe("the loader's identity in the cache key (moduleGraphDigest)", () => {
+  // A loader module as the build writes one: a chunk importing the chunks of the helpers it uses,
+  // one of which imports a package; a module nothing imports stands beside them.
+  function graph(): string {
+    const dir = mkdtempSync(join(tmpdir(), "takoform-loader-graph-"));
+    mkdirSync(join(dir, "chunks"));
+    writeFileSync(
+      join(dir, "chunks", "forms.js"),
+      'import {\n  digest,\n  parse\n} from "./core.js";\nexport { more } from "../more.js";\nconst v = require2("ajv/dist/2020.js");\n',
+    );
+    writeFileSync(join(dir, "chunks", "core.js"), 'import canonicalize from "canonicalize";\nimport "./side.js";\nexport function digest() {}\n');
+    writeFileSync(join(dir, "chunks", "side.js"), "export {};\n");
+    writeFileSync(join(dir, "more.js"), "export const more = 1;\n");
+    writeFileSync(join(dir, "unrelated.js"), "export {};\n");
+    for (const [name, version] of [
+      ["canonicalize", "2.0.0"],
+      ["ajv", "8.17.1"],
+    ]) {
+      mkdirSync(join(dir, "node_modules", name), { recursive: true });
+      writeFileSync(join(dir, "node_modules", name, "package.json"), JSON.stringify({ name, version }));
+    }
+    return dir;
+  }
+
+  it("changes when any module the loader reaches changes, or a package it imports changes version; not for a module it never imports", () => {
+    const dir = graph();
+    try {
+      const entry = join(dir, "chunks", "forms.js");
+      const digests = [moduleGraphDigest(entry)];
+      const changed = (edit: () => void): void => {
+        edit();
+        const now = moduleGraphDigest(entry);
+        expect(digests).not.toContain(now);
+        digests.push(now);
+      };
+      writeFileSync(join(dir, "unrelated.js"), "export const changed = true;\n");
+      expect(moduleGraphDigest(entry)).toBe(digests[0]);
+      changed(() => appendFileSync(join(dir, "chunks", "core.js"), "// a helper changed\n"));
+      changed(() => appendFileSync(join(dir, "chunks", "side.js"), "export const x = 1;\n"));
+      changed(() => appendFileSync(join(dir, "more.js"), "export const less = 0;\n"));
+      changed(() => writeFileSync(join(dir, "node_modules", "canonicalize", "package.json"), JSON.stringify({ name: "canonicalize", version: "2.1.0" })));
+      changed(() => writeFileSync(join(dir, "node_modules", "ajv", "package.json"), JSON.stringify({ name: "ajv", version: "8.18.0" })));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
