@@ -217,6 +217,41 @@ app.synth();
   }
 });
 
+describe("what a run of several stacks loads", () => {
+  // Two stacks with plain names: '*' and a stack's own name pick them without the glob matcher,
+  // whose load (and a compile of the pattern per stack) cost a run about 20 ms before its first stack.
+  const TWO = `import { App, TerraformStack } from "cdktf";
+import { EdgeKVNamespace, TakoformProvider } from "takoform-cdk";
+const app = new App();
+for (const name of ["alpha", "beta"]) {
+  const stack = new TerraformStack(app, name);
+  new TakoformProvider(stack, "takoform", {});
+  new EdgeKVNamespace(stack, "kv", { name: \`loading-\${name}\` });
+}
+app.synth();
+`;
+  const NO_ENDPOINT = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined };
+  let dir: string;
+  beforeAll(() => {
+    dir = stacksProject(TWO);
+  });
+
+  it("plan '*' and plan of stacks by name: no minimatch; a glob such as 'al*' loads it", async () => {
+    for (const args of [
+      ["plan", "*"],
+      ["plan", "alpha", "beta"],
+    ]) {
+      const run = await loads([...args, "--no-typecheck"], NO_ENDPOINT, dir);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain("2 stacks: 2 to add");
+      expect(under(run.modules, "node_modules/minimatch/"), args.join(" ")).toEqual([]);
+    }
+    const glob = await loads(["plan", "al*", "beta", "--no-typecheck"], NO_ENDPOINT, dir);
+    expect(glob.status, glob.stderr).toBe(0);
+    expect(under(glob.modules, "node_modules/minimatch/").length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
 describe("bundled codecs are read when first used", () => {
   // A registry whose one codec file does not exist: everything that only indexes codecs works,
   // and the first read of the codec is the first touch of the file.
