@@ -5,7 +5,7 @@
 // esbuild metafile), so the expectations name dist/src/ modules however the bundle is split.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +37,8 @@ async function loads(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd: string = scratch.dir,
+  /** For a command that serves until interrupted (dev): interrupt it once its output holds this. */
+  stopAt?: string,
 ): Promise<{ status: number | null; stdout: string; stderr: string; files: string[]; modules: string[] }> {
   const log = scratch.path(`loads-${Math.random().toString(36).slice(2)}.txt`);
   const child = spawn(process.execPath, ["--import", PRELOAD, BIN, ...args], {
@@ -46,7 +48,10 @@ async function loads(
   });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    if (stopAt !== undefined && stdout.includes(stopAt)) child.kill("SIGINT");
+  });
   child.stderr.on("data", (chunk) => (stderr += chunk));
   const status = await new Promise<number | null>((resolve, reject) => {
     child.on("error", reject);
@@ -249,6 +254,29 @@ app.synth();
     const glob = await loads(["plan", "al*", "beta", "--no-typecheck"], NO_ENDPOINT, dir);
     expect(glob.status, glob.stderr).toBe(0);
     expect(under(glob.modules, "node_modules/minimatch/").length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("what dev loads at its start", () => {
+  // An applied project: dev reads its state's lane (for the lanes it serves), opens the host on its
+  // data and serves it. Measured before the CLI moved onto the published API (issue 28): 21 bundle
+  // files, 425 of our modules — the engine's and the state's facades, for the state's lane, and
+  // the host with its runtime and server. The move is not to raise it.
+  it("dev: at most 21 bundle files and 425 of our modules until it serves", async () => {
+    const dir = scratch.path("dev-project");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "stack.json"), JSON.stringify(STACK));
+    const env = { TAKOFORM_ENDPOINT: undefined, TAKOFORM_TOKEN: undefined, TAKOFORM_LANE: undefined };
+    const applied = await loads(["apply", "--config", "stack.json", "--auto-approve"], env, dir);
+    expect(applied.status, applied.stderr).toBe(0);
+    const run = await loads(["dev", "--listen", "127.0.0.1:0"], env, dir, "Ctrl-C stops");
+    expect(run.stdout).toContain("takoform dev: serving");
+    expect(under(run.files, "dist/src/")).toEqual([]);
+    expect(under(run.files, "dist/cli/").length).toBeLessThanOrEqual(21);
+    expect(under(run.modules, "dist/src/").length, "our modules loaded").toBeLessThanOrEqual(425);
+    // dev alone deploys nothing: no automation Workspace, no watch session.
+    expect(ours(run.modules, "automation")).toEqual([]);
+    expect(run.modules).not.toContain("dist/src/cli/watch/session.js");
   }, 120_000);
 });
 
