@@ -12,5 +12,3 @@ export type { LaneMoveRequest, LaneMoveResult, MovedObject } from "./lane-move.t
 export { HostError, isDiskFull } from "./errors.ts";
 export { SupportLimitError, type SupportLimitOverrides } from "./artifacts/policy.ts";
 export type { FormRules, RuleModule, RuleView, MutationContext, EffectContext, DeleteContext, RenderContext, ReadyRendering } from "./rules/types.ts";
-// Used by other modules.
-export { addressForms } from "./runtime/routing.ts";

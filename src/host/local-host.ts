@@ -40,6 +40,7 @@ import { requestLaneUpgrade, type SpaceLaneUpgrade } from "./lane-upgrade-reques
 import { HostError } from "./errors.ts";
 import type { LedgerEntry } from "./sqlite/ledger.ts";
 import { SERVED_FILE, servedEndpoint } from "./served.ts";
+import { workerPathUrl } from "./runtime/routing.ts";
 
 /** The Form packages this project ships (per lane: src/core/lanes.ts), installed unless `bundled: false`. */
 export const BUNDLED_PACKAGES = join(packageRoot(), "registry", "packages");
@@ -304,6 +305,24 @@ export class LocalHost {
   /** The workers the runtime serves and their addresses (empty without a runtime or before listen). */
   served(): ServedWorker[] {
     return this.runtime?.served() ?? [];
+  }
+
+  /**
+   * Where another process serves the data directory `data` over HTTP (`takoform dev`, or a
+   * program's `listen()`): its URL, or undefined when none does — nothing is served, or the note
+   * was left by a process that no longer holds the directory.
+   */
+  static servedUrl(data: string): string | undefined {
+    return servedEndpoint(data)?.url;
+  }
+
+  /**
+   * A worker's address in path form on a host served at `origin`
+   * (`http://127.0.0.1:8787/_worker/<hostname>/`): unlike `http://<hostname>:<port>/`, it needs
+   * no name resolution.
+   */
+  static workerPathUrl(origin: string, hostname: string): string {
+    return workerPathUrl(origin, hostname);
   }
 
   /** The runtime, when the host was opened with one (tests drive cron and queues through it). */

@@ -64,7 +64,7 @@ export const command: Command = {
     if (args.positionals.length > 1) throw new CliUsageError(`unexpected argument ${args.positionals[1]}`);
     enterProject(args);
     const io = new Console(args);
-    const outside = outsideProject(args);
+    const outside = await outsideProject(args);
     if (outside !== null) return io.fail("output", [outside]);
     const name = args.positionals[0];
     const raw = args.switches.has("--raw");
@@ -161,14 +161,13 @@ async function localAddresses(dir: string, records: readonly LocalRecord[]): Pro
     if (typeof hostname === "string") addresses.push({ name: r.name ?? r.address, kind: kind!, hostname: hostname.toLowerCase() });
   }
   if (addresses.length === 0) return [];
-  const [{ addressForms, servedEndpoint }, { DEV_LISTEN }] = await Promise.all([import("../../host/index.ts"), import("./dev.ts")]);
-  const served = servedEndpoint(data);
-  const origin = served?.url ?? `http://${DEV_LISTEN}`;
-  const port = Number(new URL(origin).port || 80);
+  const [{ LocalHost }, { DEV_LISTEN }] = await Promise.all([import("../../host/api.ts"), import("./dev.ts")]);
+  const served = LocalHost.servedUrl(data);
+  const origin = served ?? `http://${DEV_LISTEN}`;
   const lines = [
     "",
     served !== undefined ? `Served locally by takoform dev at ${origin}:` : `Local addresses once \`takoform dev\` serves this project (it is not running):`,
   ];
-  for (const a of addresses) lines.push(`  ${a.name} (${a.kind}): ${addressForms(a.hostname, origin, port).path}`);
+  for (const a of addresses) lines.push(`  ${a.name} (${a.kind}): ${LocalHost.workerPathUrl(origin, a.hostname)}`);
   return lines;
 }

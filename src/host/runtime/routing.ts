@@ -60,7 +60,12 @@ export function workerUrl(hostname: string, port: number, target: string): strin
   return `http://${hostname}${port === 80 ? "" : `:${port}`}${target}`;
 }
 
+/** The path form of an address, which needs no name resolution. `origin` is the server's, e.g. http://127.0.0.1:8787. */
+export function workerPathUrl(origin: string, hostname: string): string {
+  return `${origin}${WORKER_PATH_PREFIX}${hostname}/`;
+}
+
 /** Both forms of one address, for printing. `origin` is the server's, e.g. http://127.0.0.1:8787. */
 export function addressForms(hostname: string, origin: string, port: number): { host: string; path: string } {
-  return { host: workerUrl(hostname, port, "/"), path: `${origin}${WORKER_PATH_PREFIX}${hostname}/` };
+  return { host: workerUrl(hostname, port, "/"), path: workerPathUrl(origin, hostname) };
 }
