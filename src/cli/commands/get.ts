@@ -8,11 +8,13 @@
 import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { generateConstructs, type GenerateOptions, type GenerateResult } from "../../automation/forms-api.ts";
-import { PREFERRED_LANE } from "../../core/index.ts";
 import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts";
 
-const USAGE = `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check] [--json]
+/** The help, whose --type-name example names `edgeGroup`: the preferred lane's upstream Edge group. */
+const usageText = (
+  edgeGroup: string,
+): string => `Usage: takoform get [--forms DIR]... [--out DIR] [-C DIR] [--bundled] [--type-name GROUP/KIND=TYPE]... [--check] [--json]
 
 Generate the exact-FormRef registry, one codec per exact Form definition, and one typed
 construct class per resource type.
@@ -24,7 +26,7 @@ construct class per resource type.
   --out DIR          Write somewhere else (relative to -C).
   -C DIR             Run as if started in DIR.
   --type-name G/K=T  Name the resource type of Form line G (apiVersion) K (kind) explicitly,
-                     e.g. --type-name ${PREFERRED_LANE.edgeGroups.upstream}/ModuleWorker=takoform_module_worker_v2.
+                     e.g. --type-name ${edgeGroup}/ModuleWorker=takoform_module_worker_v2.
   --check            Write nothing; exit 1 when the output on disk is stale.
   --json             Print the result and every diagnostic as one JSON document on stdout.
   -h, --help         Show this help.
@@ -59,7 +61,10 @@ export const command: Command = {
       aliases: { "-C": "--dir", "-h": "--help" },
     });
     if (args.switches.has("--help")) {
-      process.stdout.write(`${USAGE}\n`);
+      // The published lanes (the preferred first) come with the host's entry: loaded for the help
+      // alone, so generating code never loads the host.
+      const { LANES } = await import("../../host/api.ts");
+      process.stdout.write(`${usageText(LANES[0]!.edgeGroups.upstream)}\n`);
       return 0;
     }
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
