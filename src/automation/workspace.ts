@@ -6,7 +6,7 @@
 // finish and are recorded in state, and the next run resumes anything left in flight.
 
 import { resolve } from "node:path";
-import { LANES, type Diagnostic, type LaneName } from "../core/index.ts";
+import { LANES, parseGoDuration, type Diagnostic, type LaneName } from "../core/index.ts";
 import { bindRun, DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUnavailable, type Plan, type SavedPlan } from "../engine/index.ts";
 import { synthesizeProject } from "../engine/config/index.ts";
 import { StateDamagedError, StateUnavailableError, type StateReader } from "../state/index.ts";
@@ -51,6 +51,14 @@ export class Workspace {
   static readonly defaultParallelism: number = DEFAULT_PARALLELISM;
   /** The Host API lanes this package speaks (a `HostOptions.lane`, `state.upgradeLane()`'s lane), the preferred one — the default — first. */
   static readonly lanes: readonly LaneName[] = LANES.map((lane) => lane.name);
+  /**
+   * Milliseconds of a Go duration (`300ms`, `30s`, `1m30s`, `0`; Terraform's `-lock-timeout`
+   * spelling) for `lockTimeoutMs` and `lockLeaseMs`, or undefined when the text is not one or
+   * overflows Go's duration. A negative duration parses: whether it is allowed is the caller's.
+   */
+  static parseDuration(text: string): number | undefined {
+    return parseGoDuration(text);
+  }
   /**
    * Reads and decodes a saved plan file (`plan.write(file)`, `takoform plan --out FILE`; relative
    * to the current directory) once: whether it plans one stack or several, and each stack's plan.

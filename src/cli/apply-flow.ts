@@ -21,8 +21,9 @@ import {
 import { planSummary, LiveCounter, ProgressPrinter, runClosingLines, runTimingLine, runToJson, shownPlan, shownRun, writePlan } from "../views/index.ts";
 import { CliUsageError, type FlagSpec, parseArgs, type ParsedArgs } from "./command.ts";
 import { Console } from "./console.ts";
-import { enterProject, boolFlag, durationFlag, flagSpec, intFlag, outsideProject, PROJECT_FLAGS, workspaceOptions } from "./workspace.ts";
-import { leaseMs, LOCK_FLAGS } from "./lock-flags.ts";
+import { enterProject, boolFlag, flagSpec, intFlag, outsideProject, PROJECT_FLAGS, workspaceOptions } from "./workspace.ts";
+import { LOCK_FLAGS } from "./lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "./lock-settings.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { oneStackOnly, savedStacksFlow, severalStacks, stackPatterns, stacksFlow } from "./stacks-flow.ts";
 
@@ -200,7 +201,7 @@ function readOptions(kind: ApplyKind, argv: string[]): FlowOptions | "help" {
     planFile,
     mode,
     parallelism: intFlag(args, "--parallelism", undefined),
-    lockTimeout: durationFlag(args, "--lock-timeout", 0),
+    lockTimeout: lockTimeoutMs(args),
     targets: args.values.get("--target") ?? [],
     replace: args.values.get("--replace") ?? [],
     refresh: boolFlag(args, "--refresh", true),

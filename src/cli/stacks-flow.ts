@@ -11,7 +11,7 @@ import type { AppEvent, AppResult, AppRunOptions, Diagnostic, SavedPlanFile } fr
 import { planSummary, planToJson, ProgressPrinter, renderPlan, shownPlan, shownStacksRun, stacksJson, stacksSummaryLines } from "../views/index.ts";
 import { Approval, Interrupts } from "./approval.ts";
 import { CliUsageError, type ParsedArgs } from "./command.ts";
-import { leaseMs } from "./lock-flags.ts";
+import { leaseMs } from "./lock-settings.ts";
 import { stackSource } from "./workspace.ts";
 
 export interface StacksCommand {

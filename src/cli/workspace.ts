@@ -5,7 +5,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { parseGoDuration } from "../core/index.ts";
 import type { Diagnostic, KnownValue, WorkspaceOptions } from "../automation/api.ts";
 import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
@@ -126,14 +125,6 @@ export function varValues(args: ParsedArgs): Record<string, KnownValue> {
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
-}
-
-export function durationFlag(args: ParsedArgs, flag: string, fallbackMs: number): number {
-  const text = lastValue(args, flag);
-  if (text === undefined) return fallbackMs;
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms < 0) throw new CliUsageError(`${flag} must be a duration such as 30s, 2m or 0, got ${JSON.stringify(text)}`);
-  return ms;
 }
 
 export function intFlag<F extends number | undefined>(args: ParsedArgs, flag: string, fallback: F): number | F {

@@ -38,7 +38,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The wiring of a run (the stack loaded, its state, the provider connected to a host, the
   // embedded one by default), below the CLI, which is built on it.
   automation: ["core", "forms", "registry", "client", "provider", "state", "engine", "host", "generate"],
-  cli: ["core", "state", "engine", "views", "host", "automation"],
+  cli: ["state", "engine", "views", "host", "automation"],
   // For users' tests: a host per test, deployed to through the published automation API.
   testing: ["host", "automation"],
   package: ["constructs"],
@@ -83,8 +83,7 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
  */
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
-  "src/cli/lock-flags.ts": ["src/core/index.ts"],
-  "src/cli/workspace.ts": ["src/core/index.ts", "src/engine/config/index.ts"],
+  "src/cli/workspace.ts": ["src/engine/config/index.ts"],
 };
 
 function moduleOf(file: string): string {

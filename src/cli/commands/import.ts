@@ -4,8 +4,9 @@ import { hostname } from "node:os";
 import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, parseArgs, type Command } from "../command.ts";
 import { openWorkspace } from "../../automation/api.ts";
-import { enterProject, durationFlag, flagSpec, workspaceOptions, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, workspaceOptions, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
 
 const USAGE = `Usage: takoform import [options] ADDRESS ID
 
@@ -40,7 +41,7 @@ export const command: Command = {
     const lock = {
       lockHolder: `takoform import (pid ${process.pid} on ${hostname()})`,
       lockLeaseMs: leaseMs(),
-      lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+      lockTimeoutMs: lockTimeoutMs(args),
       forceUnlock: args.switches.has("--force-unlock"),
     };
     const result = await workspace.import(address, id, {

@@ -11,7 +11,6 @@ import {
   outsideProject,
   workspaceOptions,
   boolFlag,
-  durationFlag,
   flagSpec,
   intFlag,
   PROJECT_FLAGS,
@@ -20,6 +19,7 @@ import {
   usage,
 } from "../workspace.ts";
 import { oneStackOnly, severalStacks, stackPatterns, stacksFlow } from "../stacks-flow.ts";
+import { lockTimeoutMs } from "../lock-settings.ts";
 
 const USAGE = `Usage: takoform plan [options] [STACK...]
 
@@ -76,7 +76,7 @@ export const command: Command = {
     const parallelism = intFlag(args, "--parallelism", undefined);
     const targets = args.values.get("--target") ?? [];
     const replace = args.values.get("--replace") ?? [];
-    durationFlag(args, "--lock-timeout", 0); // checked like apply's, though a plan never waits
+    lockTimeoutMs(args); // checked like apply's, though a plan never waits
     const out = lastValue(args, "--out");
     const patterns = stackPatterns(args);
     if (severalStacks(patterns)) {

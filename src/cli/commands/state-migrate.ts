@@ -7,8 +7,9 @@
 import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { durationFlag, enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../../views/index.ts";
 
@@ -46,7 +47,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   const result = await new Workspace(workspaceOptions(args)).state.migrate({
     lockHolder: `takoform state migrate (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
     reconfigure: args.switches.has("--reconfigure"),
   });

@@ -5,8 +5,9 @@
 import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { durationFlag, enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
 import { Console } from "../console.ts";
 import { transferJson } from "../../views/index.ts";
 
@@ -49,7 +50,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
   const result = await state.push(file === "-" ? { bytes: await readStdin(), name: "-" } : { file }, {
     lockHolder: `takoform state push (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
     force: args.switches.has("--force"),
   });

@@ -6,8 +6,9 @@ import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
 import { diagnosticsToJson, Console } from "../console.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
 
 export const REBIND_USAGE = `Usage: takoform state rebind [options]
 
@@ -46,7 +47,7 @@ export async function rebindCommand(argv: string[]): Promise<number> {
   const result = await state.rebind({
     lockHolder: `takoform state rebind (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
     force: args.switches.has("--force"),
     ...(parallelism !== undefined ? { parallelism } : {}),

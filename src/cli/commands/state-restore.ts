@@ -5,8 +5,9 @@ import { hostname } from "node:os";
 import { Workspace } from "../../automation/api.ts";
 import { CliUsageError, parseArgs } from "../command.ts";
 import { Console } from "../console.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
-import { durationFlag, enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
+import { enterProject, flagSpec, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
 
 const USAGE = `Usage: takoform state restore-backup [options]
 
@@ -40,7 +41,7 @@ export async function restoreCommand(argv: string[]): Promise<number> {
   const result = await new Workspace(workspaceOptions(args)).state.restoreBackup({
     lockHolder: `takoform state restore-backup (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
     force: args.switches.has("--force"),
   });

@@ -7,8 +7,9 @@ import { Workspace } from "../../automation/api.ts";
 import { noState } from "../state-problems.ts";
 import { diagnosticsToJson, formatFormRef, Console } from "../console.ts";
 import { CliUsageError, lastValue, parseArgs } from "../command.ts";
-import { durationFlag, enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, intFlag, PROJECT_FLAGS, FLAG_SPELLING_HELP, PROJECT_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { leaseMs, lockTimeoutMs } from "../lock-settings.ts";
 
 /** The lane the package prefers, the default of --lane. */
 const PREFERRED = Workspace.lanes[0]!;
@@ -54,7 +55,7 @@ export async function upgradeLaneCommand(argv: string[]): Promise<number> {
   const result = await state.upgradeLane(lane, {
     lockHolder: `takoform state upgrade-lane (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
     ...(parallelism !== undefined ? { parallelism } : {}),
   });

@@ -12,8 +12,8 @@ import { recordText } from "../../views/index.ts";
 import { noState, notInState } from "../state-problems.ts";
 import type { StateResult } from "../../automation/api.ts";
 import { CliUsageError, lastValue, parseArgs, type Command, type ParsedArgs } from "../command.ts";
-import { enterProject, durationFlag, flagSpec, outsideProject, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
-import { leaseMs, LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
+import { enterProject, flagSpec, outsideProject, STATE_FLAGS, STATE_HELP, usage, workspaceOptions } from "../workspace.ts";
+import { LOCK_FLAGS, LOCK_HELP } from "../lock-flags.ts";
 
 const USAGE = `Usage: takoform state <subcommand> [options]
 
@@ -55,11 +55,13 @@ success, 1 otherwise.`;
 /** The flags of `state list | show | pull | mv | rm` (push, migrate and rebind have their own). */
 export const FLAGS = flagSpec(STATE_FLAGS, LOCK_FLAGS, { values: ["--to-stack"] });
 
-function lockSettings(args: ParsedArgs, what: string) {
+/** The lock options of rm and mv, read (lock-settings.ts, on the Workspace) only when one runs. */
+async function lockSettings(args: ParsedArgs, what: string) {
+  const { leaseMs, lockTimeoutMs } = await import("../lock-settings.ts");
   return {
     lockHolder: `takoform state ${what} (pid ${process.pid} on ${hostname()})`,
     lockLeaseMs: leaseMs(),
-    lockTimeoutMs: durationFlag(args, "--lock-timeout", 0),
+    lockTimeoutMs: lockTimeoutMs(args),
     forceUnlock: args.switches.has("--force-unlock"),
   };
 }
@@ -148,7 +150,7 @@ async function pullCommand(args: ParsedArgs, io: Console): Promise<number> {
 async function removeCommand(args: ParsedArgs, io: Console): Promise<number> {
   if (args.positionals.length === 0) throw new CliUsageError("state rm takes one or more ADDRESS");
   const { Workspace } = await import("../../automation/api.ts");
-  const result = await new Workspace(workspaceOptions(args)).state.remove(args.positionals, lockSettings(args, "rm"));
+  const result = await new Workspace(workspaceOptions(args)).state.remove(args.positionals, await lockSettings(args, "rm"));
   if (result.status === "not-started") return io.fail("state rm", result.diagnostics);
   if (result.status === "no-state") return io.fail("state rm", [...result.diagnostics, noState(result.state)]);
   if (io.json) {
@@ -177,7 +179,7 @@ async function moveCommand(args: ParsedArgs, io: Console): Promise<number> {
   const toStack = lastValue(args, "--to-stack");
   const { Workspace } = await import("../../automation/api.ts");
   const result = await new Workspace(workspaceOptions(args)).state.move(from, to, {
-    ...lockSettings(args, "mv"),
+    ...(await lockSettings(args, "mv")),
     ...(toStack !== undefined ? { toStack } : {}),
   });
   if (result.status === "not-started") return io.fail("state mv", result.diagnostics);

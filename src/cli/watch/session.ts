@@ -18,7 +18,7 @@ import { errorText, hasErrors } from "../console.ts";
 import { openWorkspace, type Diagnostic, type RunResult, type SynthResult, type Workspace, type WorkspaceOptions } from "../../automation/api.ts";
 import type { LocalHost } from "../../host/api.ts";
 import type { Console } from "../console.ts";
-import { leaseMs } from "../lock-flags.ts";
+import { leaseMs } from "../lock-settings.ts";
 import { DirWatcher } from "./dirs.ts";
 import { mostOf, Watched, type Need } from "./watched.ts";
 
