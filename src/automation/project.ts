@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Diagnostic, hasErrors, type KnownValue } from "../core/index.ts";
 import {
+  configCode,
   loadConfigFile,
   loadProjectConfig,
   loadStackConfig,
@@ -162,4 +163,20 @@ export async function loadStack(source: StackSource): Promise<LoadedStack | { di
     variables = { ...variables, remote };
   }
   return { projectDir: dir, state, stack, stackDocument, ...(stackFile !== undefined ? { stackFile } : {}), app, variables, diagnostics, timings };
+}
+
+/**
+ * The refusal of a directory inside no project (neither it nor any directory above it has a
+ * cdktf.json, and it has no .takoform/): where the command stops before anything runs, rather
+ * than answering that nothing has been applied.
+ */
+export function projectNotFound(dir: string): Diagnostic {
+  return {
+    severity: "error",
+    code: configCode("project-not-found"),
+    summary: `${dir} is not inside a takoform project`,
+    detail: "Neither it nor any directory above it has a cdktf.json, and it has no .takoform/ state.",
+    repair:
+      "Run the command in the project's directory (or any directory inside it), or name the project with -C DIR, or a synthesized stack with --config FILE.",
+  };
 }

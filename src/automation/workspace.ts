@@ -11,7 +11,7 @@ import { bindRun, DEFAULT_PARALLELISM, planChangesSomething, runImport, stateUna
 import { synthesizeProject } from "../engine/config/index.ts";
 import { StateDamagedError, StateUnavailableError, type StateReader } from "../state/index.ts";
 import { damageDiagnostic } from "./state-damage.ts";
-import { loadStack, type LoadedStack, type StackSource } from "./project.ts";
+import { loadStack, projectNotFound, type LoadedStack, type StackSource } from "./project.ts";
 import { applyStack, planStack, testHooks } from "./run.ts";
 import { foreignPlan, madePlan, planHandle, type PlanHandle } from "./plan-handle.ts";
 import { loadStateTarget, openReader } from "./state-access.ts";
@@ -58,6 +58,14 @@ export class Workspace {
    */
   static parseDuration(text: string): number | undefined {
     return parseGoDuration(text);
+  }
+  /**
+   * The error diagnostic (`takoform.config/project-not-found`) for a directory inside no project —
+   * neither it nor any directory above it has a cdktf.json, and it has no .takoform/ — for a
+   * program that looks for its project as `takoform` does and refuses, as it does, before anything runs.
+   */
+  static projectNotFound(dir: string): Diagnostic {
+    return projectNotFound(dir);
   }
   /**
    * Reads and decodes a saved plan file (`plan.write(file)`, `takoform plan --out FILE`; relative

@@ -67,7 +67,7 @@ export async function applyFlow(kind: ApplyKind, argv: string[], usageText: stri
     return stacksFlow({ ...options, kind });
   }
   // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
-  const outside = outsideProject(options.args);
+  const outside = await outsideProject(options.args);
   if (outside !== null) return io.fail(kind, [outside]);
   return oneStackFlow(options, io, undefined);
 }

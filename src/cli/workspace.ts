@@ -6,7 +6,6 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Diagnostic, KnownValue, WorkspaceOptions } from "../automation/api.ts";
-import { configCode } from "../engine/config/index.ts";
 import { CliUsageError, lastValue, type FlagSpec, type ParsedArgs } from "./command.ts";
 
 /**
@@ -87,18 +86,14 @@ export function projectAround(start: string): string | null {
 
 /**
  * For the commands that read a project's state: a plain refusal when the command runs outside
- * any project (and no `--config` names a stack), instead of "nothing has been applied".
+ * any project (and no `--config` names a stack), instead of "nothing has been applied". The
+ * refusal is the published Workspace's, loaded only then: dev, which imports this file, never
+ * loads the Workspace, and inside a project nothing more is loaded here.
  */
-export function outsideProject(args: ParsedArgs): Diagnostic | null {
+export async function outsideProject(args: ParsedArgs): Promise<Diagnostic | null> {
   if (lastValue(args, "--config") !== undefined || projectAround(process.cwd()) !== null) return null;
-  return {
-    severity: "error",
-    code: configCode("project-not-found"),
-    summary: `${process.cwd()} is not inside a takoform project`,
-    detail: "Neither it nor any directory above it has a cdktf.json, and it has no .takoform/ state.",
-    repair:
-      "Run the command in the project's directory (or any directory inside it), or name the project with -C DIR, or a synthesized stack with --config FILE.",
-  };
+  const { Workspace } = await import("../automation/api.ts");
+  return Workspace.projectNotFound(process.cwd());
 }
 
 export function projectDir(_args: ParsedArgs): string {

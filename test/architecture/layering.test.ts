@@ -83,7 +83,6 @@ const CLI_MAY_IMPORT = (to: string): boolean =>
  */
 const CLI_INTERNAL_LEFT: Record<string, readonly string[]> = {
   "src/cli/commands/dev.ts": ["src/engine/index.ts", "src/state/index.ts"],
-  "src/cli/workspace.ts": ["src/engine/config/index.ts"],
 };
 
 function moduleOf(file: string): string {

@@ -99,7 +99,7 @@ export const command: Command = {
     }
 
     // Outside any project, say so (as the read-only commands do), not that this directory has no cdktf.json.
-    const outside = outsideProject(args);
+    const outside = await outsideProject(args);
     if (outside !== null) return io.fail("plan", [outside]);
     // A saved plan is bound to a state lineage, so --out creates the (empty) state when there is
     // none yet; a plain plan touches nothing.

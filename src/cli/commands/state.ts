@@ -88,7 +88,7 @@ export const command: Command = {
       throw new CliUsageError(`unknown subcommand "${sub}" (expected list, show, pull, mv, rm, push, migrate, rebind, upgrade-lane, restore-backup or adopt)`);
     enterProject(args);
     const io = new Console(args);
-    const outside = outsideProject(args);
+    const outside = await outsideProject(args);
     if (outside !== null) return io.fail(`state ${sub}`, [outside]);
     if (sub === "rm" || sub === "mv") return (sub === "rm" ? removeCommand : moveCommand)(args, io);
     if (sub === "show") return showCommand(args, io);

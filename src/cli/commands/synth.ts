@@ -31,7 +31,7 @@ export const command: Command = {
     if (args.positionals.length > 0) throw new CliUsageError(`unexpected argument ${args.positionals[0]}`);
     enterProject(args);
     const io = new Console(args);
-    const outside = outsideProject(args);
+    const outside = await outsideProject(args);
     if (outside !== null) return io.fail("synth", [outside]);
     const result = await openWorkspace({ projectDir: projectDir(args), typecheck: !args.switches.has("--no-typecheck") }).synth();
     const only = lastValue(args, "--stack");
