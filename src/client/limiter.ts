@@ -55,6 +55,7 @@
 //
 // Requests beyond the limit wait in arrival order. The limit never goes below `min` nor above `max`.
 
+import type { ExchangeAbortView } from "./abort.ts";
 import { TransportError } from "./errors.ts";
 import { WorkLeft, type WorkTracker } from "./work-left.ts";
 
@@ -100,8 +101,8 @@ interface Waiter {
   method: string;
   resolve(permit: Permit): void;
   reject(error: unknown): void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Ends the listening to the abort, once the waiter has its slot. */
+  stop: (() => void) | undefined;
   done: boolean;
 }
 
@@ -205,22 +206,27 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   }
 
   /** A slot once one is free, in arrival order; rejects with a TransportError when `signal` aborts first. */
-  wait(method: string, signal?: AbortSignal): Promise<Permit> {
+  wait(method: string, signal?: AbortSignal | ExchangeAbortView): Promise<Permit> {
     const permit = this.tryAcquire(method);
     if (permit !== null) return Promise.resolve(permit);
     return new Promise<Permit>((resolve, reject) => {
-      const waiter: Waiter = { method, resolve, reject, signal, onAbort: undefined, done: false };
+      const waiter: Waiter = { method, resolve, reject, stop: undefined, done: false };
       if (signal !== undefined) {
         if (signal.aborted) {
           reject(abortedWhileQueued(signal));
           return;
         }
-        waiter.onAbort = () => {
+        const onAbort = (): void => {
           if (waiter.done) return;
           waiter.done = true;
           reject(abortedWhileQueued(signal));
         };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
+        if (signal instanceof AbortSignal) {
+          signal.addEventListener("abort", onAbort, { once: true });
+          waiter.stop = () => signal.removeEventListener("abort", onAbort);
+        } else {
+          waiter.stop = signal.onAbort(onAbort);
+        }
       }
       this.#waiting.push(waiter);
     });
@@ -289,7 +295,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
       this.#waiting[this.#head++] = undefined as unknown as Waiter;
       if (waiter.done) continue;
       waiter.done = true;
-      if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener("abort", waiter.onAbort);
+      waiter.stop?.();
       waiter.resolve(this.#grant(waiter.method));
     }
     // Compact once the consumed prefix dominates, so the queue costs O(1) per request.
@@ -300,7 +306,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   }
 }
 
-function abortedWhileQueued(signal: AbortSignal): TransportError {
+function abortedWhileQueued(signal: AbortSignal | ExchangeAbortView): TransportError {
   const reason: unknown = signal.reason;
   const deadline = reason instanceof Error && reason.name === "TimeoutError";
   return new TransportError(

@@ -10,6 +10,7 @@
 // the first network transport made, so a command that never leaves the process pays nothing.
 
 import type { Dispatcher } from "undici";
+import type { ExchangeAbortView } from "./abort.ts";
 import { TransportError } from "./errors.ts";
 import { OriginPools } from "./origin-pool.ts";
 export interface HostTransportRequest {
@@ -22,6 +23,11 @@ export interface HostTransportRequest {
   maxResponseBytes: number;
   /** Aborts the exchange (the client composes the caller's signal with its deadline). */
   signal?: AbortSignal;
+  /**
+   * The same abort without an AbortSignal (abort.ts), which the client gives as well: the
+   * transports here listen on it, so that the signal above is never built for them.
+   */
+  abort?: ExchangeAbortView;
 }
 
 export interface HostTransportResponse {
@@ -67,9 +73,9 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
 function exchange(request: HostTransportRequest, pools: OriginPools, state: { readonly closed: boolean }): Promise<HostTransportResponse> {
   return new Promise<HostTransportResponse>((resolve, reject) => {
     const url = new URL(request.url);
-    const { signal } = request;
-    if (signal?.aborted) {
-      reject(abortError(signal));
+    const abort = abortOf(request);
+    if (abort?.aborted) {
+      reject(abortError(abort));
       return;
     }
     if (state.closed) {
@@ -79,10 +85,7 @@ function exchange(request: HostTransportRequest, pools: OriginPools, state: { re
     const handler = new Exchange(request, url, resolve, (error) =>
       reject(state.closed && error.reason === "network" ? closedError(request, url, error) : error),
     );
-    if (signal !== undefined) {
-      handler.onAbort = () => handler.abortWith(abortError(signal));
-      signal.addEventListener("abort", handler.onAbort, { once: true });
-    }
+    if (abort !== undefined) handler.stopListening = abort.onAbort(() => handler.abortWith(abortError(abort)));
     pools.dispatch(
       {
         origin: url.origin,
@@ -106,7 +109,8 @@ function exchange(request: HostTransportRequest, pools: OriginPools, state: { re
  * settles the promise once (an abort, a cap or a failed connection may each end it first).
  */
 class Exchange implements Dispatcher.DispatchHandler {
-  onAbort: (() => void) | undefined;
+  /** Ends the listening to the request's abort (set by `exchange`). */
+  stopListening: (() => void) | undefined;
   #abort: ((reason?: Error) => void) | undefined;
   #settled = false;
   #status = 0;
@@ -175,7 +179,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort);
+    this.stopListening?.();
     return true;
   }
 
@@ -201,8 +205,27 @@ function closedError(request: HostTransportRequest, url: URL, cause?: TransportE
   );
 }
 
-function abortError(signal: AbortSignal): TransportError {
-  const reason: unknown = signal.reason;
+/** The request's abort: the client's own when given, else a view of a caller's signal. */
+function abortOf(request: HostTransportRequest): ExchangeAbortView | undefined {
+  if (request.abort !== undefined) return request.abort;
+  const { signal } = request;
+  if (signal === undefined) return undefined;
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason(): unknown {
+      return signal.reason;
+    },
+    onAbort(listener) {
+      signal.addEventListener("abort", listener, { once: true });
+      return () => signal.removeEventListener("abort", listener);
+    },
+  };
+}
+
+function abortError(abort: ExchangeAbortView): TransportError {
+  const reason: unknown = abort.reason;
   const deadline = reason instanceof Error && reason.name === "TimeoutError";
   return new TransportError(
     deadline ? "deadline" : "aborted",
@@ -254,7 +277,8 @@ export type InProcessHandler = (request: {
  */
 export function inProcessTransport(handle: InProcessHandler): HostTransport {
   return async (request) => {
-    if (request.signal?.aborted) throw abortError(request.signal);
+    const abort = abortOf(request);
+    if (abort?.aborted) throw abortError(abort);
     const url = new URL(request.url);
     const response = await handle({
       method: request.method,

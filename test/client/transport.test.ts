@@ -3,8 +3,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ExchangeAbort } from "../../src/client/abort.ts";
 import { TransportError } from "../../src/client/errors.ts";
-import { collectHeaders, createNodeTransport, headerValues, inProcessTransport, type NodeTransport } from "../../src/client/transport.ts";
+import { HostConnection } from "../../src/client/connection.ts";
+import { ConcurrencyLimiter } from "../../src/client/limiter.ts";
+import { RetryBudget, retryPolicy } from "../../src/client/retry.ts";
+import { collectHeaders, createNodeTransport, headerValues, type HostTransport, inProcessTransport, type NodeTransport } from "../../src/client/transport.ts";
 
 let server: http.Server;
 let base: string;
@@ -95,6 +99,28 @@ describe("node transport", () => {
     expect((timed as TransportError).reason).toBe("deadline");
   });
 
+  it("aborts on the client's exchange abort without ever building an AbortSignal", async () => {
+    handler = () => undefined;
+    const abort = new ExchangeAbort();
+    setTimeout(() => abort.abort(new DOMException("deadline", "TimeoutError")), 30);
+    // The client's requests carry a lazy `signal`; the default transport must not touch it.
+    const err = await transport({
+      method: "GET",
+      url: `${base}/`,
+      headers: {},
+      maxResponseBytes: 1024,
+      abort,
+      get signal(): AbortSignal {
+        throw new Error("the default transport read the AbortSignal");
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).reason).toBe("deadline");
+    const aborted = new ExchangeAbort();
+    aborted.abort("caller");
+    expect(((await get("/", { abort: aborted }).catch((e: unknown) => e)) as TransportError).reason).toBe("aborted");
+  });
+
   it("aborts a call waiting for a connection at once, and the connection goes to the next", async () => {
     handler = (req, res) => setTimeout(() => res.end(req.url), req.url === "/slow" ? 200 : 0);
     const slow = [get("/slow"), get("/slow")];
@@ -147,5 +173,59 @@ describe("collectHeaders and the in-process adapter", () => {
     expect(((await adapted({ method: "GET", url: "http://h/", headers: {}, maxResponseBytes: 10 }).catch((e: unknown) => e)) as TransportError).reason).toBe(
       "too-large",
     );
+  });
+});
+
+/** A connection to nowhere over `transport`, with the defaults a client gives it. */
+function connectionOver(transport: HostTransport): HostConnection {
+  const policy = retryPolicy({ attempts: 1 });
+  return new HostConnection({
+    lane: {
+      origin: { origin: "http://127.0.0.1:1", scheme: "http", hostname: "127.0.0.1", port: 1 },
+      name: "v1beta1",
+      hostApiVersion: "x",
+      apiPath: "/x",
+      features: {},
+    },
+    transport,
+    limiter: new ConcurrencyLimiter(),
+    userAgent: "test",
+    retry: policy,
+    budget: new RetryBudget(policy),
+    overallDeadlineMs: 60_000,
+  });
+}
+
+describe("an exchange's abort (abort.ts)", () => {
+  it("calls each listener once, drops an unsubscribed one, and builds its AbortSignal only when asked", () => {
+    const abort = new ExchangeAbort();
+    const calls: string[] = [];
+    abort.onAbort(() => calls.push("a"));
+    const stop = abort.onAbort(() => calls.push("b"));
+    stop();
+    abort.abort("first");
+    abort.abort("second");
+    expect(calls).toEqual(["a"]);
+    expect([abort.aborted, abort.reason]).toEqual([true, "first"]);
+    // Asked for after the abort, the signal is already aborted, with the same reason.
+    expect([abort.signal.aborted, abort.signal.reason]).toEqual([true, "first"]);
+    const later = new ExchangeAbort();
+    const signal = later.signal;
+    later.abort("now");
+    expect([signal.aborted, signal.reason]).toEqual([true, "now"]);
+  });
+
+  it("gives a caller's own transport a standard signal that the client's deadline aborts", async () => {
+    const seen: AbortSignal[] = [];
+    const err = await connectionOver((request) => {
+      seen.push(request.signal!);
+      return new Promise((_, reject) => request.signal!.addEventListener("abort", () => reject(new Error("aborted by the signal"))));
+    })
+      .send({ call: "probe", method: "GET", path: "/x" }, { deadline: Date.now() + 50 })
+      .catch((e: unknown) => e);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[0]!.aborted).toBe(true);
+    expect((err as TransportError).reason).toBe("deadline");
   });
 });

@@ -177,22 +177,24 @@ app.synth();
     // 20 files, the modules the same (automation/index.ts gone, automation/warm.ts in the
     // Workspace's chunk): the engine's modules left the state's chunk when cli/workspace.ts stopped
     // importing automation/index.ts (issue 28). The same +1 file for output and show below.
-    [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 20, 356],
-    [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 20, 356],
-    [["state", "pull"], "loading-read-only", STATE, 20, 356],
+    // +1 everywhere below for client/abort.ts, the exchange abort that replaced an AbortController
+    // per request (the client's connection, in a chunk these commands load).
+    [["state", "list"], "takoform_edge_kv_namespace.kv", STATE, 20, 357],
+    [["state", "show", "takoform_edge_kv_namespace.kv"], "loading-read-only", STATE, 20, 357],
+    [["state", "pull"], "loading-read-only", STATE, 20, 357],
     // The host's modules (76 of them) come in only for an embedded host's worker address to print.
     // output reads through the published Workspace too (workspace.state.pull(), outputs(),
     // output()): 347 of ours in 15 bundle files, where the reader alone took 335 in 14; 352 in 16
     // with the AppWorkspace's modules and the engine's stacks-handles.ts.
     // 17 files (16 before Workspace.readPlan: the engine's chunk split there, the modules the same).
-    [["output"], 'kv_name = "loading-read-only"', OUTPUT, 18, 354],
-    [["output", "--json"], "loading-read-only", OUTPUT, 18, 354],
+    [["output"], 'kv_name = "loading-read-only"', OUTPUT, 18, 355],
+    [["output", "--json"], "loading-read-only", OUTPUT, 18, 355],
     // show reads the state through workspace.state.pull() (345 when it read the reader itself; 355
     // with the AppWorkspace's modules; 356 with engine/stacks/select.ts, which synth --stack now
     // picks stacks with as every --stack does, in a chunk show loads).
     // +1 (353 and 357): forms/catalog-cache.ts, in the forms chunk these commands load.
     // +1 (356, 354 and 358): automation/stack-name.ts, which names a manifest stack whose document names none.
-    [["show"], "loading-read-only", SHOW, 21, 358],
+    [["show"], "loading-read-only", SHOW, 21, 359],
   ];
   for (const [args, printed, commands, files, modules] of cases) {
     it(`${args.join(" ")}: the state's reader; no TypeScript, app, CDK, host, worker runtime or validator; at most ${files} bundle files`, async () => {
