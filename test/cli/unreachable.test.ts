@@ -8,7 +8,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { createServer as createHttpsServer } from "node:https";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, Scratch, startHost, type TestHost } from "../scenario/harness.ts";
 import { bigStack } from "../support/big-stack.ts";
@@ -20,12 +20,29 @@ async function listen(server: Server): Promise<string> {
   return String((server.address() as AddressInfo).port);
 }
 
-/** A port nothing listens on: one the kernel handed out and took back. */
-async function closedPort(): Promise<string> {
-  const server = createHttpServer();
-  const port = await listen(server);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/**
+ * A port nothing listens on. Not one the kernel handed out and took back: the suite's other files
+ * listen on ephemeral ports at the same time, and one of them took such a port between this file's
+ * beforeAll and its test (CI saw "lane unavailable" from whatever answered there). The kernel never
+ * hands out a port under 1024 for `listen(0)`, so the first of those that refuses a connection now
+ * stays refused for the whole run.
+ */
+async function refusedPort(): Promise<string> {
+  for (let port = 1; port < 1024; port++) {
+    if (await refuses(port)) return String(port);
+  }
+  throw new Error("every port under 1024 accepts connections on 127.0.0.1");
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
 }
 
 /** Counts the diagnostics a run printed for people (each starts with `Error:` or `Warning:`). */
@@ -42,7 +59,7 @@ describe("a host that cannot be used is one diagnostic for its cause", () => {
   beforeAll(async () => {
     scratch.write("stack.json", JSON.stringify(bigStack(300)));
     host = await startHost();
-    endpoints["refused"] = `http://127.0.0.1:${await closedPort()}`;
+    endpoints["refused"] = `http://127.0.0.1:${await refusedPort()}`;
     // RFC 2606: `.invalid` never resolves. The endpoint must be https (plain http is for loopback only).
     endpoints["dns"] = "https://takoform-unreachable.invalid";
     const tls = createHttpsServer({ key: TLS("self-signed.key"), cert: TLS("self-signed.crt") }, (_req, res) => res.end("{}"));
