@@ -8,8 +8,6 @@
 // that is no database.
 
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,10 +73,10 @@ beforeAll(async () => {
   const locked = scratches[scratches.length - 1]!;
   lockHolder = locked.state();
   await lockHolder.acquire({ holder: "apply:json-diagnostics-test", leaseMs: 600_000 });
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  closedEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Port 1, as pg.json's backend: a port the kernel handed out and took back can be listened on
+  // by another test file before the cases run (unreachable.test.ts met exactly that in CI), while
+  // `listen(0)` never hands out a port under 1024.
+  closedEndpoint = "http://127.0.0.1:1";
 }, 60_000);
 afterAll(async () => {
   await lockHolder?.close();
