@@ -11,13 +11,13 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalHost } from "../../src/host/index.ts";
 import { Scratch } from "../scenario/harness.ts";
 import { exampleProject, linkNodeModules } from "../support/node-modules.ts";
+import { probeTcp } from "../support/tcp-probe.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/takoform.js", import.meta.url));
 const scratch = new Scratch();
@@ -34,15 +34,8 @@ afterAll(() => {
 });
 
 /** Resolves whether something accepts a TCP connection on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
+async function listening(port: number): Promise<boolean> {
+  return (await probeTcp(port)) === "accepted";
 }
 
 /** A project where `npx takoform` runs this repository's command, as after `npm install`. */

@@ -8,10 +8,11 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { createServer as createHttpsServer } from "node:https";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { connect, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, Scratch, startHost, type TestHost } from "../scenario/harness.ts";
 import { bigStack } from "../support/big-stack.ts";
+import { probeTcp } from "../support/tcp-probe.ts";
 
 const TLS = (name: string) => readFileSync(fileURLToPath(new URL(`../support/tls/${name}`, import.meta.url)));
 
@@ -29,20 +30,9 @@ async function listen(server: Server): Promise<string> {
  */
 async function refusedPort(): Promise<string> {
   for (let port = 1; port < 1024; port++) {
-    if (await refuses(port)) return String(port);
+    if ((await probeTcp(port)) === "refused") return String(port);
   }
   throw new Error("every port under 1024 accepts connections on 127.0.0.1");
-}
-
-function refuses(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
-  });
 }
 
 /** Counts the diagnostics a run printed for people (each starts with `Error:` or `Warning:`). */
