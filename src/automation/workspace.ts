@@ -78,6 +78,17 @@ export class Workspace {
     const { readSavedPlan } = await import("./saved-plan.ts");
     return readSavedPlan(file);
   }
+  /**
+   * The Host API lanes the local states of the project in `projectDir` were written under (its
+   * own `.takoform/state.db` and each stack's), each once: the lanes a program serving the
+   * project's embedded host data must serve beside the data's own, as `takoform dev` does
+   * (LocalHost.open's `includeLanes`). Reads each state read-only, and no app or host.
+   */
+  static async localStateLanes(projectDir: string): Promise<LaneName[]> {
+    // Loaded on first use: only a program that serves a project's data reads its states' lanes.
+    const { localStateLanes } = await import("./state-lanes.ts");
+    return localStateLanes(resolve(projectDir));
+  }
   /** The project directory, absolute. */
   readonly projectDir: string;
   /** The stack's state: the operations of `takoform state …` (rebind, upgrade-lane, …), each returning its result. */

@@ -2,7 +2,7 @@
 // (running the app, or `--config FILE`: the published Workspace's options), and asking for approval.
 // Printing goes through console.ts.
 
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Diagnostic, KnownValue, WorkspaceOptions } from "../automation/api.ts";
@@ -98,17 +98,6 @@ export async function outsideProject(args: ParsedArgs): Promise<Diagnostic | nul
 
 export function projectDir(_args: ParsedArgs): string {
   return process.cwd();
-}
-
-/**
- * The project's local state files in their default places (what `takoform dev` reads the lanes
- * of): the project's own `.takoform/state.db` and each stack's `.takoform/stacks/<stack>/state.db`.
- */
-export function localStatePaths(dir: string): string[] {
-  const paths = [join(dir, ".takoform", "state.db")];
-  const stacks = join(dir, ".takoform", "stacks");
-  if (existsSync(stacks)) for (const name of readdirSync(stacks).sort()) paths.push(join(stacks, name, "state.db"));
-  return paths.filter((path) => existsSync(path));
 }
 
 /** `--var NAME=VALUE` values (strings; the variable's type converts them). */

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { Workspace } from "../../src/automation/api.ts";
 import { DEV_TOKEN, LANES } from "../../src/host/api.ts";
 import { runCli, Scratch } from "../scenario/harness.ts";
 import { exampleProject } from "../support/node-modules.ts";
@@ -136,6 +137,9 @@ describe("dev serves the lane a project's state was written under", () => {
       timeoutMs: 120_000,
     });
     expect(applied.code, applied.stderr).toBe(0);
+    // What dev reads, through the published static: the one state's lane; a directory with no state has none.
+    expect(await Workspace.localStateLanes(project.dir)).toEqual([older.name]);
+    expect(await Workspace.localStateLanes(scratch().dir)).toEqual([]);
     const env: Record<string, string | undefined> = { ...process.env, ...bare, NO_COLOR: "1" };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
     const dev = spawn(process.execPath, [BIN, "dev", "--listen", "127.0.0.1:0"], {

@@ -13,30 +13,22 @@ import { CliUsageError, lastValue, parseArgs, type Command } from "../command.ts
 import { Console } from "../console.ts";
 import { hostStartDiagnostic, listenDiagnostic } from "../host-diagnostics.ts";
 import { changedLines, secretValues, servedLines, serveUntilStopped } from "../served.ts";
-import { enterProject, flagSpec, localStatePaths, projectDir, usage, workspaceOptions } from "../workspace.ts";
+import { enterProject, flagSpec, projectDir, usage, workspaceOptions } from "../workspace.ts";
 import type { LaneName } from "../../automation/api.ts";
-import { recordedLane } from "../../engine/index.ts";
-import { openLocalStateReadOnly } from "../../state/index.ts";
 import { parseListen } from "./host.ts";
 
 /**
- * The lanes the project needs served beside its data's own: the lane of each of its local states
- * (an existing project keeps it: the project's own file and each stack's) and a TAKOFORM_LANE pin
- * (docs/host.md, "Lanes").
+ * The lanes the project needs served beside its data's own: a TAKOFORM_LANE pin and the lane of
+ * each of its local states (an existing project keeps it: the project's own file and each
+ * stack's; docs/host.md, "Lanes").
  */
 async function projectLanes(dir: string): Promise<LaneName[]> {
   const lanes: LaneName[] = [];
   const pinned = process.env["TAKOFORM_LANE"];
   if (pinned !== undefined && isLaneName(pinned)) lanes.push(pinned);
-  for (const path of localStatePaths(dir)) {
-    const reader = openLocalStateReadOnly(path);
-    try {
-      const lane = await recordedLane(reader);
-      if (lane !== undefined && !lanes.includes(lane)) lanes.push(lane);
-    } finally {
-      await reader.close();
-    }
-  }
+  // Through the published automation API, loaded here only: dev alone runs no Workspace.
+  const { Workspace } = await import("../../automation/api.ts");
+  for (const lane of await Workspace.localStateLanes(dir)) if (!lanes.includes(lane)) lanes.push(lane);
   return lanes;
 }
 
