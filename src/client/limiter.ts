@@ -19,7 +19,12 @@
 //   Every drop of one burst was sent at about the same position, so a burst of refusals lowers
 //   the limit once, to just under what the host accepted, instead of collapsing it.
 // - **The plateau, and probing.** A drop also proves the host accepted one request fewer than the
-//   dropped one's position: the *plateau* (the lowest such figure of the drops of one episode).
+//   dropped one's position: the *plateau* (the lowest such figure of the first burst of drops of
+//   one episode). Positions overstate what the host counts when answers wait to be read by a busy
+//   client: a refusal sent after the burst, at a position under the plateau, moves the plateau
+//   down twice as far as it shows (`#plateauAfter`), where it used to move one request per refusal
+//   (a 10,000-read plan at load 5 had its first refusal at position 287 of a host that held 256,
+//   then 20 more, a few round trips apart, the last in its final second).
 //   Below the plateau the limit grows back at slow start's pace, at once — it is known to be
 //   accepted — and it stays there: it probes above (one request per round trip) only once
 //   `probeAfterMs` (5 s) and the host's Retry-After have passed since the last drop. A probe that
@@ -115,6 +120,8 @@ export class ConcurrencyLimiter implements ConcurrencyView {
   #plateau = Infinity;
   /** No probing above the plateau before this time. */
   #probeAt = 0;
+  /** When the current episode's first drop came back. */
+  #episodeAt = 0;
   #parked = 0;
   /** Requests granted a slot so far. */
   #sent = 0;
@@ -239,9 +246,7 @@ export class ConcurrencyLimiter implements ConcurrencyView {
     const before = this.limit;
     const now = this.#now();
     if (verdict === "drop") {
-      const accepted = Math.max(this.settings.min, permit.position - 1);
-      // A drop after the hold starts a new episode: the host's capacity may have moved either way.
-      this.#plateau = now < this.#probeAt ? Math.min(this.#plateau, accepted) : accepted;
+      this.#plateau = this.#plateauAfter(permit, now);
       const ceiling = Math.max(this.settings.min, Math.min(this.settings.backoff * permit.position, this.#plateau));
       if (ceiling < this.#limit) this.#limit = ceiling;
       this.#slowStart = false;
@@ -259,6 +264,26 @@ export class ConcurrencyLimiter implements ConcurrencyView {
     }
     this.#drain();
     if (this.limit !== before) this.#changed();
+  }
+
+  /**
+   * What the host is known to accept after a drop (see "The plateau" above). A drop after the hold
+   * starts a new episode: the host's capacity may have moved either way. Within it the first burst
+   * (requests sent before its first refusal came back) keeps the lowest figure. A request sent
+   * after that, refused at a position the plateau says is accepted, shows that positions overstate
+   * what the host counts (answers on their way back, requests not yet read, other clients): the
+   * plateau moves down twice as far as that refusal shows, so it converges in a few refusals
+   * instead of one request per refusal. Never below the drop's own ceiling (`backoff` × position).
+   */
+  #plateauAfter(permit: Permit, now: number): number {
+    const accepted = Math.max(this.settings.min, permit.position - 1);
+    if (now >= this.#probeAt) {
+      this.#episodeAt = now;
+      return accepted;
+    }
+    if (permit.sentAt < this.#episodeAt || accepted >= this.#plateau) return Math.min(this.#plateau, accepted);
+    const floor = Math.max(this.settings.min, Math.floor(this.settings.backoff * permit.position));
+    return Math.max(floor, 2 * accepted - this.#plateau);
   }
 
   /** The limit after one more answer that holds: slow start, back to the plateau, or a probe. */

@@ -121,6 +121,32 @@ describe("the adaptive concurrency limit", () => {
     expect(l.limit).toBe(32);
   });
 
+  it("lowers the plateau further when the host refuses at a position the plateau says it accepts", () => {
+    // The host holds 256, but the client counts answers still on their way back as in flight:
+    // its first refusal comes at position 287, and 286 looks accepted.
+    const { l, clock } = limiter({ initial: 300 });
+    const burst = take(l, 300);
+    clock.now += 50;
+    for (const p of burst.slice(286)) l.release(p, "drop", 1_000);
+    for (const p of burst.slice(0, 286)) l.release(p, "ok");
+    expect(l.limit).toBe(286);
+    // A request of the first burst refused later, at a higher position, changes nothing.
+    // Sent after that, a refusal at position 277 (276 taken) shows the positions overstate what
+    // the host counts by 10 or more: the plateau moves twice that, to 266, in one step (it used
+    // to move to 276, then one request lower per refusal).
+    const next = take(l, 277);
+    clock.now += 50;
+    l.release(next.pop()!, "drop", 1_000);
+    for (const p of next) l.release(p, "ok");
+    expect(l.limit).toBe(266);
+    // Never below the drop's own ceiling: a refusal at position 200 leaves 0.9 × 200.
+    const third = take(l, 200);
+    clock.now += 50;
+    l.release(third.pop()!, "drop", 1_000);
+    for (const p of third) l.release(p, "ok");
+    expect(l.limit).toBe(180);
+  });
+
   it("holds at the plateau for probeAfterMs and the Retry-After, then probes one request per round trip", async () => {
     const { l, clock } = limiter({ initial: 40, probeAfterMs: 2_000 });
     const permits = take(l, 40);
