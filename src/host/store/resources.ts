@@ -28,44 +28,53 @@ export interface StoredResource extends ResourceAddress {
   createdAt: string;
 }
 
-interface Row {
-  uid: string;
-  tenant: string;
-  space: string;
-  api_version: string;
-  kind: string;
-  name: string;
-  definition_version: string;
-  schema_digest: string;
-  spec: string;
-  spec_digest: string;
-  generation: number;
-  revision: number;
-  native_id: string | null;
-  conditions: string;
-  outputs: string | null;
-  created_at: string;
-}
+/**
+ * The columns every lookup selects, in this order: rows come back as arrays (better-sqlite3's
+ * raw mode), read by position in fromRow. A row as an object built a 16-member object per
+ * lookup only to be copied into a StoredResource: about a quarter of a lookup by address, and a
+ * refresh makes one per resource.
+ */
+const COLUMNS =
+  "uid, tenant, space, api_version, kind, name, definition_version, schema_digest, spec, spec_digest, generation, revision, native_id, conditions, outputs, created_at";
+
+type Row = [
+  uid: string,
+  tenant: string,
+  space: string,
+  apiVersion: string,
+  kind: string,
+  name: string,
+  definitionVersion: string,
+  schemaDigest: string,
+  spec: string,
+  specDigest: string,
+  generation: number,
+  revision: number,
+  nativeId: string | null,
+  conditions: string,
+  outputs: string | null,
+  createdAt: string,
+];
 
 function fromRow(row: Row | undefined): StoredResource | undefined {
   if (row === undefined) return undefined;
   return {
-    uid: row.uid,
-    tenant: row.tenant,
-    space: row.space,
-    apiVersion: row.api_version,
-    kind: row.kind,
-    name: row.name,
-    definitionVersion: row.definition_version,
-    schemaDigest: row.schema_digest,
-    spec: row.spec,
-    specDigest: row.spec_digest,
-    generation: row.generation,
-    revision: row.revision,
-    nativeId: row.native_id,
-    conditions: row.conditions,
-    outputs: row.outputs,
-    createdAt: row.created_at,
+    uid: row[0],
+    tenant: row[1],
+    space: row[2],
+    apiVersion: row[3],
+    kind: row[4],
+    name: row[5],
+    definitionVersion: row[6],
+    schemaDigest: row[7],
+    spec: row[8],
+    specDigest: row[9],
+    generation: row[10],
+    revision: row[11],
+    nativeId: row[12],
+    conditions: row[13],
+    outputs: row[14],
+    createdAt: row[15],
   };
 }
 
@@ -99,9 +108,9 @@ export class ResourceStore {
   private readonly bySpecValueStmts = new Map<string, { all(...params: string[]): unknown[] }>();
 
   constructor(private readonly db: Db) {
-    this.byAddressStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?");
-    this.byUidStmt = db.prepare("SELECT * FROM resources WHERE uid = ?");
-    this.byNativeIdStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND native_id = ?");
+    this.byAddressStmt = db.prepare(`SELECT ${COLUMNS} FROM resources WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?`).raw();
+    this.byUidStmt = db.prepare(`SELECT ${COLUMNS} FROM resources WHERE uid = ?`).raw();
+    this.byNativeIdStmt = db.prepare(`SELECT ${COLUMNS} FROM resources WHERE tenant = ? AND native_id = ?`).raw();
     this.insertStmt = db.prepare(
       `INSERT INTO resources (uid, tenant, space, api_version, kind, name, definition_version, schema_digest, spec, spec_digest,
          generation, revision, native_id, conditions, outputs, created_at)
@@ -116,7 +125,7 @@ export class ResourceStore {
     this.recontractStmt = db.prepare("UPDATE resources SET definition_version = ?, schema_digest = ?, revision = revision + 1 WHERE uid = ?");
     this.deleteStmt = db.prepare("DELETE FROM resources WHERE uid = ?");
     this.countStmt = db.prepare("SELECT count(*) FROM resources").pluck();
-    this.inSpaceStmt = db.prepare("SELECT * FROM resources WHERE tenant = ? AND space = ? ORDER BY api_version, kind, name");
+    this.inSpaceStmt = db.prepare(`SELECT ${COLUMNS} FROM resources WHERE tenant = ? AND space = ? ORDER BY api_version, kind, name`).raw();
     this.reidentifyStmt = db.prepare(
       `UPDATE resources SET api_version = @apiVersion, definition_version = @definitionVersion, schema_digest = @schemaDigest,
          spec = @spec, spec_digest = @specDigest, revision = @revision WHERE uid = @uid`,
@@ -143,7 +152,9 @@ export class ResourceStore {
     // (a scan of the tenant); naming the index makes the lookup use it or fail to prepare.
     this.bySpecValueStmts.set(
       member,
-      this.db.prepare(`SELECT * FROM resources INDEXED BY ${index} WHERE tenant = ? AND api_version = ? AND kind = ? AND ${value} = ? ORDER BY space, name`),
+      this.db
+        .prepare(`SELECT ${COLUMNS} FROM resources INDEXED BY ${index} WHERE tenant = ? AND api_version = ? AND kind = ? AND ${value} = ? ORDER BY space, name`)
+        .raw(),
     );
   }
 
