@@ -43,6 +43,8 @@ export class CatalogConflictError extends Error {
 
 export class Catalog {
   private readonly forms = new Map<string, CatalogForm>();
+  /** The Form `form` found last. */
+  private lastFound: CatalogForm | undefined;
   /** group kind definitionVersion → form: the support route names a definition version only. */
   private readonly byLine = new Map<string, CatalogForm>();
   private readonly interfaces = new Map<string, CatalogInterface>();
@@ -123,7 +125,21 @@ export class Catalog {
     if (ref.apiVersion === undefined || ref.kind === undefined || ref.definitionVersion === undefined || ref.schemaDigest === undefined) {
       return undefined;
     }
-    return this.forms.get(formRefKey(ref as FormRef));
+    // Every request of a large apply or refresh names the same Form: the last one found is
+    // compared member by member, without building and hashing its key. Forms are only ever
+    // added (install skips a key it holds), so a Form once found stays the answer.
+    const last = this.lastFound;
+    if (
+      last !== undefined &&
+      ref.apiVersion === last.ref.apiVersion &&
+      ref.kind === last.ref.kind &&
+      ref.definitionVersion === last.ref.definitionVersion &&
+      ref.schemaDigest === last.ref.schemaDigest
+    )
+      return last;
+    const form = this.forms.get(formRefKey(ref as FormRef));
+    if (form !== undefined) this.lastFound = form;
+    return form;
   }
 
   /** The one Form of a line at a definition version (the support route's key). */

@@ -33,6 +33,8 @@ export class CodecTable {
   readonly #types: ReadonlyMap<string, readonly ResourceTypeEntry[]>;
   /** formRefKey → what tryForStateRef served, and groupKindKey → defaultCreate's answer (the table never changes). */
   readonly #served = new Map<string, ServedRef>();
+  /** The ref tryForStateRef served last (a copy: a caller's object may change), and its answer. */
+  #lastServed: { ref: FormRef; served: ServedRef } | undefined;
   readonly #defaultCreates = new Map<string, ServedRef>();
 
   private constructor(
@@ -108,6 +110,18 @@ export class CodecTable {
 
   /** forStateRef without the error: undefined is the fail-closed signal. */
   tryForStateRef(ref: FormRef): ServedRef | undefined {
+    // A state's records name one ref after another, usually the same: the last one served is
+    // compared member by member first, without building and hashing its key (a fresh string of
+    // some 130 characters per call, several calls per resource).
+    const last = this.#lastServed;
+    if (
+      last !== undefined &&
+      ref.apiVersion === last.ref.apiVersion &&
+      ref.kind === last.ref.kind &&
+      ref.definitionVersion === last.ref.definitionVersion &&
+      ref.schemaDigest === last.ref.schemaDigest
+    )
+      return last.served;
     // Every record of a state names one of a few refs: each is looked up (grammars, membership,
     // codec) once per table. Only a served ref is remembered; its key has exactly three spaces,
     // and no string members spell that key but its own (no grammar admits a space).
@@ -115,12 +129,18 @@ export class CodecTable {
       typeof ref.apiVersion === "string" && typeof ref.kind === "string" && typeof ref.definitionVersion === "string" && typeof ref.schemaDigest === "string";
     const key = strings ? formRefKey(ref) : undefined;
     const known = key === undefined ? undefined : this.#served.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.#lastServed = { ref: { ...ref }, served: known };
+      return known;
+    }
     const held = this.registry.lookup(ref);
     const codec = held === undefined ? undefined : this.#codecs.get(formRefKey(held))?.();
     if (held === undefined || codec === undefined) return undefined;
     const served: ServedRef = { ref: held, codec };
-    if (key !== undefined) this.#served.set(key, served);
+    if (key !== undefined) {
+      this.#served.set(key, served);
+      this.#lastServed = { ref: { ...ref }, served };
+    }
     return served;
   }
 
