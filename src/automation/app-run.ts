@@ -1,6 +1,7 @@
 // The run of an AppWorkspace (app.ts), loaded on its first call: the app synthesized once, the
 // stacks named selected and loaded (stacks-open.ts), each opened behind the engine's StackHandle
-// with one embedded host shared by all (connect.ts), and the orchestrator (engine/stacks/run.ts)
+// with one embedded host shared by all (connect.ts) and one negotiation and support read per host
+// (run-connections.ts), and the orchestrator (engine/stacks/run.ts)
 // run over them; what it returns is app-results.ts's.
 
 import { resolve } from "node:path";
@@ -19,6 +20,7 @@ import {
 } from "../engine/index.ts";
 import { appEvent, appNotStarted, appResult, type AppResult, type AppRunOptions } from "./app-results.ts";
 import { SharedEmbeddedHost } from "./connect.ts";
+import { RunConnections } from "./run-connections.ts";
 import { hostEnvironment, lockOptions, type WorkspaceOptions } from "./options.ts";
 import { planHandle, type PlanHandle } from "./plan-handle.ts";
 import type { LoadedStack } from "./project.ts";
@@ -48,6 +50,7 @@ export async function runApp(
   const signal = options.signal;
   const stopped = (): boolean => signal?.aborted === true;
   const shared = new SharedEmbeddedHost();
+  shared.run = new RunConnections();
   // The program's own host (`host: { local }`) is reached in process and closed by the program.
   const local = project.host !== undefined && "local" in project.host ? project.host.local : undefined;
   if (local !== undefined) shared.opened = Promise.resolve({ host: local });

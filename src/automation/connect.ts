@@ -24,15 +24,16 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HostClient, inProcessTransport, type NegotiatedLane } from "../client/index.ts";
+import { HostClient, type HostTransport, inProcessTransport, type NegotiatedLane } from "../client/index.ts";
 import { type Diagnostic, DiagnosticError, type LaneName } from "../core/index.ts";
 import { providerSettings, type ProviderSettings, type ResolvedVariables, type StackConfig } from "../engine/config/index.ts";
 import { EMBEDDED_ORIGIN, hostBindingOf } from "../engine/index.ts";
 import type { HostBinding } from "../state/index.ts";
 import type { LocalHost } from "../host/index.ts";
-import { HostProvider, type Provider, providerCode, unreachableDiagnostic } from "../provider/index.ts";
+import { HostProvider, type Provider, providerCode, SupportCache, unreachableDiagnostic } from "../provider/index.ts";
 import { bundledRegistry } from "../registry/bundled.ts";
 import { combineGenerated, type GeneratedRegistry, readGeneratedRegistry, RegistryError } from "../registry/index.ts";
+import type { RunConnections } from "./run-connections.ts";
 
 /** The URL the in-process client is given; no socket ever opens on it. */
 const IN_PROCESS_URL = "http://localhost";
@@ -153,10 +154,23 @@ type EmbeddedOpened = { host: LocalHost } | { served: string; devToken: string }
  */
 export class SharedEmbeddedHost {
   opened: Promise<EmbeddedOpened> | undefined;
+  /** A run of several stacks: the lanes negotiated and the support profiles read, shared by its connections. */
+  run?: RunConnections;
   async close(): Promise<void> {
     const opened = await this.opened?.catch(() => undefined);
     if (opened !== undefined && "host" in opened) await opened.host.close();
   }
+}
+
+/**
+ * One in-process transport per embedded host: the clients of a run share a negotiation only over
+ * the same transport (client/lane-share.ts), and every one of them reaches this host.
+ */
+const inProcess = new WeakMap<LocalHost, HostTransport>();
+function inProcessTo(host: LocalHost): HostTransport {
+  let transport = inProcess.get(host);
+  if (transport === undefined) inProcess.set(host, (transport = inProcessTransport((request) => host.handle(request))));
+  return transport;
 }
 
 /** How long a command waits for another takoform process to let go of the embedded host's data. */
@@ -184,6 +198,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     settings.lane = options.lane;
   }
   const { registry, notices } = await projectRegistry(options.projectDir);
+  const run = options.shared?.run;
   let embedded: LocalHost | undefined;
   let client: HostClient | undefined;
   // The token the connection presents: the configured one, or the embedded host's development token.
@@ -222,6 +237,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     const lanes = {
       ...(settings.lane !== null ? { lane: settings.lane } : {}),
       ...(options.stateLane !== undefined ? { preferLane: options.stateLane } : {}),
+      ...(run !== undefined ? { lanes: run.lanes } : {}),
     };
     if (settings.endpoint !== null) {
       client = await HostClient.connect({ endpoint: settings.endpoint, ...(settings.token !== undefined ? { token: settings.token } : {}), ...lanes });
@@ -241,7 +257,7 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
     client = await HostClient.connect({
       endpoint: IN_PROCESS_URL,
       token: presentedToken,
-      transport: inProcessTransport((request) => host.handle(request)),
+      transport: inProcessTo(host),
       ...lanes,
     });
     return client;
@@ -256,7 +272,27 @@ export async function connectProvider(options: ConnectOptions): Promise<Connecti
   };
   // The provider names the host the same way when the host refuses the credential AFTER
   // discovery (a resource call answered 401): the same finding as below, once per run.
-  const provider = new HostProvider({ client: connectOnce, registry, defaultSpace: settings.space, describeHost });
+  const provider = new HostProvider({
+    client: connectOnce,
+    registry,
+    defaultSpace: settings.space,
+    describeHost,
+    // The embedded host's token, when none is configured, is its development token: the same for every stack.
+    ...(run !== undefined
+      ? {
+          support: new SupportCache(
+            30_000,
+            run.support({
+              host: settings.endpoint ?? "embedded",
+              token: settings.token,
+              space: settings.space,
+              pinned: settings.lane,
+              preferred: options.stateLane,
+            }),
+          ),
+        }
+      : {}),
+  });
   // A host that cannot be used at all is ONE diagnostic, classified by its cause (refused, DNS,
   // TLS, 401, 403, not a discovery document), never one per resource (docs/cli.md).
   const reach = async (): Promise<NegotiatedLane> => {

@@ -16,6 +16,7 @@ import { type CallOptions, HostConnection, type RequestEvent } from "./connectio
 import { type NegotiatedLane } from "./discovery.ts";
 import { parseEndpoint } from "./discovery.ts";
 import { ClientInputError, type HostApiError } from "./errors.ts";
+import type { LaneShare } from "./lane-share.ts";
 import { negotiateLane } from "./negotiate.ts";
 import type { BundleModule, WorkerBundleManifest } from "./manifest.ts";
 import { operationError } from "./operation-shape.ts";
@@ -76,6 +77,12 @@ export interface HostClientOptions {
    * in preference order. Without either, the newest lane is tried first (docs/client.md §1).
    */
   preferLane?: LaneName;
+  /**
+   * Negotiations shared with the other clients of one run (lane-share.ts): this client asks
+   * discovery only when no client of the run has asked it of the same host, with the same
+   * credential, for the same lane.
+   */
+  lanes?: LaneShare;
 }
 
 export const DEFAULT_USER_AGENT = "takoform-cdk";
@@ -117,12 +124,15 @@ export class HostClient {
       lane: { origin, name: PREFERRED_LANE.name, hostApiVersion: PREFERRED_LANE.hostApiVersion, apiPath: PREFERRED_LANE.apiRoot, features: {} },
     });
     try {
-      const lane = await negotiateLane(probe, origin, {
-        ...(options.lane !== undefined ? { pinned: options.lane } : {}),
-        ...(options.preferLane !== undefined ? { preferred: options.preferLane } : {}),
-        timeoutMs: options.discoveryTimeoutMs ?? 15_000,
-        ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      });
+      const negotiate = () =>
+        negotiateLane(probe, origin, {
+          ...(options.lane !== undefined ? { pinned: options.lane } : {}),
+          ...(options.preferLane !== undefined ? { preferred: options.preferLane } : {}),
+          timeoutMs: options.discoveryTimeoutMs ?? 15_000,
+          ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        });
+      const key = { transport: options.transport, origin, token: options.token, pinned: options.lane, preferred: options.preferLane };
+      const lane = await (options.lanes !== undefined ? options.lanes.lane(key, negotiate) : negotiate());
       return new HostClient(new HostConnection({ ...settings, lane }), options.adaptive ?? owned !== undefined, owned);
     } catch (err) {
       owned?.close();

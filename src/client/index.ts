@@ -1,6 +1,7 @@
 // Public surface of the Host API client (every lane of src/core/lanes.ts).
 
 export { HostClient, type HostClientOptions } from "./client.ts";
+export { LaneShare } from "./lane-share.ts";
 export type { CallOptions, RequestEvent } from "./connection.ts";
 export { ConcurrencyLimiter, type ConcurrencyView, type LimiterSettings, type Permit, type Verdict } from "./limiter.ts";
 export {

@@ -1,6 +1,7 @@
 // The Takoform provider: resource lifecycle per exact FormRef.
 
 export { HostProvider, type HostProviderOptions } from "./provider.ts";
+export { SupportCache } from "./plan/support-cache.ts";
 // The bundled registry, so an embedder can build a provider from this entry alone.
 export { bundledRegistry, bundledCodecTable } from "../registry/bundled.ts";
 export type * from "./types.ts";

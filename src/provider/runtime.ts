@@ -26,6 +26,12 @@ export interface HostProviderOptions {
    * description of the embedded host. Default: the connected client's origin.
    */
   describeHost?: () => string;
+  /**
+   * The support profiles read so far, shared with the other providers of one run that reach the
+   * same host with the same credential, space and lane (automation/run-connections.ts). Default:
+   * this provider's own.
+   */
+  support?: SupportCache;
 }
 
 /** The host lane could not be reached or negotiated; every host-bound operation reports it. */
@@ -80,7 +86,7 @@ export class ProviderRuntime {
     this.defaultSpace = options.defaultSpace;
     this.planPreviewTimeoutMs = options.planPreviewTimeoutMs ?? 30_000;
     this.#clientSource = options.client;
-    this.support = new SupportCache(this.planPreviewTimeoutMs);
+    this.support = options.support ?? new SupportCache(this.planPreviewTimeoutMs);
     const describe = options.describeHost ?? (() => this.#connected?.lane.origin.origin ?? "the configured endpoint");
     this.credential = new CredentialLatch(describe);
   }

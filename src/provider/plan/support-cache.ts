@@ -1,5 +1,7 @@
 // Support profiles read at plan time (decision 0031; reference §12), cached per provider
-// instance so each profile is read at most once per run however many resources ask. An answer
+// instance so each profile is read at most once per run however many resources ask — and, in a
+// run of several stacks, shared by the providers that reach the same host with the same
+// credential, space and lane (automation/run-connections.ts). An answer
 // is one of three things, and only the first two decide anything:
 // - a profile;
 // - an explicit refusal: a stable host error `form_unknown` or `resource_not_found` on the
@@ -22,18 +24,39 @@ export function isSupportRefusal(err: unknown): err is HostApiError {
 export class SupportCache {
   readonly #answers = new Map<string, Promise<SupportAnswer>>();
 
-  constructor(private readonly timeoutMs: number) {}
+  /**
+   * `run`: the answers of the other providers of the run that reach the same host the same way.
+   * Their profiles and refusals are this provider's too; a read they could not make is made again
+   * here (the provider that made it may have closed its connection under it), once.
+   */
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly run?: SupportCache,
+  ) {}
 
   #ask(key: string, read: (deadline: number) => Promise<WireSupportProfile>): Promise<SupportAnswer> {
     let answer = this.#answers.get(key);
     if (answer === undefined) {
-      answer = read(Date.now() + this.timeoutMs).then(
-        (profile): SupportAnswer => ({ profile }),
-        (err: unknown): SupportAnswer => (isSupportRefusal(err) ? { refused: err } : { error: err }),
-      );
+      const shared = this.run === undefined ? undefined : this.run.#answers.get(key);
+      answer = shared === undefined ? this.#read(read) : shared.then((got) => (got.error === undefined ? got : this.#read(read)));
       this.#answers.set(key, answer);
+      if (this.run !== undefined) this.run.#keep(key, answer);
     }
     return answer;
+  }
+
+  #read(read: (deadline: number) => Promise<WireSupportProfile>): Promise<SupportAnswer> {
+    return read(Date.now() + this.timeoutMs).then(
+      (profile): SupportAnswer => ({ profile }),
+      (err: unknown): SupportAnswer => (isSupportRefusal(err) ? { refused: err } : { error: err }),
+    );
+  }
+
+  /** A run's cache keeps the first answer that decides something (a profile or a refusal). */
+  #keep(key: string, answer: Promise<SupportAnswer>): void {
+    const kept = this.#answers.get(key);
+    if (kept === undefined) this.#answers.set(key, answer);
+    else void kept.then((got) => (got.error !== undefined ? this.#answers.set(key, answer) : undefined));
   }
 
   form(client: HostClient, ref: FormRef): Promise<SupportAnswer> {
