@@ -174,9 +174,9 @@ export function openDatabase(data: string): OpenedDb {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       // As the state file (src/state/sqlite/schema.ts): a page cache that holds the address
-      // index of a large host, and a checkpoint (with its two fsyncs) every 16 MB of WAL.
+      // index of a large host, and a checkpoint (with its two fsyncs) every 64 MB of WAL.
       db.pragma("cache_size = -16384");
-      db.pragma("wal_autocheckpoint = 4096");
+      db.pragma("wal_autocheckpoint = 16384");
     } catch (error) {
       unlock();
       throw error;
