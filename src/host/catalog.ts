@@ -13,7 +13,7 @@ import {
   type JsonValue,
   type Relation,
 } from "../forms/index.ts";
-import { type BindingRef, bindingRefKey, formatFormRef, type FormRef, formRefKey, type InterfaceRef, interfaceRefKey } from "../core/index.ts";
+import { type BindingRef, bindingRefKey, formatFormRef, type FormRef, formRefKey, formRefsEqual, type InterfaceRef, interfaceRefKey } from "../core/index.ts";
 import type { RulesRegistry } from "./rules/registry.ts";
 import type { CatalogBinding, CatalogForm, CatalogInterface } from "./rules/types.ts";
 
@@ -129,14 +129,7 @@ export class Catalog {
     // compared member by member, without building and hashing its key. Forms are only ever
     // added (install skips a key it holds), so a Form once found stays the answer.
     const last = this.lastFound;
-    if (
-      last !== undefined &&
-      ref.apiVersion === last.ref.apiVersion &&
-      ref.kind === last.ref.kind &&
-      ref.definitionVersion === last.ref.definitionVersion &&
-      ref.schemaDigest === last.ref.schemaDigest
-    )
-      return last;
+    if (last !== undefined && formRefsEqual(ref as FormRef, last.ref)) return last;
     const form = this.forms.get(formRefKey(ref as FormRef));
     if (form !== undefined) this.lastFound = form;
     return form;

@@ -12,7 +12,7 @@
 // preferred lane, which decides the type's surface — and `lineFor(type, lane)` names the line a
 // create under that lane uses.
 
-import { formatFormRef, formRefKey, groupKindKey, type FormRef, type GroupKind, LANES, laneOfGroup, type Lane } from "../core/index.ts";
+import { formatFormRef, formRefKey, formRefsEqual, groupKindKey, type FormRef, type GroupKind, LANES, laneOfGroup, type Lane } from "../core/index.ts";
 import type { FormCodec } from "./codec-types.ts";
 import { listRefs, RegistryError } from "./errors.ts";
 import { GENERATED_REGISTRY_FORMAT, type GeneratedRegistry, type ResourceTypeEntry } from "./generated-types.ts";
@@ -114,14 +114,7 @@ export class CodecTable {
     // compared member by member first, without building and hashing its key (a fresh string of
     // some 130 characters per call, several calls per resource).
     const last = this.#lastServed;
-    if (
-      last !== undefined &&
-      ref.apiVersion === last.ref.apiVersion &&
-      ref.kind === last.ref.kind &&
-      ref.definitionVersion === last.ref.definitionVersion &&
-      ref.schemaDigest === last.ref.schemaDigest
-    )
-      return last.served;
+    if (last !== undefined && formRefsEqual(ref, last.ref)) return last.served;
     // Every record of a state names one of a few refs: each is looked up (grammars, membership,
     // codec) once per table. Only a served ref is remembered; its key has exactly three spaces,
     // and no string members spell that key but its own (no grammar admits a space).
