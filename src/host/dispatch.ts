@@ -80,12 +80,24 @@ export function dispatch(env: DispatchEnv, request: HostRequest): HostResponse {
     const rc: RequestContext = { requestId, method, target: request.url, match, headers, body: request.body, caller, probe, origin };
     response = HANDLERS[match.route](ctx, rc);
   } catch (error) {
-    const refusal = refusalFor(error, requestId, env.reportInternal.bind(env));
-    const headers: Record<string, string> = {};
-    if (refusal.retryAfter !== undefined) headers["Retry-After"] = String(refusal.retryAfter);
-    if (refusal.code === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="takoform"';
-    response = jsonResponse(refusal.status, errorEnvelope(refusal, requestId), headers);
+    return refusalResponse(env, error, requestId, method);
   }
+  return finish(response, requestId, method);
+}
+
+/**
+ * The error envelope answering request `requestId` that `error` refused — thrown by its handler,
+ * or by the commit of the batch that held its writes (store/group-commit.ts).
+ */
+export function refusalResponse(env: DispatchEnv, error: unknown, requestId: string, method: string): HostResponse {
+  const refusal = refusalFor(error, requestId, env.reportInternal.bind(env));
+  const headers: Record<string, string> = {};
+  if (refusal.retryAfter !== undefined) headers["Retry-After"] = String(refusal.retryAfter);
+  if (refusal.code === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="takoform"';
+  return finish(jsonResponse(refusal.status, errorEnvelope(refusal, requestId), headers), requestId, method.toUpperCase());
+}
+
+function finish(response: HostResponse, requestId: string, method: string): HostResponse {
   // A HEAD answer has a status and headers only.
   if (method === "HEAD") response = { status: response.status, headers: response.headers, body: EMPTY_BODY };
   response.headers["X-Request-Id"] = requestId;
