@@ -10,6 +10,7 @@ import { EMPTY_BODY, HeaderBag, jsonResponse, type HostRequest, type HostRespons
 import { newRequestId } from "./ids.ts";
 import { parseProbe } from "./probes.ts";
 import { route, type RouteName } from "./router.ts";
+import type { Store } from "./store/index.ts";
 import { handleAbandon, handleBlobHead, handleBlobUpload, handleCommit, handleManifestRead, handleUploadStart } from "./handlers/artifacts.ts";
 import {
   handleDiscovery,
@@ -83,6 +84,20 @@ export function dispatch(env: DispatchEnv, request: HostRequest): HostResponse {
     return refusalResponse(env, error, requestId, method);
   }
   return finish(response, requestId, method);
+}
+
+/**
+ * {@link dispatch} under group commit (store/group-commit.ts): the answer waits for the commit of
+ * what it reports, and a commit that fails turns it into the refusal of that failure.
+ */
+export async function dispatchCommitted(env: DispatchEnv, store: Store, request: HostRequest): Promise<HostResponse> {
+  const response = store.answer(() => dispatch(env, request));
+  try {
+    await store.settled();
+  } catch (error) {
+    return refusalResponse(env, error, response.headers["X-Request-Id"]!, request.method);
+  }
+  return response;
 }
 
 /**

@@ -15,7 +15,7 @@ import { Catalog } from "./catalog.ts";
 import { commitRemoval, commitWrite, renderEnv } from "./commit.ts";
 import type { HostContext, HostSettings } from "./context.ts";
 import { loadDefinitionRoot, type LoadedDefinitions } from "./definitions.ts";
-import { dispatch, refusalResponse, type DispatchEnv } from "./dispatch.ts";
+import { dispatchCommitted, type DispatchEnv } from "./dispatch.ts";
 import { Availability } from "./availability.ts";
 import type { HostRequest, HostResponse, Transport } from "./http.ts";
 import { newUid } from "./ids.ts";
@@ -227,15 +227,7 @@ export class LocalHost {
     if (this.closed) throw new Error("the local host is closed");
     // This host's own lane-upgrade route (not the Host API): handlers/lane-upgrade.ts.
     if (isLaneUpgradeTarget(request.url)) return handleLaneUpgrade(this.env, request);
-    const { store } = this.ctx;
-    const response = store.answer(() => dispatch(this.env, request));
-    // Group commit (store/group-commit.ts): the answer waits for the commit of what it reports.
-    try {
-      await store.settled();
-    } catch (error) {
-      return refusalResponse(this.env, error, response.headers["X-Request-Id"]!, request.method);
-    }
-    return response;
+    return dispatchCommitted(this.env, this.ctx.store, request);
   }
 
   /**
