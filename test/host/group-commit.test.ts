@@ -7,7 +7,7 @@
 // the transactions are counted in the WAL, whose commit frames are the only ones with a database
 // size set.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import type { HostRequest, HostResponse } from "../../src/host/index.ts";
 import { BUNDLED } from "./family.ts";
 import { key, serve, TOKENS, type Served } from "./harness.ts";
 import { Wire } from "./wire.ts";
+import { walCommits } from "../support/wal-commits.ts";
 
 const root = mkdtempSync(join(tmpdir(), "takoform-host-group-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -31,18 +32,8 @@ afterEach(async () => {
   await served.close();
 });
 
-/** Transactions committed to host.db's WAL since it was last reset (see test/state/sqlite-group-commit.test.ts). */
-function commits(): number {
-  const wal = readFileSync(join(data, "host.db-wal"));
-  const pageSize = wal.readUInt32BE(8);
-  const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-  let count = 0;
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
-    if (wal.readUInt32BE(at + 8) !== salts[0] || wal.readUInt32BE(at + 12) !== salts[1]) break;
-    if (wal.readUInt32BE(at + 4) !== 0) count++;
-  }
-  return count;
-}
+/** Transactions committed to host.db's WAL since it was last reset. */
+const commits = (): number => walCommits(join(data, "host.db-wal"));
 
 const KV = () => wire.ref("EdgeKVNamespace");
 

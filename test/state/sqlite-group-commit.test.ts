@@ -4,12 +4,13 @@
 // a write refused is refused alone, and writes commit in the order they were asked for. The
 // transactions are counted in the file itself: each commit ends with a commit frame in the WAL.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openLocalState, openLocalStateReadOnly, StateWriteError, type StateReader, type StateStore } from "../../src/state/index.ts";
 import { ready, writeIntent } from "./conformance/fixtures.ts";
+import { walCommits } from "../support/wal-commits.ts";
 
 let dir: string;
 let path: string;
@@ -28,22 +29,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/**
- * Transactions committed to the WAL since it was last reset: its frames whose salts match its
- * header's (older frames past them are left over from before a checkpoint) and whose
- * "database size after commit" field is set, which SQLite writes only in a commit's last frame.
- */
-function commits(): number {
-  const wal = readFileSync(`${path}-wal`);
-  const pageSize = wal.readUInt32BE(8);
-  const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-  let count = 0;
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
-    if (wal.readUInt32BE(at + 8) !== salts[0] || wal.readUInt32BE(at + 12) !== salts[1]) break;
-    if (wal.readUInt32BE(at + 4) !== 0) count++;
-  }
-  return count;
-}
+/** Transactions committed to the state file's WAL since it was last reset. */
+const commits = (): number => walCommits(`${path}-wal`);
 
 const addresses = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `takoform_worker_version.${prefix}${i}`);
 
