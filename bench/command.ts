@@ -10,7 +10,8 @@
 //
 // The stack is the issue's: EdgeKVNamespace r0…rN-1, each `depends_on` the one ten before, given
 // as synthesized JSON (`--config`), default parallelism. Each figure is the wall time of the whole
-// command (process start to exit), with the process's own CPU time and peak RSS (bench/probe.mjs).
+// command (process start to exit), with the process's own CPU time and peak RSS (bench/probe.mjs);
+// a no-op plan of at most 1,000 resources is the median of PLAN_RUNS (5) runs, with their range.
 // It prints a table and then one JSON line. A command that fails stops the bench with exit 1 and
 // its output; a figure over its target is marked, never fatal (time is not a test).
 //
@@ -65,7 +66,8 @@ async function dropSchema(state: StateAt): Promise<void> {
 
 interface SizeResult {
   create: Measured;
-  plan: Measured;
+  /** The median of the plan's runs, with the fastest and slowest (one run: both its own). */
+  plan: Measured & { spreadMs: [number, number] };
   destroy: Measured;
   peakRssMb: number;
 }
@@ -79,7 +81,11 @@ async function size(n: number, state: StateAt): Promise<SizeResult> {
     if (!create.stdout.includes(`Apply complete! Resources: ${n} added, 0 changed, 0 destroyed.`))
       throw new CommandFailed(`create-all of ${n} did not add ${n}:\n${create.stdout.slice(-2000)}`);
     // --detailed-exitcode: 0 is "no changes"; a 2 here would be a failed bench, not a slow one.
-    const plan = await takoform(["plan", ...config, "--detailed-exitcode"], dir);
+    // A no-op plan writes nothing, so a small one is run PLAN_RUNS times and its median kept: a
+    // single half-second run swung by a tenth with the machine's load, across its target.
+    const plans: Measured[] = [];
+    for (let i = 0; i < (n <= 1_000 ? PLAN_RUNS : 1); i++) plans.push(await takoform(["plan", ...config, "--detailed-exitcode"], dir));
+    const plan = medianRun(plans);
     const destroy = await takoform(["destroy", ...config, "--auto-approve"], dir);
     if (!destroy.stdout.includes(`${n} destroyed`)) throw new CommandFailed(`destroy of ${n} did not destroy ${n}:\n${destroy.stdout.slice(-2000)}`);
     return { create, plan, destroy, peakRssMb: Math.max(create.peakRssMb, plan.peakRssMb, destroy.peakRssMb) };
@@ -87,6 +93,15 @@ async function size(n: number, state: StateAt): Promise<SizeResult> {
     rmSync(dir, { recursive: true, force: true });
     await dropSchema(state);
   }
+}
+
+/** How many times a no-op plan of at most 1,000 resources is run (its median is the figure). */
+const PLAN_RUNS = 5;
+
+/** The run whose wall time is the median (the lower middle of an even count), with the spread of all. */
+function medianRun(runs: Measured[]): Measured & { spreadMs: [number, number] } {
+  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+  return { ...sorted[(sorted.length - 1) >> 1]!, spreadMs: [sorted[0]!.ms, sorted.at(-1)!.ms] };
 }
 
 const TARGETS = {
@@ -205,7 +220,7 @@ async function measureAll(options: BenchOptions): Promise<void> {
         value: seconds(m.ms),
         target: target === undefined ? "" : `≤ ${seconds(target)}`,
         verdict: verdict(m.ms, target),
-        detail: `CPU ${seconds(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
+        detail: `CPU ${seconds(m.cpuMs)}, peak RSS ${m.peakRssMb.toFixed(0)} MB${m === result.plan && n <= 1_000 ? `; median of ${PLAN_RUNS} (${seconds(result.plan.spreadMs[0])}–${seconds(result.plan.spreadMs[1])})` : ""}`,
       });
     }
     rows.push({
